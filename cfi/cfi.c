@@ -1,0 +1,139 @@
+/* cfi.c — status texts, x86-64 register names, the ABI defaults. */
+#include "cfi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_texts[] = {
+#define CFI_STATUS_TEXT(name, short, text) [name] = text,
+    CFI_STATUS_LIST(CFI_STATUS_TEXT)
+#undef CFI_STATUS_TEXT
+};
+
+static const char *const status_names[] = {
+#define CFI_STATUS_NAME(name, short, text) [name] = #short,
+    CFI_STATUS_LIST(CFI_STATUS_NAME)
+#undef CFI_STATUS_NAME
+};
+
+const char *cfi_status_text(enum cfi_status status)
+{
+    if ((unsigned)status >= CFI_STATUS_COUNT)
+        return "invalid status";
+    return status_texts[status];
+}
+
+const char *cfi_status_name(enum cfi_status status)
+{
+    if ((unsigned)status >= CFI_STATUS_COUNT)
+        return "invalid";
+    return status_names[status];
+}
+
+enum cfi_status cfi_fail(struct cfi_diag *diag, enum cfi_status status,
+                         uint64_t offset, const char *message)
+{
+    if (diag) {
+        diag->status = status;
+        diag->message = message;
+        diag->offset = offset;
+        diag->reg = -1;
+    }
+    return status;
+}
+
+/* x86-64 System V psABI, "DWARF Register Number Mapping". */
+static const char *const reg_names[CFI_NREGS] = {
+    "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+    "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip",
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+    "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+    "st0", "st1", "st2", "st3", "st4", "st5", "st6", "st7",
+    "mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7",
+    [49] = "rflags", "es", "cs", "ss", "ds", "fs", "gs",
+    [58] = "fs.base", "gs.base",
+    [62] = "tr", "ldtr", "mxcsr", "fcw", "fsw",
+    "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
+    "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
+    [118] = "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7",
+};
+
+const char *cfi_reg_name(unsigned reg)
+{
+    return reg < CFI_NREGS ? reg_names[reg] : NULL;
+}
+
+const char *cfi_reg_label(unsigned reg, char *buf, size_t size)
+{
+    const char *name = cfi_reg_name(reg);
+    if (name)
+        return name;
+    snprintf(buf, size, "r%u", reg);
+    return buf;
+}
+
+static int parse_number(const char *text, size_t len)
+{
+    if (len == 0 || len > 3)
+        return -1;
+    int n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return -1;
+        n = n * 10 + (text[i] - '0');
+    }
+    return n < CFI_NREGS ? n : -1;
+}
+
+int cfi_reg_parse(const char *text, size_t len)
+{
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        const char *name = reg_names[reg];
+        if (name && strlen(name) == len && memcmp(name, text, len) == 0)
+            return (int)reg;
+    }
+    if (len > 1 && text[0] == 'r')
+        return parse_number(text + 1, len - 1);
+    return parse_number(text, len);
+}
+
+void cfi_regs_clear(struct cfi_regs *regs)
+{
+    memset(regs, 0, sizeof *regs);
+}
+
+void cfi_regs_set(struct cfi_regs *regs, unsigned reg, uint64_t value)
+{
+    if (reg >= CFI_NREGS)
+        return;
+    regs->value[reg] = value;
+    regs->status[reg] = CFI_REG_VALUE;
+}
+
+enum cfi_abi_default cfi_abi_default(unsigned reg)
+{
+    switch (reg) {
+    case CFI_REG_RSP:
+        return CFI_DEFAULT_CFA;
+    case CFI_REG_RBX:
+    case CFI_REG_RBP:
+    case 12: case 13: case 14: case 15:
+        return CFI_DEFAULT_SAME_VALUE;
+    default:
+        return CFI_DEFAULT_UNDEFINED;
+    }
+}
+
+const char *cfi_section_name(enum cfi_section section)
+{
+    return section == CFI_DEBUG_FRAME ? ".debug_frame" : ".eh_frame";
+}
+
+bool cfi_fde_is_nop_only(const struct cfi_fde *fde)
+{
+    for (size_t i = 0; i < fde->instructions_len; i++)
+        if (fde->instructions[i] != 0)
+            return false;
+    return true;
+}

@@ -1,0 +1,328 @@
+/* elf.c — the parts of an ELF file this module needs, read from the image
+ * in memory with every offset checked against the file size: the header,
+ * the PT_LOAD segments, and the frame sections found by name. */
+#include "internal.h"
+
+#include <elf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Headers are copied out of the image with memcpy into <elf.h> structs,
+ * which holds only on a little-endian host, as the file is. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "cfi/elf.c reads little-endian ELF with host loads");
+
+static bool in_file(const struct cfi_file *file, uint64_t offset,
+                    uint64_t size)
+{
+    return offset <= file->image_size && size <= file->image_size - offset;
+}
+
+static enum cfi_status check_header(const struct cfi_file *file,
+                                    Elf64_Ehdr *header, struct cfi_diag *diag)
+{
+    if (file->image_size < EI_NIDENT ||
+        memcmp(file->image, ELFMAG, SELFMAG) != 0)
+        return cfi_fail(diag, CFI_E_NOT_ELF, CFI_NO_OFFSET, "no ELF magic");
+    if (file->image[EI_CLASS] != ELFCLASS64)
+        return cfi_fail(diag, CFI_E_NOT_ELF, EI_CLASS, "not a 64-bit ELF file");
+    if (file->image[EI_DATA] != ELFDATA2LSB)
+        return cfi_fail(diag, CFI_E_NOT_ELF, EI_DATA,
+                        "not a little-endian ELF file");
+    if (file->image_size < sizeof *header)
+        return cfi_fail(diag, CFI_E_NOT_ELF, CFI_NO_OFFSET,
+                        "ELF header past end of file");
+    memcpy(header, file->image, sizeof *header);
+    if (header->e_machine != EM_X86_64)
+        return cfi_fail(diag, CFI_E_NOT_ELF,
+                        offsetof(Elf64_Ehdr, e_machine),
+                        "not an x86-64 ELF file");
+    return CFI_OK;
+}
+
+/* Section header 0 holds the real counts when they overflow the header's
+ * 16-bit fields (gABI "Extended Section Numbering"). */
+static bool first_section(const struct cfi_file *file,
+                          const Elf64_Ehdr *header, Elf64_Shdr *shdr)
+{
+    if (header->e_shoff == 0 || header->e_shentsize < sizeof *shdr ||
+        !in_file(file, header->e_shoff, sizeof *shdr))
+        return false;
+    memcpy(shdr, file->image + header->e_shoff, sizeof *shdr);
+    return true;
+}
+
+static enum cfi_status read_segment(struct cfi_file *file,
+                                    uint64_t phdr_offset,
+                                    struct cfi_segment *segment,
+                                    struct cfi_diag *diag)
+{
+    Elf64_Phdr phdr;
+    memcpy(&phdr, file->image + phdr_offset, sizeof phdr);
+    if (phdr.p_filesz > 0 && !in_file(file, phdr.p_offset, phdr.p_filesz))
+        return cfi_fail(diag, CFI_E_MALFORMED, phdr_offset,
+                        "segment past end of file");
+    segment->vaddr = phdr.p_vaddr;
+    segment->memsz = phdr.p_memsz;
+    segment->filesz = phdr.p_filesz;
+    /* An empty segment may name any offset; keep the pointer valid. */
+    segment->bytes = file->image + (phdr.p_filesz ? phdr.p_offset : 0);
+    segment->executable = (phdr.p_flags & PF_X) != 0;
+    return CFI_OK;
+}
+
+static enum cfi_status read_segments(struct cfi_file *file,
+                                     const Elf64_Ehdr *header,
+                                     struct cfi_diag *diag)
+{
+    uint64_t count = header->e_phnum;
+    Elf64_Shdr first;
+    if (count == PN_XNUM && first_section(file, header, &first))
+        count = first.sh_info;
+    if (count > 0 && header->e_phentsize < sizeof(Elf64_Phdr))
+        return cfi_fail(diag, CFI_E_MALFORMED,
+                        offsetof(Elf64_Ehdr, e_phentsize),
+                        "bad program header size");
+    if (count > 0 && (count > file->image_size / header->e_phentsize ||
+                      !in_file(file, header->e_phoff,
+                               count * header->e_phentsize)))
+        return cfi_fail(diag, CFI_E_MALFORMED, header->e_phoff,
+                        "program headers past end of file");
+    size_t loads = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t type;
+        memcpy(&type, file->image + header->e_phoff + i * header->e_phentsize,
+               sizeof type);
+        loads += type == PT_LOAD;
+    }
+    file->segments =
+        cfi_arena_alloc(file->arena, loads, sizeof *file->segments);
+    if (!file->segments)
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t offset = header->e_phoff + i * header->e_phentsize;
+        uint32_t type;
+        memcpy(&type, file->image + offset, sizeof type);
+        if (type != PT_LOAD)
+            continue;
+        enum cfi_status status = read_segment(
+            file, offset, &file->segments[file->nsegments], diag);
+        if (status != CFI_OK)
+            return status;
+        file->nsegments++;
+    }
+    return CFI_OK;
+}
+
+/* Where the section headers are and which one names the others. */
+struct section_table {
+    uint64_t offset;
+    uint64_t count;
+    uint64_t entsize;
+    const uint8_t *names;    /* the section name string table */
+    uint64_t names_size;     /* 0: sections have no names */
+};
+
+static Elf64_Shdr section_header(const struct cfi_file *file,
+                                 const struct section_table *table,
+                                 uint64_t index)
+{
+    Elf64_Shdr shdr;
+    memcpy(&shdr, file->image + table->offset + index * table->entsize,
+           sizeof shdr);
+    return shdr;
+}
+
+static enum cfi_status read_name_table(const struct cfi_file *file,
+                                       const Elf64_Ehdr *header,
+                                       struct section_table *table,
+                                       struct cfi_diag *diag)
+{
+    uint64_t index = header->e_shstrndx;
+    Elf64_Shdr first;
+    if (index == SHN_XINDEX && first_section(file, header, &first))
+        index = first.sh_link;
+    if (index == SHN_UNDEF)
+        return CFI_OK;
+    if (index >= table->count)
+        return cfi_fail(diag, CFI_E_MALFORMED,
+                        offsetof(Elf64_Ehdr, e_shstrndx),
+                        "section name table index out of range");
+    Elf64_Shdr names = section_header(file, table, index);
+    if (names.sh_type == SHT_NOBITS ||
+        !in_file(file, names.sh_offset, names.sh_size))
+        return cfi_fail(diag, CFI_E_MALFORMED,
+                        table->offset + index * table->entsize,
+                        "section name table past end of file");
+    table->names = file->image + names.sh_offset;
+    table->names_size = names.sh_size;
+    return CFI_OK;
+}
+
+static enum cfi_status read_section_table(const struct cfi_file *file,
+                                          const Elf64_Ehdr *header,
+                                          struct section_table *table,
+                                          struct cfi_diag *diag)
+{
+    memset(table, 0, sizeof *table);
+    if (header->e_shoff == 0)
+        return CFI_OK;
+    Elf64_Shdr first;
+    table->offset = header->e_shoff;
+    table->entsize = header->e_shentsize;
+    table->count = header->e_shnum;
+    if (table->entsize < sizeof(Elf64_Shdr))
+        return cfi_fail(diag, CFI_E_MALFORMED,
+                        offsetof(Elf64_Ehdr, e_shentsize),
+                        "bad section header size");
+    if (table->count == 0) {
+        if (!first_section(file, header, &first))
+            return cfi_fail(diag, CFI_E_MALFORMED, header->e_shoff,
+                            "section headers past end of file");
+        table->count = first.sh_size;
+        if (table->count == 0)
+            return CFI_OK;
+    }
+    if (table->count > file->image_size / table->entsize ||
+        !in_file(file, table->offset, table->count * table->entsize))
+        return cfi_fail(diag, CFI_E_MALFORMED, header->e_shoff,
+                        "section headers past end of file");
+    return read_name_table(file, header, table, diag);
+}
+
+static bool has_name(const struct section_table *table, uint32_t name,
+                     const char *wanted)
+{
+    size_t len = strlen(wanted) + 1;
+    return name < table->names_size && len <= table->names_size - name &&
+           memcmp(table->names + name, wanted, len) == 0;
+}
+
+/* A decompressed section larger than this is refused rather than
+ * allocated: the size comes from the file. */
+#define DECOMPRESSED_MAX ((uint64_t)1 << 30)
+
+/* libelf decompresses a section in place in its own view of the file,
+ * and would write the new section header into our image: it is given a
+ * scratch ELF holding only this section instead. */
+static enum cfi_status decompress(struct cfi_file *file,
+                                  const Elf64_Shdr *shdr,
+                                  enum cfi_section section,
+                                  struct cfi_elf_section *found,
+                                  struct cfi_diag *diag)
+{
+    Elf64_Chdr chdr;
+    if (shdr->sh_size < sizeof chdr)
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        SECTION_MESSAGE(section, "cannot decompress section"));
+    memcpy(&chdr, file->image + shdr->sh_offset, sizeof chdr);
+    if (chdr.ch_type != ELFCOMPRESS_ZLIB || chdr.ch_size > DECOMPRESSED_MAX)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        SECTION_MESSAGE(section, "unsupported compression"));
+    size_t shoff = (sizeof(Elf64_Ehdr) + shdr->sh_size + 7) & ~(size_t)7;
+    size_t size = shoff + 2 * sizeof(Elf64_Shdr);
+    char *scratch = calloc(1, size);
+    if (!scratch)
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    Elf64_Ehdr header = {
+        .e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64,
+                    ELFDATA2LSB, EV_CURRENT},
+        .e_type = ET_REL, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+        .e_shoff = shoff, .e_ehsize = sizeof header,
+        .e_shentsize = sizeof(Elf64_Shdr), .e_shnum = 2,
+    };
+    Elf64_Shdr compressed = {
+        .sh_type = SHT_PROGBITS, .sh_flags = SHF_COMPRESSED,
+        .sh_offset = sizeof header, .sh_size = shdr->sh_size,
+        .sh_addralign = 1,
+    };
+    memcpy(scratch, &header, sizeof header);
+    memcpy(scratch + sizeof header, file->image + shdr->sh_offset,
+           shdr->sh_size);
+    memcpy(scratch + shoff + sizeof(Elf64_Shdr), &compressed,
+           sizeof compressed);
+    Elf *elf = elf_version(EV_CURRENT) != EV_NONE ? elf_memory(scratch, size)
+                                                  : NULL;
+    Elf_Scn *scn = elf ? elf_getscn(elf, 1) : NULL;
+    Elf_Data *data = scn && elf_compress(scn, 0, 0) >= 0
+                         ? elf_getdata(scn, NULL) : NULL;
+    void *copy = data && data->d_size == chdr.ch_size
+                     ? cfi_arena_copy(file->arena, data->d_buf, data->d_size)
+                     : NULL;
+    elf_end(elf);
+    free(scratch);
+    if (!copy)
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        SECTION_MESSAGE(section, "cannot decompress section"));
+    found->bytes = copy;
+    found->file_size = (size_t)chdr.ch_size;
+    return CFI_OK;
+}
+
+static enum cfi_status read_frame_section(struct cfi_file *file,
+                                          const Elf64_Shdr *shdr,
+                                          enum cfi_section section,
+                                          struct cfi_elf_section *found,
+                                          struct cfi_diag *diag)
+{
+    found->present = true;
+    found->addr = shdr->sh_addr;
+    found->size = shdr->sh_size;
+    if (shdr->sh_type == SHT_NOBITS)
+        return CFI_OK; /* e.g. a separate debug file: no bytes here */
+    if (!in_file(file, shdr->sh_offset, shdr->sh_size))
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        SECTION_MESSAGE(section, "section past end of file"));
+    if (shdr->sh_flags & SHF_COMPRESSED)
+        return decompress(file, shdr, section, found, diag);
+    found->bytes = file->image + shdr->sh_offset;
+    found->file_size = shdr->sh_size;
+    return CFI_OK;
+}
+
+/* The first section of each name counts; later ones are ignored. */
+static enum cfi_status find_frame_sections(struct cfi_file *file,
+                                           const struct section_table *table,
+                                           struct cfi_elf_frames *frames,
+                                           struct cfi_diag *diag)
+{
+    for (uint64_t i = 0; i < table->count; i++) {
+        Elf64_Shdr shdr = section_header(file, table, i);
+        enum cfi_status status = CFI_OK;
+        if (has_name(table, shdr.sh_name, ".eh_frame") &&
+            !frames->eh_frame.present)
+            status = read_frame_section(file, &shdr, CFI_EH_FRAME,
+                                        &frames->eh_frame, diag);
+        else if (has_name(table, shdr.sh_name, ".debug_frame") &&
+                 !frames->debug_frame.present)
+            status = read_frame_section(file, &shdr, CFI_DEBUG_FRAME,
+                                        &frames->debug_frame, diag);
+        else if (has_name(table, shdr.sh_name, ".eh_frame_hdr") &&
+                 !frames->eh_frame_hdr.present) {
+            frames->eh_frame_hdr.present = true;
+            frames->eh_frame_hdr.addr = shdr.sh_addr;
+            frames->eh_frame_hdr.size = shdr.sh_size;
+        }
+        if (status != CFI_OK)
+            return status;
+    }
+    return CFI_OK;
+}
+
+enum cfi_status cfi_elf_read(struct cfi_file *file,
+                             struct cfi_elf_frames *frames,
+                             struct cfi_diag *diag)
+{
+    memset(frames, 0, sizeof *frames);
+    Elf64_Ehdr header;
+    enum cfi_status status = check_header(file, &header, diag);
+    if (status == CFI_OK)
+        status = read_segments(file, &header, diag);
+    struct section_table table;
+    if (status == CFI_OK)
+        status = read_section_table(file, &header, &table, diag);
+    if (status == CFI_OK)
+        status = find_frame_sections(file, &table, frames, diag);
+    return status;
+}

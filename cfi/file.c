@@ -1,0 +1,200 @@
+/* file.c — loading an ELF file's call frame information (cfi_file_open),
+ * PC → FDE lookup, segments, and closing. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The whole file into file->image. A file that shrinks while being read
+ * keeps what was read. */
+static enum cfi_status read_image(const char *path, struct cfi_file *file,
+                                  struct cfi_diag *diag)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, "cannot open file");
+    struct stat st;
+    enum cfi_status status = CFI_OK;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        status = cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, "not a regular file");
+    else if ((uint64_t)st.st_size > SIZE_MAX - 1 ||
+             !(file->image = malloc((size_t)st.st_size + 1)))
+        status = cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    size_t size = status == CFI_OK ? (size_t)st.st_size : 0;
+    while (status == CFI_OK && file->image_size < size) {
+        ssize_t n = read(fd, file->image + file->image_size,
+                         size - file->image_size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            status = cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
+                              "cannot read file");
+        if (n <= 0)
+            break;
+        file->image_size += (size_t)n;
+    }
+    close(fd);
+    return status;
+}
+
+/* The bytes of a frame section shown to our parser and libdwarf. */
+static struct cfi_dwarf_section shown_bytes(const struct cfi_elf_section *found,
+                                            size_t parsed_size)
+{
+    struct cfi_dwarf_section shown = {NULL, 0, found->addr};
+    if (parsed_size > 0) {
+        shown.bytes = found->bytes;
+        shown.size = parsed_size;
+    }
+    return shown;
+}
+
+/* Our parser reads both sections first, so that libdwarf only reads what
+ * it accepted (see dwarf.c); then libdwarf loads them, and the two must
+ * agree record for record, so that a silent misreading by libdwarf never
+ * reaches the engines. */
+static enum cfi_status load_frames(struct cfi_file *file,
+                                   const struct cfi_elf_frames *frames,
+                                   struct cfi_diag *diag)
+{
+    struct cfi_builder checked, loaded;
+    cfi_builder_init(&checked);
+    cfi_builder_init(&loaded);
+    size_t eh_size = 0, debug_size = 0;
+    enum cfi_status status = cfi_parse_section(
+        &checked, frames->eh_frame.bytes, frames->eh_frame.file_size,
+        CFI_EH_FRAME, frames->eh_frame.addr, &eh_size, diag);
+    if (status == CFI_OK)
+        status = cfi_parse_section(
+            &checked, frames->debug_frame.bytes, frames->debug_frame.file_size,
+            CFI_DEBUG_FRAME, frames->debug_frame.addr, &debug_size, diag);
+    if (status == CFI_OK && checked.ncies == 0 && checked.nfdes == 0)
+        status = cfi_fail(diag, CFI_E_NO_CFI, CFI_NO_OFFSET,
+                          "no CIE or FDE in .eh_frame or .debug_frame");
+    struct cfi_dwarf_section eh = shown_bytes(&frames->eh_frame, eh_size);
+    struct cfi_dwarf_section debug =
+        shown_bytes(&frames->debug_frame, debug_size);
+    if (status == CFI_OK)
+        status = cfi_dwarf_load(&loaded, &eh, &debug, diag);
+    if (status == CFI_OK)
+        status = cfi_builder_compare(&checked, &loaded, diag);
+    if (status == CFI_OK)
+        status = cfi_builder_finish(&loaded, file, diag);
+    cfi_builder_release(&checked);
+    cfi_builder_release(&loaded);
+    return status;
+}
+
+static enum cfi_status load(struct cfi_file *file, struct cfi_diag *diag)
+{
+    struct cfi_elf_frames frames;
+    enum cfi_status status = cfi_elf_read(file, &frames, diag);
+    if (status != CFI_OK)
+        return status;
+    file->eh_frame_addr = frames.eh_frame.addr;
+    file->eh_frame_size = frames.eh_frame.size;
+    file->eh_frame_hdr_addr = frames.eh_frame_hdr.addr;
+    file->eh_frame_hdr_size = frames.eh_frame_hdr.size;
+    if (!frames.eh_frame.present && !frames.debug_frame.present)
+        return cfi_fail(diag, CFI_E_NO_CFI, CFI_NO_OFFSET,
+                        "no .eh_frame or .debug_frame section");
+    return load_frames(file, &frames, diag);
+}
+
+enum cfi_status cfi_file_open(const char *path, struct cfi_file **file,
+                              struct cfi_diag *diag)
+{
+    *file = NULL;
+    struct cfi_file *loaded = calloc(1, sizeof *loaded);
+    if (loaded) {
+        loaded->arena = cfi_arena_new();
+        loaded->path = strdup(path);
+    }
+    if (!loaded || !loaded->arena || !loaded->path) {
+        cfi_file_close(loaded);
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    }
+    enum cfi_status status = read_image(path, loaded, diag);
+    if (status == CFI_OK)
+        status = load(loaded, diag);
+    if (status != CFI_OK) {
+        cfi_file_close(loaded);
+        return status;
+    }
+    *file = loaded;
+    return CFI_OK;
+}
+
+void cfi_file_close(struct cfi_file *file)
+{
+    if (!file)
+        return;
+    free(file->path);
+    free(file->image);
+    cfi_arena_free(file->arena);
+    free(file);
+}
+
+/* fdes[lo .. hi) is one section's group. The candidates are the FDEs that
+ * begin at or before pc; walking back from the last of them, the first
+ * that holds pc fixes the winning pc_begin, and the walk goes on only
+ * through FDEs with that same pc_begin (lower offsets win). reach[] ends
+ * the walk as soon as no earlier FDE can still hold pc. */
+static const struct cfi_fde *lookup_group(const struct cfi_file *file,
+                                          size_t lo, size_t hi, uint64_t pc)
+{
+    const struct cfi_fde *fdes = file->fdes;
+    const uint64_t *reach = file->arena->reach;
+    size_t a = lo, b = hi;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (fdes[mid].pc_begin <= pc)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    const struct cfi_fde *best = NULL;
+    for (size_t i = a; i > lo; i--) {
+        const struct cfi_fde *fde = &fdes[i - 1];
+        if (best && fde->pc_begin != best->pc_begin)
+            break;
+        if (reach[i - 1] <= pc)
+            break;
+        if (pc < fde->pc_end)
+            best = fde;
+    }
+    return best;
+}
+
+const struct cfi_fde *cfi_file_lookup_in(const struct cfi_file *file,
+                                         enum cfi_section section,
+                                         uint64_t pc)
+{
+    if (section == CFI_EH_FRAME)
+        return lookup_group(file, 0, file->n_eh_frame, pc);
+    return lookup_group(file, file->n_eh_frame, file->nfdes, pc);
+}
+
+const struct cfi_fde *cfi_file_lookup(const struct cfi_file *file,
+                                      uint64_t pc)
+{
+    const struct cfi_fde *fde = cfi_file_lookup_in(file, CFI_EH_FRAME, pc);
+    return fde ? fde : cfi_file_lookup_in(file, CFI_DEBUG_FRAME, pc);
+}
+
+/* Segments may overlap in a malformed file: the first in header order
+ * wins. */
+const struct cfi_segment *cfi_file_segment(const struct cfi_file *file,
+                                           uint64_t addr)
+{
+    for (size_t i = 0; i < file->nsegments; i++) {
+        const struct cfi_segment *segment = &file->segments[i];
+        if (addr >= segment->vaddr && addr - segment->vaddr < segment->memsz)
+            return segment;
+    }
+    return NULL;
+}

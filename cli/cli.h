@@ -1,0 +1,39 @@
+/* cli.h — what the subcommands of cfisem share: exit codes, option
+ * helpers and the one-line error for a bad input file. */
+#ifndef CFISEM_CLI_H
+#define CFISEM_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfi/cfi.h"
+
+/* Exit codes of every subcommand. */
+enum {
+    CLI_OK = 0,
+    CLI_USAGE = 1,       /* bad command line */
+    CLI_BAD_INPUT = 2,   /* an input file is unreadable or malformed */
+    CLI_NO_UNWIND = 3,   /* the answer is "cannot unwind" (unwind only) */
+};
+
+/* One subcommand: `run` gets argv with argv[0] the subcommand's name. */
+struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+};
+
+int cli_il(int argc, char **argv);
+int cli_unwind(int argc, char **argv);
+
+/* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
+ * diagnostic has one) on stderr, one line. */
+void cli_report_file_error(const char *path, const struct cfi_diag *diag);
+/* Prints "cfisem SUBCOMMAND: MESSAGE ARG" and a hint to --help. */
+int cli_usage_error(const char *subcommand, const char *message,
+                    const char *arg);
+
+/* Parses a number in decimal or 0x-hex; false when malformed. */
+bool cli_parse_u64(const char *text, uint64_t *value);
+
+#endif

@@ -1,0 +1,274 @@
+/* il.c — `cfisem il FILE [--pc ADDR] [--format text|json|readelf]`: the
+ * intermediate language of a file's CFI, every FDE or the one row that
+ * covers ADDR. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "semantics/sem.h"
+
+static void print_usage(FILE *out)
+{
+    fputs(
+        "usage: cfisem il FILE [--pc ADDR] [--format text|json|readelf]\n"
+        "\n"
+        "Prints the intermediate language (IL) of the call frame information\n"
+        "of FILE (.eh_frame, then .debug_frame): for each FDE, its rows and\n"
+        "the addresses each covers. With --pc, only the row covering ADDR\n"
+        "(decimal or 0x-hex), in the FDE that covers it.\n"
+        "\n"
+        "Formats:\n"
+        "  text     (default) a header line per FDE, then a line per range:\n"
+        "             fde .eh_frame+0x18 cie=0x0 [0x26000,0x26360) aug=zR"
+        " caf=1 daf=-8 ra=16\n"
+        "             [0x26000,0x26006)  cfa=rsp+16  rip=[cfa-8]\n"
+        "             [0x26010,0x26360)  cfa=expr(breg7 8; breg16 0; lit15;"
+        " and; lit11; ge; lit3; shl; plus)  rip=[cfa-8]\n"
+        "           [cfa-16] is \"stored at CFA-16\" (offset), cfa-16 is the"
+        " value\n"
+        "           (val_offset), [expr(..)] and expr(..) likewise; undef,"
+        " same, or a\n"
+        "           register name (register rule). Registers without a rule"
+        " are absent.\n"
+        "  json     one object for the file:\n"
+        "             {\"file\": \"libc.so.6\", \"fdes\": [\n"
+        "             {\"section\": \".eh_frame\", \"offset\": 24, ..."
+        " \"rows\": [{\"begin\": 155648,\n"
+        "              \"end\": 155654, \"cfa\": {\"reg\": 7, \"offset\": 16},"
+        "\n"
+        "              \"regs\": {\"16\": {\"rule\": \"offset\", \"offset\":"
+        " -8}}}]}\n"
+        "             ]}\n"
+        "  readelf  the table of `readelf -wF`, one table row per range:\n"
+        "             00000018 0000000000000024 0000001c FDE cie=00000000"
+        " pc=...\n"
+        "                LOC           CFA      ra\n"
+        "             0000000000026000 rsp+16   c-8\n"
+        "\n"
+        "Example: cfisem il /lib/x86_64-linux-gnu/libc.so.6 --pc 0x27285\n"
+        "\n"
+        "Exit status: 0 success; 1 usage error; 2 the file cannot be loaded"
+        " or an\n"
+        "FDE cannot be translated (the others are printed); 3 no FDE covers"
+        " ADDR.\n",
+        out);
+}
+
+struct il_options {
+    const char *path;
+    bool has_pc;
+    uint64_t pc;
+    enum sem_format format;
+};
+
+static bool parse_format(const char *text, enum sem_format *format)
+{
+    static const struct {
+        const char *name;
+        enum sem_format format;
+    } formats[] = {{"text", SEM_FORMAT_TEXT},
+                   {"json", SEM_FORMAT_JSON},
+                   {"readelf", SEM_FORMAT_READELF}};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (!strcmp(text, formats[i].name)) {
+            *format = formats[i].format;
+            return true;
+        }
+    return false;
+}
+
+/* The value of option `name` given as "--name VALUE" or "--name=VALUE";
+ * NULL when argv[*i] is not that option. *missing when VALUE is absent. */
+static const char *option_value(int argc, char **argv, int *i,
+                                const char *name, bool *missing)
+{
+    size_t n = strlen(name);
+    const char *arg = argv[*i];
+    *missing = false;
+    if (strncmp(arg, name, n) != 0)
+        return NULL;
+    if (arg[n] == '=')
+        return arg + n + 1;
+    if (arg[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* CLI_OK, CLI_USAGE (reported), or -1 for --help. */
+static int parse_options(int argc, char **argv, struct il_options *o)
+{
+    bool missing, only_files = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *value;
+        if (only_files || arg[0] != '-' || !strcmp(arg, "-")) {
+            if (o->path)
+                return cli_usage_error("il", "more than one file:", arg);
+            o->path = arg;
+        } else if (!strcmp(arg, "--")) {
+            only_files = true;
+        } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            return -1;
+        } else if ((value = option_value(argc, argv, &i, "--pc", &missing))) {
+            if (!cli_parse_u64(value, &o->pc))
+                return cli_usage_error("il", "bad address for --pc:", value);
+            o->has_pc = true;
+        } else if ((value = option_value(argc, argv, &i, "--format",
+                                         &missing))) {
+            if (!parse_format(value, &o->format))
+                return cli_usage_error("il", "unknown format:", value);
+        } else {
+            return cli_usage_error("il", missing ? "missing value for"
+                                                 : "unknown option",
+                                   arg);
+        }
+    }
+    if (!o->path)
+        return cli_usage_error("il", "missing FILE", NULL);
+    return CLI_OK;
+}
+
+/* What went wrong in a file: the first FDE that failed and how many. */
+struct il_failures {
+    size_t count;
+    const struct cfi_fde *first;
+    struct cfi_diag diag;
+};
+
+static void note_failure(struct il_failures *f, const struct cfi_fde *fde,
+                         const struct cfi_diag *diag)
+{
+    if (f->count++ == 0) {
+        f->first = fde;
+        f->diag = *diag;
+    }
+}
+
+/* "instruction at +0x3" relative to the program holding the section
+ * offset diag->offset (the FDE's or its CIE's). */
+static void report_failures(const char *path, const struct il_failures *f)
+{
+    const struct cfi_fde *fde = f->first;
+    const struct cfi_diag *d = &f->diag;
+    fprintf(stderr, "cfisem: %s: %s FDE 0x%" PRIx64 ": ", path,
+            cfi_section_name(fde->section), fde->offset);
+    uint64_t at = d->offset;
+    if (at == CFI_NO_OFFSET) {
+        /* no position to give */
+    } else if (at >= fde->instructions_offset &&
+             at - fde->instructions_offset < fde->instructions_len)
+        fprintf(stderr, "instruction at +0x%" PRIx64 ": ",
+                at - fde->instructions_offset);
+    else if (fde->cie && at >= fde->cie->instructions_offset &&
+             at - fde->cie->instructions_offset < fde->cie->instructions_len)
+        fprintf(stderr, "CIE instruction at +0x%" PRIx64 ": ",
+                at - fde->cie->instructions_offset);
+    else
+        fprintf(stderr, "at offset 0x%" PRIx64 ": ", at);
+    fputs(d->message ? d->message : cfi_status_text(d->status), stderr);
+    if (f->count > 1)
+        fprintf(stderr, " (and %zu more FDEs with errors)", f->count - 1);
+    fputc('\n', stderr);
+}
+
+static void report_overlaps(const char *path, const struct cfi_file *file)
+{
+    if (file->noverlaps == 0)
+        return;
+    fprintf(stderr,
+            "cfisem: %s: warning: %zu overlapping FDEs (first: 0x%" PRIx64
+            " and 0x%" PRIx64 ")\n",
+            path, file->noverlaps, file->overlaps[0].first->offset,
+            file->overlaps[0].second->offset);
+}
+
+static void print_all(const struct cfi_file *file, struct sem_arena *arena,
+                      struct sem_printer *printer, struct il_failures *f)
+{
+    for (size_t i = 0; i < file->nfdes; i++) {
+        struct sem_fde_il il;
+        struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+        if (sem_translate_fde(&file->fdes[i], arena, &il, &diag) == CFI_OK) {
+            sem_printer_fde(printer, &il);
+        } else {
+            sem_printer_fde_error(printer, &file->fdes[i], &diag);
+            note_failure(f, &file->fdes[i], &diag);
+        }
+    }
+}
+
+/* The FDE covering pc, with only the range covering pc. */
+static void print_pc(const struct cfi_fde *fde, uint64_t pc,
+                     struct sem_arena *arena, struct sem_printer *printer,
+                     struct il_failures *f)
+{
+    struct sem_fde_il il;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (sem_translate_fde(fde, arena, &il, &diag) != CFI_OK) {
+        sem_printer_fde_error(printer, fde, &diag);
+        note_failure(f, fde, &diag);
+        return;
+    }
+    const struct sem_range *range = sem_fde_il_find(&il, pc);
+    struct sem_fde_il one = {fde, (struct sem_range *)range, range ? 1 : 0};
+    sem_printer_fde(printer, &one);
+}
+
+static int run(const struct il_options *o, const struct cfi_file *file)
+{
+    const struct cfi_fde *pc_fde = o->has_pc ? cfi_file_lookup(file, o->pc)
+                                             : NULL;
+    if (o->has_pc && !pc_fde) {
+        fprintf(stderr, "cfisem: %s: no FDE covers 0x%" PRIx64 "\n", o->path,
+                o->pc);
+        return CLI_NO_UNWIND;
+    }
+    struct sem_arena *arena = sem_arena_new();
+    struct sem_printer *printer =
+        arena ? sem_printer_new(stdout, o->format, o->path) : NULL;
+    if (!printer) {
+        sem_arena_free(arena);
+        fprintf(stderr, "cfisem: %s: out of memory\n", o->path);
+        return CLI_BAD_INPUT;
+    }
+    struct il_failures failures = {0};
+    int status = CLI_OK;
+    if (pc_fde)
+        print_pc(pc_fde, o->pc, arena, printer, &failures);
+    else
+        print_all(file, arena, printer, &failures);
+    sem_printer_end(printer);
+    sem_arena_free(arena);
+    fflush(stdout);
+    report_overlaps(o->path, file);
+    if (failures.count) {
+        report_failures(o->path, &failures);
+        status = CLI_BAD_INPUT;
+    }
+    return status;
+}
+
+int cli_il(int argc, char **argv)
+{
+    struct il_options o = {NULL, false, 0, SEM_FORMAT_TEXT};
+    int status = parse_options(argc, argv, &o);
+    if (status == -1) {
+        print_usage(stdout);
+        return CLI_OK;
+    }
+    if (status != CLI_OK)
+        return status;
+    struct cfi_file *file = NULL;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (cfi_file_open(o.path, &file, &diag) != CFI_OK) {
+        cli_report_file_error(o.path, &diag);
+        return CLI_BAD_INPUT;
+    }
+    status = run(&o, file);
+    cfi_file_close(file);
+    return status;
+}

@@ -1,0 +1,82 @@
+/* main.c — cfisem: the command table and the shared helpers. */
+#include <inttypes.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct cli_command commands[] = {
+    {"il", "print the intermediate language (rows) of a file's CFI", cli_il},
+    {"unwind", "unwind one frame with one engine", cli_unwind},
+};
+
+static void print_help(FILE *out)
+{
+    fprintf(out,
+            "usage: cfisem COMMAND [ARGS...]\n"
+            "\n"
+            "The semantics of DWARF call frame information (.eh_frame,\n"
+            ".debug_frame) on x86-64, executable.\n"
+            "\n"
+            "Commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\n"
+            "'cfisem COMMAND --help' describes a command.\n"
+            "Exit status: 0 success, 1 usage error, 2 bad input file,\n"
+            "3 the frame cannot be unwound (unwind).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        print_help(stdout);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "cfisem: unknown command '%s' (see cfisem --help)\n",
+            argv[1]);
+    return CLI_USAGE;
+}
+
+void cli_report_file_error(const char *path, const struct cfi_diag *diag)
+{
+    const char *message = diag->message ? diag->message
+                                        : cfi_status_text(diag->status);
+    if (diag->offset != CFI_NO_OFFSET)
+        fprintf(stderr, "cfisem: %s: %s (offset 0x%" PRIx64 ")\n", path,
+                message, diag->offset);
+    else
+        fprintf(stderr, "cfisem: %s: %s\n", path, message);
+}
+
+int cli_usage_error(const char *subcommand, const char *message,
+                    const char *arg)
+{
+    fprintf(stderr, "cfisem %s: %s%s%s (see cfisem %s --help)\n", subcommand,
+            message, arg ? " " : "", arg ? arg : "", subcommand);
+    return CLI_USAGE;
+}
+
+bool cli_parse_u64(const char *text, uint64_t *value)
+{
+    if (!text || !*text || *text == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno || *end)
+        return false;
+    *value = v;
+    return true;
+}

@@ -1,0 +1,325 @@
+/* unwind.c — `cfisem unwind`: one frame, one engine. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "diff/memory.h"
+#include "interp/interp.h"
+#include "semantics/sem.h"
+
+static const char usage[] =
+    "usage: cfisem unwind FILE --pc ADDR --regs REG=VALUE[,REG=VALUE...]\n"
+    "                     [--engine interp|il] [--caller]\n"
+    "                     [--mem-seed S | --mem DUMP@ADDR] [--json]\n"
+    "\n"
+    "Unwinds one frame of FILE at ADDR: finds the row of its call frame\n"
+    "information, computes the CFA, then the caller's registers.\n"
+    "\n"
+    "  --pc ADDR        the frame's PC, a file address (readelf's)\n"
+    "  --regs LIST      the callee's registers, e.g. rsp=0x7ffe1000,rbp=0x0;\n"
+    "                   names (rax..r15, rip) or DWARF numbers (r3, 3). A\n"
+    "                   register not given is unknown: a rule that needs it\n"
+    "                   fails. rip defaults to the PC.\n"
+    "  --engine E       interp (the direct interpreter, default) or il (the\n"
+    "                   evaluator of the intermediate language)\n"
+    "  --caller         the PC is a return address: the row is looked up at\n"
+    "                   PC-1 (not for the frame above a signal frame)\n"
+    "  --mem-seed S     synthetic memory: the word at an 8-aligned address a\n"
+    "                   is splitmix64(S ^ a), except in FILE's segments\n"
+    "                   (default seed 0)\n"
+    "  --mem DUMP@ADDR  the bytes of file DUMP at ADDR (a copied stack), and\n"
+    "                   FILE's segments; other reads fault\n"
+    "  --json           one JSON object instead of text\n"
+    "\n"
+    "Example:\n"
+    "  cfisem unwind /lib/x86_64-linux-gnu/libc.so.6 --pc 0x27290 \\\n"
+    "      --regs rsp=0x7ffe1000 --engine il\n"
+    "\n"
+    "Exit status: 0 unwound, 3 cannot unwind (the error is printed),\n"
+    "1 usage error, 2 bad input file.\n";
+
+enum engine { ENGINE_INTERP, ENGINE_IL };
+
+struct options {
+    const char *path;
+    uint64_t pc;
+    bool has_pc;
+    struct cfi_regs callee;
+    enum engine engine;
+    bool caller;
+    uint64_t seed;
+    const char *dump_path;
+    uint64_t dump_addr;
+    bool json;
+};
+
+/* "rsp=0x10,rbp=3": sets each register; false on any bad item. */
+static bool parse_regs(char *list, struct cfi_regs *regs)
+{
+    for (char *item = strtok(list, ","); item; item = strtok(NULL, ",")) {
+        char *eq = strchr(item, '=');
+        if (!eq)
+            return false;
+        int reg = cfi_reg_parse(item, (size_t)(eq - item));
+        uint64_t value;
+        if (reg < 0 || !cli_parse_u64(eq + 1, &value))
+            return false;
+        cfi_regs_set(regs, (unsigned)reg, value);
+    }
+    return true;
+}
+
+static bool parse_dump(char *text, struct options *options)
+{
+    char *at = strrchr(text, '@');
+    if (!at || at == text)
+        return false;
+    *at = 0;
+    options->dump_path = text;
+    return cli_parse_u64(at + 1, &options->dump_addr);
+}
+
+static int parse_option(int argc, char **argv, int *i, struct options *o)
+{
+    const char *arg = argv[*i];
+    const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
+    bool takes_value = !strcmp(arg, "--pc") || !strcmp(arg, "--regs") ||
+                       !strcmp(arg, "--engine") || !strcmp(arg, "--mem-seed") ||
+                       !strcmp(arg, "--mem");
+    if (takes_value && !value)
+        return cli_usage_error("unwind", "missing value for", arg);
+    if (takes_value)
+        (*i)++;
+    if (!strcmp(arg, "--pc") && !(o->has_pc = cli_parse_u64(value, &o->pc)))
+        return cli_usage_error("unwind", "bad address", value);
+    if (!strcmp(arg, "--regs") && !parse_regs(argv[*i], &o->callee))
+        return cli_usage_error("unwind", "bad register list", value);
+    if (!strcmp(arg, "--engine")) {
+        if (!strcmp(value, "interp"))
+            o->engine = ENGINE_INTERP;
+        else if (!strcmp(value, "il"))
+            o->engine = ENGINE_IL;
+        else
+            return cli_usage_error("unwind", "unknown engine", value);
+    }
+    if (!strcmp(arg, "--mem-seed") && !cli_parse_u64(value, &o->seed))
+        return cli_usage_error("unwind", "bad seed", value);
+    if (!strcmp(arg, "--mem") && !parse_dump(argv[*i], o))
+        return cli_usage_error("unwind", "expected DUMP@ADDR, got", value);
+    if (!strcmp(arg, "--caller"))
+        o->caller = true;
+    else if (!strcmp(arg, "--json"))
+        o->json = true;
+    else if (!takes_value)
+        return cli_usage_error("unwind", "unknown option", arg);
+    return CLI_OK;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] != '-') {
+            if (o->path)
+                return cli_usage_error("unwind", "more than one FILE:", argv[i]);
+            o->path = argv[i];
+            continue;
+        }
+        int status = parse_option(argc, argv, &i, o);
+        if (status != CLI_OK)
+            return status;
+    }
+    if (!o->path)
+        return cli_usage_error("unwind", "missing FILE", NULL);
+    if (!o->has_pc)
+        return cli_usage_error("unwind", "missing --pc", NULL);
+    if (o->callee.status[CFI_REG_RIP] != CFI_REG_VALUE)
+        cfi_regs_set(&o->callee, CFI_REG_RIP, o->pc);
+    return CLI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                               */
+/* ------------------------------------------------------------------ */
+
+static const char *engine_name(enum engine engine)
+{
+    return engine == ENGINE_IL ? "il" : "interp";
+}
+
+/* Registers 0-16, and any other the frame does not leave undefined. */
+static bool reported(const struct cfi_frame *frame, unsigned reg)
+{
+    return reg < CFI_NGPRS || frame->caller.status[reg] != CFI_REG_UNDEFINED;
+}
+
+static void print_error_text(const struct cfi_frame *frame)
+{
+    char name[16];
+    printf("error: %s: %s", cfi_status_name(frame->status),
+           frame->diag.message ? frame->diag.message
+                               : cfi_status_text(frame->status));
+    if (frame->diag.reg >= 0)
+        printf(" (%s)", cfi_reg_label((unsigned)frame->diag.reg, name,
+                                      sizeof name));
+    if (frame->diag.offset != CFI_NO_OFFSET)
+        printf(" at section offset 0x%" PRIx64, frame->diag.offset);
+    printf("\n");
+}
+
+static void print_text(const struct cfi_frame *frame)
+{
+    if (frame->status != CFI_OK) {
+        print_error_text(frame);
+        return;
+    }
+    printf("cfa = 0x%" PRIx64 "\n", frame->cfa);
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        if (!reported(frame, reg))
+            continue;
+        char name[16];
+        printf("%s = ", cfi_reg_label(reg, name, sizeof name));
+        if (frame->caller.status[reg] == CFI_REG_VALUE)
+            printf("0x%" PRIx64 "\n", frame->caller.value[reg]);
+        else if (frame->caller.status[reg] == CFI_REG_UNKNOWN)
+            printf("unknown\n");
+        else if (reg == CFI_REG_RIP)
+            printf("undefined (end of stack)\n");
+        else
+            printf("undefined\n");
+    }
+    if (frame->signal_frame)
+        printf("signal frame: the caller's PC is exact (not a return address)\n");
+}
+
+static void print_json(const struct options *o, const struct cfi_frame *frame)
+{
+    printf("{\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", ",
+           engine_name(o->engine), o->pc);
+    if (frame->status != CFI_OK) {
+        printf("\"cfa\": null, \"error\": \"%s\", \"message\": \"%s\", "
+               "\"regs\": {}}\n", cfi_status_name(frame->status),
+               frame->diag.message ? frame->diag.message : "");
+        return;
+    }
+    printf("\"cfa\": \"0x%" PRIx64 "\", \"error\": null, "
+           "\"signal_frame\": %s, \"regs\": {", frame->cfa,
+           frame->signal_frame ? "true" : "false");
+    const char *separator = "";
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        if (!reported(frame, reg))
+            continue;
+        printf("%s\"%u\": ", separator, reg);
+        if (frame->caller.status[reg] == CFI_REG_VALUE)
+            printf("\"0x%" PRIx64 "\"", frame->caller.value[reg]);
+        else if (frame->caller.status[reg] == CFI_REG_UNKNOWN)
+            printf("\"unknown\"");
+        else
+            printf("\"undefined\"");
+        separator = ", ";
+    }
+    printf("}}\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Running                                                              */
+/* ------------------------------------------------------------------ */
+
+static int map_dump(struct diff_memory *memory, const struct options *o)
+{
+    FILE *f = fopen(o->dump_path, "rb");
+    if (!f) {
+        fprintf(stderr, "cfisem: %s: cannot read memory dump\n", o->dump_path);
+        return CLI_BAD_INPUT;
+    }
+    size_t capacity = 1 << 16, len = 0, n;
+    uint8_t *bytes = malloc(capacity);
+    while (bytes && (n = fread(bytes + len, 1, capacity - len, f)) > 0) {
+        len += n;
+        if (len == capacity)
+            bytes = realloc(bytes, capacity *= 2);
+    }
+    fclose(f);
+    enum cfi_status status = bytes ? diff_memory_map_bytes(memory, o->dump_addr,
+                                                           bytes, len)
+                                   : CFI_E_NOMEM;
+    free(bytes);
+    if (status != CFI_OK) {
+        fprintf(stderr, "cfisem: %s: cannot map the dump at 0x%" PRIx64 "\n",
+                o->dump_path, o->dump_addr);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+static enum cfi_status run_engine(const struct options *o,
+                                  const struct cfi_file *file,
+                                  const struct cfi_request *request,
+                                  struct cfi_frame *frame)
+{
+    if (o->engine == ENGINE_INTERP)
+        return interp_unwind(file, request, frame);
+    struct sem_file_il *il;
+    if (sem_file_il_build(file, &il) != CFI_OK) {
+        frame->status = CFI_E_NOMEM;
+        frame->diag = (struct cfi_diag){CFI_E_NOMEM, "out of memory",
+                                        CFI_NO_OFFSET, -1};
+        return frame->status;
+    }
+    enum cfi_status status = sem_unwind(il, request, frame);
+    sem_file_il_free(il);
+    return status;
+}
+
+static int unwind_file(const struct options *o, struct cfi_file *file)
+{
+    struct diff_memory *memory = diff_memory_new(o->dump_path == NULL, o->seed);
+    if (!memory || diff_memory_map_file(memory, file) != CFI_OK) {
+        diff_memory_free(memory);
+        fprintf(stderr, "cfisem: out of memory\n");
+        return CLI_BAD_INPUT;
+    }
+    int result = o->dump_path ? map_dump(memory, o) : CLI_OK;
+    if (result == CLI_OK) {
+        struct cfi_request request = {o->pc, o->caller, &o->callee,
+                                      diff_memory_reader(memory)};
+        struct cfi_frame *frame = calloc(1, sizeof *frame);
+        run_engine(o, file, &request, frame);
+        if (frame->status == CFI_E_MALFORMED ||
+            frame->status == CFI_E_UNSUPPORTED)
+            cli_report_file_error(o->path, &frame->diag);
+        if (o->json)
+            print_json(o, frame);
+        else
+            print_text(frame);
+        result = frame->status == CFI_OK ? CLI_OK : CLI_NO_UNWIND;
+        free(frame);
+    }
+    diff_memory_free(memory);
+    return result;
+}
+
+int cli_unwind(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+    struct options *o = calloc(1, sizeof *o);
+    int result = parse_options(argc, argv, o);
+    if (result == CLI_OK) {
+        struct cfi_file *file;
+        struct cfi_diag diag;
+        if (cfi_file_open(o->path, &file, &diag) != CFI_OK) {
+            cli_report_file_error(o->path, &diag);
+            result = CLI_BAD_INPUT;
+        } else {
+            result = unwind_file(o, file);
+            cfi_file_close(file);
+        }
+    }
+    free(o);
+    return result;
+}

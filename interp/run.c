@@ -1,0 +1,390 @@
+/* run.c — executing the CIE's program, then the FDE's (DWARF 5 §6.4.2,
+ * §6.4.4), to find the row in effect at the lookup PC.
+ *
+ * One function per opcode, op_<name>, with the rule it applies above it
+ * in the notation of DESIGN.md: `row` is the row being built, `row[r]`
+ * the rule of register r, `cfa` the CFA rule, `loc` the location,
+ * `initial` the CIE's initial row, `stack` the remembered rows. The
+ * dispatch switch is generated from the opcode table and only dispatches.
+ *
+ * The row in effect at address A is the row after executing every
+ * instruction up to the first location change that moves the location
+ * past A. Execution goes on to the end of both programs all the same:
+ * the table is defined by the whole program, so an error after A is an
+ * error (cfi.h step 3). */
+#include "internal.h"
+
+#include <string.h>
+
+/* The interpreter's state; it lives beside the row, never in it, so that
+ * restore_state cannot bring back a location (gimli#273). */
+struct run {
+    const struct interp_programs *programs;
+    const struct interp_program *program;   /* the one being executed */
+    interp_source source_base;  /* source of the program's byte 0, minus 1 */
+    struct interp_row row;                  /* the row in effect */
+    struct interp_row initial;              /* the CIE's initial row */
+    struct interp_row stack[INTERP_REMEMBER_MAX];
+    unsigned depth;
+    uint64_t loc;
+    uint64_t lookup_pc;
+    bool captured;                          /* *wanted has been filled */
+    struct interp_row *wanted;              /* the row at lookup_pc */
+    const char *message;                    /* why the last op failed */
+};
+
+static enum cfi_status fail(struct run *run, enum cfi_status status,
+                            const char *message)
+{
+    run->message = message;
+    return status;
+}
+
+/* Gives register `reg` the rule that `insn` states. */
+static enum cfi_status set_rule(struct run *run, const struct interp_insn *insn)
+{
+    interp_row_set(&run->row, insn->reg,
+                   run->source_base + 1 + (interp_source)insn->at);
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Location: set_loc, advance_loc*                                     */
+/* ------------------------------------------------------------------ */
+
+/* loc := target, where loc <= target <= pc_end, and only in an FDE. The
+ * row in effect at lookup_pc is the current one when this change is the
+ * first to move loc past lookup_pc. */
+static enum cfi_status move_to(struct run *run, uint64_t target)
+{
+    if (run->program->in_cie)
+        return fail(run, CFI_E_MALFORMED, "location change in a CIE");
+    if (target < run->loc)
+        return fail(run, CFI_E_MALFORMED, "location goes backwards");
+    if (target > run->programs->pc_end)
+        return fail(run, CFI_E_MALFORMED, "location past the end of the FDE");
+    if (!run->captured && target > run->lookup_pc) {
+        *run->wanted = run->row;
+        run->captured = true;
+    }
+    run->loc = target;
+    return CFI_OK;
+}
+
+static enum cfi_status move_by(struct run *run, uint64_t delta)
+{
+    if (delta > UINT64_MAX - run->loc)
+        return fail(run, CFI_E_MALFORMED, "location past the end of the FDE");
+    return move_to(run, run->loc + delta);
+}
+
+/* set_loc(a): loc := a */
+static enum cfi_status op_set_loc(struct run *run, const struct interp_insn *insn)
+{
+    return move_to(run, insn->address);
+}
+
+/* advance_loc(d): loc := loc + d × code_align (the decoder scaled d) */
+static enum cfi_status op_advance_loc(struct run *run, const struct interp_insn *insn)
+{
+    return move_by(run, insn->delta);
+}
+
+static enum cfi_status op_advance_loc1(struct run *run, const struct interp_insn *insn)
+{
+    return move_by(run, insn->delta);
+}
+
+static enum cfi_status op_advance_loc2(struct run *run, const struct interp_insn *insn)
+{
+    return move_by(run, insn->delta);
+}
+
+static enum cfi_status op_advance_loc4(struct run *run, const struct interp_insn *insn)
+{
+    return move_by(run, insn->delta);
+}
+
+static enum cfi_status op_MIPS_advance_loc8(struct run *run, const struct interp_insn *insn)
+{
+    return move_by(run, insn->delta);
+}
+
+/* ------------------------------------------------------------------ */
+/* CFA rules                                                           */
+/* ------------------------------------------------------------------ */
+
+/* def_cfa(r, n): cfa := r + n (n not factored) */
+static enum cfi_status op_def_cfa(struct run *run, const struct interp_insn *insn)
+{
+    run->row.cfa = (struct interp_cfa){INTERP_CFA_REG_OFFSET, insn->reg,
+                                       insn->number, NULL, 0};
+    return CFI_OK;
+}
+
+/* def_cfa_sf(r, n): cfa := r + n × data_align */
+static enum cfi_status op_def_cfa_sf(struct run *run, const struct interp_insn *insn)
+{
+    run->row.cfa = (struct interp_cfa){INTERP_CFA_REG_OFFSET, insn->reg,
+                                       (uint64_t)insn->offset, NULL, 0};
+    return CFI_OK;
+}
+
+/* The three below change one part of a reg+offset CFA rule; on any other
+ * CFA rule (an expression, or none yet) they are malformed (§6.4.2.2:
+ * "valid only if the current CFA rule is defined to use a register and
+ * offset"). */
+static enum cfi_status need_reg_offset_cfa(struct run *run)
+{
+    if (run->row.cfa.kind != INTERP_CFA_REG_OFFSET)
+        return fail(run, CFI_E_MALFORMED, "CFA rule is not register+offset");
+    return CFI_OK;
+}
+
+/* def_cfa_register(r): cfa = _ + n  ⇒  cfa := r + n */
+static enum cfi_status op_def_cfa_register(struct run *run, const struct interp_insn *insn)
+{
+    enum cfi_status status = need_reg_offset_cfa(run);
+    if (status == CFI_OK)
+        run->row.cfa.reg = insn->reg;
+    return status;
+}
+
+/* def_cfa_offset(n): cfa = r + _  ⇒  cfa := r + n (n not factored) */
+static enum cfi_status op_def_cfa_offset(struct run *run, const struct interp_insn *insn)
+{
+    enum cfi_status status = need_reg_offset_cfa(run);
+    if (status == CFI_OK)
+        run->row.cfa.offset = insn->number;
+    return status;
+}
+
+/* def_cfa_offset_sf(n): cfa = r + _  ⇒  cfa := r + n × data_align */
+static enum cfi_status op_def_cfa_offset_sf(struct run *run, const struct interp_insn *insn)
+{
+    enum cfi_status status = need_reg_offset_cfa(run);
+    if (status == CFI_OK)
+        run->row.cfa.offset = (uint64_t)insn->offset;
+    return status;
+}
+
+/* def_cfa_expression(E): cfa := expr(E) */
+static enum cfi_status op_def_cfa_expression(struct run *run, const struct interp_insn *insn)
+{
+    run->row.cfa = (struct interp_cfa){INTERP_CFA_EXPR, 0, 0, insn->expr,
+                                       insn->expr_len};
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Register rules: the rule is the instruction (see interp_source)     */
+/* ------------------------------------------------------------------ */
+
+/* undefined(r): row[r] := undefined */
+static enum cfi_status op_undefined(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+/* same_value(r): row[r] := same_value */
+static enum cfi_status op_same_value(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+/* offset(r, n): row[r] := addr(cfa + n × data_align) */
+static enum cfi_status op_offset(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+static enum cfi_status op_offset_extended(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+static enum cfi_status op_offset_extended_sf(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+/* GNU_negative_offset_extended(r, n): row[r] := addr(cfa - n × data_align) */
+static enum cfi_status op_GNU_negative_offset_extended(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+/* val_offset(r, n): row[r] := val(cfa + n × data_align) */
+static enum cfi_status op_val_offset(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+static enum cfi_status op_val_offset_sf(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+/* register(r, m): row[r] := reg(m), the callee's m when applied (not m's
+ * rule) */
+static enum cfi_status op_register(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+/* expression(r, E): row[r] := addr(expr(E)), the CFA pushed first */
+static enum cfi_status op_expression(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+/* val_expression(r, E): row[r] := val(expr(E)), the CFA pushed first */
+static enum cfi_status op_val_expression(struct run *run, const struct interp_insn *insn)
+{
+    return set_rule(run, insn);
+}
+
+/* restore(r): row[r] := initial[r], only in an FDE (in the CIE there is
+ * no initial row yet). initial[r] may be "no rule". */
+static enum cfi_status op_restore(struct run *run, const struct interp_insn *insn)
+{
+    if (run->program->in_cie)
+        return fail(run, CFI_E_MALFORMED, "restore in a CIE");
+    interp_row_set(&run->row, insn->reg, run->initial.source[insn->reg]);
+    return CFI_OK;
+}
+
+static enum cfi_status op_restore_extended(struct run *run, const struct interp_insn *insn)
+{
+    return op_restore(run, insn);
+}
+
+/* ------------------------------------------------------------------ */
+/* Remembered rows                                                     */
+/* ------------------------------------------------------------------ */
+
+/* remember_state: push row (CFA rule included, loc not: it is no part of
+ * a row) */
+static enum cfi_status op_remember_state(struct run *run, const struct interp_insn *insn)
+{
+    (void)insn;
+    if (run->depth == INTERP_REMEMBER_MAX)
+        return fail(run, CFI_E_MALFORMED, "remember_state nested too deep");
+    run->stack[run->depth++] = run->row;
+    return CFI_OK;
+}
+
+/* restore_state: row := pop (CFA rule included; loc unchanged) */
+static enum cfi_status op_restore_state(struct run *run, const struct interp_insn *insn)
+{
+    (void)insn;
+    if (run->depth == 0)
+        return fail(run, CFI_E_MALFORMED, "restore_state with no remembered row");
+    run->row = run->stack[--run->depth];
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* No effect on rows                                                   */
+/* ------------------------------------------------------------------ */
+
+/* nop: row unchanged */
+static enum cfi_status op_nop(struct run *run, const struct interp_insn *insn)
+{
+    (void)run;
+    (void)insn;
+    return CFI_OK;
+}
+
+/* GNU_args_size(n): row unchanged (n is for the personality routine) */
+static enum cfi_status op_GNU_args_size(struct run *run, const struct interp_insn *insn)
+{
+    (void)run;
+    (void)insn;
+    return CFI_OK;
+}
+
+/* GNU_window_save: SPARC register windows; no meaning on x86-64 */
+static enum cfi_status op_GNU_window_save(struct run *run, const struct interp_insn *insn)
+{
+    (void)insn;
+    return fail(run, CFI_E_UNSUPPORTED, "GNU_window_save has no meaning on x86-64");
+}
+
+/* ------------------------------------------------------------------ */
+/* Running                                                             */
+/* ------------------------------------------------------------------ */
+
+static enum cfi_status execute(struct run *run, const struct interp_insn *insn)
+{
+    switch (insn->opcode) {
+#define CFA_DISPATCH(name, number, shape)                                  \
+    case INTERP_CFA_##name:                                                 \
+        return op_##name(run, insn);
+        INTERP_CFA_OPCODES(CFA_DISPATCH)
+#undef CFA_DISPATCH
+    default:
+        return fail(run, CFI_E_MALFORMED, "unknown DW_CFA opcode");
+    }
+}
+
+/* Decodes and executes every instruction of `program`. The loop is
+ * bounded: each instruction takes at least one byte. */
+static enum cfi_status run_program(struct run *run,
+                                   const struct interp_program *program,
+                                   interp_source source_base,
+                                   struct cfi_diag *diag)
+{
+    run->program = program;
+    run->source_base = source_base;
+    size_t at = 0;
+    while (at < program->len) {
+        if (program->bytes[at] == INTERP_CFA_nop) {
+            at++; /* op_nop without decoding: nops pad most programs */
+            continue;
+        }
+        struct interp_insn insn;
+        const char *message = NULL;
+        enum cfi_status status = interp_decode(program, at, &insn, &message);
+        if (status == CFI_OK) {
+            status = execute(run, &insn);
+            message = run->message;
+        }
+        if (status != CFI_OK)
+            return cfi_fail(diag, status, program->section_offset + at,
+                            message);
+        at = insn.next;
+    }
+    return CFI_OK;
+}
+
+enum cfi_status interp_find_row(const struct interp_programs *programs,
+                                uint64_t lookup_pc, struct interp_row *row,
+                                struct cfi_diag *diag)
+{
+    if (programs->cie.len > UINT32_MAX ||
+        programs->fde.len > UINT32_MAX - programs->cie.len)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        "CIE and FDE programs longer than 4 GiB");
+    struct run run; /* not zeroed: ~36 KiB, of which only used rows matter */
+    run.programs = programs;
+    run.row.cfa = (struct interp_cfa){INTERP_CFA_NONE, 0, 0, NULL, 0};
+    memset(run.row.source, 0, sizeof run.row.source);
+    memset(run.row.has_rule, 0, sizeof run.row.has_rule);
+    run.depth = 0;
+    run.loc = programs->pc_begin;
+    run.lookup_pc = lookup_pc;
+    run.captured = false;
+    run.wanted = row;
+    run.message = NULL;
+    enum cfi_status status = run_program(&run, &programs->cie, 0, diag);
+    if (status != CFI_OK)
+        return status;
+    run.initial = run.row;
+    run.depth = 0; /* remembered rows do not cross from the CIE to the FDE */
+    status = run_program(&run, &programs->fde,
+                         (interp_source)programs->cie.len, diag);
+    if (status == CFI_OK && !run.captured)
+        *row = run.row;
+    return status;
+}

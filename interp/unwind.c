@@ -1,0 +1,88 @@
+/* unwind.c — interp_unwind_fde: the steps of "unwinding one frame"
+ * (cfi.h) in order, for one given FDE. */
+#include "internal.h"
+
+/* Both programs with what decoding them needs. */
+static void programs_of(const struct cfi_fde *fde,
+                        struct interp_programs *programs)
+{
+    const struct cfi_cie *cie = fde->cie;
+    struct interp_program common = {
+        .code_align = cie->code_align,
+        .data_align = cie->data_align,
+        .section = fde->section,
+        .fde_encoding = cie->fde_encoding,
+        .address_size = cie->address_size,
+    };
+    programs->cie = common;
+    programs->cie.bytes = cie->instructions;
+    programs->cie.len = cie->instructions ? cie->instructions_len : 0;
+    programs->cie.section_offset = cie->instructions_offset;
+    programs->cie.addr = 0; /* unknown; set_loc is malformed in a CIE */
+    programs->cie.in_cie = true;
+    programs->fde = common;
+    programs->fde.bytes = fde->instructions;
+    programs->fde.len = fde->instructions ? fde->instructions_len : 0;
+    programs->fde.section_offset = fde->instructions_offset;
+    programs->fde.addr = fde->instructions_addr;
+    programs->fde.in_cie = false;
+    programs->pc_begin = fde->pc_begin;
+    programs->pc_end = fde->pc_end;
+}
+
+/* The record-level checks, before any instruction runs. */
+static enum cfi_status check_records(const struct cfi_fde *fde,
+                                     uint64_t lookup_pc,
+                                     struct cfi_diag *diag)
+{
+    if (fde->pc_end < fde->pc_begin)
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        "FDE ends before it begins");
+    if (lookup_pc < fde->pc_begin || lookup_pc >= fde->pc_end)
+        return cfi_fail(diag, CFI_E_NO_FDE, CFI_NO_OFFSET,
+                        "lookup PC outside the FDE");
+    if (!fde->cie)
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        "FDE without a CIE");
+    if (fde->cie->ra_column >= CFI_NREGS)
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        "return address column out of range");
+    return CFI_OK;
+}
+
+static enum cfi_status finish(struct cfi_frame *frame, enum cfi_status status)
+{
+    frame->status = status;
+    frame->diag.status = status;
+    if (status == CFI_OK) {
+        frame->diag.message = cfi_status_text(CFI_OK);
+        frame->diag.offset = CFI_NO_OFFSET;
+        frame->diag.reg = -1;
+    }
+    return status;
+}
+
+enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
+                                  const struct cfi_request *request,
+                                  struct cfi_frame *frame)
+{
+    frame->cfa = 0;
+    frame->signal_frame = false;
+    /* 1. A return address is looked up at PC-1 (libunwind#54). */
+    uint64_t lookup_pc = request->caller_frame ? request->pc - 1 : request->pc;
+    enum cfi_status status = check_records(fde, lookup_pc, &frame->diag);
+    if (status != CFI_OK)
+        return finish(frame, status);
+    frame->signal_frame = fde->cie->signal_frame; /* 6. */
+    /* 3. The row in effect at the lookup PC; both programs checked whole. */
+    struct interp_programs programs;
+    programs_of(fde, &programs);
+    struct interp_row row;
+    status = interp_find_row(&programs, lookup_pc, &row, &frame->diag);
+    if (status != CFI_OK)
+        return finish(frame, status);
+    /* 4, 5. CFA, then every register. */
+    status = interp_eval_row(&programs, &row, request->callee,
+                             request->memory, frame);
+    return finish(frame, status);
+}

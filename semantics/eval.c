@@ -1,0 +1,255 @@
+/* eval.c — the IL evaluator: (row, callee registers, memory) → caller
+ * registers, and unwinding one frame from prepared IL (cfi.h, steps 1-6).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sem.h"
+
+static enum cfi_status frame_fail(struct cfi_frame *frame,
+                                  enum cfi_status status, const char *message)
+{
+    cfi_fail(&frame->diag, status, CFI_NO_OFFSET, message);
+    frame->status = status;
+    return status;
+}
+
+/* A callee register that must hold a value (the CFA's register). */
+static enum cfi_status read_callee(const struct cfi_regs *callee, unsigned reg,
+                                   uint64_t *value, struct cfi_frame *frame)
+{
+    if (callee->status[reg] != CFI_REG_VALUE) {
+        frame_fail(frame, CFI_E_REG_UNKNOWN,
+                   "CFA rule reads a register whose value is unknown");
+        frame->diag.reg = (int)reg;
+        return CFI_E_REG_UNKNOWN;
+    }
+    *value = callee->value[reg];
+    return CFI_OK;
+}
+
+/* Step 4: the CFA. */
+static enum cfi_status eval_cfa(const struct sem_cfa *cfa,
+                                const struct cfi_regs *callee,
+                                struct cfi_memory memory,
+                                struct cfi_frame *frame)
+{
+    uint64_t base;
+    enum cfi_status status;
+    switch (cfa->kind) {
+    case SEM_CFA_REG_OFFSET:
+        status = read_callee(callee, cfa->reg, &base, frame);
+        if (status == CFI_OK)
+            frame->cfa = base + (uint64_t)cfa->offset;
+        return status;
+    case SEM_CFA_EXPR:
+        status = sem_eval_expr(&cfa->expr, callee, memory, false, 0,
+                               &frame->cfa, &frame->diag);
+        return frame->status = status;
+    case SEM_CFA_INVALID:
+        return frame_fail(frame, CFI_E_MALFORMED, "row has no CFA rule");
+    }
+    return frame_fail(frame, CFI_E_MALFORMED, "invalid CFA rule");
+}
+
+/* The ABI default of every register (the rules then override some). */
+static void apply_defaults(const struct cfi_regs *callee, uint64_t cfa,
+                           struct cfi_regs *caller)
+{
+    memset(caller->value, 0, sizeof caller->value);
+    memset(caller->status, CFI_REG_UNDEFINED, sizeof caller->status);
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++) {
+        enum cfi_abi_default rule = cfi_abi_default(reg);
+        if (rule == CFI_DEFAULT_CFA) {
+            caller->value[reg] = cfa;
+            caller->status[reg] = CFI_REG_VALUE;
+        } else if (rule == CFI_DEFAULT_SAME_VALUE) {
+            caller->value[reg] = callee->value[reg];
+            caller->status[reg] = callee->status[reg];
+        }
+    }
+}
+
+static enum cfi_status load(struct cfi_memory memory, uint64_t address,
+                            uint64_t *value, struct cfi_frame *frame)
+{
+    if (memory.read(memory.env, address, 8, value) != CFI_OK)
+        return frame_fail(frame, CFI_E_MEMORY,
+                          "saved register is in unreadable memory");
+    return CFI_OK;
+}
+
+/* Step 5 for one register that has a rule. */
+static enum cfi_status eval_rule(const struct sem_reg_rule *entry,
+                                 const struct cfi_regs *callee,
+                                 struct cfi_memory memory,
+                                 struct cfi_frame *frame)
+{
+    const struct sem_rule *rule = &entry->rule;
+    uint64_t *value = &frame->caller.value[entry->reg];
+    uint8_t *status = &frame->caller.status[entry->reg];
+    enum cfi_status result = CFI_OK;
+    uint64_t address;
+    switch (rule->kind) {
+    case SEM_RULE_UNSPECIFIED:
+        return CFI_OK; /* the default stays */
+    case SEM_RULE_UNDEFINED:
+        *value = 0;
+        *status = CFI_REG_UNDEFINED;
+        return CFI_OK;
+    case SEM_RULE_SAME_VALUE:
+        *value = callee->value[entry->reg];
+        *status = callee->status[entry->reg];
+        return CFI_OK;
+    case SEM_RULE_REGISTER:
+        *value = callee->value[rule->reg];
+        *status = callee->status[rule->reg];
+        return CFI_OK;
+    case SEM_RULE_OFFSET:
+        result = load(memory, frame->cfa + (uint64_t)rule->offset, value, frame);
+        break;
+    case SEM_RULE_VAL_OFFSET:
+        *value = frame->cfa + (uint64_t)rule->offset;
+        break;
+    case SEM_RULE_EXPRESSION:
+        result = sem_eval_expr(&rule->expr, callee, memory, true, frame->cfa,
+                               &address, &frame->diag);
+        if (result == CFI_OK)
+            result = load(memory, address, value, frame);
+        break;
+    case SEM_RULE_VAL_EXPRESSION:
+        result = sem_eval_expr(&rule->expr, callee, memory, true, frame->cfa,
+                               value, &frame->diag);
+        break;
+    default:
+        return frame_fail(frame, CFI_E_MALFORMED, "invalid register rule");
+    }
+    if (result == CFI_OK)
+        *status = CFI_REG_VALUE;
+    return frame->status = result;
+}
+
+enum cfi_status sem_eval_row(const struct sem_row *row,
+                             const struct cfi_regs *callee,
+                             struct cfi_memory memory,
+                             struct cfi_frame *frame)
+{
+    frame->status = CFI_OK;
+    frame->diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    enum cfi_status status = eval_cfa(&row->cfa, callee, memory, frame);
+    if (status != CFI_OK)
+        return status;
+    apply_defaults(callee, frame->cfa, &frame->caller);
+    /* Rules are sorted by register: this is cfi.h's order. */
+    for (uint32_t i = 0; i < row->nrules; i++) {
+        status = eval_rule(&row->rules[i], callee, memory, frame);
+        if (status != CFI_OK)
+            return status;
+    }
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Unwinding with prepared IL                                           */
+/* ------------------------------------------------------------------ */
+
+enum cfi_status sem_file_il_build(const struct cfi_file *file,
+                                  struct sem_file_il **result)
+{
+    struct sem_file_il *il = calloc(1, sizeof *il);
+    if (!il)
+        return CFI_E_NOMEM;
+    il->file = file;
+    il->nfdes = file->nfdes;
+    il->arena = sem_arena_new();
+    il->fdes = calloc(file->nfdes + 1, sizeof *il->fdes);
+    il->status = calloc(file->nfdes + 1, sizeof *il->status);
+    il->diags = calloc(file->nfdes + 1, sizeof *il->diags);
+    if (!il->arena || !il->fdes || !il->status || !il->diags) {
+        sem_file_il_free(il);
+        return CFI_E_NOMEM;
+    }
+    for (size_t i = 0; i < file->nfdes; i++) {
+        il->status[i] = sem_translate_fde(&file->fdes[i], il->arena,
+                                          &il->fdes[i], &il->diags[i]);
+        il->nfailed += il->status[i] != CFI_OK;
+    }
+    *result = il;
+    return CFI_OK;
+}
+
+void sem_file_il_free(struct sem_file_il *il)
+{
+    if (!il)
+        return;
+    sem_arena_free(il->arena);
+    free(il->fdes);
+    free(il->status);
+    free(il->diags);
+    free(il);
+}
+
+/* Step 1: a return address is looked up at PC-1. */
+static uint64_t lookup_pc(const struct cfi_request *request)
+{
+    return request->caller_frame ? request->pc - 1 : request->pc;
+}
+
+/* Steps 3 to 6 once the FDE's IL is known. */
+static enum cfi_status unwind_in(const struct sem_fde_il *il,
+                                 const struct cfi_request *request,
+                                 struct cfi_frame *frame)
+{
+    frame->signal_frame = il->fde->cie->signal_frame;
+    const struct sem_range *range = sem_fde_il_find(il, lookup_pc(request));
+    if (!range)
+        return frame_fail(frame, CFI_E_NO_FDE, "no FDE covers the address");
+    return sem_eval_row(range->row, request->callee, request->memory, frame);
+}
+
+static enum cfi_status translation_failed(struct cfi_frame *frame,
+                                          enum cfi_status status,
+                                          const struct cfi_diag *diag)
+{
+    frame->status = status;
+    frame->diag = *diag;
+    return status;
+}
+
+enum cfi_status sem_unwind(const struct sem_file_il *il,
+                           const struct cfi_request *request,
+                           struct cfi_frame *frame)
+{
+    const struct cfi_fde *fde = cfi_file_lookup(il->file, lookup_pc(request));
+    if (!fde)
+        return frame_fail(frame, CFI_E_NO_FDE, "no FDE covers the address");
+    size_t index = (size_t)(fde - il->file->fdes);
+    if (il->status[index] != CFI_OK)
+        return translation_failed(frame, il->status[index], &il->diags[index]);
+    return unwind_in(&il->fdes[index], request, frame);
+}
+
+enum cfi_status sem_unwind_fde(const struct cfi_fde *fde,
+                               const struct cfi_request *request,
+                               struct cfi_frame *frame)
+{
+    uint64_t pc = lookup_pc(request);
+    if (fde->pc_end < fde->pc_begin)
+        return frame_fail(frame, CFI_E_MALFORMED,
+                          "FDE's address range wraps around");
+    if (pc < fde->pc_begin || pc >= fde->pc_end)
+        return frame_fail(frame, CFI_E_NO_FDE, "no FDE covers the address");
+    struct sem_arena *arena = sem_arena_new();
+    if (!arena)
+        return frame_fail(frame, CFI_E_NOMEM, "out of memory");
+    struct sem_fde_il il;
+    struct cfi_diag diag;
+    enum cfi_status status = sem_translate_fde(fde, arena, &il, &diag);
+    if (status != CFI_OK)
+        translation_failed(frame, status, &diag);
+    else
+        status = unwind_in(&il, request, frame);
+    sem_arena_free(arena);
+    return status;
+}
