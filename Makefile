@@ -62,6 +62,9 @@ CASE_SOS  := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/cases/%.so,$(CASE_SRCS)
 
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help
 .DEFAULT_GOAL := all
+# Keep intermediate objects (test and bench objects), so that a second run
+# does not rebuild them.
+.SECONDARY:
 
 all: $(BUILD)/cfisem
 

@@ -12,7 +12,8 @@
 static const char usage[] =
     "usage: cfisem unwind FILE --pc ADDR --regs REG=VALUE[,REG=VALUE...]\n"
     "                     [--engine interp|il] [--caller]\n"
-    "                     [--mem-seed S | --mem DUMP@ADDR] [--json]\n"
+    "                     [--mem-seed S | --mem DUMP@ADDR]\n"
+    "                     [--fault BEGIN-END]... [--json]\n"
     "\n"
     "Unwinds one frame of FILE at ADDR: finds the row of its call frame\n"
     "information, computes the CFA, then the caller's registers.\n"
@@ -31,6 +32,7 @@ static const char usage[] =
     "                   (default seed 0)\n"
     "  --mem DUMP@ADDR  the bytes of file DUMP at ADDR (a copied stack), and\n"
     "                   FILE's segments; other reads fault\n"
+    "  --fault B-E      reads of [B, E) fault (may be repeated)\n"
     "  --json           one JSON object instead of text\n"
     "\n"
     "Example:\n"
@@ -53,6 +55,8 @@ struct options {
     const char *dump_path;
     uint64_t dump_addr;
     bool json;
+    struct { uint64_t begin, end; } faults[16];
+    size_t nfaults;
 };
 
 /* "rsp=0x10,rbp=3": sets each register; false on any bad item. */
@@ -81,13 +85,33 @@ static bool parse_dump(char *text, struct options *options)
     return cli_parse_u64(at + 1, &options->dump_addr);
 }
 
+/* "0x1000-0x2000": a faulting range. */
+static bool parse_fault(const char *text, struct options *o)
+{
+    const char *dash = strchr(text, '-');
+    if (!dash || o->nfaults == sizeof o->faults / sizeof o->faults[0])
+        return false;
+    char begin[32];
+    size_t len = (size_t)(dash - text);
+    if (len == 0 || len >= sizeof begin)
+        return false;
+    memcpy(begin, text, len);
+    begin[len] = 0;
+    uint64_t b, e;
+    if (!cli_parse_u64(begin, &b) || !cli_parse_u64(dash + 1, &e) || e <= b)
+        return false;
+    o->faults[o->nfaults].begin = b;
+    o->faults[o->nfaults++].end = e;
+    return true;
+}
+
 static int parse_option(int argc, char **argv, int *i, struct options *o)
 {
     const char *arg = argv[*i];
     const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
     bool takes_value = !strcmp(arg, "--pc") || !strcmp(arg, "--regs") ||
                        !strcmp(arg, "--engine") || !strcmp(arg, "--mem-seed") ||
-                       !strcmp(arg, "--mem");
+                       !strcmp(arg, "--mem") || !strcmp(arg, "--fault");
     if (takes_value && !value)
         return cli_usage_error("unwind", "missing value for", arg);
     if (takes_value)
@@ -106,6 +130,8 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
     }
     if (!strcmp(arg, "--mem-seed") && !cli_parse_u64(value, &o->seed))
         return cli_usage_error("unwind", "bad seed", value);
+    if (!strcmp(arg, "--fault") && !parse_fault(value, o))
+        return cli_usage_error("unwind", "expected --fault BEGIN-END, got", value);
     if (!strcmp(arg, "--mem") && !parse_dump(argv[*i], o))
         return cli_usage_error("unwind", "expected DUMP@ADDR, got", value);
     if (!strcmp(arg, "--caller"))
@@ -281,6 +307,10 @@ static int unwind_file(const struct options *o, struct cfi_file *file)
         return CLI_BAD_INPUT;
     }
     int result = o->dump_path ? map_dump(memory, o) : CLI_OK;
+    for (size_t i = 0; i < o->nfaults && result == CLI_OK; i++)
+        if (diff_memory_add_fault(memory, o->faults[i].begin,
+                                  o->faults[i].end) != CFI_OK)
+            result = CLI_BAD_INPUT;
     if (result == CLI_OK) {
         struct cfi_request request = {o->pc, o->caller, &o->callee,
                                       diff_memory_reader(memory)};
