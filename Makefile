@@ -59,6 +59,9 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 # fixed text address, so that the golden IL files can name addresses.
 CASE_SRCS := $(wildcard corpus/cases/*.S)
 CASE_SOS  := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/cases/%.so,$(CASE_SRCS))
+# The same cases as relocatable objects: their frame sections still need
+# relocating, which the loader does as readelf does.
+CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS))
 
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help
 .DEFAULT_GOAL := all
@@ -113,14 +116,18 @@ $(BUILD)/corpus/cases/%.so: corpus/cases/%.S
 	@mkdir -p $(dir $@)
 	$(CC) -shared -nostdlib -Wl,--section-start=.text=0x1000 -Wl,--build-id=none -o $@ $<
 
-cases: $(CASE_SOS)
+$(BUILD)/corpus/objects/%.o: corpus/cases/%.S
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+
+cases: $(CASE_SOS) $(CASE_OBJS)
 
 # The suites find the tool, the sources and the built cases through the
 # environment. CK_FORK stays on: one crashing test must not end the run.
 TEST_ENV := CFISEM=$(abspath $(BUILD)/cfisem) CFISEM_SRC=$(CURDIR) \
             CFISEM_BUILD=$(abspath $(BUILD)) CK_FORK=yes
 
-check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS)
+check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS)
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \

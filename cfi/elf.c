@@ -261,6 +261,7 @@ static enum cfi_status decompress(struct cfi_file *file,
 }
 
 static enum cfi_status read_frame_section(struct cfi_file *file,
+                                          uint64_t index,
                                           const Elf64_Shdr *shdr,
                                           enum cfi_section section,
                                           struct cfi_elf_section *found,
@@ -268,6 +269,7 @@ static enum cfi_status read_frame_section(struct cfi_file *file,
 {
     found->present = true;
     found->addr = shdr->sh_addr;
+    found->index = index;
     found->size = shdr->sh_size;
     if (shdr->sh_type == SHT_NOBITS)
         return CFI_OK; /* e.g. a separate debug file: no bytes here */
@@ -292,11 +294,11 @@ static enum cfi_status find_frame_sections(struct cfi_file *file,
         enum cfi_status status = CFI_OK;
         if (has_name(table, shdr.sh_name, ".eh_frame") &&
             !frames->eh_frame.present)
-            status = read_frame_section(file, &shdr, CFI_EH_FRAME,
+            status = read_frame_section(file, i, &shdr, CFI_EH_FRAME,
                                         &frames->eh_frame, diag);
         else if (has_name(table, shdr.sh_name, ".debug_frame") &&
                  !frames->debug_frame.present)
-            status = read_frame_section(file, &shdr, CFI_DEBUG_FRAME,
+            status = read_frame_section(file, i, &shdr, CFI_DEBUG_FRAME,
                                         &frames->debug_frame, diag);
         else if (has_name(table, shdr.sh_name, ".eh_frame_hdr") &&
                  !frames->eh_frame_hdr.present) {
@@ -304,6 +306,46 @@ static enum cfi_status find_frame_sections(struct cfi_file *file,
             frames->eh_frame_hdr.addr = shdr.sh_addr;
             frames->eh_frame_hdr.size = shdr.sh_size;
         }
+        if (status != CFI_OK)
+            return status;
+    }
+    return CFI_OK;
+}
+
+/* The SHT_RELA section that applies to section `target`, if any. */
+static bool find_relocations(const struct cfi_file *file,
+                             const struct section_table *table,
+                             uint64_t target, Elf64_Shdr *rela,
+                             Elf64_Shdr *symtab)
+{
+    for (uint64_t i = 0; i < table->count; i++) {
+        *rela = section_header(file, table, i);
+        if (rela->sh_type == SHT_RELA && rela->sh_info == target &&
+            rela->sh_link < table->count) {
+            *symtab = section_header(file, table, rela->sh_link);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A relocatable object's frame sections get their relocations applied. */
+static enum cfi_status relocate_frames(struct cfi_file *file,
+                                       const struct section_table *table,
+                                       struct cfi_elf_frames *frames,
+                                       struct cfi_diag *diag)
+{
+    struct cfi_elf_section *sections[] = {&frames->eh_frame,
+                                          &frames->debug_frame};
+    const enum cfi_section kinds[] = {CFI_EH_FRAME, CFI_DEBUG_FRAME};
+    for (size_t k = 0; k < 2; k++) {
+        struct cfi_elf_section *found = sections[k];
+        Elf64_Shdr rela, symtab;
+        if (!found->present || !found->bytes ||
+            !find_relocations(file, table, found->index, &rela, &symtab))
+            continue;
+        enum cfi_status status =
+            cfi_relocate(file, found, &rela, &symtab, kinds[k], diag);
         if (status != CFI_OK)
             return status;
     }
@@ -324,5 +366,7 @@ enum cfi_status cfi_elf_read(struct cfi_file *file,
         status = read_section_table(file, &header, &table, diag);
     if (status == CFI_OK)
         status = find_frame_sections(file, &table, frames, diag);
+    if (status == CFI_OK && header.e_type == ET_REL)
+        status = relocate_frames(file, &table, frames, diag);
     return status;
 }

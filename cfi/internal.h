@@ -13,6 +13,8 @@
 #ifndef CFISEM_CFI_INTERNAL_H
 #define CFISEM_CFI_INTERNAL_H
 
+#include <elf.h>
+
 #include "cfi.h"
 
 /* ------------------------------------------------------------------ */
@@ -156,6 +158,7 @@ enum cfi_status cfi_parse_section(struct cfi_builder *builder,
 /* A frame section found in the section headers. */
 struct cfi_elf_section {
     bool present;
+    uint64_t index;        /* in the section header table */
     uint64_t addr;         /* sh_addr */
     uint64_t size;         /* sh_size */
     const uint8_t *bytes;  /* in the image; NULL for SHT_NOBITS */
@@ -167,6 +170,15 @@ struct cfi_elf_frames {
     struct cfi_elf_section eh_frame_hdr;
     struct cfi_elf_section debug_frame;
 };
+
+/* In a relocatable object: applies the relocations of `rela_section`
+ * (SHT_RELA, for this frame section) to a copy of its bytes, with the
+ * symbols of `symtab`; found->bytes then points to the copy. */
+enum cfi_status cfi_relocate(struct cfi_file *file,
+                             struct cfi_elf_section *found,
+                             const Elf64_Shdr *rela_section,
+                             const Elf64_Shdr *symtab,
+                             enum cfi_section section, struct cfi_diag *diag);
 
 /* Checks file->image is a 64-bit little-endian x86-64 ELF, fills
  * file->segments (in file->arena) and *frames. Offsets in diagnostics

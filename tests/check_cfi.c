@@ -1822,6 +1822,56 @@ END_TEST
 
 /* ------------------------------------------------------------------ */
 
+/* A relocatable object: pc_begin is relocated (R_X86_64_PC32 in
+ * .eh_frame, R_X86_64_64 in .debug_frame) to the function's offset in its
+ * section; a relocation naming a symbol past the table is malformed. */
+START_TEST(test_relocatable_object)
+{
+    char *path = test_build_path("corpus/objects/both_frames.o");
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(path, &file, &diag) == CFI_OK, "%s: %s", path,
+                  diag.message);
+    ck_assert_uint_gt(file->nfdes, 1);
+    ck_assert_uint_gt(file->n_eh_frame, 0);
+    ck_assert_uint_lt(file->n_eh_frame, file->nfdes);
+    /* The first FDE of each section starts the text, at offset 0. */
+    ck_assert_uint_eq(file->fdes[0].pc_begin, 0);
+    ck_assert_uint_eq(file->fdes[file->n_eh_frame].pc_begin, 0);
+    for (size_t i = 0; i < file->nfdes; i++)
+        ck_assert_uint_lt(file->fdes[i].pc_begin, 0x10000);
+    cfi_file_close(file);
+
+    /* Break the symbol index of every relocation of .rela.eh_frame. */
+    size_t size;
+    uint8_t *bytes = (uint8_t *)test_read_file(path, &size);
+    Elf64_Ehdr eh;
+    memcpy(&eh, bytes, sizeof eh);
+    size_t broken = 0;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        memcpy(&sh, bytes + eh.e_shoff + i * sizeof sh, sizeof sh);
+        for (uint64_t r = 0; sh.sh_type == SHT_RELA && r < sh.sh_size / 24; r++) {
+            Elf64_Rela rela;
+            memcpy(&rela, bytes + sh.sh_offset + r * sizeof rela, sizeof rela);
+            rela.r_info = ELF64_R_INFO(0xfffff, ELF64_R_TYPE(rela.r_info));
+            memcpy(bytes + sh.sh_offset + r * sizeof rela, &rela, sizeof rela);
+            broken++;
+        }
+    }
+    ck_assert_uint_gt(broken, 0);
+    char *dir = test_temp_dir();
+    char broken_path[4096];
+    snprintf(broken_path, sizeof broken_path, "%s/broken.o", dir);
+    ck_assert_int_eq(test_write_file(broken_path, bytes, size), 0);
+    ck_assert_int_eq(cfi_file_open(broken_path, &file, &diag), CFI_E_MALFORMED);
+    ck_assert_ptr_nonnull(strstr(diag.message, "relocation"));
+    free(bytes);
+    free(dir);
+    free(path);
+}
+END_TEST
+
 static Suite *cfi_suite(void)
 {
     Suite *suite = suite_create("cfi");
@@ -1874,6 +1924,7 @@ static Suite *cfi_suite(void)
     tcase_add_test(elf, test_hand_made_elf);
     tcase_add_test(elf, test_libdwarf_refusals);
     tcase_add_test(elf, test_libdwarf_truncates_alignment_factors);
+    tcase_add_test(elf, test_relocatable_object);
     suite_add_tcase(suite, elf);
     return suite;
 }
