@@ -141,6 +141,7 @@ check: check-plain
 
 bench: $(BENCH_BINS) $(BUILD)/cfisem
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
+	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
 
 clean:
 	rm -rf build

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Time of `cfisem il` on a file (libc.so.6 by default) in each format,
+# next to `readelf -wF` (binutils) on the same file, in one run. Rounds
+# alternate the commands and the best round of each is kept; the output
+# goes to /dev/null. Not a test.
+#
+#   bench/il_speed.sh [FILE] [ROUNDS]
+set -eu
+cfisem=${CFISEM:-build/cfisem}
+file=${1:-/lib/x86_64-linux-gnu/libc.so.6}
+rounds=${2:-10}
+
+now_ns() { date +%s%N; }
+
+# time_once COMMAND...: the wall time in microseconds. readelf exits 1
+# after warnings it prints about some files: its status is not checked.
+time_once() {
+    start=$(now_ns)
+    "$@" >/dev/null 2>&1 || true
+    end=$(now_ns)
+    echo $(( (end - start) / 1000 ))
+}
+
+names="readelf_wF il_text il_json il_readelf"
+for n in $names; do eval "best_$n=999999999"; done
+i=0
+while [ "$i" -lt "$rounds" ]; do
+    for n in $names; do
+        case $n in
+        readelf_wF) t=$(time_once readelf -wF "$file") ;;
+        il_text) t=$(time_once "$cfisem" il "$file") ;;
+        il_json) t=$(time_once "$cfisem" il --format json "$file") ;;
+        il_readelf) t=$(time_once "$cfisem" il --format readelf "$file") ;;
+        esac
+        eval "b=\$best_$n"
+        [ "$t" -lt "$b" ] && eval "best_$n=$t"
+    done
+    i=$((i + 1))
+done
+echo "$file: best of $rounds rounds (wall time, output to /dev/null)"
+printf '%-34s %10s %12s\n' command "ms" "vs readelf"
+ref=$best_readelf_wF
+for n in $names; do
+    eval "b=\$best_$n"
+    case $n in
+    readelf_wF) label="readelf -wF" ;;
+    il_text) label="cfisem il" ;;
+    il_json) label="cfisem il --format json" ;;
+    il_readelf) label="cfisem il --format readelf" ;;
+    esac
+    awk -v l="$label" -v b="$b" -v r="$ref" \
+        'BEGIN { printf "%-34s %10.1f %11.2fx\n", l, b / 1000, r / b }'
+done

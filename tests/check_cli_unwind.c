@@ -1,0 +1,331 @@
+/* check_cli_unwind.c — `cfisem unwind` end to end: its output formats,
+ * exit codes, and options (--caller, --mem, --fault, the rip default),
+ * with every engine the command offers. Expected values are worked out by
+ * hand from the corpus cases' IL (the .il files of corpus/cases). */
+#include <check.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static const char *const engines[] = {"interp", "il"};
+enum { NENGINES = sizeof engines / sizeof engines[0] };
+
+static char *case_path(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "corpus/cases/%s.so", name);
+    return test_build_path(rel);
+}
+
+/* Runs `cfisem unwind CASE ARGS... --engine E`. */
+static void unwind(const char *name, const char *engine,
+                   const char *const *args, struct test_run *run)
+{
+    const char *argv[32] = {"unwind"};
+    size_t n = 1;
+    char *path = case_path(name);
+    argv[n++] = path;
+    for (size_t i = 0; args[i] && n < 28; i++)
+        argv[n++] = args[i];
+    argv[n++] = "--engine";
+    argv[n++] = engine;
+    argv[n] = NULL;
+    test_run_cfisem(argv, run);
+    free(path);
+}
+
+/* A dump of 32 bytes mapped at 0x7ffe1000: words 0x1111.., 0x2222.., ... */
+static char *write_dump(void)
+{
+    uint8_t bytes[32];
+    for (unsigned word = 0; word < 4; word++)
+        memset(bytes + 8 * word, 0x11 * (word + 1), 8);
+    char *dir = test_temp_dir();
+    char *path = malloc(4096);
+    snprintf(path, 4096, "%s/stack.bin", dir);
+    ck_assert_int_eq(test_write_file(path, bytes, sizeof bytes), 0);
+    free(dir);
+    return path;
+}
+
+/* prologue.so, [0x1001,0x1004): cfa=rsp+16 rbp=[cfa-16] rip=[cfa-8]. With
+ * rsp = 0x7ffe1000 and the dump there: CFA 0x7ffe1010, rbp the first word,
+ * rip the second. */
+START_TEST(test_json_with_dump)
+{
+    char *dump = write_dump();
+    char mem[4200];
+    snprintf(mem, sizeof mem, "%s@0x7ffe1000", dump);
+    struct test_run run;
+    unwind("prologue", engines[_i],
+           (const char *[]){"--pc", "0x1002", "--regs", "rsp=0x7ffe1000,rbx=5",
+                            "--mem", mem, "--json", NULL}, &run);
+    ck_assert_msg(run.exit_code == 0, "exit %d: %s", run.exit_code, run.err);
+    char expected[2048];
+    snprintf(expected, sizeof expected,
+             "{\"engine\": \"%s\", \"pc\": \"0x1002\", \"cfa\": \"0x7ffe1010\", "
+             "\"error\": null, \"signal_frame\": false, \"regs\": {"
+             "\"0\": \"undefined\", \"1\": \"undefined\", \"2\": \"undefined\", "
+             "\"3\": \"0x5\", \"4\": \"undefined\", \"5\": \"undefined\", "
+             "\"6\": \"0x1111111111111111\", \"7\": \"0x7ffe1010\", "
+             "\"8\": \"undefined\", \"9\": \"undefined\", \"10\": \"undefined\", "
+             "\"11\": \"undefined\", \"12\": \"unknown\", \"13\": \"unknown\", "
+             "\"14\": \"unknown\", \"15\": \"unknown\", "
+             "\"16\": \"0x2222222222222222\"}}\n", engines[_i]);
+    ck_assert_str_eq(run.out, expected);
+    test_run_free(&run);
+    free(dump);
+}
+END_TEST
+
+/* Outside the dump every read faults: a clean "cannot unwind", exit 3. */
+START_TEST(test_dump_fault)
+{
+    char *dump = write_dump();
+    char mem[4200];
+    snprintf(mem, sizeof mem, "%s@0x7ffe1000", dump);
+    struct test_run run;
+    unwind("prologue", engines[_i],
+           (const char *[]){"--pc", "0x1002", "--regs", "rsp=0x7ffe0ff0",
+                            "--mem", mem, NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 3);
+    ck_assert_ptr_nonnull(strstr(run.out, "error: memory"));
+    test_run_free(&run);
+    free(dump);
+}
+END_TEST
+
+/* --fault makes a synthetic read fault too. */
+START_TEST(test_fault_option)
+{
+    struct test_run run;
+    unwind("prologue", engines[_i],
+           (const char *[]){"--pc", "0x1002", "--regs", "rsp=0x7ffe1000",
+                            "--fault", "0x7ffe1008-0x7ffe1010", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 3);
+    ck_assert_ptr_nonnull(strstr(run.out, "error: memory"));
+    test_run_free(&run);
+    unwind("prologue", engines[_i],
+           (const char *[]){"--pc", "0x1002", "--regs", "rsp=0x7ffe1000",
+                            "--fault", "0x7ffe1010-0x7ffe1018", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    test_run_free(&run);
+}
+END_TEST
+
+/* --caller looks the row up at PC-1: at 0x1001 that is the entry row,
+ * cfa=rsp+8, instead of cfa=rsp+16. */
+START_TEST(test_caller_frame)
+{
+    struct test_run run;
+    unwind("prologue", engines[_i],
+           (const char *[]){"--pc", "0x1001", "--regs", "rsp=0x7ffe1000", NULL},
+           &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "cfa = 0x7ffe1010\n"));
+    test_run_free(&run);
+    unwind("prologue", engines[_i],
+           (const char *[]){"--pc", "0x1001", "--caller", "--regs",
+                            "rsp=0x7ffe1000", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "cfa = 0x7ffe1008\n"));
+    test_run_free(&run);
+}
+END_TEST
+
+/* plt.so from 0x1010: cfa = rsp + 8 + (((rip & 15) >= 11) << 3). rip is
+ * the PC unless --regs gives it. */
+START_TEST(test_rip_defaults_to_pc)
+{
+    struct test_run run;
+    unwind("plt", engines[_i],
+           (const char *[]){"--pc", "0x101b", "--regs", "rsp=0x7ffe1000", NULL},
+           &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "cfa = 0x7ffe1010\n"));
+    test_run_free(&run);
+    unwind("plt", engines[_i],
+           (const char *[]){"--pc", "0x101a", "--regs", "rsp=0x7ffe1000", NULL},
+           &run);
+    ck_assert_ptr_nonnull(strstr(run.out, "cfa = 0x7ffe1008\n"));
+    test_run_free(&run);
+    unwind("plt", engines[_i],
+           (const char *[]){"--pc", "0x101a", "--regs", "rsp=0x7ffe1000,rip=0xf",
+                            NULL}, &run);
+    ck_assert_ptr_nonnull(strstr(run.out, "cfa = 0x7ffe1010\n"));
+    test_run_free(&run);
+}
+END_TEST
+
+/* cfa=rbp+16 with rbp not given: the error names rbp. */
+START_TEST(test_unknown_register_named)
+{
+    struct test_run run;
+    unwind("prologue", engines[_i],
+           (const char *[]){"--pc", "0x1005", "--regs", "rsp=0x7ffe1000", NULL},
+           &run);
+    ck_assert_int_eq(run.exit_code, 3);
+    ck_assert_ptr_nonnull(strstr(run.out, "error: reg_unknown"));
+    ck_assert_ptr_nonnull(strstr(run.out, "(rbp)"));
+    test_run_free(&run);
+    unwind("prologue", engines[_i],
+           (const char *[]){"--pc", "0x1005", "--regs", "rsp=0x7ffe1000",
+                            "--json", NULL}, &run);
+    ck_assert_ptr_nonnull(strstr(run.out, "\"error\": \"reg_unknown\""));
+    ck_assert_ptr_nonnull(strstr(run.out, "\"regs\": {}"));
+    test_run_free(&run);
+}
+END_TEST
+
+/* rules.so: rip=undef is the end of the stack; rbx=same keeps rbx;
+ * rbp=rbx copies the callee's rbx. */
+START_TEST(test_text_output)
+{
+    struct test_run run;
+    unwind("rules", engines[_i],
+           (const char *[]){"--pc", "0x1002", "--regs",
+                            "rsp=0x7ffe1000,rbx=0x42", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "rbx = 0x42\n"));
+    ck_assert_ptr_nonnull(strstr(run.out, "rbp = 0x42\n"));
+    ck_assert_ptr_nonnull(strstr(run.out, "rip = undefined (end of stack)\n"));
+    test_run_free(&run);
+}
+END_TEST
+
+START_TEST(test_signal_frame_flag)
+{
+    struct test_run run;
+    unwind("signal", engines[_i],
+           (const char *[]){"--pc", "0x1004", "--regs", "rsp=0x7ffe1000", NULL},
+           &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "signal frame"));
+    test_run_free(&run);
+}
+END_TEST
+
+START_TEST(test_no_fde)
+{
+    struct test_run run;
+    unwind("prologue", engines[_i],
+           (const char *[]){"--pc", "0x9000", "--regs", "rsp=0x7ffe1000", NULL},
+           &run);
+    ck_assert_int_eq(run.exit_code, 3);
+    ck_assert_ptr_nonnull(strstr(run.out, "error: no_fde"));
+    test_run_free(&run);
+}
+END_TEST
+
+/* The error class of an "error: CLASS: message" line. */
+static size_t class_len(const char *out)
+{
+    const char *colon = strchr(out + strlen("error: "), ':');
+    return colon ? (size_t)(colon - out) : strlen(out);
+}
+
+/* The engines print the same frames byte for byte, and the same error
+ * classes (their messages are their own), at addresses across the cases. */
+START_TEST(test_engines_print_the_same)
+{
+    static const char *const cases[] = {"prologue", "remember", "restore",
+                                        "plt", "signal", "libmvec", "realign"};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (uint64_t pc = 0x1000; pc < 0x1030; pc += 3) {
+            char text[32];
+            snprintf(text, sizeof text, "0x%" PRIx64, pc);
+            const char *args[] = {"--pc", text, "--regs",
+                                  "rsp=0x7ffe1000,rbp=0x7ffe1100,rbx=1", NULL};
+            struct test_run a, b;
+            unwind(cases[c], "interp", args, &a);
+            unwind(cases[c], "il", args, &b);
+            bool same = a.exit_code == b.exit_code &&
+                        (a.exit_code == 0
+                             ? !strcmp(a.out, b.out)
+                             : class_len(a.out) == class_len(b.out) &&
+                                   !strncmp(a.out, b.out, class_len(a.out)));
+            ck_assert_msg(same,
+                          "%s at %s:\ninterp:\n%s\nil:\n%s", cases[c], text,
+                          a.out, b.out);
+            test_run_free(&a);
+            test_run_free(&b);
+        }
+}
+END_TEST
+
+START_TEST(test_usage_errors)
+{
+    static const char *const bad[][8] = {
+        {"unwind", NULL},
+        {"unwind", "x.so", NULL},
+        {"unwind", "x.so", "--pc", NULL},
+        {"unwind", "x.so", "--pc", "zz", NULL},
+        {"unwind", "x.so", "--pc", "1", "--regs", "nosuchreg=1", NULL},
+        {"unwind", "x.so", "--pc", "1", "--regs", "rsp", NULL},
+        {"unwind", "x.so", "--pc", "1", "--engine", "nope", NULL},
+        {"unwind", "x.so", "--pc", "1", "--mem", "nodump", NULL},
+        {"unwind", "x.so", "--pc", "1", "--fault", "5-1", NULL},
+        {"unwind", "x.so", "--pc", "1", "--bogus", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct test_run run;
+        test_run_cfisem(bad[i], &run);
+        ck_assert_msg(run.exit_code == 1, "case %zu: exit %d", i, run.exit_code);
+        ck_assert_uint_eq(test_count_lines(run.err), 1);
+        test_run_free(&run);
+    }
+}
+END_TEST
+
+START_TEST(test_bad_file)
+{
+    struct test_run run;
+    test_run_cfisem((const char *[]){"unwind", "/nonexistent/x.so", "--pc",
+                                     "1", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "/nonexistent/x.so"));
+    test_run_free(&run);
+}
+END_TEST
+
+START_TEST(test_help)
+{
+    struct test_run run;
+    test_run_cfisem((const char *[]){"unwind", "--help", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "--caller"));
+    ck_assert_ptr_nonnull(strstr(run.out, "--mem"));
+    test_run_free(&run);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("cli_unwind");
+    TCase *tc = tcase_create("unwind");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_json_with_dump, 0, NENGINES);
+    tcase_add_loop_test(tc, test_dump_fault, 0, NENGINES);
+    tcase_add_loop_test(tc, test_fault_option, 0, NENGINES);
+    tcase_add_loop_test(tc, test_caller_frame, 0, NENGINES);
+    tcase_add_loop_test(tc, test_rip_defaults_to_pc, 0, NENGINES);
+    tcase_add_loop_test(tc, test_unknown_register_named, 0, NENGINES);
+    tcase_add_loop_test(tc, test_text_output, 0, NENGINES);
+    tcase_add_loop_test(tc, test_signal_frame_flag, 0, NENGINES);
+    tcase_add_loop_test(tc, test_no_fde, 0, NENGINES);
+    tcase_add_test(tc, test_engines_print_the_same);
+    tcase_add_test(tc, test_usage_errors);
+    tcase_add_test(tc, test_bad_file);
+    tcase_add_test(tc, test_help);
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
