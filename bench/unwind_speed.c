@@ -40,8 +40,8 @@ struct engine {
 struct context {
     const struct cfi_file *file;
     struct sem_file_il *il;
-    struct diff_libunwind *libunwind_cached;
-    struct diff_libunwind *libunwind_uncached;
+    void *libunwind_cached;
+    void *libunwind_uncached;
 };
 
 static enum cfi_status run_interp(void *env, const struct cfi_request *r,
@@ -56,19 +56,29 @@ static enum cfi_status run_il(void *env, const struct cfi_request *r,
     return sem_unwind(((struct context *)env)->il, r, f);
 }
 
+/* The harness's libunwind adapter: unw_init_remote + one unw_step. */
+static enum cfi_status run_libunwind(void *libunwind,
+                                     const struct cfi_request *r,
+                                     struct cfi_frame *f)
+{
+    struct diff_answer answer;
+    enum cfi_status status = diff_libunwind_answer(libunwind, r, &answer);
+    *f = answer.frame;
+    return status;
+}
+
 static enum cfi_status run_libunwind_cached(void *env,
                                             const struct cfi_request *r,
                                             struct cfi_frame *f)
 {
-    return diff_libunwind_unwind(((struct context *)env)->libunwind_cached, r, f);
+    return run_libunwind(((struct context *)env)->libunwind_cached, r, f);
 }
 
 static enum cfi_status run_libunwind_uncached(void *env,
                                               const struct cfi_request *r,
                                               struct cfi_frame *f)
 {
-    return diff_libunwind_unwind(((struct context *)env)->libunwind_uncached,
-                                 r, f);
+    return run_libunwind(((struct context *)env)->libunwind_uncached, r, f);
 }
 
 static void make_state(uint64_t r, struct cfi_regs *callee)
@@ -143,11 +153,12 @@ int main(int argc, char **argv)
     double t0 = now_ns();
     sem_file_il_build(file, &c.il);
     double prepare_ms = (now_ns() - t0) / 1e6;
-    if (diff_libunwind_new(file, true, &c.libunwind_cached) != CFI_OK ||
-        diff_libunwind_new(file, false, &c.libunwind_uncached) != CFI_OK) {
-        fprintf(stderr, "unwind_speed: %s: no usable .eh_frame_hdr\n", path);
+    if (diff_libunwind_open(file, &c.libunwind_cached, &diag) != CFI_OK ||
+        diff_libunwind_open(file, &c.libunwind_uncached, &diag) != CFI_OK) {
+        fprintf(stderr, "unwind_speed: %s: %s\n", path, diag.message);
         return 2;
     }
+    diff_libunwind_set_caching(c.libunwind_uncached, false);
     struct engine engines[] = {
         {"libunwind unw_step (UNW_CACHE_GLOBAL)", run_libunwind_cached, &c},
         {"libunwind unw_step (UNW_CACHE_NONE)", run_libunwind_uncached, &c},
@@ -185,8 +196,8 @@ int main(int argc, char **argv)
     free(pairs);
     free(states);
     diff_memory_free(memory);
-    diff_libunwind_free(c.libunwind_cached);
-    diff_libunwind_free(c.libunwind_uncached);
+    diff_libunwind_close(c.libunwind_cached);
+    diff_libunwind_close(c.libunwind_uncached);
     sem_file_il_free(c.il);
     cfi_file_close(file);
     return 0;

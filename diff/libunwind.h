@@ -1,16 +1,38 @@
-/* libunwind.h — libunwind (nongnu, 1.6) as an outside engine.
+/* libunwind.h — libunwind (nongnu, 1.6.2) as an outside engine.
  *
  * The remote API: an address space whose accessors read the harness's
  * memory model and the request's registers. libunwind finds and parses
  * .eh_frame_hdr and .eh_frame itself, in the ELF image mapped in that
  * memory (the FDE search goes through _Ux86_64_dwarf_search_unwind_table
- * over the .eh_frame_hdr table, as perf does). One unw_step per request.
+ * over the .eh_frame_hdr table, as perf does). One unw_step per request,
+ * then the caller's registers are read back with unw_get_reg.
  *
- * What it cannot say: a file without .eh_frame_hdr (or with a table
- * encoding other than the one every linker writes) is not supported; its
- * first step looks up the exact PC (a remote cursor's first frame), so a
- * caller frame is given to it as PC-1 with rip = PC (see
- * diff_libunwind_unwind). Registers above 16 are not reported.
+ * The lookup PC. A remote cursor's first frame is looked up at its exact
+ * rip (unw_init_remote does not back up by one). For a caller frame the
+ * accessor therefore answers rip = PC-1 to the one read unw_init_remote
+ * makes (the lookup), and the callee's true rip to every later read (a
+ * DW_OP_breg16, a same_value or register rule from rip): the rules see
+ * the request's registers exactly.
+ *
+ * What it says that cfi.h does not (answered as is; diff/deviations.c
+ * explains it): no "undefined" default for rax..r11 (they keep their
+ * location); the caller's rsp is always the CFA; an undefined rbp after a
+ * step ends the stack (rip undefined); DW_CFA_val_offset{,_sf} are not
+ * known to it.
+ *
+ * What it cannot say, marked not comparable: registers above 16 (outside
+ * its register set; a rule naming one makes unw_step fail with
+ * UNW_EBADREG, and then the whole request is not comparable); a step
+ * libunwind refuses because the caller's rip and CFA equal the callee's
+ * (its loop guard, no CFI meaning). A PC with no FDE is answered "no FDE"
+ * without looking at what unw_step's frame-chain heuristics make up.
+ *
+ * Refused for safety (the request is not comparable): an FDE whose CIE or
+ * FDE program holds a DW_CFA_register whose source register is above 16,
+ * as libunwind decodes the bytes: apply_reg_state indexes its 17-entry
+ * location array with it unchecked (diff/findings/libunwind-register-oob).
+ *
+ * Files without a usable .eh_frame_hdr are not supported.
  */
 #ifndef CFISEM_DIFF_LIBUNWIND_H
 #define CFISEM_DIFF_LIBUNWIND_H
@@ -18,20 +40,17 @@
 #include <stdbool.h>
 
 #include "cfi/cfi.h"
+#include "diff/engine.h"
 
-struct diff_libunwind;
-
-/* CFI_E_UNSUPPORTED when the file has no usable .eh_frame_hdr. `cache`
- * selects UNW_CACHE_GLOBAL, else UNW_CACHE_NONE. */
-enum cfi_status diff_libunwind_new(const struct cfi_file *file, bool cache,
-                                   struct diff_libunwind **libunwind);
-void diff_libunwind_free(struct diff_libunwind *libunwind);
-
-/* One step. The result is a cfi_frame: status CFI_OK with the CFA and the
- * caller's registers 0-16 (a register libunwind cannot read after the
- * step is undefined), or an error whose message is libunwind's. */
-enum cfi_status diff_libunwind_unwind(struct diff_libunwind *libunwind,
+enum cfi_status diff_libunwind_open(const struct cfi_file *file, void **self,
+                                    struct cfi_diag *diag);
+enum cfi_status diff_libunwind_answer(void *self,
                                       const struct cfi_request *request,
-                                      struct cfi_frame *frame);
+                                      struct diff_answer *answer);
+void diff_libunwind_close(void *self);
+
+/* UNW_CACHE_GLOBAL (the default of an open engine) or UNW_CACHE_NONE:
+ * for bench/unwind_speed.c, which times both. */
+void diff_libunwind_set_caching(void *self, bool global_cache);
 
 #endif

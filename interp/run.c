@@ -78,9 +78,12 @@ static enum cfi_status move_by(struct run *run, uint64_t delta)
     return move_to(run, run->loc + delta);
 }
 
-/* set_loc(a): loc := a */
+/* set_loc(a): loc := a, where "the new location value is always greater
+ * than the current one" (DWARF 5 §6.4.2.1): a == loc is an error too. */
 static enum cfi_status op_set_loc(struct run *run, const struct interp_insn *insn)
 {
+    if (!run->program->in_cie && insn->address == run->loc)
+        return fail(run, CFI_E_MALFORMED, "set_loc does not advance the location");
     return move_to(run, insn->address);
 }
 

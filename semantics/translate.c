@@ -193,9 +193,13 @@ static enum cfi_status move_to(struct translation *t, uint64_t loc)
 /* Row creation: DWARF 5 §6.4.2.1                                       */
 /* ------------------------------------------------------------------ */
 
-/* set_loc(a):           emit; loc := a   (a >= loc)             §6.4.2.1 */
+/* set_loc(a):           emit; loc := a   (a > loc)              §6.4.2.1
+ * "The new location value is always greater than the current one": a
+ * set_loc to the current location is an error, unlike advance_loc by 0. */
 static enum cfi_status rule_set_loc(struct translation *t)
 {
+    if (!t->in_cie && t->insn->address == t->loc)
+        return fail(t, CFI_E_MALFORMED, "set_loc does not advance the location");
     return move_to(t, t->insn->address);
 }
 

@@ -412,6 +412,13 @@ START_TEST(test_location_backwards_or_past_end)
     translate(&c, gcc_cie, sizeof gcc_cie, FDE(0x00, 0x02, 0xff, 0x02, 0x02));
     assert_error(&c, CFI_E_MALFORMED, 0x33); /* 0x1000+255+2 > 0x1100 */
     done(&c);
+    /* set_loc must move forward: to the current location is an error. */
+    int32_t same = 0x1000 - 0x5031;
+    uint8_t stay[] = {0x01, (uint8_t)same, (uint8_t)(same >> 8),
+                      (uint8_t)(same >> 16), (uint8_t)(same >> 24)};
+    translate(&c, gcc_cie, sizeof gcc_cie, stay, sizeof stay);
+    assert_error(&c, CFI_E_MALFORMED, 0x30);
+    done(&c);
     /* Up to the end exactly is fine. */
     translate(&c, gcc_cie, sizeof gcc_cie, FDE(0x03, 0x00, 0x01, 0x0e, 0x10));
     ck_assert_int_eq(c.status, CFI_OK);

@@ -703,8 +703,13 @@ static const struct unwind_case cases[] = {
     {FDE_OK("set_loc .debug_frame address_size 4", PC0 + 0x10, RSP + 16,
             DW_CFA_set_loc, 0x10, 0x10, 0, 0, DW_CFA_def_cfa_offset, 16),
      OPTIONS(1, -8, 16, false, CFI_DEBUG_FRAME, CFI_PE_ABSPTR, 4, PC0, PC_END)},
-    {FDE_OK("set_loc to the same location", PC0, RSP + 16, DW_CFA_set_loc,
-            0x00, 0x10, DW_CFA_def_cfa_offset, 16), ENCODING(CFI_PE_UDATA2)},
+    /* "The new location value is always greater than the current one"
+     * (DWARF 5 §6.4.2.1), unlike an advance by 0. */
+    {.name = "set_loc to the same location", STD_CIE,
+     FDE(DW_CFA_set_loc, 0x00, 0x10, DW_CFA_def_cfa_offset, 16),
+     ENCODING(CFI_PE_UDATA2), .pc = PC0, FAILS_AT(CFI_E_MALFORMED, AT_FDE(0))},
+    {FDE_OK("advance_loc by 0", PC0, RSP + 16, DW_CFA_advance_loc | 0,
+            DW_CFA_def_cfa_offset, 16)},
     {FDE_OK("set_loc to pc_end", PC_END - 1, CFA0, DW_CFA_set_loc,
             0x00, 0x11, DW_CFA_def_cfa_offset, 16), ENCODING(CFI_PE_UDATA2)},
     {.name = "set_loc backwards", STD_CIE,

@@ -1,0 +1,545 @@
+/* deviations.c — see deviations.h.
+ *
+ * One entry per deviation observed, each shown by a test of
+ * tests/check_deviations.c. A predicate recognises exactly its deviation:
+ * the engine, the item, the IL's rule or status that the library reads
+ * differently, and the library's answer being what its reading gives
+ * (not merely "something else"). The reasons cite the library's source
+ * file (the Debian 12 versions: libdwarf 20210528, elfutils 0.188,
+ * libunwind 1.6.2). */
+#include "deviations.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Helpers over a mismatch                                              */
+/* ------------------------------------------------------------------ */
+
+/* The IL's rule of `reg` in the row at the lookup PC; false when there
+ * is no row (the IL failed, or no FDE). */
+static bool row_rule(const struct diff_mismatch *m, unsigned reg,
+                     struct sem_rule *rule)
+{
+    if (!m->row || reg >= CFI_NREGS)
+        return false;
+    *rule = sem_row_rule(m->row, reg);
+    return true;
+}
+
+static bool has_no_rule(const struct diff_mismatch *m, unsigned reg)
+{
+    struct sem_rule rule;
+    return row_rule(m, reg, &rule) && rule.kind == SEM_RULE_UNSPECIFIED;
+}
+
+static bool both_unwound(const struct diff_mismatch *m)
+{
+    return m->expected->status == CFI_OK && m->got->status == CFI_OK;
+}
+
+/* A register item where the engine unwound and the IL did too. */
+static bool reg_item(const struct diff_mismatch *m, enum diff_engine_id id)
+{
+    return m->engine == id && m->item == DIFF_ITEM_REG && both_unwound(m) &&
+           m->reg < CFI_NREGS;
+}
+
+/* `frame`'s caller register `reg` is the callee's `from`, as it is. */
+static bool is_callee_reg(const struct cfi_frame *frame,
+                          const struct cfi_request *request, unsigned reg,
+                          unsigned from)
+{
+    uint8_t status = frame->caller.status[reg];
+    return status == request->callee->status[from] &&
+           (status != CFI_REG_VALUE ||
+            frame->caller.value[reg] == request->callee->value[from]);
+}
+
+static bool is_undefined(const struct cfi_frame *frame, unsigned reg)
+{
+    return frame->caller.status[reg] == CFI_REG_UNDEFINED;
+}
+
+/* ------------------------------------------------------------------ */
+/* What the libraries run of a program                                  */
+/* ------------------------------------------------------------------ */
+
+/* The three libraries run the whole CIE program, then the FDE program
+ * only while the location has not passed the lookup PC (libdwarf's
+ * search_over, libdw's execute_cfi, libunwind's run_cfi_program). */
+
+static uint64_t lookup_pc(const struct diff_mismatch *m)
+{
+    return m->request->caller_frame ? m->request->pc - 1 : m->request->pc;
+}
+
+/* Decodes a program of the mismatch's FDE (its CIE's when in_cie) with
+ * our decoder; on a decoding error, the instructions before it. */
+static bool decode(const struct diff_mismatch *m, bool in_cie,
+                   struct sem_program *program)
+{
+    const struct cfi_fde *fde = m->fde;
+    const struct cfi_cie *cie = fde->cie;
+    struct sem_decode_env env = {
+        cie->code_align, cie->data_align, fde->section, cie->address_size,
+        cie->fde_encoding, in_cie ? 0 : fde->instructions_addr, in_cie};
+    memset(program, 0, sizeof *program);
+    struct cfi_diag diag;
+    enum cfi_status status = in_cie
+        ? sem_decode(cie->instructions, cie->instructions_len, &env, program,
+                     &diag)
+        : sem_decode(fde->instructions, fde->instructions_len, &env, program,
+                     &diag);
+    return status == CFI_OK || status == CFI_E_MALFORMED ||
+           status == CFI_E_UNSUPPORTED;
+}
+
+static bool is_advance(const struct sem_insn *insn)
+{
+    switch (insn->opcode) {
+    case SEM_CFA_advance_loc: case SEM_CFA_advance_loc1:
+    case SEM_CFA_advance_loc2: case SEM_CFA_advance_loc4:
+    case SEM_CFA_MIPS_advance_loc8: case SEM_CFA_set_loc:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Calls visit(insn, run, env) for each instruction of the CIE, then of
+ * the FDE, `run` saying whether the libraries run it for the lookup PC;
+ * stops when visit returns true, and returns that. */
+static bool walk(const struct diff_mismatch *m,
+                 bool (*visit)(const struct sem_insn *, bool, const void *),
+                 const void *env)
+{
+    if (!m->fde || !m->fde->cie)
+        return false;
+    bool found = false;
+    struct sem_program program;
+    if (decode(m, true, &program))
+        for (size_t i = 0; i < program.count && !found; i++)
+            found = visit(&program.insns[i], true, env);
+    sem_program_free(&program);
+    if (found || !decode(m, false, &program)) {
+        sem_program_free(&program);
+        return found;
+    }
+    uint64_t loc = m->fde->pc_begin, pc = lookup_pc(m);
+    bool run = true;
+    for (size_t i = 0; i < program.count && !found; i++) {
+        const struct sem_insn *insn = &program.insns[i];
+        if (run && is_advance(insn)) {
+            loc = insn->opcode == SEM_CFA_set_loc ? insn->address
+                                                  : loc + insn->delta;
+            run = loc <= pc;
+        }
+        found = visit(insn, run, env);
+    }
+    sem_program_free(&program);
+    return found;
+}
+
+static bool runs_opcode(const struct sem_insn *insn, bool run,
+                        const void *env)
+{
+    return run && insn->opcode == *(const enum sem_opcode *)env;
+}
+
+/* The libraries run an instruction `opcode` for the lookup PC. */
+static bool runs(const struct diff_mismatch *m, enum sem_opcode opcode)
+{
+    return walk(m, runs_opcode, &opcode);
+}
+
+/* The instruction the IL's error names (diag.offset: its section
+ * offset), and whether the libraries run it for the lookup PC. */
+struct faulty {
+    uint64_t offset;
+    bool in_cie;
+    bool found;
+    bool run;
+    enum sem_opcode opcode;
+};
+
+static bool visit_faulty(const struct sem_insn *insn, bool run,
+                         const void *env)
+{
+    struct faulty *f = (struct faulty *)env;
+    if (insn->in_cie != f->in_cie || insn->at != f->offset)
+        return false;
+    *f = (struct faulty){f->offset, f->in_cie, true, run, insn->opcode};
+    return true;
+}
+
+/* The IL failed on an instruction of the FDE or its CIE: which one. */
+static bool il_faulty(const struct diff_mismatch *m, struct faulty *f)
+{
+    if (m->translation == CFI_OK || !m->fde ||
+        m->expected->status != m->translation)
+        return false;
+    const struct cfi_fde *fde = m->fde;
+    const struct cfi_cie *cie = fde->cie;
+    uint64_t at = m->expected->diag.offset;
+    memset(f, 0, sizeof *f);
+    if (at >= cie->instructions_offset &&
+        at - cie->instructions_offset < cie->instructions_len) {
+        f->in_cie = true;
+        f->offset = at - cie->instructions_offset;
+    } else if (at >= fde->instructions_offset &&
+               at - fde->instructions_offset < fde->instructions_len) {
+        f->offset = at - fde->instructions_offset;
+    } else {
+        return false;
+    }
+    walk(m, visit_faulty, f);
+    return f->found;
+}
+
+/* The IL says the FDE is an error because of an instruction with one of
+ * `opcodes`, the libraries run it for the lookup PC, and the engine
+ * unwound: it accepts what the IL rejects. */
+static bool accepts(const struct diff_mismatch *m, enum diff_engine_id id,
+                    bool in_cie, const enum sem_opcode *opcodes, size_t n)
+{
+    struct faulty f;
+    if (m->engine != id || m->item != DIFF_ITEM_STATUS ||
+        m->got->status != CFI_OK || !il_faulty(m, &f) || !f.run ||
+        f.in_cie != in_cie)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (f.opcode == opcodes[i])
+            return true;
+    return false;
+}
+
+/* The IL's error comes from an FDE instruction that the libraries do not
+ * run for the lookup PC (it lies after it), and the engine unwound. */
+static bool stops_at_lookup_pc(const struct diff_mismatch *m,
+                               enum diff_engine_id id)
+{
+    struct faulty f;
+    return m->engine == id && m->item == DIFF_ITEM_STATUS &&
+           m->got->status == CFI_OK && il_faulty(m, &f) && !f.in_cie &&
+           !f.run;
+}
+
+static const enum sem_opcode cie_location_ops[] = {
+    SEM_CFA_advance_loc, SEM_CFA_advance_loc1, SEM_CFA_advance_loc2,
+    SEM_CFA_advance_loc4, SEM_CFA_MIPS_advance_loc8, SEM_CFA_set_loc};
+static const enum sem_opcode restore_ops[] = {SEM_CFA_restore,
+                                              SEM_CFA_restore_extended};
+
+#define COUNT(array) (sizeof array / sizeof array[0])
+
+/* ------------------------------------------------------------------ */
+/* libunwind                                                            */
+/* ------------------------------------------------------------------ */
+
+/* A caller-saved register with no rule: the IL says undefined (the ABI
+ * default), libunwind the callee's register. */
+static bool libunwind_no_undefined_default(const struct diff_mismatch *m)
+{
+    return reg_item(m, DIFF_ENGINE_libunwind) &&
+           cfi_abi_default(m->reg) == CFI_DEFAULT_UNDEFINED &&
+           has_no_rule(m, m->reg) && is_undefined(m->expected, m->reg) &&
+           is_callee_reg(m->got, m->request, m->reg, m->reg);
+}
+
+/* rsp has a rule; libunwind's caller rsp is its CFA all the same. */
+static bool libunwind_rsp_is_cfa(const struct diff_mismatch *m)
+{
+    return reg_item(m, DIFF_ENGINE_libunwind) && m->reg == CFI_REG_RSP &&
+           !has_no_rule(m, CFI_REG_RSP) && m->row &&
+           m->got->caller.status[CFI_REG_RSP] == CFI_REG_VALUE &&
+           m->got->caller.value[CFI_REG_RSP] == m->got->cfa;
+}
+
+/* A val_offset or val_offset_sf ran: libunwind skips the opcode byte and
+ * reads its operands as instructions, so anything may differ. */
+static bool libunwind_val_offset_unknown(const struct diff_mismatch *m)
+{
+    return m->engine == DIFF_ENGINE_libunwind &&
+           (runs(m, SEM_CFA_val_offset) || runs(m, SEM_CFA_val_offset_sf));
+}
+
+static bool libunwind_stops_at_lookup_pc(const struct diff_mismatch *m)
+{
+    return stops_at_lookup_pc(m, DIFF_ENGINE_libunwind);
+}
+
+static const enum sem_opcode cfa_rule_ops[] = {
+    SEM_CFA_def_cfa_register, SEM_CFA_def_cfa_offset,
+    SEM_CFA_def_cfa_offset_sf};
+
+static bool libunwind_cfa_ops_on_expression(const struct diff_mismatch *m)
+{
+    return accepts(m, DIFF_ENGINE_libunwind, false, cfa_rule_ops,
+                   COUNT(cfa_rule_ops));
+}
+
+static bool libunwind_cie_restore_and_location(const struct diff_mismatch *m)
+{
+    return accepts(m, DIFF_ENGINE_libunwind, true, restore_ops,
+                   COUNT(restore_ops)) ||
+           accepts(m, DIFF_ENGINE_libunwind, true, cie_location_ops,
+                   COUNT(cie_location_ops));
+}
+
+/* rbp is undefined by the row: libunwind ends the stack (rip undefined)
+ * where the IL gives rip a value. */
+static bool libunwind_undefined_rbp_ends_stack(const struct diff_mismatch *m)
+{
+    struct sem_rule rule;
+    return reg_item(m, DIFF_ENGINE_libunwind) && m->reg == CFI_REG_RIP &&
+           row_rule(m, CFI_REG_RBP, &rule) &&
+           rule.kind == SEM_RULE_UNDEFINED &&
+           m->expected->caller.status[CFI_REG_RIP] == CFI_REG_VALUE &&
+           is_undefined(m->got, CFI_REG_RIP);
+}
+
+/* register(r, m) with m < r and m given a rule of its own: libunwind
+ * takes m's new location, i.e. the caller's m, not this frame's m. */
+static bool libunwind_register_new_location(const struct diff_mismatch *m)
+{
+    struct sem_rule rule, source;
+    if (!reg_item(m, DIFF_ENGINE_libunwind) || !row_rule(m, m->reg, &rule) ||
+        rule.kind != SEM_RULE_REGISTER || rule.reg >= m->reg ||
+        !row_rule(m, rule.reg, &source) ||
+        source.kind == SEM_RULE_UNSPECIFIED ||
+        source.kind == SEM_RULE_SAME_VALUE)
+        return false;
+    const struct cfi_regs *want = &m->expected->caller, *got = &m->got->caller;
+    return got->status[m->reg] == want->status[rule.reg] &&
+           (got->status[m->reg] != CFI_REG_VALUE ||
+            got->value[m->reg] == want->value[rule.reg]);
+}
+
+/* ------------------------------------------------------------------ */
+/* libdwarf                                                             */
+/* ------------------------------------------------------------------ */
+
+static bool libdwarf_stops_at_lookup_pc(const struct diff_mismatch *m)
+{
+    return stops_at_lookup_pc(m, DIFF_ENGINE_libdwarf);
+}
+
+/* DW_CFA_GNU_negative_offset_extended ran: libdwarf has no case for it. */
+static bool libdwarf_no_negative_offset(const struct diff_mismatch *m)
+{
+    return m->engine == DIFF_ENGINE_libdwarf &&
+           m->item == DIFF_ITEM_STATUS && m->expected->status == CFI_OK &&
+           m->got->status == CFI_E_MALFORMED &&
+           runs(m, SEM_CFA_GNU_negative_offset_extended);
+}
+
+/* val_offset_sf ran: libdwarf gives its rule to rax, not to its register. */
+static bool libdwarf_val_offset_sf_rax(const struct diff_mismatch *m)
+{
+    struct sem_rule rule;
+    return reg_item(m, DIFF_ENGINE_libdwarf) &&
+           runs(m, SEM_CFA_val_offset_sf) &&
+           (m->reg == CFI_REG_RAX ||
+            (row_rule(m, m->reg, &rule) && rule.kind == SEM_RULE_VAL_OFFSET));
+}
+
+static bool libdwarf_cfa_ops_on_expression(const struct diff_mismatch *m)
+{
+    return accepts(m, DIFF_ENGINE_libdwarf, false, cfa_rule_ops,
+                   COUNT(cfa_rule_ops));
+}
+
+static bool libdwarf_cie_restore_and_location(const struct diff_mismatch *m)
+{
+    return accepts(m, DIFF_ENGINE_libdwarf, true, restore_ops,
+                   COUNT(restore_ops)) ||
+           accepts(m, DIFF_ENGINE_libdwarf, true, cie_location_ops,
+                   COUNT(cie_location_ops));
+}
+
+/* ------------------------------------------------------------------ */
+/* libdw                                                                */
+/* ------------------------------------------------------------------ */
+
+/* rax (0) with no rule: libdw gives the callee's rax (same_value); rbx
+ * (3) with no rule: libdw gives undefined. */
+static bool libdw_abi_rax_for_rbx(const struct diff_mismatch *m)
+{
+    if (!reg_item(m, DIFF_ENGINE_libdw) || !has_no_rule(m, m->reg))
+        return false;
+    if (m->reg == CFI_REG_RAX)
+        return is_undefined(m->expected, m->reg) &&
+               is_callee_reg(m->got, m->request, m->reg, m->reg);
+    if (m->reg == CFI_REG_RBX)
+        return is_callee_reg(m->expected, m->request, m->reg, m->reg) &&
+               is_undefined(m->got, m->reg);
+    return false;
+}
+
+static bool libdw_stops_at_lookup_pc(const struct diff_mismatch *m)
+{
+    return stops_at_lookup_pc(m, DIFF_ENGINE_libdw);
+}
+
+/* expression or val_expression with an empty expression: libdw says
+ * undefined. */
+static bool libdw_empty_expression(const struct diff_mismatch *m)
+{
+    struct sem_rule rule;
+    return reg_item(m, DIFF_ENGINE_libdw) && row_rule(m, m->reg, &rule) &&
+           (rule.kind == SEM_RULE_EXPRESSION ||
+            rule.kind == SEM_RULE_VAL_EXPRESSION) &&
+           rule.expr.len == 0 && is_undefined(m->got, m->reg);
+}
+
+/* ------------------------------------------------------------------ */
+/* The table                                                            */
+/* ------------------------------------------------------------------ */
+
+#define STOPS_AT_LOOKUP_PC(lib, where)                                      \
+    "DWARF 5 6.4.2: the table is defined by the whole program, and cfi.h " \
+    "step 3 makes an error anywhere in the CIE or FDE program an error of " \
+    "the FDE. " lib " runs the FDE program only up to the lookup PC ("    \
+    where "), so an error after it goes unseen."
+
+static const struct diff_deviation table[] = {
+    {"libunwind-no-undefined-default", DIFF_ENGINE_libunwind,
+     "libunwind keeps the callee's value of a caller-saved register that "
+     "has no rule, instead of making it undefined",
+     "The x86-64 psABI (3.2.1, 3.6.3) makes rax, rcx, rdx, rsi, rdi and "
+     "r8-r11 caller-saved: with no rule their caller's value is not "
+     "recoverable, and cfi.h applies 'undefined' to them. libunwind's "
+     "dwarf/Gparser.c starts every register at DWARF_WHERE_SAME, so a "
+     "register with no rule keeps its location and unw_get_reg returns "
+     "the callee's value.",
+     libunwind_no_undefined_default},
+    {"libunwind-rsp-is-cfa", DIFF_ENGINE_libunwind,
+     "libunwind's caller rsp is always the CFA, whatever rule rsp has",
+     "DWARF 5 6.4.1 gives rsp its own column like any register; cfi.h "
+     "applies 'rsp = CFA' only when rsp has no rule. libunwind's "
+     "x86_64/Gregs.c answers UNW_X86_64_RSP with c->dwarf.cfa and never "
+     "reads rsp's location (seen in libc's and ld.so's setcontext-like "
+     "FDEs: 'rsp=r8').",
+     libunwind_rsp_is_cfa},
+    {"libunwind-val-offset-unknown", DIFF_ENGINE_libunwind,
+     "libunwind has no DW_CFA_val_offset / val_offset_sf: it skips the "
+     "opcode and runs its operands as instructions",
+     "DWARF 5 6.4.2.3 defines val_offset (0x14) and val_offset_sf (0x15). "
+     "dwarf/Gparser.c run_cfi_program has no case for them and its switch "
+     "no default: the opcode byte is dropped, the register and offset "
+     "bytes are decoded as opcodes (diff/findings/libunwind-val-offset).",
+     libunwind_val_offset_unknown},
+    {"libunwind-stops-at-lookup-pc", DIFF_ENGINE_libunwind,
+     "libunwind does not see an error in the FDE program after the lookup "
+     "PC",
+     STOPS_AT_LOOKUP_PC("libunwind", "dwarf/Gparser.c run_cfi_program: "
+                        "while (*ip <= end_ip)"),
+     libunwind_stops_at_lookup_pc},
+    {"libunwind-cfa-ops-on-expression", DIFF_ENGINE_libunwind,
+     "libunwind accepts def_cfa_register / def_cfa_offset when the CFA is "
+     "an expression",
+     "DWARF 5 6.4.2.2: def_cfa_register and def_cfa_offset are valid only "
+     "if the CFA rule is register+offset; cfi.h makes them malformed. "
+     "libunwind sets the register or offset column anyway: def_cfa_register "
+     "switches back to register + the last offset (as libgcc does, which "
+     "libgcrypt's FDEs at .eh_frame 0xeb30, 0xec10 rely on), "
+     "def_cfa_offset leaves the expression in force.",
+     libunwind_cfa_ops_on_expression},
+    {"libunwind-cie-restore-and-location", DIFF_ENGINE_libunwind,
+     "libunwind accepts DW_CFA_restore and location changes in a CIE",
+     "DWARF 5 6.4.2.3: restore gives back the rule of the CIE's initial "
+     "instructions, which do not exist yet inside them; the CIE's program "
+     "has no location (6.4.1). cfi.h rejects both. libunwind runs the CIE "
+     "with rs_initial set to its all-same_value start (restore gives "
+     "same_value) and end_ip = ~0 (advances are accepted).",
+     libunwind_cie_restore_and_location},
+    {"libunwind-undefined-rbp-ends-stack", DIFF_ENGINE_libunwind,
+     "libunwind ends the stack (rip undefined) when rbp is undefined",
+     "DWARF 5 6.4.4: only an undefined return address column ends the "
+     "stack. x86_64/Gstep.c unw_step sets ip = 0 and returns 0 whenever "
+     "the caller's rbp has no location (its reading of the psABI's "
+     "'rbp = 0 marks the outermost frame').",
+     libunwind_undefined_rbp_ends_stack},
+    {"libunwind-register-new-location", DIFF_ENGINE_libunwind,
+     "libunwind's register(r, m) takes m's caller location when m < r has "
+     "a rule",
+     "DWARF 5 6.4.2.3: register(R) means the previous value is in register "
+     "R of this frame; cfi.h: the callee's m. dwarf/Gparser.c "
+     "apply_reg_state sets new_loc[r] = new_loc[m] in increasing order, so "
+     "when m < r already has its new location, r gets the caller's m.",
+     libunwind_register_new_location},
+    {"libdwarf-stops-at-lookup-pc", DIFF_ENGINE_libdwarf,
+     "libdwarf does not see an error in the FDE program after the lookup "
+     "PC",
+     STOPS_AT_LOOKUP_PC("libdwarf", "dwarf_frame.c _dwarf_exec_frame_instr: "
+                        "search_over"),
+     libdwarf_stops_at_lookup_pc},
+    {"libdwarf-no-negative-offset-extended", DIFF_ENGINE_libdwarf,
+     "libdwarf rejects DW_CFA_GNU_negative_offset_extended",
+     "The GNU extension 0x2f (offset with the factored offset negated) is "
+     "read by GCC's unwinder, elfutils and libunwind; cfi.h includes it. "
+     "dwarf_frame.c _dwarf_exec_frame_instr has no case for it and fails "
+     "with DW_DLE_DF_FRAME_DECODING_ERROR.",
+     libdwarf_no_negative_offset},
+    {"libdwarf-val-offset-sf-rax", DIFF_ENGINE_libdwarf,
+     "libdwarf gives a DW_CFA_val_offset_sf rule to rax instead of its "
+     "register",
+     "DWARF 5 6.4.2.3: val_offset_sf(R, N) gives register R the rule "
+     "val_offset(N * data_alignment_factor). dwarf_frame.c reads the "
+     "register into lreg but indexes localregtab with reg_no, still 0 "
+     "(diff/findings/libdwarf-val-offset-sf).",
+     libdwarf_val_offset_sf_rax},
+    {"libdwarf-cfa-ops-on-expression", DIFF_ENGINE_libdwarf,
+     "libdwarf accepts def_cfa_register / def_cfa_offset when the CFA is "
+     "an expression",
+     "DWARF 5 6.4.2.2: valid only if the CFA rule is register+offset; "
+     "cfi.h makes them malformed. dwarf_frame.c sets the fields anyway: "
+     "def_cfa_register changes a register the expression rule ignores "
+     "(the expression stays), def_cfa_offset switches to register+offset "
+     "with whatever register was there before the expression.",
+     libdwarf_cfa_ops_on_expression},
+    {"libdwarf-cie-restore-and-location", DIFF_ENGINE_libdwarf,
+     "libdwarf accepts DW_CFA_restore and location changes in a CIE",
+     "DWARF 5 6.4.2.3 and 6.4.1 as for libunwind; cfi.h rejects both. "
+     "dwarf_frame.c runs the CIE with its initial table already allocated "
+     "(restore copies the initial rule, the sentinel 'no rule') and "
+     "search_pc false (advances are accepted).",
+     libdwarf_cie_restore_and_location},
+    {"libdw-abi-rax-for-rbx", DIFF_ENGINE_libdw,
+     "elfutils' x86-64 ABI defaults say same_value for DWARF register 0 "
+     "(rax) where rbx (3) is meant",
+     "The psABI makes rbx callee-saved and rax caller-saved; DWARF "
+     "numbers them 3 and 0 (psABI table 3.36). elfutils' "
+     "backends/x86_64_cfi.c (0.188) starts its default program with "
+     "'DW_CFA_same_value, ULEB128_7 (0), /* %rbx */': with no rule, "
+     "dwarf_frame_register gives rax as same_value and rbx as undefined "
+     "(diff/findings/libdw-abi-rax-rbx).",
+     libdw_abi_rax_for_rbx},
+    {"libdw-stops-at-lookup-pc", DIFF_ENGINE_libdw,
+     "libdw does not see an error in the FDE program after the lookup PC",
+     STOPS_AT_LOOKUP_PC("libdw", "libdw/cfi.c execute_cfi: find_pc"),
+     libdw_stops_at_lookup_pc},
+    {"libdw-empty-expression-undefined", DIFF_ENGINE_libdw,
+     "libdw reports an expression rule with an empty expression as "
+     "undefined",
+     "DWARF 5 6.4.2.3: expression(E) pushes the CFA, then evaluates E: an "
+     "empty E leaves the CFA, the address of the saved value (cfi.h). "
+     "libdw's __libdw_intern_expression returns no operations for an "
+     "empty block (not even the DW_OP_call_frame_cfa it prepends), and "
+     "dwarf_frame_register's 'nops 0, ops = ops_mem' means undefined.",
+     libdw_empty_expression},
+};
+
+const struct diff_deviation *diff_deviation_table(size_t *count)
+{
+    *count = sizeof table / sizeof table[0];
+    return table;
+}
+
+const struct diff_deviation *diff_deviation_find(const struct diff_mismatch *mismatch)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].engine == mismatch->engine && table[i].matches(mismatch))
+            return &table[i];
+    return NULL;
+}

@@ -1,0 +1,617 @@
+/* libdwarf.c — see libdwarf.h.
+ *
+ * libdwarf is always given a Dwarf_Error*: its default handler aborts.
+ * Its error messages come from dwarf_errmsg_by_number, a fixed table. */
+#include "libdwarf.h"
+
+#include <dwarf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libdwarf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "semantics/sem.h"
+
+/* The initial rule of every column and of the CFA: a register rule
+ * naming this number means "no rule". Above libdwarf's table (191
+ * columns, which a DW_CFA_register operand may reach), apart from
+ * DW_FRAME_UNDEFINED_VAL (1034), DW_FRAME_SAME_VAL (1035) and
+ * DW_FRAME_CFA_COL3 (1436). */
+enum { NO_RULE = 1200 };
+
+/* One frame section as libdwarf loaded it. */
+struct section_list {
+    int status;              /* DW_DLV_OK, DW_DLV_NO_ENTRY, DW_DLV_ERROR */
+    const char *error;       /* libdwarf's message when DW_DLV_ERROR */
+    Dwarf_Cie *cies;
+    Dwarf_Signed ncies;
+    Dwarf_Fde *fdes;
+    Dwarf_Signed nfdes;
+};
+
+/* A section shown to libdwarf: found by libelf in the file. */
+struct shown_section {
+    const char *name;
+    uint64_t addr;
+    uint64_t size;
+    void *bytes;
+};
+
+/* The object libdwarf reads through Dwarf_Obj_Access_Interface. Its
+ * first byte must not be 'E', 'F', 'M' or 'P': dwarf_finish reads it to
+ * recognise its own readers. Index 0 is the null section. */
+struct frame_object {
+    char kind;
+    unsigned count;
+    struct shown_section sections[3];
+};
+
+struct diff_libdwarf {
+    const struct cfi_file *file;
+    int fd;
+    Elf *elf;
+    struct frame_object object;
+    Dwarf_Obj_Access_Interface interface;
+    Dwarf_Debug dbg;
+    struct section_list sections[2]; /* enum cfi_section */
+    Dwarf_Half table_size;
+    Dwarf_Regtable_Entry3 *table;    /* table_size columns */
+    struct sem_reg_rule rules[CFI_NREGS];
+};
+
+/* ------------------------------------------------------------------ */
+/* The object interface                                                 */
+/* ------------------------------------------------------------------ */
+
+static int object_section_info(void *object, Dwarf_Half index,
+                               Dwarf_Obj_Access_Section *info, int *error)
+{
+    const struct frame_object *frames = object;
+    (void)error;
+    if (index >= frames->count)
+        return DW_DLV_NO_ENTRY;
+    memset(info, 0, sizeof *info);
+    const struct shown_section *shown = &frames->sections[index];
+    info->name = shown->name;
+    if (shown->bytes) {
+        info->type = SHT_PROGBITS;
+        info->addr = shown->addr;
+        info->size = shown->size;
+    }
+    return DW_DLV_OK;
+}
+
+static Dwarf_Endianness object_byte_order(void *object)
+{
+    (void)object;
+    return DW_OBJECT_LSB;
+}
+
+static Dwarf_Small object_length_size(void *object)
+{
+    (void)object;
+    return 4;
+}
+
+static Dwarf_Small object_pointer_size(void *object)
+{
+    (void)object;
+    return 8;
+}
+
+static Dwarf_Unsigned object_section_count(void *object)
+{
+    return ((const struct frame_object *)object)->count;
+}
+
+static int object_load_section(void *object, Dwarf_Half index,
+                               Dwarf_Small **bytes, int *error)
+{
+    const struct frame_object *frames = object;
+    (void)error;
+    if (index >= frames->count || !frames->sections[index].bytes)
+        return DW_DLV_NO_ENTRY;
+    *bytes = frames->sections[index].bytes;
+    return DW_DLV_OK;
+}
+
+static const Dwarf_Obj_Access_Methods object_methods = {
+    .get_section_info = object_section_info,
+    .get_byte_order = object_byte_order,
+    .get_length_size = object_length_size,
+    .get_pointer_size = object_pointer_size,
+    .get_section_count = object_section_count,
+    .load_section = object_load_section,
+    .relocate_a_section = NULL,
+};
+
+/* .eh_frame and .debug_frame as libelf finds them (their raw bytes;
+ * a compressed or NOBITS section is not shown). */
+static void find_sections(struct diff_libdwarf *ld)
+{
+    ld->object = (struct frame_object){.kind = 'C', .count = 1};
+    ld->object.sections[0] = (struct shown_section){"", 0, 0, NULL};
+    size_t strndx;
+    if (elf_getshdrstrndx(ld->elf, &strndx) != 0)
+        return;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(ld->elf, scn));) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+            (shdr.sh_flags & SHF_COMPRESSED))
+            continue;
+        const char *name = elf_strptr(ld->elf, strndx, shdr.sh_name);
+        if (!name || (strcmp(name, ".eh_frame") && strcmp(name, ".debug_frame")))
+            continue;
+        Elf_Data *data = elf_rawdata(scn, NULL);
+        if (!data || !data->d_buf || data->d_size == 0 || ld->object.count == 3)
+            continue;
+        ld->object.sections[ld->object.count++] = (struct shown_section){
+            name[1] == 'e' ? ".eh_frame" : ".debug_frame", shdr.sh_addr,
+            data->d_size, data->d_buf};
+    }
+}
+
+/* libdwarf's text for an error, freeing the error. */
+static const char *error_text(Dwarf_Debug dbg, Dwarf_Error error,
+                              Dwarf_Unsigned *number)
+{
+    Dwarf_Unsigned code = error ? dwarf_errno(error) : 0;
+    if (error)
+        dwarf_dealloc_error(dbg, error);
+    if (number)
+        *number = code;
+    const char *text = dwarf_errmsg_by_number(code);
+    return text ? text : "libdwarf: unknown error";
+}
+
+static void load_section(struct diff_libdwarf *ld, enum cfi_section section)
+{
+    struct section_list *list = &ld->sections[section];
+    Dwarf_Error error = NULL;
+    list->status = section == CFI_EH_FRAME
+        ? dwarf_get_fde_list_eh(ld->dbg, &list->cies, &list->ncies,
+                                &list->fdes, &list->nfdes, &error)
+        : dwarf_get_fde_list(ld->dbg, &list->cies, &list->ncies,
+                             &list->fdes, &list->nfdes, &error);
+    if (list->status == DW_DLV_ERROR)
+        list->error = error_text(ld->dbg, error, NULL);
+    if (list->status == DW_DLV_OK && list->nfdes == 0)
+        list->status = DW_DLV_NO_ENTRY;
+}
+
+/* Frame defaults for x86-64, before any CIE is read (FACTS.md). */
+static void set_frame_defaults(Dwarf_Debug dbg)
+{
+    dwarf_set_frame_rule_initial_value(dbg, NO_RULE);
+    dwarf_set_frame_rule_table_size(dbg, CFI_NREGS);
+    dwarf_set_frame_cfa_value(dbg, DW_FRAME_CFA_COL3);
+    dwarf_set_frame_same_value(dbg, DW_FRAME_SAME_VAL);
+    dwarf_set_frame_undefined_value(dbg, DW_FRAME_UNDEFINED_VAL);
+}
+
+void diff_libdwarf_close(void *self)
+{
+    struct diff_libdwarf *ld = self;
+    if (!ld)
+        return;
+    for (int s = 0; s < 2; s++)
+        if (ld->sections[s].status == DW_DLV_OK)
+            dwarf_fde_cie_list_dealloc(ld->dbg, ld->sections[s].cies,
+                                       ld->sections[s].ncies,
+                                       ld->sections[s].fdes,
+                                       ld->sections[s].nfdes);
+    if (ld->dbg) {
+        Dwarf_Error error = NULL;
+        if (dwarf_object_finish(ld->dbg, &error) == DW_DLV_ERROR)
+            dwarf_dealloc_error(NULL, error);
+    }
+    if (ld->elf)
+        elf_end(ld->elf);
+    if (ld->fd >= 0)
+        close(ld->fd);
+    free(ld->table);
+    free(ld);
+}
+
+static enum cfi_status open_failed(struct diff_libdwarf *ld,
+                                   struct cfi_diag *diag,
+                                   enum cfi_status status, const char *text)
+{
+    diff_libdwarf_close(ld);
+    return cfi_fail(diag, status, CFI_NO_OFFSET, text);
+}
+
+/* libdwarf's own init on the shown sections, the frame defaults, the FDE
+ * lists. */
+static enum cfi_status start_libdwarf(struct diff_libdwarf *ld,
+                                      struct cfi_diag *diag)
+{
+    ld->interface = (Dwarf_Obj_Access_Interface){&ld->object,
+                                                 &object_methods};
+    Dwarf_Error error = NULL;
+    int res = dwarf_object_init_b(&ld->interface, NULL, NULL,
+                                  DW_GROUPNUMBER_ANY, &ld->dbg, &error);
+    if (res != DW_DLV_OK) {
+        const char *text = res == DW_DLV_ERROR
+            ? error_text(NULL, error, NULL)
+            : "libdwarf: no frame sections";
+        ld->dbg = NULL;
+        return open_failed(ld, diag, CFI_E_UNSUPPORTED, text);
+    }
+    set_frame_defaults(ld->dbg);
+    /* Setting the size again returns the size in force (libdwarf keeps
+     * at least 191 columns). */
+    ld->table_size = dwarf_set_frame_rule_table_size(ld->dbg, CFI_NREGS);
+    ld->table = calloc(ld->table_size, sizeof *ld->table);
+    if (!ld->table || ld->table_size < CFI_NREGS)
+        return open_failed(ld, diag, CFI_E_NOMEM, "out of memory");
+    load_section(ld, CFI_EH_FRAME);
+    load_section(ld, CFI_DEBUG_FRAME);
+    if (ld->sections[0].status == DW_DLV_NO_ENTRY &&
+        ld->sections[1].status == DW_DLV_NO_ENTRY)
+        return open_failed(ld, diag, CFI_E_UNSUPPORTED,
+                           "libdwarf: no FDE in .eh_frame or .debug_frame");
+    return CFI_OK;
+}
+
+enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
+                                   struct cfi_diag *diag)
+{
+    *self = NULL;
+    if (!file->path)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        "libdwarf: the file has no path to open");
+    struct diff_libdwarf *ld = calloc(1, sizeof *ld);
+    if (!ld)
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    ld->file = file;
+    ld->fd = open(file->path, O_RDONLY | O_CLOEXEC);
+    if (ld->fd < 0)
+        return open_failed(ld, diag, CFI_E_IO,
+                           "libdwarf: cannot open the file");
+    elf_version(EV_CURRENT);
+    ld->elf = elf_begin(ld->fd, ELF_C_READ_MMAP, NULL);
+    if (!ld->elf)
+        return open_failed(ld, diag, CFI_E_UNSUPPORTED,
+                           "libdwarf: libelf cannot read the file");
+    find_sections(ld);
+    if (ld->object.count == 1)
+        return open_failed(ld, diag, CFI_E_UNSUPPORTED,
+                           "libdwarf: no .eh_frame or .debug_frame");
+    enum cfi_status status = start_libdwarf(ld, diag);
+    if (status == CFI_OK)
+        *self = ld;
+    return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* The safety check: DW_CFA_expression on a register above 2^32         */
+/* ------------------------------------------------------------------ */
+
+/* dwarf_frame.c checks (unsigned)register against the table size but
+ * stores DW_CFA_expression and DW_CFA_val_expression rules at
+ * localregtab[register] with the full 64-bit number: a register operand
+ * above UINT32_MAX writes outside the heap block
+ * (diff/findings/libdwarf-expression-register). Such programs are
+ * refused. The reader decodes as _dwarf_exec_frame_instr does: its
+ * operand shapes, and it stops where libdwarf stops with an error. */
+struct scan {
+    const uint8_t *p, *end;
+};
+
+static bool scan_leb(struct scan *s, uint64_t *value)
+{
+    *value = 0;
+    for (unsigned shift = 0; s->p < s->end; shift += 7) {
+        uint8_t byte = *s->p++;
+        if (shift >= 64)
+            return false;
+        *value |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80))
+            return true;
+    }
+    return false;
+}
+
+static bool scan_skip(struct scan *s, uint64_t n)
+{
+    if (n > (uint64_t)(s->end - s->p))
+        return false;
+    s->p += n;
+    return true;
+}
+
+/* The operands of an extended opcode; false where libdwarf stops. */
+static bool scan_operands(struct scan *s, uint8_t op, bool *hazard)
+{
+    uint64_t a, b;
+    switch (op) {
+    case 0x00: case 0x0a: case 0x0b: case 0x2d: return true;
+    case 0x01: case 0x1d: return scan_skip(s, 8);
+    case 0x02: return scan_skip(s, 1);
+    case 0x03: return scan_skip(s, 2);
+    case 0x04: return scan_skip(s, 4);
+    case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x13:
+    case 0x2e: case 0x34:
+        return scan_leb(s, &a);
+    case 0x05: case 0x09: case 0x0c: case 0x11: case 0x12: case 0x14:
+    case 0x15:
+        return scan_leb(s, &a) && scan_leb(s, &b);
+    case 0x0f:
+        return scan_leb(s, &a) && scan_skip(s, a);
+    case 0x10: case 0x16:
+        if (!scan_leb(s, &a) || !scan_leb(s, &b))
+            return false;
+        *hazard |= a > UINT32_MAX;
+        return scan_skip(s, b);
+    default:
+        return false;
+    }
+}
+
+static bool scan_program(const uint8_t *bytes, size_t len)
+{
+    struct scan s = {bytes, bytes + len};
+    bool hazard = false;
+    while (s.p < s.end && !hazard) {
+        uint8_t op = *s.p++;
+        uint64_t offset;
+        if ((op & 0xc0) == 0x80 ? !scan_leb(&s, &offset)
+            : (op & 0xc0) == 0 && !scan_operands(&s, op, &hazard))
+            break;
+    }
+    return hazard;
+}
+
+static bool expression_register_hazard(const struct cfi_fde *fde)
+{
+    return scan_program(fde->cie->instructions, fde->cie->instructions_len) ||
+           scan_program(fde->instructions, fde->instructions_len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Answers                                                              */
+/* ------------------------------------------------------------------ */
+
+static void answer_reset(struct diff_answer *answer)
+{
+    memset(&answer->frame, 0, sizeof answer->frame);
+    answer->frame.diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    answer->comparable = true;
+    answer->not_comparable_reason = NULL;
+    answer->cfa_comparable = true;
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++)
+        answer->reg_comparable[reg] = true;
+}
+
+static enum cfi_status answer_error(struct diff_answer *answer,
+                                    enum cfi_status status,
+                                    const char *message)
+{
+    answer->frame.status = status;
+    answer->frame.diag = (struct cfi_diag){status, message, CFI_NO_OFFSET, -1};
+    return status;
+}
+
+static enum cfi_status not_comparable(struct diff_answer *answer,
+                                      const char *reason)
+{
+    answer->comparable = false;
+    answer->not_comparable_reason = reason;
+    return answer_error(answer, CFI_E_UNSUPPORTED, reason);
+}
+
+/* The closest class for an error libdwarf reports on a row. */
+static enum cfi_status row_error(Dwarf_Debug dbg, Dwarf_Error error,
+                                 struct diff_answer *answer)
+{
+    Dwarf_Unsigned number;
+    const char *text = error_text(dbg, error, &number);
+    enum cfi_status status = number == DW_DLE_ALLOC_FAIL ? CFI_E_NOMEM
+                           : number == DW_DLE_PC_NOT_IN_FDE_RANGE
+                               ? CFI_E_NO_FDE
+                               : CFI_E_MALFORMED;
+    return answer_error(answer, status, text);
+}
+
+/* cfi.h step 2: .eh_frame first, then .debug_frame. NO_ENTRY when
+ * neither has an FDE there; ERROR (with *message) when the section
+ * that would be searched could not be loaded. */
+static int find_fde(struct diff_libdwarf *ld, uint64_t pc, Dwarf_Fde *fde,
+                    const char **message)
+{
+    for (int s = 0; s < 2; s++) {
+        struct section_list *list = &ld->sections[s];
+        if (list->status == DW_DLV_ERROR) {
+            *message = list->error;
+            return DW_DLV_ERROR;
+        }
+        if (list->status != DW_DLV_OK)
+            continue;
+        Dwarf_Addr low, high;
+        Dwarf_Error error = NULL;
+        int res = dwarf_get_fde_at_pc(list->fdes, pc, fde, &low, &high,
+                                      &error);
+        if (res == DW_DLV_OK)
+            return res;
+        if (res == DW_DLV_ERROR) {
+            *message = error_text(ld->dbg, error, NULL);
+            return res;
+        }
+    }
+    return DW_DLV_NO_ENTRY;
+}
+
+/* The 'S' augmentation of the FDE's CIE, as libdwarf read it. */
+static bool signal_frame(Dwarf_Fde fde)
+{
+    Dwarf_Cie cie = NULL;
+    Dwarf_Error error = NULL;
+    if (dwarf_get_cie_of_fde(fde, &cie, &error) != DW_DLV_OK) {
+        dwarf_dealloc_error(NULL, error);
+        return false;
+    }
+    Dwarf_Unsigned length = 0, code_align = 0, instr_len = 0;
+    Dwarf_Small version = 0;
+    char *augmentation = NULL;
+    Dwarf_Signed data_align = 0;
+    Dwarf_Half ra = 0, offset_size = 0;
+    Dwarf_Ptr instr = NULL;
+    if (dwarf_get_cie_info_b(cie, &length, &version, &augmentation,
+                             &code_align, &data_align, &ra, &instr,
+                             &instr_len, &offset_size, &error) != DW_DLV_OK) {
+        dwarf_dealloc_error(NULL, error);
+        return false;
+    }
+    return augmentation && augmentation[0] == 'z' &&
+           strchr(augmentation, 'S') != NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* libdwarf's table → IL row                                            */
+/* ------------------------------------------------------------------ */
+
+static struct sem_expr block(const Dwarf_Regtable_Entry3 *entry)
+{
+    return (struct sem_expr){(const uint8_t *)entry->dw_block_ptr,
+                             (uint32_t)entry->dw_offset_or_block_len};
+}
+
+static bool block_fits(const Dwarf_Regtable_Entry3 *entry)
+{
+    return entry->dw_offset_or_block_len <= UINT32_MAX &&
+           (entry->dw_block_ptr || entry->dw_offset_or_block_len == 0);
+}
+
+/* One column. False when the rule cannot be said in the IL (a register
+ * outside 0..CFI_NREGS-1, an unknown kind). */
+static bool column_rule(const Dwarf_Regtable_Entry3 *entry,
+                        struct sem_rule *rule)
+{
+    memset(rule, 0, sizeof *rule);
+    switch (entry->dw_value_type) {
+    case DW_EXPR_OFFSET:
+        if (entry->dw_regnum == NO_RULE)
+            rule->kind = SEM_RULE_UNSPECIFIED;
+        else if (entry->dw_regnum == DW_FRAME_UNDEFINED_VAL)
+            rule->kind = SEM_RULE_UNDEFINED;
+        else if (entry->dw_regnum == DW_FRAME_SAME_VAL)
+            rule->kind = SEM_RULE_SAME_VALUE;
+        else if (entry->dw_offset_relevant) {
+            /* offset(N): the register is the CFA column. */
+            if (entry->dw_regnum != DW_FRAME_CFA_COL3)
+                return false;
+            rule->kind = SEM_RULE_OFFSET;
+            rule->offset = (int64_t)entry->dw_offset_or_block_len;
+        } else {
+            if (entry->dw_regnum >= CFI_NREGS)
+                return false;
+            rule->kind = SEM_RULE_REGISTER;
+            rule->reg = entry->dw_regnum;
+        }
+        return true;
+    case DW_EXPR_VAL_OFFSET:
+        rule->kind = SEM_RULE_VAL_OFFSET;
+        rule->offset = (int64_t)entry->dw_offset_or_block_len;
+        return true;
+    case DW_EXPR_EXPRESSION:
+    case DW_EXPR_VAL_EXPRESSION:
+        if (!block_fits(entry))
+            return false;
+        rule->kind = entry->dw_value_type == DW_EXPR_EXPRESSION
+            ? SEM_RULE_EXPRESSION : SEM_RULE_VAL_EXPRESSION;
+        rule->expr = block(entry);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The CFA rule. False when it cannot be said in the IL. */
+static bool cfa_rule(const Dwarf_Regtable_Entry3 *entry, struct sem_cfa *cfa)
+{
+    memset(cfa, 0, sizeof *cfa);
+    switch (entry->dw_value_type) {
+    case DW_EXPR_OFFSET:
+        if (entry->dw_regnum == NO_RULE) {
+            cfa->kind = SEM_CFA_INVALID;
+            return true;
+        }
+        if (entry->dw_regnum >= CFI_NREGS)
+            return false;
+        cfa->kind = SEM_CFA_REG_OFFSET;
+        cfa->reg = entry->dw_regnum;
+        cfa->offset = entry->dw_offset_relevant
+            ? (int64_t)entry->dw_offset_or_block_len : 0;
+        return true;
+    case DW_EXPR_EXPRESSION:
+        if (!block_fits(entry))
+            return false;
+        cfa->kind = SEM_CFA_EXPR;
+        cfa->expr = block(entry);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The row libdwarf gives; columns it cannot say are left without a rule
+ * and marked not comparable. */
+static bool build_row(struct diff_libdwarf *ld, const Dwarf_Regtable3 *table,
+                      struct sem_row *row, struct diff_answer *answer)
+{
+    if (!cfa_rule(&table->rt3_cfa_rule, &row->cfa))
+        return false;
+    uint32_t n = 0;
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        struct sem_rule rule;
+        if (!column_rule(&table->rt3_rules[reg], &rule)) {
+            answer->reg_comparable[reg] = false;
+            continue;
+        }
+        if (rule.kind == SEM_RULE_UNSPECIFIED)
+            continue;
+        ld->rules[n++] = (struct sem_reg_rule){reg, rule};
+    }
+    row->nrules = n;
+    row->rules = ld->rules;
+    return true;
+}
+
+enum cfi_status diff_libdwarf_answer(void *self,
+                                     const struct cfi_request *request,
+                                     struct diff_answer *answer)
+{
+    struct diff_libdwarf *ld = self;
+    answer_reset(answer);
+    uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
+    const struct cfi_fde *ours = cfi_file_lookup(ld->file, pc);
+    if (ours && expression_register_hazard(ours))
+        return not_comparable(answer,
+                              "libdwarf: DW_CFA_expression on a register "
+                              "above 2^32 (out-of-bounds write in libdwarf)");
+    Dwarf_Fde fde = NULL;
+    const char *message = NULL;
+    int res = find_fde(ld, pc, &fde, &message);
+    if (res == DW_DLV_NO_ENTRY)
+        return answer_error(answer, CFI_E_NO_FDE, "no FDE covers the address");
+    if (res == DW_DLV_ERROR)
+        return answer_error(answer, CFI_E_MALFORMED, message);
+    Dwarf_Regtable3 table = {.rt3_reg_table_size = ld->table_size,
+                             .rt3_rules = ld->table};
+    Dwarf_Addr row_pc = 0;
+    Dwarf_Error error = NULL;
+    if (dwarf_get_fde_info_for_all_regs3(fde, pc, &table, &row_pc, &error) !=
+        DW_DLV_OK)
+        return row_error(ld->dbg, error, answer);
+    struct sem_row row;
+    if (!build_row(ld, &table, &row, answer))
+        return not_comparable(
+            answer, "libdwarf: the CFA is defined on a register above 127");
+    sem_eval_row(&row, request->callee, request->memory, &answer->frame);
+    answer->frame.signal_frame = signal_frame(fde);
+    return answer->frame.status;
+}
