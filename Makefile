@@ -6,6 +6,10 @@
 #   make check      run the Check suites, then again under ASan+UBSan
 #   make deps       install the Debian packages the project needs
 #   make bench      build and run the benchmarks (not tests)
+#   make corpus     the real-ELF manifest and a Csmith corpus, under build/corpus
+#   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
+#   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
+#   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
 #
 # Every module folder's *.c goes into build/lib<module>.a; cli/*.c into the
 # cfisem binary; each tests/check_*.c is one Check runner. A sanitized copy
@@ -16,7 +20,7 @@ CC       ?= cc
 BUILD    ?= build
 SANITIZE ?=
 
-LIB_MODULES := $(foreach m,diff compile interp semantics cfi,$(if $(wildcard $(m)/*.c),$(m)))
+LIB_MODULES := $(foreach m,fuzz diff compile interp semantics gen cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
@@ -63,7 +67,8 @@ CASE_SOS  := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/cases/%.so,$(CASE_SRCS)
 # relocating, which the loader does as readelf does.
 CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS))
 
-.PHONY: all check check-plain check-asan deps demo test bench cases clean help
+.PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
+        corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage
 .DEFAULT_GOAL := all
 # Keep intermediate objects (test and bench objects), so that a second run
 # does not rebuild them.
@@ -72,7 +77,7 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 all: $(BUILD)/cfisem
 
 help:
-	@sed -n '3,10p' Makefile
+	@sed -n '3,14p' Makefile
 
 deps:
 	@scripts/install-deps
@@ -80,13 +85,28 @@ deps:
 test: deps
 	$(MAKE) check
 
-# The main job: the system's own libc, through the tool.
+# The main job: every engine against the reference on the system's libc,
+# ld.so and /bin/ls, then libc's eh_elf compiled and checked at every
+# address. Every step runs; the demo fails at the end if one did.
 LIBC := $(firstword $(wildcard /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc.so.6))
+LDSO := $(firstword $(wildcard /lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2))
+DEMO := $(BUILD)/demo
 demo: deps
 	$(MAKE) all
+	@mkdir -p $(DEMO)
 	@echo "== cfisem il $(LIBC) (first rows)"
-	@$(BUILD)/cfisem il $(LIBC) | head -n 12
-	@echo "== the same file as JSON: $$($(BUILD)/cfisem il --format json $(LIBC) | wc -c) bytes"
+	@$(BUILD)/cfisem il $(LIBC) | head -n 6
+	@echo "== cfisem diff $(LIBC) $(LDSO) /bin/ls   (every engine; JSON in $(DEMO)/diff.json)"
+	@status=0; \
+	$(BUILD)/cfisem diff $(LIBC) $(LDSO) /bin/ls --cache $(DEMO)/cache \
+	    --json $(DEMO)/diff.json --show 3 --progress || status=1; \
+	echo "== cfisem compile $(LIBC) -o $(DEMO)/libc.eh_elf.so"; \
+	$(BUILD)/cfisem compile $(LIBC) -o $(DEMO)/libc.eh_elf.so || status=1; \
+	echo "== cfisem validate $(LIBC) $(DEMO)/libc.eh_elf.so   (every address)"; \
+	$(BUILD)/cfisem validate $(LIBC) $(DEMO)/libc.eh_elf.so \
+	    --json $(DEMO)/validate.json --progress || status=1; \
+	if [ $$status -ne 0 ]; then echo "demo: a step above failed"; fi; \
+	exit $$status
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -127,14 +147,41 @@ cases: $(CASE_SOS) $(CASE_OBJS)
 TEST_ENV := CFISEM=$(abspath $(BUILD)/cfisem) CFISEM_SRC=$(CURDIR) \
             CFISEM_BUILD=$(abspath $(BUILD)) CK_FORK=yes
 
-check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS)
+# eh_elfs the compile suite (tests/check_compile.c) compares with the IL
+# evaluator: the system libraries' and the cases', both ABIs, in
+# $(EH_ELF_DIR)/NAME.ABI.eh_elf.so. They are built by the plain cfisem
+# when the generator changes; the sanitized pass reuses the plain build's
+# (they are no sanitized code anyway).
+EH_ELF_DIR  ?= $(BUILD)/eh_elf
+EH_ELF_TOOL ?= $(BUILD)/cfisem
+EH_ELF_DEPS ?= $(foreach m,compile semantics cfi,$(BUILD)/lib$(m).a)
+EH_ELF_CASES ?= $(CASE_SOS)
+EH_ELF_LIBS := $(foreach l,libc.so.6 ld-linux-x86-64.so.2 libstdc++.so.6,\
+                 $(firstword $(wildcard /lib/x86_64-linux-gnu/$(l) /usr/lib/x86_64-linux-gnu/$(l))))
+EH_ELFS     :=
+# $(1) the ELF file, $(2) the eh_elf's name without ABI and suffix
+define eh_elf_rule
+EH_ELFS += $(foreach a,full v1,$(EH_ELF_DIR)/$(2).$(a).eh_elf.so)
+$(EH_ELF_DIR)/$(2).%.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $$(dir $$@)
+	$(EH_ELF_TOOL) compile $(1) -o $$@ --abi $$* > /dev/null
+endef
+$(foreach l,$(EH_ELF_LIBS),$(eval $(call eh_elf_rule,$(l),$(notdir $(l)))))
+$(foreach c,$(EH_ELF_CASES),$(eval $(call eh_elf_rule,$(c),cases/$(basename $(notdir $(c))))))
+TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR))
+
+eh-elfs: $(EH_ELFS)
+
+check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EH_ELFS)
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \
 	done; exit $$status
 
-check-asan:
-	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 check-plain
+check-asan: eh-elfs
+	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 EH_ELF_DIR=$(abspath $(EH_ELF_DIR)) \
+	  EH_ELF_TOOL=$(abspath $(EH_ELF_TOOL)) EH_ELF_DEPS= \
+	  EH_ELF_CASES="$(abspath $(CASE_SOS))" check-plain
 
 check: check-plain
 	$(MAKE) check-asan
@@ -142,6 +189,51 @@ check: check-plain
 bench: $(BENCH_BINS) $(BUILD)/cfisem
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
 	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
+
+# ---- Corpora and fuzzing (corpus/, fuzz/: see fuzz/README.md) ----------
+# The fuzz harness mains live in fuzz/harness/, which is no module (the
+# fuzz module, libfuzz.a, holds the targets they and the tests share). Each
+# harness is linked twice: by afl-clang-fast with ASan and UBSan, every
+# module compiled again (build/fuzz/afl/harness/), and as a replay program
+# by the normal compiler with ASan and UBSan (build/fuzz/replay/harness/).
+HARNESS_SRCS   := $(wildcard fuzz/harness/fuzz_*.c)
+HARNESS_BINS   := $(patsubst fuzz/harness/%.c,$(BUILD)/harness/%,$(HARNESS_SRCS))
+HARNESS_DRIVER := $(BUILD)/obj/fuzz/harness/driver.o
+# Only the modules the harnesses use (libraries in link order).
+HARNESS_LIBS   := $(foreach m,fuzz diff interp semantics cfi,$(filter %/lib$(m).a,$(LIBFILES)))
+AFL_CC       ?= afl-clang-fast
+FUZZ_BUILD   := $(BUILD)/fuzz
+FUZZ_HARNESS ?= cfi_bytes elf oracles
+FUZZ_JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
+FUZZ_TIME    ?= 3600
+CSMITH_SEEDS ?= 20
+
+$(BUILD)/harness/%: $(BUILD)/obj/fuzz/harness/%.o $(HARNESS_DRIVER) $(HARNESS_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(HARNESS_DRIVER) $(HARNESS_LIBS) $(LIBS)
+
+harnesses: $(HARNESS_BINS)
+
+fuzz-build:
+	@scripts/install-deps fuzz
+	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 \
+	  $(MAKE) BUILD=$(FUZZ_BUILD)/afl CC=$(AFL_CC) harnesses
+	$(MAKE) BUILD=$(FUZZ_BUILD)/replay SANITIZE=1 harnesses
+
+fuzz-smoke: fuzz-build
+	fuzz/run.sh smoke $(FUZZ_BUILD)
+
+fuzz: fuzz-build
+	FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_TIME=$(FUZZ_TIME) \
+	  fuzz/run.sh campaign $(FUZZ_BUILD) $(FUZZ_HARNESS)
+
+fuzz-triage: fuzz-build
+	fuzz/triage.sh $(FUZZ_BUILD) $(FUZZ_HARNESS)
+
+corpus: cases
+	@scripts/install-deps corpus
+	corpus/manifest.sh $(BUILD)/corpus/manifest.txt
+	corpus/csmith.sh $(CSMITH_SEEDS) $(BUILD)/corpus/csmith
 
 clean:
 	rm -rf build

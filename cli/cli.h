@@ -14,6 +14,8 @@ enum {
     CLI_USAGE = 1,       /* bad command line */
     CLI_BAD_INPUT = 2,   /* an input file is unreadable or malformed */
     CLI_NO_UNWIND = 3,   /* the answer is "cannot unwind" (unwind only) */
+    CLI_MISMATCH = 1,    /* diff, validate: an engine answered differently
+                            from the reference, and nothing explains it */
 };
 
 /* One subcommand: `run` gets argv with argv[0] the subcommand's name. */
@@ -25,6 +27,10 @@ struct cli_command {
 
 int cli_il(int argc, char **argv);
 int cli_unwind(int argc, char **argv);
+int cli_compile(int argc, char **argv);
+int cli_diff(int argc, char **argv);
+int cli_validate(int argc, char **argv);
+int cli_gen(int argc, char **argv);
 
 /* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
  * diagnostic has one) on stderr, one line. */

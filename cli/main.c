@@ -10,6 +10,14 @@
 static const struct cli_command commands[] = {
     {"il", "print the intermediate language (rows) of a file's CFI", cli_il},
     {"unwind", "unwind one frame with one engine", cli_unwind},
+    {"compile", "compile a file's CFI into an eh_elf (a shared object)",
+     cli_compile},
+    {"diff", "every engine against the IL evaluator, register by register",
+     cli_diff},
+    {"validate", "check an eh_elf against the IL evaluator at every address",
+     cli_validate},
+    {"gen", "a random well-formed CFI program (.S) and its expected IL",
+     cli_gen},
 };
 
 static void print_help(FILE *out)
@@ -27,7 +35,8 @@ static void print_help(FILE *out)
             "\n"
             "'cfisem COMMAND --help' describes a command.\n"
             "Exit status: 0 success, 1 usage error, 2 bad input file,\n"
-            "3 the frame cannot be unwound (unwind).\n");
+            "3 the frame cannot be unwound (unwind); diff and validate:\n"
+            "1 also when an engine differs from the reference.\n");
 }
 
 int main(int argc, char **argv)

@@ -5,13 +5,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compile/cg.h"
 #include "diff/memory.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
 
 static const char usage[] =
     "usage: cfisem unwind FILE --pc ADDR --regs REG=VALUE[,REG=VALUE...]\n"
-    "                     [--engine interp|il] [--caller]\n"
+    "                     [--engine interp|il|compiled] [--eh-elf EH_ELF]\n"
+    "                     [--caller]\n"
     "                     [--mem-seed S | --mem DUMP@ADDR]\n"
     "                     [--fault BEGIN-END]... [--json]\n"
     "\n"
@@ -23,8 +25,12 @@ static const char usage[] =
     "                   names (rax..r15, rip) or DWARF numbers (r3, 3). A\n"
     "                   register not given is unknown: a rule that needs it\n"
     "                   fails. rip defaults to the PC.\n"
-    "  --engine E       interp (the direct interpreter, default) or il (the\n"
-    "                   evaluator of the intermediate language)\n"
+    "  --engine E       interp (the direct interpreter, default), il (the\n"
+    "                   evaluator of the intermediate language) or compiled\n"
+    "                   (an eh_elf: FILE's CFI compiled to machine code)\n"
+    "  --eh-elf EH_ELF  the eh_elf of FILE for --engine compiled; without\n"
+    "                   it, one is built once into\n"
+    "                   ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem/ and reused\n"
     "  --caller         the PC is a return address: the row is looked up at\n"
     "                   PC-1 (not for the frame above a signal frame)\n"
     "  --mem-seed S     synthetic memory: the word at an 8-aligned address a\n"
@@ -42,7 +48,7 @@ static const char usage[] =
     "Exit status: 0 unwound, 3 cannot unwind (the error is printed),\n"
     "1 usage error, 2 bad input file.\n";
 
-enum engine { ENGINE_INTERP, ENGINE_IL };
+enum engine { ENGINE_INTERP, ENGINE_IL, ENGINE_COMPILED };
 
 struct options {
     const char *path;
@@ -50,6 +56,7 @@ struct options {
     bool has_pc;
     struct cfi_regs callee;
     enum engine engine;
+    const char *eh_elf;
     bool caller;
     uint64_t seed;
     const char *dump_path;
@@ -111,7 +118,8 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
     const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
     bool takes_value = !strcmp(arg, "--pc") || !strcmp(arg, "--regs") ||
                        !strcmp(arg, "--engine") || !strcmp(arg, "--mem-seed") ||
-                       !strcmp(arg, "--mem") || !strcmp(arg, "--fault");
+                       !strcmp(arg, "--mem") || !strcmp(arg, "--fault") ||
+                       !strcmp(arg, "--eh-elf");
     if (takes_value && !value)
         return cli_usage_error("unwind", "missing value for", arg);
     if (takes_value)
@@ -125,9 +133,13 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
             o->engine = ENGINE_INTERP;
         else if (!strcmp(value, "il"))
             o->engine = ENGINE_IL;
+        else if (!strcmp(value, "compiled"))
+            o->engine = ENGINE_COMPILED;
         else
             return cli_usage_error("unwind", "unknown engine", value);
     }
+    if (!strcmp(arg, "--eh-elf"))
+        o->eh_elf = value;
     if (!strcmp(arg, "--mem-seed") && !cli_parse_u64(value, &o->seed))
         return cli_usage_error("unwind", "bad seed", value);
     if (!strcmp(arg, "--fault") && !parse_fault(value, o))
@@ -160,6 +172,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         return cli_usage_error("unwind", "missing FILE", NULL);
     if (!o->has_pc)
         return cli_usage_error("unwind", "missing --pc", NULL);
+    if (o->eh_elf && o->engine != ENGINE_COMPILED)
+        return cli_usage_error("unwind", "--eh-elf needs --engine compiled",
+                               NULL);
     if (o->callee.status[CFI_REG_RIP] != CFI_REG_VALUE)
         cfi_regs_set(&o->callee, CFI_REG_RIP, o->pc);
     return CLI_OK;
@@ -171,7 +186,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 static const char *engine_name(enum engine engine)
 {
-    return engine == ENGINE_IL ? "il" : "interp";
+    return engine == ENGINE_IL         ? "il"
+           : engine == ENGINE_COMPILED ? "compiled"
+                                       : "interp";
 }
 
 /* Registers 0-16, and any other the frame does not leave undefined. */
@@ -279,13 +296,37 @@ static int map_dump(struct diff_memory *memory, const struct options *o)
     return CLI_OK;
 }
 
+/* The eh_elf of --engine compiled: --eh-elf, or the cached one (built
+ * when absent). NULL, after the error, when there is none. */
+static struct cg_eh_elf *open_eh_elf(const struct options *o,
+                                     const struct cfi_file *file)
+{
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    char *cached = NULL;
+    bool built = false;
+    const char *path = o->eh_elf;
+    if (!path && cg_cached_eh_elf(file, NULL, CG_ABI_FULL, NULL, &cached,
+                                  &built, &diag) != CFI_OK) {
+        cli_report_file_error(o->path, &diag);
+        return NULL;
+    }
+    struct cg_eh_elf *eh = NULL;
+    if (cg_load(path ? path : cached, &eh, &diag) != CFI_OK)
+        cli_report_file_error(path ? path : cached, &diag);
+    free(cached);
+    return eh;
+}
+
 static enum cfi_status run_engine(const struct options *o,
                                   const struct cfi_file *file,
+                                  const struct cg_eh_elf *eh,
                                   const struct cfi_request *request,
                                   struct cfi_frame *frame)
 {
     if (o->engine == ENGINE_INTERP)
         return interp_unwind(file, request, frame);
+    if (o->engine == ENGINE_COMPILED)
+        return cg_unwind(eh, request, frame);
     struct sem_file_il *il;
     if (sem_file_il_build(file, &il) != CFI_OK) {
         frame->status = CFI_E_NOMEM;
@@ -307,6 +348,10 @@ static int unwind_file(const struct options *o, struct cfi_file *file)
         return CLI_BAD_INPUT;
     }
     int result = o->dump_path ? map_dump(memory, o) : CLI_OK;
+    struct cg_eh_elf *eh = NULL;
+    if (result == CLI_OK && o->engine == ENGINE_COMPILED &&
+        !(eh = open_eh_elf(o, file)))
+        result = CLI_BAD_INPUT;
     for (size_t i = 0; i < o->nfaults && result == CLI_OK; i++)
         if (diff_memory_add_fault(memory, o->faults[i].begin,
                                   o->faults[i].end) != CFI_OK)
@@ -315,7 +360,7 @@ static int unwind_file(const struct options *o, struct cfi_file *file)
         struct cfi_request request = {o->pc, o->caller, &o->callee,
                                       diff_memory_reader(memory)};
         struct cfi_frame *frame = calloc(1, sizeof *frame);
-        run_engine(o, file, &request, frame);
+        run_engine(o, file, eh, &request, frame);
         if (frame->status == CFI_E_MALFORMED ||
             frame->status == CFI_E_UNSUPPORTED)
             cli_report_file_error(o->path, &frame->diag);
@@ -326,6 +371,7 @@ static int unwind_file(const struct options *o, struct cfi_file *file)
         result = frame->status == CFI_OK ? CLI_OK : CLI_NO_UNWIND;
         free(frame);
     }
+    cg_unload(eh);
     diff_memory_free(memory);
     return result;
 }

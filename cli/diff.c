@@ -1,0 +1,325 @@
+/* diff.c — `cfisem diff`: every engine against the IL evaluator, over the
+ * PCs and states of diff/state.h, with the report of diff/report.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "diff/harness.h"
+#include "diff/report.h"
+
+static const char usage[] =
+    "usage: cfisem diff FILE... [--engines LIST] [--states N] [--seed S]\n"
+    "                   [--all-pcs] [--json OUT] [--jobs N]\n"
+    "                   [--eh-elf FILE.eh_elf.so | --cache DIR]\n"
+    "                   [--fault BEGIN-END]...\n"
+    "                   [--show N] [--keep N] [--progress] [--no-isolate]\n"
+    "\n"
+    "Asks every engine the same questions as the IL evaluator (the\n"
+    "reference) and compares the answers register by register.\n"
+    "\n"
+    "Questions: for each FDE, each row's first address (innermost frame),\n"
+    "its last address as a caller frame (PC = last + 1, the row looked up\n"
+    "at PC-1), one address inside each row of more than two, and the\n"
+    "first address after the FDE when no FDE covers it. Each PC is asked\n"
+    "in N states: random registers 0-16 with rsp, rbp and the CFA's\n"
+    "register in a stack at 0x7ffe00000000; every 3rd of 4 with some\n"
+    "registers unknown, every 4th of 4 with one read of the reference\n"
+    "made to fault. Memory: synthetic (as cfisem unwind --mem-seed), the\n"
+    "file's segments mapped, and the --fault ranges.\n"
+    "\n"
+    "  --engines LIST   comma-separated, from: il interp compiled libdwarf\n"
+    "                   libdw libunwind (default: all). il is also run as\n"
+    "                   an engine: a second instance against the reference\n"
+    "  --states N       states per PC (default 4, at most 1024)\n"
+    "  --seed S         seed of the registers, PCs and memories (default 1)\n"
+    "  --all-pcs        every address of every FDE (innermost), not only\n"
+    "                   row boundaries and one address inside\n"
+    "  --json OUT       write the whole result as JSON to OUT\n"
+    "  --jobs N         worker threads (default: the CPUs, at most 8); the\n"
+    "                   result and its order do not depend on N\n"
+    "  --eh-elf FILE    the compiled engine uses this eh_elf (one FILE only)\n"
+    "  --cache DIR      else it builds one per FILE, once, into DIR (default\n"
+    "                   ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem)\n"
+    "  --fault B-E      reads of [B, E) fault in every state (repeatable,\n"
+    "                   at most 15)\n"
+    "  --show N         new mismatches printed (default 10)\n"
+    "  --keep N         new mismatches kept for --json (default 1000,\n"
+    "                   at most 100000); all are counted\n"
+    "  --progress       progress on stderr even when it is not a terminal\n"
+    "                   (by default: on a terminal, after 2 s)\n"
+    "  --no-isolate     run in this process; by default each FILE runs in a\n"
+    "                   child process, so that an engine that crashes on a\n"
+    "                   file has that file's requests counted as its errors\n"
+    "                   (\"crashed\") and the run goes on\n"
+    "\n"
+    "Counting, per engine; a request is one (PC, state):\n"
+    "  compared        the engine answered: agree + differ + known_dev\n"
+    "  agree           same status (error class, and the register of a\n"
+    "                  reg_unknown error), and when unwound the same CFA and\n"
+    "                  registers (value/undefined/unknown, and the value),\n"
+    "                  over what the engine speaks for\n"
+    "  differ          at least one item differs that no known deviation\n"
+    "                  explains: a new mismatch\n"
+    "  known_dev       items differ, each explained by a known deviation\n"
+    "                  (counted per deviation id below the table)\n"
+    "  not_comp        the engine says it cannot be asked the request\n"
+    "  errors          the engine could not answer: not built, cannot open\n"
+    "                  the file, crashed on it, out of memory\n"
+    "  For every engine: requests = compared + not_comp + errors.\n"
+    "\n"
+    "Each new mismatch is printed with the row's IL and a `cfisem unwind`\n"
+    "line; run it, and the same with --engine il, to see both answers.\n"
+    "\n"
+    "Example:\n"
+    "  cfisem diff /lib/x86_64-linux-gnu/libc.so.6 /bin/ls --json out.json\n"
+    "\n"
+    "Exit status: 0 no new mismatch (known deviations and errors do not\n"
+    "count); 1 at least one new mismatch, or a usage error (then nothing\n"
+    "is run and the message names the option); 2 a FILE cannot be loaded\n"
+    "(one line on stderr for each; the other files still run; 1 wins\n"
+    "over 2).\n";
+
+struct options {
+    struct diff_config config;
+    const char **paths;
+    size_t npaths;
+    const char *json_path;
+    size_t show;
+    bool progress;
+    bool in_process;
+};
+
+static int parse_engines(const char *list, struct diff_config *config)
+{
+    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+        config->engines[e] = !strcmp(list, "all");
+    if (!strcmp(list, "all"))
+        return CLI_OK;
+    for (const char *at = list; *at;) {
+        size_t len = strcspn(at, ",");
+        int id = diff_engine_parse(at, len);
+        if (id < 0)
+            return cli_usage_error("diff", "unknown engine in", list);
+        config->engines[id] = true;
+        at += len + (at[len] == ',');
+    }
+    return CLI_OK;
+}
+
+static bool parse_fault(const char *text, struct diff_config *config)
+{
+    const char *dash = strchr(text, '-');
+    char begin[32];
+    size_t len = dash ? (size_t)(dash - text) : 0;
+    if (!dash || len == 0 || len >= sizeof begin ||
+        config->nfaults == DIFF_FAULTS_MAX)
+        return false;
+    memcpy(begin, text, len);
+    begin[len] = 0;
+    uint64_t b, e;
+    if (!cli_parse_u64(begin, &b) || !cli_parse_u64(dash + 1, &e) || e <= b)
+        return false;
+    config->faults[config->nfaults][0] = b;
+    config->faults[config->nfaults++][1] = e;
+    return true;
+}
+
+static bool parse_count(const char *text, uint64_t low, uint64_t high,
+                        uint64_t *value)
+{
+    return cli_parse_u64(text, value) && *value >= low && *value <= high;
+}
+
+/* Options that take a value. */
+static int parse_valued(const char *arg, const char *value, struct options *o)
+{
+    uint64_t n;
+    struct diff_config *c = &o->config;
+    if (!strcmp(arg, "--engines"))
+        return parse_engines(value, c);
+    if (!strcmp(arg, "--states")) {
+        if (!parse_count(value, 1, 1024, &n))
+            return cli_usage_error("diff", "--states takes 1 to 1024, not", value);
+        c->nstates = (unsigned)n;
+    } else if (!strcmp(arg, "--seed")) {
+        if (!cli_parse_u64(value, &c->seed))
+            return cli_usage_error("diff", "bad seed", value);
+    } else if (!strcmp(arg, "--jobs")) {
+        if (!parse_count(value, 1, 64, &n))
+            return cli_usage_error("diff", "--jobs takes 1 to 64, not", value);
+        c->jobs = (unsigned)n;
+    } else if (!strcmp(arg, "--show")) {
+        if (!parse_count(value, 0, SIZE_MAX, &n))
+            return cli_usage_error("diff", "bad count", value);
+        o->show = (size_t)n;
+    } else if (!strcmp(arg, "--keep")) {
+        if (!parse_count(value, 0, DIFF_KEEP_MAX, &n))
+            return cli_usage_error("diff", "--keep takes 0 to 100000, not", value);
+        c->keep = (size_t)n;
+    } else if (!strcmp(arg, "--fault")) {
+        if (!parse_fault(value, c))
+            return cli_usage_error("diff", "expected --fault BEGIN-END, got", value);
+    } else if (!strcmp(arg, "--json")) {
+        o->json_path = value;
+    } else if (!strcmp(arg, "--cache")) {
+        c->engine_config.cache_dir = value;
+    } else {
+        c->engine_config.eh_elf_path = value;  /* --eh-elf */
+    }
+    return CLI_OK;
+}
+
+static bool takes_value(const char *arg)
+{
+    static const char *const valued[] = {"--engines", "--states", "--seed",
+                                         "--jobs", "--show", "--keep",
+                                         "--fault", "--json", "--eh-elf",
+                                         "--cache"};
+    for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
+        if (!strcmp(arg, valued[i]))
+            return true;
+    return false;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int status = CLI_OK;
+        if (arg[0] != '-' || !strcmp(arg, "-"))
+            o->paths[o->npaths++] = arg;
+        else if (!strcmp(arg, "--all-pcs"))
+            o->config.all_pcs = true;
+        else if (!strcmp(arg, "--progress"))
+            o->progress = true;
+        else if (!strcmp(arg, "--no-isolate"))
+            o->in_process = true;
+        else if (!takes_value(arg))
+            status = cli_usage_error("diff", "unknown option", arg);
+        else if (i + 1 >= argc)
+            status = cli_usage_error("diff", "missing value for", arg);
+        else
+            status = parse_valued(arg, argv[++i], o);
+        if (status != CLI_OK)
+            return status;
+    }
+    if (o->npaths == 0)
+        return cli_usage_error("diff", "missing FILE", NULL);
+    if (o->config.engine_config.eh_elf_path && o->npaths != 1)
+        return cli_usage_error("diff", "--eh-elf needs exactly one FILE", NULL);
+    return CLI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Progress                                                             */
+/* ------------------------------------------------------------------ */
+
+struct progress_env {
+    bool enabled;
+    bool tty;
+    bool printed;
+    double last;
+};
+
+static void show_progress(void *env, const struct diff_progress *p)
+{
+    struct progress_env *progress = env;
+    if (progress->enabled && p->phase) {
+        fprintf(stderr, "%scfisem diff: %s: %s%s", progress->tty ? "\r" : "",
+                p->path, p->phase, progress->tty ? "..." : "\n");
+        progress->printed = true;
+        fflush(stderr);
+        return;
+    }
+    if (!progress->enabled || p->seconds < 2.0 ||
+        (!progress->tty && p->seconds - progress->last < 5.0))
+        return;
+    progress->last = p->seconds;
+    progress->printed = true;
+    fprintf(stderr, "%scfisem diff: %zu/%zu files, %" PRIu64
+            " requests, %.0f requests/s%s", progress->tty ? "\r" : "",
+            p->files_done, p->files, p->requests_done,
+            p->seconds > 0 ? (double)p->requests_done / p->seconds : 0.0,
+            progress->tty ? "   " : "\n");
+    fflush(stderr);
+}
+
+static unsigned default_jobs(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : cpus > 8 ? 8 : (unsigned)cpus;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running                                                              */
+/* ------------------------------------------------------------------ */
+
+static int write_json(const char *path, const struct diff_run *run)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        fprintf(stderr, "cfisem diff: %s: cannot write the JSON file\n", path);
+        return CLI_BAD_INPUT;
+    }
+    diff_report_json(out, run);
+    if (fclose(out) != 0) {
+        fprintf(stderr, "cfisem diff: %s: cannot write the JSON file\n", path);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+static int run_diff(struct options *o)
+{
+    struct progress_env progress = {o->progress || isatty(2), isatty(2),
+                                    false, 0};
+    o->config.progress = show_progress;
+    o->config.progress_env = &progress;
+    struct diff_run *run;
+    enum cfi_status status =
+        o->in_process ? diff_run(&o->config, o->paths, o->npaths, &run)
+                      : diff_run_isolated(&o->config, o->paths, o->npaths, &run);
+    /* (the children printed it: `printed` is theirs) */
+    if (progress.enabled && progress.tty && status == CFI_OK &&
+        (progress.printed || run->seconds >= 2.0))
+        fputc('\n', stderr);
+    if (status != CFI_OK) {
+        fprintf(stderr, "cfisem diff: out of memory\n");
+        return CLI_BAD_INPUT;
+    }
+    for (size_t i = 0; i < run->nfiles; i++)
+        if (run->files[i].status != CFI_OK)
+            cli_report_file_error(run->files[i].path, &run->files[i].diag);
+    diff_report_text(stdout, run, o->show);
+    fflush(stdout);
+    int result = o->json_path ? write_json(o->json_path, run) : CLI_OK;
+    if (diff_run_unexplained(run))
+        result = CLI_MISMATCH;
+    else if (diff_run_bad_input(run))
+        result = CLI_BAD_INPUT;
+    diff_run_free(run);
+    return result;
+}
+
+int cli_diff(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+    struct options o = {.show = 10};
+    diff_config_default(&o.config);
+    o.config.jobs = default_jobs();
+    o.paths = calloc((size_t)argc, sizeof *o.paths);
+    if (!o.paths)
+        return CLI_BAD_INPUT;
+    int result = parse_options(argc, argv, &o);
+    if (result == CLI_OK)
+        result = run_diff(&o);
+    free(o.paths);
+    return result;
+}

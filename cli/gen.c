@@ -1,0 +1,157 @@
+/* gen.c — `cfisem gen`: a random, well-formed CFI program as a .S file for
+ * GNU as, and the IL `cfisem il` must print for it (gen/gen.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gen/gen.h"
+
+static const char usage[] =
+    "usage: cfisem gen --seed S -o OUT.S [--expect OUT.il] [--fdes N]\n"
+    "                  [--section eh_frame|debug_frame|both] [--ill-formed]\n"
+    "\n"
+    "Writes a random but well-formed CFI program: functions with code bytes\n"
+    "between .cfi_* directives (.cfi_escape for the opcodes gas has no\n"
+    "directive for), DWARF expressions, nested remember/restore, advances of\n"
+    "every size, CIEs shared or not. The same seed gives the same files.\n"
+    "\n"
+    "  --seed S        the seed (decimal or 0x-hex)\n"
+    "  -o OUT.S        the program ('-': stdout)\n"
+    "  --expect OUT.il the exact output of `cfisem il X.so` for X.so built by\n"
+    "                  cc -shared -nostdlib -Wl,--section-start=.text=0x1000\n"
+    "                     -Wl,--build-id=none -o X.so OUT.S\n"
+    "                  computed by the generator's own model of the rows and\n"
+    "                  of gas's and ld's layout, not by cfisem's translator\n"
+    "  --fdes N        functions (1-64; default: from the seed, 1-16)\n"
+    "  --section S     where gas writes the records (default: from the seed)\n"
+    "  --ill-formed    inject exactly one error; the expectation then ends\n"
+    "                  with a line 'error: MESSAGE', where MESSAGE is what\n"
+    "                  `cfisem il` prints on stderr after 'cfisem: FILE: '\n"
+    "                  (and `cfisem il` exits with 2)\n"
+    "\n"
+    "Example:\n"
+    "  cfisem gen --seed 7 -o g.S --expect g.il && cc -shared -nostdlib \\\n"
+    "    -Wl,--section-start=.text=0x1000 -Wl,--build-id=none -o g.so g.S \\\n"
+    "    && cfisem il g.so | cmp - g.il\n"
+    "\n"
+    "Exit status: 0 written, 1 usage error, 2 a file cannot be written.\n";
+
+struct gen_cli {
+    struct gen_options options;
+    bool has_seed;
+    const char *asm_path;
+    const char *expect_path;
+};
+
+static bool parse_sections(const char *text, enum gen_sections *sections)
+{
+    static const struct {
+        const char *name;
+        enum gen_sections value;
+    } names[] = {{"eh_frame", GEN_SECTIONS_EH_FRAME},
+                 {"debug_frame", GEN_SECTIONS_DEBUG_FRAME},
+                 {"both", GEN_SECTIONS_BOTH}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(text, names[i].name)) {
+            *sections = names[i].value;
+            return true;
+        }
+    return false;
+}
+
+static int parse_value(struct gen_cli *o, const char *arg, const char *value)
+{
+    uint64_t n;
+    if (!strcmp(arg, "--seed")) {
+        if (!cli_parse_u64(value, &o->options.seed))
+            return cli_usage_error("gen", "bad seed", value);
+        o->has_seed = true;
+    } else if (!strcmp(arg, "-o")) {
+        o->asm_path = value;
+    } else if (!strcmp(arg, "--expect")) {
+        o->expect_path = value;
+    } else if (!strcmp(arg, "--fdes")) {
+        if (!cli_parse_u64(value, &n) || n < 1 || n > GEN_FDES_MAX)
+            return cli_usage_error("gen", "--fdes takes 1 to 64, got", value);
+        o->options.nfdes = (unsigned)n;
+    } else if (!parse_sections(value, &o->options.sections)) {
+        return cli_usage_error("gen", "unknown section", value);
+    }
+    return CLI_OK;
+}
+
+/* CLI_OK, CLI_USAGE (reported), or -1 for --help. */
+static int parse_options(int argc, char **argv, struct gen_cli *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+            return -1;
+        if (!strcmp(arg, "--ill-formed")) {
+            o->options.ill_formed = true;
+            continue;
+        }
+        bool takes_value = !strcmp(arg, "--seed") || !strcmp(arg, "-o") ||
+                           !strcmp(arg, "--expect") || !strcmp(arg, "--fdes") ||
+                           !strcmp(arg, "--section");
+        if (!takes_value)
+            return cli_usage_error("gen", "unknown option", arg);
+        if (i + 1 >= argc)
+            return cli_usage_error("gen", "missing value for", arg);
+        int status = parse_value(o, arg, argv[++i]);
+        if (status != CLI_OK)
+            return status;
+    }
+    if (!o->has_seed)
+        return cli_usage_error("gen", "missing --seed", NULL);
+    if (!o->asm_path)
+        return cli_usage_error("gen", "missing -o OUT.S", NULL);
+    return CLI_OK;
+}
+
+/* Writes one output; false (reported) when the file cannot be written. */
+static bool write_file(const char *path, const struct gen_program *program,
+                       void (*write)(const struct gen_program *, FILE *))
+{
+    bool to_stdout = !strcmp(path, "-");
+    FILE *out = to_stdout ? stdout : fopen(path, "w");
+    if (!out) {
+        fprintf(stderr, "cfisem: %s: cannot write\n", path);
+        return false;
+    }
+    write(program, out);
+    bool ok = !ferror(out);
+    if (to_stdout)
+        ok = fflush(out) == 0 && ok;
+    else
+        ok = fclose(out) == 0 && ok;
+    if (!ok)
+        fprintf(stderr, "cfisem: %s: cannot write\n", path);
+    return ok;
+}
+
+int cli_gen(int argc, char **argv)
+{
+    struct gen_cli o = {.options = {0, 0, GEN_SECTIONS_RANDOM, false}};
+    int status = parse_options(argc, argv, &o);
+    if (status == -1) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
+    if (status != CLI_OK)
+        return status;
+    struct gen_program *program;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (gen_program_new(&o.options, &program, &diag) != CFI_OK) {
+        fprintf(stderr, "cfisem gen: seed %" PRIu64 ": %s\n", o.options.seed,
+                diag.message ? diag.message : cfi_status_text(diag.status));
+        return CLI_BAD_INPUT;
+    }
+    bool ok = write_file(o.asm_path, program, gen_write_asm) &&
+              (!o.expect_path ||
+               write_file(o.expect_path, program, gen_write_expect));
+    gen_program_free(program);
+    return ok ? CLI_OK : CLI_BAD_INPUT;
+}

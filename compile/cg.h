@@ -1,0 +1,183 @@
+/* cg.h — the eh_elf generator of cfisem: IL → C → shared object, and the
+ * engine that unwinds with an eh_elf.
+ *
+ * This module promises:
+ *   1. cg_generate: from a file's IL (semantics/), C code whose function
+ *      unwinds one frame for any PC of the file exactly as sem_unwind
+ *      does (cfi.h "Unwinding one frame"), for the ABI of eh_elf.h (full)
+ *      or the v1 ABI. Same input, byte-identical output.
+ *   2. cg_build: that C compiled by the system's C compiler ($CC, else
+ *      cc) into one shared object, several translation units in parallel.
+ *   3. cg_load / cg_unwind: an eh_elf opened with dlopen and checked (an
+ *      eh_elf of ours, a known flavour, this ABI version), then used as an
+ *      engine with the contract of the others: a struct cfi_request in, a
+ *      struct cfi_frame out.
+ *
+ * The generated code. Every FDE's rows and the gaps between FDEs become
+ * "leaves": address intervals, each reaching one row body, an error, or
+ * "no FDE". Adjacent leaves with the same body are merged, across FDE
+ * boundaries too. The search is an if/else binary search in code: one
+ * tree over the leaves' starts, split into parts (one function and one
+ * translation unit each) with a top-level dispatch over the parts. Within
+ * a part, the leaves of one FDE are searched on the offset from the FDE's
+ * start, and identical searches (the same offsets and bodies, as in
+ * common prologues) are emitted once and shared with goto. Each distinct
+ * row body is emitted once (a function, reached from the search by a
+ * tail call); the rules of a row, without its CFA, are again shared
+ * between rows, and so is the check of the CFA register in front of
+ * them. DWARF expressions are compiled to
+ * straight C: plain local variables when the stack depth is known at each
+ * operation (no branch), a checked stack and labels otherwise.
+ *
+ * Uses cfi/ and semantics/'s public API only; its DWARF expression
+ * decoder is its own (DESIGN.md's independence rule).
+ */
+#ifndef CFISEM_CG_H
+#define CFISEM_CG_H
+
+#include <stdio.h>
+
+#include "../cfi/cfi.h"
+#include "../semantics/sem.h"
+#include "eh_elf.h"
+
+/* ------------------------------------------------------------------ */
+/* Generation                                                           */
+/* ------------------------------------------------------------------ */
+
+enum cg_abi {
+    CG_ABI_FULL, /* eh_elf.h: eh_elf_unwind, registers 0-16, errors */
+    CG_ABI_V1,   /* the 2018-2019 ABI: _eh_elf, rip/rsp/rbp/rbx */
+};
+
+/* "full" / "v1"; parsing returns false for anything else. */
+const char *cg_abi_name(enum cg_abi abi);
+bool cg_abi_parse(const char *text, enum cg_abi *abi);
+
+/* Figures of a generation. */
+struct cg_stats {
+    size_t leaves;        /* address intervals searched (gaps included) */
+    size_t rows;          /* distinct row bodies (errors included) */
+    size_t rulesets;      /* distinct rule sets (rows without their CFA) */
+    size_t nodes;         /* search nodes emitted (after sharing) */
+    size_t parts;         /* search parts (one translation unit each) */
+    size_t expressions;   /* compiled DWARF expressions */
+    size_t c_bytes;       /* bytes of C, all units */
+};
+
+/* The generated C: a prelude common to every translation unit (the
+ * declarations of eh_elf.h and private helpers) and the units' bodies. */
+struct cg_unit {
+    char *name;           /* "main", "part3", "rows0": file name stem */
+    char *body;
+    size_t body_len;
+};
+
+struct cg_program {
+    enum cg_abi abi;
+    char *prelude;
+    size_t prelude_len;
+    struct cg_unit *units;
+    size_t nunits;
+    struct cg_stats stats;
+};
+
+/* Generates the C for `il` (its file is il->file). Errors: CFI_E_NOMEM;
+ * CFI_E_UNSUPPORTED when the file's addresses cannot be searched (never
+ * for a valid ELF file). */
+enum cfi_status cg_generate(const struct sem_file_il *il, enum cg_abi abi,
+                            struct cg_program **program,
+                            struct cfi_diag *diag);
+void cg_program_free(struct cg_program *program);
+
+/* The whole program as one C file: the prelude, then every unit. It
+ * compiles on its own (`cc -O2 -shared -fPIC`) into the same eh_elf. */
+enum cfi_status cg_write_c(const struct cg_program *program, FILE *out);
+
+/* The declarations every generated file starts with: the text of
+ * eh_elf.h between its <eh_elf:declarations> markers (tests check that
+ * the two are the same). */
+const char *cg_abi_declarations(void);
+
+/* ------------------------------------------------------------------ */
+/* Building                                                             */
+/* ------------------------------------------------------------------ */
+
+struct cg_build_options {
+    const char *cc;       /* the compiler command; NULL: $CC, else "cc" */
+    unsigned jobs;        /* parallel compilations; 0: the number of CPUs */
+    bool quiet;           /* keep the compiler's messages to itself */
+};
+
+struct cg_build_report {
+    double seconds;       /* wall time of the build */
+    unsigned jobs;        /* parallel compilations used */
+};
+
+/* Compiles `program` into the shared object `output` (written to a
+ * temporary name, then renamed). The compiler's own messages go to
+ * stderr unless options->quiet. Errors: CFI_E_IO (temporary folder,
+ * output file), CFI_E_UNSUPPORTED (the compiler cannot be run or
+ * fails: diag->message says which step). */
+enum cfi_status cg_build(const struct cg_program *program, const char *output,
+                         const struct cg_build_options *options,
+                         struct cg_build_report *report,
+                         struct cfi_diag *diag);
+
+/* Section sizes of an ELF file, in bytes (0 when absent). */
+struct cg_sizes {
+    uint64_t text;
+    uint64_t rodata;      /* .rodata and .rodata.* */
+    uint64_t eh_frame;
+    uint64_t eh_frame_hdr;
+    uint64_t file;        /* the whole file */
+};
+enum cfi_status cg_section_sizes(const char *path, struct cg_sizes *sizes,
+                                 struct cfi_diag *diag);
+
+/* An eh_elf for `file` in `cache_dir` (NULL: ${XDG_CACHE_HOME:-$HOME/.cache}
+ * /cfisem), built when absent: the name is keyed by the file's path, size,
+ * modification time, the ABI flavour and EH_ELF_ABI_VERSION. *path is
+ * malloc'd. *built says whether it was built now. */
+enum cfi_status cg_cached_eh_elf(const struct cfi_file *file,
+                                 const char *cache_dir, enum cg_abi abi,
+                                 const struct cg_build_options *options,
+                                 char **path, bool *built,
+                                 struct cfi_diag *diag);
+
+/* ------------------------------------------------------------------ */
+/* Loading and unwinding                                                */
+/* ------------------------------------------------------------------ */
+
+struct cg_eh_elf;
+
+/* Opens an eh_elf. Errors, each with its own message: CFI_E_IO (cannot
+ * be loaded: missing, not a shared object of this machine),
+ * CFI_E_UNSUPPORTED (not an eh_elf of ours: no eh_elf_ident; an unknown
+ * flavour; another ABI version; its entry point missing). A v1 eh_elf
+ * from the 2018-2019 tools (only _eh_elf, no ident) loads as v1. */
+enum cfi_status cg_load(const char *path, struct cg_eh_elf **eh,
+                        struct cfi_diag *diag);
+void cg_unload(struct cg_eh_elf *eh);
+enum cg_abi cg_eh_elf_abi(const struct cg_eh_elf *eh);
+/* The entry point of a full-ABI eh_elf (NULL for v1), for callers that
+ * speak eh_elf.h themselves and skip the cfi_frame conversion. */
+eh_elf_unwind_fn *cg_eh_elf_entry(const struct cg_eh_elf *eh);
+
+/* Unwinds one frame with the eh_elf: cfi.h's step 1 (the lookup PC is
+ * PC-1 for a caller frame), then the eh_elf with callee registers 0-16
+ * from request->callee (the others through its read_register) and every
+ * read through request->memory. Fills *frame (registers 17 and above
+ * undefined, their values unspecified) and returns frame->status;
+ * diag.message is a fixed text per class, diag.reg and diag.offset come
+ * from the eh_elf.
+ *
+ * A v1 eh_elf: rip, rsp, rbp and rbx only (the other registers unknown);
+ * a read that faults makes the result CFI_E_MEMORY; any other error is
+ * reported as CFI_E_UNSUPPORTED, "the eh_elf failed (v1 has no error
+ * classes)". request->callee may be &frame->caller. */
+enum cfi_status cg_unwind(const struct cg_eh_elf *eh,
+                          const struct cfi_request *request,
+                          struct cfi_frame *frame);
+
+#endif

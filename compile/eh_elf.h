@@ -1,0 +1,232 @@
+/* eh_elf.h — the ABI of the eh_elfs cfisem generates.
+ *
+ * An eh_elf is a shared object, built from one ELF file's call frame
+ * information (.eh_frame and .debug_frame), whose code unwinds one frame
+ * at any address of that file without reading DWARF at run time. This
+ * header is all a tool needs to use one: it depends on <stdint.h> only.
+ *
+ * Two flavours exist:
+ *
+ *   full  (cfisem compile --abi full, the default): every x86-64 DWARF
+ *         register 0-16 and the CFA, the status of each register (value,
+ *         undefined, unknown), error classes, a memory reader that may
+ *         fail. Entry point: eh_elf_unwind.
+ *   v1    (cfisem compile --abi v1): the first published eh_elf ABI
+ *         (2018-2019), kept so that tools built for it can use our
+ *         output. Entry point: _eh_elf. See the end of this header for
+ *         what it cannot express.
+ *
+ * Every eh_elf cfisem builds, of either flavour, exports
+ *
+ *   const char eh_elf_ident[];          "cfisem eh_elf full" or
+ *                                       "cfisem eh_elf v1"
+ *   const uint32_t eh_elf_abi_version;  EH_ELF_ABI_VERSION
+ *
+ * so that a loader tells an eh_elf from a foreign shared object (no
+ * eh_elf_ident), its flavour (the ident), and refuses a version it was
+ * not written for. The version changes whenever anything in this header
+ * changes meaning.
+ *
+ * Addresses. An eh_elf answers for addresses of its ELF file as readelf
+ * prints them (file addresses: the load bias of a shared object is not
+ * included). The caller subtracts the load bias first.
+ *
+ * The lookup PC. The PC given to the entry point is the address whose
+ * row is wanted. For a caller frame (a return address, when the frame
+ * below is not a signal frame) the caller passes PC-1: a call may be the
+ * last instruction of its function, and the instruction after a noreturn
+ * call may belong to another row (libunwind#54). The eh_elf does not
+ * subtract anything itself; the result's signal_frame flag tells the
+ * caller whether the next frame's PC is exact.
+ *
+ * Unwinding one frame (what eh_elf_unwind computes, exactly as the
+ * reference semantics of cfisem, cfi/cfi.h "Unwinding one frame"):
+ *   1. Find the row of the lookup PC: .eh_frame first, then .debug_frame;
+ *      when FDEs overlap the one with the greatest start wins. No FDE:
+ *      EH_ELF_E_NO_FDE. An FDE whose instructions are malformed anywhere
+ *      (even after the PC) or unsupported: that error, for every PC
+ *      inside it, with error_offset the section offset of the faulty
+ *      instruction.
+ *   2. The CFA: register + offset (mod 2^64), or a DWARF expression.
+ *      A row without CFA rule: EH_ELF_E_MALFORMED.
+ *   3. Every register's rule, in increasing DWARF number, reading the
+ *      callee's registers (never a result being computed):
+ *        no rule          the x86-64 System V default: rsp is the CFA,
+ *                         rbx rbp r12-r15 keep the callee's value (and
+ *                         status), every other register is undefined;
+ *        undefined        undefined;
+ *        same_value       the callee's register, status included;
+ *        offset(n)        the 8 bytes at CFA+n;
+ *        val_offset(n)    CFA+n;
+ *        register(m)      the callee's register m, status included;
+ *        expression(E)    the 8 bytes at the address E leaves (the CFA
+ *                         pushed first);
+ *        val_expression(E) the value E leaves (the CFA pushed first).
+ *      Rules of registers 17 and above are evaluated too, for their
+ *      errors (a read that faults, an expression that fails); their
+ *      values are not reported.
+ *   The first error ends the evaluation. A rule that needs the value of
+ *   a callee register that is unknown or undefined (the CFA register,
+ *   DW_OP_breg*) fails with EH_ELF_E_REG_UNKNOWN and error_reg.
+ *
+ * DWARF expressions (DWARF 5 §2.5, §6.4.2) are compiled to C; they behave
+ * as an evaluator with a stack of at most EH_ELF_EXPR_STACK_MAX 64-bit
+ * entries (more: EH_ELF_E_EXPR_STACK) executing at most
+ * EH_ELF_EXPR_STEP_LIMIT operations (more: EH_ELF_E_STEP_LIMIT).
+ * Arithmetic wraps mod 2^64; div is signed (INT64_MIN / -1 = INT64_MIN),
+ * mod unsigned, both by zero fail; shifts by 64 or more give 0 (shra: the
+ * sign); comparisons are signed; skip/bra jump from the end of their
+ * operand, a target outside [0, length] fails (length ends the
+ * expression); deref reads 8 bytes, deref_size n reads n bytes (1-8;
+ * sizes other than 1, 2, 4, 8 one byte at a time), zero-extended. Stack
+ * underflow, an unknown or truncated operation, bregx of a register
+ * number >= EH_ELF_DWARF_REGS, an empty stack at the end, and every
+ * operation DWARF does not allow in CFI fail with EH_ELF_E_EXPR, at the
+ * point where they would execute (an operation never reached is no
+ * error).
+ *
+ * Memory. Every memory read goes through env->read_memory, 8 bytes for
+ * offset and expression rules and DW_OP_deref. An eh_elf has no state:
+ * calls are reentrant, and may run in parallel with distinct frames.
+ */
+#ifndef EH_ELF_H
+#define EH_ELF_H
+
+/* <eh_elf:declarations> The generated code of every eh_elf starts with a
+ * copy of the text from here to the closing marker. */
+#include <stdint.h>
+
+#define EH_ELF_ABI_VERSION 1u
+#define EH_ELF_IDENT_FULL "cfisem eh_elf full"
+#define EH_ELF_IDENT_V1 "cfisem eh_elf v1"
+
+/* DWARF registers 0-16 (rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip) are
+ * reported; rules may name registers up to EH_ELF_DWARF_REGS - 1. */
+#define EH_ELF_NREGS 17
+#define EH_ELF_DWARF_REGS 128
+#define EH_ELF_EXPR_STACK_MAX 64
+#define EH_ELF_EXPR_STEP_LIMIT 10000
+
+/* The result of a call. The numbers are those of cfisem's error classes
+ * (cfi/cfi.h enum cfi_status) for the same meaning. */
+enum eh_elf_error {
+    EH_ELF_OK = 0,
+    EH_ELF_E_NO_FDE = 1,       /* no FDE covers the lookup PC */
+    EH_ELF_E_MALFORMED = 2,    /* malformed CFI: bad instructions in the
+                                  PC's FDE or CIE, a row with no CFA rule */
+    EH_ELF_E_UNSUPPORTED = 3,  /* CFI the generator does not compile (e.g.
+                                  DW_CFA_GNU_window_save, an unknown
+                                  address encoding) */
+    EH_ELF_E_MEMORY = 4,       /* read_memory failed */
+    EH_ELF_E_EXPR = 5,         /* a DWARF expression failed */
+    EH_ELF_E_EXPR_STACK = 6,   /* expression stack overflow */
+    EH_ELF_E_STEP_LIMIT = 7,   /* an expression executed too many steps */
+    EH_ELF_E_REG_UNKNOWN = 8,  /* a rule needs a callee register whose
+                                  value is unknown or undefined: error_reg */
+};
+
+/* What read_register answers for a register. */
+enum eh_elf_reg_status {
+    EH_ELF_REG_UNKNOWN = 0,
+    EH_ELF_REG_VALUE = 1,
+    EH_ELF_REG_UNDEFINED = 2,
+};
+
+/* A register file of registers 0-16. Bit r of `known` set: value[r] is
+ * register r's value. Bit r of `undefined` set: register r is undefined
+ * (not recoverable; for rip, the end of the stack). Neither: unknown (the
+ * caller of the unwinder did not say). Never both. value[r] is
+ * unspecified unless bit r of `known` is set. */
+struct eh_elf_regs {
+    uint64_t value[EH_ELF_NREGS];
+    uint32_t known;
+    uint32_t undefined;
+};
+
+/* What the eh_elf may ask its caller. read_memory reads `size` bytes (1,
+ * 2, 4 or 8) little-endian at `addr` into *value, zero-extended, and
+ * returns 0, or anything else when the memory cannot be read.
+ * read_register gives the callee's register `reg` for 17 <= reg <
+ * EH_ELF_DWARF_REGS (a rule rarely needs one) and returns its status;
+ * NULL means every such register is unknown. Both get `data`. */
+struct eh_elf_env {
+    int (*read_memory)(void *data, uint64_t addr, unsigned size,
+                       uint64_t *value);
+    int (*read_register)(void *data, unsigned reg, uint64_t *value);
+    void *data;
+};
+
+/* The result of unwinding one frame. When error is EH_ELF_OK: cfa, the
+ * caller's registers 0-16 and signal_frame (the FDE's CIE has the 'S'
+ * augmentation: the caller's PC is exact, its frame is not looked up at
+ * PC-1). Otherwise error_reg is the register for EH_ELF_E_REG_UNKNOWN
+ * (else -1), error_offset the section offset of the faulty instruction
+ * for an error in the FDE's or CIE's instructions (else UINT64_MAX), and
+ * the other fields are unspecified. */
+struct eh_elf_frame {
+    uint32_t error;            /* enum eh_elf_error */
+    int32_t error_reg;
+    uint64_t error_offset;
+    uint64_t cfa;
+    struct eh_elf_regs caller;
+    uint32_t signal_frame;
+    uint32_t reserved;         /* zero */
+};
+
+/* The full ABI's entry point: unwinds one frame of the callee whose
+ * registers are *callee, at lookup PC `pc`, into *frame, and returns
+ * frame->error. callee and frame must not overlap. */
+typedef int eh_elf_unwind_fn(uint64_t pc, const struct eh_elf_regs *callee,
+                             const struct eh_elf_env *env,
+                             struct eh_elf_frame *frame);
+eh_elf_unwind_fn eh_elf_unwind;
+
+extern const char eh_elf_ident[];
+extern const uint32_t eh_elf_abi_version;
+
+/* The v1 ABI (2018-2019), with its published names. `flags` has bit
+ * 1 << UNWF_x set for each register the context defines, and bit
+ * 1 << UNWF_ERROR when unwinding failed (the registers are then zero).
+ * The result's rsp is the CFA. The eh_elf reads memory with `deref`
+ * (8 bytes at an address; it cannot fail). */
+typedef enum {
+    UNWF_RIP = 0,
+    UNWF_RSP = 1,
+    UNWF_RBP = 2,
+    UNWF_RBX = 3,
+    UNWF_ERROR = 7
+} unwind_flags_t;
+
+typedef struct {
+    uint8_t flags;
+    uintptr_t rip, rsp, rbp, rbx;
+} unwind_context_t;
+
+typedef uintptr_t (*deref_func_t)(uintptr_t);
+
+typedef unwind_context_t eh_elf_v1_fn(unwind_context_t ctx, uintptr_t pc,
+                                      deref_func_t deref);
+eh_elf_v1_fn _eh_elf;
+/* </eh_elf:declarations> */
+
+/* What the v1 flavour computes: the lookup PC's row as above; the CFA;
+ * then the rules of rbx, rbp and rip only (in that order), where the
+ * callee's registers are the four of ctx whose flag is set, every other
+ * register unknown. rsp is the CFA. A register whose result is undefined
+ * or unknown has its flag clear. The error bit is set for every error
+ * class above (no FDE, malformed, unsupported, an expression error, a
+ * register the CFA or those rules need and ctx lacks).
+ *
+ * What v1 cannot express:
+ *   - registers other than rip, rsp, rbp, rbx, in or out: a rule that
+ *     reads another register fails, and the other registers' rules are
+ *     not evaluated (their errors go unseen);
+ *   - unknown versus undefined: both are a clear flag;
+ *   - which error: one bit;
+ *   - a failed read: deref cannot fail (a caller that must know records
+ *     the failure itself, as cfisem's loader does); deref_size n reads
+ *     the 8-byte word at the address and keeps its n low bytes;
+ *   - the signal frame flag, and a DWARF rule for rsp (rsp is always the
+ *     CFA). */
+
+#endif

@@ -1,0 +1,210 @@
+/* internal.h — what the files of compile/ share and nobody else sees.
+ *
+ * The generator's pipeline:
+ *   layout.c   IL → leaves (address intervals → row bodies), rows and
+ *              rule sets, each interned once (intern.c);
+ *   search.c   leaves → segments → parts → the C of the search;
+ *   rows.c     the C of row bodies and rule sets, for either ABI;
+ *   expr.c     the C of one DWARF expression;
+ *   prelude.c  the text every unit starts with;
+ *   generate.c the units, cg_generate, cg_write_c.
+ * build.c, elf.c, cache.c and load.c build, inspect, cache and run
+ * eh_elfs. */
+#ifndef CFISEM_CG_INTERNAL_H
+#define CFISEM_CG_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cg.h"
+#include "eh_elf.h"
+
+/* ------------------------------------------------------------------ */
+/* Text                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* A growing NUL-terminated buffer. An allocation failure sets `failed`
+ * and makes every later write a no-op: callers check once, at the end. */
+struct cg_text {
+    char *data;
+    size_t len;
+    size_t cap;
+    bool failed;
+};
+
+void cg_printf(struct cg_text *text, const char *format, ...);
+void cg_vprintf(struct cg_text *text, const char *format, va_list args);
+void cg_puts(struct cg_text *text, const char *string);
+void cg_text_free(struct cg_text *text);
+
+/* ------------------------------------------------------------------ */
+/* Interning byte strings                                               */
+/* ------------------------------------------------------------------ */
+
+/* Maps byte strings to dense indices 0, 1, 2... in order of first
+ * insertion (so that output never depends on hashing order). */
+struct cg_intern {
+    uint8_t *blob;          /* the keys, end to end */
+    size_t blob_len, blob_cap;
+    size_t *key_offset;     /* per index: offset in blob, and length */
+    size_t *key_len;
+    size_t count, count_cap;
+    uint32_t *slots;        /* open addressing: index + 1, 0 empty */
+    size_t nslots;
+};
+
+/* The index of `key`, added when new (*added set). -1 when out of
+ * memory. */
+long cg_intern(struct cg_intern *table, const void *key, size_t len,
+               bool *added);
+void cg_intern_free(struct cg_intern *table);
+
+/* Little-endian serialisation into a growing byte buffer (keys). */
+struct cg_bytes {
+    uint8_t *data;
+    size_t len, cap;
+    bool failed;
+};
+void cg_bytes_put(struct cg_bytes *bytes, const void *data, size_t len);
+void cg_bytes_u64(struct cg_bytes *bytes, uint64_t value);
+
+/* ------------------------------------------------------------------ */
+/* Layout: leaves, rows, rule sets                                      */
+/* ------------------------------------------------------------------ */
+
+/* A leaf's target: CG_NO_FDE, or 1 + the index of a row in the layout. */
+#define CG_NO_FDE 0u
+
+/* An address interval [begin, next leaf's begin) and what it reaches. */
+struct cg_leaf {
+    uint64_t begin;
+    uint32_t target;
+    bool segment_start;     /* an FDE (or the part of one that is not
+                               shadowed by another) starts here */
+};
+
+enum cg_row_kind {
+    CG_ROW_RULES,           /* a row of the IL */
+    CG_ROW_FAIL,            /* the FDE failed to translate */
+};
+
+/* A distinct row body. */
+struct cg_row {
+    enum cg_row_kind kind;
+    const struct sem_row *row;   /* RULES: a row with this content */
+    uint32_t ruleset;            /* RULES: its rule set */
+    uint32_t head;               /* RULES, CFA reg+offset: its head */
+    enum cfi_status status;      /* FAIL: the translation's error */
+    uint64_t offset;             /* FAIL: its diag offset */
+};
+
+/* A distinct rule set: a row without its CFA rule, plus the signal flag
+ * (full ABI) that the rule set's code stores. */
+struct cg_ruleset {
+    const struct sem_row *row;
+    bool signal_frame;
+};
+
+/* A rule set reached from a CFA register: the register is checked and
+ * the offset added once for every row with this rule set and register. */
+struct cg_head {
+    uint32_t ruleset;
+    uint32_t reg;
+};
+
+struct cg_layout {
+    enum cg_abi abi;
+    struct cg_leaf *leaves; /* increasing begin; the last is CG_NO_FDE and
+                               covers everything above the last FDE */
+    size_t nleaves;
+    struct cg_row *rows;
+    size_t nrows;
+    struct cg_ruleset *rulesets;
+    size_t nrulesets;
+    struct cg_head *heads;
+    size_t nheads;
+    struct cg_intern row_keys;
+    struct cg_intern ruleset_keys;
+    struct cg_intern head_keys;
+};
+
+enum cfi_status cg_layout_build(const struct sem_file_il *il, enum cg_abi abi,
+                                struct cg_layout *layout,
+                                struct cfi_diag *diag);
+void cg_layout_free(struct cg_layout *layout);
+
+/* Whether the rule of a register can make unwinding fail; the value of a
+ * register above 16 is never reported, so only such rules matter for it. */
+bool cg_rule_can_fail(enum sem_rule_kind kind);
+
+/* ------------------------------------------------------------------ */
+/* Emitting C                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Expressions already emitted in one unit (each is a static function of
+ * that unit, emitted once). */
+struct cg_expr_set {
+    unsigned unit;          /* the unit's number, part of every name */
+    struct cg_intern keys;  /* push_cfa byte + expression bytes */
+    size_t emitted;         /* how many of keys are in `text` */
+};
+
+/* Emits (into `text`, once per unit) the static function computing
+ * `expr` and returns its number in the set, or -1 when out of memory.
+ * Its name is eh_x<unit>_<number>. */
+long cg_emit_expr(struct cg_text *text, struct cg_expr_set *set,
+                  const struct sem_expr *expr, bool push_cfa);
+
+/* The functions of row bodies (rows.c): eh_rules_<n>(cfa, in, env, f)
+ * for a rule set, eh_head_<n>(off, in, env, f) for a CFA register and a
+ * rule set, eh_row_<n>(pc, in, env, f) for a row; each preceded by the
+ * expression functions it calls that the unit does not have yet. */
+void cg_emit_rules(struct cg_text *text, struct cg_expr_set *exprs,
+                   const struct cg_layout *layout, size_t ruleset);
+void cg_emit_head(struct cg_text *text, const struct cg_layout *layout,
+                  size_t head);
+void cg_emit_row(struct cg_text *text, struct cg_expr_set *exprs,
+                 const struct cg_layout *layout, size_t row);
+
+/* The search: parts (one function each) and the dispatch over them. */
+struct cg_search;
+enum cfi_status cg_search_build(const struct cg_layout *layout,
+                                struct cg_search **search);
+void cg_search_free(struct cg_search *search);
+size_t cg_search_parts(const struct cg_search *search);
+size_t cg_search_nodes(const struct cg_search *search);
+/* The body of part `part`'s function, eh_part_<part>. */
+void cg_emit_part(struct cg_text *text, const struct cg_search *search,
+                  size_t part);
+/* `static int eh_search(...)`: the range check and the dispatch. */
+void cg_emit_dispatch(struct cg_text *text, const struct cg_search *search);
+
+/* The prelude of every unit of the given ABI, for file `name`. */
+void cg_emit_prelude(struct cg_text *text, enum cg_abi abi, const char *name);
+
+/* C literals. */
+void cg_emit_u64(struct cg_text *text, uint64_t value); /* UINT64_C(0x..) */
+
+/* ------------------------------------------------------------------ */
+/* ELF inspection (elf.c)                                               */
+/* ------------------------------------------------------------------ */
+
+/* Whether the ELF file at `path` defines the dynamic symbol `name`.
+ * CFI_E_IO / CFI_E_NOT_ELF when the file cannot be read or is not a
+ * 64-bit little-endian ELF file. */
+enum cfi_status cg_elf_has_symbol(const char *path, const char *name,
+                                  bool *found, struct cfi_diag *diag);
+
+/* A loaded eh_elf: one of the two entry points is set. */
+struct cg_eh_elf {
+    void *handle;
+    enum cg_abi abi;
+    eh_elf_unwind_fn *unwind;
+    eh_elf_v1_fn *unwind_v1;
+};
+
+/* Seconds of a monotonic clock. */
+double cg_now(void);
+
+#endif

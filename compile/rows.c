@@ -1,0 +1,362 @@
+/* rows.c — the C of row bodies.
+ *
+ * A row is split in two functions, so that rows differing only in their
+ * CFA share the rest:
+ *   eh_row_<n>(pc, in, env, f)      computes the CFA (cfi.h step 4) and
+ *                                   calls its rule set;
+ *   eh_rules_<n>(cfa, in, env, f)   applies the ABI defaults and every rule
+ *                                   (step 5), in increasing register order.
+ * An FDE that failed to translate has a row that returns its error.
+ *
+ * Both ABIs use the same helpers (prelude.c): eh_reg(in, env, f, r, &v)
+ * gives a callee register that must hold a value, eh_reg_status(in, env,
+ * r, &v) a callee register as it is, eh_load(env, addr, size, &v) reads
+ * memory. */
+#include "internal.h"
+
+/* The expression functions a rule set needs, emitted before it. */
+struct rule_exprs {
+    long number[CFI_NREGS];
+};
+
+static bool matters_full(uint32_t reg, enum sem_rule_kind kind)
+{
+    return kind != SEM_RULE_UNSPECIFIED &&
+           (reg < CFI_NGPRS || cg_rule_can_fail(kind));
+}
+
+static bool matters_v1(uint32_t reg, enum sem_rule_kind kind)
+{
+    return kind != SEM_RULE_UNSPECIFIED &&
+           (reg == CFI_REG_RBX || reg == CFI_REG_RBP || reg == CFI_REG_RIP);
+}
+
+static void emit_exprs(struct cg_text *t, struct cg_expr_set *exprs,
+                       const struct sem_row *row, enum cg_abi abi,
+                       struct rule_exprs *numbers)
+{
+    for (uint32_t i = 0; i < row->nrules; i++) {
+        const struct sem_reg_rule *entry = &row->rules[i];
+        enum sem_rule_kind kind = entry->rule.kind;
+        bool matters = abi == CG_ABI_V1 ? matters_v1(entry->reg, kind)
+                                        : matters_full(entry->reg, kind);
+        if (!matters || (kind != SEM_RULE_EXPRESSION &&
+                         kind != SEM_RULE_VAL_EXPRESSION))
+            continue;
+        numbers->number[i] = cg_emit_expr(t, exprs, &entry->rule.expr, true);
+        if (numbers->number[i] < 0)
+            t->failed = true;
+    }
+}
+
+static void emit_offset(struct cg_text *t, int64_t offset)
+{
+    if (offset < 0) {
+        cg_puts(t, " - ");
+        cg_emit_u64(t, 0 - (uint64_t)offset);
+    } else {
+        cg_puts(t, " + ");
+        cg_emit_u64(t, (uint64_t)offset);
+    }
+}
+
+/* v = the value an expression rule's expression leaves. */
+static void emit_rule_expr(struct cg_text *t, const struct cg_expr_set *exprs,
+                           long number, const char *dest)
+{
+    cg_printf(t, "    e = eh_x%u_%ld(in, env, f, cfa, %s);\n"
+                 "    if (e != EH_ELF_OK) return e;\n", exprs->unit, number,
+              dest);
+}
+
+/* ------------------------------------------------------------------ */
+/* Full ABI                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The status bits every rule set sets without looking at the callee:
+ * value (known) and undefined, and those copied from the callee (same). */
+struct masks {
+    uint32_t known, undefined, same;
+    bool rsp_is_cfa;
+};
+
+static struct masks static_masks(const struct sem_row *row)
+{
+    struct masks m = {0, 0, 0, false};
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++) {
+        uint32_t bit = (uint32_t)1 << reg;
+        enum sem_rule_kind kind = sem_row_rule(row, reg).kind;
+        if (kind == SEM_RULE_UNSPECIFIED) {
+            enum cfi_abi_default rule = cfi_abi_default(reg);
+            if (rule == CFI_DEFAULT_CFA) {
+                m.known |= bit;
+                m.rsp_is_cfa = true;
+            } else if (rule == CFI_DEFAULT_SAME_VALUE) {
+                m.same |= bit;
+            } else {
+                m.undefined |= bit;
+            }
+        } else if (kind == SEM_RULE_UNDEFINED) {
+            m.undefined |= bit;
+        } else if (kind == SEM_RULE_SAME_VALUE) {
+            m.same |= bit;
+        } else if (kind != SEM_RULE_REGISTER) {
+            m.known |= bit;
+        }
+    }
+    return m;
+}
+
+/* The caller's register `reg` (< 17) is the callee's register `from`. */
+static void emit_register_rule_full(struct cg_text *t, uint32_t reg,
+                                    uint32_t from)
+{
+    if (from < CFI_NGPRS) {
+        cg_printf(t, "    f->caller.value[%u] = in->value[%u];\n"
+                     "    f->caller.known |= (in->known >> %u & 1u) << %u;\n"
+                     "    f->caller.undefined |= (in->undefined >> %u & 1u)"
+                     " << %u;\n", reg, from, from, reg, from, reg);
+        return;
+    }
+    cg_printf(t, "    switch (eh_reg_status(in, env, %u, &v)) {\n"
+                 "    case EH_ELF_REG_VALUE:\n"
+                 "        f->caller.value[%u] = v;\n"
+                 "        f->caller.known |= 1u << %u;\n"
+                 "        break;\n"
+                 "    case EH_ELF_REG_UNDEFINED:\n"
+                 "        f->caller.undefined |= 1u << %u;\n"
+                 "        break;\n"
+                 "    }\n", from, reg, reg, reg);
+}
+
+static void emit_rule_full(struct cg_text *t, const struct cg_expr_set *exprs,
+                           const struct sem_reg_rule *entry, long number)
+{
+    const struct sem_rule *rule = &entry->rule;
+    char dest[32];
+    if (entry->reg < CFI_NGPRS)
+        snprintf(dest, sizeof dest, "&f->caller.value[%u]", entry->reg);
+    else
+        snprintf(dest, sizeof dest, "&v");
+    switch (rule->kind) {
+    case SEM_RULE_OFFSET:
+        cg_printf(t, "    if (eh_load(env, cfa");
+        emit_offset(t, rule->offset);
+        cg_printf(t, ", 8, %s)) return EH_ELF_E_MEMORY;\n", dest);
+        return;
+    case SEM_RULE_VAL_OFFSET:
+        cg_printf(t, "    %s = cfa", dest + 1);
+        emit_offset(t, rule->offset);
+        cg_puts(t, ";\n");
+        return;
+    case SEM_RULE_REGISTER:
+        emit_register_rule_full(t, entry->reg, rule->reg);
+        return;
+    case SEM_RULE_EXPRESSION:
+        emit_rule_expr(t, exprs, number, "&v");
+        cg_printf(t, "    if (eh_load(env, v, 8, %s)) return EH_ELF_E_MEMORY;\n",
+                  dest);
+        return;
+    case SEM_RULE_VAL_EXPRESSION:
+        emit_rule_expr(t, exprs, number, dest);
+        return;
+    default: /* undefined, same_value: in the masks */
+        return;
+    }
+}
+
+static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
+                            const struct cg_ruleset *set,
+                            const struct rule_exprs *numbers)
+{
+    const struct sem_row *row = set->row;
+    struct masks m = static_masks(row);
+    cg_puts(t, "    f->cfa = cfa;\n");
+    if (set->signal_frame)
+        cg_puts(t, "    f->signal_frame = 1;\n");
+    cg_printf(t, "    f->caller.known = 0x%xu | (in->known & 0x%xu);\n"
+                 "    f->caller.undefined = 0x%xu | (in->undefined & 0x%xu);\n",
+              m.known, m.same, m.undefined, m.same);
+    if (m.rsp_is_cfa)
+        cg_puts(t, "    f->caller.value[7] = cfa;\n");
+    for (uint32_t i = 0; i < row->nrules; i++)
+        if (matters_full(row->rules[i].reg, row->rules[i].rule.kind))
+            emit_rule_full(t, exprs, &row->rules[i], numbers->number[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* v1 ABI                                                                */
+/* ------------------------------------------------------------------ */
+
+/* rbx, rbp, rip: their field and flag. */
+static const char *v1_field(uint32_t reg)
+{
+    return reg == CFI_REG_RBX ? "rbx" : reg == CFI_REG_RBP ? "rbp" : "rip";
+}
+
+static const char *v1_flag(uint32_t reg)
+{
+    return reg == CFI_REG_RBX ? "UNWF_RBX"
+           : reg == CFI_REG_RBP ? "UNWF_RBP" : "UNWF_RIP";
+}
+
+/* The value `v` becomes the register's; `from` says whether v is the
+ * callee's register (its status decides) or computed. */
+static void emit_v1_set(struct cg_text *t, uint32_t reg, const char *status)
+{
+    if (status)
+        cg_printf(t, "    if (%s == EH_ELF_REG_VALUE) {\n"
+                     "        f->%s = v;\n"
+                     "        f->flags |= 1u << %s;\n"
+                     "    }\n", status, v1_field(reg), v1_flag(reg));
+    else
+        cg_printf(t, "    f->%s = v;\n    f->flags |= 1u << %s;\n",
+                  v1_field(reg), v1_flag(reg));
+}
+
+/* rbx and rbp keep their value when they have no rule; rip has no
+ * default (undefined). */
+static enum sem_rule_kind v1_kind(uint32_t reg, enum sem_rule_kind kind)
+{
+    if (kind == SEM_RULE_UNSPECIFIED)
+        return reg == CFI_REG_RIP ? SEM_RULE_UNDEFINED : SEM_RULE_SAME_VALUE;
+    return kind;
+}
+
+static void emit_rule_v1(struct cg_text *t, const struct cg_expr_set *exprs,
+                         uint32_t reg, const struct sem_rule *rule,
+                         long number)
+{
+    enum sem_rule_kind kind = v1_kind(reg, rule->kind);
+    switch (kind) {
+    case SEM_RULE_SAME_VALUE:
+    case SEM_RULE_REGISTER:
+        cg_printf(t, "    s = eh_reg_status(in, env, %u, &v);\n",
+                  kind == SEM_RULE_REGISTER ? rule->reg : reg);
+        emit_v1_set(t, reg, "s");
+        return;
+    case SEM_RULE_OFFSET:
+        cg_puts(t, "    if (eh_load(env, cfa");
+        emit_offset(t, rule->offset);
+        cg_puts(t, ", 8, &v)) return EH_ELF_E_MEMORY;\n");
+        break;
+    case SEM_RULE_VAL_OFFSET:
+        cg_puts(t, "    v = cfa");
+        emit_offset(t, rule->offset);
+        cg_puts(t, ";\n");
+        break;
+    case SEM_RULE_EXPRESSION:
+    case SEM_RULE_VAL_EXPRESSION:
+        emit_rule_expr(t, exprs, number, "&v");
+        if (kind == SEM_RULE_EXPRESSION)
+            cg_puts(t, "    if (eh_load(env, v, 8, &v)) "
+                       "return EH_ELF_E_MEMORY;\n");
+        break;
+    default: /* undefined: the flag stays clear */
+        return;
+    }
+    emit_v1_set(t, reg, NULL);
+}
+
+static void emit_rules_v1(struct cg_text *t, const struct cg_expr_set *exprs,
+                          const struct sem_row *row,
+                          const struct rule_exprs *numbers)
+{
+    static const uint32_t regs[] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RIP};
+    cg_puts(t, "    f->rsp = cfa;\n    f->flags = 1u << UNWF_RSP;\n");
+    for (unsigned k = 0; k < 3; k++) {
+        struct sem_rule rule = sem_row_rule(row, regs[k]);
+        long number = -1;
+        for (uint32_t i = 0; i < row->nrules; i++)
+            if (row->rules[i].reg == regs[k])
+                number = numbers->number[i];
+        emit_rule_v1(t, exprs, regs[k], &rule, number);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Rule sets and rows                                                    */
+/* ------------------------------------------------------------------ */
+
+void cg_emit_rules(struct cg_text *t, struct cg_expr_set *exprs,
+                   const struct cg_layout *layout, size_t index)
+{
+    const struct cg_ruleset *set = &layout->rulesets[index];
+    struct rule_exprs numbers;
+    for (unsigned i = 0; i < CFI_NREGS; i++)
+        numbers.number[i] = -1;
+    emit_exprs(t, exprs, set->row, layout->abi, &numbers);
+    cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
+                 "eh_env_t env, eh_out_t f)\n{\n"
+                 "    uint64_t v = 0;\n    int e = EH_ELF_OK, s = 0;\n"
+                 "    (void)in; (void)env; (void)v; (void)e; (void)s;\n",
+              index);
+    if (layout->abi == CG_ABI_V1)
+        emit_rules_v1(t, exprs, set->row, &numbers);
+    else
+        emit_rules_full(t, exprs, set, &numbers);
+    cg_puts(t, "    return EH_ELF_OK;\n}\n");
+}
+
+/* eh_head_<n>(off, ...): the CFA is the callee's register plus off
+ * (mod 2^64), then the rule set. */
+void cg_emit_head(struct cg_text *t, const struct cg_layout *layout,
+                  size_t index)
+{
+    const struct cg_head *head = &layout->heads[index];
+    cg_printf(t, "\nEH_HIDDEN int eh_head_%zu(uint64_t off, eh_in_t in, "
+                 "eh_env_t env, eh_out_t f);\n"
+                 "EH_HIDDEN int eh_head_%zu(uint64_t off, eh_in_t in, "
+                 "eh_env_t env, eh_out_t f)\n{\n"
+                 "    uint64_t cfa = 0;\n"
+                 "    int e = eh_reg(in, env, f, %u, &cfa);\n"
+                 "    if (e != EH_ELF_OK) return e;\n"
+                 "    return eh_rules_%u(cfa + off, in, env, f);\n}\n",
+              index, index, head->reg, head->ruleset);
+}
+
+static void emit_cfa(struct cg_text *t, const struct cg_expr_set *exprs,
+                     const struct cg_row *row, long number)
+{
+    const struct sem_cfa *cfa = &row->row->cfa;
+    switch (cfa->kind) {
+    case SEM_CFA_REG_OFFSET:
+        cg_printf(t, "    return eh_head_%u(", row->head);
+        cg_emit_u64(t, (uint64_t)cfa->offset);
+        cg_puts(t, ", in, env, f);\n");
+        return;
+    case SEM_CFA_EXPR:
+        cg_printf(t, "    e = eh_x%u_%ld(in, env, f, 0, &cfa);\n"
+                     "    if (e != EH_ELF_OK) return e;\n"
+                     "    return eh_rules_%u(cfa, in, env, f);\n",
+                  exprs->unit, number, row->ruleset);
+        return;
+    default:
+        cg_puts(t, "    return EH_ELF_E_MALFORMED; /* no CFA rule */\n");
+    }
+}
+
+void cg_emit_row(struct cg_text *t, struct cg_expr_set *exprs,
+                 const struct cg_layout *layout, size_t index)
+{
+    const struct cg_row *row = &layout->rows[index];
+    long number = -1;
+    if (row->kind == CG_ROW_RULES && row->row->cfa.kind == SEM_CFA_EXPR &&
+        (number = cg_emit_expr(t, exprs, &row->row->cfa.expr, false)) < 0)
+        t->failed = true;
+    cg_printf(t, "\nEH_HIDDEN int eh_row_%zu(uint64_t pc, eh_in_t in, "
+                 "eh_env_t env, eh_out_t f)\n{\n"
+                 "    uint64_t cfa = 0;\n    int e = EH_ELF_OK;\n"
+                 "    (void)pc; (void)in; (void)env; (void)f; (void)cfa; "
+                 "(void)e;\n", index);
+    if (row->kind == CG_ROW_FAIL) {
+        cg_puts(t, "    eh_fail_at(f, ");
+        cg_emit_u64(t, row->offset);
+        cg_printf(t, ");\n    return %s; /* the FDE's translation failed */\n",
+                  row->status == CFI_E_UNSUPPORTED ? "EH_ELF_E_UNSUPPORTED"
+                                                   : "EH_ELF_E_MALFORMED");
+    } else {
+        emit_cfa(t, exprs, row, number);
+    }
+    cg_puts(t, "}\n");
+}

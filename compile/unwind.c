@@ -1,0 +1,194 @@
+/* unwind.c — cg_unwind: one frame with a loaded eh_elf, under the same
+ * contract as sem_unwind and interp_unwind (cfi.h). */
+#include <string.h>
+
+#include "internal.h"
+
+/* cfi.h step 1: a return address is looked up at PC-1. */
+static uint64_t lookup_pc(const struct cfi_request *request)
+{
+    return request->caller_frame ? request->pc - 1 : request->pc;
+}
+
+static const char *message_of(enum cfi_status status)
+{
+    switch (status) {
+    case CFI_E_NO_FDE: return "no FDE covers the address";
+    case CFI_E_MALFORMED: return "malformed CFI (eh_elf)";
+    case CFI_E_UNSUPPORTED: return "unsupported CFI (eh_elf)";
+    case CFI_E_MEMORY: return "memory fault (eh_elf)";
+    case CFI_E_EXPR: return "expression fault (eh_elf)";
+    case CFI_E_EXPR_STACK: return "expression stack overflow (eh_elf)";
+    case CFI_E_STEP_LIMIT: return "expression step limit reached (eh_elf)";
+    case CFI_E_REG_UNKNOWN: return "register value unknown (eh_elf)";
+    default: return "the eh_elf returned an unknown error";
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Full ABI                                                              */
+/* ------------------------------------------------------------------ */
+
+static int read_memory(void *data, uint64_t addr, unsigned size,
+                       uint64_t *value)
+{
+    const struct cfi_request *request = data;
+    return request->memory.read(request->memory.env, addr, size, value) !=
+           CFI_OK;
+}
+
+static int read_register(void *data, unsigned reg, uint64_t *value)
+{
+    const struct cfi_request *request = data;
+    if (reg >= CFI_NREGS)
+        return EH_ELF_REG_UNKNOWN;
+    *value = request->callee->value[reg];
+    switch (request->callee->status[reg]) {
+    case CFI_REG_VALUE: return EH_ELF_REG_VALUE;
+    case CFI_REG_UNDEFINED: return EH_ELF_REG_UNDEFINED;
+    default: return EH_ELF_REG_UNKNOWN;
+    }
+}
+
+static void callee_regs(const struct cfi_regs *callee, struct eh_elf_regs *in)
+{
+    uint32_t known = 0, undefined = 0;
+    for (unsigned reg = 0; reg < EH_ELF_NREGS; reg++) {
+        in->value[reg] = callee->value[reg];
+        known |= (uint32_t)(callee->status[reg] == CFI_REG_VALUE) << reg;
+        undefined |= (uint32_t)(callee->status[reg] == CFI_REG_UNDEFINED) << reg;
+    }
+    in->known = known;
+    in->undefined = undefined;
+}
+
+static void frame_error(struct cfi_frame *frame, enum cfi_status status,
+                        int reg, uint64_t offset)
+{
+    frame->status = status;
+    frame->diag = (struct cfi_diag){status, message_of(status), offset, reg};
+}
+
+/* The caller's registers: 0-16 from the eh_elf, the others undefined
+ * (their values are left as they are: only a value's is meaningful). */
+static void caller_regs(const struct eh_elf_regs *out, struct cfi_regs *caller)
+{
+    memset(caller->status + EH_ELF_NREGS, CFI_REG_UNDEFINED,
+           sizeof caller->status - EH_ELF_NREGS);
+    for (unsigned reg = 0; reg < EH_ELF_NREGS; reg++) {
+        caller->value[reg] = out->value[reg];
+        caller->status[reg] = out->known >> reg & 1u ? CFI_REG_VALUE
+                              : out->undefined >> reg & 1u ? CFI_REG_UNDEFINED
+                                                           : CFI_REG_UNKNOWN;
+    }
+}
+
+static enum cfi_status unwind_full(const struct cg_eh_elf *eh,
+                                   const struct cfi_request *request,
+                                   struct cfi_frame *frame)
+{
+    struct eh_elf_regs in;
+    struct eh_elf_frame out;
+    struct eh_elf_env env = {read_memory, read_register, (void *)request};
+    callee_regs(request->callee, &in);
+    int error = eh->unwind(lookup_pc(request), &in, &env, &out);
+    if (error != EH_ELF_OK) {
+        enum cfi_status status = error >= EH_ELF_E_NO_FDE &&
+                                         error <= EH_ELF_E_REG_UNKNOWN
+                                     ? (enum cfi_status)error
+                                     : CFI_E_UNSUPPORTED;
+        frame_error(frame, status,
+                    status == CFI_E_REG_UNKNOWN ? out.error_reg : -1,
+                    out.error_offset == UINT64_MAX ? CFI_NO_OFFSET
+                                                   : out.error_offset);
+        return status;
+    }
+    frame->status = CFI_OK;
+    frame->diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    frame->cfa = out.cfa;
+    frame->signal_frame = out.signal_frame != 0;
+    caller_regs(&out.caller, &frame->caller);
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* v1 ABI                                                                */
+/* ------------------------------------------------------------------ */
+
+/* The v1 ABI's deref takes an address and nothing else, and cannot fail:
+ * the memory of the request being served and whether a read failed live
+ * here, one per thread. This is compile/'s only mutable static state;
+ * the v1 ABI leaves no other way. */
+struct v1_call {
+    const struct cfi_memory *memory;
+    bool fault;
+};
+static _Thread_local struct v1_call *v1_current;
+
+static uintptr_t v1_deref(uintptr_t addr)
+{
+    struct v1_call *call = v1_current;
+    uint64_t value = 0;
+    if (!call)
+        return 0;
+    if (call->memory->read(call->memory->env, addr, 8, &value) != CFI_OK) {
+        call->fault = true;
+        return 0;
+    }
+    return (uintptr_t)value;
+}
+
+static void v1_put(struct cfi_regs *caller, unsigned reg, bool defined,
+                   uint64_t value)
+{
+    caller->status[reg] = defined ? CFI_REG_VALUE : CFI_REG_UNKNOWN;
+    caller->value[reg] = defined ? value : 0;
+}
+
+static enum cfi_status unwind_v1(const struct cg_eh_elf *eh,
+                                 const struct cfi_request *request,
+                                 struct cfi_frame *frame)
+{
+    const struct cfi_regs *callee = request->callee;
+    unwind_context_t in = {0, 0, 0, 0, 0};
+    static const struct { unsigned reg, flag; } regs[] = {
+        {CFI_REG_RIP, UNWF_RIP}, {CFI_REG_RSP, UNWF_RSP},
+        {CFI_REG_RBP, UNWF_RBP}, {CFI_REG_RBX, UNWF_RBX}};
+    uintptr_t *fields[] = {&in.rip, &in.rsp, &in.rbp, &in.rbx};
+    for (unsigned k = 0; k < 4; k++)
+        if (callee->status[regs[k].reg] == CFI_REG_VALUE) {
+            *fields[k] = callee->value[regs[k].reg];
+            in.flags |= (uint8_t)(1u << regs[k].flag);
+        }
+    struct v1_call call = {&request->memory, false}, *outer = v1_current;
+    v1_current = &call;
+    unwind_context_t out = eh->unwind_v1(in, lookup_pc(request), v1_deref);
+    v1_current = outer;
+    if (call.fault || out.flags >> UNWF_ERROR & 1u) {
+        enum cfi_status status = call.fault ? CFI_E_MEMORY : CFI_E_UNSUPPORTED;
+        frame_error(frame, status, -1, CFI_NO_OFFSET);
+        if (!call.fault)
+            frame->diag.message = "the eh_elf failed (v1 has no error classes)";
+        return status;
+    }
+    frame->status = CFI_OK;
+    frame->diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    frame->cfa = out.rsp;
+    frame->signal_frame = false;
+    memset(frame->caller.value, 0, sizeof frame->caller.value);
+    memset(frame->caller.status, CFI_REG_UNKNOWN, sizeof frame->caller.status);
+    v1_put(&frame->caller, CFI_REG_RIP, out.flags >> UNWF_RIP & 1u, out.rip);
+    v1_put(&frame->caller, CFI_REG_RSP, out.flags >> UNWF_RSP & 1u, out.rsp);
+    v1_put(&frame->caller, CFI_REG_RBP, out.flags >> UNWF_RBP & 1u, out.rbp);
+    v1_put(&frame->caller, CFI_REG_RBX, out.flags >> UNWF_RBX & 1u, out.rbx);
+    return CFI_OK;
+}
+
+enum cfi_status cg_unwind(const struct cg_eh_elf *eh,
+                          const struct cfi_request *request,
+                          struct cfi_frame *frame)
+{
+    if (eh->abi == CG_ABI_V1)
+        return unwind_v1(eh, request, frame);
+    return unwind_full(eh, request, frame);
+}

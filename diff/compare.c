@@ -1,0 +1,103 @@
+/* compare.c — see compare.h. */
+#include "compare.h"
+
+#include <string.h>
+
+bool diff_engine_is_ours(enum diff_engine_id id)
+{
+    return id == DIFF_ENGINE_il || id == DIFF_ENGINE_interp ||
+           id == DIFF_ENGINE_compiled;
+}
+
+/* Statuses that say the engine could not work, not what the CFI means. */
+static bool cannot_answer(enum cfi_status status)
+{
+    return status == CFI_E_NOMEM || status == CFI_E_IO;
+}
+
+static void found(struct diff_mismatch *context, struct diff_outcome *outcome,
+                  enum diff_item item, unsigned reg)
+{
+    context->item = item;
+    context->reg = reg;
+    const struct diff_deviation *deviation =
+        diff_engine_is_ours(context->engine) ? NULL
+                                             : diff_deviation_find(context);
+    struct diff_item_found found_item = {item, reg, deviation};
+    if (outcome->nkept < DIFF_ITEMS_KEPT) {
+        outcome->items[outcome->nkept++] = found_item;
+    } else if (!deviation) {
+        /* New items are kept before explained ones. */
+        for (unsigned i = DIFF_ITEMS_KEPT; i-- > 0;)
+            if (outcome->items[i].deviation) {
+                memmove(&outcome->items[i], &outcome->items[i + 1],
+                        (DIFF_ITEMS_KEPT - 1 - i) * sizeof outcome->items[0]);
+                outcome->items[DIFF_ITEMS_KEPT - 1] = found_item;
+                break;
+            }
+    }
+    outcome->nitems++;
+    outcome->nnew += deviation == NULL;
+}
+
+static bool same_status(const struct cfi_frame *a, const struct cfi_frame *b)
+{
+    if (a->status != b->status)
+        return false;
+    return a->status != CFI_E_REG_UNKNOWN || a->diag.reg == b->diag.reg;
+}
+
+static bool same_reg(const struct cfi_regs *a, const struct cfi_regs *b,
+                     unsigned reg)
+{
+    if (a->status[reg] != b->status[reg])
+        return false;
+    return a->status[reg] != CFI_REG_VALUE || a->value[reg] == b->value[reg];
+}
+
+void diff_compare(struct diff_mismatch *context,
+                  const struct diff_answer *answer,
+                  struct diff_outcome *outcome)
+{
+    memset(outcome, 0, sizeof *outcome);
+    const struct cfi_frame *expected = context->expected;
+    const struct cfi_frame *got = &answer->frame;
+    context->got = got;
+    if (!answer->comparable) {
+        outcome->verdict = DIFF_VERDICT_NOT_COMPARABLE;
+        return;
+    }
+    if (cannot_answer(got->status) || cannot_answer(expected->status)) {
+        outcome->verdict = DIFF_VERDICT_ERROR;
+        return;
+    }
+    if (!same_status(expected, got)) {
+        found(context, outcome, DIFF_ITEM_STATUS, 0);
+    } else if (expected->status == CFI_OK) {
+        if (answer->cfa_comparable && expected->cfa != got->cfa)
+            found(context, outcome, DIFF_ITEM_CFA, 0);
+        for (unsigned reg = 0; reg < CFI_NREGS; reg++)
+            if (answer->reg_comparable[reg] &&
+                !same_reg(&expected->caller, &got->caller, reg))
+                found(context, outcome, DIFF_ITEM_REG, reg);
+    }
+    if (outcome->nitems == 0)
+        outcome->verdict = DIFF_VERDICT_AGREE;
+    else
+        outcome->verdict = outcome->nnew ? DIFF_VERDICT_DIFFER
+                                         : DIFF_VERDICT_KNOWN;
+}
+
+const char *diff_item_label(enum diff_item item, unsigned reg, char *buf,
+                            size_t size)
+{
+    switch (item) {
+    case DIFF_ITEM_STATUS:
+        return "status";
+    case DIFF_ITEM_CFA:
+        return "cfa";
+    case DIFF_ITEM_REG:
+        return cfi_reg_label(reg, buf, size);
+    }
+    return "?";
+}

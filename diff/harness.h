@@ -1,0 +1,171 @@
+/* harness.h — the differential run: every engine asked the same questions
+ * as the reference (the IL evaluator), every answer compared, counted and
+ * the differences kept.
+ *
+ * A run takes files one at a time: the file is loaded and its IL built
+ * once (the reference, read-only from then on), its FDEs are cut into
+ * work items of DIFF_CHUNK_FDES consecutive FDEs, and `jobs` worker
+ * threads take the items in turn. Each worker opens its own engines for
+ * the file (engines are not thread-safe) and its own memories; each item
+ * keeps its own counts and records; the results are merged in item order
+ * afterwards. The result is therefore the same for any number of jobs.
+ *
+ * A request is one (PC, state) question (diff/state.h). For each request
+ * and each engine the verdict (diff/compare.h) is counted:
+ *   compared        the engine answered the request (it did not say "not
+ *                   comparable" and could answer): agree + differ +
+ *                   known_deviation;
+ *   agree           every item it speaks for equals the reference's;
+ *   differ          some item differs, and at least one differing item is
+ *                   explained by no known deviation: a new mismatch;
+ *   known_deviation items differ, each explained by a known deviation;
+ *   not_comparable  the engine says it cannot be asked this request at all
+ *                   (registers it does not speak for are left out of the
+ *                   comparison, and not counted here);
+ *   errors          the engine could not answer: it could not be opened
+ *                   for the file (not built, file unsupported: every
+ *                   request of the file), or it ran out of memory.
+ * For every engine, requests = compared + not_comparable + errors.
+ */
+#ifndef CFISEM_DIFF_HARNESS_H
+#define CFISEM_DIFF_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diff/compare.h"
+#include "diff/engine.h"
+#include "diff/state.h"
+
+#define DIFF_CHUNK_FDES 32
+/* Bound on --fault ranges: `cfisem unwind` takes 16, one is the state's. */
+#define DIFF_FAULTS_MAX 15
+/* Default and bound of the records kept (mismatches listed). */
+#define DIFF_KEEP_DEFAULT 1000
+#define DIFF_KEEP_MAX 100000
+
+typedef enum cfi_status (*diff_open_fn)(void *env, enum diff_engine_id id,
+                                        const struct cfi_file *file,
+                                        const struct diff_engine_config *config,
+                                        struct diff_engine *engine,
+                                        struct cfi_diag *diag);
+
+struct diff_progress {
+    size_t files_done, files;
+    uint64_t requests_done;
+    double seconds;
+    const char *phase;       /* NULL, or what is done before a file runs */
+    const char *path;        /* the file in progress */
+};
+
+struct diff_config {
+    bool engines[DIFF_ENGINE_COUNT];  /* compared with the reference */
+    unsigned nstates;                 /* states per PC (default 4) */
+    uint64_t seed;
+    bool all_pcs;
+    unsigned jobs;                    /* worker threads, >= 1 */
+    uint64_t faults[DIFF_FAULTS_MAX][2];  /* run-wide [begin, end) */
+    size_t nfaults;
+    struct diff_engine_config engine_config;
+    size_t keep;                      /* records kept, <= DIFF_KEEP_MAX */
+    /* Opens an engine; NULL: diff_engine_open. Tests substitute one. */
+    diff_open_fn open;
+    void *open_env;
+    /* Called about twice a second from the calling thread while a file
+     * runs; NULL: never. */
+    void (*progress)(void *env, const struct diff_progress *progress);
+    void *progress_env;
+};
+
+void diff_config_default(struct diff_config *config);
+
+struct diff_counts {
+    uint64_t compared, agree, differ, known_deviation, not_comparable, errors;
+};
+
+/* One request an engine answered differently from the reference. Owns
+ * row_text. */
+struct diff_record {
+    enum diff_engine_id engine;
+    size_t file;                 /* index in the run's files */
+    bool has_fde;                /* the FDE at the lookup PC */
+    enum cfi_section fde_section;
+    uint64_t fde_offset, fde_begin, fde_end;
+    enum cfi_status translation; /* the reference's for that FDE */
+    char *row_text;              /* the IL of the row, or NULL */
+    struct diff_state state;
+    struct cfi_frame expected;
+    struct cfi_frame got;
+    struct diff_outcome outcome;
+};
+
+struct diff_file_result {
+    const char *path;            /* as given */
+    enum cfi_status status;      /* CFI_OK: loaded and run */
+    struct cfi_diag diag;        /* why it could not be loaded */
+    size_t nfdes, nrows, nfailed_fdes;
+    uint64_t requests;
+};
+
+/* An engine that could not be opened for a file. */
+struct diff_open_failure {
+    size_t file;
+    enum diff_engine_id engine;
+    struct cfi_diag diag;
+    uint64_t requests;           /* counted as its errors */
+};
+
+struct diff_run {
+    struct diff_config config;
+    size_t nfiles;
+    struct diff_file_result *files;
+    uint64_t requests;           /* over all files */
+    uint64_t reference[CFI_STATUS_COUNT];  /* the reference's answers */
+    struct diff_counts counts[DIFF_ENGINE_COUNT];
+    /* The deviation table; per entry, the requests it explained (at least
+     * one item of) and the first such request. */
+    const struct diff_deviation *deviations;
+    size_t ndeviations;
+    uint64_t *deviation_counts;
+    struct diff_record *deviation_examples;   /* engine == COUNT: none */
+    /* New mismatches (verdict differ), in file, FDE, PC, state, engine
+     * order: the first `config.keep`; `records_total` counts them all. */
+    struct diff_record *records;
+    size_t nrecords;
+    uint64_t records_total;
+    struct diff_open_failure *failures;
+    size_t nfailures;
+    double seconds;
+    /* Private: messages copied from child processes (diff_run_isolated). */
+    char **strings;
+    size_t nstrings;
+};
+
+/* Runs the harness over `paths`. Returns CFI_OK when the run took place
+ * (bad files are recorded in run->files, not an error of the run);
+ * CFI_E_NOMEM otherwise. */
+enum cfi_status diff_run(const struct diff_config *config,
+                         const char *const *paths, size_t npaths,
+                         struct diff_run **run);
+void diff_run_free(struct diff_run *run);
+
+/* The same run, each file in a child process of its own, so that an
+ * engine that crashes on a file (an outside library on a malformed file,
+ * say) does not end the run. The child sends its results back through a
+ * pipe. When it dies, the file is run again, the reference alone, then
+ * each engine alone, each in a child: an engine whose run dies has every
+ * request of the file counted as an error, with the reason "crashed"
+ * (and the signal); the others' results are kept. Then a new mismatch's
+ * order within the file is by engine. If the reference alone dies (a bug
+ * of ours), the file is reported as not loaded: "cfisem crashed on this
+ * file". Progress is reported as by diff_run. */
+enum cfi_status diff_run_isolated(const struct diff_config *config,
+                                  const char *const *paths, size_t npaths,
+                                  struct diff_run **run);
+
+/* Whether any file could not be loaded; whether any new mismatch. */
+bool diff_run_bad_input(const struct diff_run *run);
+bool diff_run_unexplained(const struct diff_run *run);
+
+#endif

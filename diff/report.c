@@ -1,0 +1,530 @@
+/* report.c — see report.h. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Values                                                               */
+/* ------------------------------------------------------------------ */
+
+const char *diff_reg_text(const struct cfi_frame *frame, unsigned reg,
+                          char *buf, size_t size)
+{
+    switch (frame->caller.status[reg]) {
+    case CFI_REG_VALUE:
+        snprintf(buf, size, "0x%" PRIx64, frame->caller.value[reg]);
+        return buf;
+    case CFI_REG_UNDEFINED:
+        return "undefined";
+    default:
+        return "unknown";
+    }
+}
+
+const char *diff_status_text(const struct cfi_frame *frame, char *buf,
+                             size_t size)
+{
+    if (frame->status == CFI_OK)
+        return "ok";
+    char name[16];
+    const char *message = frame->diag.message ? frame->diag.message
+                                              : cfi_status_text(frame->status);
+    if (frame->status == CFI_E_REG_UNKNOWN && frame->diag.reg >= 0)
+        snprintf(buf, size, "%s (%s: %s)", cfi_status_name(frame->status),
+                 cfi_reg_label((unsigned)frame->diag.reg, name, sizeof name),
+                 message);
+    else
+        snprintf(buf, size, "%s (%s)", cfi_status_name(frame->status),
+                 message);
+    return buf;
+}
+
+/* Expected and got of one item, for people. */
+static void item_values(const struct cfi_frame *expected_frame,
+                        const struct cfi_frame *got_frame,
+                        const struct diff_item_found *item, char *expected,
+                        char *got, size_t size)
+{
+    char a[128], b[128];
+    const char *e = "?", *g = "?";
+    switch (item->item) {
+    case DIFF_ITEM_STATUS:
+        e = diff_status_text(expected_frame, a, sizeof a);
+        g = diff_status_text(got_frame, b, sizeof b);
+        break;
+    case DIFF_ITEM_CFA:
+        snprintf(a, sizeof a, "0x%" PRIx64, expected_frame->cfa);
+        snprintf(b, sizeof b, "0x%" PRIx64, got_frame->cfa);
+        e = a, g = b;
+        break;
+    case DIFF_ITEM_REG:
+        e = diff_reg_text(expected_frame, item->reg, a, sizeof a);
+        g = diff_reg_text(got_frame, item->reg, b, sizeof b);
+        break;
+    }
+    snprintf(expected, size, "%s", e);
+    snprintf(got, size, "%s", g);
+}
+
+/* ------------------------------------------------------------------ */
+/* Text                                                                 */
+/* ------------------------------------------------------------------ */
+
+static void print_headline(FILE *out, const struct diff_run *run)
+{
+    size_t fdes = 0, rows = 0, bad = 0;
+    for (size_t i = 0; i < run->nfiles; i++) {
+        fdes += run->files[i].nfdes;
+        rows += run->files[i].nrows;
+        bad += run->files[i].status != CFI_OK;
+    }
+    fprintf(out, "cfisem diff: %zu file%s", run->nfiles,
+            run->nfiles == 1 ? "" : "s");
+    if (bad)
+        fprintf(out, " (%zu could not be loaded)", bad);
+    fprintf(out, ", %zu FDEs, %zu rows; %" PRIu64 " requests (%u state%s per"
+            " PC%s), seed %" PRIu64 ", %.1f s\n", fdes, rows, run->requests,
+            run->config.nstates, run->config.nstates == 1 ? "" : "s",
+            run->config.all_pcs ? ", every PC" : "", run->config.seed,
+            run->seconds);
+    fputs("reference answers:", out);
+    for (int s = 0; s < CFI_STATUS_COUNT; s++)
+        if (run->reference[s])
+            fprintf(out, " %s %" PRIu64, cfi_status_name((enum cfi_status)s),
+                    run->reference[s]);
+    fputc('\n', out);
+}
+
+static void print_table(FILE *out, const struct diff_run *run)
+{
+    fprintf(out, "\n%-10s %10s %10s %8s %10s %10s %10s\n", "engine",
+            "compared", "agree", "differ", "known_dev", "not_comp", "errors");
+    for (int e = 0; e < DIFF_ENGINE_COUNT; e++) {
+        if (!run->config.engines[e])
+            continue;
+        const struct diff_counts *c = &run->counts[e];
+        fprintf(out, "%-10s %10" PRIu64 " %10" PRIu64 " %8" PRIu64
+                " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+                diff_engine_name((enum diff_engine_id)e), c->compared,
+                c->agree, c->differ, c->known_deviation, c->not_comparable,
+                c->errors);
+    }
+}
+
+static bool same_failure(const struct diff_open_failure *a,
+                         const struct diff_open_failure *b)
+{
+    const char *x = a->diag.message ? a->diag.message : "";
+    const char *y = b->diag.message ? b->diag.message : "";
+    return a->engine == b->engine && !strcmp(x, y);
+}
+
+/* Each (engine, reason) once, with its files and requests. */
+static void print_failures(FILE *out, const struct diff_run *run)
+{
+    bool header = false;
+    for (size_t i = 0; i < run->nfailures; i++) {
+        const struct diff_open_failure *f = &run->failures[i];
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = same_failure(&run->failures[j], f);
+        if (seen)
+            continue;
+        size_t files = 0;
+        uint64_t requests = 0;
+        for (size_t j = i; j < run->nfailures; j++)
+            if (same_failure(&run->failures[j], f))
+                files++, requests += run->failures[j].requests;
+        if (!header)
+            fprintf(out, "\nengines that could not answer (counted as errors):\n");
+        header = true;
+        fprintf(out, "  %s: %s: %zu file%s (first: %s), %" PRIu64 " requests\n",
+                diff_engine_name(f->engine),
+                f->diag.message ? f->diag.message : "cannot open",
+                files, files == 1 ? "" : "s", run->files[f->file].path,
+                requests);
+    }
+}
+
+static void print_deviations(FILE *out, const struct diff_run *run)
+{
+    bool header = false;
+    for (size_t d = 0; d < run->ndeviations; d++) {
+        if (!run->deviation_counts[d])
+            continue;
+        if (!header)
+            fprintf(out, "\nknown deviations (requests explained):\n");
+        header = true;
+        const struct diff_deviation *dev = &run->deviations[d];
+        fprintf(out, "  %-40s %-10s %10" PRIu64 "  %s\n", dev->id,
+                diff_engine_name(dev->engine), run->deviation_counts[d],
+                dev->summary);
+    }
+}
+
+void diff_report_reproducer(FILE *out, const struct diff_run *run,
+                            const struct diff_record *record,
+                            enum diff_engine_id engine)
+{
+    const char *extra = NULL;
+    char eh_elf[4200];
+    if (engine == DIFF_ENGINE_compiled && run->config.engine_config.eh_elf_path) {
+        snprintf(eh_elf, sizeof eh_elf, "--eh-elf %s",
+                 run->config.engine_config.eh_elf_path);
+        extra = eh_elf;
+    }
+    diff_state_reproducer(out, run->files[record->file].path, &record->state,
+                          (const uint64_t(*)[2])run->config.faults,
+                          run->config.nfaults, diff_engine_name(engine), extra);
+}
+
+/* The kept items a deviation explains, on one line. */
+static void print_known(FILE *out, const struct diff_outcome *outcome,
+                        unsigned first)
+{
+    const struct diff_deviation *deviation = outcome->items[first].deviation;
+    for (unsigned i = 0; i < first; i++)
+        if (outcome->items[i].deviation == deviation)
+            return;   /* printed with an earlier item */
+    fprintf(out, "    known: %s:", deviation->id);
+    for (unsigned i = first; i < outcome->nkept; i++)
+        if (outcome->items[i].deviation == deviation) {
+            char label[16];
+            fprintf(out, " %s", diff_item_label(outcome->items[i].item,
+                                                outcome->items[i].reg, label,
+                                                sizeof label));
+        }
+    fputc('\n', out);
+}
+
+void diff_report_items(FILE *out, const struct diff_outcome *outcome,
+                       const struct cfi_frame *expected_frame,
+                       const struct cfi_frame *got_frame)
+{
+    for (unsigned i = 0; i < outcome->nkept; i++) {
+        const struct diff_item_found *item = &outcome->items[i];
+        if (item->deviation)
+            continue;
+        char label[16], expected[128], got[128];
+        item_values(expected_frame, got_frame, item, expected, got,
+                    sizeof expected);
+        fprintf(out, "    %-6s expected %s, got %s\n",
+                diff_item_label(item->item, item->reg, label, sizeof label),
+                expected, got);
+    }
+    for (unsigned i = 0; i < outcome->nkept; i++)
+        if (outcome->items[i].deviation)
+            print_known(out, outcome, i);
+    if (outcome->nitems > outcome->nkept)
+        fprintf(out, "    ... %u differing items in all, %u explained by no"
+                " deviation\n", outcome->nitems, outcome->nnew);
+}
+
+void diff_report_record(FILE *out, const struct diff_run *run,
+                        const struct diff_record *record, size_t number)
+{
+    const struct diff_state *s = &record->state;
+    fprintf(out, "[%zu] %s: %s: pc 0x%" PRIx64, number,
+            diff_engine_name(record->engine), run->files[record->file].path,
+            s->at.pc);
+    if (s->at.caller_frame)
+        fprintf(out, " (caller frame: row at 0x%" PRIx64 ")", s->at.pc - 1);
+    fprintf(out, ", state %u (%s)\n", s->index, diff_state_kind_name(s->kind));
+    diff_report_items(out, &record->outcome, &record->expected, &record->got);
+    if (record->has_fde)
+        fprintf(out, "    fde %s+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64 ")%s%s\n",
+                cfi_section_name(record->fde_section), record->fde_offset,
+                record->fde_begin, record->fde_end,
+                record->translation == CFI_OK ? "" : ": ",
+                record->translation == CFI_OK
+                    ? "" : cfi_status_text(record->translation));
+    if (record->row_text)
+        fprintf(out, "    row %s\n", record->row_text);
+    fputs("    reproduce: ", out);
+    diff_report_reproducer(out, run, record, record->engine);
+    fputs("\n", out);
+}
+
+void diff_report_text(FILE *out, const struct diff_run *run, size_t show)
+{
+    print_headline(out, run);
+    print_table(out, run);
+    print_failures(out, run);
+    print_deviations(out, run);
+    if (run->records_total) {
+        size_t shown = run->nrecords < show ? run->nrecords : show;
+        fprintf(out, "\nnew mismatches: %" PRIu64 " (the first %zu)\n",
+                run->records_total, shown);
+        for (size_t r = 0; r < shown; r++)
+            diff_report_record(out, run, &run->records[r], r + 1);
+        if (shown)
+            fprintf(out, "(run a reproducer with --engine il to see the"
+                    " reference's answer)\n");
+    }
+    fprintf(out, "\nresult: %" PRIu64 " new mismatch%s\n", run->records_total,
+            run->records_total == 1 ? "" : "es");
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                 */
+/* ------------------------------------------------------------------ */
+
+void diff_json_string(FILE *out, const char *text)
+{
+    if (!text) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static void json_hex(FILE *out, uint64_t value)
+{
+    fprintf(out, "\"0x%" PRIx64 "\"", value);
+}
+
+void diff_json_frame(FILE *out, const struct cfi_frame *frame)
+{
+    fprintf(out, "{\"status\": \"%s\", \"message\": ",
+            cfi_status_name(frame->status));
+    diff_json_string(out, frame->status == CFI_OK ? NULL : frame->diag.message);
+    fprintf(out, ", \"reg\": %d, \"cfa\": ",
+            frame->status == CFI_OK ? -1 : frame->diag.reg);
+    if (frame->status != CFI_OK) {
+        fputs("null, \"regs\": {}}", out);
+        return;
+    }
+    json_hex(out, frame->cfa);
+    fputs(", \"regs\": {", out);
+    const char *separator = "";
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        if (reg >= CFI_NGPRS && frame->caller.status[reg] == CFI_REG_UNDEFINED)
+            continue;
+        char buf[32];
+        fprintf(out, "%s\"%u\": \"%s\"", separator, reg,
+                diff_reg_text(frame, reg, buf, sizeof buf));
+        separator = ", ";
+    }
+    fputs("}}", out);
+}
+
+static void json_counts(FILE *out, const struct diff_counts *c)
+{
+    fprintf(out, "{\"compared\": %" PRIu64 ", \"agree\": %" PRIu64
+            ", \"differ\": %" PRIu64 ", \"known_deviation\": %" PRIu64
+            ", \"not_comparable\": %" PRIu64 ", \"errors\": %" PRIu64 "}",
+            c->compared, c->agree, c->differ, c->known_deviation,
+            c->not_comparable, c->errors);
+}
+
+static void json_regs(FILE *out, const struct cfi_regs *regs)
+{
+    fputc('{', out);
+    const char *separator = "";
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        if (regs->status[reg] != CFI_REG_VALUE)
+            continue;
+        char name[16];
+        fprintf(out, "%s\"%s\": ", separator,
+                cfi_reg_label(reg, name, sizeof name));
+        json_hex(out, regs->value[reg]);
+        separator = ", ";
+    }
+    fputc('}', out);
+}
+
+void diff_json_items(FILE *out, const struct diff_outcome *outcome,
+                     const struct cfi_frame *expected_frame,
+                     const struct cfi_frame *got_frame)
+{
+    fputs("[", out);
+    for (unsigned i = 0; i < outcome->nkept; i++) {
+        const struct diff_item_found *item = &outcome->items[i];
+        char label[16], expected[128], got[128];
+        item_values(expected_frame, got_frame, item, expected, got,
+                    sizeof expected);
+        fprintf(out, "%s{\"item\": ", i ? ", " : "");
+        diff_json_string(out, diff_item_label(item->item, item->reg, label,
+                                              sizeof label));
+        fputs(", \"expected\": ", out);
+        diff_json_string(out, expected);
+        fputs(", \"got\": ", out);
+        diff_json_string(out, got);
+        fputs(", \"deviation\": ", out);
+        diff_json_string(out, item->deviation ? item->deviation->id : NULL);
+        fputc('}', out);
+    }
+    fputs("]", out);
+}
+
+static void json_fde(FILE *out, const struct diff_record *record)
+{
+    if (!record->has_fde) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out, "{\"section\": \"%s\", \"offset\": %" PRIu64 ", \"begin\": ",
+            cfi_section_name(record->fde_section), record->fde_offset);
+    json_hex(out, record->fde_begin);
+    fputs(", \"end\": ", out);
+    json_hex(out, record->fde_end);
+    fprintf(out, ", \"translation\": \"%s\"}",
+            cfi_status_name(record->translation));
+}
+
+void diff_json_state(FILE *out, const struct diff_state *s)
+{
+    fputs("\"pc\": ", out);
+    json_hex(out, s->at.pc);
+    fprintf(out, ", \"caller_frame\": %s, \"lookup_pc\": ",
+            s->at.caller_frame ? "true" : "false");
+    json_hex(out, s->at.caller_frame ? s->at.pc - 1 : s->at.pc);
+    fprintf(out, ", \"state\": %u, \"state_kind\": \"%s\", \"mem_seed\": ",
+            s->index, diff_state_kind_name(s->kind));
+    json_hex(out, s->mem_seed);
+    fputs(", \"fault\": ", out);
+    if (s->has_fault) {
+        fputc('[', out);
+        json_hex(out, s->fault_begin);
+        fputs(", ", out);
+        json_hex(out, s->fault_end);
+        fputc(']', out);
+    } else {
+        fputs("null", out);
+    }
+    fputs(", \"regs\": ", out);
+    json_regs(out, &s->callee);
+}
+
+static void json_record(FILE *out, const struct diff_run *run,
+                        const struct diff_record *record)
+{
+    fprintf(out, "{\"engine\": \"%s\", \"file\": ",
+            diff_engine_name(record->engine));
+    diff_json_string(out, run->files[record->file].path);
+    fputs(", ", out);
+    diff_json_state(out, &record->state);
+    fputs(", \"fde\": ", out);
+    json_fde(out, record);
+    fputs(", \"row\": ", out);
+    diff_json_string(out, record->row_text);
+    fputs(", \"items\": ", out);
+    diff_json_items(out, &record->outcome, &record->expected, &record->got);
+    fputs(", \"expected\": ", out);
+    diff_json_frame(out, &record->expected);
+    fputs(", \"got\": ", out);
+    diff_json_frame(out, &record->got);
+    char *line = NULL;
+    size_t len = 0;
+    FILE *memory = open_memstream(&line, &len);
+    if (memory) {
+        diff_report_reproducer(memory, run, record, record->engine);
+        fclose(memory);
+    }
+    fputs(", \"reproducer\": ", out);
+    diff_json_string(out, line);
+    free(line);
+    fputc('}', out);
+}
+
+static void json_files(FILE *out, const struct diff_run *run)
+{
+    fputs("\"files\": [", out);
+    for (size_t i = 0; i < run->nfiles; i++) {
+        const struct diff_file_result *f = &run->files[i];
+        fputs(i ? ", {\"path\": " : "{\"path\": ", out);
+        diff_json_string(out, f->path);
+        fprintf(out, ", \"status\": \"%s\", \"error\": ",
+                cfi_status_name(f->status));
+        diff_json_string(out, f->status == CFI_OK ? NULL : f->diag.message);
+        fprintf(out, ", \"fdes\": %zu, \"rows\": %zu, \"requests\": %" PRIu64
+                "}", f->nfdes, f->nrows, f->requests);
+    }
+    fputs("]", out);
+}
+
+static void json_summary(FILE *out, const struct diff_run *run)
+{
+    fputs("\"summary\": {", out);
+    const char *separator = "";
+    for (int e = 0; e < DIFF_ENGINE_COUNT; e++) {
+        if (!run->config.engines[e])
+            continue;
+        fprintf(out, "%s\"%s\": ", separator,
+                diff_engine_name((enum diff_engine_id)e));
+        json_counts(out, &run->counts[e]);
+        separator = ", ";
+    }
+    fputs("}, \"errors\": [", out);
+    for (size_t i = 0; i < run->nfailures; i++) {
+        const struct diff_open_failure *f = &run->failures[i];
+        fprintf(out, "%s{\"engine\": \"%s\", \"file\": ", i ? ", " : "",
+                diff_engine_name(f->engine));
+        diff_json_string(out, run->files[f->file].path);
+        fputs(", \"message\": ", out);
+        diff_json_string(out, f->diag.message);
+        fprintf(out, ", \"requests\": %" PRIu64 "}", f->requests);
+    }
+    fputs("]", out);
+}
+
+static void json_deviations(FILE *out, const struct diff_run *run)
+{
+    fputs("\"deviations\": {", out);
+    for (size_t d = 0; d < run->ndeviations; d++) {
+        const struct diff_deviation *dev = &run->deviations[d];
+        fputs(d ? ", " : "", out);
+        diff_json_string(out, dev->id);
+        fprintf(out, ": {\"engine\": \"%s\", \"summary\": ",
+                diff_engine_name(dev->engine));
+        diff_json_string(out, dev->summary);
+        fprintf(out, ", \"count\": %" PRIu64 ", \"example\": ",
+                run->deviation_counts[d]);
+        if (run->deviation_examples[d].engine != DIFF_ENGINE_COUNT)
+            json_record(out, run, &run->deviation_examples[d]);
+        else
+            fputs("null", out);
+        fputc('}', out);
+    }
+    fputs("}", out);
+}
+
+void diff_report_json(FILE *out, const struct diff_run *run)
+{
+    fprintf(out, "{\"seed\": %" PRIu64 ", \"states\": %u, \"all_pcs\": %s, "
+            "\"seconds\": %.3f, \"requests\": %" PRIu64 ",\n",
+            run->config.seed, run->config.nstates,
+            run->config.all_pcs ? "true" : "false", run->seconds,
+            run->requests);
+    json_files(out, run);
+    fputs(",\n\"reference\": {", out);
+    const char *separator = "";
+    for (int s = 0; s < CFI_STATUS_COUNT; s++)
+        if (run->reference[s]) {
+            fprintf(out, "%s\"%s\": %" PRIu64, separator,
+                    cfi_status_name((enum cfi_status)s), run->reference[s]);
+            separator = ", ";
+        }
+    fputs("},\n", out);
+    json_summary(out, run);
+    fputs(",\n", out);
+    json_deviations(out, run);
+    fprintf(out, ",\n\"mismatches_total\": %" PRIu64 ",\n\"mismatches\": [",
+            run->records_total);
+    for (size_t r = 0; r < run->nrecords; r++) {
+        fputs(r ? ",\n" : "\n", out);
+        json_record(out, run, &run->records[r]);
+    }
+    fputs("]}\n", out);
+}

@@ -1,0 +1,369 @@
+/* state.c — see state.h. */
+#include "state.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --all-pcs asks every address of an FDE of at most this many bytes; a
+ * longer FDE (no real function is) gets its row boundaries and sampled
+ * addresses, so that a malformed range cannot make the run endless. */
+#define ALL_PCS_MAX ((uint64_t)1 << 20)
+
+void diff_state_config_default(struct diff_state_config *config, uint64_t seed)
+{
+    *config = (struct diff_state_config){
+        .seed = seed,
+        .stack_base = DIFF_STACK_BASE,
+        .stack_window = DIFF_STACK_WINDOW,
+        .regs = DIFF_REGS_ALL,
+        .faults = true,
+    };
+}
+
+static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c)
+{
+    return diff_mix(a ^ diff_mix(b ^ diff_mix(c)));
+}
+
+/* ------------------------------------------------------------------ */
+/* PCs                                                                  */
+/* ------------------------------------------------------------------ */
+
+struct pc_list {
+    struct diff_pc **pcs;
+    size_t *count;
+    size_t *capacity;
+};
+
+static enum cfi_status push_pc(struct pc_list *list, uint64_t pc, bool caller)
+{
+    if (*list->count == *list->capacity) {
+        size_t capacity = *list->capacity ? *list->capacity * 2 : 64;
+        struct diff_pc *grown = realloc(*list->pcs, capacity * sizeof *grown);
+        if (!grown)
+            return CFI_E_NOMEM;
+        *list->pcs = grown;
+        *list->capacity = capacity;
+    }
+    (*list->pcs)[(*list->count)++] = (struct diff_pc){pc, caller};
+    return CFI_OK;
+}
+
+/* One range: its first address, its last as a caller frame, and either
+ * one chosen address inside or (all) every address. */
+static enum cfi_status range_pcs(struct pc_list *list,
+                                 const struct sem_range *range,
+                                 uint64_t seed, bool all)
+{
+    enum cfi_status status = CFI_OK;
+    uint64_t length = range->end - range->begin;
+    if (all) {
+        for (uint64_t at = range->begin; at < range->end && !status; at++)
+            status = push_pc(list, at, false);
+    } else {
+        status = push_pc(list, range->begin, false);
+        if (!status && length > 2) {
+            uint64_t h = hash3(seed, range->begin, 0x696e73696465ull);
+            uint64_t at = range->begin + 1 + h % (length - 2);
+            bool caller = h >> 63;
+            status = push_pc(list, caller ? at + 1 : at, caller);
+        }
+    }
+    return status ? status : push_pc(list, range->end, true);
+}
+
+enum cfi_status diff_pcs_of_fde(const struct sem_file_il *il, size_t index,
+                                const struct diff_state_config *config,
+                                bool all_pcs, struct diff_pc **pcs,
+                                size_t *count, size_t *capacity)
+{
+    struct pc_list list = {pcs, count, capacity};
+    const struct cfi_fde *fde = &il->file->fdes[index];
+    enum cfi_status status = CFI_OK;
+    if (il->status[index] != CFI_OK || il->fdes[index].nranges == 0) {
+        status = push_pc(&list, fde->pc_begin, false);
+        if (!status && fde->pc_end > fde->pc_begin)
+            status = push_pc(&list, fde->pc_end, true);
+    } else {
+        const struct sem_fde_il *fde_il = &il->fdes[index];
+        bool all = all_pcs && fde->pc_end - fde->pc_begin <= ALL_PCS_MAX;
+        for (size_t r = 0; r < fde_il->nranges && !status; r++)
+            status = range_pcs(&list, &fde_il->ranges[r], config->seed, all);
+    }
+    if (!status && fde->pc_end > fde->pc_begin &&
+        !cfi_file_lookup(il->file, fde->pc_end))
+        status = push_pc(&list, fde->pc_end, false);
+    return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* States                                                               */
+/* ------------------------------------------------------------------ */
+
+uint64_t diff_state_mem_seed(uint64_t seed, unsigned k)
+{
+    return diff_mix(seed ^ (0x6d656d0000ull + k));
+}
+
+enum diff_state_kind diff_state_kind_of(unsigned k,
+                                        const struct diff_state_config *config)
+{
+    if (k % 4 == 3 && config->faults)
+        return DIFF_STATE_FAULT;
+    return k % 4 == 2 ? DIFF_STATE_PARTIAL : DIFF_STATE_FULL;
+}
+
+const char *diff_state_kind_name(enum diff_state_kind kind)
+{
+    switch (kind) {
+    case DIFF_STATE_FULL:
+        return "full";
+    case DIFF_STATE_PARTIAL:
+        return "partial";
+    case DIFF_STATE_FAULT:
+        return "fault";
+    }
+    return "?";
+}
+
+/* The register the CFA rule reads: reg of reg+off, or the register of a
+ * leading DW_OP_breg0..31 of an expression; -1 when there is none. */
+static int cfa_base(const struct sem_row *row)
+{
+    if (!row)
+        return -1;
+    if (row->cfa.kind == SEM_CFA_REG_OFFSET)
+        return row->cfa.reg < CFI_NGPRS ? (int)row->cfa.reg : -1;
+    if (row->cfa.kind == SEM_CFA_EXPR && row->cfa.expr.len > 0 &&
+        row->cfa.expr.bytes[0] >= 0x70 && row->cfa.expr.bytes[0] <= 0x8f)
+        return row->cfa.expr.bytes[0] - 0x70 < CFI_NGPRS
+                   ? row->cfa.expr.bytes[0] - 0x70 : -1;
+    return -1;
+}
+
+static bool knows(const struct diff_state_config *config,
+                  enum diff_state_kind kind, unsigned reg, uint64_t h)
+{
+    /* v1 carries rip, rsp, rbp, rbx, and eh_elfs of that ABI read them
+     * without looking at the flags: all four are always given. */
+    if (config->regs == DIFF_REGS_V1)
+        return reg == CFI_REG_RSP || reg == CFI_REG_RBP ||
+               reg == CFI_REG_RBX || reg == CFI_REG_RIP;
+    if (kind != DIFF_STATE_PARTIAL || reg == CFI_REG_RSP)
+        return true;
+    return (diff_mix(h ^ (0x6b6e6f77ull + reg)) & 1) != 0;
+}
+
+void diff_state_make(const struct diff_state_config *config,
+                     struct diff_pc at, unsigned k, const struct sem_row *row,
+                     struct diff_state *state)
+{
+    memset(state, 0, sizeof *state);
+    state->index = k;
+    state->kind = diff_state_kind_of(k, config);
+    state->at = at;
+    state->mem_seed = diff_state_mem_seed(config->seed, k);
+    uint64_t h = hash3(config->seed, at.pc * 2 + at.caller_frame, k);
+    struct cfi_regs *regs = &state->callee;
+    cfi_regs_clear(regs);
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+        if (knows(config, state->kind, reg, h))
+            cfi_regs_set(regs, reg, diff_mix(h ^ (0x7265670000ull + reg)));
+    uint64_t window = config->stack_window ? config->stack_window : 8;
+    uint64_t rsp = config->stack_base +
+                   ((diff_mix(h ^ 0x727370ull) % window) & ~(uint64_t)7);
+    cfi_regs_set(regs, CFI_REG_RSP, rsp);
+    if (regs->status[CFI_REG_RBP] == CFI_REG_VALUE)
+        cfi_regs_set(regs, CFI_REG_RBP, rsp + (diff_mix(h ^ 0x726270ull) & 0xff8));
+    int base = cfa_base(row);
+    if (base >= 0 && base != CFI_REG_RSP && base != CFI_REG_RBP &&
+        base != CFI_REG_RIP &&
+        (config->regs == DIFF_REGS_ALL || base == CFI_REG_RBX))
+        cfi_regs_set(regs, (unsigned)base, rsp + (diff_mix(h ^ 0x636661ull) & 0xff8));
+    else if (base == CFI_REG_RBP)
+        cfi_regs_set(regs, CFI_REG_RBP, rsp + (diff_mix(h ^ 0x726270ull) & 0xff8));
+    cfi_regs_set(regs, CFI_REG_RIP, at.pc);
+    /* One partial state in eight lacks the CFA's register itself, so that
+     * engines must agree on reg_unknown too. */
+    if (state->kind == DIFF_STATE_PARTIAL && config->regs == DIFF_REGS_ALL &&
+        base >= 0 && base != CFI_REG_RIP &&
+        (diff_mix(h ^ 0x6e6f636661ull) & 7) == 0)
+        regs->status[base] = CFI_REG_UNKNOWN;
+}
+
+struct diff_memory *diff_state_memory(const struct diff_state_config *config,
+                                      unsigned k, const struct cfi_file *file,
+                                      const uint64_t (*faults)[2],
+                                      size_t nfaults)
+{
+    struct diff_memory *memory =
+        diff_memory_new(true, diff_state_mem_seed(config->seed, k));
+    if (!memory)
+        return NULL;
+    enum cfi_status status = file ? diff_memory_map_file(memory, file) : CFI_OK;
+    for (size_t i = 0; i < nfaults && status == CFI_OK; i++)
+        status = diff_memory_add_fault(memory, faults[i][0], faults[i][1]);
+    if (status != CFI_OK) {
+        diff_memory_free(memory);
+        return NULL;
+    }
+    return memory;
+}
+
+/* ------------------------------------------------------------------ */
+/* The overlay reader                                                   */
+/* ------------------------------------------------------------------ */
+
+static enum cfi_status overlay_read(void *env, uint64_t addr, unsigned size,
+                                    uint64_t *value)
+{
+    struct diff_overlay *overlay = env;
+    if (addr + size < addr)
+        return CFI_E_MEMORY;
+    if (overlay->has_fault && size > 0 && addr < overlay->fault_end &&
+        overlay->fault_begin < addr + size)
+        return CFI_E_MEMORY;
+    enum cfi_status status = overlay->base.read(overlay->base.env, addr, size,
+                                                value);
+    if (status == CFI_OK && overlay->record) {
+        if (overlay->nreads < DIFF_OVERLAY_READS) {
+            overlay->read_addr[overlay->nreads] = addr;
+            overlay->read_size[overlay->nreads] = (uint8_t)size;
+        }
+        overlay->nreads++;
+    }
+    return status;
+}
+
+void diff_overlay_init(struct diff_overlay *overlay, struct cfi_memory base,
+                       const struct diff_state *state)
+{
+    overlay->base = base;
+    overlay->has_fault = state->has_fault;
+    overlay->fault_begin = state->fault_begin;
+    overlay->fault_end = state->fault_end;
+    overlay->record = false;
+    overlay->nreads = 0;
+}
+
+struct cfi_memory diff_overlay_reader(struct diff_overlay *overlay)
+{
+    return (struct cfi_memory){overlay_read, overlay};
+}
+
+void diff_state_place_fault(struct diff_state *state,
+                            const struct diff_overlay *recorded)
+{
+    size_t n = recorded->nreads < DIFF_OVERLAY_READS ? recorded->nreads
+                                                     : DIFF_OVERLAY_READS;
+    if (n == 0 || state->kind != DIFF_STATE_FAULT)
+        return;
+    uint64_t h = hash3(state->mem_seed, state->at.pc, 0x6661756c74ull);
+    size_t i = (size_t)(h % n);
+    state->has_fault = true;
+    state->fault_begin = recorded->read_addr[i];
+    state->fault_end = recorded->read_addr[i] + recorded->read_size[i];
+}
+
+/* ------------------------------------------------------------------ */
+/* Questions                                                            */
+/* ------------------------------------------------------------------ */
+
+static void locate(struct diff_question *q, const struct sem_file_il *il,
+                   struct diff_pc at)
+{
+    uint64_t lookup = at.caller_frame ? at.pc - 1 : at.pc;
+    q->fde = cfi_file_lookup(il->file, lookup);
+    q->range = NULL;
+    q->translation = CFI_E_NO_FDE;
+    if (!q->fde)
+        return;
+    size_t index = (size_t)(q->fde - il->file->fdes);
+    q->translation = il->status[index];
+    if (q->translation == CFI_OK)
+        q->range = sem_fde_il_find(&il->fdes[index], lookup);
+}
+
+void diff_question_make(struct diff_question *q, const struct sem_file_il *il,
+                        const struct diff_state_config *config,
+                        struct diff_pc at, unsigned k, struct cfi_memory base,
+                        diff_reference_fn reference,
+                        struct cfi_frame *expected)
+{
+    locate(q, il, at);
+    diff_state_make(config, at, k, q->range ? q->range->row : NULL,
+                    &q->state);
+    q->base = base;
+    q->request = (struct cfi_request){at.pc, at.caller_frame,
+                                      &q->state.callee,
+                                      diff_overlay_reader(&q->overlay)};
+    if (q->state.kind == DIFF_STATE_FAULT) {
+        diff_overlay_init(&q->overlay, base, &q->state);
+        q->overlay.record = true;
+        reference(il, &q->request, expected);
+        diff_state_place_fault(&q->state, &q->overlay);
+    }
+    diff_overlay_init(&q->overlay, base, &q->state);
+    reference(il, &q->request, expected);
+}
+
+void diff_question_rewind(struct diff_question *q)
+{
+    diff_overlay_init(&q->overlay, q->base, &q->state);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reproducer                                                           */
+/* ------------------------------------------------------------------ */
+
+static void print_shell_word(FILE *out, const char *word)
+{
+    bool plain = *word != 0;
+    for (const char *c = word; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                       "0123456789/._+-=,:@%", *c) != NULL;
+    if (plain) {
+        fputs(word, out);
+        return;
+    }
+    fputc('\'', out);
+    for (const char *c = word; *c; c++)
+        if (*c == '\'')
+            fputs("'\\''", out);
+        else
+            fputc(*c, out);
+    fputc('\'', out);
+}
+
+void diff_state_reproducer(FILE *out, const char *path,
+                           const struct diff_state *state,
+                           const uint64_t (*faults)[2], size_t nfaults,
+                           const char *engine, const char *extra)
+{
+    fputs("cfisem unwind ", out);
+    print_shell_word(out, path ? path : "FILE");
+    fprintf(out, " --pc 0x%" PRIx64 "%s --regs ", state->at.pc,
+            state->at.caller_frame ? " --caller" : "");
+    const char *separator = "";
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        if (state->callee.status[reg] != CFI_REG_VALUE)
+            continue;
+        char name[16];
+        fprintf(out, "%s%s=0x%" PRIx64, separator,
+                cfi_reg_label(reg, name, sizeof name), state->callee.value[reg]);
+        separator = ",";
+    }
+    fprintf(out, " --mem-seed 0x%" PRIx64, state->mem_seed);
+    for (size_t i = 0; i < nfaults; i++)
+        fprintf(out, " --fault 0x%" PRIx64 "-0x%" PRIx64, faults[i][0],
+                faults[i][1]);
+    if (state->has_fault)
+        fprintf(out, " --fault 0x%" PRIx64 "-0x%" PRIx64, state->fault_begin,
+                state->fault_end);
+    fprintf(out, " --engine %s", engine);
+    if (extra) {
+        fputc(' ', out);
+        fputs(extra, out);
+    }
+}

@@ -1,0 +1,44 @@
+/* fuzz_elf.c — AFL++ harness 2: a whole ELF file through the loader, the IL
+ * printers and both engines (fuzz/targets.h, target 2). Aborts on any
+ * disagreement between the direct interpreter and the IL evaluator.
+ *
+ * Built with afl-clang-fast: an AFL++ persistent-mode harness (the input
+ * in shared memory, 5000 inputs per process). Built with any other
+ * compiler: the replay program, `fuzz_elf [-v] FILE|FOLDER...`.
+ * AFL++'s macros are GNU C (statement expressions): the one documented
+ * exception to C11 in our sources. */
+#include "fuzz/harness/driver.h"
+
+static enum fuzz_result target(struct fuzz_context *context,
+                               const uint8_t *data, size_t size,
+                               struct fuzz_report *report)
+{
+    return fuzz_one_elf(context, data, size, report);
+}
+
+#ifdef __AFL_FUZZ_TESTCASE_LEN
+#include <unistd.h> /* read(), which __AFL_FUZZ_TESTCASE_LEN calls */
+
+__AFL_FUZZ_INIT();
+
+int main(void)
+{
+    struct fuzz_context context;
+    struct fuzz_report report;
+    if (fuzz_context_open(&context) != FUZZ_OK)
+        return 2;
+    __AFL_INIT();
+    const uint8_t *input = __AFL_FUZZ_TESTCASE_BUF;
+    while (__AFL_LOOP(5000)) {
+        size_t size = __AFL_FUZZ_TESTCASE_LEN;
+        fuzz_verdict(target(&context, input, size, &report), &report);
+    }
+    fuzz_context_close(&context);
+    return 0;
+}
+#else
+int main(int argc, char **argv)
+{
+    return fuzz_replay_main("fuzz_elf", argc, argv, target, false);
+}
+#endif

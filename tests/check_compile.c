@@ -1,0 +1,1291 @@
+/* check_compile.c — compile/: the eh_elf generator, its builds, its
+ * loader and the engine that runs eh_elfs.
+ *
+ * The reference is the IL evaluator (sem_unwind, sem_eval_row): a
+ * compiled eh_elf must give the same status, CFA, signal flag and
+ * registers 0-16 (status and value), and the same register for
+ * reg_unknown, on
+ *   - every case of corpus/cases, every row's first and last address,
+ *     innermost and caller frames, with several register states and
+ *     memories (one with faults, one with unknown and undefined
+ *     registers);
+ *   - every row of libc.so.6, ld-linux-x86-64.so.2 and libstdc++.so.6,
+ *     and "no FDE" between and around their FDEs;
+ *   - hand-made rows covering every DW_OP family, branches, loops, the
+ *     step limit, stack overflow and underflow, division by zero,
+ *     faulting reads, unknown and undefined registers, every rule kind.
+ * The eh_elfs of the cases and libraries are built once per `make check`
+ * by the Makefile (both ABIs, $CFISEM_EH_ELF/NAME.ABI.eh_elf.so); the
+ * hand-made ones are built here. Also: v1 eh_elfs against the evaluator
+ * on the rows reduced to what v1 carries; the generated C compiles with
+ * -Wall -Wextra -Werror and is the same byte for byte twice; loading
+ * errors; the compile command line. */
+#include <check.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compile/cg.h"
+#include "diff/memory.h"
+#include "semantics/sem.h"
+#include "support.h"
+
+enum { STATES = 4 };
+
+/* ------------------------------------------------------------------ */
+/* States, memories, comparison                                          */
+/* ------------------------------------------------------------------ */
+
+/* The stack of state 3, where reads from rsp+0x18 up fault. */
+#define FAULT_RSP 0x7ffe00100000ull
+
+/* State k: 0 and 1 every register 0-20 known with random values, rsp
+ * and rbp in a plausible stack; 2 rsp, rbp and rip known, every third
+ * other register undefined, the rest unknown; 3 as 0 with rsp at
+ * FAULT_RSP, where memory faults. */
+static void make_state(uint64_t seed, unsigned k, uint64_t rip,
+                       struct cfi_regs *regs)
+{
+    cfi_regs_clear(regs);
+    for (unsigned reg = 0; reg < 21; reg++) {
+        if (k != 2)
+            cfi_regs_set(regs, reg, diff_mix(seed ^ (k * 131 + reg)));
+        else if (reg % 3 == 0)
+            regs->status[reg] = CFI_REG_UNDEFINED;
+    }
+    uint64_t rsp = k == 3 ? FAULT_RSP
+                          : 0x7ffe00000000ull + (diff_mix(seed + k) & 0xffff0ull);
+    cfi_regs_set(regs, CFI_REG_RSP, rsp);
+    cfi_regs_set(regs, CFI_REG_RBP, rsp + (diff_mix(seed - k) & 0xff0));
+    cfi_regs_set(regs, CFI_REG_RIP, rip);
+}
+
+struct memories {
+    struct diff_memory *state[STATES];
+};
+
+static void memories_open(struct memories *m, const struct cfi_file *file)
+{
+    for (unsigned k = 0; k < STATES; k++) {
+        m->state[k] = diff_memory_new(true, 0x5eed + k);
+        ck_assert_ptr_nonnull(m->state[k]);
+        if (file)
+            ck_assert_int_eq(diff_memory_map_file(m->state[k], file), CFI_OK);
+    }
+    ck_assert_int_eq(diff_memory_add_fault(m->state[3], FAULT_RSP + 0x18,
+                                           FAULT_RSP + 0x10000), CFI_OK);
+}
+
+static void memories_close(struct memories *m)
+{
+    for (unsigned k = 0; k < STATES; k++)
+        diff_memory_free(m->state[k]);
+}
+
+/* Same status, diagnostic register and offset; when OK, the same CFA,
+ * signal flag and registers 0-16. */
+static bool same_frame(const struct cfi_frame *a, const struct cfi_frame *b)
+{
+    if (a->status != b->status)
+        return false;
+    if (a->status != CFI_OK)
+        return a->diag.offset == b->diag.offset &&
+               (a->status != CFI_E_REG_UNKNOWN || a->diag.reg == b->diag.reg);
+    if (a->cfa != b->cfa || a->signal_frame != b->signal_frame)
+        return false;
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++) {
+        if (a->caller.status[reg] != b->caller.status[reg])
+            return false;
+        if (a->caller.status[reg] == CFI_REG_VALUE &&
+            a->caller.value[reg] != b->caller.value[reg])
+            return false;
+    }
+    return true;
+}
+
+static void describe(char *out, size_t size, const struct cfi_frame *f)
+{
+    if (f->status != CFI_OK) {
+        snprintf(out, size, "%s (%s, reg %d, offset 0x%" PRIx64 ")",
+                 cfi_status_name(f->status),
+                 f->diag.message ? f->diag.message : "", f->diag.reg,
+                 f->diag.offset);
+        return;
+    }
+    int n = snprintf(out, size, "cfa=0x%" PRIx64 " sf=%d", f->cfa,
+                     f->signal_frame);
+    for (unsigned reg = 0; reg < CFI_NGPRS && n > 0 && (size_t)n < size; reg++)
+        n += snprintf(out + n, size - (size_t)n, " %u:%d:%" PRIx64, reg,
+                      f->caller.status[reg], f->caller.value[reg]);
+}
+
+struct tally {
+    size_t compared, ok, errors, no_fde;
+};
+
+static void count(struct tally *tally, const struct cfi_frame *frame)
+{
+    tally->compared++;
+    tally->ok += frame->status == CFI_OK;
+    tally->errors += frame->status != CFI_OK;
+    tally->no_fde += frame->status == CFI_E_NO_FDE;
+}
+
+/* sem_unwind and the eh_elf at one PC, on every state. */
+static void compare_at(const struct cg_eh_elf *eh, const struct sem_file_il *il,
+                       const struct memories *m, uint64_t pc, bool caller,
+                       struct tally *tally)
+{
+    struct cfi_frame *a = calloc(2, sizeof *a), *b = a + 1;
+    for (unsigned k = 0; k < STATES; k++) {
+        struct cfi_regs callee;
+        make_state(pc * 7919, k, pc, &callee);
+        struct cfi_request request = {pc, caller, &callee,
+                                      diff_memory_reader(m->state[k])};
+        sem_unwind(il, &request, a);
+        cg_unwind(eh, &request, b);
+        if (!same_frame(a, b)) {
+            char ta[1024], tb[1024];
+            describe(ta, sizeof ta, a);
+            describe(tb, sizeof tb, b);
+            ck_abort_msg("%s: pc 0x%" PRIx64 "%s state %u:\n il:       %s\n"
+                         " compiled: %s", il->file->path ? il->file->path : "",
+                         pc, caller ? " (caller)" : "", k, ta, tb);
+        }
+        count(tally, a);
+    }
+    free(a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Files with a prebuilt eh_elf                                          */
+/* ------------------------------------------------------------------ */
+
+/* $CFISEM_EH_ELF/NAME.ABI.eh_elf.so, malloc'd. */
+static char *eh_elf_path(const char *name, const char *abi)
+{
+    const char *dir = getenv("CFISEM_EH_ELF");
+    ck_assert_msg(dir != NULL, "CFISEM_EH_ELF is not set (run through make)");
+    size_t n = strlen(dir) + strlen(name) + strlen(abi) + 32;
+    char *path = malloc(n);
+    snprintf(path, n, "%s/%s.%s.eh_elf.so", dir, name, abi);
+    return path;
+}
+
+static struct cg_eh_elf *load(const char *path)
+{
+    struct cg_eh_elf *eh = NULL;
+    struct cfi_diag diag = {0};
+    enum cfi_status status = cg_load(path, &eh, &diag);
+    ck_assert_msg(status == CFI_OK, "%s: %s", path, diag.message);
+    return eh;
+}
+
+/* Addresses around every FDE where a neighbour's row must not leak: its
+ * end, the byte before its start, and both ends of the address space. */
+static void compare_gaps(const struct cg_eh_elf *eh,
+                         const struct sem_file_il *il,
+                         const struct memories *m, struct tally *tally)
+{
+    const struct cfi_file *file = il->file;
+    for (size_t i = 0; i < file->nfdes; i++) {
+        compare_at(eh, il, m, file->fdes[i].pc_end, false, tally);
+        if (file->fdes[i].pc_begin > 0)
+            compare_at(eh, il, m, file->fdes[i].pc_begin - 1, false, tally);
+    }
+    compare_at(eh, il, m, 0, false, tally);
+    compare_at(eh, il, m, UINT64_MAX, false, tally);
+    compare_at(eh, il, m, UINT64_MAX, true, tally);
+}
+
+/* Each range's first address (innermost) and last address (as a caller
+ * frame: PC = end, looked up at end-1); an FDE that failed to translate
+ * at its start. */
+static void compare_file(const char *path, const char *eh_path,
+                         struct tally *tally)
+{
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(path, &file, &diag) == CFI_OK, "%s: %s", path,
+                  diag.message);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    struct cg_eh_elf *eh = load(eh_path);
+    ck_assert_int_eq(cg_eh_elf_abi(eh), CG_ABI_FULL);
+    struct memories m;
+    memories_open(&m, file);
+    for (size_t i = 0; i < file->nfdes; i++) {
+        if (il->status[i] != CFI_OK) {
+            compare_at(eh, il, &m, file->fdes[i].pc_begin, false, tally);
+            continue;
+        }
+        const struct sem_fde_il *fde = &il->fdes[i];
+        for (size_t r = 0; r < fde->nranges; r++) {
+            compare_at(eh, il, &m, fde->ranges[r].begin, false, tally);
+            compare_at(eh, il, &m, fde->ranges[r].end, true, tally);
+        }
+    }
+    compare_gaps(eh, il, &m, tally);
+    memories_close(&m);
+    cg_unload(eh);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+}
+
+static void compare_system_lib(const char *name)
+{
+    char *path = test_system_lib(name);
+    ck_assert_msg(path != NULL, "%s not found", name);
+    char *eh_path = eh_elf_path(name, "full");
+    struct tally tally = {0};
+    compare_file(path, eh_path, &tally);
+    printf("compile: %s: %zu comparisons (%zu unwound, %zu errors, "
+           "%zu no FDE)\n", name, tally.compared, tally.ok, tally.errors,
+           tally.no_fde);
+    ck_assert_uint_gt(tally.ok, 1000);
+    ck_assert_uint_gt(tally.no_fde, 100);
+    free(eh_path);
+    free(path);
+}
+
+START_TEST(test_libc)
+{
+    compare_system_lib("libc.so.6");
+}
+END_TEST
+
+START_TEST(test_ld_so)
+{
+    compare_system_lib("ld-linux-x86-64.so.2");
+}
+END_TEST
+
+START_TEST(test_libstdcxx)
+{
+    compare_system_lib("libstdc++.so.6");
+}
+END_TEST
+
+/* Calls fn(path of the case's .so, its name) for every built case. */
+static size_t each_case(void (*fn)(const char *path, const char *name,
+                                   struct tally *tally),
+                        struct tally *tally)
+{
+    char *dir_path = test_build_path("corpus/cases");
+    DIR *dir = opendir(dir_path);
+    ck_assert_msg(dir != NULL, "no built cases in %s", dir_path);
+    size_t files = 0;
+    for (struct dirent *entry; (entry = readdir(dir));) {
+        size_t len = strlen(entry->d_name);
+        if (len < 4 || strcmp(entry->d_name + len - 3, ".so"))
+            continue;
+        char path[4096], name[256];
+        snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
+        snprintf(name, sizeof name, "cases/%.*s", (int)(len - 3),
+                 entry->d_name);
+        fn(path, name, tally);
+        files++;
+    }
+    closedir(dir);
+    free(dir_path);
+    return files;
+}
+
+static void compare_case(const char *path, const char *name,
+                         struct tally *tally)
+{
+    char *eh_path = eh_elf_path(name, "full");
+    compare_file(path, eh_path, tally);
+    free(eh_path);
+}
+
+START_TEST(test_cases)
+{
+    struct tally tally = {0};
+    size_t files = each_case(compare_case, &tally);
+    printf("compile: %zu cases: %zu comparisons (%zu unwound, %zu errors)\n",
+           files, tally.compared, tally.ok, tally.errors);
+    ck_assert_uint_ge(files, 10);
+    ck_assert_uint_gt(tally.ok, 100);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The v1 ABI                                                            */
+/* ------------------------------------------------------------------ */
+
+/* What v1 computes: the row's CFA and the rules of rbx, rbp and rip, with
+ * only rip, rsp, rbp and rbx of the callee known. */
+static void v1_expected(const struct sem_file_il *il, const struct cfi_request *request,
+                        struct cfi_frame *frame)
+{
+    uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
+    const struct cfi_fde *fde = cfi_file_lookup(il->file, pc);
+    size_t index = fde ? (size_t)(fde - il->file->fdes) : 0;
+    const struct sem_range *range =
+        fde && il->status[index] == CFI_OK ? sem_fde_il_find(&il->fdes[index], pc)
+                                           : NULL;
+    if (!range) {
+        frame->status = fde ? il->status[index] : CFI_E_NO_FDE;
+        return;
+    }
+    struct sem_reg_rule rules[3];
+    struct sem_row reduced = {range->row->cfa, 0, rules};
+    static const unsigned kept[] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RIP};
+    for (unsigned k = 0; k < 3; k++) {
+        struct sem_rule rule = sem_row_rule(range->row, kept[k]);
+        if (rule.kind != SEM_RULE_UNSPECIFIED)
+            rules[reduced.nrules++] = (struct sem_reg_rule){kept[k], rule};
+    }
+    sem_eval_row(&reduced, request->callee, request->memory, frame);
+}
+
+static void v1_regs(const struct cfi_regs *full, struct cfi_regs *v1)
+{
+    static const unsigned kept[] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RSP,
+                                    CFI_REG_RIP};
+    cfi_regs_clear(v1);
+    for (unsigned k = 0; k < 4; k++)
+        if (full->status[kept[k]] == CFI_REG_VALUE)
+            cfi_regs_set(v1, kept[k], full->value[kept[k]]);
+}
+
+static bool same_v1(const struct cfi_frame *expected, const struct cfi_frame *v1)
+{
+    if (expected->status != CFI_OK)
+        return v1->status != CFI_OK &&
+               (expected->status != CFI_E_MEMORY || v1->status == CFI_E_MEMORY);
+    if (v1->status != CFI_OK || v1->cfa != expected->cfa ||
+        v1->caller.status[CFI_REG_RSP] != CFI_REG_VALUE ||
+        v1->caller.value[CFI_REG_RSP] != expected->cfa)
+        return false;
+    static const unsigned kept[] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RIP};
+    for (unsigned k = 0; k < 3; k++) {
+        unsigned reg = kept[k];
+        bool value = expected->caller.status[reg] == CFI_REG_VALUE;
+        if (value != (v1->caller.status[reg] == CFI_REG_VALUE) ||
+            (value && v1->caller.value[reg] != expected->caller.value[reg]))
+            return false;
+    }
+    return true;
+}
+
+static void compare_v1_at(const struct cg_eh_elf *eh,
+                          const struct sem_file_il *il,
+                          const struct memories *m, uint64_t pc, bool caller,
+                          struct tally *tally)
+{
+    struct cfi_frame *a = calloc(2, sizeof *a), *b = a + 1;
+    for (unsigned k = 0; k < STATES; k++) {
+        struct cfi_regs full, callee;
+        make_state(pc * 7919, k, pc, &full);
+        v1_regs(&full, &callee);
+        struct cfi_request request = {pc, caller, &callee,
+                                      diff_memory_reader(m->state[k])};
+        v1_expected(il, &request, a);
+        cg_unwind(eh, &request, b);
+        if (!same_v1(a, b)) {
+            char ta[1024], tb[1024];
+            describe(ta, sizeof ta, a);
+            describe(tb, sizeof tb, b);
+            ck_abort_msg("%s (v1): pc 0x%" PRIx64 "%s state %u:\n"
+                         " il (reduced): %s\n compiled:     %s",
+                         il->file->path, pc, caller ? " (caller)" : "", k, ta,
+                         tb);
+        }
+        count(tally, a);
+    }
+    free(a);
+}
+
+static void compare_v1_file(const char *path, const char *name,
+                            struct tally *tally)
+{
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(path, &file, &diag) == CFI_OK, "%s: %s", path,
+                  diag.message);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    char *eh_path = eh_elf_path(name, "v1");
+    struct cg_eh_elf *eh = load(eh_path);
+    ck_assert_int_eq(cg_eh_elf_abi(eh), CG_ABI_V1);
+    struct memories m;
+    memories_open(&m, file);
+    for (size_t i = 0; i < file->nfdes; i++) {
+        const struct sem_fde_il *fde = &il->fdes[i];
+        for (size_t r = 0; il->status[i] == CFI_OK && r < fde->nranges; r++) {
+            compare_v1_at(eh, il, &m, fde->ranges[r].begin, false, tally);
+            compare_v1_at(eh, il, &m, fde->ranges[r].end, true, tally);
+        }
+        compare_v1_at(eh, il, &m, file->fdes[i].pc_end, false, tally);
+    }
+    memories_close(&m);
+    cg_unload(eh);
+    free(eh_path);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+}
+
+START_TEST(test_v1_cases)
+{
+    struct tally tally = {0};
+    size_t files = each_case(compare_v1_file, &tally);
+    printf("compile: v1: %zu cases: %zu comparisons (%zu unwound)\n", files,
+           tally.compared, tally.ok);
+    ck_assert_uint_gt(tally.ok, 100);
+}
+END_TEST
+
+START_TEST(test_v1_libc)
+{
+    char *path = test_system_lib("libc.so.6");
+    ck_assert_ptr_nonnull(path);
+    struct tally tally = {0};
+    compare_v1_file(path, "libc.so.6", &tally);
+    printf("compile: v1: libc.so.6: %zu comparisons (%zu unwound)\n",
+           tally.compared, tally.ok);
+    ck_assert_uint_gt(tally.ok, 1000);
+    free(path);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Hand-made rows                                                        */
+/* ------------------------------------------------------------------ */
+
+/* A .eh_frame of `n` FDEs of 16 bytes at 0x1000 + 16 i, nop programs,
+ * one CIE ("zR", udata4, def_cfa rsp+8, rip at cfa-8). */
+static struct cfi_file *nop_fdes(size_t n)
+{
+    static const uint8_t cie[] = {
+        20, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x03,
+        0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0};
+    size_t size = sizeof cie + n * 20 + 4;
+    uint8_t *bytes = calloc(1, size);
+    memcpy(bytes, cie, sizeof cie);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *fde = bytes + sizeof cie + 20 * i;
+        uint32_t fields[4] = {16, (uint32_t)(fde + 4 - bytes),
+                              (uint32_t)(0x1000 + 16 * i), 16};
+        memcpy(fde, fields, sizeof fields); /* little-endian host */
+    }
+    struct cfi_file *file = NULL;
+    struct cfi_diag diag = {0};
+    enum cfi_status status = cfi_file_from_section(bytes, size, CFI_EH_FRAME,
+                                                   0x200000, &file, &diag);
+    ck_assert_msg(status == CFI_OK, "nop_fdes: %s", diag.message);
+    free(bytes);
+    return file;
+}
+
+/* Expressions: every DW_OP family CFI allows, decoding edge cases,
+ * branches, loops, limits, and the operations CFI forbids. */
+struct expression {
+    const char *name;
+    uint8_t bytes[24];
+    uint32_t len;
+};
+
+#define E(name, ...)                                                        \
+    {name, {__VA_ARGS__}, sizeof((uint8_t[]){__VA_ARGS__})}
+
+static const struct expression expressions[] = {
+    E("lit5", 0x35),
+    E("lit0 lit31 plus", 0x30, 0x4f, 0x22),
+    E("addr", 0x03, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88),
+    E("const1u", 0x08, 0xff), E("const1s", 0x09, 0xff),
+    E("const2u", 0x0a, 0x34, 0x12), E("const2s", 0x0b, 0x00, 0x80),
+    E("const4u", 0x0c, 1, 2, 3, 0x84), E("const4s", 0x0d, 0, 0, 0, 0x80),
+    E("const8u", 0x0e, 0xfe, 0xfe, 0xfe, 0xfe, 0xfe, 0xfe, 0xfe, 0xfe),
+    E("const8s", 0x0f, 1, 2, 3, 4, 5, 6, 7, 0x88),
+    E("constu", 0x10, 0xe5, 0x8e, 0x26),
+    E("constu max", 0x10, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+      0xff, 0x01),
+    E("constu overflow", 0x10, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+      0xff, 0xff, 0x02),
+    E("constu padded", 0x10, 0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+      0x80, 0x80, 0x80, 0x00),
+    E("consts -1", 0x11, 0x7f),
+    E("consts min", 0x11, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+      0x80, 0x7f),
+    E("consts max", 0x11, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+      0xff, 0x00),
+    E("consts overflow", 0x11, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+      0x80, 0x80, 0x01),
+    E("consts overflow 2", 0x11, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+      0xff, 0xff, 0x7e),
+    E("const4u truncated", 0x0c, 1, 2),
+    E("constu truncated", 0x10, 0x80),
+    E("dup", 0x31, 0x12, 0x22), E("drop", 0x31, 0x32, 0x13),
+    E("over", 0x31, 0x32, 0x14, 0x22, 0x22),
+    E("pick 2", 0x31, 0x32, 0x33, 0x15, 0x02, 0x1c),
+    E("pick deep", 0x15, 0x40), E("pick truncated", 0x31, 0x15),
+    E("swap", 0x31, 0x35, 0x16, 0x1c),
+    E("rot", 0x31, 0x32, 0x33, 0x17, 0x1c, 0x1e),
+    E("rot short", 0x31, 0x17),
+    E("dup alone", 0x12), E("drop alone", 0x13), E("swap alone", 0x16),
+    E("deref", 0x77, 0x00, 0x06),
+    E("deref_size 1", 0x77, 0x00, 0x94, 1), E("deref_size 2", 0x77, 0x00, 0x94, 2),
+    E("deref_size 3", 0x77, 0x00, 0x94, 3), E("deref_size 4", 0x77, 0x00, 0x94, 4),
+    E("deref_size 5", 0x77, 0x01, 0x94, 5), E("deref_size 6", 0x77, 0x02, 0x94, 6),
+    E("deref_size 7", 0x77, 0x03, 0x94, 7), E("deref_size 8", 0x77, 0x04, 0x94, 8),
+    E("deref_size 0", 0x77, 0x00, 0x94, 0), E("deref_size 9", 0x77, 0x00, 0x94, 9),
+    E("deref_size truncated", 0x77, 0x00, 0x94),
+    E("deref fault", 0x77, 0x20, 0x06),
+    E("deref_size 3 fault", 0x77, 0x16, 0x94, 3),
+    E("deref wraps", 0x11, 0x7c, 0x06),
+    E("deref alone", 0x06),
+    E("abs", 0x11, 0x79, 0x19),
+    E("abs min", 0x0e, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x19),
+    E("neg", 0x35, 0x1f), E("not", 0x30, 0x20),
+    E("and", 0x3f, 0x35, 0x1a), E("or", 0x3a, 0x35, 0x21),
+    E("xor", 0x3f, 0x35, 0x27), E("plus", 0x11, 0x7f, 0x35, 0x22),
+    E("minus", 0x32, 0x35, 0x1c), E("mul", 0x11, 0x7d, 0x35, 0x1e),
+    E("div", 0x37, 0x32, 0x1b), E("div negative", 0x11, 0x79, 0x32, 0x1b),
+    E("div min by -1", 0x0e, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x11, 0x7f, 0x1b),
+    E("div by zero", 0x37, 0x30, 0x1b),
+    E("mod", 0x37, 0x33, 0x1d), E("mod unsigned", 0x11, 0x7f, 0x33, 0x1d),
+    E("mod by zero", 0x37, 0x30, 0x1d),
+    E("shl 63", 0x31, 0x08, 0x3f, 0x24), E("shl 64", 0x31, 0x08, 0x40, 0x24),
+    E("shl huge", 0x31, 0x11, 0x7f, 0x24),
+    E("shr", 0x11, 0x7f, 0x08, 0x3c, 0x25), E("shr 64", 0x11, 0x7f, 0x08, 0x40, 0x25),
+    E("shra", 0x11, 0x70, 0x32, 0x26), E("shra 64", 0x11, 0x70, 0x08, 0x40, 0x26),
+    E("shra positive 72", 0x35, 0x08, 0x48, 0x26),
+    E("lt signed", 0x11, 0x7f, 0x31, 0x2d), E("gt signed", 0x11, 0x7f, 0x31, 0x2b),
+    E("le", 0x31, 0x31, 0x2c), E("ge", 0x30, 0x31, 0x2a),
+    E("eq", 0x33, 0x33, 0x29), E("ne", 0x33, 0x33, 0x2e),
+    E("binary alone", 0x31, 0x22),
+    E("plus_uconst", 0x77, 0x00, 0x23, 0x80, 0x01),
+    E("plus_uconst truncated", 0x31, 0x23, 0x80),
+    E("skip", 0x31, 0x2f, 0x01, 0x00, 0x32, 0x33),
+    E("skip to the end", 0x31, 0x2f, 0x00, 0x00),
+    E("skip past the end", 0x31, 0x2f, 0x10, 0x00),
+    E("skip before the start", 0x31, 0x2f, 0xf0, 0xff),
+    E("skip into an operand", 0x2f, 0x01, 0x00, 0x08, 0x31),
+    E("skip truncated", 0x31, 0x2f, 0x01),
+    E("bra taken", 0x31, 0x28, 0x01, 0x00, 0x34),
+    E("bra not taken", 0x30, 0x28, 0x01, 0x00, 0x34),
+    E("bra alone", 0x28, 0x00, 0x00),
+    E("bra taken out of range", 0x31, 0x28, 0x40, 0x00, 0x34),
+    E("loop forever", 0x31, 0x28, 0xfc, 0xff),
+    E("loop growing", 0x31, 0x31, 0x28, 0xfb, 0xff),
+    E("count down", 0x3a, 0x31, 0x1c, 0x12, 0x28, 0xfa, 0xff),
+    E("skip over a forbidden op", 0x31, 0x2f, 0x01, 0x00, 0x9c, 0x30),
+    E("bra into a forbidden op", 0x30, 0x28, 0x01, 0x00, 0x9c, 0x30),
+    E("breg7", 0x77, 0x08), E("breg16", 0x80, 0x00),
+    E("breg3", 0x73, 0x00), E("breg5", 0x75, 0x7f),
+    E("bregx 17", 0x92, 0x11, 0x08), E("bregx 18", 0x92, 0x12, 0x00),
+    E("bregx 127", 0x92, 0x7f, 0x00), E("bregx 128", 0x92, 0x80, 0x01, 0x00),
+    E("bregx huge", 0x92, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x00),
+    E("breg truncated", 0x77), E("bregx truncated", 0x92, 0x11),
+    E("nop", 0x96, 0x31),
+    E("call_frame_cfa", 0x9c), E("reg5", 0x55), E("regx", 0x90, 0x05),
+    E("stack_value", 0x31, 0x9f), E("piece", 0x31, 0x93, 0x08),
+    E("fbreg", 0x91, 0x00), E("xderef", 0x31, 0x31, 0x18),
+    E("implicit_value", 0x9e, 0x01, 0x00), E("entry_value", 0xa3, 0x01, 0x30),
+    E("GNU_push_tls_address", 0x31, 0xe0), E("push_object_address", 0x97),
+    E("call2", 0x98, 0, 0), E("unknown 0xff", 0xff), E("unknown 0x01", 0x01),
+    E("forbidden after a result", 0x31, 0x9c),
+    E("PLT", 0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22),
+    E("signal CFA", 0x77, 0xa0, 0x01, 0x06),
+    E("libmvec", 0x38, 0x1c, 0x0d, 0xe0, 0xff, 0xff, 0xff, 0x1a, 0x0d, 0xb0,
+      0xff, 0xff, 0xff, 0x22),
+    E("openssl", 0x77, 0x10, 0x06, 0x23, 0x08),
+    {"empty", {0}, 0},
+};
+#define NEXPRESSIONS (sizeof expressions / sizeof expressions[0])
+
+/* Expressions too long to write out: the step limit met exactly and
+ * passed, in a straight line and with a branch; the stack full and
+ * overflowing; a register check before an overflow. */
+static struct sem_expr long_expression(unsigned k)
+{
+    uint8_t *b = calloc(10010, 1);
+    uint32_t n = 0;
+    switch (k) {
+    case 0: case 1: /* 9999 or 10000 nops, lit1: 10000 or 10001 steps */
+        for (unsigned i = 0; i < 9999 + k; i++)
+            b[n++] = 0x96;
+        b[n++] = 0x31;
+        break;
+    case 2: case 3: /* constu 2499, 3 or 4 nops, then a loop of 4
+                     * operations 2499 times: 10000 or 10001 steps */
+        b[n++] = 0x10, b[n++] = 0xc3, b[n++] = 0x13;
+        for (unsigned i = 0; i < 3 + (k - 2); i++)
+            b[n++] = 0x96;
+        b[n++] = 0x31, b[n++] = 0x1c, b[n++] = 0x12; /* lit1 minus dup */
+        b[n++] = 0x28, b[n++] = 0xfa, b[n++] = 0xff; /* bra -6 */
+        break;
+    case 4: case 5: /* 64 or 65 lits */
+        for (unsigned i = 0; i < 64 + (k - 4); i++)
+            b[n++] = 0x30;
+        break;
+    default: /* 63 lits, breg5: overflow only when the CFA is pushed */
+        for (unsigned i = 0; i < 63; i++)
+            b[n++] = 0x30;
+        b[n++] = 0x75, b[n++] = 0x00;
+    }
+    return (struct sem_expr){b, n};
+}
+#define NLONG 7
+
+#define MAX_RULES 24
+struct hand_rows {
+    struct sem_row *rows;
+    struct sem_reg_rule (*rules)[MAX_RULES];
+    size_t n;
+    struct sem_expr longs[NLONG];
+};
+
+static struct sem_row *hand_row(struct hand_rows *h, struct sem_cfa cfa)
+{
+    struct sem_row *row = &h->rows[h->n];
+    *row = (struct sem_row){cfa, 0, h->rules[h->n]};
+    h->n++;
+    return row;
+}
+
+static void add_rule(struct sem_row *row, uint32_t reg, struct sem_rule rule)
+{
+    ck_assert_uint_lt(row->nrules, MAX_RULES);
+    ((struct sem_reg_rule *)row->rules)[row->nrules++] =
+        (struct sem_reg_rule){reg, rule};
+}
+
+#define RSP_PLUS(n) ((struct sem_cfa){SEM_CFA_REG_OFFSET, CFI_REG_RSP, (n), {0}})
+#define RULE(kind, reg, offset) ((struct sem_rule){kind, reg, offset, {0}})
+#define RIP_AT_CFA_8 RULE(SEM_RULE_OFFSET, 0, -8)
+
+/* Four rows per expression: as the CFA; as val_expression of rbx; as
+ * expression of register 20 (evaluated for its errors only); as
+ * expression of rbp (the value read). */
+static void expression_rows(struct hand_rows *h, struct sem_expr e)
+{
+    struct sem_row *row = hand_row(h, (struct sem_cfa){SEM_CFA_EXPR, 0, 0, e});
+    add_rule(row, CFI_REG_RIP, RIP_AT_CFA_8);
+    row = hand_row(h, RSP_PLUS(16));
+    add_rule(row, CFI_REG_RBX, (struct sem_rule){SEM_RULE_VAL_EXPRESSION, 0, 0, e});
+    add_rule(row, CFI_REG_RIP, RIP_AT_CFA_8);
+    row = hand_row(h, RSP_PLUS(16));
+    add_rule(row, CFI_REG_RIP, RIP_AT_CFA_8);
+    add_rule(row, 20, (struct sem_rule){SEM_RULE_EXPRESSION, 0, 0, e});
+    row = hand_row(h, RSP_PLUS(16));
+    add_rule(row, CFI_REG_RBP, (struct sem_rule){SEM_RULE_EXPRESSION, 0, 0, e});
+}
+
+/* Every rule kind, registers that are unknown or undefined in state 2,
+ * reads that fault in state 3, registers above 16, wrapping offsets. */
+static void rule_rows(struct hand_rows *h)
+{
+    static const uint32_t cfa_regs[] = {5, 3, 17, 18, 100};
+    for (unsigned i = 0; i < 5; i++)
+        add_rule(hand_row(h, (struct sem_cfa){SEM_CFA_REG_OFFSET, cfa_regs[i],
+                                              8, {0}}),
+                 CFI_REG_RIP, RIP_AT_CFA_8);
+    add_rule(hand_row(h, (struct sem_cfa){SEM_CFA_INVALID, 0, 0, {0}}),
+             CFI_REG_RIP, RIP_AT_CFA_8);
+    struct sem_row *row = hand_row(h, RSP_PLUS(16));
+    add_rule(row, 0, RULE(SEM_RULE_VAL_OFFSET, 0, -16));
+    add_rule(row, 1, RULE(SEM_RULE_OFFSET, 0, 0x10));
+    add_rule(row, 3, RULE(SEM_RULE_UNDEFINED, 0, 0));
+    add_rule(row, 6, RULE(SEM_RULE_SAME_VALUE, 0, 0));
+    add_rule(row, 7, RULE(SEM_RULE_OFFSET, 0, -16));
+    add_rule(row, 12, RULE(SEM_RULE_REGISTER, 1, 0));
+    add_rule(row, 13, RULE(SEM_RULE_REGISTER, 17, 0));
+    add_rule(row, 14, RULE(SEM_RULE_REGISTER, 18, 0));
+    add_rule(row, 15, RULE(SEM_RULE_SAME_VALUE, 0, 0));
+    add_rule(row, 16, RULE(SEM_RULE_UNDEFINED, 0, 0));
+    add_rule(row, 30, RULE(SEM_RULE_OFFSET, 0, 0x40));
+    add_rule(row, 40, RULE(SEM_RULE_VAL_OFFSET, 0, 8));
+    add_rule(row, 41, RULE(SEM_RULE_REGISTER, 2, 0));
+    add_rule(row, 50, RULE(SEM_RULE_UNDEFINED, 0, 0));
+    add_rule(row, 51, RULE(SEM_RULE_SAME_VALUE, 0, 0));
+    row = hand_row(h, RSP_PLUS(16));
+    add_rule(row, 2, RULE(SEM_RULE_REGISTER, 100, 0));
+    add_rule(row, 4, RULE(SEM_RULE_REGISTER, 3, 0));
+    add_rule(row, 5, RULE(SEM_RULE_REGISTER, 7, 0));
+    add_rule(row, 16, RIP_AT_CFA_8);
+    row = hand_row(h, RSP_PLUS(INT64_MAX));
+    add_rule(row, 5, RULE(SEM_RULE_VAL_OFFSET, 0, INT64_MAX));
+    add_rule(row, 8, RULE(SEM_RULE_OFFSET, 0, INT64_MIN));
+    add_rule(row, 16, RULE(SEM_RULE_OFFSET, 0, -8));
+    static const uint8_t div_by_zero[] = {0x37, 0x30, 0x1b};
+    row = hand_row(h, RSP_PLUS(-8));
+    add_rule(row, 16, RULE(SEM_RULE_OFFSET, 0, 8));
+    add_rule(row, 17, (struct sem_rule){SEM_RULE_VAL_EXPRESSION, 0, 0,
+                                        {div_by_zero, sizeof div_by_zero}});
+}
+
+static void hand_rows_make(struct hand_rows *h)
+{
+    size_t max = 4 * (NEXPRESSIONS + NLONG) + 16;
+    h->rows = calloc(max, sizeof *h->rows);
+    h->rules = calloc(max, sizeof *h->rules);
+    h->n = 0;
+    for (size_t i = 0; i < NEXPRESSIONS; i++)
+        expression_rows(h, (struct sem_expr){expressions[i].bytes,
+                                             expressions[i].len});
+    for (unsigned k = 0; k < NLONG; k++) {
+        h->longs[k] = long_expression(k);
+        expression_rows(h, h->longs[k]);
+    }
+    rule_rows(h);
+    ck_assert_uint_le(h->n, max);
+}
+
+static void hand_rows_free(struct hand_rows *h)
+{
+    for (unsigned k = 0; k < NLONG; k++)
+        free((void *)h->longs[k].bytes);
+    free(h->rows);
+    free(h->rules);
+}
+
+/* A file of nop FDEs whose IL holds the hand-made rows, one per FDE. */
+static struct sem_file_il *hand_il(struct hand_rows *h, struct cfi_file **file)
+{
+    hand_rows_make(h);
+    *file = nop_fdes(h->n);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(*file, &il), CFI_OK);
+    ck_assert_uint_eq(il->nfdes, h->n);
+    for (size_t i = 0; i < h->n; i++) {
+        ck_assert_int_eq(il->status[i], CFI_OK);
+        ck_assert_uint_eq(il->fdes[i].nranges, 1);
+        il->fdes[i].ranges[0].row = &h->rows[i];
+    }
+    return il;
+}
+
+/* FDEs given by range and program (at most 4 bytes), one CIE as in
+ * nop_fdes. */
+struct fde_spec {
+    uint32_t begin, range;
+    uint8_t program[4];
+};
+
+static struct cfi_file *fdes_section(const struct fde_spec *specs, size_t n)
+{
+    static const uint8_t cie[] = {
+        20, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x03,
+        0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0};
+    size_t size = sizeof cie + n * 24 + 4;
+    uint8_t *bytes = calloc(1, size);
+    memcpy(bytes, cie, sizeof cie);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *fde = bytes + sizeof cie + 24 * i;
+        uint32_t fields[4] = {20, (uint32_t)(fde + 4 - bytes), specs[i].begin,
+                              specs[i].range};
+        memcpy(fde, fields, sizeof fields);
+        memcpy(fde + 17, specs[i].program, sizeof specs[i].program);
+    }
+    struct cfi_file *file = NULL;
+    struct cfi_diag diag = {0};
+    ck_assert_msg(cfi_file_from_section(bytes, size, CFI_EH_FRAME, 0x200000,
+                                        &file, &diag) == CFI_OK,
+                  "fdes_section: %s", diag.message);
+    free(bytes);
+    return file;
+}
+
+/* Builds the program into DIR/NAME.so and loads it. */
+static struct cg_eh_elf *build_and_load(const struct cg_program *program,
+                                        const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.so", dir, name);
+    struct cg_build_options options = {NULL, 0, false};
+    struct cfi_diag diag = {0};
+    enum cfi_status status = cg_build(program, path, &options, NULL, &diag);
+    ck_assert_msg(status == CFI_OK, "cg_build: %s", diag.message);
+    return load(path);
+}
+
+static struct cg_program *generate(const struct sem_file_il *il,
+                                   enum cg_abi abi)
+{
+    struct cg_program *program = NULL;
+    struct cfi_diag diag = {0};
+    ck_assert_int_eq(cg_generate(il, abi, &program, &diag), CFI_OK);
+    return program;
+}
+
+START_TEST(test_hand_rows)
+{
+    struct hand_rows h;
+    struct cfi_file *file;
+    struct sem_file_il *il = hand_il(&h, &file);
+    char *dir = test_temp_dir();
+    struct cg_program *program = generate(il, CG_ABI_FULL);
+    struct cg_eh_elf *eh = build_and_load(program, dir, "hand");
+    struct memories m;
+    memories_open(&m, NULL);
+    struct tally tally = {0};
+    for (size_t i = 0; i < h.n; i++) {
+        compare_at(eh, il, &m, file->fdes[i].pc_begin, false, &tally);
+        compare_at(eh, il, &m, file->fdes[i].pc_begin + 1, true, &tally);
+    }
+    size_t by_status[CFI_STATUS_COUNT] = {0};
+    for (size_t i = 0; i < h.n; i++) {
+        struct cfi_regs callee;
+        make_state(i, 0, 0x1000, &callee);
+        struct cfi_frame frame;
+        struct cfi_request request = {file->fdes[i].pc_begin, false, &callee,
+                                      diff_memory_reader(m.state[0])};
+        sem_unwind(il, &request, &frame);
+        by_status[frame.status]++;
+    }
+    printf("compile: %zu hand-made rows: %zu comparisons (%zu unwound, "
+           "%zu errors)\n", h.n, tally.compared, tally.ok, tally.errors);
+    /* every error class an expression can produce is exercised */
+    static const enum cfi_status classes[] = {
+        CFI_OK, CFI_E_MALFORMED, CFI_E_MEMORY, CFI_E_EXPR, CFI_E_EXPR_STACK,
+        CFI_E_STEP_LIMIT, CFI_E_REG_UNKNOWN};
+    for (size_t k = 0; k < sizeof classes / sizeof classes[0]; k++)
+        ck_assert_msg(by_status[classes[k]] > 0, "no row gives %s",
+                      cfi_status_name(classes[k]));
+    memories_close(&m);
+    cg_unload(eh);
+    cg_program_free(program);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    hand_rows_free(&h);
+    free(dir);
+}
+END_TEST
+
+/* Overlapping FDEs (the greatest start wins, then the first in the
+ * section), FDEs inside others, empty and inverted ranges, FDEs that fail
+ * to translate side by side, gaps: every address compared. */
+START_TEST(test_overlaps_and_failures)
+{
+    static const struct fde_spec specs[] = {
+        {0x1000, 0x100, {0x0e, 0x10}},             /* cfa=rsp+16 */
+        {0x1040, 0x40, {0x0e, 0x18}},              /* inside the first */
+        {0x1040, 0x20, {0x0e, 0x20}},              /* same start: loses */
+        {0x1050, 0x08, {0x41, 0x0e, 0x28}},        /* two rows, nested */
+        {0x1100, 0x10, {0x0e, 0x10}},              /* the first's row again */
+        {0x1110, 0x00, {0x0e, 0x30}},              /* empty */
+        {0x1180, 0xfffffff0, {0x0e, 0x38}},        /* wraps 32 bits */
+        {0x1200, 0x10, {0x0b}},                    /* restore_state: malformed */
+        {0x1210, 0x10, {0x2d}},                    /* window_save: unsupported */
+        {0x1220, 0x10, {0x0b}},                    /* malformed again */
+        {0x1238, 0x08, {0x00}},                    /* after a gap */
+    };
+    size_t n = sizeof specs / sizeof specs[0];
+    struct cfi_file *file = fdes_section(specs, n);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    ck_assert_uint_ge(il->nfailed, 3);
+    char *dir = test_temp_dir();
+    struct cg_program *program = generate(il, CG_ABI_FULL);
+    struct cg_eh_elf *eh = build_and_load(program, dir, "overlaps");
+    struct memories m;
+    memories_open(&m, NULL);
+    struct tally tally = {0};
+    for (uint64_t pc = 0xff0; pc < 0x1250; pc++) {
+        compare_at(eh, il, &m, pc, false, &tally);
+        compare_at(eh, il, &m, pc, true, &tally);
+    }
+    ck_assert_uint_gt(tally.no_fde, 100);
+    memories_close(&m);
+    cg_unload(eh);
+    cg_program_free(program);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_hand_rows_v1)
+{
+    struct hand_rows h;
+    struct cfi_file *file;
+    struct sem_file_il *il = hand_il(&h, &file);
+    char *dir = test_temp_dir();
+    struct cg_program *program = generate(il, CG_ABI_V1);
+    struct cg_eh_elf *eh = build_and_load(program, dir, "hand_v1");
+    struct memories m;
+    memories_open(&m, NULL);
+    struct tally tally = {0};
+    for (size_t i = 0; i < h.n; i++)
+        compare_v1_at(eh, il, &m, file->fdes[i].pc_begin, false, &tally);
+    printf("compile: v1: %zu hand-made rows: %zu comparisons (%zu unwound)\n",
+           h.n, tally.compared, tally.ok);
+    memories_close(&m);
+    cg_unload(eh);
+    cg_program_free(program);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    hand_rows_free(&h);
+    free(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The generated C                                                       */
+/* ------------------------------------------------------------------ */
+
+static char *program_text(const struct cg_program *program, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(cg_write_c(program, f), CFI_OK);
+    fclose(f);
+    return text;
+}
+
+/* `$CC FLAGS -o OUT SOURCE`: its exit status. */
+static int run_cc(const char *flags, const char *out, const char *source)
+{
+    const char *cc = getenv("CC");
+    static char command[3 * 4096 + 512];
+    int n = snprintf(command, sizeof command, "%s %s -o '%s' '%s'",
+                     cc ? cc : "cc", flags, out, source);
+    ck_assert(n > 0 && (size_t)n < sizeof command);
+    return system(command);
+}
+
+/* The program as one file compiles with -Wall -Wextra -Werror. */
+static void compiles_cleanly(const struct cg_program *program, const char *dir,
+                             const char *name)
+{
+    char source[4096], object[4096];
+    snprintf(source, sizeof source, "%s/%s.c", dir, name);
+    snprintf(object, sizeof object, "%s/%s.so", dir, name);
+    size_t len;
+    char *text = program_text(program, &len);
+    ck_assert_int_eq(test_write_file(source, text, len), 0);
+    free(text);
+    ck_assert_msg(run_cc("-Wall -Wextra -Werror -O1 -shared -fPIC", object,
+                         source) == 0,
+                  "%s: the generated C does not compile cleanly", source);
+    unlink(source);
+    unlink(object);
+}
+
+START_TEST(test_c_warnings_hand_rows)
+{
+    struct hand_rows h;
+    struct cfi_file *file;
+    struct sem_file_il *il = hand_il(&h, &file);
+    char *dir = test_temp_dir();
+    for (int abi = CG_ABI_FULL; abi <= CG_ABI_V1; abi++) {
+        struct cg_program *program = generate(il, (enum cg_abi)abi);
+        compiles_cleanly(program, dir, cg_abi_name((enum cg_abi)abi));
+        cg_program_free(program);
+    }
+    rmdir(dir);
+    free(dir);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    hand_rows_free(&h);
+}
+END_TEST
+
+static void case_compiles(const char *path, const char *name,
+                          struct tally *tally)
+{
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    char *dir = test_temp_dir();
+    for (int abi = CG_ABI_FULL; abi <= CG_ABI_V1; abi++) {
+        struct cg_program *program = generate(il, (enum cg_abi)abi);
+        compiles_cleanly(program, dir, cg_abi_name((enum cg_abi)abi));
+        cg_program_free(program);
+        tally->compared++;
+    }
+    (void)name;
+    rmdir(dir);
+    free(dir);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+}
+
+START_TEST(test_c_warnings_cases)
+{
+    struct tally tally = {0};
+    ck_assert_uint_ge(each_case(case_compiles, &tally), 10);
+}
+END_TEST
+
+static void same_output_twice(const struct sem_file_il *il, enum cg_abi abi)
+{
+    struct cg_program *a = generate(il, abi), *b = generate(il, abi);
+    size_t len_a, len_b;
+    char *text_a = program_text(a, &len_a), *text_b = program_text(b, &len_b);
+    ck_assert_msg(len_a == len_b && !memcmp(text_a, text_b, len_a),
+                  "two generations differ (%s ABI)", cg_abi_name(abi));
+    free(text_a);
+    free(text_b);
+    cg_program_free(a);
+    cg_program_free(b);
+}
+
+START_TEST(test_deterministic)
+{
+    char *path = test_system_lib("libc.so.6");
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    same_output_twice(il, CG_ABI_FULL);
+    same_output_twice(il, CG_ABI_V1);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    free(path);
+}
+END_TEST
+
+/* The declarations every generated file starts with are eh_elf.h's. */
+START_TEST(test_declarations_match_header)
+{
+    char *path = test_src_path("compile/eh_elf.h");
+    char *header = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(header);
+    const char *begin = strstr(header, "/* <eh_elf:declarations>");
+    const char *end = strstr(header, "/* </eh_elf:declarations> */\n");
+    ck_assert_ptr_nonnull(begin);
+    ck_assert_ptr_nonnull(end);
+    end += strlen("/* </eh_elf:declarations> */\n");
+    const char *copy = cg_abi_declarations();
+    ck_assert_uint_eq(strlen(copy), (size_t)(end - begin));
+    ck_assert_msg(!memcmp(copy, begin, (size_t)(end - begin)),
+                  "compile/prelude.c's copy differs from eh_elf.h");
+    free(header);
+    free(path);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Loading                                                               */
+/* ------------------------------------------------------------------ */
+
+/* DIR/NAME.so built from the C `source`. */
+static char *tiny_so(const char *dir, const char *name, const char *source)
+{
+    char c_path[4096];
+    snprintf(c_path, sizeof c_path, "%s/%s.c", dir, name);
+    ck_assert_int_eq(test_write_file(c_path, source, strlen(source)), 0);
+    char *so = malloc(4096);
+    snprintf(so, 4096, "%s/%s.so", dir, name);
+    ck_assert_int_eq(run_cc("-shared -fPIC", so, c_path), 0);
+    unlink(c_path);
+    return so;
+}
+
+static void expect_load_error(const char *path, enum cfi_status status,
+                              const char *message)
+{
+    struct cg_eh_elf *eh = NULL;
+    struct cfi_diag diag = {0};
+    ck_assert_int_eq(cg_load(path, &eh, &diag), status);
+    ck_assert_ptr_null(eh);
+    ck_assert_msg(diag.message && strstr(diag.message, message),
+                  "%s: message \"%s\", expected \"%s\"", path,
+                  diag.message ? diag.message : "(none)", message);
+}
+
+START_TEST(test_load_errors)
+{
+    char *dir = test_temp_dir();
+    char missing[4200];
+    snprintf(missing, sizeof missing, "%s/missing.so", dir);
+    expect_load_error(missing, CFI_E_IO, "cannot open file");
+    char text[4200];
+    snprintf(text, sizeof text, "%s/text.so", dir);
+    ck_assert_int_eq(test_write_file(text, "not ELF\n", 8), 0);
+    expect_load_error(text, CFI_E_UNSUPPORTED, "not a 64-bit ELF");
+    char *foreign = tiny_so(dir, "foreign", "int foo(void) { return 1; }\n");
+    expect_load_error(foreign, CFI_E_UNSUPPORTED,
+                      "neither eh_elf_ident nor _eh_elf");
+    char *version = tiny_so(dir, "version",
+        "const char eh_elf_ident[] = \"cfisem eh_elf full\";\n"
+        "const unsigned eh_elf_abi_version = 99;\n"
+        "int eh_elf_unwind(void) { return 0; }\n");
+    expect_load_error(version, CFI_E_UNSUPPORTED, "another ABI version");
+    char *ident = tiny_so(dir, "ident",
+                          "const char eh_elf_ident[] = \"someone else\";\n");
+    expect_load_error(ident, CFI_E_UNSUPPORTED, "unknown eh_elf_ident");
+    char *entry = tiny_so(dir, "entry",
+        "const char eh_elf_ident[] = \"cfisem eh_elf full\";\n"
+        "const unsigned eh_elf_abi_version = 1;\n");
+    expect_load_error(entry, CFI_E_UNSUPPORTED, "no entry point");
+    /* A v1 eh_elf of the 2018-2019 tools has _eh_elf only. */
+    char *old = tiny_so(dir, "old",
+        "#include <stdint.h>\n"
+        "typedef struct { uint8_t flags; uintptr_t rip, rsp, rbp, rbx; } c_t;\n"
+        "c_t _eh_elf(c_t ctx, uintptr_t pc, uintptr_t (*deref)(uintptr_t))\n"
+        "{ (void)pc; (void)deref; ctx.flags = 0x80; return ctx; }\n");
+    struct cg_eh_elf *eh = load(old);
+    ck_assert_int_eq(cg_eh_elf_abi(eh), CG_ABI_V1);
+    struct cfi_regs callee;
+    cfi_regs_clear(&callee);
+    struct diff_memory *memory = diff_memory_new(true, 1);
+    struct cfi_request request = {0x1000, false, &callee,
+                                  diff_memory_reader(memory)};
+    struct cfi_frame frame;
+    ck_assert_int_eq(cg_unwind(eh, &request, &frame), CFI_E_UNSUPPORTED);
+    diff_memory_free(memory);
+    cg_unload(eh);
+    const char *made[] = {foreign, version, ident, entry, old, text};
+    for (size_t i = 0; i < 6; i++)
+        unlink(made[i]);
+    rmdir(dir);
+    free(foreign), free(version), free(ident), free(entry), free(old);
+    free(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The command line                                                      */
+/* ------------------------------------------------------------------ */
+
+static void expect_exit(const char *const *args, int code, const char *text)
+{
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == code, "%s: exit %d, expected %d (%s)",
+                  args[0], run.exit_code, code, run.err);
+    if (text)
+        ck_assert_msg(strstr(run.out, text) || strstr(run.err, text),
+                      "no \"%s\" in:\n%s%s", text, run.out, run.err);
+    test_run_free(&run);
+}
+
+START_TEST(test_cli_compile)
+{
+    char *so = test_build_path("corpus/cases/signal.so");
+    char *dir = test_temp_dir();
+    char out[4200], c[4200];
+    snprintf(out, sizeof out, "%s/signal.eh_elf.so", dir);
+    snprintf(c, sizeof c, "%s/signal.c", dir);
+    expect_exit((const char *[]){"compile", "--help", NULL}, 0,
+                "usage: cfisem compile");
+    expect_exit((const char *[]){"compile", NULL}, 1, "missing FILE");
+    expect_exit((const char *[]){"compile", so, NULL}, 1, "missing -o");
+    expect_exit((const char *[]){"compile", so, "-o", out, "--abi", "v2", NULL},
+                1, "unknown ABI");
+    expect_exit((const char *[]){"compile", so, "-o", out, "-j", "0", NULL}, 1,
+                "bad job count");
+    expect_exit((const char *[]){"compile", "/nonexistent", "-o", out, NULL}, 2,
+                "/nonexistent");
+    expect_exit((const char *[]){"compile", so, "-o", out, "--emit-c", c, "-j",
+                                 "2", NULL},
+                0, "eh_elf .text");
+    ck_assert_int_eq(access(out, R_OK), 0);
+    ck_assert_int_eq(access(c, R_OK), 0);
+    /* the same answer as the IL evaluator, through unwind */
+    const char *common[] = {"unwind", so, "--pc", "0x1003", "--regs",
+                            "rsp=0x7ffe1000", "--mem-seed", "7"};
+    struct test_run il, compiled;
+    test_run_cfisem((const char *[]){common[0], common[1], common[2], common[3],
+                                     common[4], common[5], common[6],
+                                     common[7], "--engine", "il", NULL},
+                    &il);
+    test_run_cfisem((const char *[]){common[0], common[1], common[2], common[3],
+                                     common[4], common[5], common[6],
+                                     common[7], "--engine", "compiled",
+                                     "--eh-elf", out, NULL},
+                    &compiled);
+    ck_assert_int_eq(il.exit_code, 0);
+    ck_assert_int_eq(compiled.exit_code, 0);
+    ck_assert_str_eq(il.out, compiled.out);
+    test_run_free(&il);
+    test_run_free(&compiled);
+    unlink(out);
+    unlink(c);
+    rmdir(dir);
+    free(dir);
+    free(so);
+}
+END_TEST
+
+/* Without --eh-elf, unwind builds one into the cache, then reuses it. */
+START_TEST(test_cli_unwind_cache)
+{
+    char *so = test_build_path("corpus/cases/prologue.so");
+    char *dir = test_temp_dir();
+    setenv("XDG_CACHE_HOME", dir, 1);
+    const char *args[] = {"unwind", so, "--pc", "0x1001", "--regs",
+                          "rsp=0x7ffe1000", "--engine", "compiled", NULL};
+    const char *il_args[] = {"unwind", so, "--pc", "0x1001", "--regs",
+                             "rsp=0x7ffe1000", "--engine", "il", NULL};
+    struct test_run first, second, il;
+    test_run_cfisem(args, &first);
+    test_run_cfisem(args, &second);
+    test_run_cfisem(il_args, &il);
+    ck_assert_msg(first.exit_code == 0, "%s", first.err);
+    ck_assert_int_eq(second.exit_code, 0);
+    ck_assert_str_eq(first.out, il.out);
+    ck_assert_str_eq(second.out, il.out);
+    char cache[4200];
+    snprintf(cache, sizeof cache, "%s/cfisem", dir);
+    DIR *d = opendir(cache);
+    ck_assert_ptr_nonnull(d);
+    size_t files = 0;
+    for (struct dirent *entry; (entry = readdir(d));)
+        if (entry->d_name[0] != '.') {
+            char path[8400];
+            snprintf(path, sizeof path, "%s/%s", cache, entry->d_name);
+            unlink(path);
+            files++;
+        }
+    closedir(d);
+    ck_assert_uint_eq(files, 1);
+    rmdir(cache);
+    rmdir(dir);
+    test_run_free(&first);
+    test_run_free(&second);
+    test_run_free(&il);
+    free(dir);
+    free(so);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("compile");
+    TCase *files = tcase_create("compiled_vs_il");
+    tcase_set_timeout(files, 900);
+    tcase_add_test(files, test_cases);
+    tcase_add_test(files, test_libc);
+    tcase_add_test(files, test_ld_so);
+    tcase_add_test(files, test_libstdcxx);
+    tcase_add_test(files, test_hand_rows);
+    tcase_add_test(files, test_overlaps_and_failures);
+    suite_add_tcase(suite, files);
+    TCase *v1 = tcase_create("v1");
+    tcase_set_timeout(v1, 900);
+    tcase_add_test(v1, test_v1_cases);
+    tcase_add_test(v1, test_v1_libc);
+    tcase_add_test(v1, test_hand_rows_v1);
+    suite_add_tcase(suite, v1);
+    TCase *c = tcase_create("generated_c");
+    tcase_set_timeout(c, 900);
+    tcase_add_test(c, test_c_warnings_hand_rows);
+    tcase_add_test(c, test_c_warnings_cases);
+    tcase_add_test(c, test_deterministic);
+    tcase_add_test(c, test_declarations_match_header);
+    suite_add_tcase(suite, c);
+    TCase *load_cli = tcase_create("load_and_cli");
+    tcase_set_timeout(load_cli, 300);
+    tcase_add_test(load_cli, test_load_errors);
+    tcase_add_test(load_cli, test_cli_compile);
+    tcase_add_test(load_cli, test_cli_unwind_cache);
+    suite_add_tcase(suite, load_cli);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

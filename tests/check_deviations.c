@@ -1,0 +1,537 @@
+/* check_deviations.c — every entry of the deviation table
+ * (diff/deviations.c) on a minimal input where the library shows it.
+ *
+ * Each test builds a small shared object from assembly (cc -shared
+ * -nostdlib, .text at 0x1000, as the hand-written cases), unwinds one
+ * frame with the outside engine and with the IL evaluator on the same
+ * state, and checks that
+ *   - the item differs and diff_deviation_find names exactly this entry;
+ *   - the entry's predicate does not match a nearby case that does not
+ *     deviate (another program, or a PC the library handles as cfi.h).
+ * CIE programs that gas cannot write (a restore or an advance in a CIE)
+ * are written as raw .eh_frame bytes. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diff/compare.h"
+#include "diff/deviations.h"
+#include "diff/libdw.h"
+#include "diff/libdwarf.h"
+#include "diff/libunwind.h"
+#include "diff/memory.h"
+#include "semantics/sem.h"
+#include "support.h"
+
+/* ------------------------------------------------------------------ */
+/* Building and probing                                                 */
+/* ------------------------------------------------------------------ */
+
+/* f at 0x1000: the directives, then `nops` one-byte instructions, each
+ * directive list `body` placed by the caller between them. */
+static char *build(const char *body)
+{
+    char *dir = test_temp_dir();
+    char source[4096], object[4096], command[9000];
+    snprintf(source, sizeof source, "%s/case.S", dir);
+    snprintf(object, sizeof object, "%s/case.so", dir);
+    ck_assert_int_eq(test_write_file(source, body, strlen(body)), 0);
+    snprintf(command, sizeof command,
+             "cc -shared -nostdlib -Wl,--section-start=.text=0x1000 "
+             "-Wl,--build-id=none -o %s %s", object, source);
+    ck_assert_msg(system(command) == 0, "%s", command);
+    free(dir);
+    return strdup(object);
+}
+
+/* f's body between .cfi_startproc and .cfi_endproc. */
+static char *build_fde(const char *program)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "\t.text\n\t.globl f\nf:\n\t.cfi_startproc\n%s"
+             "\tret\n\t.cfi_endproc\n", program);
+    return build(text);
+}
+
+/* A raw .eh_frame: one CIE ("zR", caf 1, daf -8, ra 16, pcrel sdata4)
+ * with `cie` after def_cfa rsp+8 and offset rip, and one FDE for f
+ * (0x1000, 8 bytes of nops) with `fde`. */
+static char *build_raw(const char *cie, const char *fde)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "\t.text\n.Lf:\n\t.skip 8, 0x90\n.Lf_end:\n"
+             "\t.section .eh_frame,\"a\",@unwind\n"
+             "cie:\t.long cie_end - cie_start\ncie_start:\n"
+             "\t.long 0\n\t.byte 1\n\t.asciz \"zR\"\n"
+             "\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 16\n"
+             "\t.uleb128 1\n\t.byte 0x1b\n"
+             "\t.byte 0x0c, 7, 8, 0x90, 1\n%s"
+             "\t.balign 8, 0\ncie_end:\n"
+             "fde:\t.long fde_end - fde_start\nfde_start:\n"
+             "\t.long fde_start - cie\n\t.long .Lf - .\n\t.long .Lf_end - .Lf\n"
+             "\t.uleb128 0\n%s\t.balign 8, 0\nfde_end:\n"
+             "\t.long 0\n", cie, fde);
+    return build(text);
+}
+
+struct probe {
+    struct cfi_file *file;
+    struct sem_file_il *il;
+    struct diff_memory *memory;
+    struct cfi_regs callee;
+    struct cfi_request request;
+    struct cfi_frame expected;
+    struct diff_answer answer;
+    struct diff_mismatch mismatch;
+    struct diff_outcome outcome;
+};
+
+typedef enum cfi_status (*open_fn)(const struct cfi_file *, void **,
+                                   struct cfi_diag *);
+typedef enum cfi_status (*answer_fn)(void *, const struct cfi_request *,
+                                     struct diff_answer *);
+typedef void (*close_fn)(void *);
+
+static const struct {
+    open_fn open;
+    answer_fn answer;
+    close_fn close;
+} adapters[DIFF_ENGINE_COUNT] = {
+    [DIFF_ENGINE_libdwarf] = {diff_libdwarf_open, diff_libdwarf_answer,
+                              diff_libdwarf_close},
+    [DIFF_ENGINE_libdw] = {diff_libdw_open, diff_libdw_answer,
+                           diff_libdw_close},
+    [DIFF_ENGINE_libunwind] = {diff_libunwind_open, diff_libunwind_answer,
+                               diff_libunwind_close},
+};
+
+/* Every register 0-16 known, rsp and rbp in a stack, synthetic memory. */
+static void probe_run(struct probe *p, const char *path, uint64_t pc,
+                      bool caller, enum diff_engine_id engine)
+{
+    memset(p, 0, sizeof *p);
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(path, &p->file, &diag) == CFI_OK, "%s",
+                  diag.message);
+    ck_assert_int_eq(sem_file_il_build(p->file, &p->il), CFI_OK);
+    p->memory = diff_memory_new(true, 7);
+    diff_memory_map_file(p->memory, p->file);
+    cfi_regs_clear(&p->callee);
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+        cfi_regs_set(&p->callee, reg, diff_mix(reg * 977 + 1));
+    cfi_regs_set(&p->callee, CFI_REG_RSP, 0x7ffe00001000);
+    cfi_regs_set(&p->callee, CFI_REG_RBP, 0x7ffe00001200);
+    cfi_regs_set(&p->callee, CFI_REG_RIP, pc);
+    p->request = (struct cfi_request){pc, caller, &p->callee,
+                                      diff_memory_reader(p->memory)};
+    sem_unwind(p->il, &p->request, &p->expected);
+    void *self = NULL;
+    ck_assert_msg(adapters[engine].open(p->file, &self, &diag) == CFI_OK,
+                  "%s", diag.message);
+    adapters[engine].answer(self, &p->request, &p->answer);
+    adapters[engine].close(self);
+    uint64_t lookup = caller ? pc - 1 : pc;
+    const struct cfi_fde *fde = cfi_file_lookup(p->file, lookup);
+    const struct sem_row *row = NULL;
+    enum cfi_status translation = CFI_E_NO_FDE;
+    if (fde) {
+        size_t i = (size_t)(fde - p->file->fdes);
+        translation = p->il->status[i];
+        const struct sem_range *range =
+            translation == CFI_OK ? sem_fde_il_find(&p->il->fdes[i], lookup)
+                                  : NULL;
+        row = range ? range->row : NULL;
+    }
+    p->mismatch = (struct diff_mismatch){engine, p->file, fde, row,
+                                         translation, &p->request,
+                                         &p->expected, NULL,
+                                         DIFF_ITEM_STATUS, 0};
+    diff_compare(&p->mismatch, &p->answer, &p->outcome);
+}
+
+static void probe_free(struct probe *p)
+{
+    diff_memory_free(p->memory);
+    sem_file_il_free(p->il);
+    cfi_file_close(p->file);
+}
+
+static const struct diff_deviation *entry(const char *id)
+{
+    size_t count;
+    const struct diff_deviation *table = diff_deviation_table(&count);
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(table[i].id, id) == 0)
+            return &table[i];
+    ck_abort_msg("no deviation %s", id);
+    return NULL;
+}
+
+/* The item (item, reg) of the probe, as the harness would classify it. */
+static const struct diff_deviation *classify(struct probe *p,
+                                             enum diff_item item,
+                                             unsigned reg)
+{
+    p->mismatch.got = &p->answer.frame;
+    p->mismatch.item = item;
+    p->mismatch.reg = reg;
+    return diff_deviation_find(&p->mismatch);
+}
+
+/* Whether the engine's answer differs from the IL's on (item, reg), as
+ * diff_compare sees it (its list of items found keeps only the first). */
+static bool item_differs(const struct probe *p, enum diff_item item,
+                         unsigned reg)
+{
+    const struct cfi_frame *want = &p->expected, *got = &p->answer.frame;
+    if (!p->answer.comparable)
+        return false;
+    if (item == DIFF_ITEM_STATUS)
+        return want->status != got->status;
+    if (want->status != CFI_OK || got->status != CFI_OK)
+        return false;
+    if (item == DIFF_ITEM_CFA)
+        return p->answer.cfa_comparable && want->cfa != got->cfa;
+    return p->answer.reg_comparable[reg] &&
+           (want->caller.status[reg] != got->caller.status[reg] ||
+            (want->caller.status[reg] == CFI_REG_VALUE &&
+             want->caller.value[reg] != got->caller.value[reg]));
+}
+
+/* At `pc` of the file built from `path`, item (item, reg) differs and
+ * is explained by `id`. */
+static void shows(const char *path, uint64_t pc, bool caller,
+                  enum diff_engine_id engine, enum diff_item item,
+                  unsigned reg, const char *id)
+{
+    struct probe p;
+    probe_run(&p, path, pc, caller, engine);
+    bool differs = item_differs(&p, item, reg);
+    ck_assert_msg(differs, "%s: pc 0x%lx: the item does not differ (%s)", id,
+                  (unsigned long)pc, cfi_status_name(p.answer.frame.status));
+    const struct diff_deviation *found = classify(&p, item, reg);
+    ck_assert_msg(found == entry(id), "%s: explained by %s", id,
+                  found ? found->id : "nothing");
+    probe_free(&p);
+}
+
+/* At `pc`, the entry's predicate does not hold for (item, reg). */
+static void does_not_match(const char *path, uint64_t pc, bool caller,
+                           enum diff_engine_id engine, enum diff_item item,
+                           unsigned reg, const char *id)
+{
+    struct probe p;
+    probe_run(&p, path, pc, caller, engine);
+    p.mismatch.got = &p.answer.frame;
+    p.mismatch.item = item;
+    p.mismatch.reg = reg;
+    ck_assert_msg(!entry(id)->matches(&p.mismatch),
+                  "%s matches a case that does not deviate", id);
+    probe_free(&p);
+}
+
+/* Removes the built object, its source and their folder. */
+static void remove_built(char *path)
+{
+    remove(path);
+    char *slash = strrchr(path, '/');
+    if (slash) {
+        strcpy(slash, "/case.S");
+        remove(path);
+        *slash = '\0';
+        rmdir(path);
+    }
+    free(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* libunwind                                                            */
+/* ------------------------------------------------------------------ */
+
+START_TEST(libunwind_no_undefined_default)
+{
+    char *plain = build_fde("\tnop\n");
+    char *undefined = build_fde("\t.cfi_undefined %rax\n\tnop\n");
+    shows(plain, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+          CFI_REG_RAX, "libunwind-no-undefined-default");
+    does_not_match(undefined, 0x1000, false, DIFF_ENGINE_libunwind,
+                   DIFF_ITEM_REG, CFI_REG_RAX,
+                   "libunwind-no-undefined-default");
+    remove_built(plain);
+    remove_built(undefined);
+}
+END_TEST
+
+START_TEST(libunwind_rsp_is_cfa)
+{
+    char *rule = build_fde("\t.cfi_register %rsp, %r8\n\tnop\n");
+    char *plain = build_fde("\tnop\n");
+    shows(rule, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+          CFI_REG_RSP, "libunwind-rsp-is-cfa");
+    does_not_match(plain, 0x1000, false, DIFF_ENGINE_libunwind,
+                   DIFF_ITEM_REG, CFI_REG_RSP, "libunwind-rsp-is-cfa");
+    remove_built(rule);
+    remove_built(plain);
+}
+END_TEST
+
+START_TEST(libunwind_val_offset_unknown)
+{
+    /* val_offset r12, -32 is 14 0c 04: libunwind reads 0c 04 .. as
+     * def_cfa rsi, so the CFA goes wrong. */
+    char *path = build_fde("\tnop\n\t.cfi_val_offset %r12, -32\n\tnop\n");
+    shows(path, 0x1001, false, DIFF_ENGINE_libunwind, DIFF_ITEM_CFA, 0,
+          "libunwind-val-offset-unknown");
+    does_not_match(path, 0x1000, false, DIFF_ENGINE_libunwind,
+                   DIFF_ITEM_CFA, 0, "libunwind-val-offset-unknown");
+    remove_built(path);
+}
+END_TEST
+
+/* restore_state on an empty stack after the first row. */
+static const char late_error[] = "\tnop\n\t.cfi_escape 0x0b\n\tnop\n";
+
+START_TEST(stops_at_lookup_pc)
+{
+    static const struct {
+        enum diff_engine_id engine;
+        const char *id;
+    } engines[] = {
+        {DIFF_ENGINE_libunwind, "libunwind-stops-at-lookup-pc"},
+        {DIFF_ENGINE_libdwarf, "libdwarf-stops-at-lookup-pc"},
+        {DIFF_ENGINE_libdw, "libdw-stops-at-lookup-pc"},
+    };
+    char *path = build_fde(late_error);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        shows(path, 0x1000, false, engines[i].engine, DIFF_ITEM_STATUS, 0,
+              engines[i].id);
+        /* At 0x1001 the library runs the faulty instruction too. */
+        does_not_match(path, 0x1001, false, engines[i].engine,
+                       DIFF_ITEM_STATUS, 0, engines[i].id);
+    }
+    remove_built(path);
+}
+END_TEST
+
+/* def_cfa_expression (breg7 8), then def_cfa_register / def_cfa_offset
+ * at 0x1001. */
+static const char register_on_expression[] =
+    "\t.cfi_escape 0x0f, 2, 0x77, 8\n\tnop\n"
+    "\t.cfi_def_cfa_register %rbp\n\tnop\n";
+static const char offset_on_expression[] =
+    "\t.cfi_escape 0x0f, 2, 0x77, 8\n\tnop\n"
+    "\t.cfi_def_cfa_offset 16\n\tnop\n";
+
+static void cfa_ops_on_expression(enum diff_engine_id engine, const char *id)
+{
+    char *reg = build_fde(register_on_expression);
+    char *off = build_fde(offset_on_expression);
+    shows(reg, 0x1001, false, engine, DIFF_ITEM_STATUS, 0, id);
+    shows(off, 0x1001, false, engine, DIFF_ITEM_STATUS, 0, id);
+    /* At 0x1000 the instruction is not run: another deviation. */
+    does_not_match(reg, 0x1000, false, engine, DIFF_ITEM_STATUS, 0, id);
+    remove_built(reg);
+    remove_built(off);
+}
+
+START_TEST(libunwind_cfa_ops_on_expression)
+{
+    cfa_ops_on_expression(DIFF_ENGINE_libunwind,
+                          "libunwind-cfa-ops-on-expression");
+}
+END_TEST
+
+/* CIE programs with a restore (rbx), and with an advance. */
+static const char cie_restore[] = "\t.byte 0xc3\n";
+static const char cie_advance[] = "\t.byte 0x41\n";
+
+static void cie_restore_and_location(enum diff_engine_id engine,
+                                     const char *id)
+{
+    char *restore = build_raw(cie_restore, "");
+    char *advance = build_raw(cie_advance, "");
+    char *plain = build_raw("", "");
+    shows(restore, 0x1000, false, engine, DIFF_ITEM_STATUS, 0, id);
+    shows(advance, 0x1000, false, engine, DIFF_ITEM_STATUS, 0, id);
+    does_not_match(plain, 0x1000, false, engine, DIFF_ITEM_STATUS, 0, id);
+    remove_built(restore);
+    remove_built(advance);
+    remove_built(plain);
+}
+
+START_TEST(libunwind_cie_restore_and_location)
+{
+    cie_restore_and_location(DIFF_ENGINE_libunwind,
+                             "libunwind-cie-restore-and-location");
+}
+END_TEST
+
+START_TEST(libunwind_undefined_rbp_ends_stack)
+{
+    char *undefined = build_fde("\t.cfi_undefined %rbp\n\tnop\n");
+    char *same = build_fde("\t.cfi_same_value %rbp\n\tnop\n");
+    shows(undefined, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+          CFI_REG_RIP, "libunwind-undefined-rbp-ends-stack");
+    does_not_match(same, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+                   CFI_REG_RIP, "libunwind-undefined-rbp-ends-stack");
+    remove_built(undefined);
+    remove_built(same);
+}
+END_TEST
+
+START_TEST(libunwind_register_new_location)
+{
+    char *saved = build_fde("\t.cfi_offset %rbx, -16\n"
+                            "\t.cfi_register %rbp, %rbx\n\tnop\n");
+    char *plain = build_fde("\t.cfi_register %rbp, %rbx\n\tnop\n");
+    shows(saved, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+          CFI_REG_RBP, "libunwind-register-new-location");
+    does_not_match(plain, 0x1000, false, DIFF_ENGINE_libunwind,
+                   DIFF_ITEM_REG, CFI_REG_RBP,
+                   "libunwind-register-new-location");
+    remove_built(saved);
+    remove_built(plain);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* libdwarf                                                             */
+/* ------------------------------------------------------------------ */
+
+START_TEST(libdwarf_no_negative_offset)
+{
+    char *path = build_fde("\tnop\n\t.cfi_escape 0x2f, 0x0d, 0x02\n\tnop\n");
+    shows(path, 0x1001, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_STATUS, 0,
+          "libdwarf-no-negative-offset-extended");
+    does_not_match(path, 0x1000, false, DIFF_ENGINE_libdwarf,
+                   DIFF_ITEM_STATUS, 0,
+                   "libdwarf-no-negative-offset-extended");
+    remove_built(path);
+}
+END_TEST
+
+START_TEST(libdwarf_val_offset_sf_rax)
+{
+    /* val_offset_sf r12, -2 * -8 */
+    char *sf = build_fde("\t.cfi_escape 0x15, 0x0c, 0x7e\n\tnop\n");
+    char *plain = build_fde("\t.cfi_val_offset %r12, -16\n\tnop\n");
+    shows(sf, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_REG, 12,
+          "libdwarf-val-offset-sf-rax");
+    shows(sf, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_REG,
+          CFI_REG_RAX, "libdwarf-val-offset-sf-rax");
+    does_not_match(plain, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_REG,
+                   12, "libdwarf-val-offset-sf-rax");
+    remove_built(sf);
+    remove_built(plain);
+}
+END_TEST
+
+START_TEST(libdwarf_cfa_ops_on_expression)
+{
+    cfa_ops_on_expression(DIFF_ENGINE_libdwarf,
+                          "libdwarf-cfa-ops-on-expression");
+}
+END_TEST
+
+START_TEST(libdwarf_cie_restore_and_location)
+{
+    cie_restore_and_location(DIFF_ENGINE_libdwarf,
+                             "libdwarf-cie-restore-and-location");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* libdw                                                                */
+/* ------------------------------------------------------------------ */
+
+START_TEST(libdw_abi_rax_for_rbx)
+{
+    char *plain = build_fde("\tnop\n");
+    char *rules = build_fde("\t.cfi_same_value %rax\n"
+                            "\t.cfi_same_value %rbx\n\tnop\n");
+    shows(plain, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RAX,
+          "libdw-abi-rax-for-rbx");
+    shows(plain, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RBX,
+          "libdw-abi-rax-for-rbx");
+    does_not_match(rules, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+                   CFI_REG_RAX, "libdw-abi-rax-for-rbx");
+    does_not_match(rules, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+                   CFI_REG_RBX, "libdw-abi-rax-for-rbx");
+    remove_built(plain);
+    remove_built(rules);
+}
+END_TEST
+
+START_TEST(libdw_empty_expression)
+{
+    char *empty = build_fde("\t.cfi_escape 0x10, 0x03, 0x00\n\tnop\n");
+    char *one_op = build_fde("\t.cfi_escape 0x10, 0x03, 0x01, 0x96\n\tnop\n");
+    shows(empty, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RBX,
+          "libdw-empty-expression-undefined");
+    does_not_match(one_op, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+                   CFI_REG_RBX, "libdw-empty-expression-undefined");
+    remove_built(empty);
+    remove_built(one_op);
+}
+END_TEST
+
+/* Every entry has a test above: the list must name them all. */
+START_TEST(every_entry_is_tested)
+{
+    static const char *tested[] = {
+        "libunwind-no-undefined-default", "libunwind-rsp-is-cfa",
+        "libunwind-val-offset-unknown", "libunwind-stops-at-lookup-pc",
+        "libunwind-cfa-ops-on-expression",
+        "libunwind-cie-restore-and-location",
+        "libunwind-undefined-rbp-ends-stack",
+        "libunwind-register-new-location", "libdwarf-stops-at-lookup-pc",
+        "libdwarf-no-negative-offset-extended", "libdwarf-val-offset-sf-rax",
+        "libdwarf-cfa-ops-on-expression",
+        "libdwarf-cie-restore-and-location", "libdw-abi-rax-for-rbx",
+        "libdw-stops-at-lookup-pc", "libdw-empty-expression-undefined",
+    };
+    size_t count;
+    const struct diff_deviation *table = diff_deviation_table(&count);
+    ck_assert_uint_eq(count, sizeof tested / sizeof tested[0]);
+    for (size_t i = 0; i < count; i++) {
+        bool named = false;
+        for (size_t t = 0; t < count; t++)
+            named |= strcmp(table[i].id, tested[t]) == 0;
+        ck_assert_msg(named, "%s has no test", table[i].id);
+        ck_assert(!diff_engine_is_ours(table[i].engine));
+        ck_assert(table[i].summary && table[i].reason && table[i].matches);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("deviations");
+    TCase *tc = tcase_create("deviations");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, every_entry_is_tested);
+    tcase_add_test(tc, libunwind_no_undefined_default);
+    tcase_add_test(tc, libunwind_rsp_is_cfa);
+    tcase_add_test(tc, libunwind_val_offset_unknown);
+    tcase_add_test(tc, stops_at_lookup_pc);
+    tcase_add_test(tc, libunwind_cfa_ops_on_expression);
+    tcase_add_test(tc, libunwind_cie_restore_and_location);
+    tcase_add_test(tc, libunwind_undefined_rbp_ends_stack);
+    tcase_add_test(tc, libunwind_register_new_location);
+    tcase_add_test(tc, libdwarf_no_negative_offset);
+    tcase_add_test(tc, libdwarf_val_offset_sf_rax);
+    tcase_add_test(tc, libdwarf_cfa_ops_on_expression);
+    tcase_add_test(tc, libdwarf_cie_restore_and_location);
+    tcase_add_test(tc, libdw_abi_rax_for_rbx);
+    tcase_add_test(tc, libdw_empty_expression);
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

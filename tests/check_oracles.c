@@ -1,0 +1,285 @@
+/* check_oracles.c — the outside engines (libdwarf, libdw, libunwind)
+ * against the IL evaluator, the reference.
+ *
+ * On every hand-written case (the .so files of corpus/cases) and on every row of
+ * libc.so.6 (its first address, two states: as the innermost frame, and
+ * as a caller frame whose return address is that address + 1), each
+ * adapter's answer is compared with sem_unwind's by diff_compare, the
+ * harness's own comparison. Every verdict is counted: agree, known
+ * deviation (diff/deviations.c), not comparable; any other difference
+ * fails the test with the file, PC, state and both answers, to be settled
+ * against DWARF 5 §6.4 and cfi.h — never by loosening the comparison. */
+#include <check.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/compare.h"
+#include "diff/libdw.h"
+#include "diff/libdwarf.h"
+#include "diff/libunwind.h"
+#include "diff/memory.h"
+#include "semantics/sem.h"
+#include "support.h"
+
+struct oracle {
+    enum diff_engine_id id;
+    enum cfi_status (*open)(const struct cfi_file *, void **,
+                            struct cfi_diag *);
+    enum cfi_status (*answer)(void *, const struct cfi_request *,
+                              struct diff_answer *);
+    void (*close)(void *);
+};
+
+static const struct oracle oracles[] = {
+    {DIFF_ENGINE_libdwarf, diff_libdwarf_open, diff_libdwarf_answer,
+     diff_libdwarf_close},
+    {DIFF_ENGINE_libdw, diff_libdw_open, diff_libdw_answer,
+     diff_libdw_close},
+    {DIFF_ENGINE_libunwind, diff_libunwind_open, diff_libunwind_answer,
+     diff_libunwind_close},
+};
+enum { NORACLES = sizeof oracles / sizeof oracles[0] };
+
+struct tally {
+    size_t files, unsupported;
+    size_t verdicts[DIFF_VERDICT_ERROR + 1];
+};
+
+/* One file under one oracle. */
+struct run {
+    const struct oracle *oracle;
+    const struct cfi_file *file;
+    const struct sem_file_il *il;
+    void *self;
+    struct tally *tally;
+};
+
+/* State k: every register 0-16 known with a random value, rsp and rbp in
+ * a plausible stack; state 1 also makes the word at rsp+8 fault (the return address of a
+ * frame whose CFA is rsp+16). */
+static void make_state(uint64_t seed, unsigned k, uint64_t rip,
+                       struct cfi_regs *regs)
+{
+    cfi_regs_clear(regs);
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+        cfi_regs_set(regs, reg, diff_mix(seed ^ (k * 131 + reg)));
+    uint64_t rsp = 0x7ffe00000000ull + (diff_mix(seed + k) & 0xffff0ull);
+    cfi_regs_set(regs, CFI_REG_RSP, rsp);
+    cfi_regs_set(regs, CFI_REG_RBP, rsp + (diff_mix(seed - k) & 0xff0));
+    cfi_regs_set(regs, CFI_REG_RIP, rip);
+}
+
+static void describe(char *out, size_t size, const struct cfi_frame *f)
+{
+    if (f->status != CFI_OK) {
+        snprintf(out, size, "%s (%s, reg %d)", cfi_status_name(f->status),
+                 f->diag.message ? f->diag.message : "", f->diag.reg);
+        return;
+    }
+    int n = snprintf(out, size, "cfa=0x%" PRIx64, f->cfa);
+    for (unsigned reg = 0; reg < CFI_NGPRS && n > 0 && (size_t)n < size; reg++)
+        n += snprintf(out + n, size - (size_t)n, " %u:%d:%" PRIx64, reg,
+                      f->caller.status[reg], f->caller.value[reg]);
+}
+
+/* The IL's FDE, translation status and row at the lookup PC. */
+static void il_context(const struct run *r, uint64_t lookup,
+                       struct diff_mismatch *m)
+{
+    m->fde = cfi_file_lookup(r->file, lookup);
+    m->row = NULL;
+    m->translation = CFI_E_NO_FDE;
+    if (!m->fde)
+        return;
+    size_t i = (size_t)(m->fde - r->file->fdes);
+    m->translation = r->il->status[i];
+    const struct sem_range *range =
+        m->translation == CFI_OK ? sem_fde_il_find(&r->il->fdes[i], lookup)
+                                 : NULL;
+    m->row = range ? range->row : NULL;
+}
+
+static void compare_at(const struct run *r, uint64_t pc, bool caller,
+                       unsigned k, uint64_t seed)
+{
+    struct diff_memory *memory = diff_memory_new(true, seed + k);
+    diff_memory_map_file(memory, r->file);
+    struct cfi_regs callee;
+    make_state(seed ^ pc, k, pc, &callee);
+    if (k == 1)
+        diff_memory_add_fault(memory, callee.value[CFI_REG_RSP] + 8,
+                              callee.value[CFI_REG_RSP] + 16);
+    struct cfi_request request = {pc, caller, &callee,
+                                  diff_memory_reader(memory)};
+    struct cfi_frame expected;
+    sem_unwind(r->il, &request, &expected);
+    struct diff_answer answer;
+    r->oracle->answer(r->self, &request, &answer);
+    struct diff_mismatch m = {.engine = r->oracle->id, .file = r->file,
+                              .request = &request, .expected = &expected};
+    il_context(r, caller ? pc - 1 : pc, &m);
+    struct diff_outcome outcome;
+    diff_compare(&m, &answer, &outcome);
+    r->tally->verdicts[outcome.verdict]++;
+    if (outcome.verdict == DIFF_VERDICT_DIFFER) {
+        char want[1024], got[1024], item[16];
+        describe(want, sizeof want, &expected);
+        describe(got, sizeof got, &answer.frame);
+        unsigned i = 0;
+        while (i + 1 < outcome.nkept && outcome.items[i].deviation)
+            i++;
+        ck_abort_msg("%s: %s: pc 0x%" PRIx64 "%s state %u seed %" PRIu64
+                     ": %s differs\n il: %s\n %s: %s",
+                     diff_engine_name(r->oracle->id), r->file->path, pc,
+                     caller ? " (caller)" : "", k, seed,
+                     diff_item_label(outcome.items[i].item,
+                                     outcome.items[i].reg, item, sizeof item),
+                     want, diff_engine_name(r->oracle->id), got);
+    }
+    diff_memory_free(memory);
+}
+
+/* Each row's first address, as the innermost frame (state 0) and as the
+ * lookup PC of a caller frame (state 1); an FDE the IL rejects at its
+ * first address; and two PCs no FDE covers. */
+static void compare_rows(const struct run *r)
+{
+    for (size_t i = 0; i < r->file->nfdes; i++) {
+        if (r->il->status[i] != CFI_OK) {
+            compare_at(r, r->file->fdes[i].pc_begin, false, 0, i);
+            continue;
+        }
+        const struct sem_fde_il *fde = &r->il->fdes[i];
+        for (size_t k = 0; k < fde->nranges; k++) {
+            compare_at(r, fde->ranges[k].begin, false, 0, i * 7 + k);
+            compare_at(r, fde->ranges[k].begin + 1, true, 1, i * 7 + k);
+        }
+    }
+    compare_at(r, 0, false, 0, 1);
+    compare_at(r, UINT64_MAX, false, 0, 2);
+}
+
+static void compare_file(const char *path, struct tally tallies[NORACLES])
+{
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(path, &file, &diag) == CFI_OK, "%s: %s",
+                  path, diag.message);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    for (int o = 0; o < NORACLES; o++) {
+        struct run r = {&oracles[o], file, il, NULL, &tallies[o]};
+        tallies[o].files++;
+        enum cfi_status status = oracles[o].open(file, &r.self, &diag);
+        if (status == CFI_E_UNSUPPORTED) {
+            tallies[o].unsupported++;
+            continue;
+        }
+        ck_assert_msg(status == CFI_OK, "%s: %s: %s",
+                      diff_engine_name(oracles[o].id), path, diag.message);
+        compare_rows(&r);
+        oracles[o].close(r.self);
+    }
+    sem_file_il_free(il);
+    cfi_file_close(file);
+}
+
+static void report(const char *what, const struct tally tallies[NORACLES])
+{
+    for (int o = 0; o < NORACLES; o++) {
+        const struct tally *t = &tallies[o];
+        printf("oracles: %s: %-9s files %zu (unsupported %zu): agree %zu, "
+               "known deviation %zu, not comparable %zu, errors %zu, "
+               "differ %zu\n", what, diff_engine_name(oracles[o].id),
+               t->files, t->unsupported, t->verdicts[DIFF_VERDICT_AGREE],
+               t->verdicts[DIFF_VERDICT_KNOWN],
+               t->verdicts[DIFF_VERDICT_NOT_COMPARABLE],
+               t->verdicts[DIFF_VERDICT_ERROR],
+               t->verdicts[DIFF_VERDICT_DIFFER]);
+    }
+}
+
+START_TEST(test_cases)
+{
+    char *dir_path = test_build_path("corpus/cases");
+    DIR *dir = opendir(dir_path);
+    ck_assert_msg(dir != NULL, "no built cases in %s", dir_path);
+    struct tally tallies[NORACLES] = {0};
+    size_t files = 0;
+    for (struct dirent *entry; (entry = readdir(dir));) {
+        size_t len = strlen(entry->d_name);
+        if (len < 4 || strcmp(entry->d_name + len - 3, ".so"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
+        compare_file(path, tallies);
+        files++;
+    }
+    closedir(dir);
+    report("cases", tallies);
+    ck_assert_uint_ge(files, 10);
+    for (int o = 0; o < NORACLES; o++)
+        ck_assert_uint_gt(tallies[o].verdicts[DIFF_VERDICT_AGREE] +
+                              tallies[o].verdicts[DIFF_VERDICT_KNOWN],
+                          50);
+    free(dir_path);
+}
+END_TEST
+
+START_TEST(test_libc)
+{
+    char *path = test_system_lib("libc.so.6");
+    ck_assert_msg(path != NULL, "libc.so.6 not found");
+    struct tally tallies[NORACLES] = {0};
+    compare_file(path, tallies);
+    report("libc.so.6", tallies);
+    /* libdwarf reads every row of libc as the IL does. */
+    ck_assert_uint_gt(tallies[0].verdicts[DIFF_VERDICT_AGREE], 40000);
+    for (int o = 0; o < NORACLES; o++)
+        ck_assert_uint_eq(tallies[o].unsupported, 0);
+    free(path);
+}
+END_TEST
+
+/* What each adapter refuses, and says, outside its reach. */
+START_TEST(test_unsupported_inputs)
+{
+    /* A file built from bytes has no path and no .eh_frame_hdr. */
+    static const uint8_t section[] = {
+        0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 0x10, 1, 0x1b,
+        0x0c, 7, 8, 0x90, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_from_section(section, sizeof section,
+                                           CFI_EH_FRAME, 0x1000, &file,
+                                           &diag),
+                     CFI_OK);
+    for (int o = 0; o < NORACLES; o++) {
+        void *self = (void *)1;
+        ck_assert_int_eq(oracles[o].open(file, &self, &diag),
+                         CFI_E_UNSUPPORTED);
+        ck_assert_ptr_null(self);
+        ck_assert_ptr_nonnull(diag.message);
+    }
+    cfi_file_close(file);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("oracles");
+    TCase *tc = tcase_create("oracles_vs_il");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_unsupported_inputs);
+    tcase_add_test(tc, test_cases);
+    tcase_add_test(tc, test_libc);
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
