@@ -9,6 +9,7 @@
  * libunwind 1.6.2). */
 #include "deviations.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -246,13 +247,56 @@ static bool libunwind_no_undefined_default(const struct diff_mismatch *m)
            is_callee_reg(m->got, m->request, m->reg, m->reg);
 }
 
-/* rsp has a rule; libunwind's caller rsp is its CFA all the same. */
+/* The IL's answer to the request when rsp's rule is left out of the row,
+ * as libunwind leaves it out. */
+static enum cfi_status status_without_rsp_rule(const struct diff_mismatch *m)
+{
+    struct sem_reg_rule rules[CFI_NREGS];
+    struct sem_row row = {m->row->cfa, 0, rules};
+    for (uint32_t i = 0; i < m->row->nrules && i < CFI_NREGS; i++)
+        if (m->row->rules[i].reg != CFI_REG_RSP)
+            rules[row.nrules++] = m->row->rules[i];
+    struct cfi_frame *frame = malloc(sizeof *frame);
+    if (!frame)
+        return CFI_E_NOMEM;
+    enum cfi_status status = sem_eval_row(&row, m->request->callee,
+                                          m->request->memory, frame);
+    free(frame);
+    return status;
+}
+
+/* rsp has a rule; libunwind's caller rsp is its CFA all the same. Seen on
+ * rsp's value, and on the status when only rsp's rule fails (its saved
+ * slot is unreadable): libunwind never reads that slot. */
 static bool libunwind_rsp_is_cfa(const struct diff_mismatch *m)
 {
+    if (m->engine != DIFF_ENGINE_libunwind || !m->row ||
+        has_no_rule(m, CFI_REG_RSP))
+        return false;
+    if (m->item == DIFF_ITEM_STATUS)
+        return m->got->status == CFI_OK &&
+               m->expected->status == CFI_E_MEMORY &&
+               status_without_rsp_rule(m) == CFI_OK;
     return reg_item(m, DIFF_ENGINE_libunwind) && m->reg == CFI_REG_RSP &&
-           !has_no_rule(m, CFI_REG_RSP) && m->row &&
            m->got->caller.status[CFI_REG_RSP] == CFI_REG_VALUE &&
            m->got->caller.value[CFI_REG_RSP] == m->got->cfa;
+}
+
+/* The caller's rip comes from a callee register (register rule, or
+ * same_value) that the request left unknown: cfi.h says the caller's rip
+ * is unknown; libunwind needs it as a value and fails reading that
+ * register. */
+static bool libunwind_needs_caller_rip(const struct diff_mismatch *m)
+{
+    if (m->engine != DIFF_ENGINE_libunwind || m->item != DIFF_ITEM_STATUS ||
+        !m->row || m->expected->status != CFI_OK ||
+        m->got->status != CFI_E_REG_UNKNOWN ||
+        m->expected->caller.status[CFI_REG_RIP] != CFI_REG_UNKNOWN)
+        return false;
+    struct sem_rule rip = sem_row_rule(m->row, CFI_REG_RIP);
+    int source = rip.kind == SEM_RULE_REGISTER ? (int)rip.reg
+               : rip.kind == SEM_RULE_SAME_VALUE ? CFI_REG_RIP : -1;
+    return source >= 0 && source == m->got->diag.reg;
 }
 
 /* A val_offset or val_offset_sf ran: libunwind skips the opcode byte and
@@ -421,6 +465,17 @@ static const struct diff_deviation table[] = {
      "reads rsp's location (seen in libc's and ld.so's setcontext-like "
      "FDEs: 'rsp=r8').",
      libunwind_rsp_is_cfa},
+    {"libunwind-needs-caller-rip", DIFF_ENGINE_libunwind,
+     "libunwind fails when the caller's rip would be a callee register the "
+     "request left unknown",
+     "cfi.h carries an unknown callee register over to the caller through "
+     "a register or same_value rule (an unknown is the harness's way of "
+     "saying 'not given'). libunwind's step must produce the caller's IP "
+     "as a value (x86_64/Gstep.c reads it through dwarf_get), so it reads "
+     "the source register and fails. Seen in libc's setcontext-like FDEs "
+     "('rip=rdx') in states where rdx is not given. Not a defect of "
+     "libunwind: the reference's 'unknown' has no counterpart there.",
+     libunwind_needs_caller_rip},
     {"libunwind-val-offset-unknown", DIFF_ENGINE_libunwind,
      "libunwind has no DW_CFA_val_offset / val_offset_sf: it skips the "
      "opcode and runs its operands as instructions",

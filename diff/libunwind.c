@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "semantics/sem.h"
+
 /* Exported by libunwind-x86_64 but not declared by its public headers. */
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
                                               unw_word_t ip,
@@ -20,6 +22,7 @@ struct diff_libunwind {
     const struct cfi_file *file;
     unw_addr_space_t space;
     unw_dyn_info_t table;      /* .eh_frame_hdr's search table */
+    struct sem_file_il *il;    /* to see which rows read rip */
 };
 
 /* What the accessors see and record during one request. */
@@ -204,6 +207,10 @@ enum cfi_status diff_libunwind_open(const struct cfi_file *file, void **self,
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     }
     unw_set_caching_policy(lu->space, UNW_CACHE_GLOBAL);
+    if (sem_file_il_build(file, &lu->il) != CFI_OK) {
+        diff_libunwind_close(lu);
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    }
     *self = lu;
     return CFI_OK;
 }
@@ -220,7 +227,9 @@ void diff_libunwind_close(void *self)
     struct diff_libunwind *lu = self;
     if (!lu)
         return;
-    unw_destroy_addr_space(lu->space);
+    if (lu->space)
+        unw_destroy_addr_space(lu->space);
+    sem_file_il_free(lu->il);
     free(lu);
 }
 
@@ -421,6 +430,21 @@ static enum cfi_status read_back(unw_cursor_t *cursor, struct step_env *env,
     return CFI_OK;
 }
 
+/* A caller frame is given to libunwind with rip = PC-1 (its first frame
+ * is looked up at the exact rip), and its DW_OP_breg16, same_value and
+ * register rules read rip from the cursor: in a caller frame whose row
+ * reads rip (the PLT's CFA expression), libunwind is not asked the same
+ * question. */
+static bool caller_row_reads_rip(const struct diff_libunwind *lu,
+                                 const struct cfi_fde *fde, uint64_t pc)
+{
+    size_t index = (size_t)(fde - lu->file->fdes);
+    if (lu->il->status[index] != CFI_OK)
+        return false;
+    const struct sem_range *range = sem_fde_il_find(&lu->il->fdes[index], pc);
+    return range && sem_row_reads_register(range->row, CFI_REG_RIP);
+}
+
 enum cfi_status diff_libunwind_answer(void *self,
                                       const struct cfi_request *request,
                                       struct diff_answer *answer)
@@ -433,6 +457,10 @@ enum cfi_status diff_libunwind_answer(void *self,
         return not_comparable(answer,
                               "libunwind: DW_CFA_register from a register "
                               "above 16 (out-of-bounds read in libunwind)");
+    if (fde && request->caller_frame && caller_row_reads_rip(lu, fde, pc))
+        return not_comparable(answer,
+                              "libunwind: a caller frame whose row reads rip "
+                              "(its cursor is given PC-1 as rip)");
     struct step_env env = {lu, request, pc, false, false, 0, -1, false};
     unw_cursor_t cursor;
     int code = unw_init_remote(&cursor, lu->space, &env);

@@ -253,3 +253,42 @@ enum cfi_status sem_unwind_fde(const struct cfi_fde *fde,
     sem_arena_free(arena);
     return status;
 }
+
+/* ------------------------------------------------------------------ */
+/* Which callee registers a row reads                                   */
+/* ------------------------------------------------------------------ */
+
+static bool rule_reads(const struct sem_rule *rule, unsigned self,
+                       unsigned reg)
+{
+    switch (rule->kind) {
+    case SEM_RULE_UNSPECIFIED:
+        return self == reg && cfi_abi_default(reg) == CFI_DEFAULT_SAME_VALUE;
+    case SEM_RULE_SAME_VALUE:
+        return self == reg;
+    case SEM_RULE_REGISTER:
+        return rule->reg == reg;
+    case SEM_RULE_EXPRESSION:
+    case SEM_RULE_VAL_EXPRESSION:
+        return sem_expr_reads_register(&rule->expr, reg);
+    default:
+        return false;
+    }
+}
+
+bool sem_row_reads_register(const struct sem_row *row, unsigned reg)
+{
+    if (row->cfa.kind == SEM_CFA_REG_OFFSET && row->cfa.reg == reg)
+        return true;
+    if (row->cfa.kind == SEM_CFA_EXPR &&
+        sem_expr_reads_register(&row->cfa.expr, reg))
+        return true;
+    struct sem_rule own = sem_row_rule(row, reg);
+    if (rule_reads(&own, reg, reg))
+        return true;
+    for (uint32_t i = 0; i < row->nrules; i++)
+        if (row->rules[i].reg != reg &&
+            rule_reads(&row->rules[i].rule, row->rules[i].reg, reg))
+            return true;
+    return false;
+}

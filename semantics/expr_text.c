@@ -171,6 +171,24 @@ static bool dwop_decode(const uint8_t *bytes, size_t len,
 }
 
 /* ------------------------------------------------------------------ */
+/* Registers an expression reads                                        */
+/* ------------------------------------------------------------------ */
+
+bool sem_expr_reads_register(const struct sem_expr *expr, unsigned reg)
+{
+    struct dwop_insn insn;
+    for (size_t at = 0; at < expr->len; at += insn.size) {
+        if (!dwop_decode(expr->bytes + at, expr->len - at, &insn))
+            return false; /* evaluation stops here: nothing after is read */
+        bool is_breg = !strcmp(insn.op->name, "breg") && insn.index == reg;
+        bool is_bregx = !strcmp(insn.op->name, "bregx") && insn.a == reg;
+        if (is_breg || is_bregx)
+            return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
 /* Printing                                                             */
 /* ------------------------------------------------------------------ */
 

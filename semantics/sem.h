@@ -297,6 +297,13 @@ enum cfi_status sem_eval_row(const struct sem_row *row,
                              struct cfi_memory memory,
                              struct cfi_frame *frame);
 
+/* Whether evaluating the expression may read the callee's register `reg`
+ * (DW_OP_breg*, DW_OP_bregx), and whether applying the row may: its CFA
+ * rule, a rule reading it (register, same_value of itself, an expression)
+ * or its ABI default (same value). */
+bool sem_expr_reads_register(const struct sem_expr *expr, unsigned reg);
+bool sem_row_reads_register(const struct sem_row *row, unsigned reg);
+
 /* Evaluates a DWARF expression (cfi.h's rules), the stack holding
  * `initial` first when has_initial. */
 enum cfi_status sem_eval_expr(const struct sem_expr *expr,

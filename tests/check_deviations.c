@@ -109,9 +109,11 @@ static const struct {
                                diff_libunwind_close},
 };
 
-/* Every register 0-16 known, rsp and rbp in a stack, synthetic memory. */
-static void probe_run(struct probe *p, const char *path, uint64_t pc,
-                      bool caller, enum diff_engine_id engine)
+/* Every register 0-16 known but `unknown` (-1: none), rsp and rbp in a
+ * stack, synthetic memory where the 8 bytes at `fault` (0: none) fault. */
+static void probe_run_with(struct probe *p, const char *path, uint64_t pc,
+                           bool caller, enum diff_engine_id engine,
+                           int unknown, uint64_t fault)
 {
     memset(p, 0, sizeof *p);
     struct cfi_diag diag;
@@ -120,12 +122,16 @@ static void probe_run(struct probe *p, const char *path, uint64_t pc,
     ck_assert_int_eq(sem_file_il_build(p->file, &p->il), CFI_OK);
     p->memory = diff_memory_new(true, 7);
     diff_memory_map_file(p->memory, p->file);
+    if (fault)
+        diff_memory_add_fault(p->memory, fault, fault + 8);
     cfi_regs_clear(&p->callee);
     for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
         cfi_regs_set(&p->callee, reg, diff_mix(reg * 977 + 1));
     cfi_regs_set(&p->callee, CFI_REG_RSP, 0x7ffe00001000);
     cfi_regs_set(&p->callee, CFI_REG_RBP, 0x7ffe00001200);
     cfi_regs_set(&p->callee, CFI_REG_RIP, pc);
+    if (unknown >= 0)
+        p->callee.status[unknown] = CFI_REG_UNKNOWN;
     p->request = (struct cfi_request){pc, caller, &p->callee,
                                       diff_memory_reader(p->memory)};
     sem_unwind(p->il, &p->request, &p->expected);
@@ -151,6 +157,12 @@ static void probe_run(struct probe *p, const char *path, uint64_t pc,
                                          &p->expected, NULL,
                                          DIFF_ITEM_STATUS, 0};
     diff_compare(&p->mismatch, &p->answer, &p->outcome);
+}
+
+static void probe_run(struct probe *p, const char *path, uint64_t pc,
+                      bool caller, enum diff_engine_id engine)
+{
+    probe_run_with(p, path, pc, caller, engine, -1, 0);
 }
 
 static void probe_free(struct probe *p)
@@ -266,6 +278,32 @@ START_TEST(libunwind_no_undefined_default)
 }
 END_TEST
 
+/* rip=rdx with rdx unknown: the caller's rip is unknown for cfi.h, an
+ * error for libunwind, which needs the caller's IP as a value. */
+START_TEST(libunwind_needs_caller_rip)
+{
+    char *rule = build_fde("\t.cfi_register %rip, %rdx\n\tnop\n");
+    char *plain = build_fde("\t.cfi_register %rbx, %rdx\n\tnop\n");
+    struct probe p;
+    probe_run_with(&p, rule, 0x1000, false, DIFF_ENGINE_libunwind, CFI_REG_RDX,
+                   0);
+    ck_assert_int_eq(p.expected.status, CFI_OK);
+    ck_assert_int_eq(p.expected.caller.status[CFI_REG_RIP], CFI_REG_UNKNOWN);
+    ck_assert_int_eq(p.answer.frame.status, CFI_E_REG_UNKNOWN);
+    ck_assert_ptr_eq(classify(&p, DIFF_ITEM_STATUS, 0),
+                     entry("libunwind-needs-caller-rip"));
+    probe_free(&p);
+    /* rbx=rdx with rdx unknown: libunwind answers unknown rbx, no error. */
+    probe_run_with(&p, plain, 0x1000, false, DIFF_ENGINE_libunwind, CFI_REG_RDX,
+                   0);
+    p.mismatch.got = &p.answer.frame;
+    ck_assert(!entry("libunwind-needs-caller-rip")->matches(&p.mismatch));
+    probe_free(&p);
+    remove_built(rule);
+    remove_built(plain);
+}
+END_TEST
+
 START_TEST(libunwind_rsp_is_cfa)
 {
     char *rule = build_fde("\t.cfi_register %rsp, %r8\n\tnop\n");
@@ -276,6 +314,28 @@ START_TEST(libunwind_rsp_is_cfa)
                    DIFF_ITEM_REG, CFI_REG_RSP, "libunwind-rsp-is-cfa");
     remove_built(rule);
     remove_built(plain);
+}
+END_TEST
+
+/* rsp=[cfa+16] with those bytes unreadable: the reference fails on rsp's
+ * rule, libunwind never reads it. A fault under rip's slot instead is a
+ * failure for both: no deviation. */
+START_TEST(libunwind_rsp_is_cfa_status)
+{
+    char *rule = build_fde("\t.cfi_offset %rsp, 8\n\tnop\n");
+    const uint64_t cfa = 0x7ffe00001008;
+    struct probe p;
+    probe_run_with(&p, rule, 0x1000, false, DIFF_ENGINE_libunwind, -1, cfa + 8);
+    ck_assert_int_eq(p.expected.status, CFI_E_MEMORY);
+    ck_assert_int_eq(p.answer.frame.status, CFI_OK);
+    ck_assert_ptr_eq(classify(&p, DIFF_ITEM_STATUS, 0),
+                     entry("libunwind-rsp-is-cfa"));
+    probe_free(&p);
+    probe_run_with(&p, rule, 0x1000, false, DIFF_ENGINE_libunwind, -1, cfa - 8);
+    p.mismatch.got = &p.answer.frame;
+    ck_assert(!entry("libunwind-rsp-is-cfa")->matches(&p.mismatch));
+    probe_free(&p);
+    remove_built(rule);
 }
 END_TEST
 
@@ -484,6 +544,7 @@ START_TEST(every_entry_is_tested)
 {
     static const char *tested[] = {
         "libunwind-no-undefined-default", "libunwind-rsp-is-cfa",
+        "libunwind-needs-caller-rip",
         "libunwind-val-offset-unknown", "libunwind-stops-at-lookup-pc",
         "libunwind-cfa-ops-on-expression",
         "libunwind-cie-restore-and-location",
@@ -516,6 +577,8 @@ int main(void)
     tcase_add_test(tc, every_entry_is_tested);
     tcase_add_test(tc, libunwind_no_undefined_default);
     tcase_add_test(tc, libunwind_rsp_is_cfa);
+    tcase_add_test(tc, libunwind_rsp_is_cfa_status);
+    tcase_add_test(tc, libunwind_needs_caller_rip);
     tcase_add_test(tc, libunwind_val_offset_unknown);
     tcase_add_test(tc, stops_at_lookup_pc);
     tcase_add_test(tc, libunwind_cfa_ops_on_expression);
