@@ -5,14 +5,12 @@
 #include <string.h>
 
 #include "cli.h"
-#include "compile/cg.h"
+#include "diff/engine.h"
 #include "diff/memory.h"
-#include "interp/interp.h"
-#include "semantics/sem.h"
 
 static const char usage[] =
     "usage: cfisem unwind FILE --pc ADDR --regs REG=VALUE[,REG=VALUE...]\n"
-    "                     [--engine interp|il|compiled] [--eh-elf EH_ELF]\n"
+    "                     [--engine E] [--eh-elf EH_ELF]\n"
     "                     [--caller]\n"
     "                     [--mem-seed S | --mem DUMP@ADDR]\n"
     "                     [--fault BEGIN-END]... [--json]\n"
@@ -26,8 +24,11 @@ static const char usage[] =
     "                   register not given is unknown: a rule that needs it\n"
     "                   fails. rip defaults to the PC.\n"
     "  --engine E       interp (the direct interpreter, default), il (the\n"
-    "                   evaluator of the intermediate language) or compiled\n"
-    "                   (an eh_elf: FILE's CFI compiled to machine code)\n"
+    "                   evaluator of the intermediate language), compiled\n"
+    "                   (an eh_elf: FILE's CFI compiled to machine code), or\n"
+    "                   an outside engine: libdwarf, libdw, libunwind (as\n"
+    "                   cfisem diff drives them; what one cannot express is\n"
+    "                   printed as \"not comparable\")\n"
     "  --eh-elf EH_ELF  the eh_elf of FILE for --engine compiled; without\n"
     "                   it, one is built once into\n"
     "                   ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem/ and reused\n"
@@ -48,14 +49,12 @@ static const char usage[] =
     "Exit status: 0 unwound, 3 cannot unwind (the error is printed),\n"
     "1 usage error, 2 bad input file.\n";
 
-enum engine { ENGINE_INTERP, ENGINE_IL, ENGINE_COMPILED };
-
 struct options {
     const char *path;
     uint64_t pc;
     bool has_pc;
     struct cfi_regs callee;
-    enum engine engine;
+    enum diff_engine_id engine;
     const char *eh_elf;
     bool caller;
     uint64_t seed;
@@ -129,14 +128,10 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
     if (!strcmp(arg, "--regs") && !parse_regs(argv[*i], &o->callee))
         return cli_usage_error("unwind", "bad register list", value);
     if (!strcmp(arg, "--engine")) {
-        if (!strcmp(value, "interp"))
-            o->engine = ENGINE_INTERP;
-        else if (!strcmp(value, "il"))
-            o->engine = ENGINE_IL;
-        else if (!strcmp(value, "compiled"))
-            o->engine = ENGINE_COMPILED;
-        else
+        int id = diff_engine_parse(value, strlen(value));
+        if (id < 0)
             return cli_usage_error("unwind", "unknown engine", value);
+        o->engine = (enum diff_engine_id)id;
     }
     if (!strcmp(arg, "--eh-elf"))
         o->eh_elf = value;
@@ -172,7 +167,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         return cli_usage_error("unwind", "missing FILE", NULL);
     if (!o->has_pc)
         return cli_usage_error("unwind", "missing --pc", NULL);
-    if (o->eh_elf && o->engine != ENGINE_COMPILED)
+    if (o->eh_elf && o->engine != DIFF_ENGINE_compiled)
         return cli_usage_error("unwind", "--eh-elf needs --engine compiled",
                                NULL);
     if (o->callee.status[CFI_REG_RIP] != CFI_REG_VALUE)
@@ -184,17 +179,30 @@ static int parse_options(int argc, char **argv, struct options *o)
 /* Output                                                               */
 /* ------------------------------------------------------------------ */
 
-static const char *engine_name(enum engine engine)
+
+/* Registers 0-16, and any other the frame does not leave undefined and
+ * the engine speaks for. */
+static bool reported(const struct diff_answer *answer, unsigned reg)
 {
-    return engine == ENGINE_IL         ? "il"
-           : engine == ENGINE_COMPILED ? "compiled"
-                                       : "interp";
+    if (reg < CFI_NGPRS)
+        return true;
+    return answer->reg_comparable[reg] &&
+           answer->frame.caller.status[reg] != CFI_REG_UNDEFINED;
 }
 
-/* Registers 0-16, and any other the frame does not leave undefined. */
-static bool reported(const struct cfi_frame *frame, unsigned reg)
+/* A caller register as text: "0x...", "unknown", "undefined" or "not
+ * comparable" (the engine cannot say). */
+static const char *reg_text(const struct diff_answer *answer, unsigned reg,
+                            char *buf, size_t size)
 {
-    return reg < CFI_NGPRS || frame->caller.status[reg] != CFI_REG_UNDEFINED;
+    const struct cfi_regs *caller = &answer->frame.caller;
+    if (!answer->reg_comparable[reg])
+        return "not comparable";
+    if (caller->status[reg] == CFI_REG_VALUE) {
+        snprintf(buf, size, "0x%" PRIx64, caller->value[reg]);
+        return buf;
+    }
+    return caller->status[reg] == CFI_REG_UNKNOWN ? "unknown" : "undefined";
 }
 
 static void print_error_text(const struct cfi_frame *frame)
@@ -211,55 +219,55 @@ static void print_error_text(const struct cfi_frame *frame)
     printf("\n");
 }
 
-static void print_text(const struct cfi_frame *frame)
+static void print_text(const struct diff_answer *answer)
 {
+    const struct cfi_frame *frame = &answer->frame;
     if (frame->status != CFI_OK) {
         print_error_text(frame);
         return;
     }
-    printf("cfa = 0x%" PRIx64 "\n", frame->cfa);
+    char buf[32];
+    if (answer->cfa_comparable)
+        printf("cfa = 0x%" PRIx64 "\n", frame->cfa);
+    else
+        printf("cfa = not comparable\n");
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
-        if (!reported(frame, reg))
+        if (!reported(answer, reg))
             continue;
         char name[16];
-        printf("%s = ", cfi_reg_label(reg, name, sizeof name));
-        if (frame->caller.status[reg] == CFI_REG_VALUE)
-            printf("0x%" PRIx64 "\n", frame->caller.value[reg]);
-        else if (frame->caller.status[reg] == CFI_REG_UNKNOWN)
-            printf("unknown\n");
-        else if (reg == CFI_REG_RIP)
-            printf("undefined (end of stack)\n");
-        else
-            printf("undefined\n");
+        const char *text = reg_text(answer, reg, buf, sizeof buf);
+        bool end = reg == CFI_REG_RIP && !strcmp(text, "undefined");
+        printf("%s = %s%s\n", cfi_reg_label(reg, name, sizeof name), text,
+               end ? " (end of stack)" : "");
     }
     if (frame->signal_frame)
         printf("signal frame: the caller's PC is exact (not a return address)\n");
 }
 
-static void print_json(const struct options *o, const struct cfi_frame *frame)
+static void print_json(const struct options *o, const struct diff_answer *answer)
 {
+    const struct cfi_frame *frame = &answer->frame;
     printf("{\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", ",
-           engine_name(o->engine), o->pc);
+           diff_engine_name(o->engine), o->pc);
     if (frame->status != CFI_OK) {
         printf("\"cfa\": null, \"error\": \"%s\", \"message\": \"%s\", "
                "\"regs\": {}}\n", cfi_status_name(frame->status),
                frame->diag.message ? frame->diag.message : "");
         return;
     }
-    printf("\"cfa\": \"0x%" PRIx64 "\", \"error\": null, "
-           "\"signal_frame\": %s, \"regs\": {", frame->cfa,
+    char buf[32];
+    if (answer->cfa_comparable)
+        printf("\"cfa\": \"0x%" PRIx64 "\", ", frame->cfa);
+    else
+        printf("\"cfa\": \"not comparable\", ");
+    printf("\"error\": null, \"signal_frame\": %s, \"regs\": {",
            frame->signal_frame ? "true" : "false");
     const char *separator = "";
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
-        if (!reported(frame, reg))
+        if (!reported(answer, reg))
             continue;
-        printf("%s\"%u\": ", separator, reg);
-        if (frame->caller.status[reg] == CFI_REG_VALUE)
-            printf("\"0x%" PRIx64 "\"", frame->caller.value[reg]);
-        else if (frame->caller.status[reg] == CFI_REG_UNKNOWN)
-            printf("\"unknown\"");
-        else
-            printf("\"undefined\"");
+        printf("%s\"%u\": \"%s\"", separator, reg,
+               reg_text(answer, reg, buf, sizeof buf));
         separator = ", ";
     }
     printf("}}\n");
@@ -296,47 +304,46 @@ static int map_dump(struct diff_memory *memory, const struct options *o)
     return CLI_OK;
 }
 
-/* The eh_elf of --engine compiled: --eh-elf, or the cached one (built
- * when absent). NULL, after the error, when there is none. */
-static struct cg_eh_elf *open_eh_elf(const struct options *o,
-                                     const struct cfi_file *file)
+/* Runs the chosen engine, opened for this file as the harness opens it.
+ * False, after the error line, when the engine cannot be opened. */
+static bool run_engine(const struct options *o, const struct cfi_file *file,
+                       const struct cfi_request *request,
+                       struct diff_answer *answer)
 {
+    struct diff_engine_config config = {o->eh_elf, NULL};
+    struct diff_engine engine;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    char *cached = NULL;
-    bool built = false;
-    const char *path = o->eh_elf;
-    if (!path && cg_cached_eh_elf(file, NULL, CG_ABI_FULL, NULL, &cached,
-                                  &built, &diag) != CFI_OK) {
-        cli_report_file_error(o->path, &diag);
-        return NULL;
+    if (diff_engine_open(o->engine, file, &config, &engine, &diag) != CFI_OK) {
+        cli_report_file_error(o->eh_elf && o->engine == DIFF_ENGINE_compiled
+                                  ? o->eh_elf : o->path, &diag);
+        return false;
     }
-    struct cg_eh_elf *eh = NULL;
-    if (cg_load(path ? path : cached, &eh, &diag) != CFI_OK)
-        cli_report_file_error(path ? path : cached, &diag);
-    free(cached);
-    return eh;
+    engine.unwind(engine.self, request, answer);
+    diff_engine_close(&engine);
+    return true;
 }
 
-static enum cfi_status run_engine(const struct options *o,
-                                  const struct cfi_file *file,
-                                  const struct cg_eh_elf *eh,
-                                  const struct cfi_request *request,
-                                  struct cfi_frame *frame)
+static int report(const struct options *o, const struct diff_answer *answer)
 {
-    if (o->engine == ENGINE_INTERP)
-        return interp_unwind(file, request, frame);
-    if (o->engine == ENGINE_COMPILED)
-        return cg_unwind(eh, request, frame);
-    struct sem_file_il *il;
-    if (sem_file_il_build(file, &il) != CFI_OK) {
-        frame->status = CFI_E_NOMEM;
-        frame->diag = (struct cfi_diag){CFI_E_NOMEM, "out of memory",
-                                        CFI_NO_OFFSET, -1};
-        return frame->status;
+    const struct cfi_frame *frame = &answer->frame;
+    if (!answer->comparable) {
+        const char *reason = answer->not_comparable_reason
+                                 ? answer->not_comparable_reason : "";
+        if (o->json)
+            printf("{\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", "
+                   "\"not_comparable\": \"%s\"}\n",
+                   diff_engine_name(o->engine), o->pc, reason);
+        else
+            printf("not comparable: %s\n", reason);
+        return CLI_NO_UNWIND;
     }
-    enum cfi_status status = sem_unwind(il, request, frame);
-    sem_file_il_free(il);
-    return status;
+    if (frame->status == CFI_E_MALFORMED || frame->status == CFI_E_UNSUPPORTED)
+        cli_report_file_error(o->path, &frame->diag);
+    if (o->json)
+        print_json(o, answer);
+    else
+        print_text(answer);
+    return frame->status == CFI_OK ? CLI_OK : CLI_NO_UNWIND;
 }
 
 static int unwind_file(const struct options *o, struct cfi_file *file)
@@ -348,10 +355,6 @@ static int unwind_file(const struct options *o, struct cfi_file *file)
         return CLI_BAD_INPUT;
     }
     int result = o->dump_path ? map_dump(memory, o) : CLI_OK;
-    struct cg_eh_elf *eh = NULL;
-    if (result == CLI_OK && o->engine == ENGINE_COMPILED &&
-        !(eh = open_eh_elf(o, file)))
-        result = CLI_BAD_INPUT;
     for (size_t i = 0; i < o->nfaults && result == CLI_OK; i++)
         if (diff_memory_add_fault(memory, o->faults[i].begin,
                                   o->faults[i].end) != CFI_OK)
@@ -359,19 +362,11 @@ static int unwind_file(const struct options *o, struct cfi_file *file)
     if (result == CLI_OK) {
         struct cfi_request request = {o->pc, o->caller, &o->callee,
                                       diff_memory_reader(memory)};
-        struct cfi_frame *frame = calloc(1, sizeof *frame);
-        run_engine(o, file, eh, &request, frame);
-        if (frame->status == CFI_E_MALFORMED ||
-            frame->status == CFI_E_UNSUPPORTED)
-            cli_report_file_error(o->path, &frame->diag);
-        if (o->json)
-            print_json(o, frame);
-        else
-            print_text(frame);
-        result = frame->status == CFI_OK ? CLI_OK : CLI_NO_UNWIND;
-        free(frame);
+        struct diff_answer *answer = calloc(1, sizeof *answer);
+        result = run_engine(o, file, &request, answer) ? report(o, answer)
+                                                       : CLI_BAD_INPUT;
+        free(answer);
     }
-    cg_unload(eh);
     diff_memory_free(memory);
     return result;
 }

@@ -257,6 +257,34 @@ START_TEST(test_engines_print_the_same)
 }
 END_TEST
 
+/* The outside engines run through the same command, as cfisem diff's
+ * reproducer lines use them: libdwarf's rules give the IL's answer; a
+ * caller frame in the PLT, which libunwind cannot be asked, is "not
+ * comparable". */
+START_TEST(test_outside_engines)
+{
+    const char *args[] = {"--pc", "0x1005", "--regs",
+                          "rsp=0x7ffe1000,rbp=0x7ffe1100,rbx=1", NULL};
+    struct test_run a, b;
+    unwind("prologue", "libdwarf", args, &a);
+    unwind("prologue", "il", args, &b);
+    ck_assert_int_eq(a.exit_code, 0);
+    ck_assert_str_eq(a.out, b.out);
+    test_run_free(&a);
+    test_run_free(&b);
+    unwind("prologue", "libdw", args, &a);
+    ck_assert_int_eq(a.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(a.out, "cfa = 0x7ffe1110\n"));
+    test_run_free(&a);
+    unwind("plt", "libunwind",
+           (const char *[]){"--pc", "0x1020", "--caller", "--regs",
+                            "rsp=0x7ffe1000", NULL}, &a);
+    ck_assert_int_eq(a.exit_code, 3);
+    ck_assert_ptr_nonnull(strstr(a.out, "not comparable"));
+    test_run_free(&a);
+}
+END_TEST
+
 START_TEST(test_usage_errors)
 {
     static const char *const bad[][8] = {
@@ -319,6 +347,7 @@ int main(void)
     tcase_add_loop_test(tc, test_signal_frame_flag, 0, NENGINES);
     tcase_add_loop_test(tc, test_no_fde, 0, NENGINES);
     tcase_add_test(tc, test_engines_print_the_same);
+    tcase_add_test(tc, test_outside_engines);
     tcase_add_test(tc, test_usage_errors);
     tcase_add_test(tc, test_bad_file);
     tcase_add_test(tc, test_help);
