@@ -278,6 +278,31 @@ static double time_engine(const struct engine *engine,
     return seconds * 1e9 / (double)count;
 }
 
+/* Times every engine, `rounds` times in turn, and prints the best. */
+static void time_all(const struct engine *engines, size_t n,
+                     const struct engines_env *env, const struct pair *pairs,
+                     size_t count, struct cfi_memory memory, int rounds)
+{
+    double *best = calloc(n, sizeof *best);
+    size_t *unwound = calloc(n, sizeof *unwound);
+    for (size_t e = 0; e < n; e++)
+        best[e] = 1e300;
+    for (int round = 0; round < rounds; round++)
+        for (size_t e = 0; e < n; e++) {
+            double ns = time_engine(&engines[e], env, pairs, count, memory,
+                                    &unwound[e]);
+            if (ns < best[e])
+                best[e] = ns;
+        }
+    printf("%-40s %10s %12s %9s\n", "engine", "ns/frame", "/ compiled",
+           "unwound");
+    for (size_t e = 0; e < n; e++)
+        printf("%-40s %10.1f %11.1fx %9zu\n", engines[e].name, best[e],
+               best[e] / best[0], unwound[e]);
+    free(best);
+    free(unwound);
+}
+
 static void per_frame(const char *dir, size_t count, int rounds)
 {
     struct subject s = {0};
@@ -315,23 +340,10 @@ static void per_frame(const char *dir, size_t count, int rounds)
     struct pair *pairs = make_pairs(s.il, count, states);
     struct diff_memory *memory = diff_memory_new(true, 42);
     diff_memory_map_file(memory, s.file);
-    double best[NENGINES];
-    size_t unwound[NENGINES];
-    for (int e = 0; e < NENGINES; e++)
-        best[e] = 1e300;
-    for (int round = 0; round < rounds; round++)
-        for (int e = 0; e < NENGINES; e++) {
-            double ns = time_engine(&engines[e], &env, pairs, count,
-                                    diff_memory_reader(memory), &unwound[e]);
-            if (ns < best[e])
-                best[e] = ns;
-        }
     printf("\n== per frame: libc.so.6, %zu random (pc, state) pairs, best of "
-           "%d rounds\n%-40s %10s %12s %9s\n", count, rounds, "engine",
-           "ns/frame", "/ compiled", "unwound");
-    for (int e = 0; e < NENGINES; e++)
-        printf("%-40s %10.1f %11.1fx %9zu\n", engines[e].name, best[e],
-               best[e] / best[0], unwound[e]);
+           "%d rounds\n", count, rounds);
+    time_all(engines, NENGINES, &env, pairs, count, diff_memory_reader(memory),
+             rounds);
     diff_memory_free(memory);
     free(pairs);
     free(states);

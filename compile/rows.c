@@ -1,12 +1,16 @@
 /* rows.c — the C of row bodies.
  *
- * A row is split in two functions, so that rows differing only in their
- * CFA share the rest:
- *   eh_row_<n>(pc, in, env, f)      computes the CFA (cfi.h step 4) and
- *                                   calls its rule set;
+ * A row is split in functions, so that rows differing only in their CFA
+ * share the rest:
+ *   eh_row_<n>(pc, in, env, f)      the CFA (cfi.h step 4): an expression
+ *                                   computed here, or reg+offset handed to
+ *                                   its head with the offset;
+ *   eh_head_<n>(off, in, env, f)    the CFA register, which must hold a
+ *                                   value, plus off; then the rule set;
  *   eh_rules_<n>(cfa, in, env, f)   applies the ABI defaults and every rule
  *                                   (step 5), in increasing register order.
- * An FDE that failed to translate has a row that returns its error.
+ * An FDE that failed to translate has a row that returns its error, and
+ * a row without CFA rule returns EH_ELF_E_MALFORMED.
  *
  * Both ABIs use the same helpers (prelude.c): eh_reg(in, env, f, r, &v)
  * gives a callee register that must hold a value, eh_reg_status(in, env,

@@ -50,16 +50,51 @@ static int read_register(void *data, unsigned reg, uint64_t *value)
     }
 }
 
+/* Register statuses travel as one byte per register in a cfi_regs and
+ * one bit per register in eh_elf_regs; these convert eight at a time. */
+#define ONES 0x0101010101010101ull
+#define LOW7 0x7f7f7f7f7f7f7f7full
+#define HIGH 0x8080808080808080ull
+
+/* The high bit of each byte of w that is not zero. */
+static uint64_t nonzero_bytes(uint64_t w)
+{
+    return (((w & LOW7) + LOW7) | w) & HIGH;
+}
+
+/* Bit k set when bytes[k] == value, for k < 8. (An eh_elf runs on an
+ * x86-64 host: the bytes load little-endian.) */
+static uint32_t bytes_equal(const uint8_t *bytes, uint8_t value)
+{
+    uint64_t w;
+    memcpy(&w, bytes, sizeof w);
+    uint64_t zero = ~nonzero_bytes(w ^ (value * ONES)) & HIGH;
+    return (uint32_t)(((zero >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+/* Byte k is bit k of `bits` (0 or 1), for k < 8. */
+static uint64_t bits_to_bytes(uint32_t bits)
+{
+    uint64_t spread = ((bits & 0xff) * ONES) & 0x8040201008040201ull;
+    return nonzero_bytes(spread) >> 7;
+}
+
+static void store_le(uint8_t *bytes, uint64_t w)
+{
+    memcpy(bytes, &w, sizeof w);
+}
+
+static uint32_t status_bits(const uint8_t *status, uint8_t value)
+{
+    return bytes_equal(status, value) | bytes_equal(status + 8, value) << 8 |
+           (uint32_t)(status[16] == value) << 16;
+}
+
 static void callee_regs(const struct cfi_regs *callee, struct eh_elf_regs *in)
 {
-    uint32_t known = 0, undefined = 0;
-    for (unsigned reg = 0; reg < EH_ELF_NREGS; reg++) {
-        in->value[reg] = callee->value[reg];
-        known |= (uint32_t)(callee->status[reg] == CFI_REG_VALUE) << reg;
-        undefined |= (uint32_t)(callee->status[reg] == CFI_REG_UNDEFINED) << reg;
-    }
-    in->known = known;
-    in->undefined = undefined;
+    memcpy(in->value, callee->value, sizeof in->value);
+    in->known = status_bits(callee->status, CFI_REG_VALUE);
+    in->undefined = status_bits(callee->status, CFI_REG_UNDEFINED);
 }
 
 static void frame_error(struct cfi_frame *frame, enum cfi_status status,
@@ -73,14 +108,17 @@ static void frame_error(struct cfi_frame *frame, enum cfi_status status,
  * (their values are left as they are: only a value's is meaningful). */
 static void caller_regs(const struct eh_elf_regs *out, struct cfi_regs *caller)
 {
+    _Static_assert(CFI_REG_UNKNOWN == 0 && CFI_REG_VALUE == 1 &&
+                       CFI_REG_UNDEFINED == 2, "status = known + 2 undefined");
+    uint32_t known = out->known, undefined = out->undefined & ~known;
+    memcpy(caller->value, out->value, sizeof out->value);
+    for (unsigned k = 0; k < 2; k++)
+        store_le(caller->status + 8 * k,
+                 bits_to_bytes(known >> (8 * k)) |
+                     bits_to_bytes(undefined >> (8 * k)) << 1);
+    caller->status[16] = (uint8_t)((known >> 16 & 1) | (undefined >> 16 & 1) << 1);
     memset(caller->status + EH_ELF_NREGS, CFI_REG_UNDEFINED,
            sizeof caller->status - EH_ELF_NREGS);
-    for (unsigned reg = 0; reg < EH_ELF_NREGS; reg++) {
-        caller->value[reg] = out->value[reg];
-        caller->status[reg] = out->known >> reg & 1u ? CFI_REG_VALUE
-                              : out->undefined >> reg & 1u ? CFI_REG_UNDEFINED
-                                                           : CFI_REG_UNKNOWN;
-    }
 }
 
 static enum cfi_status unwind_full(const struct cg_eh_elf *eh,

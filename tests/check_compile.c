@@ -604,6 +604,8 @@ static const struct expression expressions[] = {
  * overflowing; a register check before an overflow. */
 static struct sem_expr long_expression(unsigned k)
 {
+    static const uint8_t loop[] = {0x31, 0x1c, 0x12,  /* lit1 minus dup */
+                                   0x28, 0xfa, 0xff}; /* bra -6 */
     uint8_t *b = calloc(10010, 1);
     uint32_t n = 0;
     switch (k) {
@@ -614,11 +616,13 @@ static struct sem_expr long_expression(unsigned k)
         break;
     case 2: case 3: /* constu 2499, 3 or 4 nops, then a loop of 4
                      * operations 2499 times: 10000 or 10001 steps */
-        b[n++] = 0x10, b[n++] = 0xc3, b[n++] = 0x13;
+        b[n++] = 0x10; /* constu 2499 */
+        b[n++] = 0xc3;
+        b[n++] = 0x13;
         for (unsigned i = 0; i < 3 + (k - 2); i++)
             b[n++] = 0x96;
-        b[n++] = 0x31, b[n++] = 0x1c, b[n++] = 0x12; /* lit1 minus dup */
-        b[n++] = 0x28, b[n++] = 0xfa, b[n++] = 0xff; /* bra -6 */
+        memcpy(b + n, loop, sizeof loop);
+        n += sizeof loop;
         break;
     case 4: case 5: /* 64 or 65 lits */
         for (unsigned i = 0; i < 64 + (k - 4); i++)
@@ -627,7 +631,8 @@ static struct sem_expr long_expression(unsigned k)
     default: /* 63 lits, breg5: overflow only when the CFA is pushed */
         for (unsigned i = 0; i < 63; i++)
             b[n++] = 0x30;
-        b[n++] = 0x75, b[n++] = 0x00;
+        b[n++] = 0x75;
+        b[n++] = 0x00;
     }
     return (struct sem_expr){b, n};
 }
@@ -1137,11 +1142,13 @@ START_TEST(test_load_errors)
     ck_assert_int_eq(cg_unwind(eh, &request, &frame), CFI_E_UNSUPPORTED);
     diff_memory_free(memory);
     cg_unload(eh);
-    const char *made[] = {foreign, version, ident, entry, old, text};
-    for (size_t i = 0; i < 6; i++)
+    char *made[] = {foreign, version, ident, entry, old};
+    for (size_t i = 0; i < 5; i++) {
         unlink(made[i]);
+        free(made[i]);
+    }
+    unlink(text);
     rmdir(dir);
-    free(foreign), free(version), free(ident), free(entry), free(old);
     free(dir);
 }
 END_TEST
