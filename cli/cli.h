@@ -4,6 +4,7 @@
 #define CFISEM_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cfi/cfi.h"
@@ -35,6 +36,12 @@ int cli_gen(int argc, char **argv);
 /* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
  * diagnostic has one) on stderr, one line. */
 void cli_report_file_error(const char *path, const struct cfi_diag *diag);
+/* Prints "cfisem: PATH: .eh_frame FDE 0x18: instruction at +0x3: MESSAGE
+ * (and N more FDEs with errors)" on stderr: the first of `count` FDEs of
+ * a file that do not translate, with the position of the faulty
+ * instruction (diag->offset is its section offset). */
+void cli_report_fde_error(const char *path, const struct cfi_fde *fde,
+                          const struct cfi_diag *diag, size_t count);
 /* Prints "cfisem SUBCOMMAND: MESSAGE ARG" and a hint to --help. */
 int cli_usage_error(const char *subcommand, const char *message,
                     const char *arg);

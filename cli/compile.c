@@ -33,7 +33,9 @@ static const char usage[] =
     "  cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
     "\n"
     "Exit status: 0 built, 1 usage error, 2 bad input file or the build\n"
-    "failed.\n";
+    "failed. FDEs that do not translate are compiled to their error (the\n"
+    "eh_elf answers it at their addresses): the eh_elf is built, the first\n"
+    "such FDE is named on stderr, and the exit status is 2.\n";
 
 static double now(void)
 {
@@ -126,6 +128,17 @@ static void print_sizes(const struct cfi_file *file, const char *output)
     printf("\n  eh_elf .rodata %10" PRIu64 " bytes\n", sizes.rodata);
 }
 
+static void report_first_failure(const char *path, const struct cfi_file *file,
+                                 const struct sem_file_il *il)
+{
+    for (size_t i = 0; i < il->nfdes; i++)
+        if (il->status[i] != CFI_OK) {
+            cli_report_fde_error(path, &file->fdes[i], &il->diags[i],
+                                 il->nfailed);
+            return;
+        }
+}
+
 static int compile_file(const struct options *o, const struct cfi_file *file)
 {
     double start = now();
@@ -136,6 +149,11 @@ static int compile_file(const struct options *o, const struct cfi_file *file)
         fprintf(stderr, "cfisem: out of memory\n");
         return CLI_BAD_INPUT;
     }
+    /* FDEs that do not translate compile to their error: the eh_elf is
+     * built, and the file is reported as bad input, as `cfisem il` does. */
+    bool malformed = il->nfailed > 0;
+    if (malformed)
+        report_first_failure(o->path, file, il);
     enum cfi_status status = cg_generate(il, o->abi, &program, &diag);
     double generated = now();
     int result = CLI_OK;
@@ -168,7 +186,7 @@ static int compile_file(const struct options *o, const struct cfi_file *file)
     }
     cg_program_free(program);
     sem_file_il_free(il);
-    return result;
+    return result == CLI_OK && malformed ? CLI_BAD_INPUT : result;
 }
 
 int cli_compile(int argc, char **argv)

@@ -290,9 +290,15 @@ static int run_diff(struct options *o)
         fprintf(stderr, "cfisem diff: out of memory\n");
         return CLI_BAD_INPUT;
     }
-    for (size_t i = 0; i < run->nfiles; i++)
-        if (run->files[i].status != CFI_OK)
-            cli_report_file_error(run->files[i].path, &run->files[i].diag);
+    for (size_t i = 0; i < run->nfiles; i++) {
+        const struct diff_file_result *file = &run->files[i];
+        if (file->status != CFI_OK)
+            cli_report_file_error(file->path, &file->diag);
+        else if (file->nfailed_fdes > 0)
+            fprintf(stderr, "cfisem: %s: warning: %zu FDEs do not translate "
+                    "(their answers are errors; see cfisem il %s)\n",
+                    file->path, file->nfailed_fdes, file->path);
+    }
     diff_report_text(stdout, run, o->show);
     fflush(stdout);
     int result = o->json_path ? write_json(o->json_path, run) : CLI_OK;

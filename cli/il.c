@@ -148,33 +148,6 @@ static void note_failure(struct il_failures *f, const struct cfi_fde *fde,
     }
 }
 
-/* "instruction at +0x3" relative to the program holding the section
- * offset diag->offset (the FDE's or its CIE's). */
-static void report_failures(const char *path, const struct il_failures *f)
-{
-    const struct cfi_fde *fde = f->first;
-    const struct cfi_diag *d = &f->diag;
-    fprintf(stderr, "cfisem: %s: %s FDE 0x%" PRIx64 ": ", path,
-            cfi_section_name(fde->section), fde->offset);
-    uint64_t at = d->offset;
-    if (at == CFI_NO_OFFSET) {
-        /* no position to give */
-    } else if (at >= fde->instructions_offset &&
-             at - fde->instructions_offset < fde->instructions_len)
-        fprintf(stderr, "instruction at +0x%" PRIx64 ": ",
-                at - fde->instructions_offset);
-    else if (fde->cie && at >= fde->cie->instructions_offset &&
-             at - fde->cie->instructions_offset < fde->cie->instructions_len)
-        fprintf(stderr, "CIE instruction at +0x%" PRIx64 ": ",
-                at - fde->cie->instructions_offset);
-    else
-        fprintf(stderr, "at offset 0x%" PRIx64 ": ", at);
-    fputs(d->message ? d->message : cfi_status_text(d->status), stderr);
-    if (f->count > 1)
-        fprintf(stderr, " (and %zu more FDEs with errors)", f->count - 1);
-    fputc('\n', stderr);
-}
-
 static void report_overlaps(const char *path, const struct cfi_file *file)
 {
     if (file->noverlaps == 0)
@@ -246,7 +219,8 @@ static int run(const struct il_options *o, const struct cfi_file *file)
     fflush(stdout);
     report_overlaps(o->path, file);
     if (failures.count) {
-        report_failures(o->path, &failures);
+        cli_report_fde_error(o->path, failures.first, &failures.diag,
+                             failures.count);
         status = CLI_BAD_INPUT;
     }
     return status;

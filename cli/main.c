@@ -69,6 +69,30 @@ void cli_report_file_error(const char *path, const struct cfi_diag *diag)
         fprintf(stderr, "cfisem: %s: %s\n", path, message);
 }
 
+void cli_report_fde_error(const char *path, const struct cfi_fde *fde,
+                          const struct cfi_diag *d, size_t count)
+{
+    fprintf(stderr, "cfisem: %s: %s FDE 0x%" PRIx64 ": ", path,
+            cfi_section_name(fde->section), fde->offset);
+    uint64_t at = d->offset;
+    if (at == CFI_NO_OFFSET) {
+        /* no position to give */
+    } else if (at >= fde->instructions_offset &&
+               at - fde->instructions_offset < fde->instructions_len)
+        fprintf(stderr, "instruction at +0x%" PRIx64 ": ",
+                at - fde->instructions_offset);
+    else if (fde->cie && at >= fde->cie->instructions_offset &&
+             at - fde->cie->instructions_offset < fde->cie->instructions_len)
+        fprintf(stderr, "CIE instruction at +0x%" PRIx64 ": ",
+                at - fde->cie->instructions_offset);
+    else
+        fprintf(stderr, "at offset 0x%" PRIx64 ": ", at);
+    fputs(d->message ? d->message : cfi_status_text(d->status), stderr);
+    if (count > 1)
+        fprintf(stderr, " (and %zu more FDEs with errors)", count - 1);
+    fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *subcommand, const char *message,
                     const char *arg)
 {

@@ -7,7 +7,10 @@
  * must print exactly one line on stderr naming the file, print no crash
  * report, and exit 2; `cfisem unwind` at a PC of the broken FDE must name
  * the file on stderr too and exit 2 (file rejected) or 3 (the frame cannot
- * be unwound). When the suite runs against the ASan+UBSan build, any
+ * be unwound); `cfisem compile` must exit 2 naming the file; `cfisem diff`
+ * must name the file once on stderr and exit 2 (file rejected) or 0 (it
+ * loads: the engines agree on the errors of its broken FDE). When the
+ * suite runs against the ASan+UBSan build, any
  * sanitizer report ends the process with a signal or another exit code,
  * which fails the test. */
 #include <check.h>
@@ -321,6 +324,37 @@ START_TEST(test_unwind_rejects)
 }
 END_TEST
 
+START_TEST(test_compile_rejects)
+{
+    const struct corruption *c = &corruptions[_i];
+    char *path = write_corrupted(c);
+    char out[4200];
+    snprintf(out, sizeof out, "%s.eh_elf.so", path);
+    struct test_run run;
+    test_run_cfisem((const char *[]){"compile", path, "-o", out, NULL}, &run);
+    ck_assert_msg(run.exit_code == 2, "%s: exit %d, stderr: %s", c->name,
+                  run.exit_code, run.err);
+    assert_one_line_naming(&run, path, c->name);
+    test_run_free(&run);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_diff_names_the_file)
+{
+    const struct corruption *c = &corruptions[_i];
+    char *path = write_corrupted(c);
+    struct test_run run;
+    test_run_cfisem((const char *[]){"diff", path, "--engines", "il,interp",
+                                     "--states", "1", NULL}, &run);
+    ck_assert_msg(run.exit_code == 2 || run.exit_code == 0,
+                  "%s: exit %d, stderr: %s", c->name, run.exit_code, run.err);
+    assert_one_line_naming(&run, path, c->name);
+    test_run_free(&run);
+    free(path);
+}
+END_TEST
+
 START_TEST(test_base_is_fine)
 {
     struct test_run run;
@@ -336,16 +370,19 @@ int main(void)
     build_base();
     Suite *suite = suite_create("malformed");
     TCase *tc = tcase_create("corrupted_files");
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_base_is_fine);
     tcase_add_loop_test(tc, test_il_rejects, 0, NCORRUPTIONS);
     tcase_add_loop_test(tc, test_unwind_rejects, 0, NCORRUPTIONS);
+    tcase_add_loop_test(tc, test_compile_rejects, 0, NCORRUPTIONS);
+    tcase_add_loop_test(tc, test_diff_names_the_file, 0, NCORRUPTIONS);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
-    printf("malformed: %d corrupted files, each through il and unwind\n",
+    printf("malformed: %d corrupted files, each through il, unwind, compile "
+           "and diff\n",
            NCORRUPTIONS);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
