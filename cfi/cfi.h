@@ -350,7 +350,11 @@ struct cfi_file {
 };
 
 /* Loads every CIE and FDE of .eh_frame and .debug_frame through libdwarf,
- * and the loadable segments. On failure returns the error class and fills
+ * checked record by record against our own parser (cfi_file_from_section's),
+ * and the loadable segments. A CIE libdwarf 20210528 cannot read although
+ * it is valid (an augmentation without 'z' and without data, "S", which
+ * gas writes in .debug_frame) makes our parser alone read the file. In a
+ * relocatable object the frame sections are relocated first. On failure returns the error class and fills
  * *diag; the message names the problem, and diag->offset is the offset in
  * the section named by the message when known. A file with neither section
  * is CFI_E_NO_CFI. */

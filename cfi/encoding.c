@@ -226,6 +226,11 @@ enum cfi_status cfi_cie_apply_augmentation(struct cfi_cie *cie,
     if (cie->augmentation[0] == '\0')
         return CFI_OK;
     if (cie->augmentation[0] != 'z') {
+        /* Only letters without data are read without 'z' (see section.c). */
+        if (strspn(cie->augmentation, "S") == strlen(cie->augmentation)) {
+            cie->signal_frame = true;
+            return CFI_OK;
+        }
         *message = SECTION_MESSAGE(cie->section, "unsupported augmentation");
         return CFI_E_UNSUPPORTED;
     }

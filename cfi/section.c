@@ -154,9 +154,21 @@ static bool fde_encoding_supported(uint8_t encoding)
     return format_ok && (application == 0 || application == CFI_PE_PCREL);
 }
 
+/* An augmentation without 'z' is read only when it carries no data: the
+ * letters of such strings would have their fields before the alignment
+ * factors ("eh" has a pointer). gas writes "S" alone in .debug_frame for
+ * a signal frame. */
+static bool dataless_augmentation(const uint8_t *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (text[i] != 'S')
+            return false;
+    return true;
+}
+
 /* version, augmentation string, and (version 4) address and segment
- * selector sizes. A non-empty augmentation without 'z' is refused here:
- * its fields ("eh" has a pointer) come before the alignment factors. */
+ * selector sizes. A non-empty augmentation without 'z' is refused here
+ * unless it carries no data. */
 static enum cfi_status read_cie_header(const struct parser *p,
                                        const struct record *rec,
                                        struct cfi_cursor *cur,
@@ -176,7 +188,7 @@ static enum cfi_status read_cie_header(const struct parser *p,
     memcpy(cie->augmentation, text, len);
     cie->augmentation[len] = '\0';
     cur->pos += len + 1;
-    if (len > 0 && text[0] != 'z')
+    if (len > 0 && text[0] != 'z' && !dataless_augmentation(text, len))
         return fail(p, rec, PROBLEM_AUGMENTATION_UNSUPPORTED);
     cie->address_size = 8;
     if (cie->version == 4) {

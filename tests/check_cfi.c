@@ -1872,6 +1872,41 @@ START_TEST(test_relocatable_object)
 }
 END_TEST
 
+/* gas writes a .debug_frame CIE for a signal frame with the augmentation
+ * "S" alone: valid, read by our parser although libdwarf 20210528 cannot. */
+START_TEST(test_debug_frame_augmentation_s)
+{
+    static const char source[] =
+        "\t.cfi_sections .debug_frame\n\t.text\nf:\t.cfi_startproc\n"
+        "\t.cfi_signal_frame\n\tnop\n\t.cfi_def_cfa_offset 16\n\tnop\n"
+        "\t.cfi_endproc\n";
+    char *dir = test_temp_dir();
+    char src[4096], obj[4096], command[9000];
+    snprintf(src, sizeof src, "%s/sig.S", dir);
+    snprintf(obj, sizeof obj, "%s/sig.so", dir);
+    ck_assert_int_eq(test_write_file(src, source, strlen(source)), 0);
+    snprintf(command, sizeof command, "cc -shared -nostdlib -o %s %s", obj, src);
+    ck_assert_int_eq(system(command), 0);
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(obj, &file, &diag) == CFI_OK, "%s",
+                  diag.message);
+    ck_assert_uint_eq(file->nfdes, 1);
+    ck_assert_uint_eq(file->n_eh_frame, 0);
+    ck_assert_str_eq(file->fdes[0].cie->augmentation, "S");
+    ck_assert(file->fdes[0].cie->signal_frame);
+    ck_assert_uint_eq(file->fdes[0].pc_end - file->fdes[0].pc_begin, 2);
+    cfi_file_close(file);
+    /* A letter that would carry data, without 'z', is still refused. */
+    static const uint8_t cie_r[] = {0x0a, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+                                    1, 'R', 0, 1, 0x78, 0x10};
+    ck_assert_int_eq(cfi_file_from_section(cie_r, sizeof cie_r,
+                                           CFI_DEBUG_FRAME, 0, &file, &diag),
+                     CFI_E_UNSUPPORTED);
+    free(dir);
+}
+END_TEST
+
 static Suite *cfi_suite(void)
 {
     Suite *suite = suite_create("cfi");
@@ -1925,6 +1960,7 @@ static Suite *cfi_suite(void)
     tcase_add_test(elf, test_libdwarf_refusals);
     tcase_add_test(elf, test_libdwarf_truncates_alignment_factors);
     tcase_add_test(elf, test_relocatable_object);
+    tcase_add_test(elf, test_debug_frame_augmentation_s);
     suite_add_tcase(suite, elf);
     return suite;
 }
