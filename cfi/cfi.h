@@ -173,7 +173,12 @@ struct cfi_memory {
  *     undefined (CFA reg, DW_OP_breg*) is CFI_E_REG_UNKNOWN with diag.reg
  *     set. A memory fault is CFI_E_MEMORY. The first error ends the
  *     evaluation, so the order above decides which error is reported.
- *  6. frame->signal_frame is the 'S' flag of the FDE's CIE: the caller's
+ *  6. The caller's PC: "return_address_register ... indicates which column
+ *     in the rule table represents the return address" (DWARF 5 §6.4.1).
+ *     On x86-64 it is column 16, rip's. When a CIE names another column,
+ *     the caller's rip is what step 5 computed for that column (value,
+ *     undefined or unknown), whatever rip's own rule says.
+ *  7. frame->signal_frame is the 'S' flag of the FDE's CIE: the caller's
  *     PC is then exact, and the next frame is not a caller_frame.
  *
  * DWARF expressions (DWARF 5 §2.5, §6.4.2), evaluated on a stack of 64-bit

@@ -99,11 +99,13 @@ struct cg_row {
     uint64_t offset;             /* FAIL: its diag offset */
 };
 
-/* A distinct rule set: a row without its CFA rule, plus the signal flag
- * (full ABI) that the rule set's code stores. */
+/* A distinct rule set: a row without its CFA rule, plus what its FDE's
+ * CIE adds: the signal flag and the return address column (cfi.h step 6:
+ * when it is not 16, the caller's rip is that column's value). */
 struct cg_ruleset {
     const struct sem_row *row;
     bool signal_frame;
+    uint32_t ra_column;
 };
 
 /* A rule set reached from a CFA register: the register is checked and

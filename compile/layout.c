@@ -93,13 +93,25 @@ struct builder {
     bool nomem;
 };
 
+/* What an FDE's CIE adds to its rows. */
+struct cie_traits {
+    bool signal_frame;
+    uint32_t ra_column;
+};
+
+static void key_traits(struct builder *b, struct cie_traits traits)
+{
+    uint8_t signal = b->layout->abi == CG_ABI_FULL && traits.signal_frame;
+    cg_bytes_put(&b->key, &signal, 1);
+    cg_bytes_u64(&b->key, traits.ra_column);
+}
+
 static long intern_ruleset(struct builder *b, const struct sem_row *row,
-                           bool signal_frame)
+                           struct cie_traits traits)
 {
     struct cg_layout *layout = b->layout;
     b->key.len = 0;
-    uint8_t signal = layout->abi == CG_ABI_FULL && signal_frame;
-    cg_bytes_put(&b->key, &signal, 1);
+    key_traits(b, traits);
     key_rules(&b->key, layout->abi, row);
     bool added;
     long index = b->key.failed ? -1 : cg_intern(&layout->ruleset_keys,
@@ -109,8 +121,9 @@ static long intern_ruleset(struct builder *b, const struct sem_row *row,
         if (!grow((void **)&layout->rulesets, &b->rulesets_cap,
                   layout->nrulesets, sizeof *layout->rulesets))
             return -1;
+        uint8_t signal = layout->abi == CG_ABI_FULL && traits.signal_frame;
         layout->rulesets[layout->nrulesets++] =
-            (struct cg_ruleset){row, signal};
+            (struct cg_ruleset){row, signal, traits.ra_column};
     }
     return index;
 }
@@ -132,7 +145,7 @@ static long intern_head(struct builder *b, uint32_t ruleset, uint32_t reg)
 
 /* The target (1 + row index) of a row, or 0 when out of memory. */
 static uint32_t intern_row(struct builder *b, const struct cg_row *row,
-                           bool signal_frame)
+                           struct cie_traits traits)
 {
     struct cg_layout *layout = b->layout;
     b->key.len = 0;
@@ -141,9 +154,8 @@ static uint32_t intern_row(struct builder *b, const struct cg_row *row,
         cg_bytes_u64(&b->key, row->status);
         cg_bytes_u64(&b->key, row->offset);
     } else {
-        uint8_t signal = layout->abi == CG_ABI_FULL && signal_frame;
         cg_bytes_put(&b->key, "R", 1);
-        cg_bytes_put(&b->key, &signal, 1);
+        key_traits(b, traits);
         key_cfa(&b->key, &row->row->cfa);
         key_rules(&b->key, layout->abi, row->row);
     }
@@ -155,7 +167,7 @@ static uint32_t intern_row(struct builder *b, const struct cg_row *row,
     if (added) {
         struct cg_row body = *row;
         if (body.kind == CG_ROW_RULES) {
-            long ruleset = intern_ruleset(b, row->row, signal_frame);
+            long ruleset = intern_ruleset(b, row->row, traits);
             if (ruleset < 0)
                 return 0;
             body.ruleset = (uint32_t)ruleset;
@@ -206,7 +218,8 @@ static void owner_leaves(struct builder *b, size_t owner, uint64_t x,
 {
     const struct sem_file_il *il = b->il;
     const struct cfi_fde *fde = &il->file->fdes[owner];
-    bool signal = fde->cie->signal_frame;
+    struct cie_traits traits = {fde->cie->signal_frame,
+                                (uint32_t)fde->cie->ra_column};
     if (il->status[owner] != CFI_OK) {
         /* Translation fails with these two classes only (sem.h); the
          * others (out of memory) make the generation fail. */
@@ -217,7 +230,7 @@ static void owner_leaves(struct builder *b, size_t owner, uint64_t x,
         }
         struct cg_row fail = {CG_ROW_FAIL, NULL, 0, 0, il->status[owner],
                               il->diags[owner].offset};
-        uint32_t target = intern_row(b, &fail, signal);
+        uint32_t target = intern_row(b, &fail, traits);
         b->nomem |= target == 0;
         add_leaf(b, x, target, segment_start, pending);
         return;
@@ -227,7 +240,7 @@ static void owner_leaves(struct builder *b, size_t owner, uint64_t x,
     const struct sem_range *end = fde_il->ranges + fde_il->nranges;
     for (; range && range < end && range->begin < y; range++) {
         struct cg_row row = {CG_ROW_RULES, range->row, 0, 0, CFI_OK, 0};
-        uint32_t target = intern_row(b, &row, signal);
+        uint32_t target = intern_row(b, &row, traits);
         b->nomem |= target == 0;
         add_leaf(b, range->begin > x ? range->begin : x, target,
                  segment_start, pending);

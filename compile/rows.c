@@ -169,6 +169,49 @@ static void emit_rule_full(struct cg_text *t, const struct cg_expr_set *exprs,
     }
 }
 
+/* cfi.h step 6, after every rule (so that errors come in their order):
+ * the caller's rip is the return address column's value. A column below
+ * 17 is already in f->caller; a higher one has its rule computed again
+ * into rip (its errors, if any, were returned when it was first computed;
+ * memory reads give the same bytes again). */
+static void emit_return_column(struct cg_text *t, const struct cg_expr_set *exprs,
+                               const struct cg_ruleset *set,
+                               const struct rule_exprs *numbers)
+{
+    uint32_t ra = set->ra_column;
+    cg_puts(t, "    f->caller.known &= ~(1u << 16);\n"
+               "    f->caller.undefined &= ~(1u << 16);\n");
+    if (ra < CFI_NGPRS) {
+        cg_printf(t, "    f->caller.value[16] = f->caller.value[%u];\n"
+                     "    f->caller.known |= (f->caller.known >> %u & 1u) << 16;\n"
+                     "    f->caller.undefined |= (f->caller.undefined >> %u & 1u)"
+                     " << 16;\n", ra, ra, ra);
+        return;
+    }
+    const struct sem_row *row = set->row;
+    struct sem_reg_rule entry = {CFI_REG_RIP, sem_row_rule(row, ra)};
+    long number = -1;
+    for (uint32_t i = 0; i < row->nrules; i++)
+        if (row->rules[i].reg == ra)
+            number = numbers->number[i];
+    switch (entry.rule.kind) {
+    case SEM_RULE_SAME_VALUE:
+        emit_register_rule_full(t, CFI_REG_RIP, ra);
+        return;
+    case SEM_RULE_REGISTER:
+        emit_register_rule_full(t, CFI_REG_RIP, entry.rule.reg);
+        return;
+    case SEM_RULE_UNSPECIFIED: /* registers above 16 default to undefined */
+    case SEM_RULE_UNDEFINED:
+        cg_puts(t, "    f->caller.undefined |= 1u << 16;\n");
+        return;
+    default:
+        emit_rule_full(t, exprs, &entry, number);
+        cg_puts(t, "    f->caller.known |= 1u << 16;\n");
+        return;
+    }
+}
+
 static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
                             const struct cg_ruleset *set,
                             const struct rule_exprs *numbers)
@@ -186,6 +229,8 @@ static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
     for (uint32_t i = 0; i < row->nrules; i++)
         if (matters_full(row->rules[i].reg, row->rules[i].rule.kind))
             emit_rule_full(t, exprs, &row->rules[i], numbers->number[i]);
+    if (set->ra_column != CFI_REG_RIP)
+        emit_return_column(t, exprs, set, numbers);
 }
 
 /* ------------------------------------------------------------------ */
@@ -262,11 +307,19 @@ static void emit_rule_v1(struct cg_text *t, const struct cg_expr_set *exprs,
     emit_v1_set(t, reg, NULL);
 }
 
+/* v1 has no way to say where the PC comes from: a CIE whose return
+ * address column is not 16 gives the error bit. */
 static void emit_rules_v1(struct cg_text *t, const struct cg_expr_set *exprs,
-                          const struct sem_row *row,
+                          const struct cg_ruleset *set,
                           const struct rule_exprs *numbers)
 {
     static const uint32_t regs[] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RIP};
+    const struct sem_row *row = set->row;
+    if (set->ra_column != CFI_REG_RIP) {
+        cg_puts(t, "    (void)cfa, (void)in, (void)env, (void)f, (void)v, "
+                   "(void)e, (void)s;\n    return EH_ELF_E_UNSUPPORTED;\n");
+        return;
+    }
     cg_puts(t, "    f->rsp = cfa;\n    f->flags = 1u << UNWF_RSP;\n");
     for (unsigned k = 0; k < 3; k++) {
         struct sem_rule rule = sem_row_rule(row, regs[k]);
@@ -289,14 +342,15 @@ void cg_emit_rules(struct cg_text *t, struct cg_expr_set *exprs,
     struct rule_exprs numbers;
     for (unsigned i = 0; i < CFI_NREGS; i++)
         numbers.number[i] = -1;
-    emit_exprs(t, exprs, set->row, layout->abi, &numbers);
+    if (layout->abi == CG_ABI_FULL || set->ra_column == CFI_REG_RIP)
+        emit_exprs(t, exprs, set->row, layout->abi, &numbers);
     cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
                  "eh_env_t env, eh_out_t f)\n{\n"
                  "    uint64_t v = 0;\n    int e = EH_ELF_OK, s = 0;\n"
                  "    (void)in; (void)env; (void)v; (void)e; (void)s;\n",
               index);
     if (layout->abi == CG_ABI_V1)
-        emit_rules_v1(t, exprs, set->row, &numbers);
+        emit_rules_v1(t, exprs, set, &numbers);
     else
         emit_rules_full(t, exprs, set, &numbers);
     cg_puts(t, "    return EH_ELF_OK;\n}\n");

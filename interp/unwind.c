@@ -73,7 +73,7 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
     enum cfi_status status = check_records(fde, lookup_pc, &frame->diag);
     if (status != CFI_OK)
         return finish(frame, status);
-    frame->signal_frame = fde->cie->signal_frame; /* 6. */
+    frame->signal_frame = fde->cie->signal_frame; /* 7. */
     /* 3. The row in effect at the lookup PC; both programs checked whole. */
     struct interp_programs programs;
     programs_of(fde, &programs);
@@ -84,5 +84,11 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
     /* 4, 5. CFA, then every register. */
     status = interp_eval_row(&programs, &row, request->callee,
                              request->memory, frame);
+    /* 6. The return address column gives the caller's PC. */
+    unsigned ra = (unsigned)fde->cie->ra_column;
+    if (status == CFI_OK && ra != CFI_REG_RIP) {
+        frame->caller.value[CFI_REG_RIP] = frame->caller.value[ra];
+        frame->caller.status[CFI_REG_RIP] = frame->caller.status[ra];
+    }
     return finish(frame, status);
 }

@@ -196,7 +196,15 @@ static uint64_t lookup_pc(const struct cfi_request *request)
     return request->caller_frame ? request->pc - 1 : request->pc;
 }
 
-/* Steps 3 to 6 once the FDE's IL is known. */
+void sem_apply_return_column(struct cfi_frame *frame, unsigned ra_column)
+{
+    if (ra_column == CFI_REG_RIP || ra_column >= CFI_NREGS)
+        return;
+    frame->caller.value[CFI_REG_RIP] = frame->caller.value[ra_column];
+    frame->caller.status[CFI_REG_RIP] = frame->caller.status[ra_column];
+}
+
+/* Steps 3 to 7 once the FDE's IL is known. */
 static enum cfi_status unwind_in(const struct sem_fde_il *il,
                                  const struct cfi_request *request,
                                  struct cfi_frame *frame)
@@ -205,7 +213,11 @@ static enum cfi_status unwind_in(const struct sem_fde_il *il,
     const struct sem_range *range = sem_fde_il_find(il, lookup_pc(request));
     if (!range)
         return frame_fail(frame, CFI_E_NO_FDE, "no FDE covers the address");
-    return sem_eval_row(range->row, request->callee, request->memory, frame);
+    enum cfi_status status = sem_eval_row(range->row, request->callee,
+                                          request->memory, frame);
+    if (status == CFI_OK)
+        sem_apply_return_column(frame, (unsigned)il->fde->cie->ra_column);
+    return status;
 }
 
 static enum cfi_status translation_failed(struct cfi_frame *frame,

@@ -297,6 +297,10 @@ enum cfi_status sem_eval_row(const struct sem_row *row,
                              struct cfi_memory memory,
                              struct cfi_frame *frame);
 
+/* cfi.h step 6: the caller's rip is the return address column's value,
+ * when the CIE names a column other than 16 (after sem_eval_row). */
+void sem_apply_return_column(struct cfi_frame *frame, unsigned ra_column);
+
 /* Whether evaluating the expression may read the callee's register `reg`
  * (DW_OP_breg*, DW_OP_bregx), and whether applying the row may: its CFA
  * rule, a rule reading it (register, same_value of itself, an expression)

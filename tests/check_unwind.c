@@ -873,9 +873,23 @@ static const struct unwind_case cases[] = {
     {.name = "return address column 128", STD_CIE, .pc = PC0,
      OPTIONS(1, -8, 128, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
      .status = CFI_E_MALFORMED},
+    /* cfi.h step 6: the caller's PC comes from the return address column,
+     * here 127 (no rule: undefined), whatever rip's own rule says. */
     {.name = "return address column 127", STD_CIE, .pc = PC0,
      OPTIONS(1, -8, 127, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
-     .status = CFI_OK, .cfa = CFA0, .regs = {VAL(16, RIP0), UNDEF(127)}},
+     .status = CFI_OK, .cfa = CFA0, .regs = {UNDEF(16), UNDEF(127)}},
+    /* Column 3 (rbx) with no rule keeps the callee's rbx: that is the PC. */
+    {.name = "return address column rbx", STD_CIE, .pc = PC0,
+     OPTIONS(1, -8, 3, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     .status = CFI_OK, .cfa = CFA0,
+     .regs = {VAL(16, R(3)), VAL(3, R(3))}},
+    /* Column 12 saved at cfa-16: the PC is read there; rip's own rule
+     * (stored at cfa-8) is still evaluated, its value not used. */
+    {.name = "return address column r12 saved", STD_CIE,
+     FDE(DW_CFA_offset | 12, 2), .pc = PC0,
+     OPTIONS(1, -8, 12, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     .status = CFI_OK, .cfa = CFA0,
+     .regs = {VAL(16, M8(CFA0 - 16)), VAL(12, M8(CFA0 - 16))}},
     {.name = "restore in the CIE", CIE(STD_CIE_BYTES, DW_CFA_restore | 16),
      .pc = PC0, FAILS_AT(CFI_E_MALFORMED, AT_CIE(5))},
     {.name = "restore_extended in the CIE",
