@@ -719,9 +719,9 @@ static void attributes(struct genstate *st, const struct plan *plan)
     static const uint8_t encodings[] = {0x1b, 0x1c, 0x10};
     fde->simple = gen_rng_chance(rng, 12);
     fde->ra = gen_rng_chance(rng, 4) ? (uint32_t)gen_rng_below(rng, 17) : CFI_REG_RIP;
-    /* gas writes the augmentation "S" alone in a .debug_frame CIE, which
-     * cfisem does not load (cfi/encoding.c wants a 'z' first): signal
-     * frames only when there is no .debug_frame. */
+    /* gas writes the augmentation "S" alone in a .debug_frame CIE (no
+     * 'z'), a CIE shape the layout model does not cover: signal frames
+     * only when there is no .debug_frame (corpus/cases has that shape). */
     fde->signal_frame = !st->program->debug_frame && gen_rng_chance(rng, 8);
     fde->per_encoding = fde->lsda_encoding = CFI_PE_OMIT;
     if (gen_rng_chance(rng, 25)) {
