@@ -4,13 +4,22 @@
  * tests/check_deviations.c. A predicate recognises exactly its deviation:
  * the engine, the item, the IL's rule or status that the library reads
  * differently, and the library's answer being what its reading gives
- * (not merely "something else"). The reasons cite the library's source
- * file (the Debian 12 versions: libdwarf 20210528, elfutils 0.188,
- * libunwind 1.6.2). */
+ * (not merely "something else"). Where a deviation also changes what
+ * is read (so the status), the predicate computes the whole answer the
+ * library's reading gives: the IL's row edited as libdw reads it, the
+ * program patched as libdwarf reads it, or the model of libunwind's step
+ * (diff_libunwind_model, whose every behaviour is one flag: an entry
+ * matches when its behaviour is needed to give libunwind's answer). A
+ * difference on rip that only copies the one on a return address column
+ * other than 16 (cfi.h step 6) is explained as that column's. The
+ * reasons cite the library's source file (the Debian 12 versions:
+ * libdwarf 20210528, elfutils 0.188, libunwind 1.6.2). */
 #include "deviations.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "diff/libunwind.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers over a mismatch                                              */
@@ -234,33 +243,226 @@ static const enum sem_opcode restore_ops[] = {SEM_CFA_restore,
 #define COUNT(array) (sizeof array / sizeof array[0])
 
 /* ------------------------------------------------------------------ */
+/* The IL's answer under a library's reading                            */
+/* ------------------------------------------------------------------ */
+
+/* A library's deviation shows on more than the item it is about: a rule
+ * read differently changes the memory read, so the status too. These
+ * helpers compute what the library's reading gives for the whole
+ * request, so that a predicate can check that the engine's answer on the
+ * item is exactly that. */
+
+/* `model` answers the mismatch's item as the engine did. */
+static bool same_item(const struct diff_mismatch *m,
+                      const struct cfi_frame *model)
+{
+    const struct cfi_frame *got = m->got;
+    switch (m->item) {
+    case DIFF_ITEM_STATUS:
+        return model->status == got->status &&
+               (got->status != CFI_E_REG_UNKNOWN ||
+                model->diag.reg == got->diag.reg);
+    case DIFF_ITEM_CFA:
+        return model->status == CFI_OK && got->status == CFI_OK &&
+               model->cfa == got->cfa;
+    case DIFF_ITEM_REG:
+        return model->status == CFI_OK && got->status == CFI_OK &&
+               m->reg < CFI_NREGS &&
+               model->caller.status[m->reg] == got->caller.status[m->reg] &&
+               (got->caller.status[m->reg] != CFI_REG_VALUE ||
+                model->caller.value[m->reg] == got->caller.value[m->reg]);
+    }
+    return false;
+}
+
+/* The engine's answer differs from the reference's on the item: the
+ * predicates below are meant for such items only, and say so. */
+static bool item_differs(const struct diff_mismatch *m)
+{
+    return !same_item(m, m->expected);
+}
+
+/* The IL's answer (sem_eval_row) from its row at the lookup PC with
+ * every rule passed through `edit`, which may rewrite it, or drop it by
+ * returning false. */
+static bool eval_edited_row(const struct diff_mismatch *m,
+                            bool (*edit)(struct sem_reg_rule *),
+                            struct cfi_frame *frame)
+{
+    if (!m->row)
+        return false;
+    struct sem_reg_rule rules[CFI_NREGS];
+    struct sem_row row = {m->row->cfa, 0, rules};
+    for (uint32_t i = 0; i < m->row->nrules && i < CFI_NREGS; i++) {
+        rules[row.nrules] = m->row->rules[i];
+        row.nrules += edit(&rules[row.nrules]);
+    }
+    sem_eval_row(&row, m->request->callee, m->request->memory, frame);
+    return true;
+}
+
+/* A rewrite of one instruction in a copy of its program's bytes. */
+typedef void (*patch_fn)(uint8_t *bytes, size_t len,
+                         const struct sem_insn *insn);
+
+/* A copy of a program with `patch` applied to each instruction. */
+static uint8_t *patched_copy(const struct diff_mismatch *m, bool in_cie,
+                             patch_fn patch)
+{
+    const uint8_t *bytes = in_cie ? m->fde->cie->instructions
+                                  : m->fde->instructions;
+    size_t len = in_cie ? m->fde->cie->instructions_len
+                        : m->fde->instructions_len;
+    uint8_t *copy = malloc(len ? len : 1);
+    struct sem_program program;
+    if (!copy || !decode(m, in_cie, &program)) {
+        free(copy);
+        return NULL;
+    }
+    memcpy(copy, bytes, len);
+    for (size_t i = 0; i < program.count; i++)
+        patch(copy, len, &program.insns[i]);
+    sem_program_free(&program);
+    return copy;
+}
+
+/* The IL's answer (sem_eval_row on the row at the lookup PC) when the
+ * CIE's and FDE's programs are read with `patch` applied. */
+static bool eval_patched(const struct diff_mismatch *m, patch_fn patch,
+                         struct cfi_frame *frame)
+{
+    if (!m->fde || !m->fde->cie)
+        return false;
+    struct cfi_cie cie = *m->fde->cie;
+    struct cfi_fde fde = *m->fde;
+    uint8_t *cie_bytes = patched_copy(m, true, patch);
+    uint8_t *fde_bytes = patched_copy(m, false, patch);
+    struct sem_arena *arena = sem_arena_new();
+    bool done = false;
+    if (cie_bytes && fde_bytes && arena) {
+        cie.instructions = cie_bytes;
+        fde.instructions = fde_bytes;
+        fde.cie = &cie;
+        struct sem_fde_il il;
+        struct cfi_diag diag;
+        const struct sem_range *range = NULL;
+        if (sem_translate_fde(&fde, arena, &il, &diag) == CFI_OK)
+            range = sem_fde_il_find(&il, lookup_pc(m));
+        if (range) {
+            /* As the adapters of libdwarf and libdw do: the row, then
+             * cfi.h step 6. */
+            if (sem_eval_row(range->row, m->request->callee,
+                             m->request->memory, frame) == CFI_OK)
+                sem_apply_return_column(frame, (unsigned)cie.ra_column);
+            done = true;
+        }
+    }
+    sem_arena_free(arena);
+    free(cie_bytes);
+    free(fde_bytes);
+    return done;
+}
+
+/* ------------------------------------------------------------------ */
 /* libunwind                                                            */
 /* ------------------------------------------------------------------ */
+
+/* The behaviours the model always applies: those the adapter answers
+ * for (a fault on part of a word is not comparable, a trap refused). */
+#define LU_BASE (DIFF_LU_WORD_READS | DIFF_LU_DIV_TRAP)
+
+/* Whether the model with `quirks` answers the item as libunwind did. */
+static bool libunwind_model_agrees(const struct diff_mismatch *m,
+                                   unsigned quirks, struct cfi_frame *model)
+{
+    bool traps;
+    diff_libunwind_model(m->row, (unsigned)m->fde->cie->ra_column,
+                         m->request, quirks, model, &traps);
+    return same_item(m, model);
+}
+
+/* libunwind's step as diff_libunwind_model describes it, with every
+ * behaviour, answers the item as libunwind did, and `quirk` is one of
+ * its causes: without it the model answers otherwise, or it alone
+ * (beside LU_BASE) turns cfi.h's answer into libunwind's (two behaviours
+ * may each explain an item: an address shifted by a huge count mod 64
+ * instead of to 0, where 0 is no location). */
+static bool libunwind_needs(const struct diff_mismatch *m, unsigned quirk)
+{
+    if (m->engine != DIFF_ENGINE_libunwind || !m->row || !m->fde ||
+        !item_differs(m))
+        return false;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained =
+        model && libunwind_model_agrees(m, DIFF_LU_QUIRKS_ALL, model) &&
+        (!libunwind_model_agrees(m, DIFF_LU_QUIRKS_ALL & ~quirk, model) ||
+         (libunwind_model_agrees(m, LU_BASE | quirk, model) &&
+          !libunwind_model_agrees(m, LU_BASE, model)));
+    free(model);
+    return explained;
+}
+
+static bool libunwind_deref_size(const struct diff_mismatch *m)
+{
+    return libunwind_needs(m, DIFF_LU_DEREF_SIZE);
+}
+
+static bool libunwind_div_by_zero(const struct diff_mismatch *m)
+{
+    return libunwind_needs(m, DIFF_LU_DIV_BY_ZERO);
+}
+
+static bool libunwind_shift_count(const struct diff_mismatch *m)
+{
+    return libunwind_needs(m, DIFF_LU_SHIFT_COUNT);
+}
+
+static bool libunwind_cfa_zero_pushed(const struct diff_mismatch *m)
+{
+    return libunwind_needs(m, DIFF_LU_CFA_ZERO_PUSHED);
+}
+
+static bool libunwind_null_address(const struct diff_mismatch *m)
+{
+    return libunwind_needs(m, DIFF_LU_NULL_ADDRESS);
+}
+
+static bool libunwind_expressions_first(const struct diff_mismatch *m)
+{
+    return m->item == DIFF_ITEM_STATUS &&
+           libunwind_needs(m, DIFF_LU_EXPRESSIONS_FIRST);
+}
 
 /* A caller-saved register with no rule: the IL says undefined (the ABI
  * default), libunwind the callee's register. */
 static bool libunwind_no_undefined_default(const struct diff_mismatch *m)
 {
-    return reg_item(m, DIFF_ENGINE_libunwind) &&
-           cfi_abi_default(m->reg) == CFI_DEFAULT_UNDEFINED &&
-           has_no_rule(m, m->reg) && is_undefined(m->expected, m->reg) &&
-           is_callee_reg(m->got, m->request, m->reg, m->reg);
+    if (reg_item(m, DIFF_ENGINE_libunwind) &&
+        cfi_abi_default(m->reg) == CFI_DEFAULT_UNDEFINED &&
+        has_no_rule(m, m->reg) && is_undefined(m->expected, m->reg) &&
+        is_callee_reg(m->got, m->request, m->reg, m->reg))
+        return true;
+    /* Its consequences: the return address from such a register (a
+     * return address column other than 16), the IP then read from an
+     * unknown register. */
+    return libunwind_needs(m, DIFF_LU_NO_RULE_SAME);
+}
+
+static bool drop_rsp_rule(struct sem_reg_rule *rule)
+{
+    return rule->reg != CFI_REG_RSP;
 }
 
 /* The IL's answer to the request when rsp's rule is left out of the row,
  * as libunwind leaves it out. */
 static enum cfi_status status_without_rsp_rule(const struct diff_mismatch *m)
 {
-    struct sem_reg_rule rules[CFI_NREGS];
-    struct sem_row row = {m->row->cfa, 0, rules};
-    for (uint32_t i = 0; i < m->row->nrules && i < CFI_NREGS; i++)
-        if (m->row->rules[i].reg != CFI_REG_RSP)
-            rules[row.nrules++] = m->row->rules[i];
     struct cfi_frame *frame = malloc(sizeof *frame);
-    if (!frame)
+    if (!frame || !eval_edited_row(m, drop_rsp_rule, frame)) {
+        free(frame);
         return CFI_E_NOMEM;
-    enum cfi_status status = sem_eval_row(&row, m->request->callee,
-                                          m->request->memory, frame);
+    }
+    enum cfi_status status = frame->status;
     free(frame);
     return status;
 }
@@ -270,8 +472,13 @@ static enum cfi_status status_without_rsp_rule(const struct diff_mismatch *m)
  * slot is unreadable): libunwind never reads that slot. */
 static bool libunwind_rsp_is_cfa(const struct diff_mismatch *m)
 {
-    if (m->engine != DIFF_ENGINE_libunwind || !m->row ||
-        has_no_rule(m, CFI_REG_RSP))
+    if (m->engine != DIFF_ENGINE_libunwind || !m->row)
+        return false;
+    /* rsp as the return address column: the IP is read from rsp's
+     * location, the callee's rsp when it has no rule. */
+    if (libunwind_needs(m, DIFF_LU_RSP_IS_CFA))
+        return true;
+    if (has_no_rule(m, CFI_REG_RSP))
         return false;
     if (m->item == DIFF_ITEM_STATUS)
         return m->got->status == CFI_OK &&
@@ -288,6 +495,9 @@ static bool libunwind_rsp_is_cfa(const struct diff_mismatch *m)
  * register. */
 static bool libunwind_needs_caller_rip(const struct diff_mismatch *m)
 {
+    if (m->item == DIFF_ITEM_STATUS &&
+        libunwind_needs(m, DIFF_LU_IP_NEEDS_VALUE))
+        return true;
     if (m->engine != DIFF_ENGINE_libunwind || m->item != DIFF_ITEM_STATUS ||
         !m->row || m->expected->status != CFI_OK ||
         m->got->status != CFI_E_REG_UNKNOWN ||
@@ -335,17 +545,31 @@ static bool libunwind_cie_restore_and_location(const struct diff_mismatch *m)
 static bool libunwind_undefined_rbp_ends_stack(const struct diff_mismatch *m)
 {
     struct sem_rule rule;
-    return reg_item(m, DIFF_ENGINE_libunwind) && m->reg == CFI_REG_RIP &&
-           row_rule(m, CFI_REG_RBP, &rule) &&
-           rule.kind == SEM_RULE_UNDEFINED &&
-           m->expected->caller.status[CFI_REG_RIP] == CFI_REG_VALUE &&
-           is_undefined(m->got, CFI_REG_RIP);
+    if (reg_item(m, DIFF_ENGINE_libunwind) && m->reg == CFI_REG_RIP &&
+        row_rule(m, CFI_REG_RBP, &rule) && rule.kind == SEM_RULE_UNDEFINED &&
+        m->expected->caller.status[CFI_REG_RIP] == CFI_REG_VALUE &&
+        is_undefined(m->got, CFI_REG_RIP))
+        return true;
+    return m->item == DIFF_ITEM_REG && m->reg == CFI_REG_RIP &&
+           libunwind_needs(m, DIFF_LU_UNDEFINED_RBP_ENDS);
+}
+
+/* The return address column is not 16: libunwind's caller rip is the IP
+ * it read from that column's location, and column 16's own rule is not
+ * read (its slot's fault goes unseen). */
+static bool libunwind_rip_is_ip(const struct diff_mismatch *m)
+{
+    return libunwind_needs(m, DIFF_LU_RIP_IS_IP);
 }
 
 /* register(r, m) with m < r and m given a rule of its own: libunwind
- * takes m's new location, i.e. the caller's m, not this frame's m. */
+ * takes m's new location, i.e. the caller's m, not this frame's m. Seen
+ * on r, and on the status when that location fails (the caller's rip
+ * from an unknown register, a read). */
 static bool libunwind_register_new_location(const struct diff_mismatch *m)
 {
+    if (m->item == DIFF_ITEM_STATUS)
+        return libunwind_needs(m, DIFF_LU_REGISTER_NEW_LOCATION);
     struct sem_rule rule, source;
     if (!reg_item(m, DIFF_ENGINE_libunwind) || !row_rule(m, m->reg, &rule) ||
         rule.kind != SEM_RULE_REGISTER || rule.reg >= m->reg ||
@@ -368,23 +592,78 @@ static bool libdwarf_stops_at_lookup_pc(const struct diff_mismatch *m)
     return stops_at_lookup_pc(m, DIFF_ENGINE_libdwarf);
 }
 
-/* DW_CFA_GNU_negative_offset_extended ran: libdwarf has no case for it. */
+/* libdwarf's answer is its "cannot decode this instruction" error. */
+static bool libdwarf_decoding_error(const struct cfi_frame *got)
+{
+    return got->status == CFI_E_MALFORMED && got->diag.message &&
+           strstr(got->diag.message, "DW_DLE_DF_FRAME_DECODING_ERROR");
+}
+
+/* DW_CFA_GNU_negative_offset_extended ran: libdwarf has no case for it
+ * and fails the row with a decoding error, whatever the IL's row gives
+ * there (registers, or the memory fault, unknown register or expression
+ * error of evaluating it): the IL translated the FDE, so every status
+ * but the decoding error comes from the row. */
 static bool libdwarf_no_negative_offset(const struct diff_mismatch *m)
 {
     return m->engine == DIFF_ENGINE_libdwarf &&
-           m->item == DIFF_ITEM_STATUS && m->expected->status == CFI_OK &&
-           m->got->status == CFI_E_MALFORMED &&
+           m->item == DIFF_ITEM_STATUS && m->translation == CFI_OK &&
+           m->row && m->expected->status != m->got->status &&
+           libdwarf_decoding_error(m->got) &&
            runs(m, SEM_CFA_GNU_negative_offset_extended);
 }
 
-/* val_offset_sf ran: libdwarf gives its rule to rax, not to its register. */
+/* A CIE of the file has an augmentation without 'z' ("S": gas's signal
+ * frame in .debug_frame), and libdwarf's answer is its refusal of it:
+ * it refuses the whole section, so any PC gets that answer. */
+static bool has_augmentation_without_z(const struct cfi_file *file)
+{
+    for (size_t i = 0; i < file->ncies; i++) {
+        const char *augmentation = file->cies[i].augmentation;
+        if (augmentation[0] != '\0' && augmentation[0] != 'z')
+            return true;
+    }
+    return false;
+}
+
+static bool libdwarf_augmentation_without_z(const struct diff_mismatch *m)
+{
+    return m->engine == DIFF_ENGINE_libdwarf &&
+           m->item == DIFF_ITEM_STATUS &&
+           has_augmentation_without_z(m->file) && m->got->status != CFI_OK &&
+           m->got->diag.message &&
+           strstr(m->got->diag.message, "DW_DLE_FRAME_AUGMENTATION_UNKNOWN");
+}
+
+/* libdwarf's reading of DW_CFA_val_offset_sf: the rule goes to register
+ * 0. The register operand, a ULEB128 right after the opcode, becomes a
+ * ULEB128 0 of the same length. */
+static void val_offset_sf_on_rax(uint8_t *bytes, size_t len,
+                                 const struct sem_insn *insn)
+{
+    if (insn->opcode != SEM_CFA_val_offset_sf)
+        return;
+    size_t at = insn->at + 1;
+    for (; at < len && (bytes[at] & 0x80); at++)
+        bytes[at] = 0x80;
+    if (at < len)
+        bytes[at] = 0;
+}
+
+/* val_offset_sf ran: libdwarf gives its rule to rax, and its register
+ * keeps the rule it had. Seen on rax, on that register, and on the
+ * status (what is read changes): the item is what the row gives when the
+ * program is read so. */
 static bool libdwarf_val_offset_sf_rax(const struct diff_mismatch *m)
 {
-    struct sem_rule rule;
-    return reg_item(m, DIFF_ENGINE_libdwarf) &&
-           runs(m, SEM_CFA_val_offset_sf) &&
-           (m->reg == CFI_REG_RAX ||
-            (row_rule(m, m->reg, &rule) && rule.kind == SEM_RULE_VAL_OFFSET));
+    if (m->engine != DIFF_ENGINE_libdwarf || m->translation != CFI_OK ||
+        !item_differs(m) || !runs(m, SEM_CFA_val_offset_sf))
+        return false;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = model && eval_patched(m, val_offset_sf_on_rax, model) &&
+                     same_item(m, model);
+    free(model);
+    return explained;
 }
 
 static bool libdwarf_cfa_ops_on_expression(const struct diff_mismatch *m)
@@ -420,20 +699,61 @@ static bool libdw_abi_rax_for_rbx(const struct diff_mismatch *m)
     return false;
 }
 
+/* rip (16) with no rule: the IL says undefined (the ABI default), libdw
+ * the callee's rip (same_value). */
+static bool libdw_abi_rip_same_value(const struct diff_mismatch *m)
+{
+    return reg_item(m, DIFF_ENGINE_libdw) && m->reg == CFI_REG_RIP &&
+           has_no_rule(m, CFI_REG_RIP) &&
+           is_undefined(m->expected, CFI_REG_RIP) &&
+           is_callee_reg(m->got, m->request, CFI_REG_RIP, CFI_REG_RIP);
+}
+
 static bool libdw_stops_at_lookup_pc(const struct diff_mismatch *m)
 {
     return stops_at_lookup_pc(m, DIFF_ENGINE_libdw);
 }
 
+static bool is_empty_expression(const struct sem_rule *rule)
+{
+    return (rule->kind == SEM_RULE_EXPRESSION ||
+            rule->kind == SEM_RULE_VAL_EXPRESSION) &&
+           rule->expr.len == 0;
+}
+
+/* libdw's reading of a row: an empty expression rule is undefined. */
+static bool empty_expression_undefined(struct sem_reg_rule *rule)
+{
+    if (is_empty_expression(&rule->rule))
+        rule->rule = (struct sem_rule){.kind = SEM_RULE_UNDEFINED};
+    return true;
+}
+
 /* expression or val_expression with an empty expression: libdw says
- * undefined. */
+ * undefined. Seen on the register, and on the status when reading the
+ * CFA's slot (expression) fails or a later rule fails first: the status
+ * is then what the row gives with those rules undefined. */
 static bool libdw_empty_expression(const struct diff_mismatch *m)
 {
     struct sem_rule rule;
+    if (m->engine != DIFF_ENGINE_libdw || !m->row)
+        return false;
+    if (m->item == DIFF_ITEM_STATUS) {
+        bool any = false;
+        if (!item_differs(m))
+            return false;
+        for (uint32_t i = 0; i < m->row->nrules; i++)
+            any |= is_empty_expression(&m->row->rules[i].rule);
+        struct cfi_frame *model = malloc(sizeof *model);
+        bool explained = any && model &&
+                         eval_edited_row(m, empty_expression_undefined,
+                                         model) &&
+                         same_item(m, model);
+        free(model);
+        return explained;
+    }
     return reg_item(m, DIFF_ENGINE_libdw) && row_rule(m, m->reg, &rule) &&
-           (rule.kind == SEM_RULE_EXPRESSION ||
-            rule.kind == SEM_RULE_VAL_EXPRESSION) &&
-           rule.expr.len == 0 && is_undefined(m->got, m->reg);
+           is_empty_expression(&rule) && is_undefined(m->got, m->reg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -455,7 +775,8 @@ static const struct diff_deviation table[] = {
      "recoverable, and cfi.h applies 'undefined' to them. libunwind's "
      "dwarf/Gparser.c starts every register at DWARF_WHERE_SAME, so a "
      "register with no rule keeps its location and unw_get_reg returns "
-     "the callee's value.",
+     "the callee's value; with a return address column other than 16 that "
+     "is the column's the IP is read from.",
      libunwind_no_undefined_default},
     {"libunwind-rsp-is-cfa", DIFF_ENGINE_libunwind,
      "libunwind's caller rsp is always the CFA, whatever rule rsp has",
@@ -463,7 +784,9 @@ static const struct diff_deviation table[] = {
      "applies 'rsp = CFA' only when rsp has no rule. libunwind's "
      "x86_64/Gregs.c answers UNW_X86_64_RSP with c->dwarf.cfa and never "
      "reads rsp's location (seen in libc's and ld.so's setcontext-like "
-     "FDEs: 'rsp=r8').",
+     "FDEs: 'rsp=r8'). rsp's location with no rule stays the callee's "
+     "rsp: with rsp as the return address column, the IP is read from "
+     "it.",
      libunwind_rsp_is_cfa},
     {"libunwind-needs-caller-rip", DIFF_ENGINE_libunwind,
      "libunwind fails when the caller's rip would be a callee register the "
@@ -523,6 +846,69 @@ static const struct diff_deviation table[] = {
      "apply_reg_state sets new_loc[r] = new_loc[m] in increasing order, so "
      "when m < r already has its new location, r gets the caller's m.",
      libunwind_register_new_location},
+    {"libunwind-rip-is-return-address", DIFF_ENGINE_libunwind,
+     "with a return address column other than 16, libunwind never reads "
+     "rip's own rule",
+     "cfi.h step 6 (DWARF 5 6.4.1, return_address_register): the caller's "
+     "rip is the return address column's value, and rip's own rule is "
+     "evaluated like any other in step 5, its errors included. "
+     "x86_64/Gregs.c answers UNW_X86_64_RIP with the IP that "
+     "dwarf/Gparser.c apply_reg_state read from the return address "
+     "column's location: column 16's location is never read, so a fault "
+     "in its slot goes unseen.",
+     libunwind_rip_is_ip},
+    {"libunwind-deref-size-high-bytes", DIFF_ENGINE_libunwind,
+     "libunwind's DW_OP_deref_size 5, 6 and 7 keep the high bytes of an "
+     "8-byte read; size 3 reads 4 bytes",
+     "DWARF 5 2.5.1.3: deref_size n reads n bytes and zero-extends them. "
+     "dwarf/Gexpr.c reads 8 bytes for sizes 5..8 and masks them with "
+     "'tmp2 &= (~0) << (8 * operand1)', which clears the n low bytes it "
+     "should keep (diff/findings/libunwind-deref-size); for size 3 it reads "
+     "4 bytes and masks to 3 (the value is right; the extra byte can be "
+     "unreadable). Seen on the value, and on what a rule then reads.",
+     libunwind_deref_size},
+    {"libunwind-div-by-zero", DIFF_ENGINE_libunwind,
+     "libunwind's DW_OP_div and DW_OP_mod by zero push 0",
+     "cfi.h makes a division by zero an expression error (DWARF 5 2.5.1.4 "
+     "gives it no value). dwarf/Gexpr.c computes 'if (tmp1) tmp1 = tmp2 / "
+     "tmp1; push (tmp1)': the divisor, 0, is pushed and the expression "
+     "goes on.",
+     libunwind_div_by_zero},
+    {"libunwind-shift-count-mod-64", DIFF_ENGINE_libunwind,
+     "libunwind's DW_OP_shl, shr and shra by 64 or more shift by the count "
+     "mod 64",
+     "cfi.h: a shift by 64 or more gives 0 (shra: the sign), the value "
+     "shifted that far. dwarf/Gexpr.c shifts with C's << and >>, undefined "
+     "for such counts; x86-64's shift instructions take the count mod 64.",
+     libunwind_shift_count},
+    {"libunwind-cfa-expression-zero-pushed", DIFF_ENGINE_libunwind,
+     "libunwind evaluates DW_CFA_def_cfa_expression with 0 pushed first",
+     "DWARF 5 6.4.2.2: the CFA expression is evaluated with an empty stack "
+     "(only register rules get the CFA pushed, 6.4.2.3). dwarf/Gparser.c "
+     "apply_reg_state calls eval_location_expr (c, 0, ...) for the CFA, "
+     "which pushes that 0: an operation reaching below the expression's "
+     "own values reads it instead of failing, and the stack holds one "
+     "value less.",
+     libunwind_cfa_zero_pushed},
+    {"libunwind-null-address-undefined", DIFF_ENGINE_libunwind,
+     "libunwind makes a register saved at address 0 undefined",
+     "DWARF 5 6.4.2.3: offset(N) and expression(E) say where the value is "
+     "saved, whatever the address; cfi.h reads it (a fault is a memory "
+     "error). libunwind stores a location as an address and uses address "
+     "0 as DWARF_NULL_LOC, 'no location': dwarf_get fails on it and "
+     "unw_get_reg gives nothing, so nothing is read.",
+     libunwind_null_address},
+    {"libunwind-expressions-before-reads", DIFF_ENGINE_libunwind,
+     "libunwind evaluates every register's expression before it reads any "
+     "saved register: of two failing rules it reports another",
+     "cfi.h step 5 evaluates the registers in increasing number, each "
+     "rule to its end (its expression, then the read it says), and "
+     "reports the first error. dwarf/Gparser.c apply_reg_state evaluates "
+     "the expressions of registers 0..16 first, then reads the return "
+     "address; the other saved registers are read when asked for "
+     "(unw_get_reg): an expression of a later register fails before an "
+     "earlier register's slot is read.",
+     libunwind_expressions_first},
     {"libdwarf-stops-at-lookup-pc", DIFF_ENGINE_libdwarf,
      "libdwarf does not see an error in the FDE program after the lookup "
      "PC",
@@ -534,15 +920,28 @@ static const struct diff_deviation table[] = {
      "The GNU extension 0x2f (offset with the factored offset negated) is "
      "read by GCC's unwinder, elfutils and libunwind; cfi.h includes it. "
      "dwarf_frame.c _dwarf_exec_frame_instr has no case for it and fails "
-     "with DW_DLE_DF_FRAME_DECODING_ERROR.",
+     "with DW_DLE_DF_FRAME_DECODING_ERROR wherever it runs: the status "
+     "differs from every answer of the IL's row there, a value or an "
+     "error of evaluating the row (memory fault, unknown register).",
      libdwarf_no_negative_offset},
+    {"libdwarf-augmentation-without-z", DIFF_ENGINE_libdwarf,
+     "libdwarf refuses a CIE whose augmentation is \"S\" without 'z'",
+     "The augmentation string is the producer's (DWARF 5 6.4.1); gas "
+     "writes \"S\" alone for a signal frame in .debug_frame, a string "
+     "without augmentation data, which libgcc and readelf read. libdwarf "
+     "20210528 fails the whole section with "
+     "DW_DLE_FRAME_AUGMENTATION_UNKNOWN (corpus/cases/signal_debug_frame).",
+     libdwarf_augmentation_without_z},
     {"libdwarf-val-offset-sf-rax", DIFF_ENGINE_libdwarf,
      "libdwarf gives a DW_CFA_val_offset_sf rule to rax instead of its "
      "register",
      "DWARF 5 6.4.2.3: val_offset_sf(R, N) gives register R the rule "
      "val_offset(N * data_alignment_factor). dwarf_frame.c reads the "
      "register into lreg but indexes localregtab with reg_no, still 0 "
-     "(diff/findings/libdwarf-val-offset-sf).",
+     "(diff/findings/libdwarf-val-offset-sf): rax gets the rule, the "
+     "register keeps the one it had. Seen on both registers and on the "
+     "status (the slot read changes); matched as what the row gives with "
+     "each val_offset_sf's register operand made 0.",
      libdwarf_val_offset_sf_rax},
     {"libdwarf-cfa-ops-on-expression", DIFF_ENGINE_libdwarf,
      "libdwarf accepts def_cfa_register / def_cfa_offset when the CFA is "
@@ -570,6 +969,20 @@ static const struct diff_deviation table[] = {
      "dwarf_frame_register gives rax as same_value and rbx as undefined "
      "(diff/findings/libdw-abi-rax-rbx).",
      libdw_abi_rax_for_rbx},
+    {"libdw-abi-rip-same-value", DIFF_ENGINE_libdw,
+     "elfutils' x86-64 ABI defaults make rip (16) same_value: with no rule "
+     "the caller's rip is the callee's",
+     "DWARF 5 6.4.1: the default rule of every column is undefined unless "
+     "the ABI says otherwise; the psABI gives the return address column "
+     "(16) no default, and cfi.h makes it undefined (6.4.4: no return "
+     "address, the end of the stack). elfutils' backends/x86_64_cfi.c "
+     "(0.188) lists 'DW_CFA_same_value, ULEB128_7 (16), /* %r16 */' among "
+     "the call-saved registers, and libdw/cfi.c cie_cache_initial_state "
+     "runs that program before every CIE's initial instructions: "
+     "dwarf_frame_register gives rip same_value when neither the CIE nor "
+     "the FDE gives it a rule (or restore brings back that default) "
+     "(diff/findings/libdw-abi-rip-same-value).",
+     libdw_abi_rip_same_value},
     {"libdw-stops-at-lookup-pc", DIFF_ENGINE_libdw,
      "libdw does not see an error in the FDE program after the lookup PC",
      STOPS_AT_LOOKUP_PC("libdw", "libdw/cfi.c execute_cfi: find_pc"),
@@ -581,7 +994,9 @@ static const struct diff_deviation table[] = {
      "empty E leaves the CFA, the address of the saved value (cfi.h). "
      "libdw's __libdw_intern_expression returns no operations for an "
      "empty block (not even the DW_OP_call_frame_cfa it prepends), and "
-     "dwarf_frame_register's 'nops 0, ops = ops_mem' means undefined.",
+     "dwarf_frame_register's 'nops 0, ops = ops_mem' means undefined. Seen "
+     "on the register, and on the status when the CFA's slot is unreadable "
+     "(libdw reads nothing) or a later rule fails first.",
      libdw_empty_expression},
 };
 
@@ -591,10 +1006,49 @@ const struct diff_deviation *diff_deviation_table(size_t *count)
     return table;
 }
 
-const struct diff_deviation *diff_deviation_find(const struct diff_mismatch *mismatch)
+static const struct diff_deviation *find_in_table(const struct diff_mismatch *m)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].engine == mismatch->engine && table[i].matches(mismatch))
+        if (table[i].engine == m->engine && table[i].matches(m))
             return &table[i];
     return NULL;
+}
+
+/* `frame`'s caller rip is its register `column`, as it is. */
+static bool rip_is_column(const struct cfi_frame *frame, unsigned column)
+{
+    const struct cfi_regs *caller = &frame->caller;
+    return caller->status[CFI_REG_RIP] == caller->status[column] &&
+           (caller->status[column] != CFI_REG_VALUE ||
+            caller->value[CFI_REG_RIP] == caller->value[column]);
+}
+
+/* cfi.h step 6: when the CIE's return address column is not 16, the
+ * caller's rip is that column's value, in the reference and in the
+ * engine (each adapter applies the step with the column its library
+ * read). A difference on rip that is the difference on that column is
+ * explained by what explains the column's. */
+static bool return_column_item(const struct diff_mismatch *m,
+                               struct diff_mismatch *column)
+{
+    if (m->item != DIFF_ITEM_REG || m->reg != CFI_REG_RIP || !m->fde ||
+        !m->fde->cie || !both_unwound(m))
+        return false;
+    uint64_t ra = m->fde->cie->ra_column;
+    if (ra == CFI_REG_RIP || ra >= CFI_NREGS ||
+        !rip_is_column(m->expected, (unsigned)ra) ||
+        !rip_is_column(m->got, (unsigned)ra))
+        return false;
+    *column = *m;
+    column->reg = (unsigned)ra;
+    return true;
+}
+
+const struct diff_deviation *diff_deviation_find(const struct diff_mismatch *mismatch)
+{
+    const struct diff_deviation *found = find_in_table(mismatch);
+    struct diff_mismatch column;
+    if (!found && return_column_item(mismatch, &column))
+        found = find_in_table(&column);
+    return found;
 }

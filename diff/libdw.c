@@ -619,8 +619,15 @@ static enum cfi_status eval_frame(const struct diff_libdw *ld,
             return answer->frame.status;
     }
     bool signal = false;
-    ld->dw.dwarf_frame_info(frame, NULL, NULL, &signal);
+    int ra = ld->dw.dwarf_frame_info(frame, NULL, NULL, &signal);
     answer->frame.signal_frame = signal;
+    /* cfi.h step 6, with the return address column libdw read. */
+    if (ra >= 0 && ra < CFI_NREGS && ra != CFI_REG_RIP) {
+        struct cfi_regs *caller = &answer->frame.caller;
+        caller->status[CFI_REG_RIP] = caller->status[ra];
+        caller->value[CFI_REG_RIP] = caller->value[ra];
+        answer->reg_comparable[CFI_REG_RIP] = answer->reg_comparable[ra];
+    }
     answer->frame.status = CFI_OK;
     return CFI_OK;
 }

@@ -445,14 +445,21 @@ static int find_fde(struct diff_libdwarf *ld, uint64_t pc, Dwarf_Fde *fde,
     return DW_DLV_NO_ENTRY;
 }
 
-/* The 'S' augmentation of the FDE's CIE, as libdwarf read it. */
-static bool signal_frame(Dwarf_Fde fde)
+/* What libdwarf read in the FDE's CIE: the 'S' augmentation and the
+ * return address column. */
+struct cie_facts {
+    bool signal_frame;
+    unsigned ra_column;
+};
+
+static struct cie_facts cie_facts(Dwarf_Fde fde)
 {
+    struct cie_facts facts = {false, CFI_REG_RIP};
     Dwarf_Cie cie = NULL;
     Dwarf_Error error = NULL;
     if (dwarf_get_cie_of_fde(fde, &cie, &error) != DW_DLV_OK) {
         dwarf_dealloc_error(NULL, error);
-        return false;
+        return facts;
     }
     Dwarf_Unsigned length = 0, code_align = 0, instr_len = 0;
     Dwarf_Small version = 0;
@@ -464,10 +471,12 @@ static bool signal_frame(Dwarf_Fde fde)
                              &code_align, &data_align, &ra, &instr,
                              &instr_len, &offset_size, &error) != DW_DLV_OK) {
         dwarf_dealloc_error(NULL, error);
-        return false;
+        return facts;
     }
-    return augmentation && augmentation[0] == 'z' &&
-           strchr(augmentation, 'S') != NULL;
+    facts.signal_frame = augmentation && augmentation[0] == 'z' &&
+                         strchr(augmentation, 'S') != NULL;
+    facts.ra_column = ra;
+    return facts;
 }
 
 /* ------------------------------------------------------------------ */
@@ -612,6 +621,13 @@ enum cfi_status diff_libdwarf_answer(void *self,
         return not_comparable(
             answer, "libdwarf: the CFA is defined on a register above 127");
     sem_eval_row(&row, request->callee, request->memory, &answer->frame);
-    answer->frame.signal_frame = signal_frame(fde);
+    struct cie_facts facts = cie_facts(fde);
+    answer->frame.signal_frame = facts.signal_frame;
+    /* cfi.h step 6, with the column libdwarf read. */
+    if (answer->frame.status == CFI_OK && facts.ra_column < CFI_NREGS) {
+        sem_apply_return_column(&answer->frame, facts.ra_column);
+        answer->reg_comparable[CFI_REG_RIP] =
+            answer->reg_comparable[facts.ra_column];
+    }
     return answer->frame.status;
 }

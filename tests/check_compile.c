@@ -318,7 +318,8 @@ END_TEST
 /* ------------------------------------------------------------------ */
 
 /* What v1 computes: the row's CFA and the rules of rbx, rbp and rip, with
- * only rip, rsp, rbp and rbx of the callee known. */
+ * only rip, rsp, rbp and rbx of the callee known; an error when the CIE's
+ * return address column is not rip's. */
 static void v1_expected(const struct sem_file_il *il, const struct cfi_request *request,
                         struct cfi_frame *frame)
 {
@@ -330,6 +331,12 @@ static void v1_expected(const struct sem_file_il *il, const struct cfi_request *
                                            : NULL;
     if (!range) {
         frame->status = fde ? il->status[index] : CFI_E_NO_FDE;
+        return;
+    }
+    /* v1 cannot say where the PC comes from when the CIE's return address
+     * column is not rip's: its error bit. */
+    if (fde->cie->ra_column != CFI_REG_RIP) {
+        frame->status = CFI_E_UNSUPPORTED;
         return;
     }
     struct sem_reg_rule rules[3];

@@ -56,6 +56,17 @@ static char *build_fde(const char *program)
     return build(text);
 }
 
+/* f with `.cfi_startproc simple`: a CIE with no initial instructions
+ * but those `program` leads with (gas moves them into it). */
+static char *build_simple(const char *program)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "\t.text\n\t.globl f\nf:\n\t.cfi_startproc simple\n%s"
+             "\tret\n\t.cfi_endproc\n", program);
+    return build(text);
+}
+
 /* A raw .eh_frame: one CIE ("zR", caf 1, daf -8, ra 16, pcrel sdata4)
  * with `cie` after def_cfa rsp+8 and offset rip, and one FDE for f
  * (0x1000, 8 bytes of nops) with `fde`. */
@@ -214,14 +225,22 @@ static bool item_differs(const struct probe *p, enum diff_item item,
              want->caller.value[reg] != got->caller.value[reg]));
 }
 
-/* At `pc` of the file built from `path`, item (item, reg) differs and
- * is explained by `id`. */
-static void shows(const char *path, uint64_t pc, bool caller,
-                  enum diff_engine_id engine, enum diff_item item,
-                  unsigned reg, const char *id)
+/* The state of a probe: the callee register left unknown (-1: none) and
+ * the 8 bytes that fault (0: none). */
+struct state {
+    int unknown;
+    uint64_t fault;
+};
+static const struct state full = {-1, 0};
+
+/* At `pc` of the file built from `path`, in `state`, item (item, reg)
+ * differs and is explained by `id`. */
+static void shows_in(const char *path, uint64_t pc, bool caller,
+                     struct state state, enum diff_engine_id engine,
+                     enum diff_item item, unsigned reg, const char *id)
 {
     struct probe p;
-    probe_run(&p, path, pc, caller, engine);
+    probe_run_with(&p, path, pc, caller, engine, state.unknown, state.fault);
     bool differs = item_differs(&p, item, reg);
     ck_assert_msg(differs, "%s: pc 0x%lx: the item does not differ (%s)", id,
                   (unsigned long)pc, cfi_status_name(p.answer.frame.status));
@@ -231,19 +250,35 @@ static void shows(const char *path, uint64_t pc, bool caller,
     probe_free(&p);
 }
 
-/* At `pc`, the entry's predicate does not hold for (item, reg). */
-static void does_not_match(const char *path, uint64_t pc, bool caller,
-                           enum diff_engine_id engine, enum diff_item item,
-                           unsigned reg, const char *id)
+static void shows(const char *path, uint64_t pc, bool caller,
+                  enum diff_engine_id engine, enum diff_item item,
+                  unsigned reg, const char *id)
+{
+    shows_in(path, pc, caller, full, engine, item, reg, id);
+}
+
+/* At `pc`, in `state`, the entry's predicate does not hold for (item,
+ * reg). */
+static void does_not_match_in(const char *path, uint64_t pc, bool caller,
+                              struct state state, enum diff_engine_id engine,
+                              enum diff_item item, unsigned reg,
+                              const char *id)
 {
     struct probe p;
-    probe_run(&p, path, pc, caller, engine);
+    probe_run_with(&p, path, pc, caller, engine, state.unknown, state.fault);
     p.mismatch.got = &p.answer.frame;
     p.mismatch.item = item;
     p.mismatch.reg = reg;
     ck_assert_msg(!entry(id)->matches(&p.mismatch),
                   "%s matches a case that does not deviate", id);
     probe_free(&p);
+}
+
+static void does_not_match(const char *path, uint64_t pc, bool caller,
+                           enum diff_engine_id engine, enum diff_item item,
+                           unsigned reg, const char *id)
+{
+    does_not_match_in(path, pc, caller, full, engine, item, reg, id);
 }
 
 /* Removes the built object, its source and their folder. */
@@ -458,9 +493,215 @@ START_TEST(libunwind_register_new_location)
 }
 END_TEST
 
+/* The CFA of build_fde's programs is rsp + 8; rsp is 0x7ffe00001000. */
+static const uint64_t cfa = 0x7ffe00001008;
+
+/* The probe's verdict on (item, reg) names `id` among the entries that
+ * match, whichever the table lists first. */
+static void matches_in(const char *path, uint64_t pc, struct state state,
+                       enum diff_engine_id engine, enum diff_item item,
+                       unsigned reg, const char *id)
+{
+    struct probe p;
+    probe_run_with(&p, path, pc, false, engine, state.unknown, state.fault);
+    ck_assert_msg(item_differs(&p, item, reg), "%s: the item does not differ",
+                  id);
+    classify(&p, item, reg);
+    ck_assert_msg(entry(id)->matches(&p.mismatch), "%s does not match", id);
+    probe_free(&p);
+}
+
+/* CFA = expr(breg7 -38; deref_size N; dup): N = 7 keeps the high bytes
+ * in libunwind; N = 8 reads as cfi.h. */
+START_TEST(libunwind_deref_size_high_bytes)
+{
+    char *seven = build_fde(
+        "\t.cfi_escape 0x0f, 0x05, 0x77, 0x5a, 0x94, 0x07, 0x12\n\tnop\n");
+    char *eight = build_fde(
+        "\t.cfi_escape 0x0f, 0x05, 0x77, 0x5a, 0x94, 0x08, 0x12\n\tnop\n");
+    shows(seven, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_CFA, 0,
+          "libunwind-deref-size-high-bytes");
+    does_not_match(eight, 0x1000, false, DIFF_ENGINE_libunwind,
+                   DIFF_ITEM_CFA, 0, "libunwind-deref-size-high-bytes");
+    remove_built(seven);
+    remove_built(eight);
+}
+END_TEST
+
+/* rbx = val(lit5; lit0; div) and (...; mod): an expression error for
+ * cfi.h, 0 for libunwind; by 1 both say 5. */
+START_TEST(libunwind_div_by_zero)
+{
+    char *div = build_fde("\t.cfi_escape 0x16, 0x03, 0x03, 0x35, 0x30, 0x1b\n"
+                          "\tnop\n");
+    char *mod = build_fde("\t.cfi_escape 0x16, 0x03, 0x03, 0x35, 0x30, 0x1d\n"
+                          "\tnop\n");
+    char *one = build_fde("\t.cfi_escape 0x16, 0x03, 0x03, 0x35, 0x31, 0x1b\n"
+                          "\tnop\n");
+    shows(div, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+          "libunwind-div-by-zero");
+    shows(mod, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+          "libunwind-div-by-zero");
+    does_not_match(one, 0x1000, false, DIFF_ENGINE_libunwind,
+                   DIFF_ITEM_STATUS, 0, "libunwind-div-by-zero");
+    remove_built(div);
+    remove_built(mod);
+    remove_built(one);
+}
+END_TEST
+
+/* rbx = val(lit5; const1u 65; shl): 0 for cfi.h, 5 << 1 for libunwind;
+ * a shift by 1 is the same for both. */
+START_TEST(libunwind_shift_count)
+{
+    char *far = build_fde(
+        "\t.cfi_escape 0x16, 0x03, 0x04, 0x35, 0x08, 65, 0x24\n\tnop\n");
+    char *near = build_fde(
+        "\t.cfi_escape 0x16, 0x03, 0x04, 0x35, 0x08, 1, 0x24\n\tnop\n");
+    shows(far, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+          CFI_REG_RBX, "libunwind-shift-count-mod-64");
+    does_not_match(near, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+                   CFI_REG_RBX, "libunwind-shift-count-mod-64");
+    remove_built(far);
+    remove_built(near);
+}
+END_TEST
+
+/* CFA = expr(breg7 16; over; plus): a stack underflow for cfi.h, rsp +
+ * 16 + 0 for libunwind; with lit0 for over, the same for both. */
+START_TEST(libunwind_cfa_zero_pushed)
+{
+    char *over = build_fde(
+        "\t.cfi_escape 0x0f, 0x04, 0x77, 0x10, 0x14, 0x22\n\tnop\n");
+    char *lit0 = build_fde(
+        "\t.cfi_escape 0x0f, 0x04, 0x77, 0x10, 0x30, 0x22\n\tnop\n");
+    shows(over, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+          "libunwind-cfa-expression-zero-pushed");
+    does_not_match(lit0, 0x1000, false, DIFF_ENGINE_libunwind,
+                   DIFF_ITEM_STATUS, 0,
+                   "libunwind-cfa-expression-zero-pushed");
+    remove_built(over);
+    remove_built(lit0);
+}
+END_TEST
+
+/* rbx = [expr(lit0)]: saved at address 0 (the ELF header, readable);
+ * at address 8, both read it. */
+START_TEST(libunwind_null_address)
+{
+    char *zero = build_fde("\t.cfi_escape 0x10, 0x03, 0x01, 0x30\n\tnop\n");
+    char *eight = build_fde("\t.cfi_escape 0x10, 0x03, 0x01, 0x38\n\tnop\n");
+    shows(zero, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+          CFI_REG_RBX, "libunwind-null-address-undefined");
+    does_not_match(eight, 0x1000, false, DIFF_ENGINE_libunwind,
+                   DIFF_ITEM_REG, CFI_REG_RBX,
+                   "libunwind-null-address-undefined");
+    remove_built(zero);
+    remove_built(eight);
+}
+END_TEST
+
+/* rax = [cfa-16] unreadable, rbx = val(breg2 0) with rcx unknown: cfi.h
+ * fails on rax first, libunwind on rbx's expression. Without the fault
+ * both fail on rcx. */
+START_TEST(libunwind_expressions_first)
+{
+    char *path = build_fde("\t.cfi_offset %rax, -16\n"
+                           "\t.cfi_escape 0x16, 0x03, 0x02, 0x72, 0x00\n"
+                           "\tnop\n");
+    struct state both = {CFI_REG_RCX, cfa - 16};
+    struct state one = {CFI_REG_RCX, 0};
+    shows_in(path, 0x1000, false, both, DIFF_ENGINE_libunwind,
+             DIFF_ITEM_STATUS, 0, "libunwind-expressions-before-reads");
+    does_not_match_in(path, 0x1000, false, one, DIFF_ENGINE_libunwind,
+                      DIFF_ITEM_STATUS, 0,
+                      "libunwind-expressions-before-reads");
+    remove_built(path);
+}
+END_TEST
+
+/* Return address column rbx, saved at cfa-16; rip's own rule [cfa-8]
+ * unreadable: cfi.h fails on it, libunwind never reads it. Readable:
+ * both agree. */
+START_TEST(libunwind_rip_is_return_address)
+{
+    char *path = build_simple("\t.cfi_return_column %rbx\n"
+                              "\t.cfi_def_cfa %rsp, 8\n"
+                              "\t.cfi_offset %rip, -8\n"
+                              "\t.cfi_offset %rbx, -16\n\tnop\n");
+    struct state fault = {-1, cfa - 8};
+    shows_in(path, 0x1000, false, fault, DIFF_ENGINE_libunwind,
+             DIFF_ITEM_STATUS, 0, "libunwind-rip-is-return-address");
+    does_not_match(path, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+                   CFI_REG_RIP, "libunwind-rip-is-return-address");
+    remove_built(path);
+}
+END_TEST
+
+/* The return address column with no rule: rdx (caller-saved: cfi.h
+ * says undefined, libunwind reads the callee's rdx) and rsp (cfi.h: the
+ * CFA; libunwind: rsp's location, the callee's rsp). Column rbx (same
+ * value for both) agrees. */
+START_TEST(libunwind_return_column_defaults)
+{
+    char *rdx = build_simple("\t.cfi_return_column %rdx\n"
+                             "\t.cfi_def_cfa %rsp, 8\n\tnop\n");
+    char *rsp = build_simple("\t.cfi_return_column %rsp\n"
+                             "\t.cfi_def_cfa %rsp, 8\n\tnop\n");
+    char *rbx = build_simple("\t.cfi_return_column %rbx\n"
+                             "\t.cfi_def_cfa %rsp, 8\n\tnop\n");
+    shows(rdx, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+          CFI_REG_RIP, "libunwind-no-undefined-default");
+    shows(rsp, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+          CFI_REG_RIP, "libunwind-rsp-is-cfa");
+    does_not_match(rbx, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+                   CFI_REG_RIP, "libunwind-no-undefined-default");
+    does_not_match(rbx, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+                   CFI_REG_RIP, "libunwind-rsp-is-cfa");
+    remove_built(rdx);
+    remove_built(rsp);
+    remove_built(rbx);
+}
+END_TEST
+
+/* rdi = r13, rip = rdi with r13 unknown: cfi.h's rip is the callee's
+ * rdi; libunwind's is rdi's new location, r13, and it fails reading it.
+ * With rdi given no rule, both read the callee's rdi. */
+START_TEST(libunwind_register_new_location_status)
+{
+    char *path = build_fde("\t.cfi_register %rdi, %r13\n"
+                           "\t.cfi_register %rip, %rdi\n\tnop\n");
+    char *plain = build_fde("\t.cfi_register %rip, %rdi\n\tnop\n");
+    struct state r13 = {13, 0};
+    matches_in(path, 0x1000, r13, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+               "libunwind-register-new-location");
+    does_not_match_in(plain, 0x1000, false, r13, DIFF_ENGINE_libunwind,
+                      DIFF_ITEM_STATUS, 0, "libunwind-register-new-location");
+    remove_built(path);
+    remove_built(plain);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* libdwarf                                                             */
 /* ------------------------------------------------------------------ */
+
+/* A signal frame in .debug_frame: gas writes the CIE's augmentation as
+ * "S" alone. The same program in .eh_frame ("zRS") is read. */
+START_TEST(libdwarf_augmentation_without_z)
+{
+    char *debug = build("\t.cfi_sections .debug_frame\n\t.text\n\t.globl f\n"
+                        "f:\n\t.cfi_startproc\n\t.cfi_signal_frame\n\tnop\n"
+                        "\tret\n\t.cfi_endproc\n");
+    char *eh = build_fde("\t.cfi_signal_frame\n\tnop\n");
+    shows(debug, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_STATUS, 0,
+          "libdwarf-augmentation-without-z");
+    does_not_match(eh, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_STATUS,
+                   0, "libdwarf-augmentation-without-z");
+    remove_built(debug);
+    remove_built(eh);
+}
+END_TEST
 
 START_TEST(libdwarf_no_negative_offset)
 {
@@ -470,6 +711,41 @@ START_TEST(libdwarf_no_negative_offset)
     does_not_match(path, 0x1000, false, DIFF_ENGINE_libdwarf,
                    DIFF_ITEM_STATUS, 0,
                    "libdwarf-no-negative-offset-extended");
+    remove_built(path);
+}
+END_TEST
+
+/* The reference's answer is an error (rip's slot unreadable, or rsp,
+ * the CFA's register, unknown): libdwarf's decoding error differs from
+ * it all the same. At 0x1000, before the instruction, both fail alike. */
+START_TEST(libdwarf_no_negative_offset_errors)
+{
+    char *path = build_fde("\tnop\n\t.cfi_escape 0x2f, 0x0d, 0x02\n\tnop\n");
+    struct state fault = {-1, cfa - 8};
+    struct state unknown_rsp = {CFI_REG_RSP, 0};
+    shows_in(path, 0x1001, false, fault, DIFF_ENGINE_libdwarf,
+             DIFF_ITEM_STATUS, 0, "libdwarf-no-negative-offset-extended");
+    shows_in(path, 0x1001, false, unknown_rsp, DIFF_ENGINE_libdwarf,
+             DIFF_ITEM_STATUS, 0, "libdwarf-no-negative-offset-extended");
+    does_not_match_in(path, 0x1000, false, fault, DIFF_ENGINE_libdwarf,
+                      DIFF_ITEM_STATUS, 0,
+                      "libdwarf-no-negative-offset-extended");
+    remove_built(path);
+}
+END_TEST
+
+/* r12 = [cfa-16], then val_offset_sf r12: libdwarf keeps r12's slot and
+ * reads it; unreadable, libdwarf fails where the IL does not. Readable,
+ * the status is the same. */
+START_TEST(libdwarf_val_offset_sf_status)
+{
+    char *path = build_fde("\t.cfi_offset %r12, -16\n"
+                           "\t.cfi_escape 0x15, 0x0c, 0x7e\n\tnop\n");
+    struct state fault = {-1, cfa - 16};
+    shows_in(path, 0x1000, false, fault, DIFF_ENGINE_libdwarf,
+             DIFF_ITEM_STATUS, 0, "libdwarf-val-offset-sf-rax");
+    does_not_match(path, 0x1000, false, DIFF_ENGINE_libdwarf,
+                   DIFF_ITEM_STATUS, 0, "libdwarf-val-offset-sf-rax");
     remove_built(path);
 }
 END_TEST
@@ -526,6 +802,72 @@ START_TEST(libdw_abi_rax_for_rbx)
 }
 END_TEST
 
+/* No rule for rip: libdw's ABI program gives it same_value. With an
+ * undefined rule both say undefined; a restore of rip (no rule in the
+ * CIE) brings back libdw's default. */
+START_TEST(libdw_abi_rip_same_value)
+{
+    char *plain = build_simple("\t.cfi_def_cfa %rsp, 8\n\tnop\n");
+    char *undefined = build_simple("\t.cfi_def_cfa %rsp, 8\n"
+                                   "\t.cfi_undefined %rip\n\tnop\n");
+    char *restored = build_simple("\t.cfi_def_cfa %rsp, 8\n\tnop\n"
+                                  "\t.cfi_offset %rip, -8\n\tnop\n"
+                                  "\t.cfi_restore %rip\n\tnop\n");
+    shows(plain, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RIP,
+          "libdw-abi-rip-same-value");
+    shows(restored, 0x1002, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+          CFI_REG_RIP, "libdw-abi-rip-same-value");
+    does_not_match(undefined, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+                   CFI_REG_RIP, "libdw-abi-rip-same-value");
+    does_not_match(restored, 0x1001, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+                   CFI_REG_RIP, "libdw-abi-rip-same-value");
+    remove_built(plain);
+    remove_built(undefined);
+    remove_built(restored);
+}
+END_TEST
+
+/* A return address column other than 16 (rax, no rule): the caller's rip
+ * is rax's value in the IL (undefined) and in libdw (its rax default,
+ * same_value): the rip item is explained as rax's. With column rbx and a
+ * rule for it, they agree. */
+START_TEST(return_column_item)
+{
+    char *rax = build_simple("\t.cfi_return_column %rax\n"
+                             "\t.cfi_def_cfa %rsp, 8\n\tnop\n");
+    char *rbx = build_simple("\t.cfi_return_column %rbx\n"
+                             "\t.cfi_def_cfa %rsp, 8\n"
+                             "\t.cfi_offset %rbx, -16\n\tnop\n");
+    shows(rax, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RIP,
+          "libdw-abi-rax-for-rbx");
+    struct probe p;
+    probe_run(&p, rbx, 0x1000, false, DIFF_ENGINE_libdw);
+    ck_assert(!item_differs(&p, DIFF_ITEM_REG, CFI_REG_RIP));
+    ck_assert_int_eq(p.expected.caller.value[CFI_REG_RIP],
+                     p.expected.caller.value[CFI_REG_RBX]);
+    probe_free(&p);
+    remove_built(rax);
+    remove_built(rbx);
+}
+END_TEST
+
+/* rbx = [expr()] is [CFA] for the IL; unreadable, the IL fails where
+ * libdw (undefined) does not. With one operation (nop), libdw reads it
+ * too. */
+START_TEST(libdw_empty_expression_status)
+{
+    char *empty = build_fde("\t.cfi_escape 0x10, 0x03, 0x00\n\tnop\n");
+    char *one_op = build_fde("\t.cfi_escape 0x10, 0x03, 0x01, 0x96\n\tnop\n");
+    struct state fault = {-1, cfa};
+    shows_in(empty, 0x1000, false, fault, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS,
+             0, "libdw-empty-expression-undefined");
+    does_not_match_in(one_op, 0x1000, false, fault, DIFF_ENGINE_libdw,
+                      DIFF_ITEM_STATUS, 0, "libdw-empty-expression-undefined");
+    remove_built(empty);
+    remove_built(one_op);
+}
+END_TEST
+
 START_TEST(libdw_empty_expression)
 {
     char *empty = build_fde("\t.cfi_escape 0x10, 0x03, 0x00\n\tnop\n");
@@ -549,11 +891,17 @@ START_TEST(every_entry_is_tested)
         "libunwind-cfa-ops-on-expression",
         "libunwind-cie-restore-and-location",
         "libunwind-undefined-rbp-ends-stack",
-        "libunwind-register-new-location", "libdwarf-stops-at-lookup-pc",
+        "libunwind-register-new-location", "libunwind-rip-is-return-address",
+        "libunwind-deref-size-high-bytes", "libunwind-div-by-zero",
+        "libunwind-shift-count-mod-64", "libunwind-cfa-expression-zero-pushed",
+        "libunwind-null-address-undefined",
+        "libunwind-expressions-before-reads", "libdwarf-stops-at-lookup-pc",
         "libdwarf-no-negative-offset-extended", "libdwarf-val-offset-sf-rax",
+        "libdwarf-augmentation-without-z",
         "libdwarf-cfa-ops-on-expression",
         "libdwarf-cie-restore-and-location", "libdw-abi-rax-for-rbx",
-        "libdw-stops-at-lookup-pc", "libdw-empty-expression-undefined",
+        "libdw-abi-rip-same-value", "libdw-stops-at-lookup-pc",
+        "libdw-empty-expression-undefined",
     };
     size_t count;
     const struct diff_deviation *table = diff_deviation_table(&count);
@@ -585,12 +933,27 @@ int main(void)
     tcase_add_test(tc, libunwind_cie_restore_and_location);
     tcase_add_test(tc, libunwind_undefined_rbp_ends_stack);
     tcase_add_test(tc, libunwind_register_new_location);
+    tcase_add_test(tc, libunwind_register_new_location_status);
+    tcase_add_test(tc, libunwind_deref_size_high_bytes);
+    tcase_add_test(tc, libunwind_div_by_zero);
+    tcase_add_test(tc, libunwind_shift_count);
+    tcase_add_test(tc, libunwind_cfa_zero_pushed);
+    tcase_add_test(tc, libunwind_null_address);
+    tcase_add_test(tc, libunwind_expressions_first);
+    tcase_add_test(tc, libunwind_rip_is_return_address);
+    tcase_add_test(tc, libunwind_return_column_defaults);
     tcase_add_test(tc, libdwarf_no_negative_offset);
+    tcase_add_test(tc, libdwarf_augmentation_without_z);
+    tcase_add_test(tc, libdwarf_no_negative_offset_errors);
+    tcase_add_test(tc, libdwarf_val_offset_sf_status);
     tcase_add_test(tc, libdwarf_val_offset_sf_rax);
     tcase_add_test(tc, libdwarf_cfa_ops_on_expression);
     tcase_add_test(tc, libdwarf_cie_restore_and_location);
     tcase_add_test(tc, libdw_abi_rax_for_rbx);
+    tcase_add_test(tc, libdw_abi_rip_same_value);
+    tcase_add_test(tc, return_column_item);
     tcase_add_test(tc, libdw_empty_expression);
+    tcase_add_test(tc, libdw_empty_expression_status);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

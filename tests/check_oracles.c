@@ -8,13 +8,21 @@
  * harness's own comparison. Every verdict is counted: agree, known
  * deviation (diff/deviations.c), not comparable; any other difference
  * fails the test with the file, PC, state and both answers, to be settled
- * against DWARF 5 §6.4 and cfi.h — never by loosening the comparison. */
+ * against DWARF 5 §6.4 and cfi.h — never by loosening the comparison.
+ * On the same requests, the model of libunwind that the deviation table
+ * rests on (diff_libunwind_model) must give libunwind's answer with all
+ * of libunwind's behaviours, and the reference's with none.
+ *
+ * Then, on minimal inputs, what the adapters refuse (libunwind: a
+ * program naming a register above 16, a division that traps, a fault on
+ * part of a word) and what they apply (the return address column). */
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diff/compare.h"
 #include "diff/libdw.h"
@@ -46,6 +54,7 @@ enum { NORACLES = sizeof oracles / sizeof oracles[0] };
 struct tally {
     size_t files, unsupported;
     size_t verdicts[DIFF_VERDICT_ERROR + 1];
+    size_t modelled;   /* libunwind answers checked against its model */
 };
 
 /* One file under one oracle. */
@@ -102,6 +111,86 @@ static void il_context(const struct run *r, uint64_t lookup,
     m->row = range ? range->row : NULL;
 }
 
+/* Two frames agree on the status (and the register of reg_unknown) and,
+ * unwound, on the CFA and registers 0..16. */
+static bool same_frame(const struct cfi_frame *a, const struct cfi_frame *b)
+{
+    if (a->status != b->status ||
+        (a->status == CFI_E_REG_UNKNOWN && a->diag.reg != b->diag.reg))
+        return false;
+    if (a->status != CFI_OK)
+        return true;
+    if (a->cfa != b->cfa)
+        return false;
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+        if (a->caller.status[reg] != b->caller.status[reg] ||
+            (a->caller.status[reg] == CFI_REG_VALUE &&
+             a->caller.value[reg] != b->caller.value[reg]))
+            return false;
+    return true;
+}
+
+/* The CIE's or FDE's program holds a DW_CFA_val_offset{,_sf}, which
+ * libunwind reads as other instructions. */
+static bool has_val_offset(const struct cfi_fde *fde, bool in_cie)
+{
+    const struct cfi_cie *cie = fde->cie;
+    struct sem_decode_env env = {
+        cie->code_align, cie->data_align, fde->section, cie->address_size,
+        cie->fde_encoding, in_cie ? 0 : fde->instructions_addr, in_cie};
+    struct sem_program program = {0};
+    struct cfi_diag diag;
+    if (in_cie)
+        sem_decode(cie->instructions, cie->instructions_len, &env, &program,
+                   &diag);
+    else
+        sem_decode(fde->instructions, fde->instructions_len, &env, &program,
+                   &diag);
+    bool found = false;
+    for (size_t i = 0; i < program.count; i++)
+        found |= program.insns[i].opcode == SEM_CFA_val_offset ||
+                 program.insns[i].opcode == SEM_CFA_val_offset_sf;
+    sem_program_free(&program);
+    return found;
+}
+
+/* The model of libunwind (diff_libunwind_model), on which the deviation
+ * table's libunwind entries rest: with every behaviour it answers as
+ * libunwind did; with none (but word reads, which only matter for the
+ * faults the adapter refuses) it answers as the reference, on rows whose
+ * rules stay within registers 0..16. FDEs libunwind reads otherwise
+ * (val_offset: operands run as instructions) are left out. */
+static void check_model(const struct run *r, const struct diff_mismatch *m,
+                        const struct diff_answer *answer)
+{
+    if (!m->row || !answer->comparable || has_val_offset(m->fde, true) ||
+        has_val_offset(m->fde, false))
+        return;
+    for (uint32_t i = 0; i < m->row->nrules; i++)
+        if (m->row->rules[i].reg >= CFI_NGPRS)
+            return;
+    struct cfi_frame model;
+    bool traps;
+    unsigned ra = (unsigned)m->fde->cie->ra_column;
+    diff_libunwind_model(m->row, ra, m->request, DIFF_LU_QUIRKS_ALL, &model,
+                         &traps);
+    char want[1024], got[1024];
+    describe(want, sizeof want, &model);
+    describe(got, sizeof got, &answer->frame);
+    ck_assert_msg(same_frame(&model, &answer->frame),
+                  "%s: pc 0x%" PRIx64 ": the model of libunwind says\n %s\n"
+                  "libunwind\n %s", r->file->path, m->request->pc, want, got);
+    diff_libunwind_model(m->row, ra, m->request, DIFF_LU_WORD_READS, &model,
+                         &traps);
+    describe(want, sizeof want, &model);
+    describe(got, sizeof got, m->expected);
+    ck_assert_msg(same_frame(&model, m->expected),
+                  "%s: pc 0x%" PRIx64 ": the model without libunwind's "
+                  "behaviours says\n %s\nthe IL\n %s", r->file->path,
+                  m->request->pc, want, got);
+    r->tally->modelled++;
+}
+
 static void compare_at(const struct run *r, uint64_t pc, bool caller,
                        unsigned k, uint64_t seed)
 {
@@ -124,6 +213,8 @@ static void compare_at(const struct run *r, uint64_t pc, bool caller,
     struct diff_outcome outcome;
     diff_compare(&m, &answer, &outcome);
     r->tally->verdicts[outcome.verdict]++;
+    if (r->oracle->id == DIFF_ENGINE_libunwind)
+        check_model(r, &m, &answer);
     if (outcome.verdict == DIFF_VERDICT_DIFFER) {
         char want[1024], got[1024], item[16];
         describe(want, sizeof want, &expected);
@@ -193,12 +284,13 @@ static void report(const char *what, const struct tally tallies[NORACLES])
         const struct tally *t = &tallies[o];
         printf("oracles: %s: %-9s files %zu (unsupported %zu): agree %zu, "
                "known deviation %zu, not comparable %zu, errors %zu, "
-               "differ %zu\n", what, diff_engine_name(oracles[o].id),
-               t->files, t->unsupported, t->verdicts[DIFF_VERDICT_AGREE],
+               "differ %zu, modelled %zu\n", what,
+               diff_engine_name(oracles[o].id), t->files, t->unsupported,
+               t->verdicts[DIFF_VERDICT_AGREE],
                t->verdicts[DIFF_VERDICT_KNOWN],
                t->verdicts[DIFF_VERDICT_NOT_COMPARABLE],
                t->verdicts[DIFF_VERDICT_ERROR],
-               t->verdicts[DIFF_VERDICT_DIFFER]);
+               t->verdicts[DIFF_VERDICT_DIFFER], t->modelled);
     }
 }
 
@@ -268,6 +360,183 @@ START_TEST(test_unsupported_inputs)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* What the adapters refuse and apply, on minimal inputs                */
+/* ------------------------------------------------------------------ */
+
+/* f at 0x1000 with `program` after `.cfi_startproc START`, built as the
+ * hand-written cases are; the path (in a fresh folder) is malloc'd. */
+static char *build(const char *start, const char *program)
+{
+    char *dir = test_temp_dir();
+    char source[4096], object[4096], command[9000], text[4096];
+    snprintf(source, sizeof source, "%s/case.S", dir);
+    snprintf(object, sizeof object, "%s/case.so", dir);
+    snprintf(text, sizeof text,
+             "\t.text\n\t.globl f\nf:\n\t.cfi_startproc %s\n%s"
+             "\tret\n\t.cfi_endproc\n", start, program);
+    ck_assert_int_eq(test_write_file(source, text, strlen(text)), 0);
+    snprintf(command, sizeof command,
+             "cc -shared -nostdlib -Wl,--section-start=.text=0x1000 "
+             "-Wl,--build-id=none -o %s %s", object, source);
+    ck_assert_msg(system(command) == 0, "%s", command);
+    free(dir);
+    return strdup(object);
+}
+
+static void remove_built(char *path)
+{
+    remove(path);
+    char *slash = strrchr(path, '/');
+    strcpy(slash, "/case.S");
+    remove(path);
+    *slash = '\0';
+    rmdir(path);
+    free(path);
+}
+
+/* One request at `pc` (innermost frame) with every register 0..16
+ * known, rsp = 0x7ffe00001000, and [fault, fault_end) unreadable. */
+struct asked {
+    struct diff_answer answer;
+    struct cfi_frame expected;
+};
+
+static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
+                uint64_t fault, uint64_t fault_end, struct asked *asked)
+{
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(path, &file, &diag) == CFI_OK, "%s",
+                  diag.message);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    struct diff_memory *memory = diff_memory_new(true, 7);
+    diff_memory_map_file(memory, file);
+    if (fault_end)
+        diff_memory_add_fault(memory, fault, fault_end);
+    struct cfi_regs callee;
+    make_state(99, 0, pc, &callee);
+    cfi_regs_set(&callee, CFI_REG_RSP, 0x7ffe00001000);
+    struct cfi_request request = {pc, false, &callee,
+                                  diff_memory_reader(memory)};
+    sem_unwind(il, &request, &asked->expected);
+    void *self;
+    ck_assert_int_eq(oracle->open(file, &self, &diag), CFI_OK);
+    oracle->answer(self, &request, &asked->answer);
+    oracle->close(self);
+    diff_memory_free(memory);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+}
+
+static const struct oracle *oracle(enum diff_engine_id id)
+{
+    for (int o = 0; o < NORACLES; o++)
+        if (oracles[o].id == id)
+            return &oracles[o];
+    ck_abort_msg("no oracle %s", diff_engine_name(id));
+    return NULL;
+}
+
+static void assert_not_comparable(const struct asked *asked,
+                                  const char *reason)
+{
+    ck_assert(!asked->answer.comparable);
+    ck_assert_msg(strstr(asked->answer.not_comparable_reason, reason),
+                  "reason: %s", asked->answer.not_comparable_reason);
+}
+
+/* libunwind holds registers 0..16: an FDE whose program names another
+ * (here restore_extended r121 at 0x1001, a register with no rule) is not
+ * comparable at every address, before the instruction too. r12 is. */
+START_TEST(libunwind_high_register)
+{
+    char *high = build("", "\tnop\n\t.cfi_escape 0x06, 0x79\n\tnop\n");
+    char *xmm = build("", "\t.cfi_offset %xmm0, -16\n\tnop\n");
+    char *low = build("", "\tnop\n\t.cfi_escape 0x06, 0x0c\n\tnop\n");
+    struct asked asked;
+    for (uint64_t pc = 0x1000; pc <= 0x1001; pc++) {
+        ask(oracle(DIFF_ENGINE_libunwind), high, pc, 0, 0, &asked);
+        assert_not_comparable(&asked, "register above 16, outside");
+    }
+    ask(oracle(DIFF_ENGINE_libunwind), xmm, 0x1000, 0, 0, &asked);
+    assert_not_comparable(&asked, "register above 16, outside");
+    ask(oracle(DIFF_ENGINE_libunwind), low, 0x1001, 0, 0, &asked);
+    ck_assert(asked.answer.comparable);
+    ck_assert_int_eq(asked.answer.frame.status, CFI_OK);
+    remove_built(high);
+    remove_built(xmm);
+    remove_built(low);
+}
+END_TEST
+
+/* rbx = val(const8u 2^63; lit1; neg; div): libunwind's signed division
+ * of INT64_MIN by -1 traps; the adapter refuses it (the process lives).
+ * By 1 (no neg) it is asked. */
+START_TEST(libunwind_div_trap_refused)
+{
+    char *trap = build("", "\t.cfi_escape 0x16, 0x03, 0x0c, 0x0e, 0, 0, 0, 0,"
+                           " 0, 0, 0, 0x80, 0x31, 0x1f, 0x1b\n\tnop\n");
+    char *one = build("", "\t.cfi_escape 0x16, 0x03, 0x0b, 0x0e, 0, 0, 0, 0,"
+                          " 0, 0, 0, 0x80, 0x31, 0x1b\n\tnop\n");
+    struct asked asked;
+    ask(oracle(DIFF_ENGINE_libunwind), trap, 0x1000, 0, 0, &asked);
+    assert_not_comparable(&asked, "SIGFPE");
+    ask(oracle(DIFF_ENGINE_libunwind), one, 0x1000, 0, 0, &asked);
+    ck_assert(asked.answer.comparable);
+    ck_assert_uint_eq(asked.answer.frame.caller.value[CFI_REG_RBX],
+                      0x8000000000000000ull);
+    remove_built(trap);
+    remove_built(one);
+}
+END_TEST
+
+/* rbx = val(breg7 0x11; deref_size 1): libunwind reads the word at
+ * rsp+0x10. A fault on rsp+0x10 alone (not a byte the IL reads) cannot be
+ * put to its word-sized accessor: not comparable. A fault on the whole
+ * word is a memory error for both. */
+START_TEST(libunwind_partial_word_fault)
+{
+    char *path = build("", "\t.cfi_escape 0x16, 0x03, 0x04, 0x77, 0x11, 0x94,"
+                           " 0x01\n\tnop\n");
+    const uint64_t word = 0x7ffe00001010;
+    struct asked asked;
+    ask(oracle(DIFF_ENGINE_libunwind), path, 0x1000, word, word + 1, &asked);
+    ck_assert_int_eq(asked.expected.status, CFI_OK);
+    assert_not_comparable(&asked, "part of one");
+    ask(oracle(DIFF_ENGINE_libunwind), path, 0x1000, word, word + 8, &asked);
+    ck_assert(asked.answer.comparable);
+    ck_assert_int_eq(asked.answer.frame.status, CFI_E_MEMORY);
+    ck_assert_int_eq(asked.expected.status, CFI_E_MEMORY);
+    remove_built(path);
+}
+END_TEST
+
+/* A return address column other than 16 (rbx, saved at cfa-16): the
+ * adapters of libdwarf and libdw give the caller's rip that column's
+ * value (cfi.h step 6), as the IL does. */
+START_TEST(return_address_column)
+{
+    char *path = build("simple", "\t.cfi_return_column %rbx\n"
+                                 "\t.cfi_def_cfa %rsp, 8\n"
+                                 "\t.cfi_offset %rbx, -16\n\tnop\n");
+    static const enum diff_engine_id ids[] = {DIFF_ENGINE_libdwarf,
+                                              DIFF_ENGINE_libdw};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        struct asked asked;
+        ask(oracle(ids[i]), path, 0x1000, 0, 0, &asked);
+        const struct cfi_regs *got = &asked.answer.frame.caller;
+        ck_assert_int_eq(asked.answer.frame.status, CFI_OK);
+        ck_assert_int_eq(got->status[CFI_REG_RIP], CFI_REG_VALUE);
+        ck_assert_uint_eq(got->value[CFI_REG_RIP], got->value[CFI_REG_RBX]);
+        ck_assert_uint_eq(got->value[CFI_REG_RIP],
+                          asked.expected.caller.value[CFI_REG_RIP]);
+    }
+    remove_built(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("oracles");
@@ -276,6 +545,10 @@ int main(void)
     tcase_add_test(tc, test_unsupported_inputs);
     tcase_add_test(tc, test_cases);
     tcase_add_test(tc, test_libc);
+    tcase_add_test(tc, libunwind_high_register);
+    tcase_add_test(tc, libunwind_div_trap_refused);
+    tcase_add_test(tc, libunwind_partial_word_fault);
+    tcase_add_test(tc, return_address_column);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
