@@ -35,9 +35,12 @@ CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. -MMD -MP
 SAN_LDFLAGS := -fsanitize=address,undefined
 LDFLAGS  += $(if $(filter 1,$(SANITIZE)),$(SAN_LDFLAGS))
 
-# elfutils' libdw is not linked: it exports 34 dwarf_* names that libdwarf
-# exports too, and one would bind the other's calls. diff/ loads it at run
-# time (dlopen, RTLD_LOCAL | RTLD_DEEPBIND); only its headers are used here.
+# elfutils' libdw and libdwarf export 34 dwarf_* names in common, and one
+# would bind the other's calls. So libdw is not linked: diff/ loads it at
+# run time (dlopen, RTLD_LOCAL, with RTLD_DEEPBIND but under ASan, which
+# refuses it); only its headers are used here. And libdwarf is linked
+# statically: its names then stay out of the dynamic symbol table, where a
+# dlopen'd libdw would otherwise find them.
 PKGS     := libelf libunwind-generic
 PKG_CFLAGS := $(shell pkg-config --cflags libdw $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -45,7 +48,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # libdwarf ships no pkg-config file.
 DWARF_CFLAGS := -I/usr/include/libdwarf
-DWARF_LIBS   := -ldwarf -lelf -lz
+DWARF_LIBS   := -l:libdwarf.a -lelf -lz
 LIBS     := $(PKG_LIBS) $(DWARF_LIBS) -ldl -lpthread -lm
 CFLAGS   += $(PKG_CFLAGS) $(DWARF_CFLAGS)
 

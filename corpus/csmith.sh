@@ -31,7 +31,9 @@ LEVELS="O0 O1 O2 O3 Os"
 
 # The csmith options of seed $1: one random bit per flag. csmith has no
 # positive form of --no-global-variables: that flag on is its default,
-# and is not passed.
+# and is not passed. --builtins comes with --disable-builtin-kinds x86:
+# x86 builtins (__builtin_ia32_crc32qi) need -msse4.2 and do not link at
+# -O0 without it.
 swarm_options() {
     # shellcheck disable=SC2086
     echo $FLAGS | awk -v seed="$1" '{
@@ -41,6 +43,8 @@ swarm_options() {
             if (on && $i == "global-variables")
                 continue
             printf " --%s%s", (on ? "" : "no-"), $i
+            if (on && $i == "builtins")
+                printf " --disable-builtin-kinds x86"
         }
         print ""
     }'
@@ -78,8 +82,10 @@ one_seed() {
                     continue
                 fi
                 status=0
-                (cd "$work" && timeout "${CSMITH_TIMEOUT:-2}" "$bin") \
-                    >/dev/null 2>&1 || status=$?
+                # (braces, not a subshell: the shell would report the
+                # signal on the terminal)
+                { timeout "${CSMITH_TIMEOUT:-2}" "$bin"; } \
+                    </dev/null >/dev/null 2>&1 || status=$?
                 if [ "$status" -eq 124 ]; then
                     echo "$name timeout" >>"$dir/builds.txt"
                     rm -f "$bin"
@@ -108,19 +114,26 @@ first=${CSMITH_FIRST_SEED:-1}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 start=$(date +%s)
-awk -v first="$first" -v n="$count" 'BEGIN { for (i = 0; i < n; i++) print first + i }' |
+awk -v first="$first" -v n="$count" \
+    'BEGIN { for (i = 0; i < n; i++) print first + i }' |
     xargs -P "${CSMITH_JOBS:-2}" -n 1 sh "$0" --one-seed "$out" 2>&1 |
     grep -v '^$' || true
 seconds=$(($(date +%s) - start))
 
-find "$out" -path "$out/seed-*" -type f -perm -u+x -name '*-O*' | sort >"$out/binaries.txt"
+find "$out" -path "$out/seed-*" -type f -perm -u+x -name '*-O*' |
+    sort >"$out/binaries.txt"
 seeds=$(find "$out" -maxdepth 1 -name 'seed-*' -type d | wc -l)
 kept=$(wc -l <"$out/binaries.txt" | tr -d ' ')
-builds=$(cat "$out"/seed-*/builds.txt 2>/dev/null | grep -cv 'csmith failed' || true)
-csmith_failed=$(cat "$out"/seed-*/builds.txt 2>/dev/null | grep -c 'csmith failed' || true)
-timeouts=$(cat "$out"/seed-*/builds.txt 2>/dev/null | grep -c ' timeout' || true)
-signals=$(cat "$out"/seed-*/builds.txt 2>/dev/null | grep -c ' signal-' || true)
-failed=$(cat "$out"/seed-*/builds.txt 2>/dev/null | grep -c 'build-failed' || true)
-summary="csmith corpus $out: $seeds seeds ($csmith_failed csmith failures), $builds builds, $kept binaries kept ($timeouts timeouts, $signals killed by a signal, $failed failed to build); this run: ${seconds} s"
+# The lines of every builds.txt that match $1 (grep -c options in $2).
+count() {
+    # shellcheck disable=SC2086 # $2 is an option or nothing
+    cat "$out"/seed-*/builds.txt 2>/dev/null | grep -c ${2:-} -- "$1" || true
+}
+builds=$(count 'csmith failed' -v)
+summary="csmith corpus $out: $seeds seeds ($(count 'csmith failed') csmith"
+summary="$summary failures), $builds builds, $kept binaries kept"
+summary="$summary ($(count ' timeout') timeouts, $(count ' signal-') killed by"
+summary="$summary a signal, $(count 'build-failed') failed to build);"
+summary="$summary this run: ${seconds} s"
 echo "$summary" >"$out/summary.txt"
 echo "$summary"

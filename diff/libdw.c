@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "semantics/sem.h"
+
 /* AddressSanitizer refuses RTLD_DEEPBIND (see libdw.h). */
 #if defined(__SANITIZE_ADDRESS__)
 #define LIBDW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
@@ -50,6 +52,7 @@ struct libdw_api {
 };
 
 struct diff_libdw {
+    const struct cfi_file *file;
     void *handle;
     struct libdw_api dw;
     int fd;
@@ -108,6 +111,7 @@ enum cfi_status diff_libdw_open(const struct cfi_file *file, void **self,
     if (!ld)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     ld->fd = -1;
+    ld->file = file;
     ld->handle = dlopen("libdw.so.1", LIBDW_DLOPEN_FLAGS);
     if (!ld->handle || !resolve(ld))
         return open_failed(ld, diag, CFI_E_UNSUPPORTED,
@@ -632,6 +636,35 @@ static enum cfi_status eval_frame(const struct diff_libdw *ld,
     return CFI_OK;
 }
 
+/* Whether a program of the FDE (or its CIE) names a register number
+ * beyond CFI_NREGS: libdw then allocates and clears a register table that
+ * large, up to gigabytes and seconds for one query
+ * (fuzz/findings/README.md, elfutils libdw 0.188). Our decoder finds it:
+ * it stops there with the register in diag.reg. */
+static bool names_huge_register(const struct cfi_fde *fde)
+{
+    const struct cfi_cie *cie = fde->cie;
+    const struct {
+        const uint8_t *bytes;
+        size_t len;
+        bool in_cie;
+    } programs[2] = {{cie->instructions, cie->instructions_len, true},
+                     {fde->instructions, fde->instructions_len, false}};
+    for (int i = 0; i < 2; i++) {
+        struct sem_decode_env env = {
+            cie->code_align, cie->data_align, fde->section,
+            cie->address_size ? cie->address_size : 8, cie->fde_encoding,
+            fde->instructions_addr, programs[i].in_cie};
+        struct sem_program program = {0};
+        struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+        sem_decode(programs[i].bytes, programs[i].len, &env, &program, &diag);
+        sem_program_free(&program);
+        if (diag.reg >= CFI_NREGS)
+            return true;
+    }
+    return false;
+}
+
 enum cfi_status diff_libdw_answer(void *self,
                                   const struct cfi_request *request,
                                   struct diff_answer *answer)
@@ -639,6 +672,15 @@ enum cfi_status diff_libdw_answer(void *self,
     struct diff_libdw *ld = self;
     answer_reset(answer);
     uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
+    const struct cfi_fde *fde = cfi_file_lookup(ld->file, pc);
+    if (fde && names_huge_register(fde)) {
+        answer->comparable = false;
+        answer->not_comparable_reason =
+            "libdw: the CFI names a register number that would make libdw "
+            "allocate a table that large";
+        return answer_error(answer, CFI_E_UNSUPPORTED,
+                            answer->not_comparable_reason, -1);
+    }
     Dwarf_Frame *frame = NULL;
     enum cfi_status status = find_frame(ld, pc, &frame, answer);
     if (status != CFI_OK)

@@ -489,15 +489,32 @@ static struct sem_expr block(const Dwarf_Regtable_Entry3 *entry)
                              (uint32_t)entry->dw_offset_or_block_len};
 }
 
-static bool block_fits(const Dwarf_Regtable_Entry3 *entry)
+/* An expression block libdwarf gives must lie inside a section it was
+ * shown: its length can run past the section's end
+ * (fuzz/findings: dwarf_get_fde_info_for_cfa_reg3_b), and it is read. */
+static bool block_fits(const struct frame_object *object,
+                       const Dwarf_Regtable_Entry3 *entry)
 {
-    return entry->dw_offset_or_block_len <= UINT32_MAX &&
-           (entry->dw_block_ptr || entry->dw_offset_or_block_len == 0);
+    uint64_t len = entry->dw_offset_or_block_len;
+    if (len == 0)
+        return true;
+    if (len > UINT32_MAX || !entry->dw_block_ptr)
+        return false;
+    const uint8_t *block = entry->dw_block_ptr;
+    for (unsigned i = 1; i < object->count; i++) {
+        const uint8_t *bytes = object->sections[i].bytes;
+        uint64_t size = object->sections[i].size;
+        if (bytes && block >= bytes && (uint64_t)(block - bytes) <= size &&
+            len <= size - (uint64_t)(block - bytes))
+            return true;
+    }
+    return false;
 }
 
 /* One column. False when the rule cannot be said in the IL (a register
  * outside 0..CFI_NREGS-1, an unknown kind). */
-static bool column_rule(const Dwarf_Regtable_Entry3 *entry,
+static bool column_rule(const struct frame_object *object,
+                        const Dwarf_Regtable_Entry3 *entry,
                         struct sem_rule *rule)
 {
     memset(rule, 0, sizeof *rule);
@@ -528,7 +545,7 @@ static bool column_rule(const Dwarf_Regtable_Entry3 *entry,
         return true;
     case DW_EXPR_EXPRESSION:
     case DW_EXPR_VAL_EXPRESSION:
-        if (!block_fits(entry))
+        if (!block_fits(object, entry))
             return false;
         rule->kind = entry->dw_value_type == DW_EXPR_EXPRESSION
             ? SEM_RULE_EXPRESSION : SEM_RULE_VAL_EXPRESSION;
@@ -540,7 +557,8 @@ static bool column_rule(const Dwarf_Regtable_Entry3 *entry,
 }
 
 /* The CFA rule. False when it cannot be said in the IL. */
-static bool cfa_rule(const Dwarf_Regtable_Entry3 *entry, struct sem_cfa *cfa)
+static bool cfa_rule(const struct frame_object *object,
+                     const Dwarf_Regtable_Entry3 *entry, struct sem_cfa *cfa)
 {
     memset(cfa, 0, sizeof *cfa);
     switch (entry->dw_value_type) {
@@ -557,7 +575,7 @@ static bool cfa_rule(const Dwarf_Regtable_Entry3 *entry, struct sem_cfa *cfa)
             ? (int64_t)entry->dw_offset_or_block_len : 0;
         return true;
     case DW_EXPR_EXPRESSION:
-        if (!block_fits(entry))
+        if (!block_fits(object, entry))
             return false;
         cfa->kind = SEM_CFA_EXPR;
         cfa->expr = block(entry);
@@ -572,12 +590,12 @@ static bool cfa_rule(const Dwarf_Regtable_Entry3 *entry, struct sem_cfa *cfa)
 static bool build_row(struct diff_libdwarf *ld, const Dwarf_Regtable3 *table,
                       struct sem_row *row, struct diff_answer *answer)
 {
-    if (!cfa_rule(&table->rt3_cfa_rule, &row->cfa))
+    if (!cfa_rule(&ld->object, &table->rt3_cfa_rule, &row->cfa))
         return false;
     uint32_t n = 0;
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
         struct sem_rule rule;
-        if (!column_rule(&table->rt3_rules[reg], &rule)) {
+        if (!column_rule(&ld->object, &table->rt3_rules[reg], &rule)) {
             answer->reg_comparable[reg] = false;
             continue;
         }

@@ -53,6 +53,17 @@ struct fuzz_phdr {
     uint64_t memsz;
 };
 size_t fuzz_elf_phnum(const uint8_t *image, size_t size);
+
+/* A copy of `size` bytes whose end (rounded up to `align`) touches an
+ * inaccessible page (guard.c). */
+struct fuzz_guarded {
+    uint8_t *bytes;
+    void *mapping;
+    size_t mapping_size;
+};
+bool fuzz_guarded_copy(struct fuzz_guarded *copy, const uint8_t *data,
+                       size_t size, size_t align);
+void fuzz_guarded_free(struct fuzz_guarded *copy);
 bool fuzz_elf_phdr(const uint8_t *image, size_t size, size_t index,
                    struct fuzz_phdr *phdr);
 

@@ -133,12 +133,12 @@ enum fuzz_result fuzz_oracle_libdw(struct fuzz_context *context,
     uint64_t pcs[MAX_PCS];
     size_t npcs = fuzz_elf_pcs(image, size, pcs, MAX_PCS);
     /* elf_memory may write to the image (ELF_C_READ_MMAP_PRIVATE): a
-     * copy. */
-    char *copy = malloc(size ? size : 1);
-    if (!copy)
+     * copy, 8-byte aligned (ELF structures are read in place only when
+     * aligned), ending at a guard page. */
+    struct fuzz_guarded copy;
+    if (!fuzz_guarded_copy(&copy, image, size, 8))
         return FUZZ_SETUP;
-    memcpy(copy, image, size);
-    Elf *elf = elf_memory(copy, size);
+    Elf *elf = elf_memory((char *)copy.bytes, size);
     if (elf) {
         Dwarf_CFI *cfi = api->getcfi_elf(elf);
         fuzz_note(FUZZ_NOTE_LIBDW_FRAME, cfi ? 8 : 9);
@@ -155,6 +155,6 @@ enum fuzz_result fuzz_oracle_libdw(struct fuzz_context *context,
             api->end(dwarf);
         elf_end(elf);
     }
-    free(copy);
+    fuzz_guarded_free(&copy);
     return FUZZ_OK;
 }

@@ -10,11 +10,18 @@
  * dwarf_get_fde_at_pc. Expression blocks it returns are read byte by
  * byte, so that a pointer outside its buffers shows up under ASan.
  *
+ *
+ * The second entry point shows libdwarf raw frame records as the only
+ * section of an object (dwarf_object_init_b), as cfi/dwarf.c does, except
+ * that nothing has checked them first; the section ends at a guard page.
+ *
  * libdwarf is always given a Dwarf_Error*: its default handler aborts. */
 #include "internal.h"
 
 #include <dwarf.h>
+#include <elf.h>
 #include <libdwarf.h>
+#include <string.h>
 
 enum { MAX_CIES = 16, MAX_FDES = 64, TABLE_SIZE = 192 };
 
@@ -211,4 +218,130 @@ void fuzz_oracle_libdwarf(int fd)
     res = dwarf_finish(dbg, &error);
     if (res == DW_DLV_ERROR && error)
         dwarf_dealloc_error(NULL, error);
+}
+
+/* ------------------------------------------------------------------ */
+/* Raw frame records through the object access interface               */
+/* ------------------------------------------------------------------ */
+
+/* libdwarf 20210528 keeps the section-flags function of the last ELF
+ * reader it opened (dwarf_init_b above) in this process-global pointer
+ * and calls it on every later object, a caller's interface included,
+ * which it then reads as its reader's private struct: the first object
+ * init after a dwarf_init_b faults or fails whatever the input
+ * (fuzz/findings/oracles/libdwarf-global-elf-flags.c reproduces it).
+ * Cleared before each object init, so that inputs stay independent and
+ * what is found here is caused by the input. */
+extern int (*_dwarf_get_elf_flags_func_ptr)(void *object, Dwarf_Half index,
+                                            Dwarf_Unsigned *flags,
+                                            Dwarf_Unsigned *addralign,
+                                            int *error);
+
+/* Index 0 is the null section ELF always has, as libdwarf expects; 1 the
+ * frame section. */
+struct shown_object {
+    /* dwarf_finish reads the first byte of the object to tell its own
+     * readers ('E', 'F', 'M', 'P') from a caller's interface. */
+    char kind;
+    const char *name;
+    const uint8_t *bytes;
+    uint64_t size;
+    uint64_t addr;
+};
+
+static int object_section_info(void *object, Dwarf_Half index,
+                               Dwarf_Obj_Access_Section *info, int *error)
+{
+    const struct shown_object *shown = object;
+    (void)error;
+    if (index > 1)
+        return DW_DLV_NO_ENTRY;
+    memset(info, 0, sizeof *info);
+    info->name = index == 0 ? "" : shown->name;
+    if (index == 1) {
+        info->type = SHT_PROGBITS;
+        info->addr = shown->addr;
+        info->size = shown->size;
+    }
+    return DW_DLV_OK;
+}
+
+static Dwarf_Endianness object_byte_order(void *object)
+{
+    (void)object;
+    return DW_OBJECT_LSB;
+}
+
+static Dwarf_Small object_length_size(void *object)
+{
+    (void)object;
+    return 4;
+}
+
+static Dwarf_Small object_pointer_size(void *object)
+{
+    (void)object;
+    return 8;
+}
+
+static Dwarf_Unsigned object_section_count(void *object)
+{
+    (void)object;
+    return 2;
+}
+
+/* libdwarf only reads the section (no relocate_a_section is given). */
+static int object_load_section(void *object, Dwarf_Half index,
+                               Dwarf_Small **bytes, int *error)
+{
+    const struct shown_object *shown = object;
+    (void)error;
+    if (index != 1)
+        return DW_DLV_NO_ENTRY;
+    *bytes = (Dwarf_Small *)shown->bytes;
+    return DW_DLV_OK;
+}
+
+void fuzz_oracle_libdwarf_section(const uint8_t *data, size_t size)
+{
+    if (size < FUZZ_CFI_HEADER_SIZE)
+        return;
+    bool eh = !(data[0] & FUZZ_CFI_DEBUG_FRAME);
+    size_t section_size = size - FUZZ_CFI_HEADER_SIZE;
+    struct fuzz_guarded section;
+    if (section_size == 0 ||
+        !fuzz_guarded_copy(&section, data + FUZZ_CFI_HEADER_SIZE,
+                           section_size, 1))
+        return;
+    struct shown_object object = {
+        .kind = 'C',
+        .name = eh ? ".eh_frame" : ".debug_frame",
+        .bytes = section.bytes,
+        .size = section_size,
+        .addr = cfi_load_le(data + 12, 4),
+    };
+    static const Dwarf_Obj_Access_Methods methods = {
+        .get_section_info = object_section_info,
+        .get_byte_order = object_byte_order,
+        .get_length_size = object_length_size,
+        .get_pointer_size = object_pointer_size,
+        .get_section_count = object_section_count,
+        .load_section = object_load_section,
+        .relocate_a_section = NULL,
+    };
+    Dwarf_Obj_Access_Interface interface = {&object, &methods};
+    Dwarf_Debug dbg = NULL;
+    Dwarf_Error error = NULL;
+    _dwarf_get_elf_flags_func_ptr = NULL;
+    int res = dwarf_object_init_b(&interface, NULL, NULL, DW_GROUPNUMBER_ANY,
+                                  &dbg, &error);
+    if (settle(dbg, res, &error, FUZZ_NOTE_LIBDWARF_INIT) == DW_DLV_OK) {
+        dwarf_set_frame_rule_initial_value(dbg, DW_FRAME_UNDEFINED_VAL);
+        dwarf_set_frame_cfa_value(dbg, DW_FRAME_CFA_COL3);
+        visit_section(dbg, eh);
+        res = dwarf_finish(dbg, &error);
+        if (res == DW_DLV_ERROR && error)
+            dwarf_dealloc_error(NULL, error);
+    }
+    fuzz_guarded_free(&section);
 }

@@ -1,5 +1,5 @@
-/* oracles.c — target 3: the outside parsers on a (mutated) ELF file, one
- * chosen by the input's first byte, or all three; and the little ELF
+/* oracles.c — target 3: the outside parsers on a (mutated) ELF file or
+ * frame section, chosen by the input's first byte; and the little ELF
  * reading the oracles need without going through cfi/. */
 #include "internal.h"
 
@@ -95,17 +95,20 @@ enum fuzz_result fuzz_one_oracles(struct fuzz_context *context,
     enum fuzz_oracle oracle = (enum fuzz_oracle)(data[0] & 3);
     const uint8_t *elf = data + 1;
     size_t elf_size = size - 1;
-    enum fuzz_result result = FUZZ_OK;
-    if (oracle == FUZZ_ORACLE_LIBDWARF || oracle == FUZZ_ORACLE_ALL) {
-        result = fuzz_context_write(context, elf, elf_size);
-        if (result == FUZZ_OK)
-            fuzz_oracle_libdwarf(context->fd);
-    }
-    if (result == FUZZ_OK &&
-        (oracle == FUZZ_ORACLE_LIBDW || oracle == FUZZ_ORACLE_ALL))
-        result = fuzz_oracle_libdw(context, elf, elf_size);
-    if (result == FUZZ_OK &&
-        (oracle == FUZZ_ORACLE_LIBUNWIND || oracle == FUZZ_ORACLE_ALL))
+    switch (oracle) {
+    case FUZZ_ORACLE_LIBDWARF:
+        if (fuzz_context_write(context, elf, elf_size) != FUZZ_OK)
+            return FUZZ_SETUP;
+        fuzz_oracle_libdwarf(context->fd);
+        return FUZZ_OK;
+    case FUZZ_ORACLE_LIBDW:
+        return fuzz_oracle_libdw(context, elf, elf_size);
+    case FUZZ_ORACLE_LIBUNWIND:
         fuzz_oracle_libunwind(elf, elf_size);
-    return result;
+        return FUZZ_OK;
+    case FUZZ_ORACLE_LIBDWARF_SECTION:
+        fuzz_oracle_libdwarf_section(elf, elf_size);
+        return FUZZ_OK;
+    }
+    return FUZZ_SETUP;
 }

@@ -28,7 +28,9 @@ shift 2
 # a disagreement (UBSan traps: AFL_USE_UBSAN builds with trap-on-error).
 export AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_NO_UI=1
 export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_SKIP_CRASHES=1
-export ASAN_OPTIONS="abort_on_error=1:symbolize=0:detect_leaks=0:allocator_may_return_null=1:malloc_context_size=0:detect_odr_violation=0"
+ASAN_OPTIONS="abort_on_error=1:symbolize=0:detect_leaks=0"
+ASAN_OPTIONS="$ASAN_OPTIONS:allocator_may_return_null=1:malloc_context_size=0"
+export ASAN_OPTIONS="$ASAN_OPTIONS:detect_odr_violation=0"
 export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:symbolize=0"
 
 binary() {

@@ -9,8 +9,9 @@
 #               taken from the system's libraries.
 #   elf/        (harness 2) the cases linked compactly (no page padding:
 #               about 1.4 KB each) and one small real library.
-#   oracles/    (harness 3) the same files behind a selector byte: 0
-#               libdwarf, 1 libdw, 2 libunwind.
+#   oracles/    (harness 3) the ELF files behind a selector byte: 0
+#               libdwarf, 1 libdw, 2 libunwind; and the cfi_bytes seeds
+#               behind selector 3 (libdwarf on raw frame records).
 #
 # Run from the top of the tree. Needs the cases' sources and a C compiler.
 set -eu
@@ -70,6 +71,10 @@ for elf in "$seeds"/elf/*; do
     for selector in 0 1 2; do
         { printf '%b' "\\000$selector"; cat "$elf"; } > "$seeds/oracles/$selector-$name"
     done
+done
+for records in "$seeds"/cfi_bytes/*; do
+    name=$(basename "$records")
+    { printf '%b' "\\0003"; cat "$records"; } > "$seeds/oracles/3-$name"
 done
 
 for dir in cfi_bytes elf oracles; do

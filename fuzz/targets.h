@@ -127,13 +127,23 @@ enum fuzz_result fuzz_one_elf(struct fuzz_context *context,
 /* Target 3: outside parsers                                            */
 /* ------------------------------------------------------------------ */
 
-/* data[0] & 3 chooses the library: 0 libdwarf, 1 libdw, 2 libunwind,
- * 3 all three; data[1..] is the ELF file. */
+/* data[0] & 3 chooses the library and the input:
+ *   0  libdwarf on the ELF file data[1..] (its own ELF reader);
+ *   1  libdw on the ELF file data[1..];
+ *   2  libunwind on the ELF file data[1..];
+ *   3  libdwarf on raw frame records: data[1..] is target 1's input (its
+ *      header's bit 0 and address, then the section), shown to libdwarf
+ *      as the only section of an object (dwarf_object_init_b), the way
+ *      cfi/ shows it the sections our parser accepted.
+ * Whatever a library is handed (a section, an ELF image) lies at the end
+ * of a mapping followed by an inaccessible page: the libraries are not
+ * instrumented, and a read past the end then faults instead of going
+ * unnoticed. */
 enum fuzz_oracle {
     FUZZ_ORACLE_LIBDWARF,
     FUZZ_ORACLE_LIBDW,
     FUZZ_ORACLE_LIBUNWIND,
-    FUZZ_ORACLE_ALL,
+    FUZZ_ORACLE_LIBDWARF_SECTION,
 };
 
 /* Returns FUZZ_OK whatever the libraries answer (FUZZ_SETUP when the
@@ -149,6 +159,7 @@ enum fuzz_result fuzz_one_oracles(struct fuzz_context *context,
  * calls before forking); it never links with libdwarf, whose dwarf_* names
  * clash with libdw's. */
 void fuzz_oracle_libdwarf(int fd);
+void fuzz_oracle_libdwarf_section(const uint8_t *data, size_t size);
 enum fuzz_result fuzz_oracle_libdw_load(struct fuzz_context *context);
 enum fuzz_result fuzz_oracle_libdw(struct fuzz_context *context,
                                    const uint8_t *elf, size_t size);

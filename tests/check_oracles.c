@@ -492,6 +492,25 @@ START_TEST(libunwind_div_trap_refused)
 }
 END_TEST
 
+/* expression(r235929461, lit0): libdw would allocate and clear a table
+ * of that many registers (gigabytes, seconds): the adapter refuses the
+ * FDE. Register 120 is asked. */
+START_TEST(libdw_huge_register_refused)
+{
+    char *huge = build("", "\t.cfi_escape 0x10, 0xf5, 0xfe, 0xbf, 0x70, 0x01,"
+                           " 0x30\n\tnop\n");
+    char *high = build("", "\t.cfi_escape 0x10, 0x78, 0x01, 0x30\n\tnop\n");
+    struct asked asked;
+    ask(oracle(DIFF_ENGINE_libdw), huge, 0x1000, 0, 0, &asked);
+    assert_not_comparable(&asked, "register number");
+    ck_assert_int_eq(asked.expected.status, CFI_E_MALFORMED);
+    ask(oracle(DIFF_ENGINE_libdw), high, 0x1000, 0, 0, &asked);
+    ck_assert(asked.answer.comparable);
+    remove_built(huge);
+    remove_built(high);
+}
+END_TEST
+
 /* rbx = val(breg7 0x11; deref_size 1): libunwind reads the word at
  * rsp+0x10. A fault on rsp+0x10 alone (not a byte the IL reads) cannot be
  * put to its word-sized accessor: not comparable. A fault on the whole
@@ -548,6 +567,7 @@ int main(void)
     tcase_add_test(tc, libunwind_high_register);
     tcase_add_test(tc, libunwind_div_trap_refused);
     tcase_add_test(tc, libunwind_partial_word_fault);
+    tcase_add_test(tc, libdw_huge_register_refused);
     tcase_add_test(tc, return_address_column);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
