@@ -52,6 +52,22 @@ void diff_answer_all_comparable(struct diff_answer *answer)
     memset(answer->reg_comparable, true, sizeof answer->reg_comparable);
 }
 
+void diff_answer_reset(struct diff_answer *answer)
+{
+    memset(&answer->frame, 0, sizeof answer->frame);
+    answer->frame.diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    diff_answer_all_comparable(answer);
+}
+
+enum cfi_status diff_answer_error(struct diff_answer *answer,
+                                  enum cfi_status status, const char *message,
+                                  int reg)
+{
+    answer->frame.status = status;
+    answer->frame.diag = (struct cfi_diag){status, message, CFI_NO_OFFSET, reg};
+    return status;
+}
+
 /* ------------------------------------------------------------------ */
 /* il: the IL evaluator, with the file's IL translated once at open     */
 /* ------------------------------------------------------------------ */

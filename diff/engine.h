@@ -58,6 +58,14 @@ struct diff_answer {
 
 /* Marks every register and the CFA comparable, the request comparable. */
 void diff_answer_all_comparable(struct diff_answer *answer);
+/* A fresh answer: an empty frame (status CFI_OK, no diagnostic) and
+ * everything comparable; adapters then narrow it. */
+void diff_answer_reset(struct diff_answer *answer);
+/* The answer is the error `status`, with a fixed message and the register
+ * it names (-1: none). Returns status. */
+enum cfi_status diff_answer_error(struct diff_answer *answer,
+                                  enum cfi_status status, const char *message,
+                                  int reg);
 
 /* An open engine. `unwind` fills *answer completely (frame included) and
  * returns answer->frame.status. */

@@ -139,26 +139,6 @@ enum cfi_status diff_libdw_open(const struct cfi_file *file, void **self,
 /* Answers                                                              */
 /* ------------------------------------------------------------------ */
 
-static void answer_reset(struct diff_answer *answer)
-{
-    memset(&answer->frame, 0, sizeof answer->frame);
-    answer->frame.diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    answer->comparable = true;
-    answer->not_comparable_reason = NULL;
-    answer->cfa_comparable = true;
-    for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-        answer->reg_comparable[reg] = true;
-}
-
-static enum cfi_status answer_error(struct diff_answer *answer,
-                                    enum cfi_status status,
-                                    const char *message, int reg)
-{
-    answer->frame.status = status;
-    answer->frame.diag = (struct cfi_diag){status, message, CFI_NO_OFFSET, reg};
-    return status;
-}
-
 /* libdw's last error, in the class `status` unless it is out of memory. */
 static enum cfi_status libdw_error(const struct diff_libdw *ld,
                                    struct diff_answer *answer,
@@ -168,7 +148,7 @@ static enum cfi_status libdw_error(const struct diff_libdw *ld,
     const char *text = ld->dw.dwarf_errmsg(number);
     if (number == LIBDW_E_NOMEM)
         status = CFI_E_NOMEM;
-    return answer_error(answer, status, text ? text : "libdw: error", reg);
+    return diff_answer_error(answer, status, text ? text : "libdw: error", reg);
 }
 
 /* cfi.h step 2: .eh_frame first, then .debug_frame. */
@@ -185,7 +165,8 @@ static enum cfi_status find_frame(const struct diff_libdw *ld, uint64_t pc,
         if (ld->dw.dwarf_errno() != LIBDW_E_NO_MATCH)
             return libdw_error(ld, answer, CFI_E_MALFORMED, -1);
     }
-    return answer_error(answer, CFI_E_NO_FDE, "no FDE covers the address", -1);
+    return diff_answer_error(answer, CFI_E_NO_FDE, "no FDE covers the address",
+                             -1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -507,7 +488,7 @@ static void machine_init(struct machine *m, const Dwarf_Op *ops, size_t nops,
 static enum eval machine_error(const struct machine *m,
                                struct diff_answer *answer)
 {
-    answer_error(answer, m->status, m->message, m->reg);
+    diff_answer_error(answer, m->status, m->message, m->reg);
     return EVAL_FAILED;
 }
 
@@ -528,7 +509,7 @@ static enum eval eval_cfa(const struct diff_libdw *ld, Dwarf_Frame *frame,
         return EVAL_FAILED;
     }
     if (nops == 0) {
-        answer_error(answer, CFI_E_MALFORMED, "row has no CFA rule", -1);
+        diff_answer_error(answer, CFI_E_MALFORMED, "row has no CFA rule", -1);
         return EVAL_FAILED;
     }
     struct machine m;
@@ -612,8 +593,8 @@ static enum cfi_status eval_frame(const struct diff_libdw *ld,
         answer->comparable = false;
         answer->not_comparable_reason =
             "libdw: a jump in the CFA expression lands inside an operation";
-        return answer_error(answer, CFI_E_UNSUPPORTED,
-                            answer->not_comparable_reason, -1);
+        return diff_answer_error(answer, CFI_E_UNSUPPORTED,
+                                 answer->not_comparable_reason, -1);
     }
     if (e == EVAL_FAILED)
         return answer->frame.status;
@@ -670,7 +651,7 @@ enum cfi_status diff_libdw_answer(void *self,
                                   struct diff_answer *answer)
 {
     struct diff_libdw *ld = self;
-    answer_reset(answer);
+    diff_answer_reset(answer);
     uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
     const struct cfi_fde *fde = cfi_file_lookup(ld->file, pc);
     if (fde && names_huge_register(fde)) {
@@ -678,8 +659,8 @@ enum cfi_status diff_libdw_answer(void *self,
         answer->not_comparable_reason =
             "libdw: the CFI names a register number that would make libdw "
             "allocate a table that large";
-        return answer_error(answer, CFI_E_UNSUPPORTED,
-                            answer->not_comparable_reason, -1);
+        return diff_answer_error(answer, CFI_E_UNSUPPORTED,
+                                 answer->not_comparable_reason, -1);
     }
     Dwarf_Frame *frame = NULL;
     enum cfi_status status = find_frame(ld, pc, &frame, answer);

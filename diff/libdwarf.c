@@ -376,32 +376,12 @@ static bool expression_register_hazard(const struct cfi_fde *fde)
 /* Answers                                                              */
 /* ------------------------------------------------------------------ */
 
-static void answer_reset(struct diff_answer *answer)
-{
-    memset(&answer->frame, 0, sizeof answer->frame);
-    answer->frame.diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    answer->comparable = true;
-    answer->not_comparable_reason = NULL;
-    answer->cfa_comparable = true;
-    for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-        answer->reg_comparable[reg] = true;
-}
-
-static enum cfi_status answer_error(struct diff_answer *answer,
-                                    enum cfi_status status,
-                                    const char *message)
-{
-    answer->frame.status = status;
-    answer->frame.diag = (struct cfi_diag){status, message, CFI_NO_OFFSET, -1};
-    return status;
-}
-
 static enum cfi_status not_comparable(struct diff_answer *answer,
                                       const char *reason)
 {
     answer->comparable = false;
     answer->not_comparable_reason = reason;
-    return answer_error(answer, CFI_E_UNSUPPORTED, reason);
+    return diff_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
 }
 
 /* The closest class for an error libdwarf reports on a row. */
@@ -414,7 +394,7 @@ static enum cfi_status row_error(Dwarf_Debug dbg, Dwarf_Error error,
                            : number == DW_DLE_PC_NOT_IN_FDE_RANGE
                                ? CFI_E_NO_FDE
                                : CFI_E_MALFORMED;
-    return answer_error(answer, status, text);
+    return diff_answer_error(answer, status, text, -1);
 }
 
 /* cfi.h step 2: .eh_frame first, then .debug_frame. NO_ENTRY when
@@ -613,7 +593,7 @@ enum cfi_status diff_libdwarf_answer(void *self,
                                      struct diff_answer *answer)
 {
     struct diff_libdwarf *ld = self;
-    answer_reset(answer);
+    diff_answer_reset(answer);
     uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
     const struct cfi_fde *ours = cfi_file_lookup(ld->file, pc);
     if (ours && expression_register_hazard(ours))
@@ -624,9 +604,10 @@ enum cfi_status diff_libdwarf_answer(void *self,
     const char *message = NULL;
     int res = find_fde(ld, pc, &fde, &message);
     if (res == DW_DLV_NO_ENTRY)
-        return answer_error(answer, CFI_E_NO_FDE, "no FDE covers the address");
+        return diff_answer_error(answer, CFI_E_NO_FDE,
+                                 "no FDE covers the address", -1);
     if (res == DW_DLV_ERROR)
-        return answer_error(answer, CFI_E_MALFORMED, message);
+        return diff_answer_error(answer, CFI_E_MALFORMED, message, -1);
     Dwarf_Regtable3 table = {.rt3_reg_table_size = ld->table_size,
                              .rt3_rules = ld->table};
     Dwarf_Addr row_pc = 0;

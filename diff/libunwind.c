@@ -940,24 +940,12 @@ void diff_libunwind_model(const struct sem_row *row, unsigned ra_column,
 /* Answers                                                              */
 /* ------------------------------------------------------------------ */
 
+/* A fresh answer: libunwind speaks for registers 0..16 only. */
 static void answer_reset(struct diff_answer *answer)
 {
-    memset(&answer->frame, 0, sizeof answer->frame);
-    answer->frame.diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    answer->comparable = true;
-    answer->not_comparable_reason = NULL;
-    answer->cfa_comparable = true;
-    for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-        answer->reg_comparable[reg] = reg < LIBUNWIND_NREGS;
-}
-
-static enum cfi_status answer_error(struct diff_answer *answer,
-                                    enum cfi_status status,
-                                    const char *message, int reg)
-{
-    answer->frame.status = status;
-    answer->frame.diag = (struct cfi_diag){status, message, CFI_NO_OFFSET, reg};
-    return status;
+    diff_answer_reset(answer);
+    for (unsigned reg = LIBUNWIND_NREGS; reg < CFI_NREGS; reg++)
+        answer->reg_comparable[reg] = false;
 }
 
 static enum cfi_status not_comparable(struct diff_answer *answer,
@@ -965,7 +953,7 @@ static enum cfi_status not_comparable(struct diff_answer *answer,
 {
     answer->comparable = false;
     answer->not_comparable_reason = reason;
-    return answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
+    return diff_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
 }
 
 static const char partial_word_reason[] =
@@ -977,13 +965,14 @@ static enum cfi_status step_failed(const struct step_env *env, int code,
                                    struct diff_answer *answer)
 {
     if (env->unknown_reg >= 0)
-        return answer_error(answer, CFI_E_REG_UNKNOWN,
-                            "libunwind: reads a register whose value is unknown",
-                            env->unknown_reg);
+        return diff_answer_error(
+            answer, CFI_E_REG_UNKNOWN,
+            "libunwind: reads a register whose value is unknown",
+            env->unknown_reg);
     if (env->memory_fault && env->partial_word_fault)
         return not_comparable(answer, partial_word_reason);
     if (env->memory_fault)
-        return answer_error(answer, CFI_E_MEMORY, unw_strerror(code), -1);
+        return diff_answer_error(answer, CFI_E_MEMORY, unw_strerror(code), -1);
     switch (code) {
     case -UNW_EBADREG:
         return not_comparable(answer,
@@ -992,11 +981,12 @@ static enum cfi_status step_failed(const struct step_env *env, int code,
         return not_comparable(
             answer, "libunwind: caller's rip and CFA equal the callee's");
     case -UNW_ENOINFO:
-        return answer_error(answer, CFI_E_NO_FDE, unw_strerror(code), -1);
+        return diff_answer_error(answer, CFI_E_NO_FDE, unw_strerror(code), -1);
     case -UNW_ENOMEM:
-        return answer_error(answer, CFI_E_NOMEM, unw_strerror(code), -1);
+        return diff_answer_error(answer, CFI_E_NOMEM, unw_strerror(code), -1);
     default:
-        return answer_error(answer, CFI_E_MALFORMED, unw_strerror(code), -1);
+        return diff_answer_error(answer, CFI_E_MALFORMED, unw_strerror(code),
+                                 -1);
     }
 }
 
@@ -1027,9 +1017,9 @@ static enum cfi_status read_back(unw_cursor_t *cursor, struct step_env *env,
     memset(frame->caller.status, CFI_REG_UNDEFINED, sizeof frame->caller.status);
     for (unsigned reg = 0; reg < LIBUNWIND_NREGS; reg++)
         if (!read_register(cursor, env, reg, frame))
-            return answer_error(answer, CFI_E_MEMORY,
-                                "libunwind: saved register is in unreadable "
-                                "memory", (int)reg);
+            return diff_answer_error(
+                answer, CFI_E_MEMORY,
+                "libunwind: saved register is in unreadable memory", (int)reg);
     unw_word_t cfa = 0;
     unw_get_reg(cursor, UNW_X86_64_CFA, &cfa);
     frame->cfa = cfa;
@@ -1129,8 +1119,8 @@ enum cfi_status diff_libunwind_answer(void *self,
     /* Without an FDE, x86-64 unw_step guesses from rbp or the code
      * bytes: that is no CFI answer. */
     if (env.searched && env.search_result == -UNW_ENOINFO)
-        return answer_error(answer, CFI_E_NO_FDE,
-                            "libunwind: no FDE covers the address", -1);
+        return diff_answer_error(answer, CFI_E_NO_FDE,
+                                 "libunwind: no FDE covers the address", -1);
     if (code < 0)
         return step_failed(&env, code, answer);
     enum cfi_status status = read_back(&cursor, &env, answer);
