@@ -3,6 +3,7 @@
  * libdwarf is always given a Dwarf_Error*: its default handler aborts.
  * Its error messages come from dwarf_errmsg_by_number, a fixed table. */
 #include "libdwarf.h"
+#include "dwarf_object.h"
 
 #include <dwarf.h>
 #include <fcntl.h>
@@ -32,28 +33,11 @@ struct section_list {
     Dwarf_Signed nfdes;
 };
 
-/* A section shown to libdwarf: found by libelf in the file. */
-struct shown_section {
-    const char *name;
-    uint64_t addr;
-    uint64_t size;
-    void *bytes;
-};
-
-/* The object libdwarf reads through Dwarf_Obj_Access_Interface. Its
- * first byte must not be 'E', 'F', 'M' or 'P': dwarf_finish reads it to
- * recognise its own readers. Index 0 is the null section. */
-struct frame_object {
-    char kind;
-    unsigned count;
-    struct shown_section sections[3];
-};
-
 struct diff_libdwarf {
     const struct cfi_file *file;
     int fd;
     Elf *elf;
-    struct frame_object object;
+    struct diff_dwarf_object object;
     Dwarf_Obj_Access_Interface interface;
     Dwarf_Debug dbg;
     struct section_list sections[2]; /* enum cfi_section */
@@ -62,78 +46,12 @@ struct diff_libdwarf {
     struct sem_reg_rule rules[CFI_NREGS];
 };
 
-/* ------------------------------------------------------------------ */
-/* The object interface                                                 */
-/* ------------------------------------------------------------------ */
-
-static int object_section_info(void *object, Dwarf_Half index,
-                               Dwarf_Obj_Access_Section *info, int *error)
-{
-    const struct frame_object *frames = object;
-    (void)error;
-    if (index >= frames->count)
-        return DW_DLV_NO_ENTRY;
-    memset(info, 0, sizeof *info);
-    const struct shown_section *shown = &frames->sections[index];
-    info->name = shown->name;
-    if (shown->bytes) {
-        info->type = SHT_PROGBITS;
-        info->addr = shown->addr;
-        info->size = shown->size;
-    }
-    return DW_DLV_OK;
-}
-
-static Dwarf_Endianness object_byte_order(void *object)
-{
-    (void)object;
-    return DW_OBJECT_LSB;
-}
-
-static Dwarf_Small object_length_size(void *object)
-{
-    (void)object;
-    return 4;
-}
-
-static Dwarf_Small object_pointer_size(void *object)
-{
-    (void)object;
-    return 8;
-}
-
-static Dwarf_Unsigned object_section_count(void *object)
-{
-    return ((const struct frame_object *)object)->count;
-}
-
-static int object_load_section(void *object, Dwarf_Half index,
-                               Dwarf_Small **bytes, int *error)
-{
-    const struct frame_object *frames = object;
-    (void)error;
-    if (index >= frames->count || !frames->sections[index].bytes)
-        return DW_DLV_NO_ENTRY;
-    *bytes = frames->sections[index].bytes;
-    return DW_DLV_OK;
-}
-
-static const Dwarf_Obj_Access_Methods object_methods = {
-    .get_section_info = object_section_info,
-    .get_byte_order = object_byte_order,
-    .get_length_size = object_length_size,
-    .get_pointer_size = object_pointer_size,
-    .get_section_count = object_section_count,
-    .load_section = object_load_section,
-    .relocate_a_section = NULL,
-};
 
 /* .eh_frame and .debug_frame as libelf finds them (their raw bytes;
  * a compressed or NOBITS section is not shown). */
 static void find_sections(struct diff_libdwarf *ld)
 {
-    ld->object = (struct frame_object){.kind = 'C', .count = 1};
-    ld->object.sections[0] = (struct shown_section){"", 0, 0, NULL};
+    diff_dwarf_object_init(&ld->object);
     size_t strndx;
     if (elf_getshdrstrndx(ld->elf, &strndx) != 0)
         return;
@@ -146,11 +64,10 @@ static void find_sections(struct diff_libdwarf *ld)
         if (!name || (strcmp(name, ".eh_frame") && strcmp(name, ".debug_frame")))
             continue;
         Elf_Data *data = elf_rawdata(scn, NULL);
-        if (!data || !data->d_buf || data->d_size == 0 || ld->object.count == 3)
-            continue;
-        ld->object.sections[ld->object.count++] = (struct shown_section){
-            name[1] == 'e' ? ".eh_frame" : ".debug_frame", shdr.sh_addr,
-            data->d_size, data->d_buf};
+        if (data && data->d_buf && data->d_size > 0)
+            diff_dwarf_object_add(&ld->object,
+                                  name[1] == 'e' ? ".eh_frame" : ".debug_frame",
+                                  shdr.sh_addr, data->d_buf, data->d_size);
     }
 }
 
@@ -229,8 +146,7 @@ static enum cfi_status open_failed(struct diff_libdwarf *ld,
 static enum cfi_status start_libdwarf(struct diff_libdwarf *ld,
                                       struct cfi_diag *diag)
 {
-    ld->interface = (Dwarf_Obj_Access_Interface){&ld->object,
-                                                 &object_methods};
+    ld->interface = diff_dwarf_object_interface(&ld->object);
     Dwarf_Error error = NULL;
     int res = dwarf_object_init_b(&ld->interface, NULL, NULL,
                                   DW_GROUPNUMBER_ANY, &ld->dbg, &error);
@@ -472,7 +388,7 @@ static struct sem_expr block(const Dwarf_Regtable_Entry3 *entry)
 /* An expression block libdwarf gives must lie inside a section it was
  * shown: its length can run past the section's end
  * (fuzz/findings: dwarf_get_fde_info_for_cfa_reg3_b), and it is read. */
-static bool block_fits(const struct frame_object *object,
+static bool block_fits(const struct diff_dwarf_object *object,
                        const Dwarf_Regtable_Entry3 *entry)
 {
     uint64_t len = entry->dw_offset_or_block_len;
@@ -493,7 +409,7 @@ static bool block_fits(const struct frame_object *object,
 
 /* One column. False when the rule cannot be said in the IL (a register
  * outside 0..CFI_NREGS-1, an unknown kind). */
-static bool column_rule(const struct frame_object *object,
+static bool column_rule(const struct diff_dwarf_object *object,
                         const Dwarf_Regtable_Entry3 *entry,
                         struct sem_rule *rule)
 {
@@ -537,7 +453,7 @@ static bool column_rule(const struct frame_object *object,
 }
 
 /* The CFA rule. False when it cannot be said in the IL. */
-static bool cfa_rule(const struct frame_object *object,
+static bool cfa_rule(const struct diff_dwarf_object *object,
                      const Dwarf_Regtable_Entry3 *entry, struct sem_cfa *cfa)
 {
     memset(cfa, 0, sizeof *cfa);

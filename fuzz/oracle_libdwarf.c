@@ -23,6 +23,8 @@
 #include <libdwarf.h>
 #include <string.h>
 
+#include "diff/dwarf_object.h"
+
 enum { MAX_CIES = 16, MAX_FDES = 64, TABLE_SIZE = 192 };
 
 /* Frees an error, if any, and reports a return code (DW_DLV_NO_ENTRY -1,
@@ -237,71 +239,6 @@ extern int (*_dwarf_get_elf_flags_func_ptr)(void *object, Dwarf_Half index,
                                             Dwarf_Unsigned *addralign,
                                             int *error);
 
-/* Index 0 is the null section ELF always has, as libdwarf expects; 1 the
- * frame section. */
-struct shown_object {
-    /* dwarf_finish reads the first byte of the object to tell its own
-     * readers ('E', 'F', 'M', 'P') from a caller's interface. */
-    char kind;
-    const char *name;
-    const uint8_t *bytes;
-    uint64_t size;
-    uint64_t addr;
-};
-
-static int object_section_info(void *object, Dwarf_Half index,
-                               Dwarf_Obj_Access_Section *info, int *error)
-{
-    const struct shown_object *shown = object;
-    (void)error;
-    if (index > 1)
-        return DW_DLV_NO_ENTRY;
-    memset(info, 0, sizeof *info);
-    info->name = index == 0 ? "" : shown->name;
-    if (index == 1) {
-        info->type = SHT_PROGBITS;
-        info->addr = shown->addr;
-        info->size = shown->size;
-    }
-    return DW_DLV_OK;
-}
-
-static Dwarf_Endianness object_byte_order(void *object)
-{
-    (void)object;
-    return DW_OBJECT_LSB;
-}
-
-static Dwarf_Small object_length_size(void *object)
-{
-    (void)object;
-    return 4;
-}
-
-static Dwarf_Small object_pointer_size(void *object)
-{
-    (void)object;
-    return 8;
-}
-
-static Dwarf_Unsigned object_section_count(void *object)
-{
-    (void)object;
-    return 2;
-}
-
-/* libdwarf only reads the section (no relocate_a_section is given). */
-static int object_load_section(void *object, Dwarf_Half index,
-                               Dwarf_Small **bytes, int *error)
-{
-    const struct shown_object *shown = object;
-    (void)error;
-    if (index != 1)
-        return DW_DLV_NO_ENTRY;
-    *bytes = (Dwarf_Small *)shown->bytes;
-    return DW_DLV_OK;
-}
-
 void fuzz_oracle_libdwarf_section(const uint8_t *data, size_t size)
 {
     if (size < FUZZ_CFI_HEADER_SIZE)
@@ -313,23 +250,12 @@ void fuzz_oracle_libdwarf_section(const uint8_t *data, size_t size)
         !fuzz_guarded_copy(&section, data + FUZZ_CFI_HEADER_SIZE,
                            section_size, 1))
         return;
-    struct shown_object object = {
-        .kind = 'C',
-        .name = eh ? ".eh_frame" : ".debug_frame",
-        .bytes = section.bytes,
-        .size = section_size,
-        .addr = cfi_load_le(data + 12, 4),
-    };
-    static const Dwarf_Obj_Access_Methods methods = {
-        .get_section_info = object_section_info,
-        .get_byte_order = object_byte_order,
-        .get_length_size = object_length_size,
-        .get_pointer_size = object_pointer_size,
-        .get_section_count = object_section_count,
-        .load_section = object_load_section,
-        .relocate_a_section = NULL,
-    };
-    Dwarf_Obj_Access_Interface interface = {&object, &methods};
+    struct diff_dwarf_object object;
+    diff_dwarf_object_init(&object);
+    diff_dwarf_object_add(&object, eh ? ".eh_frame" : ".debug_frame",
+                          cfi_load_le(data + 12, 4), section.bytes,
+                          section_size);
+    Dwarf_Obj_Access_Interface interface = diff_dwarf_object_interface(&object);
     Dwarf_Debug dbg = NULL;
     Dwarf_Error error = NULL;
     _dwarf_get_elf_flags_func_ptr = NULL;
