@@ -756,6 +756,53 @@ static bool libdw_empty_expression(const struct diff_mismatch *m)
            is_empty_expression(&rule) && is_undefined(m->got, m->reg);
 }
 
+/* set_loc to a location before the current one (or to it): the IL fails
+ * there, libdw runs it and goes on. A location past the FDE's end is
+ * never run for a PC inside the FDE: *-stops-at-lookup-pc explains it. */
+static bool libdw_location_backwards(const struct diff_mismatch *m)
+{
+    static const enum sem_opcode set_loc[] = {SEM_CFA_set_loc};
+    return accepts(m, DIFF_ENGINE_libdw, false, set_loc, COUNT(set_loc));
+}
+
+/* The FDE's CIE says addresses are 4 bytes (version 4's address_size):
+ * libdw finds no FDE where the IL found this one. */
+static bool libdw_address_size_4(const struct diff_mismatch *m)
+{
+    return m->engine == DIFF_ENGINE_libdw && m->item == DIFF_ITEM_STATUS &&
+           m->fde && m->fde->cie && m->fde->cie->address_size == 4 &&
+           m->got->status == CFI_E_NO_FDE &&
+           m->expected->status != CFI_E_NO_FDE;
+}
+
+/* ------------------------------------------------------------------ */
+/* libunwind: what it reads                                             */
+/* ------------------------------------------------------------------ */
+
+/* The FDE that covers the lookup PC is in .debug_frame: libunwind, which
+ * reads only .eh_frame (through .eh_frame_hdr), finds none. */
+static bool libunwind_no_debug_frame(const struct diff_mismatch *m)
+{
+    return m->engine == DIFF_ENGINE_libunwind &&
+           m->item == DIFF_ITEM_STATUS && m->fde &&
+           m->fde->section == CFI_DEBUG_FRAME &&
+           m->got->status == CFI_E_NO_FDE &&
+           m->expected->status != CFI_E_NO_FDE;
+}
+
+/* The IL's error is an expression stack underflow (semantics/
+ * expr_eval.c's message), libunwind's the malformed input it reports
+ * for every bad operand. */
+static bool libunwind_underflow_malformed(const struct diff_mismatch *m)
+{
+    const char *message = m->expected->diag.message;
+    return m->engine == DIFF_ENGINE_libunwind &&
+           m->item == DIFF_ITEM_STATUS &&
+           m->expected->status == CFI_E_EXPR && message &&
+           strcmp(message, "expression stack underflow") == 0 &&
+           m->got->status == CFI_E_MALFORMED;
+}
+
 /* ------------------------------------------------------------------ */
 /* The table                                                            */
 /* ------------------------------------------------------------------ */
@@ -998,6 +1045,41 @@ static const struct diff_deviation table[] = {
      "on the register, and on the status when the CFA's slot is unreadable "
      "(libdw reads nothing) or a later rule fails first.",
      libdw_empty_expression},
+    {"libdw-location-backwards", DIFF_ENGINE_libdw,
+     "libdw accepts a DW_CFA_set_loc that does not move the location "
+     "forward",
+     "DWARF 5 6.4.2.1: 'The new location value is always greater than the "
+     "current one'; cfi.h makes a set_loc to the current location or "
+     "before it malformed. libdw/cfi.c execute_cfi assigns the new "
+     "location without comparing it, and runs the rest of the program "
+     "while it is not past the lookup PC. (A location past the FDE's end "
+     "is never run for a PC inside the FDE: libdw-stops-at-lookup-pc.)",
+     libdw_location_backwards},
+    {"libdw-address-size-4", DIFF_ENGINE_libdw,
+     "libdw finds no FDE whose CIE has address_size 4",
+     "DWARF 5 6.4.1: a version 4 CIE gives the size of the FDE's "
+     "initial_location and address_range (address_size); cfi.h reads "
+     "4-byte addresses so. libdw's .debug_frame lookup in an ELF64 file "
+     "does not find such an FDE (dwarf_cfi_addrframe fails at every PC it "
+     "covers), so the frame is 'no FDE'.",
+     libdw_address_size_4},
+    {"libunwind-no-debug-frame", DIFF_ENGINE_libunwind,
+     "libunwind does not read .debug_frame: an FDE there is 'no FDE'",
+     "cfi.h step 2 looks in .eh_frame, then .debug_frame. libunwind's "
+     "remote lookup (dwarf/Gfind_proc_info-lsb.c, as this harness drives "
+     "it through the .eh_frame_hdr table) reads .eh_frame only; its "
+     ".debug_frame reader needs the file on disk, which a remote address "
+     "space does not give it.",
+     libunwind_no_debug_frame},
+    {"libunwind-underflow-malformed", DIFF_ENGINE_libunwind,
+     "libunwind reports a DWARF expression stack underflow as malformed "
+     "CFI",
+     "cfi.h: popping an empty expression stack is an expression fault "
+     "(CFI_E_EXPR), an error of evaluating the rule. dwarf/Gexpr.c "
+     "checks the depth before each pop and returns -UNW_EINVAL ('unsupported "
+     "operation or bad value'), which the adapter, as every code it has no "
+     "other class for, reads as malformed CFI.",
+     libunwind_underflow_malformed},
 };
 
 const struct diff_deviation *diff_deviation_table(size_t *count)

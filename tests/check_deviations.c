@@ -881,6 +881,123 @@ START_TEST(libdw_empty_expression)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Locations, address sizes, sections, expression errors                */
+/* ------------------------------------------------------------------ */
+
+/* A raw .debug_frame for g (8 bytes of nops after f, when `with_f`): one
+ * CIE of `version` (with address_size `address_size` in version 4; caf
+ * 1, daf -8, ra 16, def_cfa rsp+8, offset rip) and one FDE for g with
+ * `fde`. */
+static char *build_debug_frame(int version, int address_size, bool with_f,
+                               const char *fde)
+{
+    const char *word = address_size == 4 ? ".long" : ".quad";
+    char sizes[64] = "";
+    if (version == 4)
+        snprintf(sizes, sizeof sizes, "\t.byte %d, 0\n", address_size);
+    char text[4096];
+    snprintf(text, sizeof text,
+             "\t.text\n%s.Lg:\t.skip 8, 0x90\n.Lg_end:\n"
+             "\t.section .debug_frame,\"\",@progbits\n"
+             "cie:\t.long cie_end - cie_start\ncie_start:\n"
+             "\t.long 0xffffffff\n\t.byte %d\n\t.asciz \"\"\n%s"
+             "\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 16\n"
+             "\t.byte 0x0c, 7, 8, 0x90, 1\n\t.balign 4, 0\ncie_end:\n"
+             "fde:\t.long fde_end - fde_start\nfde_start:\n"
+             "\t.long cie\n\t%s .Lg\n\t%s .Lg_end - .Lg\n%s"
+             "\t.balign 4, 0\nfde_end:\n",
+             with_f ? "\t.globl f\nf:\t.cfi_startproc\n\tnop\n\tret\n"
+                      "\t.cfi_endproc\n" : "",
+             version, sizes, word, word, fde);
+    return build(text);
+}
+
+/* advance_loc 4; def_cfa_offset 16; then `move`; def_cfa_offset 24. */
+static char *build_moved(const char *move)
+{
+    char program[512];
+    snprintf(program, sizeof program,
+             "\t.byte 0x44, 0x0e, 16\n%s\t.byte 0x0e, 24\n", move);
+    return build_debug_frame(3, 8, false, program);
+}
+
+/* set_loc back to 0x1002 from 0x1004: libdw runs it for the row at
+ * 0x1005; at 0x1003 it stops before it (stops-at-lookup-pc). */
+START_TEST(libdw_location_backwards)
+{
+    char *back = build_moved("\t.byte 0x01\n\t.quad .Lg+2\n");
+    shows(back, 0x1005, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+          "libdw-location-backwards");
+    shows(back, 0x1003, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+          "libdw-stops-at-lookup-pc");
+    does_not_match(back, 0x1003, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS,
+                   0, "libdw-location-backwards");
+    remove_built(back);
+}
+END_TEST
+
+/* advance_loc1 32 from 0x1004, past the FDE's end (0x1008): no PC of the
+ * FDE runs it, so libdw and libdwarf accepting it is their stopping at
+ * the lookup PC, not an entry of its own. */
+START_TEST(location_past_end)
+{
+    char *past = build_moved("\t.byte 0x02, 32\n");
+    shows(past, 0x1005, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+          "libdw-stops-at-lookup-pc");
+    shows(past, 0x1005, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_STATUS, 0,
+          "libdwarf-stops-at-lookup-pc");
+    does_not_match(past, 0x1005, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS,
+                   0, "libdw-location-backwards");
+    remove_built(past);
+}
+END_TEST
+
+START_TEST(libdw_address_size_4)
+{
+    char *four = build_debug_frame(4, 4, false, "\t.byte 0x44, 0x0e, 16\n");
+    char *eight = build_debug_frame(4, 8, false, "\t.byte 0x44, 0x0e, 16\n");
+    shows(four, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+          "libdw-address-size-4");
+    does_not_match(eight, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS,
+                   0, "libdw-address-size-4");
+    remove_built(four);
+    remove_built(eight);
+}
+END_TEST
+
+/* f (0x1000) in .eh_frame, g (0x1002) in .debug_frame. */
+START_TEST(libunwind_no_debug_frame)
+{
+    char *path = build_debug_frame(3, 8, true, "\t.byte 0x44, 0x0e, 16\n");
+    shows(path, 0x1002, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+          "libunwind-no-debug-frame");
+    does_not_match(path, 0x1000, false, DIFF_ENGINE_libunwind,
+                   DIFF_ITEM_STATUS, 0, "libunwind-no-debug-frame");
+    remove_built(path);
+}
+END_TEST
+
+/* rbx=[plus]: plus with only the CFA on the stack underflows. Nearby:
+ * rbx=[call2 0], an operation cfi.h does not allow (also CFI_E_EXPR,
+ * not an underflow). */
+START_TEST(libunwind_underflow_malformed)
+{
+    char *underflow = build_fde("\t.cfi_escape 0x10, 3, 1, 0x22\n\tnop\n");
+    char *call2 = build_fde("\t.cfi_escape 0x10, 3, 3, 0x98, 0, 0\n\tnop\n");
+    shows(underflow, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS,
+          0, "libunwind-underflow-malformed");
+    struct probe p;
+    probe_run(&p, call2, 0x1000, false, DIFF_ENGINE_libunwind);
+    ck_assert_int_eq(p.expected.status, CFI_E_EXPR);
+    p.mismatch.got = &p.answer.frame;
+    ck_assert(!entry("libunwind-underflow-malformed")->matches(&p.mismatch));
+    probe_free(&p);
+    remove_built(underflow);
+    remove_built(call2);
+}
+END_TEST
+
 /* Every entry has a test above: the list must name them all. */
 START_TEST(every_entry_is_tested)
 {
@@ -901,7 +1018,9 @@ START_TEST(every_entry_is_tested)
         "libdwarf-cfa-ops-on-expression",
         "libdwarf-cie-restore-and-location", "libdw-abi-rax-for-rbx",
         "libdw-abi-rip-same-value", "libdw-stops-at-lookup-pc",
-        "libdw-empty-expression-undefined",
+        "libdw-empty-expression-undefined", "libdw-location-backwards",
+        "libdw-address-size-4", "libunwind-no-debug-frame",
+        "libunwind-underflow-malformed",
     };
     size_t count;
     const struct diff_deviation *table = diff_deviation_table(&count);
@@ -954,6 +1073,11 @@ int main(void)
     tcase_add_test(tc, return_column_item);
     tcase_add_test(tc, libdw_empty_expression);
     tcase_add_test(tc, libdw_empty_expression_status);
+    tcase_add_test(tc, libdw_location_backwards);
+    tcase_add_test(tc, location_past_end);
+    tcase_add_test(tc, libdw_address_size_4);
+    tcase_add_test(tc, libunwind_no_debug_frame);
+    tcase_add_test(tc, libunwind_underflow_malformed);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
