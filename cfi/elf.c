@@ -5,8 +5,10 @@
 
 #include <elf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* Headers are copied out of the image with memcpy into <elf.h> structs,
  * which holds only on a little-endian host, as the file is. */
@@ -260,10 +262,42 @@ static enum cfi_status decompress(struct cfi_file *file,
     return CFI_OK;
 }
 
+/* .zdebug_frame, the older GNU compression (before SHF_COMPRESSED): the
+ * bytes "ZLIB", the uncompressed size as 8 bytes big-endian, then a zlib
+ * stream. readelf and eu-readelf read it; so does this. */
+static enum cfi_status decompress_gnu(struct cfi_file *file,
+                                      const Elf64_Shdr *shdr,
+                                      struct cfi_elf_section *found,
+                                      struct cfi_diag *diag)
+{
+    const uint8_t *bytes = file->image + shdr->sh_offset;
+    if (shdr->sh_size < 12 || memcmp(bytes, "ZLIB", 4) != 0)
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        ".zdebug_frame: no ZLIB header");
+    uint64_t size = 0;
+    for (unsigned i = 4; i < 12; i++)
+        size = size << 8 | bytes[i];
+    if (size > DECOMPRESSED_MAX || shdr->sh_size - 12 > ULONG_MAX)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        ".zdebug_frame: section too large");
+    uint8_t *copy = cfi_arena_alloc(file->arena, (size_t)size, 1);
+    if (!copy)
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    uLongf length = (uLongf)size;
+    if (uncompress(copy, &length, bytes + 12, (uLong)(shdr->sh_size - 12)) !=
+            Z_OK || length != size)
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        ".zdebug_frame: cannot decompress section");
+    found->bytes = copy;
+    found->file_size = (size_t)size;
+    return CFI_OK;
+}
+
 static enum cfi_status read_frame_section(struct cfi_file *file,
                                           uint64_t index,
                                           const Elf64_Shdr *shdr,
                                           enum cfi_section section,
+                                          bool gnu_compressed,
                                           struct cfi_elf_section *found,
                                           struct cfi_diag *diag)
 {
@@ -278,12 +312,15 @@ static enum cfi_status read_frame_section(struct cfi_file *file,
                         SECTION_MESSAGE(section, "section past end of file"));
     if (shdr->sh_flags & SHF_COMPRESSED)
         return decompress(file, shdr, section, found, diag);
+    if (gnu_compressed)
+        return decompress_gnu(file, shdr, found, diag);
     found->bytes = file->image + shdr->sh_offset;
     found->file_size = shdr->sh_size;
     return CFI_OK;
 }
 
-/* The first section of each name counts; later ones are ignored. */
+/* The first section of each name counts; later ones are ignored. A
+ * .zdebug_frame stands for .debug_frame when it comes first. */
 static enum cfi_status find_frame_sections(struct cfi_file *file,
                                            const struct section_table *table,
                                            struct cfi_elf_frames *frames,
@@ -294,12 +331,16 @@ static enum cfi_status find_frame_sections(struct cfi_file *file,
         enum cfi_status status = CFI_OK;
         if (has_name(table, shdr.sh_name, ".eh_frame") &&
             !frames->eh_frame.present)
-            status = read_frame_section(file, i, &shdr, CFI_EH_FRAME,
+            status = read_frame_section(file, i, &shdr, CFI_EH_FRAME, false,
                                         &frames->eh_frame, diag);
         else if (has_name(table, shdr.sh_name, ".debug_frame") &&
                  !frames->debug_frame.present)
             status = read_frame_section(file, i, &shdr, CFI_DEBUG_FRAME,
-                                        &frames->debug_frame, diag);
+                                        false, &frames->debug_frame, diag);
+        else if (has_name(table, shdr.sh_name, ".zdebug_frame") &&
+                 !frames->debug_frame.present)
+            status = read_frame_section(file, i, &shdr, CFI_DEBUG_FRAME,
+                                        true, &frames->debug_frame, diag);
         else if (has_name(table, shdr.sh_name, ".eh_frame_hdr") &&
                  !frames->eh_frame_hdr.present) {
             frames->eh_frame_hdr.present = true;

@@ -1378,10 +1378,29 @@ START_TEST(test_eh_frame_and_debug_frame)
     for (size_t i = 0; i < file->nfdes; i++)
         check_same_fde(&file->fdes[i], &unpacked->fdes[i]);
     cfi_file_close(unpacked);
+
+    /* and with the older GNU compression (.zdebug_frame: "ZLIB", the
+     * size big-endian, a zlib stream), as readelf reads it */
+    char *gnu = join_path(dir, "ab-zgnu.so");
+    const char *objcopy_gnu[] = {"objcopy", "--compress-debug-sections=zlib-gnu",
+                                 so, gnu, NULL};
+    ck_assert_int_eq(run(objcopy_gnu), 0);
+    ck_assert(!read_raw_section(gnu, ".debug_frame", &raw));
+    ck_assert(read_raw_section(gnu, ".zdebug_frame", &raw));
+    ck_assert_int_eq(memcmp(raw.bytes, "ZLIB", 4), 0);
+    free(raw.bytes);
+    unpacked = open_ok(gnu);
+    ck_assert_uint_eq(unpacked->ncies, file->ncies);
+    ck_assert_uint_eq(unpacked->nfdes, file->nfdes);
+    for (size_t i = 0; i < file->ncies; i++)
+        check_same_cie(&file->cies[i], &unpacked->cies[i]);
+    for (size_t i = 0; i < file->nfdes; i++)
+        check_same_fde(&file->fdes[i], &unpacked->fdes[i]);
+    cfi_file_close(unpacked);
     cfi_file_close(file);
 
-    const char *paths[] = {a_c, b_c, a_o, b_o, so, compressed};
-    for (size_t i = 0; i < 6; i++) {
+    const char *paths[] = {a_c, b_c, a_o, b_o, so, compressed, gnu};
+    for (size_t i = 0; i < 7; i++) {
         unlink(paths[i]);
         free((char *)paths[i]);
     }
@@ -1440,6 +1459,82 @@ static void scratch_free(struct scratch *s)
     free(s->dir);
     free(s->bytes);
 }
+
+/* The file offset of section `name` of `path` (0 when absent). */
+static uint64_t section_offset(const char *path, const char *name)
+{
+    ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    ck_assert_ptr_nonnull(elf);
+    size_t names;
+    ck_assert_int_eq(elf_getshdrstrndx(elf, &names), 0);
+    uint64_t offset = 0;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !offset;
+         scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        ck_assert_ptr_nonnull(gelf_getshdr(scn, &shdr));
+        const char *scn_name = elf_strptr(elf, names, shdr.sh_name);
+        if (scn_name && strcmp(scn_name, name) == 0)
+            offset = shdr.sh_offset;
+    }
+    elf_end(elf);
+    close(fd);
+    return offset;
+}
+
+/* A .zdebug_frame whose magic or zlib stream is damaged: one error,
+ * naming the section, no crash. */
+START_TEST(test_zdebug_frame_malformed)
+{
+    char *dir = test_temp_dir();
+    char *c = join_path(dir, "z.c"), *so = join_path(dir, "z.so");
+    char *gnu = join_path(dir, "z-gnu.so"), *bad = join_path(dir, "bad.so");
+    char src[8192] = "";
+    for (int i = 0; i < 64; i++) {
+        size_t len = strlen(src);
+        snprintf(src + len, sizeof src - len,
+                 "int f%d(int x) { return x * %d + 1; }\n", i, i + 2);
+    }
+    ck_assert_int_eq(test_write_file(c, src, strlen(src)), 0);
+    const char *cc[] = {"cc", "-g", "-O1", "-fPIC", "-shared", "-nostdlib",
+                        "-fno-asynchronous-unwind-tables", "-o", so, c, NULL};
+    const char *objcopy[] = {"objcopy", "--compress-debug-sections=zlib-gnu",
+                             so, gnu, NULL};
+    ck_assert_int_eq(run(cc), 0);
+    ck_assert_int_eq(run(objcopy), 0);
+    size_t size;
+    char *bytes = test_read_file(gnu, &size);
+    ck_assert_ptr_nonnull(bytes);
+    uint64_t offset = section_offset(gnu, ".zdebug_frame");
+    ck_assert_uint_lt(offset + 13, size);
+    char *magic = bytes + offset;
+    ck_assert_int_eq(memcmp(magic, "ZLIB", 4), 0);
+    magic[3] = 'X';
+    ck_assert_int_eq(test_write_file(bad, bytes, size), 0);
+    struct cfi_diag diag = open_fails(bad, CFI_E_MALFORMED);
+    ck_assert_str_eq(diag.message, ".zdebug_frame: no ZLIB header");
+    magic[3] = 'B';
+    magic[12] ^= 0xff; /* the zlib stream's header */
+    ck_assert_int_eq(test_write_file(bad, bytes, size), 0);
+    diag = open_fails(bad, CFI_E_MALFORMED);
+    ck_assert_str_eq(diag.message, ".zdebug_frame: cannot decompress section");
+    magic[12] ^= 0xff;
+    ck_assert_int_eq(test_write_file(bad, bytes, size), 0);
+    struct cfi_file *file = open_ok(bad);
+    ck_assert_uint_eq(file->nfdes, 64);
+    cfi_file_close(file);
+    free(bytes);
+    const char *paths[] = {c, so, gnu, bad};
+    for (size_t i = 0; i < 4; i++) {
+        unlink(paths[i]);
+        free((char *)paths[i]);
+    }
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
 
 START_TEST(test_io_errors)
 {
@@ -1952,6 +2047,7 @@ static Suite *cfi_suite(void)
     TCase *elf = tcase_create("elf");
     tcase_add_test(elf, test_io_errors);
     tcase_add_test(elf, test_not_elf);
+    tcase_add_test(elf, test_zdebug_frame_malformed);
     tcase_add_test(elf, test_truncated_section_headers);
     tcase_add_test(elf, test_segment_past_end);
     tcase_add_test(elf, test_no_cfi);
