@@ -359,10 +359,12 @@ struct cfi_file {
  * and the loadable segments. A CIE libdwarf 20210528 cannot read although
  * it is valid (an augmentation without 'z' and without data, "S", which
  * gas writes in .debug_frame) makes our parser alone read the file. In a
- * relocatable object the frame sections are relocated first. On failure returns the error class and fills
- * *diag; the message names the problem, and diag->offset is the offset in
- * the section named by the message when known. A file with neither section
- * is CFI_E_NO_CFI. */
+ * relocatable object the frame sections are relocated first. On failure
+ * returns the error class and fills *diag; the message names the problem,
+ * and diag->offset is the offset in the section named by the message when
+ * known. A file with neither section is CFI_E_NO_CFI; sections that hold
+ * no record (an .eh_frame of only its zero terminator) are valid, and the
+ * file has no CIE and no FDE. */
 enum cfi_status cfi_file_open(const char *path, struct cfi_file **file,
                               struct cfi_diag *diag);
 void cfi_file_close(struct cfi_file *file);
@@ -387,8 +389,9 @@ const struct cfi_segment *cfi_file_segment(const struct cfi_file *file,
 
 /* Parses `size` bytes laid out as a .eh_frame or .debug_frame section
  * (CIE and FDE records, 32- or 64-bit lengths; a zero length terminates
- * .eh_frame), located at file address `addr`. The bytes are copied. The
- * result has no path, no segments. Errors as cfi_file_open, with
+ * .eh_frame, and is 4 bytes of padding in .debug_frame), located at file
+ * address `addr`. The bytes are copied. The result has no path, no
+ * segments; no record at all is a file with no FDE. Errors as cfi_file_open, with
  * diag->offset the offset in `bytes`. Our own parser, independent of
  * libdwarf. */
 enum cfi_status cfi_file_from_section(const uint8_t *bytes, size_t size,

@@ -55,9 +55,13 @@ static struct cfi_dwarf_section shown_bytes(const struct cfi_elf_section *found,
 
 /* A CIE whose augmentation has no 'z' but carries no data ("S", which gas
  * writes for a signal frame in .debug_frame) is valid, and libdwarf
- * 20210528 cannot read it: the file is then read by our parser alone. */
+ * 20210528 cannot read it; nor does it read the records that follow a
+ * zero length word in .debug_frame (it stops there). The file is then
+ * read by our parser alone. */
 static bool beyond_libdwarf(const struct cfi_builder *checked)
 {
+    if (checked->records_after_zero_length)
+        return true;
     for (size_t i = 0; i < checked->ncies; i++) {
         const char *augmentation = checked->cies[i].augmentation;
         if (augmentation[0] != '\0' && augmentation[0] != 'z')
@@ -85,13 +89,15 @@ static enum cfi_status load_frames(struct cfi_file *file,
         status = cfi_parse_section(
             &checked, frames->debug_frame.bytes, frames->debug_frame.file_size,
             CFI_DEBUG_FRAME, frames->debug_frame.addr, &debug_size, diag);
-    if (status == CFI_OK && checked.ncies == 0 && checked.nfdes == 0)
-        status = cfi_fail(diag, CFI_E_NO_CFI, CFI_NO_OFFSET,
-                          "no CIE or FDE in .eh_frame or .debug_frame");
+    /* Sections that hold no record (only .eh_frame's terminator: glibc's
+     * gconv modules, libnss_dns.so.2) are valid: the file has no FDE,
+     * and libdwarf has nothing to read. */
+    bool empty = checked.ncies == 0 && checked.nfdes == 0;
     struct cfi_dwarf_section eh = shown_bytes(&frames->eh_frame, eh_size);
     struct cfi_dwarf_section debug =
         shown_bytes(&frames->debug_frame, debug_size);
-    bool ours_alone = status == CFI_OK && beyond_libdwarf(&checked);
+    bool ours_alone =
+        status == CFI_OK && (empty || beyond_libdwarf(&checked));
     if (status == CFI_OK && !ours_alone)
         status = cfi_dwarf_load(&loaded, &eh, &debug, diag);
     if (status == CFI_OK && !ours_alone)

@@ -114,6 +114,9 @@ struct cfi_builder {
     size_t ncies, cies_cap;
     struct cfi_fde *fdes;
     size_t nfdes, fdes_cap;
+    /* A record follows a zero length word in .debug_frame (section.c's
+     * walk), where libdwarf stops. */
+    bool records_after_zero_length;
 };
 
 void cfi_builder_init(struct cfi_builder *builder);

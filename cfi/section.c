@@ -4,8 +4,8 @@
  * before libdwarf sees them, so that libdwarf only ever reads sections
  * this parser accepts; cfi_file_from_section returns its result.
  *
- * A zero initial length ends either section: nothing after it is read.
- * Every error is reported at the offset of the record that holds it. */
+ * A zero initial length ends .eh_frame; in .debug_frame it is padding
+ * (see walk). Every error is reported at the offset of the record that holds it. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -118,10 +118,10 @@ static enum cfi_status read_record(const struct parser *p, size_t pos,
         header = 12;
         rec->offset_size = 8;
     } else if (length == 0) {
-        /* LSB for .eh_frame: "processing shall end". Producers put one
-         * at the end of .debug_frame too (Free Pascal, Go); libdwarf
-         * stops there in both sections, as we do (readelf reads on). */
+        /* LSB for .eh_frame: "processing shall end". DWARF 5 6.4.1
+         * defines no terminator for .debug_frame: see walk(). */
         rec->terminator = true;
+        rec->end = pos + 4;
         return CFI_OK;
     }
     if (length > left - header)
@@ -373,9 +373,24 @@ static enum cfi_status parse_fde(struct parser *p, const struct record *rec)
     return CFI_OK;
 }
 
+static bool all_zero(const uint8_t *bytes, size_t size)
+{
+    for (size_t i = 0; i < size; i++)
+        if (bytes[i] != 0)
+            return false;
+    return true;
+}
+
 /* One walk over the records, parsing either the CIEs or the FDEs. Two
  * walks, CIEs first, let an FDE name a CIE that comes after it (legal in
- * .debug_frame). Each step advances by at least 8 bytes. */
+ * .debug_frame). Each step advances by at least 4 bytes.
+ *
+ * A zero length word ends .eh_frame (LSB). In .debug_frame, where DWARF 5
+ * 6.4.1 defines no terminator, it is read as 4 bytes of padding and the
+ * walk goes on, as readelf and gimli read it (producers put one at the
+ * start or the end: Free Pascal, Go); it ends when only zero bytes are
+ * left. libdwarf stops at it: builder->records_after_zero_length says
+ * that records follow one. */
 static enum cfi_status walk(struct parser *p, bool fdes, size_t *parsed_size)
 {
     size_t pos = 0;
@@ -384,8 +399,14 @@ static enum cfi_status walk(struct parser *p, bool fdes, size_t *parsed_size)
         enum cfi_status status = read_record(p, pos, &rec);
         if (status != CFI_OK)
             return status;
-        if (rec.terminator)
+        if (rec.terminator && (p->section == CFI_EH_FRAME ||
+                               all_zero(p->bytes + pos, p->size - pos)))
             break;
+        if (rec.terminator) {
+            p->builder->records_after_zero_length = true;
+            pos = rec.end;
+            continue;
+        }
         if (is_cie(p, &rec) != fdes) {
             status = fdes ? parse_fde(p, &rec) : parse_cie(p, &rec);
             if (status != CFI_OK)
@@ -441,9 +462,6 @@ enum cfi_status cfi_file_from_section(const uint8_t *bytes, size_t size,
     size_t parsed_size = 0;
     enum cfi_status status = cfi_parse_section(&builder, copy, size, section,
                                                addr, &parsed_size, diag);
-    if (status == CFI_OK && builder.ncies == 0 && builder.nfdes == 0)
-        status = cfi_fail(diag, CFI_E_NO_CFI, CFI_NO_OFFSET,
-                          SECTION_MESSAGE(section, "no CIE or FDE"));
     if (status == CFI_OK)
         status = cfi_builder_finish(&builder, loaded, diag);
     cfi_builder_release(&builder);

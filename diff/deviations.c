@@ -804,6 +804,58 @@ static bool libunwind_underflow_malformed(const struct diff_mismatch *m)
 }
 
 /* ------------------------------------------------------------------ */
+/* .debug_frame after a zero length word                                */
+/* ------------------------------------------------------------------ */
+
+/* A zero length word comes before the FDE or its CIE in .debug_frame
+ * (the section's records, walked from its start up to the later of the
+ * two: our parser accepted them, so each lies inside the section). */
+static bool zero_length_before(const struct cfi_fde *fde)
+{
+    if (fde->section != CFI_DEBUG_FRAME || !fde->cie)
+        return false;
+    const uint8_t *section = fde->instructions - fde->instructions_offset;
+    uint64_t until = fde->offset > fde->cie->offset ? fde->offset
+                                                    : fde->cie->offset;
+    uint64_t pos = 0;
+    while (until - pos >= 4) {
+        uint64_t length = cfi_load_le(section + pos, 4), header = 4;
+        if (length == 0)
+            return true;
+        if (length == 0xffffffff) {
+            if (until - pos < 12)
+                return false;
+            length = cfi_load_le(section + pos + 4, 8);
+            header = 12;
+        }
+        if (length > until - pos - header)
+            return false;
+        pos += header + length;
+    }
+    return false;
+}
+
+/* libdwarf and libdw stop reading .debug_frame at a zero length word:
+ * the FDE after it is "no FDE" for them. */
+static bool stops_at_zero_length(const struct diff_mismatch *m,
+                                 enum diff_engine_id id)
+{
+    return m->engine == id && m->item == DIFF_ITEM_STATUS && m->fde &&
+           m->got->status == CFI_E_NO_FDE &&
+           m->expected->status != CFI_E_NO_FDE && zero_length_before(m->fde);
+}
+
+static bool libdwarf_zero_length(const struct diff_mismatch *m)
+{
+    return stops_at_zero_length(m, DIFF_ENGINE_libdwarf);
+}
+
+static bool libdw_zero_length(const struct diff_mismatch *m)
+{
+    return stops_at_zero_length(m, DIFF_ENGINE_libdw);
+}
+
+/* ------------------------------------------------------------------ */
 /* The table                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -812,6 +864,14 @@ static bool libunwind_underflow_malformed(const struct diff_mismatch *m)
     "step 3 makes an error anywhere in the CIE or FDE program an error of " \
     "the FDE. " lib " runs the FDE program only up to the lookup PC ("    \
     where "), so an error after it goes unseen."
+
+#define ZERO_LENGTH(where)                                                 \
+    "DWARF 5 6.4.1 defines no terminator in .debug_frame (the LSB's zero " \
+    "length ends .eh_frame only); cfi/section.c reads a zero length word " \
+    "there as 4 bytes of padding and goes on, as readelf and gimli do "   \
+    "(producers write one at the start or the end: Free Pascal, Go). "    \
+    where " takes it as the end of the section: the records after it are " \
+    "not seen, and their PCs are 'no FDE'."
 
 static const struct diff_deviation table[] = {
     {"libunwind-no-undefined-default", DIFF_ENGINE_libunwind,
@@ -1080,6 +1140,14 @@ static const struct diff_deviation table[] = {
      "operation or bad value'), which the adapter, as every code it has no "
      "other class for, reads as malformed CFI.",
      libunwind_underflow_malformed},
+    {"libdwarf-debug-frame-zero-length", DIFF_ENGINE_libdwarf,
+     "libdwarf stops reading .debug_frame at a zero length word",
+     ZERO_LENGTH("dwarf_frame.c _dwarf_get_fde_list_internal"),
+     libdwarf_zero_length},
+    {"libdw-debug-frame-zero-length", DIFF_ENGINE_libdw,
+     "libdw stops reading .debug_frame at a zero length word",
+     ZERO_LENGTH("libdw/dwarf_next_cfi.c"),
+     libdw_zero_length},
 };
 
 const struct diff_deviation *diff_deviation_table(size_t *count)

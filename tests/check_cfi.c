@@ -352,11 +352,15 @@ START_TEST(test_terminator_ends_eh_frame)
 }
 END_TEST
 
-/* Regression: Free Pascal and Go end .debug_frame with a zero length, as
- * .eh_frame ends; libdwarf and readelf stop there too. */
-START_TEST(test_terminator_ends_debug_frame)
+/* DWARF 5 6.4.1 has no terminator in .debug_frame: a zero length word
+ * there (Free Pascal and Go end the section with one; some producers
+ * start it with one) is 4 bytes of padding, and the records after it are
+ * read, as readelf and gimli read them; only zero bytes after it end the
+ * section. */
+START_TEST(test_zero_length_in_debug_frame)
 {
     struct bytes s = {0};
+    put(&s, 0, 4);
     size_t cie = begin_record(&s);
     put(&s, 0xffffffff, 4);
     PUT_BYTES(&s, 1, 0, 1, 0x7c, 16, 0x0c, 0x07, 0x08, 0x05, 0x10, 0x02, 0x00);
@@ -367,13 +371,31 @@ START_TEST(test_terminator_ends_debug_frame)
     put(&s, 0x10, 8);
     end_record(&s, fde);
     put(&s, 0, 4);
-    size_t after = begin_record(&s); /* never read */
-    put(&s, 0x12345, 4);
+    size_t after = begin_record(&s);
+    put(&s, cie, 4);
+    put(&s, 0x2000, 8);
+    put(&s, 0x10, 8);
     end_record(&s, after);
+    put(&s, 0, 4);
+    put(&s, 0, 2);
     struct cfi_file *file = from_section(&s, CFI_DEBUG_FRAME, 0);
     ck_assert_uint_eq(file->ncies, 1);
+    ck_assert_uint_eq(file->nfdes, 2);
+    ck_assert_uint_eq(file->fdes[0].offset, fde);
+    ck_assert_uint_eq(file->fdes[1].offset, after);
+    cfi_file_close(file);
+    /* in .eh_frame the zero length ends the section */
+    struct bytes eh = {0};
+    size_t eh_cie = put_eh_cie(&eh, "zR", pcrel_sdata4, 1);
+    put_eh_fde(&eh, eh_cie, 0, 0x1000, 0x10);
+    put(&eh, 0, 4);
+    put(&eh, 0x12345, 4); /* never read */
+    file = from_section(&eh, CFI_EH_FRAME, 0);
     ck_assert_uint_eq(file->nfdes, 1);
     cfi_file_close(file);
+    /* what follows a zero word in .debug_frame must be records */
+    put(&s, 0x12345, 4);
+    expect_error_bytes(&s, CFI_DEBUG_FRAME, CFI_E_MALFORMED, s.n - 6);
 }
 END_TEST
 
@@ -723,15 +745,33 @@ END_TEST
 /* Malformed sections: status and offset of the bad record             */
 /* ------------------------------------------------------------------ */
 
+/* No record is valid: a file with no CIE and no FDE (glibc's gconv
+ * modules have an .eh_frame of only its terminator). */
+static void expect_empty(const uint8_t *bytes, size_t len,
+                         enum cfi_section section)
+{
+    struct bytes s = {0};
+    put_raw(&s, bytes, len);
+    struct cfi_file *file = from_section(&s, section, 0x1000);
+    ck_assert_uint_eq(file->ncies, 0);
+    ck_assert_uint_eq(file->nfdes, 0);
+    ck_assert_ptr_null(cfi_file_lookup(file, 0x1000));
+    cfi_file_close(file);
+}
+
 START_TEST(test_empty_section)
 {
-    expect_error(NULL, 0, CFI_EH_FRAME, CFI_E_NO_CFI, CFI_NO_OFFSET);
-    expect_error(NULL, 0, CFI_DEBUG_FRAME, CFI_E_NO_CFI, CFI_NO_OFFSET);
+    expect_empty(NULL, 0, CFI_EH_FRAME);
+    expect_empty(NULL, 0, CFI_DEBUG_FRAME);
     const uint8_t terminator[] = {0, 0, 0, 0, 0xff};
-    expect_error(terminator, sizeof terminator, CFI_EH_FRAME, CFI_E_NO_CFI,
-                 CFI_NO_OFFSET);
-    expect_error(terminator, sizeof terminator, CFI_DEBUG_FRAME, CFI_E_NO_CFI,
-                 CFI_NO_OFFSET);
+    expect_empty(terminator, sizeof terminator, CFI_EH_FRAME);
+    expect_empty(terminator, 4, CFI_DEBUG_FRAME);
+    const uint8_t padding[] = {0, 0, 0, 0, 0, 0};
+    expect_empty(padding, sizeof padding, CFI_DEBUG_FRAME);
+    /* in .debug_frame a zero word is padding: the 0xff after it is a
+     * truncated length */
+    expect_error(terminator, sizeof terminator, CFI_DEBUG_FRAME,
+                 CFI_E_MALFORMED, 4);
 }
 END_TEST
 
@@ -1822,12 +1862,14 @@ START_TEST(test_hand_made_elf)
     write_elf(m.path, &eh, NULL);
     ck_assert(cross_check(m.path, ".eh_frame", CFI_EH_FRAME));
 
-    /* empty frame sections */
+    /* frame sections with no record: valid, no FDE */
     struct bytes terminator = {0};
     put(&terminator, 0, 4);
     write_elf(m.path, &terminator, NULL);
-    struct cfi_diag diag = open_fails(m.path, CFI_E_NO_CFI);
-    ck_assert_uint_eq(diag.offset, CFI_NO_OFFSET);
+    struct cfi_file *empty = open_ok(m.path);
+    ck_assert_uint_eq(empty->ncies, 0);
+    ck_assert_uint_eq(empty->nfdes, 0);
+    cfi_file_close(empty);
     made_elf_free(&m);
 }
 END_TEST
@@ -2009,7 +2051,7 @@ static Suite *cfi_suite(void)
     tcase_add_test(parse, test_minimal_eh_frame);
     tcase_add_test(parse, test_from_section_copies);
     tcase_add_test(parse, test_terminator_ends_eh_frame);
-    tcase_add_test(parse, test_terminator_ends_debug_frame);
+    tcase_add_test(parse, test_zero_length_in_debug_frame);
     tcase_add_test(parse, test_64bit_length);
     tcase_add_test(parse, test_debug_frame_v4);
     tcase_add_test(parse, test_debug_frame_address_sizes);

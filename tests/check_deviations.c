@@ -888,9 +888,10 @@ END_TEST
 /* A raw .debug_frame for g (8 bytes of nops after f, when `with_f`): one
  * CIE of `version` (with address_size `address_size` in version 4; caf
  * 1, daf -8, ra 16, def_cfa rsp+8, offset rip) and one FDE for g with
- * `fde`. */
-static char *build_debug_frame(int version, int address_size, bool with_f,
-                               const char *fde)
+ * `fde`; build_debug_frame_after puts `leading` before the CIE. */
+static char *build_debug_frame_after(const char *leading, int version,
+                                     int address_size, bool with_f,
+                                     const char *fde)
 {
     const char *word = address_size == 4 ? ".long" : ".quad";
     char sizes[64] = "";
@@ -899,7 +900,7 @@ static char *build_debug_frame(int version, int address_size, bool with_f,
     char text[4096];
     snprintf(text, sizeof text,
              "\t.text\n%s.Lg:\t.skip 8, 0x90\n.Lg_end:\n"
-             "\t.section .debug_frame,\"\",@progbits\n"
+             "\t.section .debug_frame,\"\",@progbits\n%s"
              "cie:\t.long cie_end - cie_start\ncie_start:\n"
              "\t.long 0xffffffff\n\t.byte %d\n\t.asciz \"\"\n%s"
              "\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 16\n"
@@ -909,8 +910,14 @@ static char *build_debug_frame(int version, int address_size, bool with_f,
              "\t.balign 4, 0\nfde_end:\n",
              with_f ? "\t.globl f\nf:\t.cfi_startproc\n\tnop\n\tret\n"
                       "\t.cfi_endproc\n" : "",
-             version, sizes, word, word, fde);
+             leading, version, sizes, word, word, fde);
     return build(text);
+}
+
+static char *build_debug_frame(int version, int address_size, bool with_f,
+                               const char *fde)
+{
+    return build_debug_frame_after("", version, address_size, with_f, fde);
 }
 
 /* advance_loc 4; def_cfa_offset 16; then `move`; def_cfa_offset 24. */
@@ -998,6 +1005,31 @@ START_TEST(libunwind_underflow_malformed)
 }
 END_TEST
 
+/* .debug_frame starting with a zero length word: cfi.h reads on, libdwarf
+ * and libdw stop. f in .eh_frame lets libdwarf open the file. */
+START_TEST(debug_frame_zero_length)
+{
+    static const struct {
+        enum diff_engine_id engine;
+        const char *id;
+    } engines[] = {
+        {DIFF_ENGINE_libdwarf, "libdwarf-debug-frame-zero-length"},
+        {DIFF_ENGINE_libdw, "libdw-debug-frame-zero-length"},
+    };
+    const char *program = "\t.byte 0x44, 0x0e, 16\n";
+    char *zero = build_debug_frame_after("\t.long 0\n", 3, 8, true, program);
+    char *plain = build_debug_frame(3, 8, true, program);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        shows(zero, 0x1002, false, engines[i].engine, DIFF_ITEM_STATUS, 0,
+              engines[i].id);
+        does_not_match(plain, 0x1002, false, engines[i].engine,
+                       DIFF_ITEM_STATUS, 0, engines[i].id);
+    }
+    remove_built(zero);
+    remove_built(plain);
+}
+END_TEST
+
 /* Every entry has a test above: the list must name them all. */
 START_TEST(every_entry_is_tested)
 {
@@ -1020,7 +1052,8 @@ START_TEST(every_entry_is_tested)
         "libdw-abi-rip-same-value", "libdw-stops-at-lookup-pc",
         "libdw-empty-expression-undefined", "libdw-location-backwards",
         "libdw-address-size-4", "libunwind-no-debug-frame",
-        "libunwind-underflow-malformed",
+        "libunwind-underflow-malformed", "libdwarf-debug-frame-zero-length",
+        "libdw-debug-frame-zero-length",
     };
     size_t count;
     const struct diff_deviation *table = diff_deviation_table(&count);
@@ -1078,6 +1111,7 @@ int main(void)
     tcase_add_test(tc, libdw_address_size_4);
     tcase_add_test(tc, libunwind_no_debug_frame);
     tcase_add_test(tc, libunwind_underflow_malformed);
+    tcase_add_test(tc, debug_frame_zero_length);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diff/harness.h"
 #include "diff/report.h"
@@ -867,6 +868,40 @@ START_TEST(test_exit_codes)
 }
 END_TEST
 
+/* An .eh_frame that holds no record (glibc's gconv modules,
+ * libnss_dns.so.2): a file with no FDE, loaded, not bad input. */
+START_TEST(test_no_record_is_an_answer)
+{
+    char *dir = test_temp_dir();
+    char source[4200], object[4200], command[9000];
+    snprintf(source, sizeof source, "%s/empty.S", dir);
+    snprintf(object, sizeof object, "%s/empty.so", dir);
+    const char text[] = "\t.text\n\t.globl f\nf:\tret\n"
+                        "\t.section .eh_frame,\"a\",@unwind\n\t.long 0\n";
+    ck_assert_int_eq(test_write_file(source, text, strlen(text)), 0);
+    snprintf(command, sizeof command,
+             "cc -shared -nostdlib -Wl,--build-id=none -o %s %s", object,
+             source);
+    ck_assert_int_eq(system(command), 0);
+    const char *diff[] = {"diff", object, NULL};
+    struct test_run run;
+    test_run_cfisem(diff, &run);
+    ck_assert_msg(run.exit_code == 0, "%s", run.err);
+    ck_assert_ptr_nonnull(strstr(run.out, "1 file, 0 FDEs"));
+    ck_assert_ptr_null(strstr(run.out, "could not be loaded"));
+    test_run_free(&run);
+    const char *il[] = {"il", object, NULL};
+    test_run_cfisem(il, &run);
+    ck_assert_msg(run.exit_code == 0, "%s", run.err);
+    ck_assert_str_eq(run.out, "");
+    test_run_free(&run);
+    remove(object);
+    remove(source);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_bad_input_file)
 {
     char *path = case_path("prologue.so");
@@ -1137,6 +1172,7 @@ int main(void)
     tcase_add_test(command, test_jobs_deterministic_command);
     tcase_add_test(command, test_exit_codes);
     tcase_add_test(command, test_bad_input_file);
+    tcase_add_test(command, test_no_record_is_an_answer);
     suite_add_tcase(suite, command);
     TCase *validation = tcase_create("validate");
     tcase_set_timeout(validation, 600);
