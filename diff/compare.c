@@ -1,6 +1,7 @@
 /* compare.c — see compare.h. */
 #include "compare.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 bool diff_engine_is_ours(enum diff_engine_id id)
@@ -55,6 +56,70 @@ static bool same_reg(const struct cfi_regs *a, const struct cfi_regs *b,
     return a->status[reg] != CFI_REG_VALUE || a->value[reg] == b->value[reg];
 }
 
+/* Calls differ(item, reg, env) for each item of `answer` that differs
+ * from `expected` (compare.h's list, in its order). */
+static void each_differing_item(const struct cfi_frame *expected,
+                                const struct diff_answer *answer,
+                                void (*differ)(enum diff_item, unsigned,
+                                               void *),
+                                void *env)
+{
+    const struct cfi_frame *got = &answer->frame;
+    if (!same_status(expected, got)) {
+        differ(DIFF_ITEM_STATUS, 0, env);
+        return;
+    }
+    if (expected->status != CFI_OK)
+        return;
+    if (answer->cfa_comparable && expected->cfa != got->cfa)
+        differ(DIFF_ITEM_CFA, 0, env);
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++)
+        if (answer->reg_comparable[reg] &&
+            !same_reg(&expected->caller, &got->caller, reg))
+            differ(DIFF_ITEM_REG, reg, env);
+    if (answer->signal_comparable &&
+        expected->signal_frame != got->signal_frame)
+        differ(DIFF_ITEM_SIGNAL, 0, env);
+}
+
+static void count_item(enum diff_item item, unsigned reg, void *env)
+{
+    (void)item;
+    (void)reg;
+    (*(unsigned *)env)++;
+}
+
+bool diff_answer_agrees(const struct cfi_frame *expected,
+                        const struct diff_answer *answer)
+{
+    unsigned n = 0;
+    each_differing_item(expected, answer, count_item, &n);
+    return n == 0;
+}
+
+bool diff_frames_agree(const struct cfi_frame *a, const struct cfi_frame *b)
+{
+    struct diff_answer *answer = malloc(sizeof *answer);
+    if (!answer)
+        return false;
+    diff_answer_all_comparable(answer);
+    answer->frame = *b;
+    bool agree = diff_answer_agrees(a, answer);
+    free(answer);
+    return agree;
+}
+
+struct finding {
+    struct diff_mismatch *context;
+    struct diff_outcome *outcome;
+};
+
+static void found_item(enum diff_item item, unsigned reg, void *env)
+{
+    struct finding *finding = env;
+    found(finding->context, finding->outcome, item, reg);
+}
+
 void diff_compare(struct diff_mismatch *context,
                   const struct diff_answer *answer,
                   struct diff_outcome *outcome)
@@ -71,16 +136,8 @@ void diff_compare(struct diff_mismatch *context,
         outcome->verdict = DIFF_VERDICT_ERROR;
         return;
     }
-    if (!same_status(expected, got)) {
-        found(context, outcome, DIFF_ITEM_STATUS, 0);
-    } else if (expected->status == CFI_OK) {
-        if (answer->cfa_comparable && expected->cfa != got->cfa)
-            found(context, outcome, DIFF_ITEM_CFA, 0);
-        for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-            if (answer->reg_comparable[reg] &&
-                !same_reg(&expected->caller, &got->caller, reg))
-                found(context, outcome, DIFF_ITEM_REG, reg);
-    }
+    struct finding finding = {context, outcome};
+    each_differing_item(expected, answer, found_item, &finding);
     if (outcome->nitems == 0)
         outcome->verdict = DIFF_VERDICT_AGREE;
     else
@@ -98,6 +155,8 @@ const char *diff_item_label(enum diff_item item, unsigned reg, char *buf,
         return "cfa";
     case DIFF_ITEM_REG:
         return cfi_reg_label(reg, buf, size);
+    case DIFF_ITEM_SIGNAL:
+        return "signal_frame";
     }
     return "?";
 }

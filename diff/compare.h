@@ -7,7 +7,9 @@
  *   cfa     when both unwound and the engine speaks for the CFA;
  *   reg N   when both unwound and the engine speaks for register N
  *           (0 .. CFI_NREGS-1): the same status (value, undefined,
- *           unknown) and, for a value, the same value.
+ *           unknown) and, for a value, the same value;
+ *   signal  when both unwound and the engine speaks for it: the same
+ *           signal frame flag (cfi.h step 7).
  * When the status differs nothing else is compared: one item.
  *
  * Verdict of one (engine, request):
@@ -55,6 +57,15 @@ struct diff_outcome {
     unsigned nkept;           /* min(nitems, DIFF_ITEMS_KEPT) */
     struct diff_item_found items[DIFF_ITEMS_KEPT];
 };
+
+/* The one definition of agreement, for diff_compare, the fuzz harnesses
+ * and the tests: no item above differs, each compared when `answer` says
+ * the engine speaks for it (the status always). diff_frames_agree
+ * compares every item. Neither looks at the deviation table, nor at
+ * whether the answer is comparable at all. */
+bool diff_answer_agrees(const struct cfi_frame *expected,
+                        const struct diff_answer *answer);
+bool diff_frames_agree(const struct cfi_frame *a, const struct cfi_frame *b);
 
 /* Whether `id` is one of ours (il, interp, compiled). */
 bool diff_engine_is_ours(enum diff_engine_id id);

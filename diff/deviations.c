@@ -271,6 +271,9 @@ static bool same_item(const struct diff_mismatch *m,
                model->caller.status[m->reg] == got->caller.status[m->reg] &&
                (got->caller.status[m->reg] != CFI_REG_VALUE ||
                 model->caller.value[m->reg] == got->caller.value[m->reg]);
+    case DIFF_ITEM_SIGNAL:
+        return model->status == CFI_OK && got->status == CFI_OK &&
+               model->signal_frame == got->signal_frame;
     }
     return false;
 }

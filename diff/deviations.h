@@ -18,8 +18,10 @@
 #include "diff/engine.h"
 #include "semantics/sem.h"
 
-/* What differs: the whole status, the CFA, or one register. */
-enum diff_item { DIFF_ITEM_STATUS, DIFF_ITEM_CFA, DIFF_ITEM_REG };
+/* What differs: the whole status, the CFA, one register, or the signal
+ * frame flag (cfi.h step 7). */
+enum diff_item { DIFF_ITEM_STATUS, DIFF_ITEM_CFA, DIFF_ITEM_REG,
+                 DIFF_ITEM_SIGNAL };
 
 struct diff_mismatch {
     enum diff_engine_id engine;

@@ -49,6 +49,7 @@ void diff_answer_all_comparable(struct diff_answer *answer)
     answer->comparable = true;
     answer->not_comparable_reason = NULL;
     answer->cfa_comparable = true;
+    answer->signal_comparable = true;
     memset(answer->reg_comparable, true, sizeof answer->reg_comparable);
 }
 

@@ -54,6 +54,9 @@ struct diff_answer {
      * caller register? Ignored when frame.status != CFI_OK. */
     bool cfa_comparable;
     bool reg_comparable[CFI_NREGS];
+    /* Does frame.signal_frame say what cfi.h step 7 says (the 'S' flag of
+     * the FDE's CIE)? */
+    bool signal_comparable;
 };
 
 /* Marks every register and the CFA comparable, the request comparable. */

@@ -63,6 +63,10 @@ static void item_values(const struct cfi_frame *expected_frame,
         e = diff_reg_text(expected_frame, item->reg, a, sizeof a);
         g = diff_reg_text(got_frame, item->reg, b, sizeof b);
         break;
+    case DIFF_ITEM_SIGNAL:
+        e = expected_frame->signal_frame ? "signal frame" : "not a signal frame";
+        g = got_frame->signal_frame ? "signal frame" : "not a signal frame";
+        break;
     }
     snprintf(expected, size, "%s", e);
     snprintf(got, size, "%s", g);

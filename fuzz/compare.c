@@ -6,26 +6,12 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "diff/compare.h"
 #include "diff/memory.h"
 
 bool fuzz_frames_agree(const struct cfi_frame *a, const struct cfi_frame *b)
 {
-    if (a->status != b->status)
-        return false;
-    if (a->status == CFI_E_REG_UNKNOWN)
-        return a->diag.reg == b->diag.reg;
-    if (a->status != CFI_OK)
-        return true;
-    if (a->cfa != b->cfa || a->signal_frame != b->signal_frame)
-        return false;
-    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
-        if (a->caller.status[reg] != b->caller.status[reg])
-            return false;
-        if (a->caller.status[reg] == CFI_REG_VALUE &&
-            a->caller.value[reg] != b->caller.value[reg])
-            return false;
-    }
-    return true;
+    return diff_frames_agree(a, b);
 }
 
 /* Appends to text (NUL-terminated, `size` bytes in all). */

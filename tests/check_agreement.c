@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff/compare.h"
 #include "diff/memory.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
@@ -36,26 +37,10 @@ static void make_state(uint64_t seed, unsigned k, uint64_t rip,
     cfi_regs_set(regs, CFI_REG_RIP, rip);
 }
 
-/* Same status; when OK, same CFA, signal flag and every caller register;
- * when the error reads a register, the same register. */
+/* Agreement as the harness defines it (diff_frames_agree). */
 static bool same_frame(const struct cfi_frame *a, const struct cfi_frame *b)
 {
-    if (a->status != b->status)
-        return false;
-    if (a->status == CFI_E_REG_UNKNOWN)
-        return a->diag.reg == b->diag.reg;
-    if (a->status != CFI_OK)
-        return true;
-    if (a->cfa != b->cfa || a->signal_frame != b->signal_frame)
-        return false;
-    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
-        if (a->caller.status[reg] != b->caller.status[reg])
-            return false;
-        if (a->caller.status[reg] == CFI_REG_VALUE &&
-            a->caller.value[reg] != b->caller.value[reg])
-            return false;
-    }
-    return true;
+    return diff_frames_agree(a, b);
 }
 
 static void describe(char *out, size_t size, const struct cfi_frame *f)

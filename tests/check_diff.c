@@ -902,6 +902,41 @@ START_TEST(test_no_record_is_an_answer)
 }
 END_TEST
 
+/* The signal frame flag is an item like the others: an engine of ours
+ * that loses it differs; an engine that does not speak for it does not. */
+START_TEST(test_signal_flag_compared)
+{
+    static struct cfi_frame expected, got;
+    static struct diff_answer answer;
+    memset(&expected, 0, sizeof expected);
+    expected.status = CFI_OK;
+    expected.cfa = 0x7ffe1008;
+    expected.signal_frame = true;
+    got = expected;
+    ck_assert(diff_frames_agree(&expected, &got));
+    got.signal_frame = false;
+    ck_assert(!diff_frames_agree(&expected, &got));
+    const struct cfi_request request = {0x1000, false, &expected.caller,
+                                        {NULL, NULL}};
+    enum diff_engine_id engines[] = {DIFF_ENGINE_interp, DIFF_ENGINE_libdw};
+    for (size_t i = 0; i < 2; i++) {
+        diff_answer_reset(&answer);
+        answer.frame = got;
+        struct diff_mismatch context = {engines[i], NULL, NULL, NULL, CFI_OK,
+                                        &request, &expected, NULL,
+                                        DIFF_ITEM_STATUS, 0};
+        struct diff_outcome outcome;
+        diff_compare(&context, &answer, &outcome);
+        ck_assert_int_eq(outcome.verdict, DIFF_VERDICT_DIFFER);
+        ck_assert_uint_eq(outcome.nitems, 1);
+        ck_assert_int_eq(outcome.items[0].item, DIFF_ITEM_SIGNAL);
+        answer.signal_comparable = false;
+        diff_compare(&context, &answer, &outcome);
+        ck_assert_int_eq(outcome.verdict, DIFF_VERDICT_AGREE);
+    }
+}
+END_TEST
+
 START_TEST(test_bad_input_file)
 {
     char *path = case_path("prologue.so");
@@ -1173,6 +1208,7 @@ int main(void)
     tcase_add_test(command, test_exit_codes);
     tcase_add_test(command, test_bad_input_file);
     tcase_add_test(command, test_no_record_is_an_answer);
+    tcase_add_test(command, test_signal_flag_compared);
     suite_add_tcase(suite, command);
     TCase *validation = tcase_create("validate");
     tcase_set_timeout(validation, 600);
