@@ -64,6 +64,25 @@ const char *cfi_reg_name(unsigned reg)
     return reg < CFI_NREGS ? reg_names[reg] : NULL;
 }
 
+unsigned cfi_reg_size(unsigned reg)
+{
+    if (reg < CFI_NREGS && !reg_names[reg])
+        return 0;
+    if (reg <= CFI_REG_RIP)
+        return 8;
+    if (reg <= 32 || (reg >= 67 && reg <= 82))
+        return 16; /* xmm0-15, xmm16-31 */
+    if (reg <= 40)
+        return 10; /* st0-7 */
+    if (reg <= 49 || reg == 58 || reg == 59 || (reg >= 118 && reg <= 125))
+        return 8;  /* mm0-7, rflags, fs.base, gs.base, k0-7 */
+    if (reg == 64)
+        return 4;  /* mxcsr */
+    if (reg < CFI_NREGS)
+        return 2;  /* es..gs, tr, ldtr, fcw, fsw */
+    return 0;
+}
+
 const char *cfi_reg_label(unsigned reg, char *buf, size_t size)
 {
     const char *name = cfi_reg_name(reg);

@@ -95,6 +95,13 @@ enum {
 const char *cfi_reg_name(unsigned reg);
 /* A register's name or "rN"; writes into buf (>= 8 bytes) when needed. */
 const char *cfi_reg_label(unsigned reg, char *buf, size_t size);
+/* The register's width in bytes in the psABI's mapping: 8 for rax..rip,
+ * mm0-7, rflags, fs.base, gs.base and k0-7; 16 for xmm0-31; 10 for
+ * st0-7; 4 for mxcsr; 2 for the segment selectors (es..gs), tr, ldtr,
+ * fcw and fsw; 0 for a number with no register. The engines read every
+ * saved register as 8 bytes (step 5): only 8-byte registers are
+ * modelled. */
+unsigned cfi_reg_size(unsigned reg);
 /* Parses "rbx", "r3", "xmm0" or "3" into a DWARF number; -1 if unknown. */
 int cfi_reg_parse(const char *text, size_t len);
 

@@ -190,14 +190,18 @@ static bool reported(const struct diff_answer *answer, unsigned reg)
            answer->frame.caller.status[reg] != CFI_REG_UNDEFINED;
 }
 
-/* A caller register as text: "0x...", "unknown", "undefined" or "not
- * comparable" (the engine cannot say). */
+/* A caller register as text: "0x...", "unknown", "undefined", "not
+ * comparable" (the engine cannot say) or "not modelled" (a value of a
+ * register that is not 8 bytes wide, which the engines read as 8 bytes:
+ * cfi_reg_size). */
 static const char *reg_text(const struct diff_answer *answer, unsigned reg,
                             char *buf, size_t size)
 {
     const struct cfi_regs *caller = &answer->frame.caller;
     if (!answer->reg_comparable[reg])
         return "not comparable";
+    if (caller->status[reg] == CFI_REG_VALUE && cfi_reg_size(reg) != 8)
+        return "not modelled";
     if (caller->status[reg] == CFI_REG_VALUE) {
         snprintf(buf, size, "0x%" PRIx64, caller->value[reg]);
         return buf;

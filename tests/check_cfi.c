@@ -1576,6 +1576,29 @@ START_TEST(test_zdebug_frame_malformed)
 }
 END_TEST
 
+/* Register widths from the psABI's mapping: the segment selectors
+ * (50-55) are 2 bytes, which the engines do not model (they read 8). */
+START_TEST(test_reg_size)
+{
+    for (unsigned reg = 0; reg <= CFI_REG_RIP; reg++)
+        ck_assert_uint_eq(cfi_reg_size(reg), 8);
+    for (unsigned reg = 50; reg <= 55; reg++)
+        ck_assert_uint_eq(cfi_reg_size(reg), 2);
+    ck_assert_uint_eq(cfi_reg_size(17), 16);   /* xmm0 */
+    ck_assert_uint_eq(cfi_reg_size(82), 16);   /* xmm31 */
+    ck_assert_uint_eq(cfi_reg_size(33), 10);   /* st0 */
+    ck_assert_uint_eq(cfi_reg_size(41), 8);    /* mm0 */
+    ck_assert_uint_eq(cfi_reg_size(49), 8);    /* rflags */
+    ck_assert_uint_eq(cfi_reg_size(58), 8);    /* fs.base */
+    ck_assert_uint_eq(cfi_reg_size(64), 4);    /* mxcsr */
+    ck_assert_uint_eq(cfi_reg_size(66), 2);    /* fsw */
+    ck_assert_uint_eq(cfi_reg_size(125), 8);   /* k7 */
+    ck_assert_uint_eq(cfi_reg_size(57), 0);    /* no register */
+    ck_assert_uint_eq(cfi_reg_size(126), 0);
+    ck_assert_uint_eq(cfi_reg_size(CFI_NREGS), 0);
+}
+END_TEST
+
 START_TEST(test_io_errors)
 {
     open_fails("/nonexistent/cfisem/file", CFI_E_IO);
@@ -2089,6 +2112,7 @@ static Suite *cfi_suite(void)
     TCase *elf = tcase_create("elf");
     tcase_add_test(elf, test_io_errors);
     tcase_add_test(elf, test_not_elf);
+    tcase_add_test(elf, test_reg_size);
     tcase_add_test(elf, test_zdebug_frame_malformed);
     tcase_add_test(elf, test_truncated_section_headers);
     tcase_add_test(elf, test_segment_past_end);

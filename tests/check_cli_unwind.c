@@ -197,6 +197,22 @@ START_TEST(test_text_output)
 }
 END_TEST
 
+/* A saved register that is not 8 bytes wide (xmm0: 16) is read as 8
+ * bytes by every engine: printed as not modelled; k0 (8 bytes) is a
+ * value. */
+START_TEST(test_narrow_and_wide_registers)
+{
+    struct test_run run;
+    unwind("high_regs", engines[_i],
+           (const char *[]){"--pc", "0x1001", "--regs", "rsp=0x7ffe1000",
+                            "--json", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "\"17\": \"not modelled\""));
+    ck_assert_ptr_nonnull(strstr(run.out, "\"118\": \"0x"));
+    test_run_free(&run);
+}
+END_TEST
+
 START_TEST(test_signal_frame_flag)
 {
     struct test_run run;
@@ -345,6 +361,7 @@ int main(void)
     tcase_add_loop_test(tc, test_unknown_register_named, 0, NENGINES);
     tcase_add_loop_test(tc, test_text_output, 0, NENGINES);
     tcase_add_loop_test(tc, test_signal_frame_flag, 0, NENGINES);
+    tcase_add_loop_test(tc, test_narrow_and_wide_registers, 0, NENGINES);
     tcase_add_loop_test(tc, test_no_fde, 0, NENGINES);
     tcase_add_test(tc, test_engines_print_the_same);
     tcase_add_test(tc, test_outside_engines);
