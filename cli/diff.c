@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "diff/harness.h"
 #include "diff/report.h"
+#include "diff/validate_hdr.h"
 
 static const char usage[] =
     "usage: cfisem diff FILE... [--engines LIST] [--states N] [--seed S]\n"
@@ -76,11 +77,14 @@ static const char usage[] =
     "Example:\n"
     "  cfisem diff /lib/x86_64-linux-gnu/libc.so.6 /bin/ls --json out.json\n"
     "\n"
+    "Each file's .eh_frame_hdr is checked against its .eh_frame too (as\n"
+    "cfisem validate FILE --hdr): a wrong one is one line on stderr.\n"
+    "\n"
     "Exit status: 0 no new mismatch (known deviations and errors do not\n"
-    "count); 1 at least one new mismatch, or a usage error (then nothing\n"
-    "is run and the message names the option); 2 a FILE cannot be loaded\n"
-    "(one line on stderr for each; the other files still run; 1 wins\n"
-    "over 2).\n";
+    "count); 1 at least one new mismatch or a wrong .eh_frame_hdr, or a\n"
+    "usage error (then nothing is run and the message names the option);\n"
+    "2 a FILE cannot be loaded (one line on stderr for each; the other\n"
+    "files still run; 1 wins over 2).\n";
 
 struct options {
     struct diff_config config;
@@ -257,6 +261,30 @@ static unsigned default_jobs(void)
 /* Running                                                              */
 /* ------------------------------------------------------------------ */
 
+/* Each loaded file's .eh_frame_hdr against its .eh_frame (the table
+ * libgcc and libunwind search): one line on stderr for each wrong one.
+ * Returns how many are wrong. */
+static size_t report_wrong_tables(const struct diff_run *run)
+{
+    size_t wrong = 0;
+    struct diff_hdr_check *check = malloc(sizeof *check);
+    for (size_t i = 0; check && i < run->nfiles; i++) {
+        const struct diff_file_result *result = &run->files[i];
+        struct cfi_file *file = NULL;
+        struct cfi_diag diag;
+        if (result->status != CFI_OK ||
+            cfi_file_open(result->path, &file, &diag) != CFI_OK)
+            continue;
+        if (diff_hdr_check(file, check) == CFI_OK && check->nproblems) {
+            diff_hdr_summary(stderr, result->path, check);
+            wrong++;
+        }
+        cfi_file_close(file);
+    }
+    free(check);
+    return wrong;
+}
+
 static int write_json(const char *path, const struct diff_run *run)
 {
     FILE *out = fopen(path, "w");
@@ -299,10 +327,11 @@ static int run_diff(struct options *o)
                     "(their answers are errors; see cfisem il %s)\n",
                     file->path, file->nfailed_fdes, file->path);
     }
+    size_t wrong_tables = report_wrong_tables(run);
     diff_report_text(stdout, run, o->show);
     fflush(stdout);
     int result = o->json_path ? write_json(o->json_path, run) : CLI_OK;
-    if (diff_run_unexplained(run))
+    if (diff_run_unexplained(run) || wrong_tables)
         result = CLI_MISMATCH;
     else if (diff_run_bad_input(run))
         result = CLI_BAD_INPUT;

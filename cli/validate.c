@@ -163,6 +163,8 @@ int cli_validate(int argc, char **argv)
             fputs(usage, stdout);
             return CLI_OK;
         }
+    if (cli_validate_wants_table(argc, argv))
+        return cli_validate_table(argc, argv);
     struct options o = {.show = 20};
     diff_validate_config_default(&o.config);
     o.config.keep = 1000;
