@@ -27,6 +27,10 @@ struct cli_command {
 };
 
 int cli_il(int argc, char **argv);
+/* `il FILE --sframe` (cli/il_sframe.c): wanted when an argument asks for
+ * it. */
+bool cli_il_wants_sframe(int argc, char **argv);
+int cli_il_sframe(int argc, char **argv);
 int cli_unwind(int argc, char **argv);
 int cli_compile(int argc, char **argv);
 int cli_diff(int argc, char **argv);

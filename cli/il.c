@@ -12,6 +12,7 @@ static void print_usage(FILE *out)
 {
     fputs(
         "usage: cfisem il FILE [--pc ADDR] [--format text|json|readelf]\n"
+        "       cfisem il FILE --sframe [--pc ADDR]\n"
         "\n"
         "Prints the intermediate language (IL) of the call frame information\n"
         "of FILE (.eh_frame, then .debug_frame): for each FDE, its rows and\n"
@@ -45,6 +46,13 @@ static void print_usage(FILE *out)
         " pc=...\n"
         "                LOC           CFA      ra\n"
         "             0000000000026000 rsp+16   c-8\n"
+        "\n"
+        "--sframe prints the file's .sframe table instead (SFrame v1 or v2):\n"
+        "a header line per SFrame FDE, then its rows in the text format:\n"
+        "  fde .sframe+0x1c [0x113d,0x116e) v1 fre=addr1\n"
+        "  [0x113e,0x1142)  cfa=rsp+16  rbp=[cfa-16]  rip=[cfa-8]\n"
+        "(an FP SFrame does not track has no rule; a pc-mask FDE, the PLT,\n"
+        "has its rows written out for each block it covers).\n"
         "\n"
         "Example: cfisem il /lib/x86_64-linux-gnu/libc.so.6 --pc 0x27285\n"
         "\n"
@@ -228,6 +236,8 @@ static int run(const struct il_options *o, const struct cfi_file *file)
 
 int cli_il(int argc, char **argv)
 {
+    if (cli_il_wants_sframe(argc, argv))
+        return cli_il_sframe(argc, argv);
     struct il_options o = {NULL, false, 0, SEM_FORMAT_TEXT};
     int status = parse_options(argc, argv, &o);
     if (status == -1) {
