@@ -859,6 +859,59 @@ static bool libdw_zero_length(const struct diff_mismatch *m)
 }
 
 /* ------------------------------------------------------------------ */
+/* sframe: what SFrame carries                                          */
+/* ------------------------------------------------------------------ */
+
+static bool carried_by_sframe(struct sem_reg_rule *rule)
+{
+    return rule->reg == CFI_REG_RBP || rule->reg == CFI_REG_RIP;
+}
+
+/* The IL's answer with the rules of every register but rbp and rip left
+ * out is the engine's on the item: the difference is a register SFrame
+ * does not carry (its saved slot faults, its source is unknown). */
+static bool sframe_three_columns(const struct diff_mismatch *m)
+{
+    if (m->engine != DIFF_ENGINE_sframe || m->item != DIFF_ITEM_STATUS ||
+        !m->row || !item_differs(m))
+        return false;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = model && eval_edited_row(m, carried_by_sframe, model) &&
+                     same_item(m, model);
+    free(model);
+    return explained;
+}
+
+/* A caller frame in a row whose CFA is an expression (the PLT's, which
+ * reads rip): SFrame's pc-mask FDE matches the lookup PC, PC-1, where the
+ * expression reads the callee's rip, PC. The engine's answer is the IL's
+ * row evaluated with rip = PC-1. */
+static bool sframe_pc_mask_lookup_pc(const struct diff_mismatch *m)
+{
+    if (m->engine != DIFF_ENGINE_sframe || !m->row ||
+        !m->request->caller_frame || m->row->cfa.kind != SEM_CFA_EXPR ||
+        !item_differs(m))
+        return false;
+    struct cfi_regs *callee = malloc(sizeof *callee);
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = false;
+    if (callee && model) {
+        *callee = *m->request->callee;
+        cfi_regs_set(callee, CFI_REG_RIP, m->request->pc - 1);
+        struct sem_reg_rule rules[CFI_NREGS];
+        struct sem_row row = {m->row->cfa, 0, rules};
+        for (uint32_t i = 0; i < m->row->nrules && i < CFI_NREGS; i++)
+            if (carried_by_sframe((struct sem_reg_rule *)&m->row->rules[i]))
+                rules[row.nrules++] = m->row->rules[i];
+        sem_eval_row(&row, callee, m->request->memory, model);
+        explained = same_item(m, model);
+    }
+    free(callee);
+    free(model);
+    return explained;
+}
+
+/* ------------------------------------------------------------------ */
 /* The table                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -1151,6 +1204,25 @@ static const struct diff_deviation table[] = {
      "libdw stops reading .debug_frame at a zero length word",
      ZERO_LENGTH("libdw/dwarf_next_cfi.c"),
      libdw_zero_length},
+    {"sframe-three-columns", DIFF_ENGINE_sframe,
+     "SFrame carries the CFA, rbp and rip only: an error of another "
+     "register's rule is not seen",
+     "cfi.h step 5 evaluates every register's rule and reports the first "
+     "error (a saved slot that faults, a source register that is unknown). "
+     "SFrame (binutils' SFrame format) has no column for the other "
+     "registers, so the sframe engine unwinds where the IL fails; matched "
+     "as the IL's row with only the rules of rbp and rip kept.",
+     sframe_three_columns},
+    {"sframe-pc-mask-lookup-pc", DIFF_ENGINE_sframe,
+     "in a caller frame, SFrame's pc-mask (PLT) FDE matches PC-1 where the "
+     "DWARF expression reads rip",
+     "cfi.h step 1 looks the row up at PC-1 for a caller frame, and the "
+     "PLT's CFA expression (breg16: the callee's rip, PC) then runs on PC. "
+     "SFrame's pc-mask FDE has no expression: it matches the lookup PC "
+     "modulo the block size. Both agree for an innermost frame; at a "
+     "block's first byte a caller frame differs (no real call returns into "
+     "a PLT). Matched as the IL's row evaluated with rip = PC-1.",
+     sframe_pc_mask_lookup_pc},
 };
 
 const struct diff_deviation *diff_deviation_table(size_t *count)

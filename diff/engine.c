@@ -13,6 +13,7 @@
 #include "diff/libdw.h"
 #include "diff/libdwarf.h"
 #include "diff/libunwind.h"
+#include "diff/sframe_engine.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
 
@@ -156,6 +157,8 @@ static const struct adapter adapters[DIFF_ENGINE_COUNT] = {
                            diff_libdw_close},
     [DIFF_ENGINE_libunwind] = {diff_libunwind_open, diff_libunwind_answer,
                                diff_libunwind_close},
+    [DIFF_ENGINE_sframe] = {diff_sframe_open, diff_sframe_answer,
+                            diff_sframe_close},
 };
 
 static enum cfi_status adapter_open(enum diff_engine_id id,
@@ -251,6 +254,7 @@ enum cfi_status diff_engine_open(enum diff_engine_id id,
     case DIFF_ENGINE_libdwarf:
     case DIFF_ENGINE_libdw:
     case DIFF_ENGINE_libunwind:
+    case DIFF_ENGINE_sframe:
         return adapter_open(id, file, engine, diag);
     case DIFF_ENGINE_COUNT:
         break;

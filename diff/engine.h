@@ -29,7 +29,8 @@
     X(compiled, "the compiled eh_elf (compile/)")                           \
     X(libdwarf, "libdwarf's rule table, evaluated by the harness")          \
     X(libdw, "elfutils libdw's rules, evaluated by the harness")            \
-    X(libunwind, "libunwind's remote unw_step")
+    X(libunwind, "libunwind's remote unw_step")                            \
+    X(sframe, "the file's .sframe (sframe/): the CFA, rbp and rip")
 
 enum diff_engine_id {
 #define DIFF_ENGINE_ENUM(name, summary) DIFF_ENGINE_##name,

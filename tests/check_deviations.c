@@ -22,6 +22,8 @@
 #include "diff/libdwarf.h"
 #include "diff/libunwind.h"
 #include "diff/memory.h"
+#include "diff/sframe_engine.h"
+#include "sframe/sframe.h"
 #include "semantics/sem.h"
 #include "support.h"
 
@@ -31,7 +33,15 @@
 
 /* f at 0x1000: the directives, then `nops` one-byte instructions, each
  * directive list `body` placed by the caller between them. */
+static char *build_with(const char *body, const char *flags);
+
 static char *build(const char *body)
+{
+    return build_with(body, "");
+}
+
+/* The same, with more flags for cc (-Wa,--gsframe). */
+static char *build_with(const char *body, const char *flags)
 {
     char *dir = test_temp_dir();
     char source[4096], object[4096], command[9000];
@@ -40,7 +50,7 @@ static char *build(const char *body)
     ck_assert_int_eq(test_write_file(source, body, strlen(body)), 0);
     snprintf(command, sizeof command,
              "cc -shared -nostdlib -Wl,--section-start=.text=0x1000 "
-             "-Wl,--build-id=none -o %s %s", object, source);
+             "-Wl,--build-id=none %s -o %s %s", flags, object, source);
     ck_assert_msg(system(command) == 0, "%s", command);
     free(dir);
     return strdup(object);
@@ -118,6 +128,8 @@ static const struct {
                            diff_libdw_close},
     [DIFF_ENGINE_libunwind] = {diff_libunwind_open, diff_libunwind_answer,
                                diff_libunwind_close},
+    [DIFF_ENGINE_sframe] = {diff_sframe_open, diff_sframe_answer,
+                            diff_sframe_close},
 };
 
 /* Every register 0-16 known but `unknown` (-1: none), rsp and rbp in a
@@ -1030,6 +1042,65 @@ START_TEST(debug_frame_zero_length)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* sframe                                                               */
+/* ------------------------------------------------------------------ */
+
+/* rbx saved at CFA-16: with that slot unreadable the IL fails, SFrame
+ * (no rbx column) unwinds. With rip's slot unreadable both fail. */
+START_TEST(sframe_three_columns)
+{
+    char *path = build_with("\t.text\n\t.globl f\nf:\t.cfi_startproc\n"
+                            "\tpush %rbx\n\t.cfi_def_cfa_offset 16\n"
+                            "\t.cfi_offset %rbx, -16\n\tnop\n\tpop %rbx\n"
+                            "\t.cfi_def_cfa_offset 8\n\tret\n"
+                            "\t.cfi_endproc\n", "-Wa,--gsframe");
+    const uint64_t frame_cfa = 0x7ffe00001000 + 16;
+    struct state rbx_slot = {-1, frame_cfa - 16},
+                 rip_slot = {-1, frame_cfa - 8};
+    shows_in(path, 0x1001, false, rbx_slot, DIFF_ENGINE_sframe,
+             DIFF_ITEM_STATUS, 0, "sframe-three-columns");
+    struct probe p;
+    probe_run_with(&p, path, 0x1001, false, DIFF_ENGINE_sframe, -1,
+                   rip_slot.fault);
+    ck_assert_int_eq(p.expected.status, CFI_E_MEMORY);
+    ck_assert_int_eq(p.answer.frame.status, CFI_E_MEMORY);
+    p.mismatch.got = &p.answer.frame;
+    ck_assert(!entry("sframe-three-columns")->matches(&p.mismatch));
+    probe_free(&p);
+    remove_built(path);
+}
+END_TEST
+
+/* Two PLT entries: a caller frame at the second entry's first byte looks
+ * the row up in the first (PC-1), where the PLT expression reads rip
+ * (PC). As an innermost frame the two agree. */
+START_TEST(sframe_pc_mask_lookup_pc)
+{
+    char *path = build_with("\t.text\n\t.globl f\nf:\t.cfi_startproc\n"
+                            "\tcall g@PLT\n\tcall h@PLT\n\tret\n"
+                            "\t.cfi_endproc\n",
+                            "-Wa,--gsframe -Wl,--section-start=.plt=0x3000");
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct sframe_table *table;
+    ck_assert_int_eq(sframe_open(file, &table, &diag), CFI_OK);
+    uint64_t second = 0;
+    for (size_t i = 0; i < table->nfdes; i++)
+        if (table->fdes[i].pc_mask && table->fdes[i].size >= 32)
+            second = table->fdes[i].start + table->fdes[i].block_size;
+    sframe_free(table);
+    cfi_file_close(file);
+    ck_assert_uint_ne(second, 0);
+    shows(path, second, true, DIFF_ENGINE_sframe, DIFF_ITEM_CFA, 0,
+          "sframe-pc-mask-lookup-pc");
+    does_not_match(path, second, false, DIFF_ENGINE_sframe, DIFF_ITEM_CFA, 0,
+                   "sframe-pc-mask-lookup-pc");
+    remove_built(path);
+}
+END_TEST
+
 /* Every entry has a test above: the list must name them all. */
 START_TEST(every_entry_is_tested)
 {
@@ -1053,7 +1124,8 @@ START_TEST(every_entry_is_tested)
         "libdw-empty-expression-undefined", "libdw-location-backwards",
         "libdw-address-size-4", "libunwind-no-debug-frame",
         "libunwind-underflow-malformed", "libdwarf-debug-frame-zero-length",
-        "libdw-debug-frame-zero-length",
+        "libdw-debug-frame-zero-length", "sframe-three-columns",
+        "sframe-pc-mask-lookup-pc",
     };
     size_t count;
     const struct diff_deviation *table = diff_deviation_table(&count);
@@ -1112,6 +1184,8 @@ int main(void)
     tcase_add_test(tc, libunwind_no_debug_frame);
     tcase_add_test(tc, libunwind_underflow_malformed);
     tcase_add_test(tc, debug_frame_zero_length);
+    tcase_add_test(tc, sframe_three_columns);
+    tcase_add_test(tc, sframe_pc_mask_lookup_pc);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
