@@ -35,8 +35,8 @@ int cli_unwind(int argc, char **argv);
 int cli_compile(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_validate(int argc, char **argv);
-/* `validate FILE --hdr` (cli/validate_table.c): wanted when an argument
- * asks for it. */
+/* `validate FILE --hdr` and `--sframe` (cli/validate_table.c): wanted
+ * when an argument asks for one. */
 bool cli_validate_wants_table(int argc, char **argv);
 int cli_validate_table(int argc, char **argv);
 int cli_gen(int argc, char **argv);

@@ -1,21 +1,37 @@
-/* validate_table.c — `cfisem validate FILE --hdr`: a compact table a file
- * carries beside its .eh_frame, checked against it (diff/validate_hdr.h). */
+/* validate_table.c — `cfisem validate FILE --hdr` and `--sframe`: the
+ * compact tables a file carries beside its .eh_frame, checked against it
+ * (diff/validate_hdr.h, diff/validate_sframe.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "diff/validate_hdr.h"
+#include "diff/validate_sframe.h"
+#include "sframe/sframe.h"
 
 static const char usage[] =
     "usage: cfisem validate FILE --hdr [--show N]\n"
+    "       cfisem validate FILE --sframe [--states N] [--seed S] [--show N]\n"
     "\n"
     "--hdr: checks the linker's .eh_frame_hdr lookup table against\n"
     ".eh_frame: version and encodings, eh_frame_ptr, one entry per FDE and\n"
     "none extra, sorted, each entry's initial location and FDE address.\n"
+    "\n"
+    "--sframe: checks the file's .sframe (SFrame v1 or v2) against its\n"
+    ".eh_frame at every address SFrame covers, as an innermost frame in N\n"
+    "states (default 4): the CFA, rbp and rip SFrame gives against the\n"
+    "DWARF row there (its other registers' rules left out: SFrame has no\n"
+    "column for them). Also lists SFrame FDEs whose range is not the\n"
+    "DWARF FDE's, addresses SFrame covers and .eh_frame does not, and the\n"
+    ".eh_frame FDEs SFrame has none for (the assembler drops those it\n"
+    "cannot express), with the reason the DWARF shows. Problems: wrong\n"
+    "ranges, FDE ranges, addresses SFrame covers alone.\n"
 
     "\n"
     "  --show N   problems printed (default 20)\n"
+    "  --states N states per address, --sframe (default 4, at most 1024)\n"
+    "  --seed S   seed of the states, --sframe (default 1)\n"
     "\n"
     "Exit status: 0 no problem; 1 problems, or a usage error; 2 FILE\n"
     "cannot be loaded (one line on stderr naming it).\n";
@@ -23,14 +39,17 @@ static const char usage[] =
 bool cli_validate_wants_table(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--hdr"))
+        if (!strcmp(argv[i], "--hdr") || !strcmp(argv[i], "--sframe"))
             return true;
     return false;
 }
 
 struct options {
     const char *path;
+    bool hdr, sframe;
     size_t show;
+    unsigned nstates;
+    uint64_t seed;
 };
 
 static int parse(int argc, char **argv, struct options *o)
@@ -39,7 +58,20 @@ static int parse(int argc, char **argv, struct options *o)
         const char *arg = argv[i];
         uint64_t n;
         if (!strcmp(arg, "--hdr")) {
-            continue;
+            o->hdr = true;
+        } else if (!strcmp(arg, "--sframe")) {
+            o->sframe = true;
+        } else if (!strcmp(arg, "--states") || !strcmp(arg, "--seed")) {
+            if (i + 1 >= argc)
+                return cli_usage_error("validate", "missing value for", arg);
+            bool states = !strcmp(arg, "--states");
+            if (!cli_parse_u64(argv[++i], &n) ||
+                (states && (n < 1 || n > 1024)))
+                return cli_usage_error("validate", "bad value", argv[i]);
+            if (states)
+                o->nstates = (unsigned)n;
+            else
+                o->seed = n;
         } else if (!strcmp(arg, "--show")) {
             if (i + 1 >= argc)
                 return cli_usage_error("validate", "missing value for", arg);
@@ -47,15 +79,17 @@ static int parse(int argc, char **argv, struct options *o)
                 return cli_usage_error("validate", "bad count", argv[i]);
             o->show = (size_t)n;
         } else if (arg[0] == '-') {
-            return cli_usage_error("validate", "not an option of --hdr:",
-                                   arg);
+            return cli_usage_error("validate", "not an option of --hdr and "
+                                   "--sframe:", arg);
         } else if (o->path) {
-            return cli_usage_error("validate", "one FILE with --hdr, not also",
-                                   arg);
+            return cli_usage_error("validate", "one FILE with --hdr or "
+                                   "--sframe, not also", arg);
         } else {
             o->path = arg;
         }
     }
+    if (o->hdr && o->sframe)
+        return cli_usage_error("validate", "--hdr or --sframe, not both", NULL);
     if (!o->path)
         return cli_usage_error("validate", "expected FILE", NULL);
     return CLI_OK;
@@ -75,6 +109,28 @@ static int validate_hdr(const struct options *o, const struct cfi_file *file)
     return result;
 }
 
+static int validate_sframe(const struct options *o, const struct cfi_file *file)
+{
+    struct sframe_table *table = NULL;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (sframe_open(file, &table, &diag) != CFI_OK) {
+        cli_report_file_error(o->path, &diag);
+        return CLI_BAD_INPUT;
+    }
+    struct diff_sframe_validation *v = malloc(sizeof *v);
+    int result = CLI_BAD_INPUT;
+    if (v && diff_sframe_validate(file, table, o->nstates, o->seed, v) ==
+                 CFI_OK) {
+        diff_sframe_text(stdout, o->path, v, o->show);
+        result = diff_sframe_problems(v) ? CLI_MISMATCH : CLI_OK;
+    } else {
+        fprintf(stderr, "cfisem: %s: out of memory\n", o->path);
+    }
+    free(v);
+    sframe_free(table);
+    return result;
+}
+
 int cli_validate_table(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -82,7 +138,7 @@ int cli_validate_table(int argc, char **argv)
             fputs(usage, stdout);
             return CLI_OK;
         }
-    struct options o = {.show = 20};
+    struct options o = {.show = 20, .nstates = 4, .seed = 1};
     int result = parse(argc, argv, &o);
     if (result != CLI_OK)
         return result;
@@ -92,7 +148,7 @@ int cli_validate_table(int argc, char **argv)
         cli_report_file_error(o.path, &diag);
         return CLI_BAD_INPUT;
     }
-    result = validate_hdr(&o, file);
+    result = o.hdr ? validate_hdr(&o, file) : validate_sframe(&o, file);
     cfi_file_close(file);
     return result;
 }
