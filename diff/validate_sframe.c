@@ -233,7 +233,7 @@ static void check_alone(struct run *r)
         uint64_t begin = 0;
         for (uint64_t pc = s->start; pc <= s->start + s->size; pc++) {
             bool alone = pc < s->start + s->size &&
-                         !cfi_file_lookup_in(r->file, CFI_EH_FRAME, pc);
+                         !cfi_file_lookup(r->file, pc);
             if (alone && !in_range)
                 begin = pc;
             if (!alone && in_range) {
@@ -254,6 +254,7 @@ enum cfi_status diff_sframe_validate(const struct cfi_file *file,
     memset(v, 0, sizeof *v);
     v->table = table;
     v->n_eh_frame = file->n_eh_frame;
+    v->nfdes = file->nfdes;
     v->nstates = nstates;
     struct run r = {file, table, NULL, {0}, NULL, v, NULL};
     diff_state_config_default(&r.config, seed);
@@ -265,8 +266,10 @@ enum cfi_status diff_sframe_validate(const struct cfi_file *file,
     for (unsigned k = 0; status == CFI_OK && k < nstates; k++)
         if (!(r.memories[k] = diff_state_memory(&r.config, k, file, NULL, 0)))
             status = CFI_E_NOMEM;
-    for (size_t i = 0; status == CFI_OK && i < file->n_eh_frame; i++)
-        status = check_fde(&r, i);
+    for (size_t i = 0; status == CFI_OK && i < file->nfdes; i++)
+        if (i < file->n_eh_frame ||
+            !cfi_file_lookup_in(file, CFI_EH_FRAME, file->fdes[i].pc_begin))
+            status = check_fde(&r, i);
     if (status == CFI_OK)
         check_alone(&r);
     for (unsigned k = 0; r.memories && k < nstates; k++)
@@ -324,9 +327,9 @@ static void print_wrong(FILE *out, const struct diff_sframe_wrong *w)
     item_text(&w->expected, w->item, e, sizeof e);
     item_text(&w->got, w->item, g, sizeof g);
     fprintf(out, "  [0x%" PRIx64 ",0x%" PRIx64 ") %s: DWARF %s, SFrame %s "
-            "(state %u; .eh_frame+0x%" PRIx64 ", .sframe+0x%" PRIx64 ")\n",
+            "(state %u; %s+0x%" PRIx64 ", .sframe+0x%" PRIx64 ")\n",
             w->begin, w->end, item_name(w->item), e, g, w->state,
-            w->fde->offset, w->sfde ? w->sfde->offset : 0);
+            cfi_section_name(w->fde->section), w->fde->offset, w->sfde ? w->sfde->offset : 0);
 }
 
 static void print_lists(FILE *out, const struct diff_sframe_validation *v,
@@ -340,8 +343,8 @@ static void print_lists(FILE *out, const struct diff_sframe_validation *v,
         fprintf(out, "FDE ranges that differ: %" PRIu64 "\n", v->nrange);
     for (size_t i = 0; i < v->kept_range && i < show; i++) {
         const struct diff_sframe_coverage *c = &v->range[i];
-        fprintf(out, "  .eh_frame+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64
-                "), ", c->fde->offset, c->fde->pc_begin, c->fde->pc_end);
+        fprintf(out, "  %s+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64
+                "), ", cfi_section_name(c->fde->section), c->fde->offset, c->fde->pc_begin, c->fde->pc_end);
         if (c->sfde)
             fprintf(out, ".sframe+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64
                     ") reaches out of it\n", c->sfde->offset, c->sfde->start,
@@ -350,33 +353,36 @@ static void print_lists(FILE *out, const struct diff_sframe_validation *v,
             fprintf(out, "SFrame covers part of it only\n");
     }
     if (v->nalone)
-        fprintf(out, "addresses SFrame covers and .eh_frame does not: %" PRIu64
+        fprintf(out, "addresses SFrame covers and DWARF does not: %" PRIu64
                 " ranges\n", v->nalone);
     for (size_t i = 0; i < v->kept_alone && i < show; i++)
         fprintf(out, "  [0x%" PRIx64 ",0x%" PRIx64 ") .sframe+0x%" PRIx64 "\n",
                 v->alone[i].begin, v->alone[i].end, v->alone[i].sfde->offset);
     if (v->ndropped)
-        fprintf(out, "FDEs of .eh_frame with no SFrame FDE: %" PRIu64
+        fprintf(out, "DWARF FDEs with no SFrame FDE: %" PRIu64
                 " (%" PRIu64 " with a reason in the DWARF)\n", v->ndropped,
                 v->ndropped_reason);
     for (size_t i = 0; i < v->kept_dropped && i < show; i++) {
         const struct diff_sframe_coverage *c = &v->dropped[i];
-        fprintf(out, "  .eh_frame+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64
-                "): %s\n", c->fde->offset, c->fde->pc_begin, c->fde->pc_end,
+        fprintf(out, "  %s+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64
+                "): %s\n", cfi_section_name(c->fde->section), c->fde->offset, c->fde->pc_begin, c->fde->pc_end,
                 c->reason ? c->reason
-                          : "no reason in the DWARF (assembled without "
-                            "--gsframe?)");
+                          : "no reason in the rows (a .cfi_escape? an "
+                            "object assembled without --gsframe?)");
     }
 }
 
 void diff_sframe_text(FILE *out, const char *path,
                       const struct diff_sframe_validation *v, size_t show)
 {
-    fprintf(out, "cfisem validate: %s --sframe: SFrame v%u, %zu FDEs, %zu "
-            "FREs; .eh_frame %zu FDEs; %u states per address\n", path,
-            v->table->version, v->table->nfdes, v->table->nfres,
+    char version[32] = "an empty .sframe";
+    if (v->table->version)
+        snprintf(version, sizeof version, "SFrame v%u", v->table->version);
+    fprintf(out, "cfisem validate: %s --sframe: %s, %zu FDEs, %zu FREs; "
+            "DWARF %zu FDEs (.eh_frame %zu); %u states per address\n",
+            path, version, v->table->nfdes, v->table->nfres, v->nfdes,
             v->n_eh_frame, v->nstates);
-    fprintf(out, "  %" PRIu64 " addresses of .eh_frame FDEs, %" PRIu64
+    fprintf(out, "  %" PRIu64 " addresses of DWARF FDEs, %" PRIu64
             " covered by SFrame: %" PRIu64 " agree, %" PRIu64 " wrong\n",
             v->addresses, v->compared, v->agree, v->compared - v->agree);
     print_lists(out, v, show);

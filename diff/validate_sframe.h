@@ -1,7 +1,9 @@
 /* validate_sframe.h — a file's own .sframe checked against its .eh_frame
- * (`cfisem validate FILE --sframe`).
+ * (`cfisem validate FILE --sframe`). gas derives both from the same
+ * .cfi_* directives, whichever section they go to: the DWARF FDEs are
+ * those of .eh_frame, and those of .debug_frame where .eh_frame has none.
  *
- * At every address of every .eh_frame FDE that SFrame covers too, as an
+ * At every address of every DWARF FDE that SFrame covers too, as an
  * innermost frame, in `nstates` states (diff_state_make's full and
  * partial states, in the synthetic memory of diff/state.h): SFrame's
  * answer (sframe_unwind) against the IL's row there with only its rules
@@ -55,7 +57,7 @@ struct diff_sframe_coverage {
 
 struct diff_sframe_validation {
     const struct sframe_table *table;
-    size_t n_eh_frame;
+    size_t n_eh_frame, nfdes;
     unsigned nstates;
     uint64_t addresses, compared, agree;
     uint64_t nwrong, nrange, ndropped, ndropped_reason, nalone;

@@ -38,6 +38,9 @@
  * 16 bytes, the size of an x86-64 PLT entry (the only pc-mask FDEs ld
  * 2.40 writes). Only the AMD64 ABI (3) is read.
  *
+ * An empty section (ld writes one when gas left every FDE out) is a table
+ * with no FDE, version 0.
+ *
  * Every count and offset comes from the file and is checked against the
  * section's size before use; bad input is an error (CFI_E_MALFORMED, or
  * CFI_E_UNSUPPORTED for a version, ABI or flag this reader does not
@@ -87,7 +90,7 @@ struct sframe_fde {
 struct sframe_table {
     uint64_t addr;            /* file address of the section */
     uint64_t size;
-    uint8_t version;
+    uint8_t version;          /* 1, 2; 0: an empty section */
     uint8_t flags;
     uint8_t abi;
     int8_t fixed_fp_offset;   /* 0: not fixed */
