@@ -1,5 +1,6 @@
 /* check_tables.c — the compact tables checked against .eh_frame:
- * .eh_frame_hdr (diff/validate_hdr.h).
+ * .eh_frame_hdr (diff/validate_hdr.h) and SFrame (sframe/sframe.h, its
+ * reader against readelf --sframe, and diff/validate_sframe.h).
  *
  * A small shared object with three FDEs is linked with its .eh_frame_hdr;
  * each test edits a copy of the table's bytes and checks that exactly the
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 #include "diff/validate_hdr.h"
+#include "diff/validate_sframe.h"
+#include "sframe/sframe.h"
 #include "support.h"
 
 /* ------------------------------------------------------------------ */
@@ -350,6 +353,426 @@ START_TEST(hdr_in_diff)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* SFrame: the reader                                                   */
+/* ------------------------------------------------------------------ */
+
+/* A C program with a PLT (printf), a frame (the buffer) and a leaf. */
+static const char c_program[] =
+    "#include <stdio.h>\n"
+    "int g(int x) { return x * 3; }\n"
+    "int f(int n) { char buf[64]; snprintf(buf, sizeof buf, \"%d\", n);\n"
+    "  return buf[0] + g(n); }\n"
+    "int main(int argc, char **argv) { (void)argv; return f(argc); }\n";
+
+static char *build_c(const char *dir, const char *flags)
+{
+    char *source = join(dir, "p.c"), *binary = join(dir, "p");
+    ck_assert_int_eq(test_write_file(source, c_program, strlen(c_program)),
+                     0);
+    char command[9000];
+    snprintf(command, sizeof command, "cc %s -Wa,--gsframe -o %s %s", flags,
+             binary, source);
+    ck_assert_msg(system(command) == 0, "%s", command);
+    unlink(source);
+    free(source);
+    return binary;
+}
+
+static struct sframe_table *open_sframe(const char *path,
+                                        struct cfi_file **file)
+{
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(path, file, &diag) == CFI_OK, "%s",
+                  diag.message);
+    struct sframe_table *table = NULL;
+    ck_assert_msg(sframe_open(*file, &table, &diag) == CFI_OK, "%s",
+                  diag.message);
+    return table;
+}
+
+/* readelf's column text for an FRE: "sp+16", "fp+16"; "c-16" or "u". */
+static void fre_columns(const struct sframe_fre *fre, char *cfa, char *fp,
+                        size_t size)
+{
+    snprintf(cfa, size, "%s%+d", fre->cfa_from_sp ? "sp" : "fp",
+             fre->cfa_offset);
+    if (fre->fp_tracked)
+        snprintf(fp, size, "c%+d", fre->fp_offset);
+    else
+        snprintf(fp, size, "u");
+}
+
+/* Our table and readelf --sframe's, FDE by FDE (the section's order) and
+ * row by row: start PCs, CFA and FP columns. */
+static void compare_with_readelf(const char *path,
+                                 const struct sframe_table *t)
+{
+    char command[4200];
+    snprintf(command, sizeof command, "readelf --sframe %s", path);
+    FILE *in = popen(command, "r");
+    ck_assert_ptr_nonnull(in);
+    char line[512];
+    size_t fde = 0, row = 0, rows = 0;
+    bool in_fde = false;
+    while (fgets(line, sizeof line, in)) {
+        unsigned idx;
+        unsigned long long pc, start;
+        unsigned size;
+        char cfa[64], fp[64];
+        if (sscanf(line, " func idx [%u]: pc = 0x%llx, size = %u", &idx, &pc,
+                   &size) == 3) {
+            ck_assert_uint_lt(idx, t->nfdes);
+            fde = idx;
+            row = 0;
+            in_fde = true;
+            ck_assert_uint_eq(t->fdes[fde].start, pc);
+            ck_assert_uint_eq(t->fdes[fde].size, size);
+        } else if (in_fde && sscanf(line, " %llx %63s %63s", &start, cfa,
+                                    fp) == 3) {
+            const struct sframe_fde *f = &t->fdes[fde];
+            ck_assert_uint_lt(row, f->nfres);
+            const struct sframe_fre *fre = &t->fres[f->first_fre + row];
+            char want_cfa[64], want_fp[64];
+            fre_columns(fre, want_cfa, want_fp, sizeof want_cfa);
+            ck_assert_uint_eq(start, f->pc_mask ? fre->start
+                                                : f->start + fre->start);
+            ck_assert_str_eq(cfa, want_cfa);
+            ck_assert_str_eq(fp, want_fp);
+            row++;
+            rows++;
+        }
+    }
+    ck_assert_int_eq(pclose(in), 0);
+    ck_assert_uint_eq(rows, t->nfres);
+}
+
+/* gas 2.40 writes version 1; readelf --sframe is the outside oracle. */
+START_TEST(sframe_reader_against_readelf)
+{
+    const char *flags[] = {"-O0", "-O2", "-O2 -fno-omit-frame-pointer"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        char *dir = test_temp_dir();
+        char *binary = build_c(dir, flags[i]);
+        struct cfi_file *file;
+        struct sframe_table *t = open_sframe(binary, &file);
+        ck_assert_uint_eq(t->version, 1);
+        ck_assert_uint_eq(t->abi, SFRAME_ABI_AMD64);
+        ck_assert_int_eq(t->fixed_ra_offset, -8);
+        ck_assert_uint_ge(t->nfdes, 4);
+        bool mask = false;
+        for (size_t f = 0; f < t->nfdes; f++)
+            mask |= t->fdes[f].pc_mask;
+        ck_assert(mask); /* the PLT */
+        compare_with_readelf(binary, t);
+        sframe_free(t);
+        cfi_file_close(file);
+        unlink(binary);
+        free(binary);
+        rmdir(dir);
+        free(dir);
+    }
+}
+END_TEST
+
+/* A version 2 section by hand: function starts relative to the field
+ * (FDE_FUNC_START_PCREL), a pc-mask FDE with its block size, 2-byte FRE
+ * starts and 2-byte offsets, an FP offset in the FRE. */
+struct sframe_bytes {
+    uint8_t b[256];
+    size_t n;
+};
+
+static void put_le(struct sframe_bytes *s, uint64_t value, unsigned size)
+{
+    for (unsigned i = 0; i < size; i++)
+        s->b[s->n++] = (uint8_t)(value >> (8 * i));
+}
+
+static void v2_section(struct sframe_bytes *s, uint64_t addr)
+{
+    memset(s, 0, sizeof *s);
+    put_le(s, SFRAME_MAGIC, 2);
+    put_le(s, 2, 1);                                  /* version */
+    put_le(s, SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL, 1);
+    put_le(s, SFRAME_ABI_AMD64, 1);
+    put_le(s, 0, 1);                                  /* fixed FP: none */
+    put_le(s, (uint8_t)-8, 1);                        /* fixed RA */
+    put_le(s, 0, 1);                                  /* aux header */
+    put_le(s, 2, 4);                                  /* FDEs */
+    put_le(s, 3, 4);                                  /* FREs */
+    put_le(s, 3 + 4 + 7, 4);                          /* FRE bytes */
+    put_le(s, 0, 4);                                  /* FDE offset */
+    put_le(s, 40, 4);                                 /* FRE offset */
+    /* FDE 0 at 28: f at 0x1000, 0x20 bytes, pc-inc, addr1 FREs at 0 */
+    put_le(s, 0x1000 - (addr + 28), 4);
+    put_le(s, 0x20, 4);
+    put_le(s, 0, 4);
+    put_le(s, 1, 4);
+    put_le(s, 0, 1);
+    put_le(s, 0, 1);
+    put_le(s, 0, 2);
+    /* FDE 1 at 48: the PLT at 0x2000, 0x40 bytes, pc-mask 16, addr2 */
+    put_le(s, 0x2000 - (addr + 48), 4);
+    put_le(s, 0x40, 4);
+    put_le(s, 3, 4);
+    put_le(s, 2, 4);
+    put_le(s, 0x10 | 1, 1);
+    put_le(s, 16, 1);
+    put_le(s, 0, 2);
+    /* FREs at 68: f: start 0, sp+8, 1-byte offset */
+    put_le(s, 0, 1);
+    put_le(s, 0x03, 1);
+    put_le(s, 8, 1);
+    /* PLT: start 0 fp+16 with FP at CFA-16 (2 offsets of 2 bytes);
+     * start 11: sp+16 */
+    put_le(s, 0, 2);
+    put_le(s, 0x20 | (2 << 1) | 0, 1);
+    put_le(s, 16, 2);
+    put_le(s, (uint16_t)-16, 2);
+    put_le(s, 11, 2);
+    put_le(s, 0x03, 1);
+    put_le(s, 16, 1);
+}
+
+START_TEST(sframe_v2_by_hand)
+{
+    struct sframe_bytes s;
+    const uint64_t addr = 0x3000;
+    v2_section(&s, addr);
+    ck_assert_uint_eq(s.n, 68 + 14);
+    struct sframe_table *t;
+    struct cfi_diag diag;
+    ck_assert_msg(sframe_read(s.b, s.n, addr, &t, &diag) == CFI_OK, "%s",
+                  diag.message);
+    ck_assert_uint_eq(t->nfdes, 2);
+    ck_assert_uint_eq(t->fdes[0].start, 0x1000);
+    ck_assert_uint_eq(t->fdes[1].start, 0x2000);
+    ck_assert(t->fdes[1].pc_mask);
+    ck_assert_uint_eq(t->fdes[1].block_size, 16);
+    const struct sframe_fde *plt = sframe_lookup(t, 0x2035);
+    ck_assert_ptr_eq(plt, &t->fdes[1]);
+    uint64_t end;
+    /* 0x2035 is byte 5 of the fourth block: the first FRE */
+    const struct sframe_fre *fre = sframe_fre_at(t, plt, 0x2035, &end);
+    ck_assert_ptr_eq(fre, &t->fres[plt->first_fre]);
+    ck_assert_uint_eq(end, 0x203b);
+    ck_assert(!fre->cfa_from_sp);
+    ck_assert_int_eq(fre->cfa_offset, 16);
+    ck_assert(fre->fp_tracked);
+    ck_assert_int_eq(fre->fp_offset, -16);
+    fre = sframe_fre_at(t, plt, 0x203c, &end);
+    ck_assert_int_eq(fre->cfa_offset, 16);
+    ck_assert(fre->cfa_from_sp);
+    ck_assert_uint_eq(end, 0x2040);
+    ck_assert_ptr_null(sframe_lookup(t, 0x1020));
+    ck_assert_ptr_null(sframe_lookup(t, 0xfff));
+    sframe_free(t);
+}
+END_TEST
+
+/* Every truncation and a few bad fields: an error with an offset in the
+ * section, never a crash. */
+START_TEST(sframe_malformed)
+{
+    struct sframe_bytes s;
+    v2_section(&s, 0x3000);
+    struct sframe_table *t = (struct sframe_table *)1;
+    struct cfi_diag diag;
+    for (size_t n = 1; n < s.n; n++) {
+        enum cfi_status status = sframe_read(s.b, n, 0x3000, &t, &diag);
+        ck_assert_msg(status == CFI_E_MALFORMED, "%zu bytes: %s", n,
+                      cfi_status_name(status));
+        ck_assert_ptr_null(t);
+        ck_assert_uint_lt(diag.offset, n);
+    }
+    static const struct {
+        size_t at;
+        uint8_t value;
+        enum cfi_status status;
+        const char *message;
+    } edits[] = {
+        {0, 0xe3, CFI_E_MALFORMED, ".sframe: bad magic"},
+        {2, 3, CFI_E_UNSUPPORTED, ".sframe: unsupported version"},
+        {3, 0x80, CFI_E_UNSUPPORTED, ".sframe: unknown flags"},
+        {4, 2, CFI_E_UNSUPPORTED, ".sframe: ABI/arch other than AMD64"},
+        {8, 200, CFI_E_MALFORMED, ".sframe: FDEs past the end"},
+        {12, 30, CFI_E_MALFORMED, ".sframe: more FREs than their bytes hold"},
+        {44, 0x0f, CFI_E_MALFORMED, ".sframe: bad FRE type"},
+        {65, 0, CFI_E_MALFORMED, ".sframe: pc-mask FDE with no block size"},
+        {60, 9, CFI_E_MALFORMED, ".sframe: more FREs than the header counts"},
+        {69, 0x01, CFI_E_MALFORMED, ".sframe: an AMD64 FRE has 1 or 2 offsets"},
+        {78, 0, CFI_E_MALFORMED,
+         ".sframe: FRE start addresses do not increase"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        struct sframe_bytes bad = s;
+        bad.b[edits[i].at] = edits[i].value;
+        enum cfi_status status = sframe_read(bad.b, bad.n, 0x3000, &t, &diag);
+        ck_assert_msg(status == edits[i].status, "edit %zu: %s", i,
+                      cfi_status_name(status));
+        ck_assert_str_eq(diag.message, edits[i].message);
+        ck_assert_uint_lt(diag.offset, bad.n);
+    }
+    /* an empty section: a table with no FDE */
+    ck_assert_int_eq(sframe_read(s.b, 0, 0x3000, &t, &diag), CFI_OK);
+    ck_assert_uint_eq(t->nfdes, 0);
+    ck_assert_ptr_null(sframe_lookup(t, 0x1000));
+    sframe_free(t);
+}
+END_TEST
+
+/* il --sframe prints the rows readelf prints, in the IL's text. */
+START_TEST(sframe_il_text)
+{
+    struct built b;
+    build(&b, three_functions, "-Wa,--gsframe");
+    const char *args[] = {"il", b.object, "--sframe", NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "  cfa=rsp+16  rip=[cfa-8]\n"));
+    ck_assert_ptr_nonnull(strstr(run.out, " v1 fre=addr1\n"));
+    /* the same rows as the IL of the DWARF, FDE by FDE */
+    const char *il_args[] = {"il", b.object, NULL};
+    struct test_run dwarf;
+    test_run_cfisem(il_args, &dwarf);
+    ck_assert_int_eq(dwarf.exit_code, 0);
+    for (char *line = strtok(run.out, "\n"); line; line = strtok(NULL, "\n"))
+        if (line[0] == '[')
+            ck_assert_msg(strstr(dwarf.out, line), "not in the DWARF: %s",
+                          line);
+    test_run_free(&dwarf);
+    test_run_free(&run);
+    built_free(&b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* SFrame against the DWARF                                             */
+/* ------------------------------------------------------------------ */
+
+static struct diff_sframe_validation *validate_sframe(const char *path)
+{
+    struct cfi_file *file;
+    struct sframe_table *t = open_sframe(path, &file);
+    struct diff_sframe_validation *v = malloc(sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(diff_sframe_validate(file, t, 4, 1, v), CFI_OK);
+    /* the table is freed: only counts and offsets are read after */
+    v->table = NULL;
+    sframe_free(t);
+    cfi_file_close(file);
+    return v;
+}
+
+START_TEST(sframe_validate_agrees)
+{
+    struct built b;
+    build(&b, three_functions, "-Wa,--gsframe");
+    struct diff_sframe_validation *v = validate_sframe(b.object);
+    ck_assert_uint_gt(v->compared, 0);
+    ck_assert_uint_eq(v->agree, v->compared);
+    ck_assert_uint_eq(diff_sframe_problems(v), 0);
+    ck_assert_uint_eq(v->ndropped, 0);
+    free(v);
+    built_free(&b);
+}
+END_TEST
+
+/* gas 2.40's nested remember_state (diff/findings): one wrong address,
+ * the CFA at 0x1006. */
+START_TEST(sframe_validate_nested_remember)
+{
+    char *src = test_src_path("diff/findings/gas-sframe-nested-remember.S");
+    char *text = test_read_file(src, NULL);
+    ck_assert_ptr_nonnull(text);
+    struct built b;
+    build(&b, text, "-Wl,--section-start=.text=0x1000 -Wa,--gsframe");
+    struct diff_sframe_validation *v = validate_sframe(b.object);
+    ck_assert_uint_eq(v->nwrong, 1);
+    ck_assert_uint_eq(v->wrong[0].begin, 0x1006);
+    ck_assert_uint_eq(v->wrong[0].end, 0x1007);
+    ck_assert_int_eq(v->wrong[0].item, DIFF_SF_CFA);
+    ck_assert_uint_eq(v->wrong[0].expected.cfa - v->wrong[0].got.cfa, 8);
+    free(v);
+    built_free(&b);
+    free(text);
+    free(src);
+}
+END_TEST
+
+/* FDEs gas leaves out (any .cfi_escape) are listed, not problems, with
+ * the reason when the DWARF shows one (g: a CFA expression). h: gas
+ * 2.40 writes a CFA from r10 as one from rsp (diff/findings): a wrong
+ * range. */
+START_TEST(sframe_validate_dropped)
+{
+    struct built b;
+    build(&b,
+          "\t.text\n\t.globl f\nf:\t.cfi_startproc\n\t.cfi_escape 0x2e, 8\n"
+          "\tnop\n\tret\n\t.cfi_endproc\n"
+          "\t.globl g\ng:\t.cfi_startproc\n\tnop\n"
+          "\t.cfi_escape 0x0f, 2, 0x77, 8\n\tnop\n\tret\n\t.cfi_endproc\n"
+          "\t.globl h\nh:\t.cfi_startproc\n\tnop\n\t.cfi_def_cfa %r10, 8\n"
+          "\tnop\n\tret\n\t.cfi_endproc\n",
+          "-Wa,--gsframe");
+    struct diff_sframe_validation *v = validate_sframe(b.object);
+    ck_assert_uint_eq(v->ndropped, 2);
+    ck_assert_uint_eq(v->ndropped_reason, 1);
+    bool reason = false;
+    for (size_t i = 0; i < v->kept_dropped; i++)
+        reason |= v->dropped[i].reason &&
+                  strcmp(v->dropped[i].reason,
+                         "a CFA that is an expression") == 0;
+    ck_assert(reason);
+    ck_assert_uint_eq(v->nwrong, 1);
+    ck_assert_int_eq(v->wrong[0].item, DIFF_SF_CFA);
+    ck_assert_uint_eq(diff_sframe_problems(v), 1);
+    free(v);
+    built_free(&b);
+}
+END_TEST
+
+/* The command: exit 0 on agreement, 1 on a wrong range, 2 with one line
+ * for a file without .sframe; and the sframe engine of unwind. */
+START_TEST(sframe_commands)
+{
+    struct built b;
+    build(&b, three_functions, "-Wa,--gsframe");
+    const char *args[] = {"validate", b.object, "--sframe", NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == 0, "%s", run.out);
+    ck_assert_ptr_nonnull(strstr(run.out, "result: 0 problems"));
+    test_run_free(&run);
+    const char *unwind[] = {"unwind", b.object, "--pc", "0x0", "--regs",
+                            "rsp=0x7ffe1000", "--engine", "sframe", NULL};
+    char pc[32];
+    struct cfi_file *file;
+    struct sframe_table *t = open_sframe(b.object, &file);
+    snprintf(pc, sizeof pc, "0x%llx",
+             (unsigned long long)t->by_start[0]->start + 1);
+    sframe_free(t);
+    cfi_file_close(file);
+    unwind[3] = pc;
+    test_run_cfisem(unwind, &run);
+    ck_assert_msg(run.exit_code == 0, "%s", run.err);
+    ck_assert_ptr_nonnull(strstr(run.out, "cfa = 0x7ffe1010\n"));
+    ck_assert_ptr_nonnull(strstr(run.out, "rbx = not comparable\n"));
+    test_run_free(&run);
+    built_free(&b);
+    build(&b, three_functions, "");
+    args[1] = b.object;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "no .sframe section"));
+    test_run_free(&run);
+    built_free(&b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("tables");
@@ -366,6 +789,17 @@ int main(void)
     tcase_add_test(hdr, hdr_command);
     tcase_add_test(hdr, hdr_in_diff);
     suite_add_tcase(suite, hdr);
+    TCase *sframe = tcase_create("sframe");
+    tcase_set_timeout(sframe, 120);
+    tcase_add_test(sframe, sframe_reader_against_readelf);
+    tcase_add_test(sframe, sframe_v2_by_hand);
+    tcase_add_test(sframe, sframe_malformed);
+    tcase_add_test(sframe, sframe_il_text);
+    tcase_add_test(sframe, sframe_validate_agrees);
+    tcase_add_test(sframe, sframe_validate_nested_remember);
+    tcase_add_test(sframe, sframe_validate_dropped);
+    tcase_add_test(sframe, sframe_commands);
+    suite_add_tcase(suite, sframe);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
