@@ -6,8 +6,9 @@
 #   gen      GEN (default 200) programs of `cfisem gen` (seeds 1..GEN,
 #            .eh_frame only), the same way;
 #   csmith   CSMITH (default 20) csmith programs (seeds 1..CSMITH,
-#            --no-argc --max-funcs 20) built by gcc at -O0 and -O2, each
-#            with and without -fomit-frame-pointer.
+#            --no-argc --max-funcs 20) built by $CC at each of LEVELS
+#            (default "O0 O1 O2 O3 Os"), with and without
+#            -fomit-frame-pointer.
 # For each file OUTDIR/KIND/NAME.txt holds the validate output; a line per
 # file in OUTDIR/results.txt: KIND NAME EXIT PROBLEMS DROPPED; the
 # assembler's warnings in OUTDIR/KIND/NAME.as.txt. Prints a summary per
@@ -21,6 +22,7 @@ CFISEM=${CFISEM:-$here/../build/cfisem}
 CC=${CC:-cc}
 GEN=${GEN:-200}
 CSMITH=${CSMITH:-20}
+LEVELS=${LEVELS:-O0 O1 O2 O3 Os}
 out=${1:?usage: sframe-run.sh OUTDIR}
 mkdir -p "$out/cases" "$out/gen" "$out/csmith"
 : > "$out/results.txt"
@@ -62,7 +64,7 @@ if command -v csmith > /dev/null; then
         dir=$(mktemp -d)
         (cd "$dir" && csmith --no-argc --max-funcs 20 --seed "$seed" \
             > program.c 2> /dev/null)
-        for opt in O0 O2; do
+        for opt in $LEVELS; do
             for fp in "" omitfp; do
                 name=$seed-$opt${fp:+-$fp}
                 flags="-$opt${fp:+ -fomit-frame-pointer}"
