@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diff/memory.h"
 #include "diff/validate_hdr.h"
 #include "diff/validate_sframe.h"
 #include "sframe/sframe.h"
@@ -622,6 +623,59 @@ START_TEST(sframe_malformed)
 }
 END_TEST
 
+/* Every byte of a real section changed three ways: sframe_read fails
+ * with an offset inside the section or gives a table whose lookups and
+ * unwinding stay inside it (under ASan in make check-asan). */
+START_TEST(sframe_mutated)
+{
+    char *dir = test_temp_dir();
+    char *binary = build_c(dir, "-O2");
+    struct cfi_file *file;
+    struct sframe_table *real = open_sframe(binary, &file);
+    uint64_t offset = 0, size = 0;
+    ck_assert(find_section(binary, ".sframe", &offset, &size));
+    ck_assert_uint_eq(size, real->size);
+    uint8_t *bytes = malloc(size);
+    struct diff_memory *memory = diff_memory_new(true, 3);
+    struct cfi_regs callee;
+    cfi_regs_clear(&callee);
+    cfi_regs_set(&callee, CFI_REG_RSP, 0x7ffe00001000);
+    cfi_regs_set(&callee, CFI_REG_RBP, 0x7ffe00001100);
+    for (size_t at = 0; at < size; at++)
+        for (unsigned how = 0; how < 3; how++) {
+            memcpy(bytes, file->image + offset, size);
+            bytes[at] = how == 0 ? 0 : how == 1 ? 0xff : bytes[at] ^ 0x80;
+            struct sframe_table *t = NULL;
+            struct cfi_diag diag;
+            if (sframe_read(bytes, size, real->addr, &t, &diag) != CFI_OK) {
+                ck_assert_ptr_null(t);
+                ck_assert_uint_lt(diag.offset, size);
+                continue;
+            }
+            for (size_t f = 0; f < t->nfdes; f++) {
+                const struct sframe_fde *fde = &t->fdes[f];
+                uint64_t pcs[] = {fde->start, fde->start + fde->size / 2,
+                                  fde->start + fde->size - 1};
+                for (size_t p = 0; p < 3 && fde->size; p++) {
+                    struct cfi_request request = {
+                        pcs[p], false, &callee, diff_memory_reader(memory)};
+                    struct cfi_frame frame;
+                    sframe_unwind(t, &request, &frame);
+                }
+            }
+            sframe_free(t);
+        }
+    diff_memory_free(memory);
+    free(bytes);
+    sframe_free(real);
+    cfi_file_close(file);
+    unlink(binary);
+    free(binary);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 /* il --sframe prints the rows readelf prints, in the IL's text. */
 START_TEST(sframe_il_text)
 {
@@ -794,6 +848,7 @@ int main(void)
     tcase_add_test(sframe, sframe_reader_against_readelf);
     tcase_add_test(sframe, sframe_v2_by_hand);
     tcase_add_test(sframe, sframe_malformed);
+    tcase_add_test(sframe, sframe_mutated);
     tcase_add_test(sframe, sframe_il_text);
     tcase_add_test(sframe, sframe_validate_agrees);
     tcase_add_test(sframe, sframe_validate_nested_remember);
