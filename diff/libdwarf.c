@@ -47,8 +47,39 @@ struct diff_libdwarf {
 };
 
 
-/* .eh_frame and .debug_frame as libelf finds them (their raw bytes;
- * a compressed or NOBITS section is not shown). */
+/* A compressed .debug_frame (SHF_COMPRESSED, or .zdebug_frame) as the
+ * loader decompressed it: its records' bytes, from the first to the end
+ * of the last (every record of the file points into them). */
+static void add_decompressed_debug_frame(struct diff_libdwarf *ld)
+{
+    const struct cfi_file *file = ld->file;
+    const uint8_t *base = NULL;
+    uint64_t end = 0;
+    for (size_t i = 0; i < file->ncies; i++) {
+        const struct cfi_cie *cie = &file->cies[i];
+        if (cie->section != CFI_DEBUG_FRAME)
+            continue;
+        base = cie->instructions - cie->instructions_offset;
+        uint64_t header = cfi_load_le(base + cie->offset, 4) == 0xffffffff
+                              ? 12 : 4;
+        if (cie->offset + header + cie->length > end)
+            end = cie->offset + header + cie->length;
+    }
+    for (size_t i = file->n_eh_frame; base && i < file->nfdes; i++) {
+        const struct cfi_fde *fde = &file->fdes[i];
+        uint64_t header = cfi_load_le(base + fde->offset, 4) == 0xffffffff
+                              ? 12 : 4;
+        if (fde->offset + header + fde->length > end)
+            end = fde->offset + header + fde->length;
+    }
+    if (base)
+        diff_dwarf_object_add(&ld->object, ".debug_frame", 0,
+                              (void *)(uintptr_t)base, end);
+}
+
+/* .eh_frame and .debug_frame as libelf finds them (their raw bytes; a
+ * compressed .debug_frame as the loader decompressed it, a NOBITS section
+ * not at all). */
 static void find_sections(struct diff_libdwarf *ld)
 {
     diff_dwarf_object_init(&ld->object);
@@ -57,11 +88,17 @@ static void find_sections(struct diff_libdwarf *ld)
         return;
     for (Elf_Scn *scn = NULL; (scn = elf_nextscn(ld->elf, scn));) {
         GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
-            (shdr.sh_flags & SHF_COMPRESSED))
+        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
             continue;
         const char *name = elf_strptr(ld->elf, strndx, shdr.sh_name);
-        if (!name || (strcmp(name, ".eh_frame") && strcmp(name, ".debug_frame")))
+        if (name && (!strcmp(name, ".zdebug_frame") ||
+                     ((shdr.sh_flags & SHF_COMPRESSED) &&
+                      !strcmp(name, ".debug_frame")))) {
+            add_decompressed_debug_frame(ld);
+            continue;
+        }
+        if (!name || (shdr.sh_flags & SHF_COMPRESSED) ||
+            (strcmp(name, ".eh_frame") && strcmp(name, ".debug_frame")))
             continue;
         Elf_Data *data = elf_rawdata(scn, NULL);
         if (data && data->d_buf && data->d_size > 0)

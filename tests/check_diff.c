@@ -937,6 +937,50 @@ START_TEST(test_signal_flag_compared)
 }
 END_TEST
 
+/* A compressed .debug_frame (SHF_COMPRESSED, and the older .zdebug_frame)
+ * is what libdwarf is shown too, decompressed: it agrees with the IL. */
+START_TEST(test_compressed_debug_frame)
+{
+    char *dir = test_temp_dir();
+    char source[4200], object[4200], packed[4200], command[9000];
+    snprintf(source, sizeof source, "%s/d.c", dir);
+    snprintf(object, sizeof object, "%s/d.so", dir);
+    char text[8192] = "";
+    for (int i = 0; i < 64; i++) {
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len,
+                 "int f%d(int x) { return x * %d + 1; }\n", i, i + 2);
+    }
+    ck_assert_int_eq(test_write_file(source, text, strlen(text)), 0);
+    snprintf(command, sizeof command,
+             "cc -g -O1 -fPIC -shared -nostdlib "
+             "-fno-asynchronous-unwind-tables -o %s %s", object, source);
+    ck_assert_int_eq(system(command), 0);
+    const char *kinds[] = {"zlib", "zlib-gnu"};
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(packed, sizeof packed, "%s/d-%s.so", dir, kinds[k]);
+        snprintf(command, sizeof command,
+                 "objcopy --compress-debug-sections=%s %s %s", kinds[k],
+                 object, packed);
+        ck_assert_int_eq(system(command), 0);
+        const char *args[] = {"diff", packed, "--engines", "il,libdwarf",
+                              NULL};
+        struct test_run run;
+        test_run_cfisem(args, &run);
+        ck_assert_msg(run.exit_code == 0, "%s: %s%s", kinds[k], run.out,
+                      run.err);
+        ck_assert_ptr_nonnull(strstr(run.out, "1 file, 64 FDEs"));
+        ck_assert_ptr_null(strstr(run.err, "libdwarf"));
+        test_run_free(&run);
+        remove(packed);
+    }
+    remove(object);
+    remove(source);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_bad_input_file)
 {
     char *path = case_path("prologue.so");
@@ -1209,6 +1253,7 @@ int main(void)
     tcase_add_test(command, test_bad_input_file);
     tcase_add_test(command, test_no_record_is_an_answer);
     tcase_add_test(command, test_signal_flag_compared);
+    tcase_add_test(command, test_compressed_debug_frame);
     suite_add_tcase(suite, command);
     TCase *validation = tcase_create("validate");
     tcase_set_timeout(validation, 600);
