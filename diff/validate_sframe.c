@@ -223,25 +223,53 @@ static enum cfi_status check_fde(struct run *r, size_t index)
     return CFI_OK;
 }
 
-/* Addresses of SFrame FDEs that no .eh_frame FDE covers. */
+/* The least pc_begin above pc of the FDEs of one section group
+ * fdes[lo .. hi) (sorted by pc_begin), or UINT64_MAX. */
+static uint64_t next_begin(const struct cfi_fde *fdes, size_t lo, size_t hi,
+                           uint64_t pc)
+{
+    size_t end = hi;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fdes[mid].pc_begin <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < end ? fdes[lo].pc_begin : UINT64_MAX;
+}
+
+/* Where the next address a DWARF FDE covers may be, after pc. */
+static uint64_t next_covered(const struct cfi_file *file, uint64_t pc)
+{
+    const struct cfi_fde *fdes = file->fdes;
+    size_t n = file->n_eh_frame;
+    uint64_t a = n ? next_begin(fdes, 0, n, pc) : UINT64_MAX;
+    uint64_t b = file->nfdes > n ? next_begin(fdes, n, file->nfdes, pc)
+                                 : UINT64_MAX;
+    return a < b ? a : b;
+}
+
+/* Addresses of SFrame FDEs that no DWARF FDE covers: each a walk from
+ * FDE to FDE, not address by address. */
 static void check_alone(struct run *r)
 {
     struct diff_sframe_validation *v = r->v;
     for (size_t i = 0; i < r->table->nfdes; i++) {
         const struct sframe_fde *s = r->table->by_start[i];
-        bool in_range = false;
-        uint64_t begin = 0;
-        for (uint64_t pc = s->start; pc <= s->start + s->size; pc++) {
-            bool alone = pc < s->start + s->size &&
-                         !cfi_file_lookup(r->file, pc);
-            if (alone && !in_range)
-                begin = pc;
-            if (!alone && in_range) {
-                v->nalone++;
-                keep(v->alone, &v->kept_alone,
-                     (struct diff_sframe_coverage){NULL, s, begin, pc, NULL});
+        uint64_t pc = s->start, end = s->start + s->size;
+        while (pc < end) {
+            const struct cfi_fde *fde = cfi_file_lookup(r->file, pc);
+            if (fde) {
+                pc = fde->pc_end;
+                continue;
             }
-            in_range = alone;
+            uint64_t stop = next_covered(r->file, pc);
+            stop = stop < end ? stop : end;
+            v->nalone++;
+            keep(v->alone, &v->kept_alone,
+                 (struct diff_sframe_coverage){NULL, s, pc, stop, NULL});
+            pc = stop;
         }
     }
 }

@@ -788,6 +788,37 @@ START_TEST(sframe_validate_dropped)
 }
 END_TEST
 
+/* The last function's SFrame FDE made 16 bytes longer: it reaches out of
+ * its DWARF FDE, and covers 16 addresses no DWARF FDE does. */
+START_TEST(sframe_validate_coverage)
+{
+    struct built b;
+    build(&b, three_functions, "-Wa,--gsframe");
+    struct cfi_file *file;
+    struct sframe_table *t = open_sframe(b.object, &file);
+    const struct sframe_fde *last = t->by_start[t->nfdes - 1];
+    uint64_t fde_at = last->offset, end = last->start + last->size;
+    sframe_free(t);
+    cfi_file_close(file);
+    uint64_t offset, size;
+    ck_assert(find_section(b.object, ".sframe", &offset, &size));
+    uint8_t *field = (uint8_t *)b.bytes + offset + fde_at + 4;
+    uint32_t longer = (uint32_t)cfi_load_le(field, 4) + 16;
+    for (unsigned i = 0; i < 4; i++)
+        field[i] = (uint8_t)(longer >> (8 * i));
+    ck_assert_int_eq(test_write_file(b.edited, b.bytes, b.size), 0);
+    struct diff_sframe_validation *v = validate_sframe(b.edited);
+    ck_assert_uint_eq(v->nrange, 1);
+    ck_assert_uint_eq(v->nalone, 1);
+    ck_assert_uint_eq(v->alone[0].begin, end);
+    ck_assert_uint_eq(v->alone[0].end, end + 16);
+    ck_assert_uint_eq(v->nwrong, 0);
+    ck_assert_uint_eq(diff_sframe_problems(v), 2);
+    free(v);
+    built_free(&b);
+}
+END_TEST
+
 /* The command: exit 0 on agreement, 1 on a wrong range, 2 with one line
  * for a file without .sframe; and the sframe engine of unwind. */
 START_TEST(sframe_commands)
@@ -853,6 +884,7 @@ int main(void)
     tcase_add_test(sframe, sframe_validate_agrees);
     tcase_add_test(sframe, sframe_validate_nested_remember);
     tcase_add_test(sframe, sframe_validate_dropped);
+    tcase_add_test(sframe, sframe_validate_coverage);
     tcase_add_test(sframe, sframe_commands);
     suite_add_tcase(suite, sframe);
     SRunner *runner = srunner_create(suite);
