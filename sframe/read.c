@@ -110,18 +110,26 @@ static enum cfi_status read_fre(const uint8_t *b, uint64_t at, uint64_t end,
     if (size_code > 2)
         return malformed(diag, at, ".sframe: bad FRE offset size");
     unsigned offset_size = 1u << size_code;
-    if (count < 1 || count > 2)
-        return malformed(diag, at, ".sframe: an AMD64 FRE has 1 or 2 offsets");
+    /* CFA, then RA unless the header fixes it, then FP */
+    unsigned most = t->fixed_ra_offset != 0 ? 2 : 3;
+    if (count < 1 || count > most)
+        return malformed(diag, at, ".sframe: too many or no FRE offsets");
     uint64_t pos = at + address_size + 1;
     if (end - pos < (uint64_t)count * offset_size)
         return malformed(diag, at, ".sframe: FRE offsets past the end");
     fre->cfa_from_sp = info & 1;
     fre->cfa_offset = (int32_t)load_signed(b + pos, offset_size);
+    unsigned index = 1;
     fre->ra_tracked = t->fixed_ra_offset != 0;
     fre->ra_offset = t->fixed_ra_offset;
-    if (count == 2) {
+    if (!fre->ra_tracked && count > index) {
+        fre->ra_tracked = true;
+        fre->ra_offset = (int32_t)load_signed(b + pos + offset_size * index++,
+                                              offset_size);
+    }
+    if (count > index) {
         fre->fp_tracked = true;
-        fre->fp_offset = (int32_t)load_signed(b + pos + offset_size,
+        fre->fp_offset = (int32_t)load_signed(b + pos + offset_size * index,
                                               offset_size);
     } else if (t->fixed_fp_offset != 0) {
         fre->fp_tracked = true;

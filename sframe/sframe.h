@@ -32,8 +32,8 @@
  *           CFA from the stack pointer (1) or the frame pointer (0);
  *           bits 1-4: the number of offsets; bits 5-6: their size, 1, 2
  *           or 4 bytes; bit 7: mangled RA, AArch64), then the offsets,
- *           signed: the CFA's, then (x86-64, RA fixed) the FP's when
- *           there are two.
+ *           signed: the CFA's, then the RA's unless the header fixes it
+ *           (x86-64 always does: CFA-8), then the FP's when present.
  * Version 1 records no block size for a pc-mask FDE: this reader takes
  * 16 bytes, the size of an x86-64 PLT entry (the only pc-mask FDEs ld
  * 2.40 writes). Only the AMD64 ABI (3) is read.

@@ -602,7 +602,8 @@ START_TEST(sframe_malformed)
         {44, 0x0f, CFI_E_MALFORMED, ".sframe: bad FRE type"},
         {65, 0, CFI_E_MALFORMED, ".sframe: pc-mask FDE with no block size"},
         {60, 9, CFI_E_MALFORMED, ".sframe: more FREs than the header counts"},
-        {69, 0x01, CFI_E_MALFORMED, ".sframe: an AMD64 FRE has 1 or 2 offsets"},
+        {69, 0x01, CFI_E_MALFORMED, ".sframe: too many or no FRE offsets"},
+        {69, 0x07, CFI_E_MALFORMED, ".sframe: too many or no FRE offsets"},
         {78, 0, CFI_E_MALFORMED,
          ".sframe: FRE start addresses do not increase"},
     };
