@@ -6,13 +6,10 @@
 #include "dwarf_object.h"
 
 #include <dwarf.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <libdwarf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "semantics/sem.h"
 
@@ -35,8 +32,6 @@ struct section_list {
 
 struct diff_libdwarf {
     const struct cfi_file *file;
-    int fd;
-    Elf *elf;
     struct diff_dwarf_object object;
     Dwarf_Obj_Access_Interface interface;
     Dwarf_Debug dbg;
@@ -47,27 +42,20 @@ struct diff_libdwarf {
 };
 
 
-/* .eh_frame and .debug_frame as libelf finds them (their raw bytes;
- * a compressed or NOBITS section is not shown). */
-static void find_sections(struct diff_libdwarf *ld)
+/* .eh_frame and .debug_frame as the loader read them (cfi.h's
+ * frame_bytes: relocated in a relocatable object, whose sections libdwarf
+ * would otherwise read with their relocations not applied). libdwarf
+ * only reads section data. */
+static void show_sections(struct diff_libdwarf *ld)
 {
+    static const char *const names[2] = {".eh_frame", ".debug_frame"};
     diff_dwarf_object_init(&ld->object);
-    size_t strndx;
-    if (elf_getshdrstrndx(ld->elf, &strndx) != 0)
-        return;
-    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(ld->elf, scn));) {
-        GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
-            (shdr.sh_flags & SHF_COMPRESSED))
-            continue;
-        const char *name = elf_strptr(ld->elf, strndx, shdr.sh_name);
-        if (!name || (strcmp(name, ".eh_frame") && strcmp(name, ".debug_frame")))
-            continue;
-        Elf_Data *data = elf_rawdata(scn, NULL);
-        if (data && data->d_buf && data->d_size > 0)
-            diff_dwarf_object_add(&ld->object,
-                                  name[1] == 'e' ? ".eh_frame" : ".debug_frame",
-                                  shdr.sh_addr, data->d_buf, data->d_size);
+    for (int s = 0; s < 2; s++) {
+        const struct cfi_section_bytes *shown = &ld->file->frame_bytes[s];
+        if (shown->bytes && shown->size > 0)
+            diff_dwarf_object_add(&ld->object, names[s], shown->addr,
+                                  (void *)(uintptr_t)shown->bytes,
+                                  shown->size);
     }
 }
 
@@ -125,10 +113,6 @@ void diff_libdwarf_close(void *self)
         if (dwarf_object_finish(ld->dbg, &error) == DW_DLV_ERROR)
             dwarf_dealloc_error(NULL, error);
     }
-    if (ld->elf)
-        elf_end(ld->elf);
-    if (ld->fd >= 0)
-        close(ld->fd);
     free(ld->table);
     free(ld);
 }
@@ -177,23 +161,11 @@ enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
                                    struct cfi_diag *diag)
 {
     *self = NULL;
-    if (!file->path)
-        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
-                        "libdwarf: the file has no path to open");
     struct diff_libdwarf *ld = calloc(1, sizeof *ld);
     if (!ld)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     ld->file = file;
-    ld->fd = open(file->path, O_RDONLY | O_CLOEXEC);
-    if (ld->fd < 0)
-        return open_failed(ld, diag, CFI_E_IO,
-                           "libdwarf: cannot open the file");
-    elf_version(EV_CURRENT);
-    ld->elf = elf_begin(ld->fd, ELF_C_READ_MMAP, NULL);
-    if (!ld->elf)
-        return open_failed(ld, diag, CFI_E_UNSUPPORTED,
-                           "libdwarf: libelf cannot read the file");
-    find_sections(ld);
+    show_sections(ld);
     if (ld->object.count == 1)
         return open_failed(ld, diag, CFI_E_UNSUPPORTED,
                            "libdwarf: no .eh_frame or .debug_frame");
@@ -282,23 +254,43 @@ static bool scan_program(const uint8_t *bytes, size_t len)
     return hazard;
 }
 
-static bool expression_register_hazard(const struct cfi_fde *fde)
+/* The hazard in the programs of the FDE libdwarf found, as libdwarf
+ * itself reads them: which FDE that is, and where its bytes lie, is
+ * libdwarf's business (in a relocatable object, say, it need not be the
+ * FDE cfisem finds at the PC). A program libdwarf cannot give is not
+ * run by it either. */
+static bool expression_register_hazard(Dwarf_Fde fde)
 {
-    return scan_program(fde->cie->instructions, fde->cie->instructions_len) ||
-           scan_program(fde->instructions, fde->instructions_len);
+    Dwarf_Ptr fde_bytes = NULL, cie_bytes = NULL;
+    Dwarf_Unsigned fde_len = 0, cie_len = 0;
+    Dwarf_Error error = NULL;
+    if (dwarf_get_fde_instr_bytes(fde, &fde_bytes, &fde_len, &error) !=
+        DW_DLV_OK) {
+        dwarf_dealloc_error(NULL, error);
+        fde_len = 0;
+    }
+    Dwarf_Cie cie = NULL;
+    error = NULL;
+    if (dwarf_get_cie_of_fde(fde, &cie, &error) == DW_DLV_OK) {
+        Dwarf_Unsigned length, code_align;
+        Dwarf_Small version;
+        char *augmentation;
+        Dwarf_Signed data_align;
+        Dwarf_Half ra, offset_size;
+        if (dwarf_get_cie_info_b(cie, &length, &version, &augmentation,
+                                 &code_align, &data_align, &ra, &cie_bytes,
+                                 &cie_len, &offset_size, &error) != DW_DLV_OK)
+            cie_len = 0;
+    }
+    if (error)
+        dwarf_dealloc_error(NULL, error);
+    return (cie_len && scan_program(cie_bytes, cie_len)) ||
+           (fde_len && scan_program(fde_bytes, fde_len));
 }
 
 /* ------------------------------------------------------------------ */
 /* Answers                                                              */
 /* ------------------------------------------------------------------ */
-
-static enum cfi_status not_comparable(struct diff_answer *answer,
-                                      const char *reason)
-{
-    answer->comparable = false;
-    answer->not_comparable_reason = reason;
-    return diff_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
-}
 
 /* The closest class for an error libdwarf reports on a row. */
 static enum cfi_status row_error(Dwarf_Debug dbg, Dwarf_Error error,
@@ -511,11 +503,9 @@ enum cfi_status diff_libdwarf_answer(void *self,
     struct diff_libdwarf *ld = self;
     diff_answer_reset(answer);
     uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
-    const struct cfi_fde *ours = cfi_file_lookup(ld->file, pc);
-    if (ours && expression_register_hazard(ours))
-        return not_comparable(answer,
-                              "libdwarf: DW_CFA_expression on a register "
-                              "above 2^32 (out-of-bounds write in libdwarf)");
+    const char *overlap = diff_overlap_reason(ld->file, pc);
+    if (overlap)
+        return diff_answer_not_comparable(answer, overlap);
     Dwarf_Fde fde = NULL;
     const char *message = NULL;
     int res = find_fde(ld, pc, &fde, &message);
@@ -524,6 +514,10 @@ enum cfi_status diff_libdwarf_answer(void *self,
                                  "no FDE covers the address", -1);
     if (res == DW_DLV_ERROR)
         return diff_answer_error(answer, CFI_E_MALFORMED, message, -1);
+    if (expression_register_hazard(fde))
+        return diff_answer_not_comparable(answer,
+                              "libdwarf: DW_CFA_expression on a register "
+                              "above 2^32 (out-of-bounds write in libdwarf)");
     Dwarf_Regtable3 table = {.rt3_reg_table_size = ld->table_size,
                              .rt3_rules = ld->table};
     Dwarf_Addr row_pc = 0;
@@ -533,7 +527,7 @@ enum cfi_status diff_libdwarf_answer(void *self,
         return row_error(ld->dbg, error, answer);
     struct sem_row row;
     if (!build_row(ld, &table, &row, answer))
-        return not_comparable(
+        return diff_answer_not_comparable(
             answer, "libdwarf: the CFA is defined on a register above 127");
     sem_eval_row(&row, request->callee, request->memory, &answer->frame);
     struct cie_facts facts = cie_facts(fde);

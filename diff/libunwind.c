@@ -2,6 +2,7 @@
 #define UNW_REMOTE_ONLY
 #include "libunwind.h"
 
+#include <dwarf.h>
 #include <libunwind.h>
 #include <stdlib.h>
 #include <string.h>
@@ -948,14 +949,6 @@ static void answer_reset(struct diff_answer *answer)
         answer->reg_comparable[reg] = false;
 }
 
-static enum cfi_status not_comparable(struct diff_answer *answer,
-                                      const char *reason)
-{
-    answer->comparable = false;
-    answer->not_comparable_reason = reason;
-    return diff_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
-}
-
 static const char partial_word_reason[] =
     "libunwind: reads whole aligned words, and the state's fault covers "
     "part of one";
@@ -970,15 +963,15 @@ static enum cfi_status step_failed(const struct step_env *env, int code,
             "libunwind: reads a register whose value is unknown",
             env->unknown_reg);
     if (env->memory_fault && env->partial_word_fault)
-        return not_comparable(answer, partial_word_reason);
+        return diff_answer_not_comparable(answer, partial_word_reason);
     if (env->memory_fault)
         return diff_answer_error(answer, CFI_E_MEMORY, unw_strerror(code), -1);
     switch (code) {
     case -UNW_EBADREG:
-        return not_comparable(answer,
+        return diff_answer_not_comparable(answer,
                               "libunwind: a rule names a register above 16");
     case -UNW_EBADFRAME:
-        return not_comparable(
+        return diff_answer_not_comparable(
             answer, "libunwind: caller's rip and CFA equal the callee's");
     case -UNW_ENOINFO:
         return diff_answer_error(answer, CFI_E_NO_FDE, unw_strerror(code), -1);
@@ -1039,24 +1032,35 @@ static const struct sem_row *row_at(const struct diff_libunwind *lu,
     return range ? range->row : NULL;
 }
 
-/* An expression libunwind evaluates for this row holds the byte of
- * DW_OP_div (perhaps as an operand): only then can it trap. The check is
- * cheap, so that timing the adapter (bench/unwind_speed.c) still times
- * libunwind. */
-static bool row_may_divide(const struct sem_row *row)
+static bool expr_holds(const struct sem_expr *expr, uint8_t byte)
 {
-    if (row->cfa.kind == SEM_CFA_EXPR &&
-        memchr(row->cfa.expr.bytes, 0x1b, row->cfa.expr.len))
+    return expr->len > 0 && memchr(expr->bytes, byte, expr->len) != NULL;
+}
+
+/* An expression libunwind evaluates for this row holds `byte` (perhaps
+ * as an operand). The check is cheap, so that timing the adapter
+ * (bench/unwind_speed.c) still times libunwind. */
+static bool row_expr_holds(const struct sem_row *row, uint8_t byte)
+{
+    if (row->cfa.kind == SEM_CFA_EXPR && expr_holds(&row->cfa.expr, byte))
         return true;
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *rule = &row->rules[i];
         if (rule->reg < LIBUNWIND_NREGS &&
             (rule->rule.kind == SEM_RULE_EXPRESSION ||
              rule->rule.kind == SEM_RULE_VAL_EXPRESSION) &&
-            memchr(rule->rule.expr.bytes, 0x1b, rule->rule.expr.len))
+            expr_holds(&rule->rule.expr, byte))
             return true;
     }
     return false;
+}
+
+/* Only DW_OP_div can trap, and only DW_OP_skip and DW_OP_bra can jump
+ * back. */
+static bool row_needs_model(const struct sem_row *row)
+{
+    return row_expr_holds(row, DW_OP_div) || row_expr_holds(row, DW_OP_skip) ||
+           row_expr_holds(row, DW_OP_bra);
 }
 
 /* What libunwind cannot be asked about this row, or NULL.
@@ -1067,9 +1071,12 @@ static bool row_may_divide(const struct sem_row *row)
  * reads rip (the PLT's CFA expression), libunwind is not asked the same
  * question.
  *
- * Refused for safety: a row whose expressions, as libunwind evaluates
- * them (diff_libunwind_model), divide INT64_MIN by -1: dwarf/Gexpr.c's
- * signed division traps (SIGFPE; diff/findings/libunwind-div-trap). */
+ * Refused for safety, where the row's expressions, as libunwind
+ * evaluates them (diff_libunwind_model), divide INT64_MIN by -1:
+ * dwarf/Gexpr.c's signed division traps (SIGFPE;
+ * diff/findings/libunwind-div-trap); or jump back without end:
+ * dwarf/Gexpr.c has no step limit, and loops forever where cfi.h stops
+ * at CFI_EXPR_STEP_LIMIT (diff/findings/libunwind-expression-loop). */
 static const char *row_refused(struct diff_libunwind *lu,
                                const struct cfi_fde *fde,
                                const struct sem_row *row,
@@ -1078,13 +1085,17 @@ static const char *row_refused(struct diff_libunwind *lu,
     if (request->caller_frame && sem_row_reads_register(row, CFI_REG_RIP))
         return "libunwind: a caller frame whose row reads rip (its cursor "
                "is given PC-1 as rip)";
+    if (!row_needs_model(row))
+        return NULL;
     bool traps = false;
-    if (row_may_divide(row))
-        diff_libunwind_model(row, (unsigned)fde->cie->ra_column, request,
-                             DIFF_LU_QUIRKS_ALL, &lu->model, &traps);
+    diff_libunwind_model(row, (unsigned)fde->cie->ra_column, request,
+                         DIFF_LU_QUIRKS_ALL, &lu->model, &traps);
     if (traps)
         return "libunwind: DW_OP_div of INT64_MIN by -1 (SIGFPE in "
                "libunwind)";
+    if (lu->model.status == CFI_E_STEP_LIMIT)
+        return "libunwind: a DWARF expression that does not end (libunwind "
+               "has no step limit and loops forever)";
     return NULL;
 }
 
@@ -1095,20 +1106,23 @@ enum cfi_status diff_libunwind_answer(void *self,
     struct diff_libunwind *lu = self;
     answer_reset(answer);
     uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
+    const char *overlap = diff_overlap_reason(lu->file, pc);
+    if (overlap)
+        return diff_answer_not_comparable(answer, overlap);
     const struct cfi_fde *fde = cfi_file_lookup_in(lu->file, CFI_EH_FRAME, pc);
     enum scan_finding finding = fde ? scan_fde(fde) : SCAN_NOTHING;
     if (finding == SCAN_REGISTER_SOURCE)
-        return not_comparable(answer,
+        return diff_answer_not_comparable(answer,
                               "libunwind: DW_CFA_register from a register "
                               "above 16 (out-of-bounds read in libunwind)");
     if (finding == SCAN_HIGH_REGISTER)
-        return not_comparable(answer,
+        return diff_answer_not_comparable(answer,
                               "libunwind: the CFI names a register above 16, "
                               "outside libunwind's register set");
     const struct sem_row *row = fde ? row_at(lu, fde, pc) : NULL;
     const char *refused = row ? row_refused(lu, fde, row, request) : NULL;
     if (refused)
-        return not_comparable(answer, refused);
+        return diff_answer_not_comparable(answer, refused);
     struct step_env env = {lu, request, pc, false, false, 0, -1, false, false};
     unw_cursor_t cursor;
     int code = unw_init_remote(&cursor, lu->space, &env);
