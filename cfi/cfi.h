@@ -78,6 +78,12 @@ enum cfi_status cfi_fail(struct cfi_diag *diag, enum cfi_status status,
  * errno value `error`. */
 const char *cfi_errno_text(int error);
 
+/* CFI_OK when `path` is a regular file that can be opened for reading;
+ * else CFI_E_IO, the message saying why (cfi_errno_text, "is a
+ * directory", "not a regular file"). Never waits: a FIFO is refused. */
+enum cfi_status cfi_check_regular_file(const char *path,
+                                       struct cfi_diag *diag);
+
 /* ------------------------------------------------------------------ */
 /* Registers                                                           */
 /* ------------------------------------------------------------------ */

@@ -293,6 +293,11 @@ static void print_json(const struct options *o, const struct diff_answer *answer
 
 static int map_dump(struct diff_memory *memory, const struct options *o)
 {
+    struct cfi_diag diag;
+    if (cfi_check_regular_file(o->dump_path, &diag) != CFI_OK) {
+        cli_report_file_error(o->dump_path, &diag);
+        return CLI_BAD_INPUT;
+    }
     FILE *f = fopen(o->dump_path, "rb");
     if (!f) {
         fprintf(stderr, "cfisem: %s: cannot read memory dump\n", o->dump_path);

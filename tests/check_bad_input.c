@@ -92,12 +92,21 @@ START_TEST(test_fifo_refused_by_every_command)
     char *fifo = strdup(scratch_path(&s, "fifo"));
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
     char *so = strdup(scratch_path(&s, "out.so"));
-    const char *const commands[][8] = {
+    char *good = test_build_path("corpus/cases/prologue.so");
+    char dump[4300];
+    snprintf(dump, sizeof dump, "%s@0x7ffe1000", fifo);
+    const char *const commands[][12] = {
         {"il", fifo, NULL},
         {"unwind", fifo, "--pc", "0x1000", "--regs", "rsp=0x1000", NULL},
+        {"unwind", good, "--pc", "0x1000", "--regs", "rsp=0x7ffe1000", "--mem",
+         dump, NULL},
+        {"unwind", good, "--pc", "0x1000", "--regs", "rsp=0x1000", "--engine",
+         "compiled", "--eh-elf", fifo, NULL},
         {"compile", fifo, "-o", so, NULL},
         {"diff", fifo, "--engines", "il", NULL},
         {"validate", fifo, so, NULL},
+        {"validate", good, fifo, NULL},
+        {"validate", good, fifo, "--abi", "v1", NULL},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         struct test_run r;
@@ -107,6 +116,7 @@ START_TEST(test_fifo_refused_by_every_command)
         assert_one_line(&r, fifo, "not a regular file");
         test_run_free(&r);
     }
+    free(good);
     free(so);
     free(fifo);
     free(s.dir);
