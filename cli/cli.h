@@ -9,6 +9,9 @@
 
 #include "cfi/cfi.h"
 
+/* The version of cfisem (debian/changelog names the same). */
+#define CFISEM_VERSION "0.6.0"
+
 /* Exit codes of every subcommand. */
 enum {
     CLI_OK = 0,
