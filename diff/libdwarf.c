@@ -4,6 +4,7 @@
  * Its error messages come from dwarf_errmsg_by_number, a fixed table. */
 #include "libdwarf.h"
 #include "dwarf_object.h"
+#include "scan.h"
 
 #include <dwarf.h>
 #include <libdwarf.h>
@@ -186,55 +187,40 @@ enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
  * (diff/findings/libdwarf-expression-register). Such programs are
  * refused. The reader decodes as _dwarf_exec_frame_instr does: its
  * operand shapes, and it stops where libdwarf stops with an error. */
-struct scan {
-    const uint8_t *p, *end;
-};
-
-static bool scan_leb(struct scan *s, uint64_t *value)
+static bool scan_leb(struct diff_scan *s, uint64_t *value)
 {
-    *value = 0;
-    for (unsigned shift = 0; s->p < s->end; shift += 7) {
-        uint8_t byte = *s->p++;
-        if (shift >= 64)
-            return false;
-        *value |= (uint64_t)(byte & 0x7f) << shift;
-        if (!(byte & 0x80))
-            return true;
-    }
-    return false;
+    return diff_scan_leb(s, DIFF_LEB_OVERLONG_FAILS, value);
 }
 
-static bool scan_skip(struct scan *s, uint64_t n)
-{
-    if (n > (uint64_t)(s->end - s->p))
-        return false;
-    s->p += n;
-    return true;
-}
-
-/* The operands of an extended opcode; false where libdwarf stops. */
-static bool scan_operands(struct scan *s, uint8_t op, bool *hazard)
+/* The operands of an opcode below 0x40; false where libdwarf stops. */
+static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
 {
     uint64_t a, b;
     switch (op) {
-    case 0x00: case 0x0a: case 0x0b: case 0x2d: return true;
-    case 0x01: case 0x1d: return scan_skip(s, 8);
-    case 0x02: return scan_skip(s, 1);
-    case 0x03: return scan_skip(s, 2);
-    case 0x04: return scan_skip(s, 4);
-    case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x13:
-    case 0x2e: case 0x34:
+    case DW_CFA_nop: case DW_CFA_remember_state: case DW_CFA_restore_state:
+    case DW_CFA_GNU_window_save:
+        return true;
+    case DW_CFA_set_loc: case DW_CFA_MIPS_advance_loc8:
+        return diff_scan_skip(s, 8);
+    case DW_CFA_advance_loc1: return diff_scan_skip(s, 1);
+    case DW_CFA_advance_loc2: return diff_scan_skip(s, 2);
+    case DW_CFA_advance_loc4: return diff_scan_skip(s, 4);
+    case DW_CFA_restore_extended: case DW_CFA_undefined:
+    case DW_CFA_same_value: case DW_CFA_def_cfa_register:
+    case DW_CFA_def_cfa_offset: case DW_CFA_def_cfa_offset_sf:
+    case DW_CFA_GNU_args_size: case DW_CFA_METAWARE_info:
         return scan_leb(s, &a);
-    case 0x05: case 0x09: case 0x0c: case 0x11: case 0x12: case 0x14:
-    case 0x15:
+    case DW_CFA_offset_extended: case DW_CFA_register: case DW_CFA_def_cfa:
+    case DW_CFA_offset_extended_sf: case DW_CFA_def_cfa_sf:
+    case DW_CFA_val_offset: case DW_CFA_val_offset_sf:
         return scan_leb(s, &a) && scan_leb(s, &b);
-    case 0x0f:
-        return scan_leb(s, &a) && scan_skip(s, a);
-    case 0x10: case 0x16:
+    case DW_CFA_def_cfa_expression:
+        return scan_leb(s, &a) && diff_scan_skip(s, a);
+    case DW_CFA_expression: case DW_CFA_val_expression:
         if (!scan_leb(s, &a) || !scan_leb(s, &b))
             return false;
         *hazard |= a > UINT32_MAX;
-        return scan_skip(s, b);
+        return diff_scan_skip(s, b);
     default:
         return false;
     }
@@ -242,13 +228,14 @@ static bool scan_operands(struct scan *s, uint8_t op, bool *hazard)
 
 static bool scan_program(const uint8_t *bytes, size_t len)
 {
-    struct scan s = {bytes, bytes + len};
+    struct diff_scan s = {bytes, bytes + len};
     bool hazard = false;
     while (s.p < s.end && !hazard) {
         uint8_t op = *s.p++;
         uint64_t offset;
-        if ((op & 0xc0) == 0x80 ? !scan_leb(&s, &offset)
-            : (op & 0xc0) == 0 && !scan_operands(&s, op, &hazard))
+        if ((op & 0xc0) == DW_CFA_offset ? !scan_leb(&s, &offset)
+            : (op & 0xc0) == DW_CFA_extended &&
+                  !scan_operands(&s, op, &hazard))
             break;
     }
     return hazard;

@@ -1,6 +1,7 @@
 /* libunwind.c — see libunwind.h. */
 #define UNW_REMOTE_ONLY
 #include "libunwind.h"
+#include "scan.h"
 
 #include <dwarf.h>
 #include <libunwind.h>
@@ -279,30 +280,19 @@ enum scan_finding {
  * operand shapes, an opcode it has no case for skipped alone (its switch
  * has no default), the end where it stops with an error. */
 struct scan {
-    const uint8_t *p, *end;
+    struct diff_scan bytes;
     uint8_t pointer_size;      /* of DW_CFA_set_loc, from the 'R' format */
     enum scan_finding finding; /* the worst found so far */
 };
 
 static bool scan_leb(struct scan *s, uint64_t *value)
 {
-    *value = 0;
-    for (unsigned shift = 0; s->p < s->end; shift += 7) {
-        uint8_t byte = *s->p++;
-        if (shift < 64)
-            *value |= (uint64_t)(byte & 0x7f) << shift;
-        if (!(byte & 0x80))
-            return true;
-    }
-    return false;
+    return diff_scan_leb(&s->bytes, DIFF_LEB_OVERLONG_DROPPED, value);
 }
 
 static bool scan_skip(struct scan *s, uint64_t n)
 {
-    if (n > (uint64_t)(s->end - s->p))
-        return false;
-    s->p += n;
-    return true;
+    return diff_scan_skip(&s->bytes, n);
 }
 
 static void scan_found(struct scan *s, enum scan_finding finding)
@@ -335,27 +325,33 @@ static bool scan_operands(struct scan *s, uint8_t op)
 {
     uint64_t a;
     switch (op) {
-    case 0x02: return scan_skip(s, 1);
-    case 0x03: return scan_skip(s, 2);
-    case 0x04: return scan_skip(s, 4);
-    case 0x01: return s->pointer_size && scan_skip(s, s->pointer_size);
-    case 0x0e: case 0x13: case 0x2e:
+    case DW_CFA_advance_loc1: return scan_skip(s, 1);
+    case DW_CFA_advance_loc2: return scan_skip(s, 2);
+    case DW_CFA_advance_loc4: return scan_skip(s, 4);
+    case DW_CFA_set_loc:
+        return s->pointer_size && scan_skip(s, s->pointer_size);
+    case DW_CFA_def_cfa_offset: case DW_CFA_def_cfa_offset_sf:
+    case DW_CFA_GNU_args_size:
         return scan_leb(s, &a);
-    case 0x06: case 0x07: case 0x08: case 0x0d:
+    case DW_CFA_restore_extended: case DW_CFA_undefined:
+    case DW_CFA_same_value: case DW_CFA_def_cfa_register:
         return scan_register_leb(s);
-    case 0x05: case 0x0c: case 0x11: case 0x12: case 0x2f:
+    case DW_CFA_offset_extended: case DW_CFA_def_cfa:
+    case DW_CFA_offset_extended_sf: case DW_CFA_def_cfa_sf:
+    case DW_CFA_GNU_negative_offset_extended:
         return scan_register_leb(s) && scan_leb(s, &a);
-    case 0x09:
+    case DW_CFA_register:
         if (!scan_register_leb(s) || !scan_leb(s, &a))
             return false;
         if (a >= LIBUNWIND_NREGS)
             scan_found(s, SCAN_REGISTER_SOURCE);
         return true;
-    case 0x0f:
+    case DW_CFA_def_cfa_expression:
         return scan_leb(s, &a) && scan_skip(s, a);
-    case 0x10: case 0x16:
+    case DW_CFA_expression: case DW_CFA_val_expression:
         return scan_register_leb(s) && scan_leb(s, &a) && scan_skip(s, a);
-    case 0x1c: case 0x1d: case 0x2d: case 0x3f:
+    case DW_CFA_lo_user: case DW_CFA_MIPS_advance_loc8:
+    case DW_CFA_GNU_window_save: case DW_CFA_high_user:
         return false;
     default:
         return true; /* nop, remember/restore_state, and unknown opcodes */
@@ -364,20 +360,19 @@ static bool scan_operands(struct scan *s, uint8_t op)
 
 static void scan_program(struct scan *s, const uint8_t *bytes, size_t len)
 {
-    s->p = bytes;
-    s->end = bytes + len;
-    while (s->p < s->end) {
-        uint8_t op = *s->p++;
+    s->bytes = (struct diff_scan){bytes, bytes + len};
+    while (s->bytes.p < s->bytes.end) {
+        uint8_t op = *s->bytes.p++;
         uint64_t offset;
         switch (op & 0xc0) {
-        case 0x40: /* advance_loc */
+        case DW_CFA_advance_loc:
             break;
-        case 0x80: /* offset: register in the low six bits */
+        case DW_CFA_offset: /* register in the low six bits */
             scan_register(s, op & 0x3f);
             if (!scan_leb(s, &offset))
                 return;
             break;
-        case 0xc0: /* restore */
+        case DW_CFA_restore:
             scan_register(s, op & 0x3f);
             break;
         default:
@@ -402,7 +397,7 @@ static uint8_t pointer_size(uint8_t encoding)
 /* What the CIE's and the FDE's programs name outside libunwind's set. */
 static enum scan_finding scan_fde(const struct cfi_fde *fde)
 {
-    struct scan s = {NULL, NULL, pointer_size(fde->cie->fde_encoding),
+    struct scan s = {{NULL, NULL}, pointer_size(fde->cie->fde_encoding),
                      SCAN_NOTHING};
     scan_program(&s, fde->cie->instructions, fde->cie->instructions_len);
     scan_program(&s, fde->instructions, fde->instructions_len);
