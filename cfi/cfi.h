@@ -234,6 +234,15 @@ struct cfi_frame {
     struct cfi_regs caller;
 };
 
+/* Step 1's lookup PC: a return address (caller_frame) is looked up at
+ * PC-1, since the call may be the last instruction of its function, and
+ * the instruction after a noreturn call may belong to another row or
+ * FDE; the innermost frame, and the frame above a signal frame, at PC. */
+static inline uint64_t cfi_lookup_pc(uint64_t pc, bool caller_frame)
+{
+    return caller_frame ? pc - 1 : pc;
+}
+
 /* What unwinding a frame is given: the PC, whether it is a return
  * address, the callee's registers and memory. */
 struct cfi_request {

@@ -80,7 +80,7 @@ static bool is_undefined(const struct cfi_frame *frame, unsigned reg)
 
 static uint64_t lookup_pc(const struct diff_mismatch *m)
 {
-    return m->request->caller_frame ? m->request->pc - 1 : m->request->pc;
+    return cfi_lookup_pc(m->request->pc, m->request->caller_frame);
 }
 
 /* Decodes a program of the mismatch's FDE (its CIE's when in_cie) with

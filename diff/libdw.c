@@ -699,7 +699,7 @@ enum cfi_status diff_libdw_answer(void *self,
 {
     struct diff_libdw *ld = self;
     diff_answer_reset(answer);
-    uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
+    uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
     const char *overlap = diff_overlap_reason(ld->file, pc);
     if (overlap)
         return diff_answer_not_comparable(answer, overlap);
