@@ -354,6 +354,23 @@ static bool runs_here(enum diff_engine_id id)
     return id == DIFF_ENGINE_il || id == DIFF_ENGINE_interp;
 }
 
+/* Our own engine, asked here. */
+static int ask_here(const struct options *o, const struct cfi_file *file,
+                    const struct diff_engine_config *config,
+                    const struct cfi_request *request,
+                    struct diff_ask_result *asked)
+{
+    struct diff_engine engine;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (diff_engine_open(o->engine, file, config, &engine, &diag) != CFI_OK) {
+        cli_report_file_error(opened_path(o), &diag);
+        return CLI_BAD_INPUT;
+    }
+    engine.unwind(engine.self, request, &asked->answer);
+    diff_engine_close(&engine);
+    return CLI_OK;
+}
+
 /* Asks the chosen engine, opened for this file as the harness opens it:
  * CLI_OK with *answer, or the exit status after the error line. */
 static int run_engine(const struct options *o, const struct cfi_file *file,
@@ -361,16 +378,11 @@ static int run_engine(const struct options *o, const struct cfi_file *file,
                       struct diff_ask_result *asked)
 {
     struct diff_engine_config config = {o->eh_elf, NULL};
+    if (runs_here(o->engine))
+        return ask_here(o, file, &config, request, asked);
     bool prebuild = o->engine == DIFF_ENGINE_compiled && !o->eh_elf;
-    if ((runs_here(o->engine) || prebuild) && !open_here(o, file, &config))
+    if (prebuild && !open_here(o, file, &config))
         return CLI_BAD_INPUT;
-    if (runs_here(o->engine)) {
-        struct diff_engine engine;
-        diff_engine_open(o->engine, file, &config, &engine, NULL);
-        engine.unwind(engine.self, request, &asked->answer);
-        diff_engine_close(&engine);
-        return CLI_OK;
-    }
     const char *name = diff_engine_name(o->engine);
     if (!diff_ask_isolated(o->engine, file, &config, request, o->timeout,
                            asked)) {
