@@ -35,12 +35,20 @@ static bool write_all(int fd, const void *bytes, size_t n)
     return true;
 }
 
+void diff_child_default_signals(void)
+{
+    static const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+    for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+        signal(crashes[i], SIG_DFL);
+}
+
 static _Noreturn void child_main(enum diff_engine_id id,
                                  const struct cfi_file *file,
                                  const struct diff_engine_config *config,
                                  const struct cfi_request *request,
                                  struct diff_ask_result *result, int fd)
 {
+    diff_child_default_signals();
     struct diff_engine engine;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
     if (diff_engine_open(id, file, config, &engine, &diag) != CFI_OK) {

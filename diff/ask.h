@@ -39,6 +39,13 @@ bool diff_ask_isolated(enum diff_engine_id id, const struct cfi_file *file,
                        const struct cfi_request *request,
                        double timeout_seconds, struct diff_ask_result *result);
 
+/* In a child process that runs code cfisem does not trust: the signals
+ * of a crash get their default action back, so that the crash ends the
+ * child with that signal (which the parent names) rather than with a
+ * sanitizer's report and exit status (the sanitizers install handlers
+ * of their own). */
+void diff_child_default_signals(void);
+
 /* "SIGSEGV", "SIGABRT", ... or "a signal". */
 const char *diff_signal_name(int signal);
 

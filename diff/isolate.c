@@ -5,6 +5,7 @@
  * reads the whole stream first and merges it only when the child ended
  * well, so that a crash never leaves half a file counted. */
 #include "harness_internal.h"
+#include "ask.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -274,6 +275,7 @@ static _Noreturn void child_main(const struct diff_config *config,
 {
     struct diff_run *run;
     struct writer w = {fd, true};
+    diff_child_default_signals();
     struct diff_config watched = *config;
     watched.hung = child_hung;
     if (diff_run(&watched, &path, 1, &run) != CFI_OK)
