@@ -10,6 +10,9 @@
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
+#   make install    the binary, manual pages, eh_elf.h and the bash
+#                   completion under $(DESTDIR)$(PREFIX) (/usr/local);
+#                   make uninstall removes them
 #
 # Every module folder's *.c goes into build/lib<module>.a; cli/*.c into the
 # cfisem binary; each tests/check_*.c is one Check runner. A sanitized copy
@@ -71,6 +74,7 @@ CASE_SOS  := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/cases/%.so,$(CASE_SRCS)
 CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS))
 
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
+        man completion install uninstall \
         corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage
 .DEFAULT_GOAL := all
 # Keep intermediate objects (test and bench objects), so that a second run
@@ -80,7 +84,7 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 all: $(BUILD)/cfisem
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,17p' Makefile
 
 deps:
 	@scripts/install-deps
@@ -148,7 +152,8 @@ cases: $(CASE_SOS) $(CASE_OBJS)
 # The suites find the tool, the sources and the built cases through the
 # environment. CK_FORK stays on: one crashing test must not end the run.
 TEST_ENV := CFISEM=$(abspath $(BUILD)/cfisem) CFISEM_SRC=$(CURDIR) \
-            CFISEM_BUILD=$(abspath $(BUILD)) CK_FORK=yes
+            CFISEM_BUILD=$(abspath $(BUILD)) CFISEM_SANITIZE=$(SANITIZE) \
+            CK_FORK=yes
 
 # eh_elfs the compile suite (tests/check_compile.c) compares with the IL
 # evaluator: the system libraries' and the cases', both ABIs, in
@@ -237,6 +242,38 @@ corpus: cases
 	@scripts/install-deps corpus
 	corpus/manifest.sh $(BUILD)/corpus/manifest.txt
 	corpus/csmith.sh $(CSMITH_SEEDS) $(BUILD)/corpus/csmith
+
+# ---- Manual pages, completion, install -----------------------------------
+# The manual pages and the bash completion are written from cfisem's own
+# help texts (scripts/man.sh, scripts/completion.sh), so they say what
+# --help says.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
+INCDIR  := $(DESTDIR)$(PREFIX)/include/cfisem
+COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+
+$(BUILD)/man/cfisem.1: $(BUILD)/cfisem scripts/man.sh
+	scripts/man.sh $(BUILD)/cfisem $(BUILD)/man
+
+$(BUILD)/cfisem.bash: $(BUILD)/cfisem scripts/completion.sh
+	scripts/completion.sh $(BUILD)/cfisem > $@.tmp && mv $@.tmp $@
+
+man: $(BUILD)/man/cfisem.1
+completion: $(BUILD)/cfisem.bash
+
+install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash
+	install -d $(BINDIR) $(MANDIR) $(INCDIR) $(COMPDIR)
+	install -m 755 $(BUILD)/cfisem $(BINDIR)/cfisem
+	install -m 644 $(BUILD)/man/*.1 $(MANDIR)/
+	install -m 644 compile/eh_elf.h $(INCDIR)/eh_elf.h
+	install -m 644 $(BUILD)/cfisem.bash $(COMPDIR)/cfisem
+
+uninstall:
+	rm -f $(BINDIR)/cfisem $(MANDIR)/cfisem.1 $(MANDIR)/cfisem-*.1 \
+	      $(INCDIR)/eh_elf.h $(COMPDIR)/cfisem
+	-rmdir $(INCDIR) 2>/dev/null
 
 clean:
 	rm -rf build

@@ -1,6 +1,7 @@
 /* cfi.c — status texts, x86-64 register names, the ABI defaults. */
 #include "cfi.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,36 @@ enum cfi_status cfi_fail(struct cfi_diag *diag, enum cfi_status status,
         diag->reg = -1;
     }
     return status;
+}
+
+/* The reasons an open or a read fails that a user can act on. */
+#define CFI_ERRNO_LIST(X)                                                   \
+    X(ENOENT, "no such file or directory")                                  \
+    X(EACCES, "permission denied")                                          \
+    X(EPERM, "operation not permitted")                                     \
+    X(ENOTDIR, "a component of the path is not a directory")                \
+    X(EISDIR, "is a directory")                                             \
+    X(ELOOP, "too many levels of symbolic links")                           \
+    X(ENAMETOOLONG, "file name too long")                                   \
+    X(EMFILE, "too many open files")                                        \
+    X(ENFILE, "too many open files in the system")                          \
+    X(ENXIO, "no such device or address")                                   \
+    X(ENODEV, "no such device")                                             \
+    X(EIO, "input/output error")                                            \
+    X(ENOMEM, "out of memory")                                              \
+    X(EOVERFLOW, "file too large")
+
+const char *cfi_errno_text(int error)
+{
+    switch (error) {
+#define CFI_ERRNO_CASE(number, text)                                        \
+    case number:                                                            \
+        return "cannot open file: " text;
+        CFI_ERRNO_LIST(CFI_ERRNO_CASE)
+#undef CFI_ERRNO_CASE
+    default:
+        return "cannot open file";
+    }
 }
 
 /* x86-64 System V psABI, "DWARF Register Number Mapping". */

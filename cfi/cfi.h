@@ -73,6 +73,17 @@ struct cfi_diag {
 enum cfi_status cfi_fail(struct cfi_diag *diag, enum cfi_status status,
                          uint64_t offset, const char *message);
 
+/* Why a file could not be opened or read, as a fixed string naming the
+ * system's reason ("cannot open file: no such file or directory") for
+ * errno value `error`. */
+const char *cfi_errno_text(int error);
+
+/* CFI_OK when `path` is a regular file that can be opened for reading;
+ * else CFI_E_IO, the message saying why (cfi_errno_text, "is a
+ * directory", "not a regular file"). Never waits: a FIFO is refused. */
+enum cfi_status cfi_check_regular_file(const char *path,
+                                       struct cfi_diag *diag);
+
 /* ------------------------------------------------------------------ */
 /* Registers                                                           */
 /* ------------------------------------------------------------------ */
@@ -230,6 +241,15 @@ struct cfi_frame {
     struct cfi_regs caller;
 };
 
+/* Step 1's lookup PC: a return address (caller_frame) is looked up at
+ * PC-1, since the call may be the last instruction of its function, and
+ * the instruction after a noreturn call may belong to another row or
+ * FDE; the innermost frame, and the frame above a signal frame, at PC. */
+static inline uint64_t cfi_lookup_pc(uint64_t pc, bool caller_frame)
+{
+    return caller_frame ? pc - 1 : pc;
+}
+
 /* What unwinding a frame is given: the PC, whether it is a return
  * address, the callee's registers and memory. */
 struct cfi_request {
@@ -336,6 +356,18 @@ struct cfi_overlap {
     const struct cfi_fde *second;
 };
 
+/* A frame section's bytes as the loader read them: decompressed when the
+ * file compresses it, and with its relocations applied in a relocatable
+ * object. An outside reader of the section is shown these bytes, so that
+ * it reads what cfisem read. */
+struct cfi_section_bytes {
+    const uint8_t *bytes;     /* NULL: no such section, or no bytes */
+    uint64_t size;
+    uint64_t addr;            /* sh_addr */
+    uint64_t file_offset;     /* sh_offset */
+    bool relocated;           /* differs from the file's bytes there */
+};
+
 /* A file's call frame information and image. Owns all memory it points to:
  * instruction and augmentation bytes stay valid until cfi_file_close. */
 struct cfi_file {
@@ -355,6 +387,8 @@ struct cfi_file {
     uint64_t eh_frame_size;
     uint64_t eh_frame_hdr_addr; /* of .eh_frame_hdr, 0 if absent */
     uint64_t eh_frame_hdr_size;
+    bool relocatable;         /* ET_REL */
+    struct cfi_section_bytes frame_bytes[2]; /* by enum cfi_section */
     /* Private storage. */
     uint8_t *image;           /* the whole file */
     size_t image_size;

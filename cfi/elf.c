@@ -302,6 +302,7 @@ static enum cfi_status read_frame_section(struct cfi_file *file,
                                           struct cfi_diag *diag)
 {
     found->present = true;
+    found->offset = shdr->sh_offset;
     found->addr = shdr->sh_addr;
     found->index = index;
     found->size = shdr->sh_size;
@@ -407,7 +408,8 @@ enum cfi_status cfi_elf_read(struct cfi_file *file,
         status = read_section_table(file, &header, &table, diag);
     if (status == CFI_OK)
         status = find_frame_sections(file, &table, frames, diag);
-    if (status == CFI_OK && header.e_type == ET_REL)
+    file->relocatable = status == CFI_OK && header.e_type == ET_REL;
+    if (status == CFI_OK && file->relocatable)
         status = relocate_frames(file, &table, frames, diag);
     return status;
 }

@@ -9,19 +9,50 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Opens `path` for reading when it is a regular file: *fd, and its
+ * status in *st. O_NONBLOCK: opening a FIFO must not wait for a writer;
+ * on a regular file the flag changes nothing. */
+static enum cfi_status open_regular(const char *path, int *fd, struct stat *st,
+                                    struct cfi_diag *diag)
+{
+    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (*fd < 0)
+        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, cfi_errno_text(errno));
+    enum cfi_status status = CFI_OK;
+    if (fstat(*fd, st) != 0)
+        status = cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, cfi_errno_text(errno));
+    else if (!S_ISREG(st->st_mode))
+        status = cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
+                          S_ISDIR(st->st_mode) ? "is a directory"
+                                               : "not a regular file");
+    if (status != CFI_OK) {
+        close(*fd);
+        *fd = -1;
+    }
+    return status;
+}
+
+enum cfi_status cfi_check_regular_file(const char *path, struct cfi_diag *diag)
+{
+    int fd;
+    struct stat st;
+    enum cfi_status status = open_regular(path, &fd, &st, diag);
+    if (status == CFI_OK)
+        close(fd);
+    return status;
+}
+
 /* The whole file into file->image. A file that shrinks while being read
  * keeps what was read. */
 static enum cfi_status read_image(const char *path, struct cfi_file *file,
                                   struct cfi_diag *diag)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, "cannot open file");
+    int fd;
     struct stat st;
-    enum cfi_status status = CFI_OK;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        status = cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, "not a regular file");
-    else if ((uint64_t)st.st_size > SIZE_MAX - 1 ||
+    enum cfi_status status = open_regular(path, &fd, &st, diag);
+    if (status != CFI_OK)
+        return status;
+    if ((uint64_t)st.st_size > SIZE_MAX - 1 ||
              !(file->image = malloc((size_t)st.st_size + 1)))
         status = cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     size_t size = status == CFI_OK ? (size_t)st.st_size : 0;
@@ -109,12 +140,25 @@ static enum cfi_status load_frames(struct cfi_file *file,
     return status;
 }
 
+static struct cfi_section_bytes section_bytes(const struct cfi_elf_section *s)
+{
+    struct cfi_section_bytes shown = {NULL, 0, s->addr, s->offset, false};
+    if (s->present && s->bytes) {
+        shown.bytes = s->bytes;
+        shown.size = s->file_size;
+        shown.relocated = s->relocated;
+    }
+    return shown;
+}
+
 static enum cfi_status load(struct cfi_file *file, struct cfi_diag *diag)
 {
     struct cfi_elf_frames frames;
     enum cfi_status status = cfi_elf_read(file, &frames, diag);
     if (status != CFI_OK)
         return status;
+    file->frame_bytes[CFI_EH_FRAME] = section_bytes(&frames.eh_frame);
+    file->frame_bytes[CFI_DEBUG_FRAME] = section_bytes(&frames.debug_frame);
     file->eh_frame_addr = frames.eh_frame.addr;
     file->eh_frame_size = frames.eh_frame.size;
     file->eh_frame_hdr_addr = frames.eh_frame_hdr.addr;

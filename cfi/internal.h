@@ -166,6 +166,8 @@ struct cfi_elf_section {
     uint64_t size;         /* sh_size */
     const uint8_t *bytes;  /* in the image; NULL for SHT_NOBITS */
     size_t file_size;      /* bytes available: sh_size, or 0 if NOBITS */
+    uint64_t offset;       /* sh_offset */
+    bool relocated;        /* bytes is a relocated copy */
 };
 
 struct cfi_elf_frames {

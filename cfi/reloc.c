@@ -97,5 +97,6 @@ enum cfi_status cfi_relocate(struct cfi_file *file, struct cfi_elf_section *foun
         status = apply(bytes, found->file_size, &rela, &symbols, section, diag);
     }
     found->bytes = bytes;
+    found->relocated = true;
     return status;
 }

@@ -9,12 +9,17 @@
 
 #include "cfi/cfi.h"
 
+/* The version of cfisem (debian/changelog names the same). */
+#define CFISEM_VERSION "0.6.0"
+
 /* Exit codes of every subcommand. */
 enum {
     CLI_OK = 0,
     CLI_USAGE = 1,       /* bad command line */
     CLI_BAD_INPUT = 2,   /* an input file is unreadable or malformed */
     CLI_NO_UNWIND = 3,   /* the answer is "cannot unwind" (unwind only) */
+    CLI_ENGINE_FAILED = 4, /* the engine asked crashed or gave no answer in
+                              time (unwind only) */
     CLI_MISMATCH = 1,    /* diff, validate: an engine answered differently
                             from the reference, and nothing explains it */
 };

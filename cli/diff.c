@@ -16,7 +16,8 @@ static const char usage[] =
     "                   [--all-pcs] [--json OUT] [--jobs N]\n"
     "                   [--eh-elf FILE.eh_elf.so | --cache DIR]\n"
     "                   [--fault BEGIN-END]...\n"
-    "                   [--show N] [--keep N] [--progress] [--no-isolate]\n"
+    "                   [--show N] [--keep N] [--progress]\n"
+    "                   [--timeout S] [--no-isolate]\n"
     "\n"
     "Asks every engine the same questions as the IL evaluator (the\n"
     "reference) and compares the answers register by register.\n"
@@ -51,10 +52,14 @@ static const char usage[] =
     "                   at most 100000); all are counted\n"
     "  --progress       progress on stderr even when it is not a terminal\n"
     "                   (by default: on a terminal, after 2 s)\n"
+    "  --timeout S      the watchdog: an engine whose one answer takes\n"
+    "                   longer than S seconds (default 10) is stopped, and\n"
+    "                   the file's requests count as its errors (\"timed\n"
+    "                   out\"); the run goes on\n"
     "  --no-isolate     run in this process; by default each FILE runs in a\n"
     "                   child process, so that an engine that crashes on a\n"
     "                   file has that file's requests counted as its errors\n"
-    "                   (\"crashed\") and the run goes on\n"
+    "                   (\"crashed\") and the run goes on. No watchdog then\n"
     "\n"
     "Counting, per engine; a request is one (PC, state):\n"
     "  compared        the engine answered: agree + differ + known_dev\n"
@@ -68,7 +73,7 @@ static const char usage[] =
     "                  (counted per deviation id below the table)\n"
     "  not_comp        the engine says it cannot be asked the request\n"
     "  errors          the engine could not answer: not built, cannot open\n"
-    "                  the file, crashed on it, out of memory\n"
+    "                  the file, crashed or timed out on it, out of memory\n"
     "  For every engine: requests = compared + not_comp + errors.\n"
     "\n"
     "Each new mismatch is printed with the row's IL and a `cfisem unwind`\n"
@@ -163,6 +168,11 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
         if (!parse_count(value, 0, DIFF_KEEP_MAX, &n))
             return cli_usage_error("diff", "--keep takes 0 to 100000, not", value);
         c->keep = (size_t)n;
+    } else if (!strcmp(arg, "--timeout")) {
+        if (!parse_count(value, 1, 86400, &n))
+            return cli_usage_error("diff", "--timeout takes 1 to 86400 "
+                                           "seconds, not", value);
+        c->answer_timeout = (double)n;
     } else if (!strcmp(arg, "--fault")) {
         if (!parse_fault(value, c))
             return cli_usage_error("diff", "expected --fault BEGIN-END, got", value);
@@ -181,7 +191,7 @@ static bool takes_value(const char *arg)
     static const char *const valued[] = {"--engines", "--states", "--seed",
                                          "--jobs", "--show", "--keep",
                                          "--fault", "--json", "--eh-elf",
-                                         "--cache"};
+                                         "--cache", "--timeout"};
     for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
         if (!strcmp(arg, valued[i]))
             return true;

@@ -225,7 +225,10 @@ static int run(const struct il_options *o, const struct cfi_file *file)
     sem_printer_end(printer);
     sem_arena_free(arena);
     fflush(stdout);
-    report_overlaps(o->path, file);
+    /* One line on stderr for bad input: the warning only when no error
+     * line follows. */
+    if (!failures.count)
+        report_overlaps(o->path, file);
     if (failures.count) {
         cli_report_fde_error(o->path, failures.first, &failures.diag,
                              failures.count);

@@ -1,11 +1,18 @@
 /* main.c — cfisem: the command table and the shared helpers. */
-#include <inttypes.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <elfutils/version.h>
+#include <libdwarf.h>
+#include <libunwind.h>
+
 #include "cli.h"
+#include "compile/eh_elf.h"
+#include "diff/engine.h"
 
 static const struct cli_command commands[] = {
     {"il", "print the intermediate language (rows) of a file's CFI", cli_il},
@@ -20,6 +27,37 @@ static const struct cli_command commands[] = {
      cli_gen},
 };
 
+static const struct cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+/* The version, the ABIs of the eh_elfs it writes, and the versions of the
+ * outside libraries it was built against (their headers' numbers). */
+static void print_version(FILE *out)
+{
+    fprintf(out,
+            "cfisem %s\n"
+            "eh_elf ABI: full, version %u (eh_elf_abi_version); v1 (the\n"
+            "  first published eh_elf ABI, --abi v1)\n"
+            "built against: libdwarf %s, elfutils libdw 0.%d, "
+            "libunwind %d.%d.%d\n",
+            CFISEM_VERSION, (unsigned)EH_ELF_ABI_VERSION,
+            dwarf_package_version(), _ELFUTILS_VERSION, UNW_VERSION_MAJOR,
+            UNW_VERSION_MINOR, UNW_VERSION_EXTRA);
+}
+
+static void print_engines(FILE *out)
+{
+    fputs("Engines (unwind --engine, diff --engines):", out);
+    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+        fprintf(out, " %s", diff_engine_name((enum diff_engine_id)e));
+    fputc('\n', out);
+}
+
 static void print_help(FILE *out)
 {
     fprintf(out,
@@ -31,9 +69,12 @@ static void print_help(FILE *out)
             "Commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputc('\n', out);
+    print_engines(out);
     fprintf(out,
             "\n"
-            "'cfisem COMMAND --help' describes a command.\n"
+            "'cfisem COMMAND --help' or 'cfisem help COMMAND' describes a\n"
+            "command; 'cfisem --version' gives the versions.\n"
             "Exit status: 0 success, 1 usage error, 2 bad input file,\n"
             "3 the frame cannot be unwound (unwind); diff and validate:\n"
             "1 also when an engine differs from the reference.\n");
@@ -45,17 +86,28 @@ int main(int argc, char **argv)
         print_help(stderr);
         return CLI_USAGE;
     }
+    if (!strcmp(argv[1], "--version")) {
+        print_version(stdout);
+        return CLI_OK;
+    }
+    bool help = !strcmp(argv[1], "help");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-        !strcmp(argv[1], "help")) {
+        (help && argc == 2)) {
         print_help(stdout);
         return CLI_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "cfisem: unknown command '%s' (see cfisem --help)\n",
-            argv[1]);
-    return CLI_USAGE;
+    const char *name = help ? argv[2] : argv[1];
+    const struct cli_command *command = find_command(name);
+    if (!command) {
+        fprintf(stderr, "cfisem: unknown command '%s' (see cfisem --help)\n",
+                name);
+        return CLI_USAGE;
+    }
+    if (help) {
+        char *argv_help[] = {argv[2], "--help", NULL};
+        return command->run(2, argv_help);
+    }
+    return command->run(argc - 1, argv + 1);
 }
 
 void cli_report_file_error(const char *path, const struct cfi_diag *diag)

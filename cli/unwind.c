@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "diff/ask.h"
 #include "diff/engine.h"
+#include "diff/harness.h"
 #include "diff/memory.h"
 
 static const char usage[] =
@@ -13,7 +15,7 @@ static const char usage[] =
     "                     [--engine E] [--eh-elf EH_ELF]\n"
     "                     [--caller]\n"
     "                     [--mem-seed S | --mem DUMP@ADDR]\n"
-    "                     [--fault BEGIN-END]... [--json]\n"
+    "                     [--fault BEGIN-END]... [--timeout S] [--json]\n"
     "\n"
     "Unwinds one frame of FILE at ADDR: finds the row of its call frame\n"
     "information, computes the CFA, then the caller's registers.\n"
@@ -40,6 +42,9 @@ static const char usage[] =
     "  --mem DUMP@ADDR  the bytes of file DUMP at ADDR (a copied stack), and\n"
     "                   FILE's segments; other reads fault\n"
     "  --fault B-E      reads of [B, E) fault (may be repeated)\n"
+    "  --timeout S      compiled and the outside engines run in a child\n"
+    "                   process, stopped when it gives no answer within S\n"
+    "                   seconds (default 10)\n"
     "  --json           one JSON object instead of text\n"
     "\n"
     "Example:\n"
@@ -47,7 +52,8 @@ static const char usage[] =
     "      --regs rsp=0x7ffe1000 --engine il\n"
     "\n"
     "Exit status: 0 unwound, 3 cannot unwind (the error is printed),\n"
-    "1 usage error, 2 bad input file.\n";
+    "1 usage error, 2 bad input file, 4 the engine crashed or gave no\n"
+    "answer in time (one line on stderr names it and the signal).\n";
 
 struct options {
     const char *path;
@@ -61,6 +67,7 @@ struct options {
     const char *dump_path;
     uint64_t dump_addr;
     bool json;
+    double timeout;
     struct { uint64_t begin, end; } faults[16];
     size_t nfaults;
 };
@@ -118,7 +125,7 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
     bool takes_value = !strcmp(arg, "--pc") || !strcmp(arg, "--regs") ||
                        !strcmp(arg, "--engine") || !strcmp(arg, "--mem-seed") ||
                        !strcmp(arg, "--mem") || !strcmp(arg, "--fault") ||
-                       !strcmp(arg, "--eh-elf");
+                       !strcmp(arg, "--eh-elf") || !strcmp(arg, "--timeout");
     if (takes_value && !value)
         return cli_usage_error("unwind", "missing value for", arg);
     if (takes_value)
@@ -135,6 +142,13 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
     }
     if (!strcmp(arg, "--eh-elf"))
         o->eh_elf = value;
+    uint64_t seconds;
+    if (!strcmp(arg, "--timeout") &&
+        !(cli_parse_u64(value, &seconds) && seconds >= 1 && seconds <= 86400))
+        return cli_usage_error("unwind", "--timeout takes 1 to 86400 "
+                                         "seconds, not", value);
+    if (!strcmp(arg, "--timeout"))
+        o->timeout = (double)seconds;
     if (!strcmp(arg, "--mem-seed") && !cli_parse_u64(value, &o->seed))
         return cli_usage_error("unwind", "bad seed", value);
     if (!strcmp(arg, "--fault") && !parse_fault(value, o))
@@ -283,6 +297,11 @@ static void print_json(const struct options *o, const struct diff_answer *answer
 
 static int map_dump(struct diff_memory *memory, const struct options *o)
 {
+    struct cfi_diag diag;
+    if (cfi_check_regular_file(o->dump_path, &diag) != CFI_OK) {
+        cli_report_file_error(o->dump_path, &diag);
+        return CLI_BAD_INPUT;
+    }
     FILE *f = fopen(o->dump_path, "rb");
     if (!f) {
         fprintf(stderr, "cfisem: %s: cannot read memory dump\n", o->dump_path);
@@ -308,23 +327,90 @@ static int map_dump(struct diff_memory *memory, const struct options *o)
     return CLI_OK;
 }
 
-/* Runs the chosen engine, opened for this file as the harness opens it.
- * False, after the error line, when the engine cannot be opened. */
-static bool run_engine(const struct options *o, const struct cfi_file *file,
-                       const struct cfi_request *request,
-                       struct diff_answer *answer)
+/* The file an engine's open error is about. */
+static const char *opened_path(const struct options *o)
 {
-    struct diff_engine_config config = {o->eh_elf, NULL};
+    return o->eh_elf && o->engine == DIFF_ENGINE_compiled ? o->eh_elf
+                                                          : o->path;
+}
+
+/* Opens and closes the engine here: for compiled, that builds the
+ * eh_elf into the cache, which a child then only loads. False, after
+ * the error line, when it cannot be opened. */
+static bool open_here(const struct options *o, const struct cfi_file *file,
+                      const struct diff_engine_config *config)
+{
     struct diff_engine engine;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (diff_engine_open(o->engine, file, &config, &engine, &diag) != CFI_OK) {
-        cli_report_file_error(o->eh_elf && o->engine == DIFF_ENGINE_compiled
-                                  ? o->eh_elf : o->path, &diag);
+    if (diff_engine_open(o->engine, file, config, &engine, &diag) != CFI_OK) {
+        cli_report_file_error(opened_path(o), &diag);
         return false;
     }
-    engine.unwind(engine.self, request, answer);
     diff_engine_close(&engine);
     return true;
+}
+
+/* Our own engines run here; the code of others (the outside libraries,
+ * an eh_elf) runs in a child process under the watchdog, so that its
+ * crash or hang is reported as such. */
+static bool runs_here(enum diff_engine_id id)
+{
+    return id == DIFF_ENGINE_il || id == DIFF_ENGINE_interp;
+}
+
+/* Our own engine, asked here. */
+static int ask_here(const struct options *o, const struct cfi_file *file,
+                    const struct diff_engine_config *config,
+                    const struct cfi_request *request,
+                    struct diff_ask_result *asked)
+{
+    struct diff_engine engine;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (diff_engine_open(o->engine, file, config, &engine, &diag) != CFI_OK) {
+        cli_report_file_error(opened_path(o), &diag);
+        return CLI_BAD_INPUT;
+    }
+    engine.unwind(engine.self, request, &asked->answer);
+    diff_engine_close(&engine);
+    return CLI_OK;
+}
+
+/* Asks the chosen engine, opened for this file as the harness opens it:
+ * CLI_OK with *answer, or the exit status after the error line. */
+static int run_engine(const struct options *o, const struct cfi_file *file,
+                      const struct cfi_request *request,
+                      struct diff_ask_result *asked)
+{
+    struct diff_engine_config config = {o->eh_elf, NULL};
+    if (runs_here(o->engine))
+        return ask_here(o, file, &config, request, asked);
+    bool prebuild = o->engine == DIFF_ENGINE_compiled && !o->eh_elf;
+    if (prebuild && !open_here(o, file, &config))
+        return CLI_BAD_INPUT;
+    const char *name = diff_engine_name(o->engine);
+    if (!diff_ask_isolated(o->engine, file, &config, request, o->timeout,
+                           asked)) {
+        fprintf(stderr, "cfisem: cannot start a process for the %s engine\n",
+                name);
+        return CLI_ENGINE_FAILED;
+    }
+    switch (asked->end) {
+    case DIFF_ASK_ANSWERED:
+        return CLI_OK;
+    case DIFF_ASK_OPEN_FAILED:
+        cli_report_file_error(opened_path(o), &asked->open_diag);
+        return CLI_BAD_INPUT;
+    case DIFF_ASK_CRASHED:
+        fprintf(stderr, "cfisem: %s: the %s engine crashed (%s)\n", o->path,
+                name, asked->signal ? diff_signal_name(asked->signal)
+                                    : "its process exited with an error");
+        return CLI_ENGINE_FAILED;
+    case DIFF_ASK_TIMED_OUT:
+    default:
+        fprintf(stderr, "cfisem: %s: the %s engine gave no answer in %g s "
+                "(stopped)\n", o->path, name, o->timeout);
+        return CLI_ENGINE_FAILED;
+    }
 }
 
 static int report(const struct options *o, const struct diff_answer *answer)
@@ -366,10 +452,11 @@ static int unwind_file(const struct options *o, struct cfi_file *file)
     if (result == CLI_OK) {
         struct cfi_request request = {o->pc, o->caller, &o->callee,
                                       diff_memory_reader(memory)};
-        struct diff_answer *answer = calloc(1, sizeof *answer);
-        result = run_engine(o, file, &request, answer) ? report(o, answer)
-                                                       : CLI_BAD_INPUT;
-        free(answer);
+        struct diff_ask_result *asked = calloc(1, sizeof *asked);
+        result = !asked ? CLI_BAD_INPUT : run_engine(o, file, &request, asked);
+        if (result == CLI_OK)
+            result = report(o, &asked->answer);
+        free(asked);
     }
     diff_memory_free(memory);
     return result;
@@ -383,6 +470,9 @@ int cli_unwind(int argc, char **argv)
             return CLI_OK;
         }
     struct options *o = calloc(1, sizeof *o);
+    if (!o)
+        return CLI_BAD_INPUT;
+    o->timeout = DIFF_ANSWER_TIMEOUT_DEFAULT;
     int result = parse_options(argc, argv, o);
     if (result == CLI_OK) {
         struct cfi_file *file;

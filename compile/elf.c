@@ -3,6 +3,7 @@
  * defined (to tell an eh_elf from a foreign shared object before dlopen
  * runs any of its code). Every offset is checked against the file. */
 #include <elf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,12 @@ struct image {
 static enum cfi_status read_image(const char *path, struct image *image,
                                   struct cfi_diag *diag)
 {
+    enum cfi_status regular = cfi_check_regular_file(path, diag);
+    if (regular != CFI_OK)
+        return regular;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, "cannot open file");
+        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, cfi_errno_text(errno));
     size_t cap = 1 << 16, n;
     image->bytes = malloc(cap);
     while (image->bytes &&

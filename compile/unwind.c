@@ -7,7 +7,7 @@
 /* cfi.h step 1: a return address is looked up at PC-1. */
 static uint64_t lookup_pc(const struct cfi_request *request)
 {
-    return request->caller_frame ? request->pc - 1 : request->pc;
+    return cfi_lookup_pc(request->pc, request->caller_frame);
 }
 
 static const char *message_of(enum cfi_status status)

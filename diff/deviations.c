@@ -80,7 +80,7 @@ static bool is_undefined(const struct cfi_frame *frame, unsigned reg)
 
 static uint64_t lookup_pc(const struct diff_mismatch *m)
 {
-    return m->request->caller_frame ? m->request->pc - 1 : m->request->pc;
+    return cfi_lookup_pc(m->request->pc, m->request->caller_frame);
 }
 
 /* Decodes a program of the mismatch's FDE (its CIE's when in_cie) with
@@ -759,6 +759,22 @@ static bool libdw_empty_expression(const struct diff_mismatch *m)
            is_empty_expression(&rule) && is_undefined(m->got, m->reg);
 }
 
+/* The reference failed evaluating the CFA expression, which does not
+ * decode (an unknown operation, a truncated operand); libdw, which
+ * decodes each expression when it reads the rule, calls the frame
+ * invalid DWARF. */
+static bool libdw_expression_decoded_with_rule(const struct diff_mismatch *m)
+{
+    const char *expected = m->expected->diag.message;
+    const char *got = m->got->diag.message;
+    return m->engine == DIFF_ENGINE_libdw && m->item == DIFF_ITEM_STATUS &&
+           m->expected->status == CFI_E_EXPR &&
+           m->got->status == CFI_E_MALFORMED && expected && got &&
+           (!strcmp(expected, "unknown operation") ||
+            !strcmp(expected, "truncated expression operand")) &&
+           !strcmp(got, "invalid DWARF");
+}
+
 /* set_loc to a location before the current one (or to it): the IL fails
  * there, libdw runs it and goes on. A location past the FDE's end is
  * never run for a PC inside the FDE: *-stops-at-lookup-pc explains it. */
@@ -1161,6 +1177,18 @@ static const struct diff_deviation table[] = {
      "on the register, and on the status when the CFA's slot is unreadable "
      "(libdw reads nothing) or a later rule fails first.",
      libdw_empty_expression},
+    {"libdw-expression-decoded-with-rule", DIFF_ENGINE_libdw,
+     "libdw calls a CFA expression that does not decode invalid DWARF "
+     "(malformed), where its evaluation fails (expr)",
+     "cfi.h: an expression is checked only when it is evaluated, and an "
+     "unknown operation or a truncated operand is an expression fault "
+     "(DWARF 5 6.4.2 does not make the FDE malformed for it: the table "
+     "is still defined, the rule's value is not). libdw/cfi.c "
+     "execute_cfi does not look inside expressions either, but "
+     "dwarf_frame_cfa and dwarf_frame_register decode the whole block "
+     "with __libdw_intern_expression before anything is evaluated, and "
+     "fail with DWARF_E_INVALID_DWARF.",
+     libdw_expression_decoded_with_rule},
     {"libdw-location-backwards", DIFF_ENGINE_libdw,
      "libdw accepts a DW_CFA_set_loc that does not move the location "
      "forward",

@@ -41,6 +41,9 @@ static uintptr_t deref(uintptr_t addr)
 enum cfi_status diff_v1_open(const char *path, enum diff_v1_variant variant,
                              struct diff_v1 **result, struct cfi_diag *diag)
 {
+    enum cfi_status regular = cfi_check_regular_file(path, diag);
+    if (regular != CFI_OK)
+        return regular;
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle)
         return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,

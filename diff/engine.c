@@ -70,6 +70,30 @@ enum cfi_status diff_answer_error(struct diff_answer *answer,
     return status;
 }
 
+enum cfi_status diff_answer_not_comparable(struct diff_answer *answer,
+                                           const char *reason)
+{
+    answer->comparable = false;
+    answer->not_comparable_reason = reason;
+    return diff_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
+}
+
+static bool covers(const struct cfi_fde *fde, uint64_t pc)
+{
+    return fde->pc_begin <= pc && pc < fde->pc_end;
+}
+
+const char *diff_overlap_reason(const struct cfi_file *file,
+                                uint64_t lookup_pc)
+{
+    for (size_t i = 0; i < file->noverlaps; i++)
+        if (covers(file->overlaps[i].first, lookup_pc) ||
+            covers(file->overlaps[i].second, lookup_pc))
+            return "the FDE at the address overlaps another (DWARF defines "
+                   "no choice among overlapping FDEs)";
+    return NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* il: the IL evaluator, with the file's IL translated once at open     */
 /* ------------------------------------------------------------------ */

@@ -71,6 +71,21 @@ enum cfi_status diff_answer_error(struct diff_answer *answer,
                                   enum cfi_status status, const char *message,
                                   int reg);
 
+/* The engine cannot be asked this request at all, for `reason` (a fixed
+ * string). Returns CFI_E_UNSUPPORTED. */
+enum cfi_status diff_answer_not_comparable(struct diff_answer *answer,
+                                           const char *reason);
+
+/* Why no outside engine is asked at `lookup_pc`, or NULL: an FDE that
+ * covers it overlaps another FDE of its section (the functions of a
+ * relocatable object's sections all start at 0, say). DWARF 5 §6.4.1
+ * gives no rule for choosing among overlapping FDEs: cfi.h's (the
+ * greatest pc_begin) is cfisem's own, and a library may choose another,
+ * or, searching a list it takes to be sorted and disjoint, miss the FDE
+ * that covers the address alone. */
+const char *diff_overlap_reason(const struct cfi_file *file,
+                                uint64_t lookup_pc);
+
 /* An open engine. `unwind` fills *answer completely (frame included) and
  * returns answer->frame.status. */
 struct diff_engine {

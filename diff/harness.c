@@ -18,6 +18,7 @@ void diff_config_default(struct diff_config *config)
     config->seed = 1;
     config->jobs = 1;
     config->keep = DIFF_KEEP_DEFAULT;
+    config->answer_timeout = DIFF_ANSWER_TIMEOUT_DEFAULT;
 }
 
 /* A work item: FDEs [first, last) of one file, and what they gave. */
@@ -66,6 +67,10 @@ struct worker {
     struct cfi_frame *expected;
     struct diff_question question;       /* the one being asked */
     pthread_t thread;
+    /* For the watchdog: who is answering (an engine, DIFF_ENGINE_COUNT
+     * for the reference, -1 for nobody), and how many answers so far. */
+    atomic_int answering;
+    atomic_uint_fast64_t answers;
 };
 
 double harness_now(void)
@@ -206,6 +211,15 @@ static void count(struct item *item, const struct file_job *job,
 /* One request                                                          */
 /* ------------------------------------------------------------------ */
 
+/* Marks the start (engine, or DIFF_ENGINE_COUNT for the reference) and
+ * the end (-1) of an answer, for the watchdog. */
+static void answering(struct worker *w, int who)
+{
+    atomic_store_explicit(&w->answering, who, memory_order_relaxed);
+    if (who < 0)
+        atomic_fetch_add_explicit(&w->answers, 1, memory_order_relaxed);
+}
+
 static void ask_engine(struct worker *w, struct item *item,
                        enum diff_engine_id e, struct diff_mismatch *context)
 {
@@ -219,7 +233,9 @@ static void ask_engine(struct worker *w, struct item *item,
     }
     struct diff_question *q = &w->question;
     diff_question_rewind(q);
+    answering(w, (int)e);
     w->engines[e].unwind(w->engines[e].self, &q->request, w->answer);
+    answering(w, -1);
     context->engine = e;
     struct diff_outcome outcome;
     diff_compare(context, w->answer, &outcome);
@@ -231,9 +247,11 @@ static void ask(struct worker *w, struct item *item, struct diff_pc at,
 {
     const struct file_job *job = w->job;
     struct diff_question *q = &w->question;
+    answering(w, DIFF_ENGINE_COUNT);
     diff_question_make(q, job->il, &job->states, at, k,
                        diff_memory_reader(w->memories[k]), sem_unwind,
                        w->expected);
+    answering(w, -1);
     struct diff_mismatch context = {
         .file = job->file, .fde = q->fde,
         .row = q->range ? q->range->row : NULL, .translation = q->translation,
@@ -389,18 +407,53 @@ static void report_progress(const struct diff_run *run, size_t files_done,
     config->progress(config->progress_env, &progress);
 }
 
+/* What the watchdog saw of one worker at its last look. */
+struct watch {
+    uint_fast64_t answers;
+    unsigned still;      /* looks since the same answer started */
+};
+
+#define WATCH_TICK_SECONDS 0.1
+
+/* Called every tick: a worker whose answer has not moved for the
+ * configured time makes config->hung end the process. */
+static void watch_workers(const struct diff_config *config,
+                          struct worker *workers, struct watch *watches,
+                          unsigned n)
+{
+    if (!config->hung || config->answer_timeout <= 0)
+        return;
+    for (unsigned j = 0; j < n; j++) {
+        int who = atomic_load_explicit(&workers[j].answering,
+                                       memory_order_relaxed);
+        uint_fast64_t answers = atomic_load_explicit(&workers[j].answers,
+                                                     memory_order_relaxed);
+        bool stuck = who >= 0 && answers == watches[j].answers;
+        watches[j].still = stuck ? watches[j].still + 1 : 0;
+        watches[j].answers = answers;
+        if (watches[j].still * WATCH_TICK_SECONDS > config->answer_timeout)
+            config->hung(config->hung_env, (enum diff_engine_id)who);
+    }
+}
+
 /* Starts the workers and waits for them, reporting progress. */
 static bool run_workers(struct file_job *job, const struct diff_run *run,
                         size_t files_done, double started)
 {
     unsigned jobs = job->config->jobs ? job->config->jobs : 1;
     struct worker *workers = calloc(jobs, sizeof *workers);
-    if (!workers)
+    struct watch *watches = calloc(jobs, sizeof *watches);
+    if (!workers || !watches) {
+        free(workers);
+        free(watches);
         return false;
+    }
     unsigned started_workers = 0;
     atomic_store(&job->running, jobs);
     for (unsigned j = 0; j < jobs; j++) {
         workers[j].job = job;
+        atomic_init(&workers[j].answering, -1);
+        atomic_init(&workers[j].answers, 0);
         if (pthread_create(&workers[j].thread, NULL, worker_main, &workers[j]))
             break;
         started_workers++;
@@ -408,14 +461,16 @@ static bool run_workers(struct file_job *job, const struct diff_run *run,
     atomic_fetch_sub(&job->running, jobs - started_workers);
     if (started_workers == 0)
         atomic_store(&job->out_of_memory, true);
-    struct timespec tick = {0, 100 * 1000 * 1000};
+    struct timespec tick = {0, (long)(WATCH_TICK_SECONDS * 1e9)};
     for (unsigned ticks = 1; atomic_load(&job->running) > 0; ticks++) {
         nanosleep(&tick, NULL);
+        watch_workers(job->config, workers, watches, started_workers);
         if (ticks % 5 == 0)
             report_progress(run, files_done,
                             run->requests + atomic_load(&job->requests_done),
                             started, NULL);
     }
+    free(watches);
     for (unsigned j = 0; j < started_workers; j++)
         pthread_join(workers[j].thread, NULL);
     free(workers);

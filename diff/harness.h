@@ -76,7 +76,21 @@ struct diff_config {
      * runs; NULL: never. */
     void (*progress)(void *env, const struct diff_progress *progress);
     void *progress_env;
+    /* The watchdog: when one answer (the reference's or an engine's) has
+     * taken longer than answer_timeout seconds, `hung` is called from the
+     * calling thread with the engine that stopped answering
+     * (DIFF_ENGINE_COUNT: the reference), and must not return: the stuck
+     * thread cannot be stopped, so the process ends (diff_run_isolated's
+     * child does so, and its parent counts the engine's requests as
+     * errors). NULL or a timeout of 0: no watchdog. */
+    double answer_timeout;
+    void (*hung)(void *env, enum diff_engine_id engine);
+    void *hung_env;
 };
+
+/* The default of answer_timeout, in seconds: one answer normally takes
+ * microseconds. */
+#define DIFF_ANSWER_TIMEOUT_DEFAULT 10.0
 
 void diff_config_default(struct diff_config *config);
 

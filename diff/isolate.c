@@ -5,6 +5,7 @@
  * reads the whole stream first and merges it only when the child ended
  * well, so that a crash never leaves half a file counted. */
 #include "harness_internal.h"
+#include "ask.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -258,15 +259,29 @@ static void shifted_progress(void *env, const struct diff_progress *p)
     shift->outer->progress(shift->outer->progress_env, &whole);
 }
 
+/* How a child ends: 0 with its stream written, CHILD_FAILED when it could
+ * not run, CHILD_HUNG + the engine when the watchdog found that engine
+ * (DIFF_ENGINE_COUNT: the reference) stuck on one answer. */
+enum { CHILD_FAILED = 3, CHILD_HUNG = 64 };
+
+static void child_hung(void *env, enum diff_engine_id engine)
+{
+    (void)env;
+    _exit(CHILD_HUNG + (int)engine);
+}
+
 static _Noreturn void child_main(const struct diff_config *config,
                                  const char *path, int fd)
 {
     struct diff_run *run;
     struct writer w = {fd, true};
-    if (diff_run(config, &path, 1, &run) != CFI_OK)
-        _exit(3);
+    diff_child_default_signals();
+    struct diff_config watched = *config;
+    watched.hung = child_hung;
+    if (diff_run(&watched, &path, 1, &run) != CFI_OK)
+        _exit(CHILD_FAILED);
     put_run(&w, run);
-    _exit(w.ok ? 0 : 3);
+    _exit(w.ok ? 0 : CHILD_FAILED);
 }
 
 struct stream {
@@ -321,8 +336,17 @@ static bool run_child(const struct diff_run *run, size_t i,
            WEXITSTATUS(*wait_status) == 0;
 }
 
+static bool hung(int wait_status)
+{
+    return WIFEXITED(wait_status) &&
+           WEXITSTATUS(wait_status) >= CHILD_HUNG &&
+           WEXITSTATUS(wait_status) <= CHILD_HUNG + DIFF_ENGINE_COUNT;
+}
+
 static const char *crash_reason(int wait_status)
 {
+    if (hung(wait_status))
+        return "timed out (an answer took longer than the watchdog allows)";
     if (!WIFSIGNALED(wait_status))
         return "crashed (its process exited with an error)";
     switch (WTERMSIG(wait_status)) {
@@ -379,7 +403,10 @@ static bool run_file_isolated(struct diff_run *run, size_t i,
     if (!run_child(run, i, &reference, s, &wait_status)) {
         run->files[i].status = CFI_E_UNSUPPORTED;
         run->files[i].diag = (struct cfi_diag){
-            CFI_E_UNSUPPORTED, "cfisem crashed on this file (a bug of ours)",
+            CFI_E_UNSUPPORTED,
+            hung(wait_status)
+                ? "cfisem stopped answering on this file (a bug of ours)"
+                : "cfisem crashed on this file (a bug of ours)",
             CFI_NO_OFFSET, -1};
         return true;
     }

@@ -3,26 +3,34 @@
 #include "libdw.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "semantics/sem.h"
 
-/* AddressSanitizer refuses RTLD_DEEPBIND (see libdw.h). */
+/* AddressSanitizer refuses RTLD_DEEPBIND (see libdw.h).
+ *
+ * RTLD_NODELETE: libdw stays mapped after dlclose. Its error texts
+ * (dwarf_errmsg) point into its own read-only data, and an answer carries
+ * them as fixed strings past the engine's close: the report is printed,
+ * or sent to the parent process, after the engines are closed. */
 #if defined(__SANITIZE_ADDRESS__)
-#define LIBDW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#define LIBDW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define LIBDW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#define LIBDW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
 #endif
 #endif
 #ifndef LIBDW_DLOPEN_FLAGS
-#define LIBDW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
+#define LIBDW_DLOPEN_FLAGS                                                  \
+    (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NODELETE)
 #endif
 
 /* libdw's error numbers (libdw/libdwP.h, 0.188) that the adapter tells
@@ -56,6 +64,8 @@ struct diff_libdw {
     void *handle;
     struct libdw_api dw;
     int fd;
+    char *image;              /* a relocatable object's relocated copy */
+    size_t image_size;
     Elf *elf;
     Dwarf_CFI *eh_frame;      /* dwarf_getcfi_elf: ended with dwarf_cfi_end */
     Dwarf *dwarf;             /* for .debug_frame */
@@ -87,9 +97,46 @@ void diff_libdw_close(void *self)
         elf_end(ld->elf);
     if (ld->fd >= 0)
         close(ld->fd);
+    free(ld->image);
     if (ld->handle)
         dlclose(ld->handle);
     free(ld);
+}
+
+/* A relocatable object is shown to libdw as a copy of the file whose
+ * frame sections hold the loader's relocated bytes (libdw reads them as
+ * they are in the file, relocations not applied). False when out of
+ * memory; a file that cannot be read whole is left to libelf. */
+static bool relocated_image(struct diff_libdw *ld)
+{
+    struct stat st;
+    if (fstat(ld->fd, &st) != 0 || st.st_size <= 0)
+        return true;
+    ld->image_size = (size_t)st.st_size;
+    ld->image = malloc(ld->image_size);
+    if (!ld->image)
+        return false;
+    size_t done = 0;
+    while (done < ld->image_size) {
+        ssize_t n = pread(ld->fd, ld->image + done, ld->image_size - done,
+                          (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    for (int s = 0; s < 2 && done == ld->image_size; s++) {
+        const struct cfi_section_bytes *shown = &ld->file->frame_bytes[s];
+        if (shown->relocated && shown->file_offset <= done &&
+            shown->size <= done - shown->file_offset)
+            memcpy(ld->image + shown->file_offset, shown->bytes, shown->size);
+    }
+    if (done != ld->image_size) {
+        free(ld->image);
+        ld->image = NULL;
+    }
+    return true;
 }
 
 static enum cfi_status open_failed(struct diff_libdw *ld,
@@ -116,11 +163,14 @@ enum cfi_status diff_libdw_open(const struct cfi_file *file, void **self,
     if (!ld->handle || !resolve(ld))
         return open_failed(ld, diag, CFI_E_UNSUPPORTED,
                            "libdw: cannot load libdw.so.1");
-    ld->fd = open(file->path, O_RDONLY | O_CLOEXEC);
+    ld->fd = open(file->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (ld->fd < 0)
         return open_failed(ld, diag, CFI_E_IO, "libdw: cannot open the file");
     elf_version(EV_CURRENT);
-    ld->elf = elf_begin(ld->fd, ELF_C_READ_MMAP, NULL);
+    if (file->relocatable && !relocated_image(ld))
+        return open_failed(ld, diag, CFI_E_NOMEM, "out of memory");
+    ld->elf = ld->image ? elf_memory(ld->image, ld->image_size)
+                        : elf_begin(ld->fd, ELF_C_READ_MMAP, NULL);
     if (!ld->elf)
         return open_failed(ld, diag, CFI_E_UNSUPPORTED,
                            "libdw: libelf cannot read the file");
@@ -589,13 +639,10 @@ static enum cfi_status eval_frame(const struct diff_libdw *ld,
                                   struct diff_answer *answer)
 {
     enum eval e = eval_cfa(ld, frame, request, answer);
-    if (e == EVAL_NOT_COMPARABLE) {
-        answer->comparable = false;
-        answer->not_comparable_reason =
-            "libdw: a jump in the CFA expression lands inside an operation";
-        return diff_answer_error(answer, CFI_E_UNSUPPORTED,
-                                 answer->not_comparable_reason, -1);
-    }
+    if (e == EVAL_NOT_COMPARABLE)
+        return diff_answer_not_comparable(
+            answer,
+            "libdw: a jump in the CFA expression lands inside an operation");
     if (e == EVAL_FAILED)
         return answer->frame.status;
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
@@ -652,16 +699,15 @@ enum cfi_status diff_libdw_answer(void *self,
 {
     struct diff_libdw *ld = self;
     diff_answer_reset(answer);
-    uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
+    uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
+    const char *overlap = diff_overlap_reason(ld->file, pc);
+    if (overlap)
+        return diff_answer_not_comparable(answer, overlap);
     const struct cfi_fde *fde = cfi_file_lookup(ld->file, pc);
-    if (fde && names_huge_register(fde)) {
-        answer->comparable = false;
-        answer->not_comparable_reason =
-            "libdw: the CFI names a register number that would make libdw "
-            "allocate a table that large";
-        return diff_answer_error(answer, CFI_E_UNSUPPORTED,
-                                 answer->not_comparable_reason, -1);
-    }
+    if (fde && names_huge_register(fde))
+        return diff_answer_not_comparable(
+            answer, "libdw: the CFI names a register number that would make "
+                    "libdw allocate a table that large");
     Dwarf_Frame *frame = NULL;
     enum cfi_status status = find_frame(ld, pc, &frame, answer);
     if (status != CFI_OK)

@@ -4,15 +4,13 @@
  * Its error messages come from dwarf_errmsg_by_number, a fixed table. */
 #include "libdwarf.h"
 #include "dwarf_object.h"
+#include "scan.h"
 
 #include <dwarf.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <libdwarf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "semantics/sem.h"
 
@@ -35,8 +33,6 @@ struct section_list {
 
 struct diff_libdwarf {
     const struct cfi_file *file;
-    int fd;
-    Elf *elf;
     struct diff_dwarf_object object;
     Dwarf_Obj_Access_Interface interface;
     Dwarf_Debug dbg;
@@ -47,64 +43,20 @@ struct diff_libdwarf {
 };
 
 
-/* A compressed .debug_frame (SHF_COMPRESSED, or .zdebug_frame) as the
- * loader decompressed it: its records' bytes, from the first to the end
- * of the last (every record of the file points into them). */
-static void add_decompressed_debug_frame(struct diff_libdwarf *ld)
+/* .eh_frame and .debug_frame as the loader read them (cfi.h's
+ * frame_bytes: relocated in a relocatable object, whose sections libdwarf
+ * would otherwise read with their relocations not applied). libdwarf
+ * only reads section data. */
+static void show_sections(struct diff_libdwarf *ld)
 {
-    const struct cfi_file *file = ld->file;
-    const uint8_t *base = NULL;
-    uint64_t end = 0;
-    for (size_t i = 0; i < file->ncies; i++) {
-        const struct cfi_cie *cie = &file->cies[i];
-        if (cie->section != CFI_DEBUG_FRAME)
-            continue;
-        base = cie->instructions - cie->instructions_offset;
-        uint64_t header = cfi_load_le(base + cie->offset, 4) == 0xffffffff
-                              ? 12 : 4;
-        if (cie->offset + header + cie->length > end)
-            end = cie->offset + header + cie->length;
-    }
-    for (size_t i = file->n_eh_frame; base && i < file->nfdes; i++) {
-        const struct cfi_fde *fde = &file->fdes[i];
-        uint64_t header = cfi_load_le(base + fde->offset, 4) == 0xffffffff
-                              ? 12 : 4;
-        if (fde->offset + header + fde->length > end)
-            end = fde->offset + header + fde->length;
-    }
-    if (base)
-        diff_dwarf_object_add(&ld->object, ".debug_frame", 0,
-                              (void *)(uintptr_t)base, end);
-}
-
-/* .eh_frame and .debug_frame as libelf finds them (their raw bytes; a
- * compressed .debug_frame as the loader decompressed it, a NOBITS section
- * not at all). */
-static void find_sections(struct diff_libdwarf *ld)
-{
+    static const char *const names[2] = {".eh_frame", ".debug_frame"};
     diff_dwarf_object_init(&ld->object);
-    size_t strndx;
-    if (elf_getshdrstrndx(ld->elf, &strndx) != 0)
-        return;
-    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(ld->elf, scn));) {
-        GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
-            continue;
-        const char *name = elf_strptr(ld->elf, strndx, shdr.sh_name);
-        if (name && (!strcmp(name, ".zdebug_frame") ||
-                     ((shdr.sh_flags & SHF_COMPRESSED) &&
-                      !strcmp(name, ".debug_frame")))) {
-            add_decompressed_debug_frame(ld);
-            continue;
-        }
-        if (!name || (shdr.sh_flags & SHF_COMPRESSED) ||
-            (strcmp(name, ".eh_frame") && strcmp(name, ".debug_frame")))
-            continue;
-        Elf_Data *data = elf_rawdata(scn, NULL);
-        if (data && data->d_buf && data->d_size > 0)
-            diff_dwarf_object_add(&ld->object,
-                                  name[1] == 'e' ? ".eh_frame" : ".debug_frame",
-                                  shdr.sh_addr, data->d_buf, data->d_size);
+    for (int s = 0; s < 2; s++) {
+        const struct cfi_section_bytes *shown = &ld->file->frame_bytes[s];
+        if (shown->bytes && shown->size > 0)
+            diff_dwarf_object_add(&ld->object, names[s], shown->addr,
+                                  (void *)(uintptr_t)shown->bytes,
+                                  shown->size);
     }
 }
 
@@ -162,10 +114,6 @@ void diff_libdwarf_close(void *self)
         if (dwarf_object_finish(ld->dbg, &error) == DW_DLV_ERROR)
             dwarf_dealloc_error(NULL, error);
     }
-    if (ld->elf)
-        elf_end(ld->elf);
-    if (ld->fd >= 0)
-        close(ld->fd);
     free(ld->table);
     free(ld);
 }
@@ -214,23 +162,11 @@ enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
                                    struct cfi_diag *diag)
 {
     *self = NULL;
-    if (!file->path)
-        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
-                        "libdwarf: the file has no path to open");
     struct diff_libdwarf *ld = calloc(1, sizeof *ld);
     if (!ld)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     ld->file = file;
-    ld->fd = open(file->path, O_RDONLY | O_CLOEXEC);
-    if (ld->fd < 0)
-        return open_failed(ld, diag, CFI_E_IO,
-                           "libdwarf: cannot open the file");
-    elf_version(EV_CURRENT);
-    ld->elf = elf_begin(ld->fd, ELF_C_READ_MMAP, NULL);
-    if (!ld->elf)
-        return open_failed(ld, diag, CFI_E_UNSUPPORTED,
-                           "libdwarf: libelf cannot read the file");
-    find_sections(ld);
+    show_sections(ld);
     if (ld->object.count == 1)
         return open_failed(ld, diag, CFI_E_UNSUPPORTED,
                            "libdwarf: no .eh_frame or .debug_frame");
@@ -251,55 +187,40 @@ enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
  * (diff/findings/libdwarf-expression-register). Such programs are
  * refused. The reader decodes as _dwarf_exec_frame_instr does: its
  * operand shapes, and it stops where libdwarf stops with an error. */
-struct scan {
-    const uint8_t *p, *end;
-};
-
-static bool scan_leb(struct scan *s, uint64_t *value)
+static bool scan_leb(struct diff_scan *s, uint64_t *value)
 {
-    *value = 0;
-    for (unsigned shift = 0; s->p < s->end; shift += 7) {
-        uint8_t byte = *s->p++;
-        if (shift >= 64)
-            return false;
-        *value |= (uint64_t)(byte & 0x7f) << shift;
-        if (!(byte & 0x80))
-            return true;
-    }
-    return false;
+    return diff_scan_leb(s, DIFF_LEB_OVERLONG_FAILS, value);
 }
 
-static bool scan_skip(struct scan *s, uint64_t n)
-{
-    if (n > (uint64_t)(s->end - s->p))
-        return false;
-    s->p += n;
-    return true;
-}
-
-/* The operands of an extended opcode; false where libdwarf stops. */
-static bool scan_operands(struct scan *s, uint8_t op, bool *hazard)
+/* The operands of an opcode below 0x40; false where libdwarf stops. */
+static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
 {
     uint64_t a, b;
     switch (op) {
-    case 0x00: case 0x0a: case 0x0b: case 0x2d: return true;
-    case 0x01: case 0x1d: return scan_skip(s, 8);
-    case 0x02: return scan_skip(s, 1);
-    case 0x03: return scan_skip(s, 2);
-    case 0x04: return scan_skip(s, 4);
-    case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x13:
-    case 0x2e: case 0x34:
+    case DW_CFA_nop: case DW_CFA_remember_state: case DW_CFA_restore_state:
+    case DW_CFA_GNU_window_save:
+        return true;
+    case DW_CFA_set_loc: case DW_CFA_MIPS_advance_loc8:
+        return diff_scan_skip(s, 8);
+    case DW_CFA_advance_loc1: return diff_scan_skip(s, 1);
+    case DW_CFA_advance_loc2: return diff_scan_skip(s, 2);
+    case DW_CFA_advance_loc4: return diff_scan_skip(s, 4);
+    case DW_CFA_restore_extended: case DW_CFA_undefined:
+    case DW_CFA_same_value: case DW_CFA_def_cfa_register:
+    case DW_CFA_def_cfa_offset: case DW_CFA_def_cfa_offset_sf:
+    case DW_CFA_GNU_args_size: case DW_CFA_METAWARE_info:
         return scan_leb(s, &a);
-    case 0x05: case 0x09: case 0x0c: case 0x11: case 0x12: case 0x14:
-    case 0x15:
+    case DW_CFA_offset_extended: case DW_CFA_register: case DW_CFA_def_cfa:
+    case DW_CFA_offset_extended_sf: case DW_CFA_def_cfa_sf:
+    case DW_CFA_val_offset: case DW_CFA_val_offset_sf:
         return scan_leb(s, &a) && scan_leb(s, &b);
-    case 0x0f:
-        return scan_leb(s, &a) && scan_skip(s, a);
-    case 0x10: case 0x16:
+    case DW_CFA_def_cfa_expression:
+        return scan_leb(s, &a) && diff_scan_skip(s, a);
+    case DW_CFA_expression: case DW_CFA_val_expression:
         if (!scan_leb(s, &a) || !scan_leb(s, &b))
             return false;
         *hazard |= a > UINT32_MAX;
-        return scan_skip(s, b);
+        return diff_scan_skip(s, b);
     default:
         return false;
     }
@@ -307,35 +228,56 @@ static bool scan_operands(struct scan *s, uint8_t op, bool *hazard)
 
 static bool scan_program(const uint8_t *bytes, size_t len)
 {
-    struct scan s = {bytes, bytes + len};
+    struct diff_scan s = {bytes, bytes + len};
     bool hazard = false;
     while (s.p < s.end && !hazard) {
         uint8_t op = *s.p++;
         uint64_t offset;
-        if ((op & 0xc0) == 0x80 ? !scan_leb(&s, &offset)
-            : (op & 0xc0) == 0 && !scan_operands(&s, op, &hazard))
+        if ((op & 0xc0) == DW_CFA_offset ? !scan_leb(&s, &offset)
+            : (op & 0xc0) == DW_CFA_extended &&
+                  !scan_operands(&s, op, &hazard))
             break;
     }
     return hazard;
 }
 
-static bool expression_register_hazard(const struct cfi_fde *fde)
+/* The hazard in the programs of the FDE libdwarf found, as libdwarf
+ * itself reads them: which FDE that is, and where its bytes lie, is
+ * libdwarf's business (in a relocatable object, say, it need not be the
+ * FDE cfisem finds at the PC). A program libdwarf cannot give is not
+ * run by it either. */
+static bool expression_register_hazard(Dwarf_Fde fde)
 {
-    return scan_program(fde->cie->instructions, fde->cie->instructions_len) ||
-           scan_program(fde->instructions, fde->instructions_len);
+    Dwarf_Ptr fde_bytes = NULL, cie_bytes = NULL;
+    Dwarf_Unsigned fde_len = 0, cie_len = 0;
+    Dwarf_Error error = NULL;
+    if (dwarf_get_fde_instr_bytes(fde, &fde_bytes, &fde_len, &error) !=
+        DW_DLV_OK) {
+        dwarf_dealloc_error(NULL, error);
+        fde_len = 0;
+    }
+    Dwarf_Cie cie = NULL;
+    error = NULL;
+    if (dwarf_get_cie_of_fde(fde, &cie, &error) == DW_DLV_OK) {
+        Dwarf_Unsigned length, code_align;
+        Dwarf_Small version;
+        char *augmentation;
+        Dwarf_Signed data_align;
+        Dwarf_Half ra, offset_size;
+        if (dwarf_get_cie_info_b(cie, &length, &version, &augmentation,
+                                 &code_align, &data_align, &ra, &cie_bytes,
+                                 &cie_len, &offset_size, &error) != DW_DLV_OK)
+            cie_len = 0;
+    }
+    if (error)
+        dwarf_dealloc_error(NULL, error);
+    return (cie_len && scan_program(cie_bytes, cie_len)) ||
+           (fde_len && scan_program(fde_bytes, fde_len));
 }
 
 /* ------------------------------------------------------------------ */
 /* Answers                                                              */
 /* ------------------------------------------------------------------ */
-
-static enum cfi_status not_comparable(struct diff_answer *answer,
-                                      const char *reason)
-{
-    answer->comparable = false;
-    answer->not_comparable_reason = reason;
-    return diff_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
-}
 
 /* The closest class for an error libdwarf reports on a row. */
 static enum cfi_status row_error(Dwarf_Debug dbg, Dwarf_Error error,
@@ -547,12 +489,10 @@ enum cfi_status diff_libdwarf_answer(void *self,
 {
     struct diff_libdwarf *ld = self;
     diff_answer_reset(answer);
-    uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
-    const struct cfi_fde *ours = cfi_file_lookup(ld->file, pc);
-    if (ours && expression_register_hazard(ours))
-        return not_comparable(answer,
-                              "libdwarf: DW_CFA_expression on a register "
-                              "above 2^32 (out-of-bounds write in libdwarf)");
+    uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
+    const char *overlap = diff_overlap_reason(ld->file, pc);
+    if (overlap)
+        return diff_answer_not_comparable(answer, overlap);
     Dwarf_Fde fde = NULL;
     const char *message = NULL;
     int res = find_fde(ld, pc, &fde, &message);
@@ -561,6 +501,10 @@ enum cfi_status diff_libdwarf_answer(void *self,
                                  "no FDE covers the address", -1);
     if (res == DW_DLV_ERROR)
         return diff_answer_error(answer, CFI_E_MALFORMED, message, -1);
+    if (expression_register_hazard(fde))
+        return diff_answer_not_comparable(answer,
+                              "libdwarf: DW_CFA_expression on a register "
+                              "above 2^32 (out-of-bounds write in libdwarf)");
     Dwarf_Regtable3 table = {.rt3_reg_table_size = ld->table_size,
                              .rt3_rules = ld->table};
     Dwarf_Addr row_pc = 0;
@@ -570,7 +514,7 @@ enum cfi_status diff_libdwarf_answer(void *self,
         return row_error(ld->dbg, error, answer);
     struct sem_row row;
     if (!build_row(ld, &table, &row, answer))
-        return not_comparable(
+        return diff_answer_not_comparable(
             answer, "libdwarf: the CFA is defined on a register above 127");
     sem_eval_row(&row, request->callee, request->memory, &answer->frame);
     struct cie_facts facts = cie_facts(fde);

@@ -1,7 +1,9 @@
 /* libunwind.c — see libunwind.h. */
 #define UNW_REMOTE_ONLY
 #include "libunwind.h"
+#include "scan.h"
 
+#include <dwarf.h>
 #include <libunwind.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,30 +280,19 @@ enum scan_finding {
  * operand shapes, an opcode it has no case for skipped alone (its switch
  * has no default), the end where it stops with an error. */
 struct scan {
-    const uint8_t *p, *end;
+    struct diff_scan bytes;
     uint8_t pointer_size;      /* of DW_CFA_set_loc, from the 'R' format */
     enum scan_finding finding; /* the worst found so far */
 };
 
 static bool scan_leb(struct scan *s, uint64_t *value)
 {
-    *value = 0;
-    for (unsigned shift = 0; s->p < s->end; shift += 7) {
-        uint8_t byte = *s->p++;
-        if (shift < 64)
-            *value |= (uint64_t)(byte & 0x7f) << shift;
-        if (!(byte & 0x80))
-            return true;
-    }
-    return false;
+    return diff_scan_leb(&s->bytes, DIFF_LEB_OVERLONG_DROPPED, value);
 }
 
 static bool scan_skip(struct scan *s, uint64_t n)
 {
-    if (n > (uint64_t)(s->end - s->p))
-        return false;
-    s->p += n;
-    return true;
+    return diff_scan_skip(&s->bytes, n);
 }
 
 static void scan_found(struct scan *s, enum scan_finding finding)
@@ -334,27 +325,33 @@ static bool scan_operands(struct scan *s, uint8_t op)
 {
     uint64_t a;
     switch (op) {
-    case 0x02: return scan_skip(s, 1);
-    case 0x03: return scan_skip(s, 2);
-    case 0x04: return scan_skip(s, 4);
-    case 0x01: return s->pointer_size && scan_skip(s, s->pointer_size);
-    case 0x0e: case 0x13: case 0x2e:
+    case DW_CFA_advance_loc1: return scan_skip(s, 1);
+    case DW_CFA_advance_loc2: return scan_skip(s, 2);
+    case DW_CFA_advance_loc4: return scan_skip(s, 4);
+    case DW_CFA_set_loc:
+        return s->pointer_size && scan_skip(s, s->pointer_size);
+    case DW_CFA_def_cfa_offset: case DW_CFA_def_cfa_offset_sf:
+    case DW_CFA_GNU_args_size:
         return scan_leb(s, &a);
-    case 0x06: case 0x07: case 0x08: case 0x0d:
+    case DW_CFA_restore_extended: case DW_CFA_undefined:
+    case DW_CFA_same_value: case DW_CFA_def_cfa_register:
         return scan_register_leb(s);
-    case 0x05: case 0x0c: case 0x11: case 0x12: case 0x2f:
+    case DW_CFA_offset_extended: case DW_CFA_def_cfa:
+    case DW_CFA_offset_extended_sf: case DW_CFA_def_cfa_sf:
+    case DW_CFA_GNU_negative_offset_extended:
         return scan_register_leb(s) && scan_leb(s, &a);
-    case 0x09:
+    case DW_CFA_register:
         if (!scan_register_leb(s) || !scan_leb(s, &a))
             return false;
         if (a >= LIBUNWIND_NREGS)
             scan_found(s, SCAN_REGISTER_SOURCE);
         return true;
-    case 0x0f:
+    case DW_CFA_def_cfa_expression:
         return scan_leb(s, &a) && scan_skip(s, a);
-    case 0x10: case 0x16:
+    case DW_CFA_expression: case DW_CFA_val_expression:
         return scan_register_leb(s) && scan_leb(s, &a) && scan_skip(s, a);
-    case 0x1c: case 0x1d: case 0x2d: case 0x3f:
+    case DW_CFA_lo_user: case DW_CFA_MIPS_advance_loc8:
+    case DW_CFA_GNU_window_save: case DW_CFA_high_user:
         return false;
     default:
         return true; /* nop, remember/restore_state, and unknown opcodes */
@@ -363,20 +360,19 @@ static bool scan_operands(struct scan *s, uint8_t op)
 
 static void scan_program(struct scan *s, const uint8_t *bytes, size_t len)
 {
-    s->p = bytes;
-    s->end = bytes + len;
-    while (s->p < s->end) {
-        uint8_t op = *s->p++;
+    s->bytes = (struct diff_scan){bytes, bytes + len};
+    while (s->bytes.p < s->bytes.end) {
+        uint8_t op = *s->bytes.p++;
         uint64_t offset;
         switch (op & 0xc0) {
-        case 0x40: /* advance_loc */
+        case DW_CFA_advance_loc:
             break;
-        case 0x80: /* offset: register in the low six bits */
+        case DW_CFA_offset: /* register in the low six bits */
             scan_register(s, op & 0x3f);
             if (!scan_leb(s, &offset))
                 return;
             break;
-        case 0xc0: /* restore */
+        case DW_CFA_restore:
             scan_register(s, op & 0x3f);
             break;
         default:
@@ -401,7 +397,7 @@ static uint8_t pointer_size(uint8_t encoding)
 /* What the CIE's and the FDE's programs name outside libunwind's set. */
 static enum scan_finding scan_fde(const struct cfi_fde *fde)
 {
-    struct scan s = {NULL, NULL, pointer_size(fde->cie->fde_encoding),
+    struct scan s = {{NULL, NULL}, pointer_size(fde->cie->fde_encoding),
                      SCAN_NOTHING};
     scan_program(&s, fde->cie->instructions, fde->cie->instructions_len);
     scan_program(&s, fde->instructions, fde->instructions_len);
@@ -948,14 +944,6 @@ static void answer_reset(struct diff_answer *answer)
         answer->reg_comparable[reg] = false;
 }
 
-static enum cfi_status not_comparable(struct diff_answer *answer,
-                                      const char *reason)
-{
-    answer->comparable = false;
-    answer->not_comparable_reason = reason;
-    return diff_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
-}
-
 static const char partial_word_reason[] =
     "libunwind: reads whole aligned words, and the state's fault covers "
     "part of one";
@@ -970,15 +958,15 @@ static enum cfi_status step_failed(const struct step_env *env, int code,
             "libunwind: reads a register whose value is unknown",
             env->unknown_reg);
     if (env->memory_fault && env->partial_word_fault)
-        return not_comparable(answer, partial_word_reason);
+        return diff_answer_not_comparable(answer, partial_word_reason);
     if (env->memory_fault)
         return diff_answer_error(answer, CFI_E_MEMORY, unw_strerror(code), -1);
     switch (code) {
     case -UNW_EBADREG:
-        return not_comparable(answer,
+        return diff_answer_not_comparable(answer,
                               "libunwind: a rule names a register above 16");
     case -UNW_EBADFRAME:
-        return not_comparable(
+        return diff_answer_not_comparable(
             answer, "libunwind: caller's rip and CFA equal the callee's");
     case -UNW_ENOINFO:
         return diff_answer_error(answer, CFI_E_NO_FDE, unw_strerror(code), -1);
@@ -1039,24 +1027,35 @@ static const struct sem_row *row_at(const struct diff_libunwind *lu,
     return range ? range->row : NULL;
 }
 
-/* An expression libunwind evaluates for this row holds the byte of
- * DW_OP_div (perhaps as an operand): only then can it trap. The check is
- * cheap, so that timing the adapter (bench/unwind_speed.c) still times
- * libunwind. */
-static bool row_may_divide(const struct sem_row *row)
+static bool expr_holds(const struct sem_expr *expr, uint8_t byte)
 {
-    if (row->cfa.kind == SEM_CFA_EXPR &&
-        memchr(row->cfa.expr.bytes, 0x1b, row->cfa.expr.len))
+    return expr->len > 0 && memchr(expr->bytes, byte, expr->len) != NULL;
+}
+
+/* An expression libunwind evaluates for this row holds `byte` (perhaps
+ * as an operand). The check is cheap, so that timing the adapter
+ * (bench/unwind_speed.c) still times libunwind. */
+static bool row_expr_holds(const struct sem_row *row, uint8_t byte)
+{
+    if (row->cfa.kind == SEM_CFA_EXPR && expr_holds(&row->cfa.expr, byte))
         return true;
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *rule = &row->rules[i];
         if (rule->reg < LIBUNWIND_NREGS &&
             (rule->rule.kind == SEM_RULE_EXPRESSION ||
              rule->rule.kind == SEM_RULE_VAL_EXPRESSION) &&
-            memchr(rule->rule.expr.bytes, 0x1b, rule->rule.expr.len))
+            expr_holds(&rule->rule.expr, byte))
             return true;
     }
     return false;
+}
+
+/* Only DW_OP_div can trap, and only DW_OP_skip and DW_OP_bra can jump
+ * back. */
+static bool row_needs_model(const struct sem_row *row)
+{
+    return row_expr_holds(row, DW_OP_div) || row_expr_holds(row, DW_OP_skip) ||
+           row_expr_holds(row, DW_OP_bra);
 }
 
 /* What libunwind cannot be asked about this row, or NULL.
@@ -1067,9 +1066,12 @@ static bool row_may_divide(const struct sem_row *row)
  * reads rip (the PLT's CFA expression), libunwind is not asked the same
  * question.
  *
- * Refused for safety: a row whose expressions, as libunwind evaluates
- * them (diff_libunwind_model), divide INT64_MIN by -1: dwarf/Gexpr.c's
- * signed division traps (SIGFPE; diff/findings/libunwind-div-trap). */
+ * Refused for safety, where the row's expressions, as libunwind
+ * evaluates them (diff_libunwind_model), divide INT64_MIN by -1:
+ * dwarf/Gexpr.c's signed division traps (SIGFPE;
+ * diff/findings/libunwind-div-trap); or jump back without end:
+ * dwarf/Gexpr.c has no step limit, and loops forever where cfi.h stops
+ * at CFI_EXPR_STEP_LIMIT (diff/findings/libunwind-expression-loop). */
 static const char *row_refused(struct diff_libunwind *lu,
                                const struct cfi_fde *fde,
                                const struct sem_row *row,
@@ -1078,13 +1080,17 @@ static const char *row_refused(struct diff_libunwind *lu,
     if (request->caller_frame && sem_row_reads_register(row, CFI_REG_RIP))
         return "libunwind: a caller frame whose row reads rip (its cursor "
                "is given PC-1 as rip)";
+    if (!row_needs_model(row))
+        return NULL;
     bool traps = false;
-    if (row_may_divide(row))
-        diff_libunwind_model(row, (unsigned)fde->cie->ra_column, request,
-                             DIFF_LU_QUIRKS_ALL, &lu->model, &traps);
+    diff_libunwind_model(row, (unsigned)fde->cie->ra_column, request,
+                         DIFF_LU_QUIRKS_ALL, &lu->model, &traps);
     if (traps)
         return "libunwind: DW_OP_div of INT64_MIN by -1 (SIGFPE in "
                "libunwind)";
+    if (lu->model.status == CFI_E_STEP_LIMIT)
+        return "libunwind: a DWARF expression that does not end (libunwind "
+               "has no step limit and loops forever)";
     return NULL;
 }
 
@@ -1094,21 +1100,24 @@ enum cfi_status diff_libunwind_answer(void *self,
 {
     struct diff_libunwind *lu = self;
     answer_reset(answer);
-    uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
+    uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
+    const char *overlap = diff_overlap_reason(lu->file, pc);
+    if (overlap)
+        return diff_answer_not_comparable(answer, overlap);
     const struct cfi_fde *fde = cfi_file_lookup_in(lu->file, CFI_EH_FRAME, pc);
     enum scan_finding finding = fde ? scan_fde(fde) : SCAN_NOTHING;
     if (finding == SCAN_REGISTER_SOURCE)
-        return not_comparable(answer,
+        return diff_answer_not_comparable(answer,
                               "libunwind: DW_CFA_register from a register "
                               "above 16 (out-of-bounds read in libunwind)");
     if (finding == SCAN_HIGH_REGISTER)
-        return not_comparable(answer,
+        return diff_answer_not_comparable(answer,
                               "libunwind: the CFI names a register above 16, "
                               "outside libunwind's register set");
     const struct sem_row *row = fde ? row_at(lu, fde, pc) : NULL;
     const char *refused = row ? row_refused(lu, fde, row, request) : NULL;
     if (refused)
-        return not_comparable(answer, refused);
+        return diff_answer_not_comparable(answer, refused);
     struct step_env env = {lu, request, pc, false, false, 0, -1, false, false};
     unw_cursor_t cursor;
     int code = unw_init_remote(&cursor, lu->space, &env);

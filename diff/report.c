@@ -393,7 +393,7 @@ void diff_json_state(FILE *out, const struct diff_state *s)
     json_hex(out, s->at.pc);
     fprintf(out, ", \"caller_frame\": %s, \"lookup_pc\": ",
             s->at.caller_frame ? "true" : "false");
-    json_hex(out, s->at.caller_frame ? s->at.pc - 1 : s->at.pc);
+    json_hex(out, cfi_lookup_pc(s->at.pc, s->at.caller_frame));
     fprintf(out, ", \"state\": %u, \"state_kind\": \"%s\", \"mem_seed\": ",
             s->index, diff_state_kind_name(s->kind));
     json_hex(out, s->mem_seed);

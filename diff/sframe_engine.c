@@ -23,7 +23,7 @@ enum cfi_status diff_sframe_answer(void *self,
 {
     const struct sframe_table *table = self;
     diff_answer_reset(answer);
-    uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
+    uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
     if (!sframe_lookup(table, pc)) {
         answer->comparable = false;
         answer->not_comparable_reason = "sframe: no SFrame FDE covers the "

@@ -273,7 +273,7 @@ void diff_state_place_fault(struct diff_state *state,
 static void locate(struct diff_question *q, const struct sem_file_il *il,
                    struct diff_pc at)
 {
-    uint64_t lookup = at.caller_frame ? at.pc - 1 : at.pc;
+    uint64_t lookup = cfi_lookup_pc(at.pc, at.caller_frame);
     q->fde = cfi_file_lookup(il->file, lookup);
     q->range = NULL;
     q->translation = CFI_E_NO_FDE;

@@ -9,7 +9,7 @@ enum cfi_status interp_unwind(const struct cfi_file *file,
 {
     /* A return address is looked up at PC-1 (libunwind#54): both the FDE
      * and, in interp_unwind_fde, the row. */
-    uint64_t lookup_pc = request->caller_frame ? request->pc - 1 : request->pc;
+    uint64_t lookup_pc = cfi_lookup_pc(request->pc, request->caller_frame);
     const struct cfi_fde *fde = cfi_file_lookup(file, lookup_pc);
     if (!fde) {
         frame->status = cfi_fail(&frame->diag, CFI_E_NO_FDE, CFI_NO_OFFSET,

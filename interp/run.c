@@ -1,8 +1,9 @@
 /* run.c — executing the CIE's program, then the FDE's (DWARF 5 §6.4.2,
  * §6.4.4), to find the row in effect at the lookup PC.
  *
- * One function per opcode, op_<name>, with the rule it applies above it
- * in the notation of DESIGN.md: `row` is the row being built, `row[r]`
+ * One function per opcode, op_<name> (the dispatch is generated from the
+ * opcode table, so every opcode has its own, even where several apply one
+ * rule), with the rule it applies above it in the notation of DESIGN.md: `row` is the row being built, `row[r]`
  * the rule of register r, `cfa` the CFA rule, `loc` the location,
  * `initial` the CIE's initial row, `stack` the remembered rows. The
  * dispatch switch is generated from the opcode table and only dispatches.
@@ -93,21 +94,25 @@ static enum cfi_status op_advance_loc(struct run *run, const struct interp_insn 
     return move_by(run, insn->delta);
 }
 
+/* advance_loc1(d): loc := loc + d × code_align (a 1-byte d) */
 static enum cfi_status op_advance_loc1(struct run *run, const struct interp_insn *insn)
 {
     return move_by(run, insn->delta);
 }
 
+/* advance_loc2(d): loc := loc + d × code_align (a 2-byte d) */
 static enum cfi_status op_advance_loc2(struct run *run, const struct interp_insn *insn)
 {
     return move_by(run, insn->delta);
 }
 
+/* advance_loc4(d): loc := loc + d × code_align (a 4-byte d) */
 static enum cfi_status op_advance_loc4(struct run *run, const struct interp_insn *insn)
 {
     return move_by(run, insn->delta);
 }
 
+/* MIPS_advance_loc8(d): loc := loc + d × code_align (an 8-byte d) */
 static enum cfi_status op_MIPS_advance_loc8(struct run *run, const struct interp_insn *insn)
 {
     return move_by(run, insn->delta);
@@ -201,11 +206,14 @@ static enum cfi_status op_offset(struct run *run, const struct interp_insn *insn
     return set_rule(run, insn);
 }
 
+/* offset_extended(r, n): row[r] := addr(cfa + n × data_align), r a ULEB */
 static enum cfi_status op_offset_extended(struct run *run, const struct interp_insn *insn)
 {
     return set_rule(run, insn);
 }
 
+/* offset_extended_sf(r, n): row[r] := addr(cfa + n × data_align), n
+ * signed */
 static enum cfi_status op_offset_extended_sf(struct run *run, const struct interp_insn *insn)
 {
     return set_rule(run, insn);
@@ -223,6 +231,7 @@ static enum cfi_status op_val_offset(struct run *run, const struct interp_insn *
     return set_rule(run, insn);
 }
 
+/* val_offset_sf(r, n): row[r] := val(cfa + n × data_align), n signed */
 static enum cfi_status op_val_offset_sf(struct run *run, const struct interp_insn *insn)
 {
     return set_rule(run, insn);
@@ -257,6 +266,7 @@ static enum cfi_status op_restore(struct run *run, const struct interp_insn *ins
     return CFI_OK;
 }
 
+/* restore_extended(r): row[r] := initial[r], r a ULEB; as restore */
 static enum cfi_status op_restore_extended(struct run *run, const struct interp_insn *insn)
 {
     return op_restore(run, insn);

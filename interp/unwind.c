@@ -69,7 +69,7 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
     frame->cfa = 0;
     frame->signal_frame = false;
     /* 1. A return address is looked up at PC-1 (libunwind#54). */
-    uint64_t lookup_pc = request->caller_frame ? request->pc - 1 : request->pc;
+    uint64_t lookup_pc = cfi_lookup_pc(request->pc, request->caller_frame);
     enum cfi_status status = check_records(fde, lookup_pc, &frame->diag);
     if (status != CFI_OK)
         return finish(frame, status);

@@ -193,7 +193,7 @@ void sem_file_il_free(struct sem_file_il *il)
 /* Step 1: a return address is looked up at PC-1. */
 static uint64_t lookup_pc(const struct cfi_request *request)
 {
-    return request->caller_frame ? request->pc - 1 : request->pc;
+    return cfi_lookup_pc(request->pc, request->caller_frame);
 }
 
 void sem_apply_return_column(struct cfi_frame *frame, unsigned ra_column)

@@ -78,7 +78,7 @@ enum cfi_status sframe_unwind(const struct sframe_table *table,
     memset(frame, 0, sizeof *frame);
     frame->diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
     cfi_regs_clear(&frame->caller);
-    uint64_t pc = request->caller_frame ? request->pc - 1 : request->pc;
+    uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
     const struct sframe_fde *fde = sframe_lookup(table, pc);
     uint64_t end;
     const struct sframe_fre *fre = fde ? sframe_fre_at(table, fde, pc, &end)

@@ -893,6 +893,27 @@ START_TEST(libdw_empty_expression)
 }
 END_TEST
 
+/* A CFA expression whose skip lacks its operand: libdw fails reading it
+ * (invalid DWARF), the IL evaluating it (expr). Nearby: an expression
+ * that decodes and fails when evaluated (division by zero), which libdw
+ * evaluates as the IL. (A register rule that does not decode agrees: the
+ * adapter reports libdw's failure on a register as an expression
+ * fault.) */
+START_TEST(libdw_expression_decoded_with_rule)
+{
+    char *truncated = build_fde("\t.cfi_escape 0x0f, 0x04, 0x30, 0x12, "
+                                "0x2f, 0xfd\n\tnop\n");
+    char *divides = build_fde("\t.cfi_escape 0x16, 0x03, 0x03, 0x30, 0x30, "
+                              "0x1b\n\tnop\n");
+    shows(truncated, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+          "libdw-expression-decoded-with-rule");
+    does_not_match(divides, 0x1000, false, DIFF_ENGINE_libdw,
+                   DIFF_ITEM_STATUS, 0, "libdw-expression-decoded-with-rule");
+    remove_built(truncated);
+    remove_built(divides);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Locations, address sizes, sections, expression errors                */
 /* ------------------------------------------------------------------ */
@@ -1121,6 +1142,7 @@ START_TEST(every_entry_is_tested)
         "libdwarf-cfa-ops-on-expression",
         "libdwarf-cie-restore-and-location", "libdw-abi-rax-for-rbx",
         "libdw-abi-rip-same-value", "libdw-stops-at-lookup-pc",
+        "libdw-expression-decoded-with-rule",
         "libdw-empty-expression-undefined", "libdw-location-backwards",
         "libdw-address-size-4", "libunwind-no-debug-frame",
         "libunwind-underflow-malformed", "libdwarf-debug-frame-zero-length",
@@ -1178,6 +1200,7 @@ int main(void)
     tcase_add_test(tc, return_column_item);
     tcase_add_test(tc, libdw_empty_expression);
     tcase_add_test(tc, libdw_empty_expression_status);
+    tcase_add_test(tc, libdw_expression_decoded_with_rule);
     tcase_add_test(tc, libdw_location_backwards);
     tcase_add_test(tc, location_past_end);
     tcase_add_test(tc, libdw_address_size_4);

@@ -184,7 +184,7 @@ static uint64_t json_hex(const struct json *j, const char *key)
 /* Test-only broken engines                                             */
 /* ------------------------------------------------------------------ */
 
-enum breakage { BREAK_CFA, BREAK_REG, BREAK_CRASH };
+enum breakage { BREAK_CFA, BREAK_REG, BREAK_CRASH, BREAK_HANG };
 
 /* Which engine is broken, how, where; shared by every instance (one per
  * worker), which count the answers they changed. */
@@ -216,6 +216,9 @@ static enum cfi_status broken_unwind(void *self,
      * report it, so the log stays clean; the harness sees a death). */
     if (b->breaker->how == BREAK_CRASH)
         abort();
+    /* As a library caught in a loop would stop answering. */
+    while (b->breaker->how == BREAK_HANG)
+        sleep(1);
     if (b->breaker->how == BREAK_CFA)
         frame->cfa += 8;
     else if (frame->caller.status[b->breaker->reg] == CFI_REG_VALUE)
@@ -772,17 +775,24 @@ END_TEST
 /* Each file in a child process                                         */
 /* ------------------------------------------------------------------ */
 
-static struct diff_run *run_isolated(struct breaker *breaker, const char *path)
+static struct diff_run *run_isolated_timeout(struct breaker *breaker,
+                                             const char *path, double timeout)
 {
     struct diff_config config;
     diff_config_default(&config);
     config_engines(&config, false);
+    config.answer_timeout = timeout;
     config.open = open_broken;
     config.open_env = breaker;
     const char *paths[] = {path, path};
     struct diff_run *run;
     ck_assert_int_eq(diff_run_isolated(&config, paths, 2, &run), CFI_OK);
     return run;
+}
+
+static struct diff_run *run_isolated(struct breaker *breaker, const char *path)
+{
+    return run_isolated_timeout(breaker, path, DIFF_ANSWER_TIMEOUT_DEFAULT);
 }
 
 /* The same results as in-process (the breaker's count is the children's,
@@ -830,6 +840,97 @@ START_TEST(test_crash_isolated)
     ck_assert(!diff_run_unexplained(run));
     diff_run_free(run);
     free(path);
+}
+END_TEST
+
+/* Regression (a hang in an outside library stopped the whole run): an
+ * engine that stops answering is stopped by the watchdog; its requests
+ * of that file are errors, "timed out"; the others' results stand, and
+ * the run goes on with the next file. */
+START_TEST(test_hang_watchdog)
+{
+    char *path = case_path("prologue.so");
+    struct breaker breaker = {DIFF_ENGINE_interp, BREAK_HANG, 0x1004, 0x1009,
+                              0, 0};
+    struct diff_run *run = run_isolated_timeout(&breaker, path, 1);
+    ck_assert_uint_gt(run->requests, 0);
+    ck_assert_int_eq(run->files[1].status, CFI_OK);
+    const struct diff_counts *interp = &run->counts[DIFF_ENGINE_interp];
+    ck_assert_uint_eq(interp->errors, run->requests);
+    ck_assert_uint_eq(run->counts[DIFF_ENGINE_il].agree, run->requests);
+    ck_assert_uint_eq(run->nfailures, 2);
+    for (size_t f = 0; f < 2; f++) {
+        ck_assert_int_eq(run->failures[f].engine, DIFF_ENGINE_interp);
+        ck_assert_msg(!strncmp(run->failures[f].diag.message, "timed out", 9),
+                      "%s", run->failures[f].diag.message);
+    }
+    diff_run_free(run);
+    free(path);
+}
+END_TEST
+
+/* A file's text assembled into an object (cc -c) or a shared object. */
+static char *assemble(const char *dir, const char *name, const char *source,
+                      bool object)
+{
+    char src[4200], out[4200], command[9000];
+    snprintf(src, sizeof src, "%s/%s.S", dir, name);
+    snprintf(out, sizeof out, "%s/%s.%s", dir, name, object ? "o" : "so");
+    ck_assert_int_eq(test_write_file(src, source, strlen(source)), 0);
+    snprintf(command, sizeof command,
+             object ? "cc -c -o '%s' '%s'"
+                    : "cc -shared -nostdlib -Wl,--section-start=.text=0x1000 "
+                      "-o '%s' '%s'",
+             out, src);
+    ck_assert_int_eq(system(command), 0);
+    return strdup(out);
+}
+
+/* Three functions, h in a section of its own: in the object, h and f
+ * both start at 0. */
+static const char overlapping_source[] =
+    "\t.text\n"
+    "f:\n\t.cfi_startproc\n\tpush %rbp\n\t.cfi_def_cfa_offset 16\n"
+    "\t.cfi_offset %rbp, -16\n\tmov %rsp, %rbp\n"
+    "\t.cfi_def_cfa_register %rbp\n\tnop\n\tpop %rbp\n"
+    "\t.cfi_def_cfa %rsp, 8\n\tret\n\t.cfi_endproc\n"
+    "g:\n\t.cfi_startproc\n\tsub $24, %rsp\n\t.cfi_def_cfa_offset 32\n"
+    "\tadd $24, %rsp\n\t.cfi_def_cfa_offset 8\n\tret\n\t.cfi_endproc\n"
+    "\t.section .text.h,\"ax\",@progbits\n"
+    "h:\n\t.cfi_startproc\n\tpush %rbx\n\t.cfi_def_cfa_offset 16\n"
+    "\t.cfi_offset %rbx, -16\n\tpop %rbx\n\t.cfi_def_cfa_offset 8\n"
+    "\tret\n\t.cfi_endproc\n";
+
+/* Regression (libdwarf and libdw read a relocatable object's frame
+ * sections with their relocations not applied: hundreds of false
+ * mismatches per object): they are shown the relocated bytes; where
+ * FDEs overlap, they are not asked. No new mismatch, and both answer
+ * most requests. */
+START_TEST(test_relocatable_no_false_mismatch)
+{
+    char *dir = test_temp_dir();
+    char *object = assemble(dir, "overlap", overlapping_source, true);
+    char *cases[] = {object, test_build_path("corpus/objects/prologue.o"),
+                     test_build_path("corpus/objects/remember.o")};
+    struct diff_config config;
+    diff_config_default(&config);
+    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+        config.engines[e] = e == DIFF_ENGINE_libdwarf || e == DIFF_ENGINE_libdw;
+    struct diff_run *run;
+    ck_assert_int_eq(diff_run_isolated(&config, (const char *const *)cases, 3,
+                                       &run), CFI_OK);
+    for (int e = DIFF_ENGINE_libdwarf; e <= DIFF_ENGINE_libdw; e++) {
+        const struct diff_counts *c = &run->counts[e];
+        ck_assert_uint_eq(c->differ, 0);
+        ck_assert_uint_eq(c->errors, 0);
+        ck_assert_uint_gt(c->compared, run->requests / 2);
+        ck_assert_uint_gt(c->not_comparable, 0); /* f and h overlap */
+    }
+    ck_assert(!diff_run_unexplained(run));
+    diff_run_free(run);
+    for (int i = 0; i < 3; i++)
+        free(cases[i]);
+    free(dir);
 }
 END_TEST
 
@@ -1244,6 +1345,8 @@ int main(void)
     tcase_add_test(broken, test_jobs_deterministic);
     tcase_add_test(broken, test_isolated_same_result);
     tcase_add_test(broken, test_crash_isolated);
+    tcase_add_test(broken, test_hang_watchdog);
+    tcase_add_test(broken, test_relocatable_no_false_mismatch);
     suite_add_tcase(suite, broken);
     TCase *command = tcase_create("command");
     tcase_set_timeout(command, 600);

@@ -1,0 +1,195 @@
+/* check_install.c — cfisem as a user installs it: `make install` into a
+ * temporary DESTDIR, then the installed binary, manual pages, ABI header
+ * and bash completion are used as installed; `make uninstall` removes
+ * them all. The Debian package (`dpkg-buildpackage -b` on a copy of the
+ * source tree) is built, unpacked and run the same way. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "support.h"
+
+/* Runs a shell command; its exit status. */
+static int shell(const char *command)
+{
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The output of a shell command (at most 64 KiB), malloc'd. */
+static char *shell_output(const char *command)
+{
+    FILE *pipe = popen(command, "r");
+    ck_assert_ptr_nonnull(pipe);
+    char *text = calloc(1, 65536);
+    size_t n = fread(text, 1, 65535, pipe);
+    text[n] = 0;
+    pclose(pipe);
+    return text;
+}
+
+/* make TARGET in the source tree, with this build's BUILD and SANITIZE. */
+static int make(const char *target, const char *destdir)
+{
+    char *src = test_src_path("");
+    char *build = test_build_path("");
+    const char *sanitize = getenv("CFISEM_SANITIZE");
+    char command[13000];
+    snprintf(command, sizeof command,
+             "make -s -C '%s' BUILD='%s' SANITIZE='%s' DESTDIR='%s' "
+             "PREFIX=/usr %s > /dev/null", src, build, sanitize ? sanitize : "",
+             destdir, target);
+    free(src);
+    free(build);
+    return shell(command);
+}
+
+/* The installed binary prints a case's IL exactly as its golden file. */
+static void assert_runs(const char *binary)
+{
+    char *so = test_build_path("corpus/cases/prologue.so");
+    char *golden_path = test_src_path("corpus/cases/prologue.il");
+    char command[9000];
+    snprintf(command, sizeof command, "'%s' il '%s'", binary, so);
+    char *printed = shell_output(command);
+    char *golden = test_read_file(golden_path, NULL);
+    ck_assert_ptr_nonnull(golden);
+    ck_assert_msg(!strcmp(golden, printed), "%s printed [%s]", binary,
+                  printed);
+    free(printed);
+    free(golden);
+    free(golden_path);
+    free(so);
+}
+
+/* Every command `cfisem --help` lists has its manual page, which man
+ * renders with no warning and whose synopsis is the command's. */
+static void assert_man_pages(const char *root, const char *binary)
+{
+    char command[9000];
+    snprintf(command, sizeof command,
+             "'%s' --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF "
+             "{ print $1 }'", binary);
+    char *commands = shell_output(command);
+    size_t pages = 0;
+    for (char *name = strtok(commands, "\n"); name; name = strtok(NULL, "\n")) {
+        snprintf(command, sizeof command,
+                 "LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "
+                 "'%s/usr/share/man/man1/cfisem-%s.1' 2>&1 | "
+                 "grep -c 'cfisem %s FILE\\|cfisem %s --seed\\|warning'",
+                 root, name, name, name);
+        char *count = shell_output(command);
+        ck_assert_msg(atoi(count) >= 1, "cfisem-%s.1: no synopsis", name);
+        free(count);
+        snprintf(command, sizeof command,
+                 "LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "
+                 "'%s/usr/share/man/man1/cfisem-%s.1' 2>&1 >/dev/null", root,
+                 name);
+        char *warnings = shell_output(command);
+        ck_assert_msg(warnings[0] == 0, "cfisem-%s.1: %s", name, warnings);
+        free(warnings);
+        pages++;
+    }
+    ck_assert_uint_ge(pages, 6);
+    free(commands);
+}
+
+/* The completion, sourced in bash, completes commands, options and
+ * engine names. */
+static void assert_completion(const char *root)
+{
+    char command[9000];
+    snprintf(command, sizeof command,
+             "bash -c 'source \"%s/usr/share/bash-completion/completions/"
+             "cfisem\"; t() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); "
+             "_cfisem; echo \"${COMPREPLY[*]}\"; }; t cfisem un; "
+             "t cfisem diff --eng; t cfisem unwind x --engine libd; "
+             "t cfisem il x --format j'", root);
+    char *out = shell_output(command);
+    ck_assert_str_eq(out, "unwind\n--engines\nlibdwarf libdw\njson\n");
+    free(out);
+}
+
+START_TEST(test_make_install_and_uninstall)
+{
+    char *root = test_temp_dir();
+    ck_assert_int_eq(make("install", root), 0);
+    char binary[4200];
+    snprintf(binary, sizeof binary, "%s/usr/bin/cfisem", root);
+    assert_runs(binary);
+    assert_man_pages(root, binary);
+    assert_completion(root);
+    char command[9000];
+    snprintf(command, sizeof command,
+             "echo '#include <eh_elf.h>' | cc -fsyntax-only -Wall -Werror "
+             "-I'%s/usr/include/cfisem' -x c -", root);
+    ck_assert_msg(shell(command) == 0, "eh_elf.h does not compile alone");
+    ck_assert_int_eq(make("uninstall", root), 0);
+    snprintf(command, sizeof command, "find '%s' -type f | grep -c .", root);
+    char *left = shell_output(command);
+    ck_assert_msg(atoi(left) == 0, "%s files left after uninstall", left);
+    free(left);
+    snprintf(command, sizeof command, "rm -rf '%s'", root);
+    shell(command);
+    free(root);
+}
+END_TEST
+
+/* dpkg-buildpackage -us -uc -b on a copy of the tree; the package holds
+ * the binary and the pages, and the unpacked binary runs. */
+START_TEST(test_debian_package)
+{
+    char *work = test_temp_dir();
+    char *src = test_src_path("");
+    char command[13000];
+    snprintf(command, sizeof command,
+             "mkdir '%s/cfisem' && tar -C '%s' --exclude=./build "
+             "--exclude=./.git -cf - . | tar -C '%s/cfisem' -xf - && "
+             "cd '%s/cfisem' && dpkg-buildpackage -us -uc -b > ../build.log "
+             "2>&1", work, src, work, work);
+    ck_assert_msg(shell(command) == 0, "dpkg-buildpackage failed (see %s)",
+                  work);
+    char *version = shell_output("sed -n '1s/^cfisem (\\(.*\\)).*/\\1/p' "
+                                 "\"$CFISEM_SRC/debian/changelog\"");
+    version[strcspn(version, "\n")] = 0;
+    snprintf(command, sizeof command,
+             "dpkg-deb -x '%s/cfisem_%s_amd64.deb' '%s/root' && "
+             "dpkg-deb -c '%s/cfisem_%s_amd64.deb' | grep -c "
+             "'usr/bin/cfisem$\\|cfisem-diff.1\\|include/cfisem/eh_elf.h'",
+             work, version, work, work, version);
+    char *found = shell_output(command);
+    ck_assert_msg(atoi(found) == 3, "the package holds %s of 3 files", found);
+    char binary[4200];
+    snprintf(binary, sizeof binary, "%s/root/usr/bin/cfisem", work);
+    assert_runs(binary);
+    snprintf(command, sizeof command, "'%s' --version | head -n 1", binary);
+    char *first = shell_output(command);
+    char expected[256];
+    snprintf(expected, sizeof expected, "cfisem %s\n", version);
+    ck_assert_str_eq(first, expected);
+    free(first);
+    free(found);
+    free(version);
+    snprintf(command, sizeof command, "rm -rf '%s'", work);
+    shell(command);
+    free(src);
+    free(work);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("install");
+    TCase *tc = tcase_create("install");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_make_install_and_uninstall);
+    tcase_add_test(tc, test_debian_package);
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
