@@ -12,15 +12,19 @@
 static const char usage[] =
     "usage: cfisem validate FILE EH_ELF.so [--abi full|v1|v1-direct]\n"
     "                       [--states N] [--seed S] [--json OUT] [--show N]\n"
-    "                       [--keep N] [--progress]\n"
+    "                       [--keep N] [--progress] [--allow-unsupported]\n"
     "\n"
     "Checks a compiled unwinder (an eh_elf built for FILE) against the IL\n"
     "evaluator at every address of every FDE of FILE, as an innermost\n"
-    "frame, in N states each, and at the first address after each FDE that\n"
-    "no FDE covers (the eh_elf must say \"no FDE\" there). Reports each\n"
-    "wrong address range: consecutive wrong addresses of one FDE with the\n"
-    "same kind of difference, with the first wrong answer (expected and\n"
-    "got), the row's IL and the `cfisem unwind` line of the reference.\n"
+    "frame, in N states each, and at every address of FILE's text that no\n"
+    "FDE covers (the eh_elf must say \"no FDE\" there). The eh_elf runs in\n"
+    "child processes: a call that crashes or hangs is a wrong answer, with\n"
+    "its signal. Reports the wrong ranges summed up by kind, then each:\n"
+    "consecutive wrong addresses of one FDE with the same kind of\n"
+    "difference, with the first wrong answer (expected and got), the row's\n"
+    "IL and the `cfisem unwind` lines of the reference and of the eh_elf.\n"
+    "A range where the eh_elf only says it cannot (an error flag where the\n"
+    "reference unwinds) is \"unsupported\", apart from wrong values.\n"
     "\n"
     "  --abi full       (default) an eh_elf of cfisem (compile/eh_elf.h):\n"
     "                   status and error class, CFA, registers 0-16\n"
@@ -43,14 +47,16 @@ static const char usage[] =
     "  --keep N         wrong ranges kept for --json (default 1000); all\n"
     "                   are counted\n"
     "  --progress       progress on stderr even when it is not a terminal\n"
+    "  --allow-unsupported  \"unsupported\" ranges do not fail the run\n"
     "\n"
     "Example:\n"
     "  cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
     "  cfisem validate /lib/x86_64-linux-gnu/libc.so.6 libc.eh_elf.so\n"
     "\n"
-    "Exit status: 0 no wrong address; 1 wrong addresses, or a usage error\n"
-    "(then nothing is run); 2 FILE or EH_ELF.so cannot be loaded (one line\n"
-    "on stderr naming it).\n";
+    "Exit status: 0 no wrong address (or only \"unsupported\" ones, with\n"
+    "--allow-unsupported); 1 wrong addresses, or a usage error (then\n"
+    "nothing is run); 2 FILE or EH_ELF.so cannot be loaded (one line on\n"
+    "stderr naming it and saying why).\n";
 
 struct options {
     struct diff_validate_config config;
@@ -102,6 +108,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             *(o->path ? &o->eh_elf_path : &o->path) = arg;
         } else if (!strcmp(arg, "--progress")) {
             o->progress = true;
+        } else if (!strcmp(arg, "--allow-unsupported")) {
+            o->config.allow_unsupported = true;
         } else if (!takes_value) {
             status = cli_usage_error("validate", "unknown option", arg);
         } else if (i + 1 >= argc) {
@@ -142,7 +150,7 @@ static int report(const struct options *o, const struct diff_validation *v)
 {
     diff_validation_text(stdout, v, o->show);
     fflush(stdout);
-    int result = v->ranges_total ? CLI_MISMATCH : CLI_OK;
+    int result = diff_validation_failed(v) ? CLI_MISMATCH : CLI_OK;
     if (!o->json_path)
         return result;
     FILE *out = fopen(o->json_path, "w");
@@ -154,6 +162,19 @@ static int report(const struct options *o, const struct diff_validation *v)
         return result == CLI_OK ? CLI_BAD_INPUT : result;
     }
     return result;
+}
+
+/* One line: the file, what is wrong, and dlerror()'s text if any. */
+static void report_error(const char *path, const struct diff_validate_error *e)
+{
+    const char *message = e->diag.message ? e->diag.message
+                                          : cfi_status_text(e->diag.status);
+    if (!e->detail[0]) {
+        cli_report_file_error(e->path ? e->path : path, &e->diag);
+        return;
+    }
+    fprintf(stderr, "cfisem: %s: %s: %s\n", e->path ? e->path : path, message,
+            e->detail);
 }
 
 int cli_validate(int argc, char **argv)
@@ -174,14 +195,13 @@ int cli_validate(int argc, char **argv)
     o.config.progress = show_progress;
     o.config.progress_env = &progress;
     struct diff_validation *v;
-    const char *bad_path;
-    struct cfi_diag diag;
+    struct diff_validate_error error;
     enum cfi_status status = diff_validate(&o.config, o.path, o.eh_elf_path,
-                                           &v, &bad_path, &diag);
+                                           &v, &error);
     if (progress.printed && progress.tty)
         fputc('\n', stderr);
     if (status != CFI_OK) {
-        cli_report_file_error(bad_path ? bad_path : o.path, &diag);
+        report_error(o.path, &error);
         return CLI_BAD_INPUT;
     }
     result = report(&o, v);
