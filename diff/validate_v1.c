@@ -71,12 +71,18 @@ enum cfi_status validate_v1_reference(const struct sem_file_il *il,
         {CFI_REG_RIP, return_address_rule(range->row, fde->cie->ra_column)}};
     struct sem_reg_rule rules[3];
     uint32_t n = 0;
+    static const char *const lacks[3] = {
+        "v1 cannot carry it: rbx is a register v1's context lacks",
+        "v1 cannot carry it: rbp is a register v1's context lacks",
+        "v1 cannot carry it: the return address is a register v1's context "
+        "lacks"};
     for (size_t i = 0; i < 3; i++) {
         if (all[i].rule.kind == SEM_RULE_REGISTER &&
-            !v1_carries(all[i].rule.reg))
-            return frame_fail(frame, CFI_E_UNSUPPORTED, NULL,
-                              "v1 cannot carry it: the rule of rip, rbp or "
-                              "rbx is a register v1's context lacks");
+            !v1_carries(all[i].rule.reg)) {
+            frame_fail(frame, CFI_E_UNSUPPORTED, NULL, lacks[i]);
+            frame->diag.reg = (int)all[i].rule.reg;
+            return CFI_E_UNSUPPORTED;
+        }
         if (all[i].rule.kind != SEM_RULE_UNSPECIFIED)
             rules[n++] = all[i];
     }
