@@ -65,6 +65,7 @@
 #include <stdio.h>
 
 #include "diff/compare.h"
+#include "diff/eh_elf_v1.h"
 #include "diff/state.h"
 
 enum diff_abi { DIFF_ABI_FULL, DIFF_ABI_V1, DIFF_ABI_V1_DIRECT };
@@ -184,6 +185,27 @@ enum cfi_status diff_validate(const struct diff_validate_config *config,
                               struct diff_validation **result,
                               struct diff_validate_error *error);
 void diff_validation_free(struct diff_validation *validation);
+
+/* One question asked of a v1 eh_elf (abi v1 or v1-direct) as validate
+ * asks it, in a child process: `callee`'s rip, rsp, rbp, rbx, the lookup
+ * PC, memory read through `memory` (v1), or (v1-direct) 4 MiB of real
+ * memory mapped around the callee's rsp at those very addresses and
+ * filled from `memory`. For `cfisem unwind --engine compiled` with a v1
+ * eh_elf. CFI_OK with *answer filled (a crash is an answer); CFI_E_IO
+ * when the eh_elf cannot be loaded or the stack cannot be mapped there,
+ * with the reason in detail. */
+struct diff_v1_answer {
+    struct diff_v1_context got;
+    bool faulted;                /* v1: a read of deref faulted */
+    bool crashed;
+    int signal;
+    char text[400];              /* a crash: the first lines of its stderr */
+};
+enum cfi_status diff_v1_ask(const char *eh_elf_path, enum diff_abi abi,
+                            const struct cfi_regs *callee, uint64_t lookup_pc,
+                            struct cfi_memory memory,
+                            struct diff_v1_answer *answer,
+                            struct cfi_diag *diag, char *detail, size_t size);
 
 void diff_validation_text(FILE *out, const struct diff_validation *v,
                           size_t show);

@@ -1468,6 +1468,85 @@ START_TEST(test_validate_load_errors)
 }
 END_TEST
 
+/* Runs a reproducer line (without its leading "cfisem") with --json;
+ * the CFA it prints. */
+static uint64_t reproduce_cfa(const char *line)
+{
+    char *copy = strdup(line);
+    char *words[64];
+    size_t n = split_words(copy, words, 62);
+    const char *args[64];
+    for (size_t i = 1; i < n; i++)
+        args[i - 1] = words[i];
+    args[n - 1] = "--json";
+    args[n] = NULL;
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == 0, "%s: %d: %s", line, run.exit_code,
+                  run.err);
+    struct json *j = json_parse(run.out);
+    uint64_t cfa = json_hex(j, "cfa");
+    json_done(j);
+    test_run_free(&run);
+    free(copy);
+    return cfa;
+}
+
+/* The eh_elf's side of a wrong answer reproduces too, in v1 and
+ * v1-direct: `cfisem unwind --engine compiled --eh-elf X --abi A`. */
+START_TEST(test_validate_reproducers)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    static const char *const abis[] = {"v1", "v1-direct"};
+    for (int direct = 0; direct < 2; direct++) {
+        char *plt = build_eh_elf("gaps_v1.c", dir, "plt.so",
+                                 direct ? "-DPLT_SHORT -DDIRECT" : "-DPLT_SHORT");
+        struct json *j;
+        ck_assert_int_eq(validate_on(gaps, plt, abis[direct], NULL, dir, &j,
+                                     NULL), 1);
+        const struct json *r = &json_get(j, "wrong_ranges")->items[0];
+        const struct json *first = json_get(r, "first");
+        uint64_t expected = json_hex(json_get(first, "expected"), "cfa");
+        uint64_t got = json_hex(json_get(first, "got"), "cfa");
+        ck_assert_uint_eq(got, expected - 8);
+        const char *line = json_get(r, "eh_elf_reproducer")->string;
+        ck_assert_ptr_nonnull(strstr(line, "--abi"));
+        ck_assert_uint_eq(reproduce_cfa(line), got);
+        ck_assert_uint_eq(reproduce_cfa(json_get(r, "reproducer")->string),
+                          expected);
+        json_done(j);
+        free(plt);
+    }
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
+/* `cfisem diff --eh-elf` with an eh_elf the compiled engine cannot use
+ * fails at once (not "0 new mismatches" with every request an error). */
+START_TEST(test_diff_named_v1_eh_elf)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    char out[4200];
+    snprintf(out, sizeof out, "%s/own.v1.so", dir);
+    const char *compile[] = {"compile", gaps, "-o", out, "--abi", "v1", NULL};
+    ck_assert_int_eq(run_code(compile, NULL), 0);
+    const char *args[] = {"diff", gaps, "--engines", "il,compiled", "--eh-elf",
+                          out, NULL};
+    ck_assert_int_eq(run_code(args, "a v1 eh_elf: the compiled engine needs "
+                                    "the full ABI"), 2);
+    char missing[4200];
+    snprintf(missing, sizeof missing, "%s/missing.so", dir);
+    const char *args2[] = {"diff", gaps, "--engines", "il,compiled",
+                           "--eh-elf", missing, NULL};
+    ck_assert_int_eq(run_code(args2, "missing.so"), 2);
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("diff");
@@ -1507,6 +1586,8 @@ int main(void)
     tcase_add_test(validation, test_validate_own_eh_elfs);
     tcase_add_test(validation, test_validate_unsupported);
     tcase_add_test(validation, test_validate_load_errors);
+    tcase_add_test(validation, test_validate_reproducers);
+    tcase_add_test(validation, test_diff_named_v1_eh_elf);
     suite_add_tcase(suite, validation);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
