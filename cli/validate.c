@@ -13,6 +13,7 @@ static const char usage[] =
     "usage: cfisem validate FILE EH_ELF.so [--abi full|v1|v1-direct]\n"
     "                       [--states N] [--seed S] [--json OUT] [--show N]\n"
     "                       [--keep N] [--progress] [--allow-unsupported]\n"
+    "                       [--timeout S]\n"
     "\n"
     "Checks a compiled unwinder (an eh_elf built for FILE) against the IL\n"
     "evaluator at every address of every FDE of FILE, as an innermost\n"
@@ -48,6 +49,9 @@ static const char usage[] =
     "                   are counted\n"
     "  --progress       progress on stderr even when it is not a terminal\n"
     "  --allow-unsupported  \"unsupported\" ranges do not fail the run\n"
+    "  --timeout S      seconds a child process has for 1024 calls (default\n"
+    "                   10, at most 3600); a call still running then is\n"
+    "                   \"timed out (SIGALRM)\", a crash\n"
     "\n"
     "Example:\n"
     "  cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
@@ -81,6 +85,11 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
     } else if (!strcmp(arg, "--seed")) {
         if (!cli_parse_u64(value, &o->config.seed))
             return cli_usage_error("validate", "bad seed", value);
+    } else if (!strcmp(arg, "--timeout")) {
+        if (!cli_parse_u64(value, &n) || n < 1 || n > 3600)
+            return cli_usage_error("validate", "--timeout takes 1 to 3600, not",
+                                   value);
+        o->config.timeout = (unsigned)n;
     } else if (!strcmp(arg, "--show") || !strcmp(arg, "--keep")) {
         if (!cli_parse_u64(value, &n) || n > 100000)
             return cli_usage_error("validate", "bad count", value);
@@ -94,7 +103,8 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     static const char *const valued[] = {"--abi", "--states", "--seed",
-                                         "--json", "--show", "--keep"};
+                                         "--json", "--show", "--keep",
+                                         "--timeout"};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool takes_value = false;

@@ -38,7 +38,7 @@ bool diff_abi_parse(const char *text, enum diff_abi *abi)
 void diff_validate_config_default(struct diff_validate_config *config)
 {
     *config = (struct diff_validate_config){DIFF_ABI_FULL, 4, 1, 100, false,
-                                            0, NULL, NULL};
+                                            0, 0, NULL, NULL};
 }
 
 static double now_seconds(void)

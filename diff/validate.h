@@ -35,7 +35,7 @@
  * shared memory. A child catches the signals of a call that crashes
  * (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, SIGSYS), records
  * the signal and goes on; a call that hangs (CALL_SECONDS per 1024
- * calls), exits or kills the child otherwise ends it, and a new child
+ * calls, config.timeout), exits or kills the child otherwise ends it, and a new child
  * goes on after that call. A crash is a wrong answer with its signal and
  * the first lines the child wrote on stderr before it.
  *
@@ -81,6 +81,7 @@ struct diff_validate_config {
     size_t keep;             /* wrong ranges kept (all are counted) */
     bool allow_unsupported;  /* "unsupported" ranges do not fail */
     uint64_t max_addresses;  /* 0: all; else the first N (a sample) */
+    unsigned timeout;        /* seconds a child has for 1024 calls (0: 10) */
     void (*progress)(void *env, uint64_t done, uint64_t total,
                      double seconds);
     void *progress_env;

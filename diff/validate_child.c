@@ -232,7 +232,7 @@ static _Noreturn void child_main(struct validator *v, const struct batch *b,
     size_t filled = SIZE_MAX;
     for (size_t s = from; s < b->nslots; s++) {
         if ((s - from) % CALLS_PER_ALARM == 0)
-            alarm(CALL_SECONDS);
+            alarm(v->config->timeout ? v->config->timeout : CALL_SECONDS);
         size_t k = s / b->count;
         if (region && k != filled) {
             fill_region(region, diff_memory_reader(v->memories[k]));

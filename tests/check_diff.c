@@ -1268,6 +1268,34 @@ START_TEST(test_validate_crashes_v1)
 }
 END_TEST
 
+/* A call that never returns is stopped by the watchdog: a crash
+ * "timed out", and the run goes on. */
+START_TEST(test_validate_hang)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    char *hang = build_eh_elf("gaps_v1.c", dir, "hang.so", "-DHANG");
+    struct json *j;
+    char json_path[4200];
+    snprintf(json_path, sizeof json_path, "%s/hang.json", dir);
+    const char *with_json[] = {"validate", gaps, hang, "--abi", "v1",
+                               "--timeout", "1", "--states", "2", "--json",
+                               json_path, NULL};
+    ck_assert_int_eq(run_code(with_json, NULL), 1);
+    char *text = test_read_file(json_path, NULL);
+    j = json_parse(text);
+    assert_one_kind(j, "crashed", "crashed", "timed out (SIGALRM)", 1, 1);
+    assert_range(j, 0, 0x1002, 0x1003, "crashed", "crashed",
+                 "timed out (SIGALRM)");
+    ck_assert(json_number(j, "addresses") == 32);
+    json_done(j);
+    free(text);
+    free(hang);
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
 /* The full ABI runs in children too. */
 START_TEST(test_validate_crashes_full)
 {
@@ -1581,6 +1609,7 @@ int main(void)
     tcase_add_test(validation, test_validate_bad_input);
     tcase_add_test(validation, test_validate_crashes_v1);
     tcase_add_test(validation, test_validate_crashes_full);
+    tcase_add_test(validation, test_validate_hang);
     tcase_add_test(validation, test_validate_wrong_abi);
     tcase_add_test(validation, test_validate_v1_faults);
     tcase_add_test(validation, test_validate_own_eh_elfs);

@@ -12,7 +12,8 @@
  *   -DUNSUPPORTED   the error flag at [0x1001,0x1002) (a limitation);
  *   -DABORT         an assertion fails in the gaps (as a per-function
  *                   layout does outside every FDE);
- *   -DSEGV          a write through a null pointer at 0x1008. */
+ *   -DSEGV          a write through a null pointer at 0x1008;
+ *   -DHANG          an endless loop at 0x1002. */
 #include <assert.h>
 #include <stdint.h>
 
@@ -55,6 +56,11 @@ unwind_context_t _eh_elf(unwind_context_t ctx, uintptr_t pc,
         return out;
 #endif
         cfa = ctx.rsp + 16, rbp_at = -16;
+    } else if (pc == 0x1002) {
+#ifdef HANG
+        for (volatile int forever = 1; forever;)
+            ;
+#endif
     } else if (pc == 0x1008) {
 #ifdef SEGV
         *(volatile int *)0 = 0;
