@@ -13,7 +13,14 @@
  *   - exit codes, and a bad input file among good ones;
  *   - `cfisem validate` finds exactly the one wrong range of a
  *     hand-written v1 eh_elf (tests/validate/prologue_v1.c), passes the
- *     right one, and survives a stray read in v1-direct. */
+ *     right one, and survives a stray read in v1-direct;
+ *   - on tests/validate/gaps.S, hand-written eh_elfs (gaps_v1.c, and
+ *     prologue_full.c for the full ABI) that abort, segfault or hang are
+ *     exact "crashed" ranges with their signal, the wrong v1 variant is
+ *     named, and each planted fault (the PLT's CFA 8 short, gaps answered
+ *     with the previous row, rip=rdi answered undefined, the return
+ *     address column ignored, an unsupported row) is found at exactly
+ *     its range with its kind; the eh_elf's reproducer reproduces. */
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
