@@ -1497,6 +1497,17 @@ START_TEST(test_validate_load_errors)
     snprintf(missing, sizeof missing, "%s/missing.so", dir);
     const char *args2[] = {"validate", gaps, missing, "--abi", "v1", NULL};
     ck_assert_int_eq(run_code(args2, "No such file"), 2);
+    /* An eh_elf of the other flavour names the ABI that fits. */
+    char *prologue = case_path("prologue.so");
+    char *full = build_eh_elf("prologue_full.c", dir, "full.so", "");
+    const char *as_v1[] = {"validate", prologue, full, "--abi", "v1", NULL};
+    ck_assert_int_eq(run_code(as_v1, "validate it with --abi full"), 2);
+    char *v1 = build_v1(dir, "v1.so", "");
+    const char *as_full[] = {"validate", prologue, v1, NULL};
+    ck_assert_int_eq(run_code(as_full, "validate it with --abi v1"), 2);
+    free(prologue);
+    free(full);
+    free(v1);
     free(right);
     free(gaps);
     free(dir);
