@@ -562,8 +562,8 @@ enum cfi_status diff_validate(const struct diff_validate_config *config,
     if (error->path == local)
         error->path = eh_elf_path;
     if (status == CFI_OK) {
+        hint_abi(*result);    /* with the path dlopen takes as meant */
         (*result)->eh_elf_path = eh_elf_path;
-        hint_abi(*result);
     }
     free(local);
     return status;
