@@ -4,6 +4,7 @@
  * `--abi v1-direct`. */
 #include "validate_internal.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -60,7 +61,9 @@ static _Noreturn void ask_child(const char *path, enum diff_abi abi,
     struct cfi_diag diag;
     if (diff_v1_open(path, abi == DIFF_ABI_V1 ? DIFF_V1_DEREF : DIFF_V1_DIRECT,
                      &v1, &diag) != CFI_OK) {
-        snprintf(shared->error, sizeof shared->error, "%s", diag.message);
+        const char *why = diag.status == CFI_E_IO ? dlerror() : NULL;
+        snprintf(shared->error, sizeof shared->error, "%s%s%s", diag.message,
+                 why ? ": " : "", why ? why : "");
         _exit(0);
     }
     shared->loaded = true;
@@ -107,7 +110,7 @@ static enum cfi_status run_ask(const char *path, enum diff_abi abi,
     } else if (!shared->loaded && !WIFSIGNALED(status)) {
         snprintf(detail, size, "%s", shared->error);
         result = cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
-                          "cannot load the eh_elf");
+                          "cannot be asked");
     } else {
         answer->got = shared->got;
         answer->faulted = shared->faulted;
