@@ -457,6 +457,29 @@ static int text_file(void)
     return fd;
 }
 
+/* The batches, in order: the calls in children, then their verdicts. */
+static enum cfi_status run_batches(struct validator *v,
+                                   const struct check_address *addresses,
+                                   size_t count, struct batch *b,
+                                   struct shared *shared, int text_fd,
+                                   uint8_t *region)
+{
+    size_t per_batch = BATCH_REQUESTS / v->config->nstates;
+    if (per_batch == 0)
+        per_batch = 1;
+    enum cfi_status status = CFI_OK;
+    for (size_t from = 0; from < count && status == CFI_OK; from += per_batch) {
+        b->at = addresses + from;
+        b->count = count - from < per_batch ? count - from : per_batch;
+        b->nslots = b->count * v->config->nstates;
+        status = run_children(v, b, shared, text_fd, region);
+        if (status == CFI_OK)
+            status = merge_batch(v, b, shared, text_fd);
+        validate_progress(v, from + b->count);
+    }
+    return status;
+}
+
 enum cfi_status validate_run(struct validator *v,
                              const struct check_address *addresses,
                              size_t count)
@@ -478,18 +501,8 @@ enum cfi_status validate_run(struct validator *v,
         v->states.stack_base = (uint64_t)(uintptr_t)region + REGION_STACK;
         v->states.faults = false;
     }
-    size_t per_batch = BATCH_REQUESTS / v->config->nstates;
-    if (per_batch == 0)
-        per_batch = 1;
-    for (size_t from = 0; from < count && status == CFI_OK; from += per_batch) {
-        b->at = addresses + from;
-        b->count = count - from < per_batch ? count - from : per_batch;
-        b->nslots = b->count * v->config->nstates;
-        status = run_children(v, b, shared, text_fd, direct ? region : NULL);
-        if (status == CFI_OK)
-            status = merge_batch(v, b, shared, text_fd);
-        validate_progress(v, from + b->count);
-    }
+    if (status == CFI_OK)
+        status = run_batches(v, addresses, count, b, shared, text_fd, region);
     if (text_fd >= 0)
         close(text_fd);
     free(b);
