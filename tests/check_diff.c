@@ -18,8 +18,9 @@
  *     prologue_full.c for the full ABI) that abort, segfault or hang are
  *     exact "crashed" ranges with their signal, the wrong v1 variant is
  *     named, and each planted fault (the PLT's CFA 8 short, gaps answered
- *     with the previous row, rip=rdi answered undefined, the return
- *     address column ignored, an unsupported row) is found at exactly
+ *     with the previous row, rip=rdi answered undefined, rbp=rsi
+ *     answered "not restored", the return address column ignored, an
+ *     unsupported row) is found at exactly
  *     its range with its kind; the eh_elf's reproducer reproduces. */
 #include <check.h>
 #include <dirent.h>
@@ -1223,14 +1224,14 @@ static void json_done(struct json *j)
     free(j);
 }
 
-/* gaps.so's 32 addresses, 8 of them in no FDE, all right. */
+/* gaps.so's 34 addresses, 8 of them in no FDE, all right. */
 static void assert_passes(const char *gaps, const char *eh_elf,
                           const char *abi, const char *dir)
 {
     struct json *j;
     ck_assert_int_eq(validate_on(gaps, eh_elf, abi, NULL, dir, &j, NULL), 0);
     ck_assert(json_number(j, "wrong_ranges_total") == 0);
-    ck_assert(json_number(j, "addresses") == 32);
+    ck_assert(json_number(j, "addresses") == 34);
     ck_assert(json_number(j, "gap_addresses") == 8);
     json_done(j);
 }
@@ -1294,7 +1295,7 @@ START_TEST(test_validate_hang)
     assert_one_kind(j, "crashed", "crashed", "timed out (SIGALRM)", 1, 1);
     assert_range(j, 0, 0x1002, 0x1003, "crashed", "crashed",
                  "timed out (SIGALRM)");
-    ck_assert(json_number(j, "addresses") == 32);
+    ck_assert(json_number(j, "addresses") == 34);
     json_done(j);
     free(text);
     free(hang);
@@ -1401,6 +1402,14 @@ START_TEST(test_validate_v1_faults)
     assert_one_kind(j, "wrong value", "rip", NULL, 1, 2);
     assert_range(j, 0, 0x100b, 0x100d, "wrong value", "rip", NULL);
     json_done(j);
+    /* rbp=rsi answered "not restored": the callee's rbp, a wrong one. */
+    char *rbp = build_eh_elf("gaps_v1.c", dir, "rbp.so", "-DRBP_CLEAR");
+    ck_assert_int_eq(validate_on(gaps, rbp, "v1", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "wrong value", "status", NULL, 1, 2);
+    r = assert_range(j, 0, 0x1020, 0x1022, "wrong value", "status", NULL);
+    ck_assert_str_eq(json_get(r, "expected_status")->string, "unsupported");
+    json_done(j);
+    free(rbp);
     free(plt);
     free(gap);
     free(vfork);
@@ -1488,7 +1497,7 @@ START_TEST(test_validate_load_errors)
     ck_assert_int_eq(system(command), 0);
     /* The sample of the other ABI loads the same file. */
     snprintf(command, sizeof command, "cd '%s' && '%s' validate gaps.so "
-             "right.so --abi v1-direct | grep -q 'with --abi v1, 32 addresses "
+             "right.so --abi v1-direct | grep -q 'with --abi v1, 34 addresses "
              "sampled: no crash, 0 wrong'", dir, getenv("CFISEM"));
     ck_assert_int_eq(system(command), 0);
     char not_elf[4200];

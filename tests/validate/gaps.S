@@ -2,7 +2,8 @@
  * linked at 0x1000 as the corpus cases are: two gaps between FDEs, a
  * row whose return address is another register (rip=rdi, as at libc's
  * __vfork), a CIE whose return address column is rcx (2) with no rule
- * (the caller's PC is undefined), and the PLT's CFA expression. */
+ * (the caller's PC is undefined), the PLT's CFA expression, and a row
+ * whose rbp is another register (rbp=rsi). */
     .text
     .globl f1
 f1:                             /* [0x1000,0x1003) */
@@ -43,4 +44,12 @@ plt:                            /* [0x1010,0x1020): the PLT's CFA */
      * lit3; shl; plus */
     .cfi_escape 0x0f, 11, 0x77, 8, 0x80, 0, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22
     .fill 16, 1, 0x90
+    .cfi_endproc
+
+    .globl f4
+f4:                             /* [0x1020,0x1022) */
+    .cfi_startproc
+    .cfi_register %rbp, %rsi    /* cfa=rsp+8 rbp=rsi rip=[cfa-8] */
+    nop
+    nop
     .cfi_endproc

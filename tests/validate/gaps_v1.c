@@ -1,14 +1,16 @@
 /* gaps_v1.c — an eh_elf of the v1 ABI written by hand for gaps.so
  * (tests/validate/gaps.S), for the tests of `cfisem validate`
  * (tests/check_diff.c). By default it answers what the reference
- * expects: the error flag in the gaps and at rip=rdi (v1 cannot carry
- * it), a clear rip flag where the return address column is rcx (no
+ * expects: the error flag in the gaps, at rip=rdi and at rbp=rsi (v1
+ * cannot carry them), a clear rip flag where the return address column is rcx (no
  * rule: undefined). Each macro plants one fault of a real generator:
  *   -DDIRECT        the variant without deref (v1-direct);
  *   -DPLT_SHORT     the PLT's CFA 8 bytes short (no +8 of breg7 8);
  *   -DGAP_PREVIOUS  a gap answered with the previous FDE's last row;
  *   -DVFORK_CLEAR   rip=rdi answered with a clear rip flag (undefined);
  *   -DRA_16         the return address column ignored: rip=[cfa-8];
+ *   -DRBP_CLEAR     rbp=rsi answered with a clear rbp flag ("the
+ *                   callee's value");
  *   -DUNSUPPORTED   the error flag at [0x1001,0x1002) (a limitation);
  *   -DABORT         an assertion fails in the gaps (as a per-function
  *                   layout does outside every FDE);
@@ -44,7 +46,7 @@ unwind_context_t _eh_elf(unwind_context_t ctx, uintptr_t pc,
 #ifdef ABORT
     assert(!gap && "no FDE covers the address");
 #endif
-    if (pc < 0x1000 || pc >= 0x1020)
+    if (pc < 0x1000 || pc >= 0x1022)
         return out;
     if (gap) {
 #ifndef GAP_PREVIOUS
@@ -73,6 +75,10 @@ unwind_context_t _eh_elf(unwind_context_t ctx, uintptr_t pc,
     } else if (pc >= 0x100b && pc < 0x100d) {
 #ifndef RA_16
         rip_at = 0;
+#endif
+    } else if (pc >= 0x1020) {
+#ifndef RBP_CLEAR
+        return out;
 #endif
     } else if (pc >= 0x1010) {
         cfa = ctx.rsp + ((ctx.rip & 15) >= 11 ? 16 : 8);
