@@ -46,6 +46,15 @@ bool cli_validate_wants_table(int argc, char **argv);
 int cli_validate_table(int argc, char **argv);
 int cli_gen(int argc, char **argv);
 
+/* `unwind --engine compiled` with a v1 eh_elf (unwind_v1.c): abi is "v1"
+ * or "v1-direct"; returns the exit status. */
+struct cfi_request;
+int cli_unwind_v1(const char *eh_elf, const char *abi,
+                  const struct cfi_request *request, bool json);
+/* "v1" or "v1-direct" when the eh_elf is to be asked as v1 (`abi` as
+ * given, or NULL: what the eh_elf says), else NULL. */
+const char *cli_eh_elf_v1_abi(const char *eh_elf, const char *abi);
+
 /* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
  * diagnostic has one) on stderr, one line. */
 void cli_report_file_error(const char *path, const struct cfi_diag *diag);

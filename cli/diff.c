@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compile/cg.h"
 #include "diff/harness.h"
 #include "diff/report.h"
 #include "diff/validate_hdr.h"
@@ -349,6 +350,30 @@ static int run_diff(struct options *o)
     return result;
 }
 
+/* An eh_elf the user named that the compiled engine cannot use is a
+ * failure of the run, said before it starts (not an error counted on
+ * every request). */
+static int check_named_eh_elf(const struct options *o)
+{
+    const char *path = o->config.engine_config.eh_elf_path;
+    if (!path || !o->config.engines[DIFF_ENGINE_compiled])
+        return CLI_OK;
+    struct cg_eh_elf *eh;
+    struct cfi_diag diag;
+    if (cg_load(path, &eh, &diag) != CFI_OK) {
+        cli_report_file_error(path, &diag);
+        return CLI_BAD_INPUT;
+    }
+    bool full = cg_eh_elf_abi(eh) == CG_ABI_FULL;
+    cg_unload(eh);
+    if (full)
+        return CLI_OK;
+    fprintf(stderr, "cfisem: %s: a v1 eh_elf: the compiled engine needs the "
+            "full ABI (check a v1 eh_elf with cfisem validate --abi v1)\n",
+            path);
+    return CLI_BAD_INPUT;
+}
+
 int cli_diff(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -363,6 +388,8 @@ int cli_diff(int argc, char **argv)
     if (!o.paths)
         return CLI_BAD_INPUT;
     int result = parse_options(argc, argv, &o);
+    if (result == CLI_OK)
+        result = check_named_eh_elf(&o);
     if (result == CLI_OK)
         result = run_diff(&o);
     free(o.paths);

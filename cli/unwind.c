@@ -12,7 +12,7 @@
 
 static const char usage[] =
     "usage: cfisem unwind FILE --pc ADDR --regs REG=VALUE[,REG=VALUE...]\n"
-    "                     [--engine E] [--eh-elf EH_ELF]\n"
+    "                     [--engine E] [--eh-elf EH_ELF [--abi A]]\n"
     "                     [--caller]\n"
     "                     [--mem-seed S | --mem DUMP@ADDR]\n"
     "                     [--fault BEGIN-END]... [--timeout S] [--json]\n"
@@ -34,6 +34,12 @@ static const char usage[] =
     "  --eh-elf EH_ELF  the eh_elf of FILE for --engine compiled; without\n"
     "                   it, one is built once into\n"
     "                   ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem/ and reused\n"
+    "  --abi A          the eh_elf's ABI: full, v1 (with deref) or v1-direct\n"
+    "                   (default: what the eh_elf says; v1 for one without\n"
+    "                   eh_elf_ident). A v1 eh_elf is asked in a child\n"
+    "                   process and shows what v1 carries: error or not,\n"
+    "                   the CFA, rip, rbp, rbx (a clear flag: undefined for\n"
+    "                   rip, the callee's value for rbp and rbx)\n"
     "  --caller         the PC is a return address: the row is looked up at\n"
     "                   PC-1 (not for the frame above a signal frame)\n"
     "  --mem-seed S     synthetic memory: the word at an 8-aligned address a\n"
@@ -62,6 +68,7 @@ struct options {
     struct cfi_regs callee;
     enum diff_engine_id engine;
     const char *eh_elf;
+    const char *abi;             /* --abi, or NULL */
     bool caller;
     uint64_t seed;
     const char *dump_path;
@@ -125,7 +132,8 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
     bool takes_value = !strcmp(arg, "--pc") || !strcmp(arg, "--regs") ||
                        !strcmp(arg, "--engine") || !strcmp(arg, "--mem-seed") ||
                        !strcmp(arg, "--mem") || !strcmp(arg, "--fault") ||
-                       !strcmp(arg, "--eh-elf") || !strcmp(arg, "--timeout");
+                       !strcmp(arg, "--eh-elf") || !strcmp(arg, "--abi") ||
+                       !strcmp(arg, "--timeout");
     if (takes_value && !value)
         return cli_usage_error("unwind", "missing value for", arg);
     if (takes_value)
@@ -142,6 +150,12 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
     }
     if (!strcmp(arg, "--eh-elf"))
         o->eh_elf = value;
+    if (!strcmp(arg, "--abi")) {
+        if (strcmp(value, "full") && strcmp(value, "v1") &&
+            strcmp(value, "v1-direct"))
+            return cli_usage_error("unwind", "unknown ABI", value);
+        o->abi = value;
+    }
     uint64_t seconds;
     if (!strcmp(arg, "--timeout") &&
         !(cli_parse_u64(value, &seconds) && seconds >= 1 && seconds <= 86400))
@@ -184,6 +198,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     if (o->eh_elf && o->engine != DIFF_ENGINE_compiled)
         return cli_usage_error("unwind", "--eh-elf needs --engine compiled",
                                NULL);
+    if (o->abi && !o->eh_elf)
+        return cli_usage_error("unwind", "--abi needs --eh-elf", NULL);
     if (o->callee.status[CFI_REG_RIP] != CFI_REG_VALUE)
         cfi_regs_set(&o->callee, CFI_REG_RIP, o->pc);
     return CLI_OK;
@@ -452,9 +468,15 @@ static int unwind_file(const struct options *o, struct cfi_file *file)
     if (result == CLI_OK) {
         struct cfi_request request = {o->pc, o->caller, &o->callee,
                                       diff_memory_reader(memory)};
-        struct diff_ask_result *asked = calloc(1, sizeof *asked);
-        result = !asked ? CLI_BAD_INPUT : run_engine(o, file, &request, asked);
-        if (result == CLI_OK)
+        const char *v1 = o->eh_elf ? cli_eh_elf_v1_abi(o->eh_elf, o->abi)
+                                   : NULL;
+        struct diff_ask_result *asked = v1 ? NULL : calloc(1, sizeof *asked);
+        if (v1)
+            result = cli_unwind_v1(o->eh_elf, v1, &request, o->json);
+        else
+            result = !asked ? CLI_BAD_INPUT
+                            : run_engine(o, file, &request, asked);
+        if (!v1 && result == CLI_OK)
             result = report(o, &asked->answer);
         free(asked);
     }

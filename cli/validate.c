@@ -12,27 +12,34 @@
 static const char usage[] =
     "usage: cfisem validate FILE EH_ELF.so [--abi full|v1|v1-direct]\n"
     "                       [--states N] [--seed S] [--json OUT] [--show N]\n"
-    "                       [--keep N] [--progress]\n"
+    "                       [--keep N] [--progress] [--allow-unsupported]\n"
+    "                       [--timeout S]\n"
     "\n"
     "Checks a compiled unwinder (an eh_elf built for FILE) against the IL\n"
     "evaluator at every address of every FDE of FILE, as an innermost\n"
-    "frame, in N states each, and at the first address after each FDE that\n"
-    "no FDE covers (the eh_elf must say \"no FDE\" there). Reports each\n"
-    "wrong address range: consecutive wrong addresses of one FDE with the\n"
-    "same kind of difference, with the first wrong answer (expected and\n"
-    "got), the row's IL and the `cfisem unwind` line of the reference.\n"
+    "frame, in N states each, and at every address of FILE's text that no\n"
+    "FDE covers (the eh_elf must say \"no FDE\" there). The eh_elf runs in\n"
+    "child processes: a call that crashes or hangs is a wrong answer, with\n"
+    "its signal. Reports the wrong ranges summed up by kind, then each:\n"
+    "consecutive wrong addresses of one FDE with the same kind of\n"
+    "difference, with the first wrong answer (expected and got), the row's\n"
+    "IL and the `cfisem unwind` lines of the reference and of the eh_elf.\n"
+    "A range where the eh_elf only says it cannot (an error flag where the\n"
+    "reference unwinds) is \"unsupported\", apart from wrong values.\n"
     "\n"
     "  --abi full       (default) an eh_elf of cfisem (compile/eh_elf.h):\n"
     "                   status and error class, CFA, registers 0-16\n"
     "  --abi v1         the first published eh_elf ABI, with deref:\n"
     "                   _eh_elf(ctx, pc, deref); compared on error or not,\n"
-    "                   the CFA (rsp), rip, rbp, rbx; a clear rbp or rbx\n"
-    "                   flag means the callee's value (the ABI default)\n"
+    "                   the CFA (rsp), rip, rbp, rbx; rip is the return\n"
+    "                   address column's value; a clear rbp or rbx flag\n"
+    "                   means the callee's value (the ABI default); where\n"
+    "                   rip, rbp or rbx is a register v1 lacks (rip=rdi)\n"
+    "                   the error flag is expected\n"
     "  --abi v1-direct  the same without deref: _eh_elf(ctx, pc) reads raw\n"
-    "                   pointers. The stack is placed in a region this\n"
-    "                   process maps and fills with the memory model's\n"
-    "                   bytes; the calls run in child processes, and a call\n"
-    "                   that crashes is reported as a wrong answer\n"
+    "                   pointers. The stack is placed in a region the\n"
+    "                   child process maps and fills with the memory\n"
+    "                   model's bytes\n"
     "  --states N       states per address (default 4, at most 1024): random\n"
     "                   registers with a plausible stack; every 4th has one\n"
     "                   read faulting (not for v1-direct); v1 states give\n"
@@ -43,14 +50,19 @@ static const char usage[] =
     "  --keep N         wrong ranges kept for --json (default 1000); all\n"
     "                   are counted\n"
     "  --progress       progress on stderr even when it is not a terminal\n"
+    "  --allow-unsupported  \"unsupported\" ranges do not fail the run\n"
+    "  --timeout S      seconds a child process has for 1024 calls (default\n"
+    "                   10, at most 3600); a call still running then is\n"
+    "                   \"timed out (SIGALRM)\", a crash\n"
     "\n"
     "Example:\n"
     "  cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
     "  cfisem validate /lib/x86_64-linux-gnu/libc.so.6 libc.eh_elf.so\n"
     "\n"
-    "Exit status: 0 no wrong address; 1 wrong addresses, or a usage error\n"
-    "(then nothing is run); 2 FILE or EH_ELF.so cannot be loaded (one line\n"
-    "on stderr naming it).\n";
+    "Exit status: 0 no wrong address (or only \"unsupported\" ones, with\n"
+    "--allow-unsupported); 1 wrong addresses, or a usage error (then\n"
+    "nothing is run); 2 FILE or EH_ELF.so cannot be loaded (one line on\n"
+    "stderr naming it and saying why).\n";
 
 struct options {
     struct diff_validate_config config;
@@ -75,6 +87,11 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
     } else if (!strcmp(arg, "--seed")) {
         if (!cli_parse_u64(value, &o->config.seed))
             return cli_usage_error("validate", "bad seed", value);
+    } else if (!strcmp(arg, "--timeout")) {
+        if (!cli_parse_u64(value, &n) || n < 1 || n > 3600)
+            return cli_usage_error("validate", "--timeout takes 1 to 3600, not",
+                                   value);
+        o->config.timeout = (unsigned)n;
     } else if (!strcmp(arg, "--show") || !strcmp(arg, "--keep")) {
         if (!cli_parse_u64(value, &n) || n > 100000)
             return cli_usage_error("validate", "bad count", value);
@@ -88,7 +105,8 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     static const char *const valued[] = {"--abi", "--states", "--seed",
-                                         "--json", "--show", "--keep"};
+                                         "--json", "--show", "--keep",
+                                         "--timeout"};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool takes_value = false;
@@ -102,6 +120,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             *(o->path ? &o->eh_elf_path : &o->path) = arg;
         } else if (!strcmp(arg, "--progress")) {
             o->progress = true;
+        } else if (!strcmp(arg, "--allow-unsupported")) {
+            o->config.allow_unsupported = true;
         } else if (!takes_value) {
             status = cli_usage_error("validate", "unknown option", arg);
         } else if (i + 1 >= argc) {
@@ -142,7 +162,7 @@ static int report(const struct options *o, const struct diff_validation *v)
 {
     diff_validation_text(stdout, v, o->show);
     fflush(stdout);
-    int result = v->ranges_total ? CLI_MISMATCH : CLI_OK;
+    int result = diff_validation_failed(v) ? CLI_MISMATCH : CLI_OK;
     if (!o->json_path)
         return result;
     FILE *out = fopen(o->json_path, "w");
@@ -154,6 +174,19 @@ static int report(const struct options *o, const struct diff_validation *v)
         return result == CLI_OK ? CLI_BAD_INPUT : result;
     }
     return result;
+}
+
+/* One line: the file, what is wrong, and dlerror()'s text if any. */
+static void report_error(const char *path, const struct diff_validate_error *e)
+{
+    const char *message = e->diag.message ? e->diag.message
+                                          : cfi_status_text(e->diag.status);
+    if (!e->detail[0]) {
+        cli_report_file_error(e->path ? e->path : path, &e->diag);
+        return;
+    }
+    fprintf(stderr, "cfisem: %s: %s: %s\n", e->path ? e->path : path, message,
+            e->detail);
 }
 
 int cli_validate(int argc, char **argv)
@@ -176,14 +209,13 @@ int cli_validate(int argc, char **argv)
     o.config.progress = show_progress;
     o.config.progress_env = &progress;
     struct diff_validation *v;
-    const char *bad_path;
-    struct cfi_diag diag;
+    struct diff_validate_error error;
     enum cfi_status status = diff_validate(&o.config, o.path, o.eh_elf_path,
-                                           &v, &bad_path, &diag);
+                                           &v, &error);
     if (progress.printed && progress.tty)
         fputc('\n', stderr);
     if (status != CFI_OK) {
-        cli_report_file_error(bad_path ? bad_path : o.path, &diag);
+        report_error(o.path, &error);
         return CLI_BAD_INPUT;
     }
     result = report(&o, v);

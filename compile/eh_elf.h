@@ -96,7 +96,7 @@
  * copy of the text from here to the closing marker. */
 #include <stdint.h>
 
-#define EH_ELF_ABI_VERSION 1u
+#define EH_ELF_ABI_VERSION 2u
 #define EH_ELF_IDENT_FULL "cfisem eh_elf full"
 #define EH_ELF_IDENT_V1 "cfisem eh_elf v1"
 
@@ -210,18 +210,29 @@ eh_elf_v1_fn _eh_elf;
 /* </eh_elf:declarations> */
 
 /* What the v1 flavour computes: the lookup PC's row as above; the CFA;
- * then the rules of rbx, rbp and rip only (in that order), where the
- * callee's registers are the four of ctx whose flag is set, every other
- * register unknown. rsp is the CFA. A register whose result is undefined
- * or unknown has its flag clear. The error bit is set for every error
- * class above (no FDE, malformed, unsupported, an expression error, a
- * register the CFA or those rules need and ctx lacks).
+ * then the rules of rbx, rbp and of the return address column (step 6:
+ * the caller's rip is that column's value; column 16 unless the CIE names
+ * another, DWARF 5 §6.4.1), in that order, where the callee's registers
+ * are the four of ctx whose flag is set, every other register unknown.
+ * rsp is the CFA. The return address column's rule is read as a rule for
+ * rip: its same_value is the callee's value of that column, its missing
+ * rule that column's ABI default (undefined for rcx, say: a clear rip
+ * flag). A flag is clear when the result is undefined or unknown. The
+ * error bit is set for every error class above (no FDE, malformed,
+ * unsupported, an expression error, a register the CFA or those rules
+ * need and ctx lacks), and where the rule of rip, rbp or rbx is
+ * DW_CFA_register of a register ctx does not carry (rip=rdi at __vfork):
+ * the value is well defined, but a clear flag would mean "undefined" (the
+ * end of the stack) for rip and "the callee's value" for rbp and rbx,
+ * both wrong; the error bit lets a consumer fall back to DWARF.
  *
  * What v1 cannot express:
- *   - registers other than rip, rsp, rbp, rbx, in or out: a rule that
- *     reads another register fails, and the other registers' rules are
- *     not evaluated (their errors go unseen);
- *   - unknown versus undefined: both are a clear flag;
+ *   - registers other than rip, rsp, rbp, rbx, in or out: a rule whose
+ *     value is another register's, or that reads one (an expression, the
+ *     CFA), gives the error bit, and the other registers' rules are not
+ *     evaluated (their errors go unseen);
+ *   - unknown versus undefined: both are a clear flag; a clear rbp or
+ *     rbx flag means "not restored" (the callee's value);
  *   - which error: one bit;
  *   - a failed read: deref cannot fail (a caller that must know records
  *     the failure itself, as cfisem's loader does); deref_size n reads

@@ -138,6 +138,9 @@ void cg_layout_free(struct cg_layout *layout);
 
 /* Whether the rule of a register can make unwinding fail; the value of a
  * register above 16 is never reported, so only such rules matter for it. */
+/* v1: the column whose rule gives the caller's rip (the return address
+ * column; 16 for a column the reference does not apply, >= CFI_NREGS). */
+uint32_t cg_v1_return_column(uint64_t ra_column);
 bool cg_rule_can_fail(enum sem_rule_kind kind);
 
 /* ------------------------------------------------------------------ */

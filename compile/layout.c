@@ -19,13 +19,21 @@ bool cg_rule_can_fail(enum sem_rule_kind kind)
            kind == SEM_RULE_VAL_EXPRESSION;
 }
 
-/* Whether the code for `abi` evaluates the rule of `reg` at all. */
-static bool rule_matters(enum cg_abi abi, uint32_t reg, enum sem_rule_kind kind)
+uint32_t cg_v1_return_column(uint64_t ra_column)
+{
+    return ra_column < CFI_NREGS ? (uint32_t)ra_column : CFI_REG_RIP;
+}
+
+/* Whether the code for `abi` evaluates the rule of `reg` at all (v1: rbx,
+ * rbp and the return address column, whose rule gives rip). */
+static bool rule_matters(enum cg_abi abi, uint32_t reg, enum sem_rule_kind kind,
+                         uint64_t ra_column)
 {
     if (kind == SEM_RULE_UNSPECIFIED)
         return false;
     if (abi == CG_ABI_V1)
-        return reg == CFI_REG_RBX || reg == CFI_REG_RBP || reg == CFI_REG_RIP;
+        return reg == CFI_REG_RBX || reg == CFI_REG_RBP ||
+               reg == cg_v1_return_column(ra_column);
     return reg < CFI_NGPRS || cg_rule_can_fail(kind);
 }
 
@@ -36,12 +44,12 @@ static void key_expr(struct cg_bytes *key, const struct sem_expr *expr)
 }
 
 static void key_rules(struct cg_bytes *key, enum cg_abi abi,
-                      const struct sem_row *row)
+                      const struct sem_row *row, uint64_t ra_column)
 {
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *entry = &row->rules[i];
         const struct sem_rule *rule = &entry->rule;
-        if (!rule_matters(abi, entry->reg, rule->kind))
+        if (!rule_matters(abi, entry->reg, rule->kind, ra_column))
             continue;
         uint8_t kind = (uint8_t)rule->kind;
         cg_bytes_u64(key, entry->reg);
@@ -112,7 +120,7 @@ static long intern_ruleset(struct builder *b, const struct sem_row *row,
     struct cg_layout *layout = b->layout;
     b->key.len = 0;
     key_traits(b, traits);
-    key_rules(&b->key, layout->abi, row);
+    key_rules(&b->key, layout->abi, row, traits.ra_column);
     bool added;
     long index = b->key.failed ? -1 : cg_intern(&layout->ruleset_keys,
                                                 b->key.data, b->key.len,
@@ -157,7 +165,7 @@ static uint32_t intern_row(struct builder *b, const struct cg_row *row,
         cg_bytes_put(&b->key, "R", 1);
         key_traits(b, traits);
         key_cfa(&b->key, &row->row->cfa);
-        key_rules(&b->key, layout->abi, row->row);
+        key_rules(&b->key, layout->abi, row->row, traits.ra_column);
     }
     bool added;
     long index = b->key.failed ? -1 : cg_intern(&layout->row_keys, b->key.data,

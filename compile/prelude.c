@@ -14,7 +14,7 @@ static const char declarations[] =
     " * copy of the text from here to the closing marker. */\n"
     "#include <stdint.h>\n"
     "\n"
-    "#define EH_ELF_ABI_VERSION 1u\n"
+    "#define EH_ELF_ABI_VERSION 2u\n"
     "#define EH_ELF_IDENT_FULL \"cfisem eh_elf full\"\n"
     "#define EH_ELF_IDENT_V1 \"cfisem eh_elf v1\"\n"
     "\n"

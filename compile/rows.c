@@ -29,21 +29,24 @@ static bool matters_full(uint32_t reg, enum sem_rule_kind kind)
            (reg < CFI_NGPRS || cg_rule_can_fail(kind));
 }
 
-static bool matters_v1(uint32_t reg, enum sem_rule_kind kind)
+static bool matters_v1(uint32_t reg, enum sem_rule_kind kind,
+                       uint32_t ra_column)
 {
     return kind != SEM_RULE_UNSPECIFIED &&
-           (reg == CFI_REG_RBX || reg == CFI_REG_RBP || reg == CFI_REG_RIP);
+           (reg == CFI_REG_RBX || reg == CFI_REG_RBP ||
+            reg == cg_v1_return_column(ra_column));
 }
 
 static void emit_exprs(struct cg_text *t, struct cg_expr_set *exprs,
                        const struct sem_row *row, enum cg_abi abi,
-                       struct rule_exprs *numbers)
+                       uint32_t ra_column, struct rule_exprs *numbers)
 {
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *entry = &row->rules[i];
         enum sem_rule_kind kind = entry->rule.kind;
-        bool matters = abi == CG_ABI_V1 ? matters_v1(entry->reg, kind)
-                                        : matters_full(entry->reg, kind);
+        bool matters = abi == CG_ABI_V1
+                           ? matters_v1(entry->reg, kind, ra_column)
+                           : matters_full(entry->reg, kind);
         if (!matters || (kind != SEM_RULE_EXPRESSION &&
                          kind != SEM_RULE_VAL_EXPRESSION))
             continue;
@@ -263,20 +266,49 @@ static void emit_v1_set(struct cg_text *t, uint32_t reg, const char *status)
                   v1_field(reg), v1_flag(reg));
 }
 
-/* rbx and rbp keep their value when they have no rule; rip has no
- * default (undefined). */
-static enum sem_rule_kind v1_kind(uint32_t reg, enum sem_rule_kind kind)
+/* The rule v1's field `field` (rbx, rbp, rip) gets from column `column`
+ * (itself, or for rip the return address column). rbx and rbp keep their
+ * value when they have no rule; rip has no default (undefined). For rip
+ * from another column, that column's rule, its same_value being
+ * register(column) and its missing rule the column's ABI default. */
+static struct sem_rule v1_rule(const struct sem_row *row, uint32_t column,
+                               uint32_t field)
 {
-    if (kind == SEM_RULE_UNSPECIFIED)
-        return reg == CFI_REG_RIP ? SEM_RULE_UNDEFINED : SEM_RULE_SAME_VALUE;
-    return kind;
+    struct sem_rule rule = sem_row_rule(row, column);
+    struct sem_rule undefined = {SEM_RULE_UNDEFINED, 0, 0, {0}};
+    struct sem_rule same = {SEM_RULE_REGISTER, column, 0, {0}};
+    if (column == field) {
+        if (rule.kind == SEM_RULE_UNSPECIFIED)
+            rule.kind = field == CFI_REG_RIP ? SEM_RULE_UNDEFINED
+                                             : SEM_RULE_SAME_VALUE;
+        return rule;
+    }
+    if (rule.kind == SEM_RULE_SAME_VALUE)
+        return same;
+    if (rule.kind != SEM_RULE_UNSPECIFIED)
+        return rule;
+    switch (cfi_abi_default(column)) {
+    case CFI_DEFAULT_SAME_VALUE:
+        return same;
+    case CFI_DEFAULT_CFA:
+        return (struct sem_rule){SEM_RULE_VAL_OFFSET, 0, 0, {0}};
+    default:
+        return undefined;
+    }
+}
+
+/* The registers of v1's context. */
+static bool v1_carries(uint32_t reg)
+{
+    return reg == CFI_REG_RIP || reg == CFI_REG_RSP || reg == CFI_REG_RBP ||
+           reg == CFI_REG_RBX;
 }
 
 static void emit_rule_v1(struct cg_text *t, const struct cg_expr_set *exprs,
                          uint32_t reg, const struct sem_rule *rule,
                          long number)
 {
-    enum sem_rule_kind kind = v1_kind(reg, rule->kind);
+    enum sem_rule_kind kind = rule->kind;
     switch (kind) {
     case SEM_RULE_SAME_VALUE:
     case SEM_RULE_REGISTER:
@@ -307,27 +339,37 @@ static void emit_rule_v1(struct cg_text *t, const struct cg_expr_set *exprs,
     emit_v1_set(t, reg, NULL);
 }
 
-/* v1 has no way to say where the PC comes from: a CIE whose return
- * address column is not 16 gives the error bit. */
+/* rip is the return address column's value (cfi.h step 6). A rule that
+ * is the value of a register v1's context lacks (DW_CFA_register) is
+ * well defined, but v1 cannot carry it: a clear flag would say
+ * "undefined" (rip) or "the callee's value" (rbp, rbx), both wrong, so
+ * the answer is the error bit, and a consumer falls back to DWARF. */
 static void emit_rules_v1(struct cg_text *t, const struct cg_expr_set *exprs,
                           const struct cg_ruleset *set,
                           const struct rule_exprs *numbers)
 {
-    static const uint32_t regs[] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RIP};
     const struct sem_row *row = set->row;
-    if (set->ra_column != CFI_REG_RIP) {
-        cg_puts(t, "    (void)cfa, (void)in, (void)env, (void)f, (void)v, "
-                   "(void)e, (void)s;\n    return EH_ELF_E_UNSUPPORTED;\n");
-        return;
+    const uint32_t fields[3] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RIP};
+    const uint32_t columns[3] = {CFI_REG_RBX, CFI_REG_RBP,
+                                 cg_v1_return_column(set->ra_column)};
+    struct sem_rule rules[3];
+    for (unsigned k = 0; k < 3; k++) {
+        rules[k] = v1_rule(row, columns[k], fields[k]);
+        if (rules[k].kind == SEM_RULE_REGISTER && !v1_carries(rules[k].reg)) {
+            cg_puts(t, "    (void)cfa, (void)in, (void)env, (void)f, (void)v, "
+                       "(void)e, (void)s;\n"
+                       "    return EH_ELF_E_UNSUPPORTED; /* v1 cannot carry "
+                       "it */\n");
+            return;
+        }
     }
     cg_puts(t, "    f->rsp = cfa;\n    f->flags = 1u << UNWF_RSP;\n");
     for (unsigned k = 0; k < 3; k++) {
-        struct sem_rule rule = sem_row_rule(row, regs[k]);
         long number = -1;
         for (uint32_t i = 0; i < row->nrules; i++)
-            if (row->rules[i].reg == regs[k])
+            if (row->rules[i].reg == columns[k])
                 number = numbers->number[i];
-        emit_rule_v1(t, exprs, regs[k], &rule, number);
+        emit_rule_v1(t, exprs, fields[k], &rules[k], number);
     }
 }
 
@@ -342,8 +384,7 @@ void cg_emit_rules(struct cg_text *t, struct cg_expr_set *exprs,
     struct rule_exprs numbers;
     for (unsigned i = 0; i < CFI_NREGS; i++)
         numbers.number[i] = -1;
-    if (layout->abi == CG_ABI_FULL || set->ra_column == CFI_REG_RIP)
-        emit_exprs(t, exprs, set->row, layout->abi, &numbers);
+    emit_exprs(t, exprs, set->row, layout->abi, set->ra_column, &numbers);
     cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
                  "eh_env_t env, eh_out_t f)\n{\n"
                  "    uint64_t v = 0;\n    int e = EH_ELF_OK, s = 0;\n"

@@ -1,9 +1,10 @@
-/* validate.c — see validate.h. The in-process ABIs (full, v1) and what
- * every ABI shares: the addresses, the verdicts and their merging into
- * wrong ranges. v1-direct's child processes are in validate_direct.c, the
- * reports in validate_report.c. */
+/* validate.c — see validate.h. The addresses, the verdicts and their
+ * merging into wrong ranges, the run. The v1 reference is in
+ * validate_v1.c, the child processes in validate_child.c, the text
+ * ranges in validate_text.c, the reports in validate_report.c. */
 #include "validate_internal.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,9 +12,11 @@
 #include "compile/cg.h"
 #include "diff/memory.h"
 
-/* Addresses of one FDE checked at most (a malformed range cannot make
- * the run endless). */
+/* Addresses of one FDE, or of one gap, checked at most (a malformed
+ * range cannot make the run endless). */
 #define FDE_ADDRESSES_MAX ((uint64_t)1 << 20)
+/* Questions a sample asks the other ABIs when most calls crashed. */
+#define HINT_ADDRESSES 2048
 
 static const char *const abi_names[] = {"full", "v1", "v1-direct"};
 
@@ -34,8 +37,8 @@ bool diff_abi_parse(const char *text, enum diff_abi *abi)
 
 void diff_validate_config_default(struct diff_validate_config *config)
 {
-    *config = (struct diff_validate_config){DIFF_ABI_FULL, 4, 1, 100,
-                                            NULL, NULL};
+    *config = (struct diff_validate_config){DIFF_ABI_FULL, 4, 1, 100, false,
+                                            0, 0, NULL, NULL};
 }
 
 static double now_seconds(void)
@@ -64,7 +67,8 @@ struct address_list {
     size_t count, capacity;
 };
 
-static bool list_push(struct address_list *list, size_t fde, uint64_t pc)
+static bool list_push(struct address_list *list, size_t fde, uint64_t pc,
+                      bool in_gap)
 {
     if (list->count == list->capacity) {
         size_t capacity = list->capacity ? list->capacity * 2 : 1024;
@@ -75,37 +79,109 @@ static bool list_push(struct address_list *list, size_t fde, uint64_t pc)
         list->at = grown;
         list->capacity = capacity;
     }
-    list->at[list->count++] = (struct check_address){fde, pc};
+    list->at[list->count++] = (struct check_address){fde, pc, in_gap};
     return true;
 }
 
-/* The addresses FDE i answers for, then its gap when no FDE covers it. */
+/* The addresses FDE i answers for. */
 static bool fde_addresses(const struct cfi_file *file, size_t i,
                           struct address_list *list)
 {
     const struct cfi_fde *fde = &file->fdes[i];
     if (fde->pc_end <= fde->pc_begin)
-        return list_push(list, i, fde->pc_begin);
+        return list_push(list, i, fde->pc_begin, false);
     uint64_t end = fde->pc_end - fde->pc_begin > FDE_ADDRESSES_MAX
                        ? fde->pc_begin + FDE_ADDRESSES_MAX : fde->pc_end;
     for (uint64_t pc = fde->pc_begin; pc < end; pc++)
-        if (cfi_file_lookup(file, pc) == fde && !list_push(list, i, pc))
+        if (cfi_file_lookup(file, pc) == fde && !list_push(list, i, pc, false))
             return false;
-    if (!cfi_file_lookup(file, fde->pc_end))
-        return list_push(list, i, fde->pc_end);
     return true;
 }
 
-static uint64_t count_addresses(const struct cfi_file *file)
+/* The FDE whose range ends last at or before pc (SIZE_MAX: none), for
+ * naming a gap. */
+static size_t fde_before(const struct cfi_file *file, uint64_t pc)
 {
-    uint64_t total = 0;
+    size_t best = SIZE_MAX;
     for (size_t i = 0; i < file->nfdes; i++) {
-        const struct cfi_fde *fde = &file->fdes[i];
-        uint64_t n = fde->pc_end > fde->pc_begin ? fde->pc_end - fde->pc_begin
-                                                 : 1;
-        total += n > FDE_ADDRESSES_MAX ? FDE_ADDRESSES_MAX : n;
+        const struct cfi_fde *f = &file->fdes[i];
+        if (f->pc_end <= pc &&
+            (best == SIZE_MAX || f->pc_end > file->fdes[best].pc_end))
+            best = i;
     }
-    return total;
+    return best;
+}
+
+/* Every address of the text that no FDE covers (at most
+ * FDE_ADDRESSES_MAX per gap); without text ranges, the first address
+ * after each FDE that no FDE covers. */
+static bool gap_addresses(const struct cfi_file *file,
+                          struct address_list *list, uint64_t *count)
+{
+    uint64_t (*text)[2] = NULL;
+    size_t ntext = 0;
+    if (!validate_text_ranges(file, &text, &ntext))
+        return false;
+    bool ok = true;
+    for (size_t t = 0; t < ntext && ok; t++) {
+        uint64_t run = 0, before = SIZE_MAX;
+        for (uint64_t pc = text[t][0]; pc < text[t][1] && ok; pc++) {
+            if (cfi_file_lookup(file, pc)) {
+                run = 0;
+                continue;
+            }
+            if (run == 0)
+                before = fde_before(file, pc);
+            if (run++ < FDE_ADDRESSES_MAX) {
+                ok = list_push(list, before, pc, true);
+                ++*count;
+            }
+        }
+    }
+    for (size_t i = 0; i < file->nfdes && ok && ntext == 0; i++) {
+        uint64_t end = file->fdes[i].pc_end;
+        if (!cfi_file_lookup(file, end)) {
+            ok = list_push(list, i, end, true);
+            ++*count;
+        }
+    }
+    free(text);
+    return ok;
+}
+
+static int by_pc(const void *a, const void *b)
+{
+    const struct check_address *x = a, *y = b;
+    if (x->pc != y->pc)
+        return x->pc < y->pc ? -1 : 1;
+    return x->in_gap - y->in_gap;
+}
+
+/* Every address to check, in increasing address order (FDEs of
+ * .debug_frame that .eh_frame hides are asked where the lookup finds
+ * them). Duplicates (the first address after two FDEs) are dropped. */
+static bool all_addresses(const struct validator *v, struct address_list *list)
+{
+    const struct cfi_file *file = v->file;
+    for (size_t i = 0; i < file->nfdes; i++)
+        if (!fde_addresses(file, i, list))
+            return false;
+    uint64_t gaps = 0;
+    if (!gap_addresses(file, list, &gaps))
+        return false;
+    qsort(list->at, list->count, sizeof *list->at, by_pc);
+    size_t n = 0;
+    for (size_t i = 0; i < list->count; i++)
+        if (n == 0 || list->at[n - 1].pc != list->at[i].pc ||
+            list->at[n - 1].in_gap != list->at[i].in_gap)
+            list->at[n++] = list->at[i];
+    list->count = n;
+    uint64_t max = v->config->max_addresses;
+    if (max && list->count > max)
+        list->count = (size_t)max;
+    for (size_t i = 0; i < list->count; i++)
+        v->result->gap_addresses += list->at[i].in_gap;
+    return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -129,18 +205,16 @@ uint32_t validate_kind(const struct diff_outcome *outcome, bool crashed)
     return kind;
 }
 
-void validate_add_kind(struct diff_wrong_range *wrong,
-                       const struct cfi_frame *expected,
-                       const struct cfi_frame *got,
-                       const struct diff_outcome *outcome, bool crashed)
+enum diff_wrong_class validate_class(uint32_t kind,
+                                     enum cfi_status expected_status,
+                                     enum cfi_status got_status)
 {
-    if (wrong->wrong_requests++ > 0)
-        return;
-    wrong->kind = validate_kind(outcome, crashed);
-    if (wrong->kind & DIFF_KIND_STATUS) {
-        wrong->expected_status = expected->status;
-        wrong->got_status = got->status;
-    }
+    if (kind & DIFF_KIND_CRASH)
+        return DIFF_WRONG_CRASH;
+    if (kind == DIFF_KIND_STATUS && got_status == CFI_E_UNSUPPORTED &&
+        expected_status != CFI_E_UNSUPPORTED)
+        return DIFF_WRONG_UNSUPPORTED;
+    return DIFF_WRONG_VALUE;
 }
 
 static char *row_text(const struct sem_range *range)
@@ -164,12 +238,15 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
                           const struct diff_outcome *outcome, bool crashed,
                           struct diff_wrong_range *wrong)
 {
-    const struct cfi_fde *fde = &v->file->fdes[at->fde];
-    wrong->has_fde = true;
-    wrong->fde_section = fde->section;
-    wrong->fde_offset = fde->offset;
-    wrong->fde_begin = fde->pc_begin;
-    wrong->fde_end = fde->pc_end;
+    if (at->fde < v->file->nfdes) {
+        const struct cfi_fde *fde = &v->file->fdes[at->fde];
+        wrong->has_fde = true;
+        wrong->fde_section = fde->section;
+        wrong->fde_offset = fde->offset;
+        wrong->fde_begin = fde->pc_begin;
+        wrong->fde_end = fde->pc_end;
+    }
+    wrong->in_gap = at->in_gap;
     wrong->begin = at->pc;
     wrong->end = at->pc + 1;
     wrong->state = q->state;
@@ -180,6 +257,50 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
     wrong->row_text = q->range ? row_text(q->range) : NULL;
 }
 
+static bool same_kind(const struct diff_wrong_range *a, uint32_t kind,
+                      enum cfi_status expected, enum cfi_status got,
+                      int signal)
+{
+    return a->kind == kind &&
+           (!(kind & DIFF_KIND_STATUS) ||
+            (a->expected_status == expected && a->got_status == got)) &&
+           (!(kind & DIFF_KIND_CRASH) || a->signal == signal);
+}
+
+/* Adds a closed range to the totals by kind. */
+static bool count_kind(struct diff_validation *result,
+                       const struct diff_wrong_range *r)
+{
+    for (size_t i = 0; i < result->nkinds; i++) {
+        struct diff_kind_total *t = &result->kinds[i];
+        if (t->kind == r->kind && t->wrong_class == r->wrong_class &&
+            (!(t->kind & DIFF_KIND_STATUS) ||
+             (t->expected_status == r->expected_status &&
+              t->got_status == r->got_status)) &&
+            t->signal == r->signal) {
+            t->ranges++;
+            t->addresses += r->end - r->begin;
+            t->wrong_requests += r->wrong_requests;
+            return true;
+        }
+    }
+    struct diff_kind_total *grown =
+        realloc(result->kinds, (result->nkinds + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    result->kinds = grown;
+    grown[result->nkinds++] = (struct diff_kind_total){
+        r->wrong_class, r->kind, r->expected_status, r->got_status,
+        r->signal, 1, r->end - r->begin, r->wrong_requests};
+    return true;
+}
+
+static void range_free(struct diff_wrong_range *r)
+{
+    free(r->row_text);
+    free(r->crash_text);
+}
+
 static enum cfi_status close_range(struct validator *v)
 {
     if (!v->open)
@@ -187,15 +308,21 @@ static enum cfi_status close_range(struct validator *v)
     v->open = false;
     struct diff_validation *result = v->result;
     result->ranges_total++;
+    result->unsupported_ranges +=
+        v->current.wrong_class == DIFF_WRONG_UNSUPPORTED;
+    if (!count_kind(result, &v->current)) {
+        range_free(&v->current);
+        return CFI_E_NOMEM;
+    }
     if (result->nranges >= v->config->keep) {
-        free(v->current.row_text);
+        range_free(&v->current);
         return CFI_OK;
     }
     if (result->nranges % 16 == 0) {
         struct diff_wrong_range *grown = realloc(
             result->ranges, (result->nranges + 16) * sizeof *grown);
         if (!grown) {
-            free(v->current.row_text);
+            range_free(&v->current);
             return CFI_E_NOMEM;
         }
         result->ranges = grown;
@@ -213,15 +340,14 @@ enum cfi_status validate_merge(struct validator *v,
     v->result->wrong_addresses++;
     v->result->wrong_requests += wrong->wrong_requests;
     struct diff_wrong_range *c = &v->current;
-    bool same_kind = c->kind == wrong->kind &&
-                     (!(c->kind & DIFF_KIND_STATUS) ||
-                      (c->expected_status == wrong->expected_status &&
-                       c->got_status == wrong->got_status));
-    if (v->open && c->end == at->pc && c->fde_offset == wrong->fde_offset &&
-        c->fde_section == wrong->fde_section && same_kind) {
+    if (v->open && c->end == at->pc && c->has_fde == wrong->has_fde &&
+        c->fde_offset == wrong->fde_offset &&
+        c->fde_section == wrong->fde_section && c->in_gap == wrong->in_gap &&
+        same_kind(c, wrong->kind, wrong->expected_status, wrong->got_status,
+                  wrong->signal)) {
         c->end = at->pc + 1;
         c->wrong_requests += wrong->wrong_requests;
-        free(wrong->row_text);
+        range_free(wrong);
         return CFI_OK;
     }
     enum cfi_status status = close_range(v);
@@ -231,247 +357,50 @@ enum cfi_status validate_merge(struct validator *v,
 }
 
 /* ------------------------------------------------------------------ */
-/* The in-process ABIs                                                  */
-/* ------------------------------------------------------------------ */
-
-/* The eh_elf's answer to the question in v->question, in v->got, and
- * the comparison. */
-static void ask_v1(struct validator *v, struct diff_outcome *outcome)
-{
-    struct diff_question *q = &v->question;
-    struct diff_v1_context ctx = diff_v1_context_of(&q->state.callee);
-    bool faulted;
-    diff_question_rewind(q);
-    struct diff_v1_context got = diff_v1_call(v->v1, ctx, q->request.pc,
-                                              q->request.memory, &faulted);
-    struct v1_view expected;
-    validate_v1_view(v->expected, &q->state.callee, &expected);
-    validate_v1_compare(&expected, &got, faulted, false, outcome);
-    validate_v1_frame(&got, faulted, false, &q->state.callee, v->got);
-}
-
-static void ask_full(struct validator *v, struct diff_outcome *outcome)
-{
-    struct diff_question *q = &v->question;
-    struct diff_answer *answer = v->answer;
-    diff_question_rewind(q);
-    cg_unwind(v->full, &q->request, &answer->frame);
-    diff_answer_all_comparable(answer);
-    for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS; reg++)
-        answer->reg_comparable[reg] = false;
-    struct diff_mismatch context = {
-        .engine = DIFF_ENGINE_compiled, .file = v->file, .fde = q->fde,
-        .row = q->range ? q->range->row : NULL, .translation = q->translation,
-        .request = &q->request, .expected = v->expected};
-    diff_compare(&context, answer, outcome);
-}
-
-static enum cfi_status check_address(struct validator *v,
-                                     const struct check_address *at)
-{
-    struct diff_wrong_range wrong;
-    memset(&wrong, 0, sizeof wrong);
-    for (unsigned k = 0; k < v->config->nstates; k++) {
-        struct diff_question *q = &v->question;
-        diff_question_make(q, v->il, &v->states, (struct diff_pc){at->pc, false},
-                           k, diff_memory_reader(v->memories[k]),
-                           v->reference, v->expected);
-        v->result->requests++;
-        v->result->reference[v->expected->status]++;
-        struct diff_outcome outcome;
-        if (v->v1)
-            ask_v1(v, &outcome);
-        else
-            ask_full(v, &outcome);
-        if (outcome.nitems == 0)
-            continue;
-        if (!wrong.wrong_requests)
-            validate_first_wrong(v, at, q, v->expected, v->got, &outcome,
-                                 false, &wrong);
-        validate_add_kind(&wrong, v->expected, v->got, &outcome, false);
-    }
-    return validate_merge(v, at, &wrong);
-}
-
-static enum cfi_status run_in_process(struct validator *v)
-{
-    struct address_list list = {NULL, 0, 0};
-    enum cfi_status status = CFI_OK;
-    uint64_t done = 0;
-    for (size_t i = 0; i < v->file->nfdes && status == CFI_OK; i++) {
-        list.count = 0;
-        if (!fde_addresses(v->file, i, &list)) {
-            status = CFI_E_NOMEM;
-            break;
-        }
-        for (size_t a = 0; a < list.count && status == CFI_OK; a++)
-            status = check_address(v, &list.at[a]);
-        v->result->addresses += list.count;
-        done += list.count;
-        validate_progress(v, done);
-    }
-    free(list.at);
-    return status == CFI_OK ? close_range(v) : status;
-}
-
-/* ------------------------------------------------------------------ */
-/* v1: the reference restricted, the comparison                         */
-/* ------------------------------------------------------------------ */
-
-static enum cfi_status frame_fail(struct cfi_frame *frame,
-                                  enum cfi_status status,
-                                  const struct cfi_diag *diag,
-                                  const char *message)
-{
-    frame->status = status;
-    frame->diag = diag ? *diag
-                       : (struct cfi_diag){status, message, CFI_NO_OFFSET, -1};
-    return status;
-}
-
-enum cfi_status validate_v1_reference(const struct sem_file_il *il,
-                                      const struct cfi_request *request,
-                                      struct cfi_frame *frame)
-{
-    uint64_t lookup = request->caller_frame ? request->pc - 1 : request->pc;
-    const struct cfi_fde *fde = cfi_file_lookup(il->file, lookup);
-    if (!fde)
-        return frame_fail(frame, CFI_E_NO_FDE, NULL,
-                          "no FDE covers the address");
-    size_t index = (size_t)(fde - il->file->fdes);
-    if (il->status[index] != CFI_OK)
-        return frame_fail(frame, il->status[index], &il->diags[index], NULL);
-    const struct sem_range *range = sem_fde_il_find(&il->fdes[index], lookup);
-    if (!range)
-        return frame_fail(frame, CFI_E_NO_FDE, NULL,
-                          "no FDE covers the address");
-    static const unsigned carried[] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RIP};
-    struct sem_reg_rule rules[3];
-    uint32_t n = 0;
-    for (size_t i = 0; i < 3; i++) {
-        struct sem_rule rule = sem_row_rule(range->row, carried[i]);
-        if (rule.kind != SEM_RULE_UNSPECIFIED)
-            rules[n++] = (struct sem_reg_rule){carried[i], rule};
-    }
-    struct sem_row row = {range->row->cfa, n, rules};
-    return sem_eval_row(&row, request->callee, request->memory, frame);
-}
-
-static const unsigned v1_regs[V1_NREGS] = {CFI_REG_RIP, CFI_REG_RBP,
-                                           CFI_REG_RBX};
-static const uint8_t v1_flags[V1_NREGS] = {DIFF_V1_RIP, DIFF_V1_RBP,
-                                           DIFF_V1_RBX};
-
-void validate_v1_view(const struct cfi_frame *frame,
-                      const struct cfi_regs *callee, struct v1_view *view)
-{
-    memset(view, 0, sizeof *view);
-    view->status = frame->status;
-    view->cfa = frame->cfa;
-    for (unsigned i = 0; i < V1_NREGS; i++) {
-        unsigned reg = v1_regs[i];
-        if (frame->status == CFI_OK) {
-            view->reg_status[i] = frame->caller.status[reg];
-            view->reg_value[i] = frame->caller.value[reg];
-        }
-        view->callee_status[i] = callee->status[reg];
-        view->callee_value[i] = callee->value[reg];
-    }
-}
-
-static void add_item(struct diff_outcome *outcome, enum diff_item item,
-                     unsigned reg)
-{
-    if (outcome->nkept < DIFF_ITEMS_KEPT)
-        outcome->items[outcome->nkept++] =
-            (struct diff_item_found){item, reg, NULL};
-    outcome->nitems++;
-    outcome->nnew++;
-}
-
-/* rip: a clear flag is undefined. rbp, rbx: a clear flag is "kept", which
- * agrees with an expected callee value, undefined or unknown. */
-static bool v1_reg_agrees(const struct v1_view *e, unsigned i, bool flag,
-                          uint64_t value)
-{
-    if (flag)
-        return e->reg_status[i] == CFI_REG_VALUE && e->reg_value[i] == value;
-    if (e->reg_status[i] != CFI_REG_VALUE)
-        return true;
-    return i != V1_RIP && e->callee_status[i] == CFI_REG_VALUE &&
-           e->callee_value[i] == e->reg_value[i];
-}
-
-void validate_v1_compare(const struct v1_view *expected,
-                         const struct diff_v1_context *got, bool faulted,
-                         bool crashed, struct diff_outcome *outcome)
-{
-    memset(outcome, 0, sizeof *outcome);
-    bool got_error = crashed || faulted || (got->flags & DIFF_V1_ERROR);
-    if (crashed || got_error != (expected->status != CFI_OK)) {
-        add_item(outcome, DIFF_ITEM_STATUS, 0);
-    } else if (!got_error) {
-        if (!(got->flags & DIFF_V1_RSP) || got->rsp != expected->cfa)
-            add_item(outcome, DIFF_ITEM_CFA, 0);
-        const uintptr_t values[V1_NREGS] = {got->rip, got->rbp, got->rbx};
-        for (unsigned i = 0; i < V1_NREGS; i++)
-            if (!v1_reg_agrees(expected, i, (got->flags & v1_flags[i]) != 0,
-                               values[i]))
-                add_item(outcome, DIFF_ITEM_REG, v1_regs[i]);
-    }
-    outcome->verdict = outcome->nitems ? DIFF_VERDICT_DIFFER
-                                       : DIFF_VERDICT_AGREE;
-}
-
-void validate_v1_frame(const struct diff_v1_context *got, bool faulted,
-                       bool crashed, const struct cfi_regs *callee,
-                       struct cfi_frame *frame)
-{
-    memset(frame, 0, sizeof *frame);
-    frame->diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (crashed || faulted || (got->flags & DIFF_V1_ERROR)) {
-        frame->status = faulted ? CFI_E_MEMORY : CFI_E_UNSUPPORTED;
-        frame->diag.status = frame->status;
-        frame->diag.message =
-            crashed ? "crashed: the eh_elf read memory outside the stack"
-            : faulted ? "a read of the eh_elf's deref faulted"
-                      : "the eh_elf set its error flag";
-        return;
-    }
-    memset(frame->caller.status, CFI_REG_UNDEFINED, sizeof frame->caller.status);
-    frame->cfa = got->rsp;
-    if (got->flags & DIFF_V1_RSP)
-        cfi_regs_set(&frame->caller, CFI_REG_RSP, got->rsp);
-    const uintptr_t values[V1_NREGS] = {got->rip, got->rbp, got->rbx};
-    for (unsigned i = 0; i < V1_NREGS; i++) {
-        unsigned reg = v1_regs[i];
-        if (got->flags & v1_flags[i]) {
-            cfi_regs_set(&frame->caller, reg, values[i]);
-        } else if (i != V1_RIP) {   /* kept: the callee's, as it is */
-            frame->caller.status[reg] = callee->status[reg];
-            frame->caller.value[reg] = callee->value[reg];
-        }
-    }
-}
-
-/* ------------------------------------------------------------------ */
 /* The run                                                              */
 /* ------------------------------------------------------------------ */
 
-static enum cfi_status open_eh_elf(struct validator *v, const char *path,
-                                   struct cfi_diag *diag)
+/* A cfisem eh_elf names its flavour: the message when the ABI given is
+ * not it. */
+static const char *flavour_mismatch(const char *path, enum diff_abi abi)
 {
+    struct cg_eh_elf *eh;
+    struct cfi_diag ignored;
+    if (cg_load(path, &eh, &ignored) != CFI_OK)
+        return NULL;
+    enum cg_abi flavour = cg_eh_elf_abi(eh);
+    cg_unload(eh);
+    if (flavour == CG_ABI_FULL && abi != DIFF_ABI_FULL)
+        return "a cfisem eh_elf of the full ABI: validate it with --abi full";
+    return NULL;
+}
+
+static enum cfi_status open_eh_elf(struct validator *v, const char *path,
+                                   struct diff_validate_error *error)
+{
+    struct cfi_diag *diag = &error->diag;
+    enum cfi_status status = validate_try_load(path, diag, error->detail,
+                                               sizeof error->detail);
+    if (status != CFI_OK)
+        return status;
     enum diff_abi abi = v->config->abi;
-    if (abi != DIFF_ABI_FULL)
-        return diff_v1_open(path, abi == DIFF_ABI_V1 ? DIFF_V1_DEREF
-                                                     : DIFF_V1_DIRECT,
-                            &v->v1, diag);
-    enum cfi_status status = cg_load(path, &v->full, diag);
+    if (abi != DIFF_ABI_FULL) {
+        status = diff_v1_open(path, abi == DIFF_ABI_V1 ? DIFF_V1_DEREF
+                                                       : DIFF_V1_DIRECT,
+                              &v->v1, diag);
+        const char *other = status == CFI_E_UNSUPPORTED
+                                ? flavour_mismatch(path, abi) : NULL;
+        if (other)
+            diag->message = other;
+        return status;
+    }
+    status = cg_load(path, &v->full, diag);
     if (status == CFI_OK && cg_eh_elf_abi(v->full) != CG_ABI_FULL) {
         cg_unload(v->full);
         v->full = NULL;
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
-                        "a v1 eh_elf: validate it with --abi v1");
+                        "a v1 eh_elf: validate it with --abi v1 (or "
+                        "v1-direct, for one built without deref)");
     }
     return status;
 }
@@ -498,7 +427,7 @@ static void validator_close(struct validator *v)
     if (v->full)
         cg_unload(v->full);
     if (v->open)
-        free(v->current.row_text);
+        range_free(&v->current);
 }
 
 static enum cfi_status validate_file(struct validator *v)
@@ -515,16 +444,11 @@ static enum cfi_status validate_file(struct validator *v)
         return CFI_E_NOMEM;
     v->got = &v->answer->frame;
     v->result->nfdes = v->file->nfdes;
-    v->total = count_addresses(v->file);
-    if (v->config->abi != DIFF_ABI_V1_DIRECT)
-        return run_in_process(v);
     struct address_list list = {NULL, 0, 0};
-    enum cfi_status status = CFI_OK;
-    for (size_t i = 0; i < v->file->nfdes && status == CFI_OK; i++)
-        if (!fde_addresses(v->file, i, &list))
-            status = CFI_E_NOMEM;
+    enum cfi_status status = all_addresses(v, &list) ? CFI_OK : CFI_E_NOMEM;
+    v->total = list.count;
     if (status == CFI_OK)
-        status = validate_direct(v, list.at, list.count);
+        status = validate_run(v, list.at, list.count);
     free(list.at);
     return status == CFI_OK ? close_range(v) : status;
 }
@@ -544,13 +468,15 @@ static struct diff_validation *validation_new(
     return result;
 }
 
-enum cfi_status diff_validate(const struct diff_validate_config *config,
-                              const char *path, const char *eh_elf_path,
-                              struct diff_validation **result,
-                              const char **bad_path, struct cfi_diag *diag)
+static enum cfi_status run_validation(const struct diff_validate_config *config,
+                                      const char *path, const char *eh_elf_path,
+                                      struct diff_validation **result,
+                                      struct diff_validate_error *error)
 {
     *result = NULL;
-    *bad_path = path;
+    error->path = path;
+    error->detail[0] = 0;
+    struct cfi_diag *diag = &error->diag;
     struct cfi_file *file;
     enum cfi_status status = cfi_file_open(path, &file, diag);
     if (status != CFI_OK)
@@ -565,15 +491,16 @@ enum cfi_status diff_validate(const struct diff_validate_config *config,
                                      "out of memory");
     v.il = il;
     if (status == CFI_OK) {
-        *bad_path = eh_elf_path;
-        status = open_eh_elf(&v, eh_elf_path, diag);
+        error->path = eh_elf_path;
+        status = open_eh_elf(&v, eh_elf_path, error);
     }
     if (status == CFI_OK) {
-        *bad_path = NULL;
-        v.result->addresses = 0;
+        error->path = NULL;
         status = validate_file(&v);
         if (status != CFI_OK)
-            cfi_fail(diag, status, CFI_NO_OFFSET, "out of memory");
+            cfi_fail(diag, status, CFI_NO_OFFSET,
+                     status == CFI_E_NOMEM ? "out of memory"
+                                           : "cannot run the eh_elf's calls");
     }
     validator_close(&v);
     sem_file_il_free(il);
@@ -587,12 +514,114 @@ enum cfi_status diff_validate(const struct diff_validate_config *config,
     return CFI_OK;
 }
 
+/* When most calls crashed, a v1 eh_elf may be of the other variant: a
+ * sample of addresses asked with it says whether it fits. */
+static void hint_abi(struct diff_validation *v)
+{
+    if (v->config.abi == DIFF_ABI_FULL || v->crashes * 2 <= v->requests)
+        return;
+    struct diff_validate_config config = v->config;
+    config.abi = v->config.abi == DIFF_ABI_V1 ? DIFF_ABI_V1_DIRECT
+                                              : DIFF_ABI_V1;
+    config.nstates = 1;
+    config.keep = 0;
+    config.max_addresses = HINT_ADDRESSES;
+    config.progress = NULL;
+    struct diff_validation *sample;
+    struct diff_validate_error error;
+    if (run_validation(&config, v->path, v->eh_elf_path, &sample, &error) !=
+        CFI_OK)
+        return;
+    if (sample->crashes == 0) {
+        v->abi_hint = true;
+        v->hint_abi = config.abi;
+        v->hint_addresses = sample->addresses;
+        v->hint_wrong = sample->wrong_addresses;
+    }
+    diff_validation_free(sample);
+}
+
+enum cfi_status diff_validate(const struct diff_validate_config *config,
+                              const char *path, const char *eh_elf_path,
+                              struct diff_validation **result,
+                              struct diff_validate_error *error)
+{
+    /* dlopen searches the library path for a name without '/': the
+     * file meant is the one in the current folder. */
+    size_t len = strlen(eh_elf_path);
+    char *local = malloc(len + 3);
+    if (!local) {
+        error->path = eh_elf_path;
+        error->detail[0] = 0;
+        return cfi_fail(&error->diag, CFI_E_NOMEM, CFI_NO_OFFSET,
+                        "out of memory");
+    }
+    snprintf(local, len + 3, "%s%s", strchr(eh_elf_path, '/') ? "" : "./",
+             eh_elf_path);
+    enum cfi_status status = run_validation(config, path, local, result, error);
+    if (error->path == local)
+        error->path = eh_elf_path;
+    if (status == CFI_OK) {
+        hint_abi(*result);    /* with the path dlopen takes as meant */
+        (*result)->eh_elf_path = eh_elf_path;
+    }
+    free(local);
+    return status;
+}
+
+bool diff_validation_failed(const struct diff_validation *v)
+{
+    uint64_t allowed = v->config.allow_unsupported ? v->unsupported_ranges : 0;
+    return v->ranges_total > allowed;
+}
+
+const char *diff_wrong_class_name(enum diff_wrong_class c)
+{
+    switch (c) {
+    case DIFF_WRONG_UNSUPPORTED:
+        return "unsupported";
+    case DIFF_WRONG_CRASH:
+        return "crashed";
+    default:
+        return "wrong value";
+    }
+}
+
+const char *diff_crash_text(int signal)
+{
+    switch (signal) {
+    case 0:
+        return "exited, or not run";
+    case SIGALRM:
+        return "timed out (SIGALRM)";
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGABRT:
+        return "SIGABRT";
+    case SIGILL:
+        return "SIGILL";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGTRAP:
+        return "SIGTRAP";
+    case SIGSYS:
+        return "SIGSYS";
+    case SIGKILL:
+        return "SIGKILL";
+    default:
+        return "a signal";
+    }
+}
+
 void diff_validation_free(struct diff_validation *validation)
 {
     if (!validation)
         return;
     for (size_t i = 0; i < validation->nranges; i++)
-        free(validation->ranges[i].row_text);
+        range_free(&validation->ranges[i]);
     free(validation->ranges);
+    free(validation->kinds);
     free(validation);
 }

@@ -1,5 +1,5 @@
-/* validate_internal.h — what validate.c, validate_direct.c and
- * validate_report.c share. Not a public header. */
+/* validate_internal.h — what validate.c, validate_v1.c, validate_child.c,
+ * validate_text.c and validate_report.c share. Not a public header. */
 #ifndef CFISEM_DIFF_VALIDATE_INTERNAL_H
 #define CFISEM_DIFF_VALIDATE_INTERNAL_H
 
@@ -17,6 +17,30 @@ struct v1_view {
     uint64_t reg_value[V1_NREGS];
     uint8_t callee_status[V1_NREGS];  /* the callee's rbp, rbx (rip unused) */
     uint64_t callee_value[V1_NREGS];
+};
+
+/* A full-ABI answer as a child sends it back: registers 0-16 only (the
+ * message is a fixed text of this process, valid in the parent too). */
+struct raw_full {
+    uint8_t status;
+    bool signal_frame;
+    int32_t reg;
+    uint64_t offset;
+    const char *message;
+    uint64_t cfa;
+    uint8_t reg_status[CFI_NGPRS];
+    uint64_t value[CFI_NGPRS];
+};
+
+/* One question's answer, as a child sends it back. */
+struct raw_answer {
+    uint8_t expected_status;     /* the reference's */
+    uint8_t got_status;
+    bool wrong;
+    bool faulted;                /* v1: a deref read faulted */
+    uint32_t kind;               /* DIFF_KIND_* when wrong */
+    struct diff_v1_context v1;
+    struct raw_full full;
 };
 
 struct validator {
@@ -39,17 +63,20 @@ struct validator {
     double started, last_progress;
 };
 
-/* One address to check: the FDE it belongs to and the lookup PC. */
+/* One address to check: the FDE it belongs to (for a gap, the FDE before
+ * it, SIZE_MAX when none) and the lookup PC. */
 struct check_address {
     size_t fde;
     uint64_t pc;
+    bool in_gap;
 };
 
-/* The reference restricted to what v1 evaluates (rbx, rbp, rip). */
+/* ---- validate_v1.c ---- */
+
+/* The reference restricted to what v1 evaluates (validate.h). */
 enum cfi_status validate_v1_reference(const struct sem_file_il *il,
                                       const struct cfi_request *request,
                                       struct cfi_frame *frame);
-
 void validate_v1_view(const struct cfi_frame *frame,
                       const struct cfi_regs *callee, struct v1_view *view);
 /* Compares a v1 answer (crashed: the call never returned) with the
@@ -57,17 +84,21 @@ void validate_v1_view(const struct cfi_frame *frame,
 void validate_v1_compare(const struct v1_view *expected,
                          const struct diff_v1_context *got, bool faulted,
                          bool crashed, struct diff_outcome *outcome);
-/* A cfi_frame that shows a v1 answer as the validator reads it. */
+/* A cfi_frame that shows a v1 answer as the validator reads it: rip,
+ * rsp, rbp, rbx (a clear rbp/rbx flag: the callee's), every other
+ * register unknown (v1 does not speak for it). */
 void validate_v1_frame(const struct diff_v1_context *got, bool faulted,
                        bool crashed, const struct cfi_regs *callee,
                        struct cfi_frame *frame);
 
+/* ---- validate.c ---- */
+
 /* An address's verdict: `wrong` (kind, first question) when wrong_requests
- * is not zero. Takes ownership of wrong->row_text. */
+ * is not zero. Takes ownership of wrong->row_text and crash_text. */
 enum cfi_status validate_merge(struct validator *v,
                                const struct check_address *at,
                                struct diff_wrong_range *wrong);
-/* Fills `wrong` from the first wrong question of an address. */
+/* Fills `wrong` from the representative wrong question of an address. */
 void validate_first_wrong(struct validator *v, const struct check_address *at,
                           const struct diff_question *q,
                           const struct cfi_frame *expected,
@@ -76,25 +107,42 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
                           struct diff_wrong_range *wrong);
 /* The kind bits of one wrong question. */
 uint32_t validate_kind(const struct diff_outcome *outcome, bool crashed);
-/* Adds one wrong question's outcome to an address's verdict: the kind of
- * an address is the kind of its first wrong question (states in order,
- * so that a fault state, whose fault falls where the reference reads,
- * does not split a range the full states see as one). */
-void validate_add_kind(struct diff_wrong_range *wrong,
-                       const struct cfi_frame *expected,
-                       const struct cfi_frame *got,
-                       const struct diff_outcome *outcome, bool crashed);
-
+/* The class of a wrong question. */
+enum diff_wrong_class validate_class(uint32_t kind,
+                                     enum cfi_status expected_status,
+                                     enum cfi_status got_status);
 void validate_progress(struct validator *v, uint64_t done);
+
+/* ---- validate_child.c ---- */
+
+/* Makes question k at `at` (v->question, v->expected), asks the eh_elf
+ * (in the calling process) and fills *raw. */
+void validate_ask(struct validator *v, const struct check_address *at,
+                  unsigned k, struct raw_answer *raw);
+/* From v->question, v->expected and a raw answer (or a crash): v->got
+ * and the comparison. */
+void validate_judge(struct validator *v, const struct raw_answer *raw,
+                    bool crashed, struct diff_outcome *outcome);
+/* Every question of `addresses`, the eh_elf's calls in children. */
+enum cfi_status validate_run(struct validator *v,
+                             const struct check_address *addresses,
+                             size_t count);
+/* Loads the eh_elf in a child first: CFI_E_IO with dlerror()'s text in
+ * detail when it cannot be loaded, or when loading it crashes. */
+enum cfi_status validate_try_load(const char *path, struct cfi_diag *diag,
+                                  char *detail, size_t size);
 
 /* The stack region of v1-direct: REGION_SIZE bytes, the stack registers
  * REGION_STACK bytes into it. */
 #define REGION_SIZE ((uint64_t)4 << 20)
 #define REGION_STACK ((uint64_t)1 << 20)
 
-/* The v1-direct run over `addresses` (validate_direct.c). */
-enum cfi_status validate_direct(struct validator *v,
-                                const struct check_address *addresses,
-                                size_t count);
+/* ---- validate_text.c ---- */
+
+/* The object's text: its SHF_EXECINSTR sections (from the section
+ * headers of file->image), else its executable segments. *ranges is
+ * malloc'd, sorted, [begin, end) pairs. False: out of memory. */
+bool validate_text_ranges(const struct cfi_file *file, uint64_t (**ranges)[2],
+                          size_t *count);
 
 #endif

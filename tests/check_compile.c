@@ -314,9 +314,27 @@ END_TEST
 /* The v1 ABI                                                            */
 /* ------------------------------------------------------------------ */
 
-/* What v1 computes: the row's CFA and the rules of rbx, rbp and rip, with
- * only rip, rsp, rbp and rbx of the callee known; an error when the CIE's
- * return address column is not rip's. */
+/* What v1 computes: the row's CFA and the rules of rbx, rbp and of the
+ * return address column (as rip's), with only rip, rsp, rbp and rbx of
+ * the callee known; an error where one of those rules is the value of a
+ * register the context lacks (v1 cannot carry it). */
+static struct sem_rule v1_rip_rule(const struct sem_row *row, uint64_t ra)
+{
+    if (ra == CFI_REG_RIP || ra >= CFI_NREGS)
+        return sem_row_rule(row, CFI_REG_RIP);
+    struct sem_rule rule = sem_row_rule(row, (unsigned)ra);
+    if (rule.kind == SEM_RULE_SAME_VALUE ||
+        (rule.kind == SEM_RULE_UNSPECIFIED &&
+         cfi_abi_default((unsigned)ra) == CFI_DEFAULT_SAME_VALUE))
+        return (struct sem_rule){SEM_RULE_REGISTER, (uint32_t)ra, 0, {0}};
+    if (rule.kind == SEM_RULE_UNSPECIFIED)
+        return (struct sem_rule){cfi_abi_default((unsigned)ra) ==
+                                         CFI_DEFAULT_CFA
+                                     ? SEM_RULE_VAL_OFFSET
+                                     : SEM_RULE_UNDEFINED, 0, 0, {0}};
+    return rule;
+}
+
 static void v1_expected(const struct sem_file_il *il, const struct cfi_request *request,
                         struct cfi_frame *frame)
 {
@@ -330,17 +348,19 @@ static void v1_expected(const struct sem_file_il *il, const struct cfi_request *
         frame->status = fde ? il->status[index] : CFI_E_NO_FDE;
         return;
     }
-    /* v1 cannot say where the PC comes from when the CIE's return address
-     * column is not rip's: its error bit. */
-    if (fde->cie->ra_column != CFI_REG_RIP) {
-        frame->status = CFI_E_UNSUPPORTED;
-        return;
-    }
     struct sem_reg_rule rules[3];
     struct sem_row reduced = {range->row->cfa, 0, rules};
     static const unsigned kept[] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RIP};
     for (unsigned k = 0; k < 3; k++) {
-        struct sem_rule rule = sem_row_rule(range->row, kept[k]);
+        struct sem_rule rule = kept[k] == CFI_REG_RIP
+                                   ? v1_rip_rule(range->row, fde->cie->ra_column)
+                                   : sem_row_rule(range->row, kept[k]);
+        uint32_t from = rule.reg;
+        if (rule.kind == SEM_RULE_REGISTER && from != CFI_REG_RBX &&
+            from != CFI_REG_RBP && from != CFI_REG_RSP && from != CFI_REG_RIP) {
+            frame->status = CFI_E_UNSUPPORTED;
+            return;
+        }
         if (rule.kind != SEM_RULE_UNSPECIFIED)
             rules[reduced.nrules++] = (struct sem_reg_rule){kept[k], rule};
     }
@@ -1127,7 +1147,7 @@ START_TEST(test_load_errors)
     expect_load_error(ident, CFI_E_UNSUPPORTED, "unknown eh_elf_ident");
     char *entry = tiny_so(dir, "entry",
         "const char eh_elf_ident[] = \"cfisem eh_elf full\";\n"
-        "const unsigned eh_elf_abi_version = 1;\n");
+        "const unsigned eh_elf_abi_version = 2;\n");
     expect_load_error(entry, CFI_E_UNSUPPORTED, "no entry point");
     /* A v1 eh_elf of the 2018-2019 tools has _eh_elf only. */
     char *old = tiny_so(dir, "old",

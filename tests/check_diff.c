@@ -13,7 +13,15 @@
  *   - exit codes, and a bad input file among good ones;
  *   - `cfisem validate` finds exactly the one wrong range of a
  *     hand-written v1 eh_elf (tests/validate/prologue_v1.c), passes the
- *     right one, and survives a stray read in v1-direct. */
+ *     right one, and survives a stray read in v1-direct;
+ *   - on tests/validate/gaps.S, hand-written eh_elfs (gaps_v1.c, and
+ *     prologue_full.c for the full ABI) that abort, segfault or hang are
+ *     exact "crashed" ranges with their signal, the wrong v1 variant is
+ *     named, and each planted fault (the PLT's CFA 8 short, gaps answered
+ *     with the previous row, rip=rdi answered undefined, rbp=rsi
+ *     answered "not restored", the return address column ignored, an
+ *     unsupported row) is found at exactly
+ *     its range with its kind; the eh_elf's reproducer reproduces. */
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
@@ -122,6 +130,7 @@ static bool json_value(struct json_reader *r, struct json *out)
         ok = json_string(r, &out->string);
     } else if (!strncmp(r->at, "null", 4) || !strncmp(r->at, "true", 4)) {
         out->kind = *r->at == 'n' ? J_NULL : J_BOOL;
+        out->number = *r->at == 't';   /* a bool's value: 1 true, 0 false */
         r->at += 4;
     } else if (!strncmp(r->at, "false", 5)) {
         out->kind = J_BOOL;
@@ -1214,6 +1223,9 @@ START_TEST(test_validate_v1_direct)
     free(j);
     ck_assert_int_eq(validate(wrong, "v1-direct", dir, &j), 1);
     assert_one_wrong_range(j, 0x1004, 0x1009, "cfa");
+    /* The eh_elf answered: its status is ok, whatever was expected. */
+    ck_assert_str_eq(json_get(&json_get(j, "wrong_ranges")->items[0],
+                              "got_status")->string, "ok");
     json_free(j);
     free(j);
     /* A stray read crashes a child, not the validator. */
@@ -1328,6 +1340,488 @@ START_TEST(test_validate_bad_input)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* validate: isolation, the v1 policy, the report (tests/validate/gaps.*) */
+/* ------------------------------------------------------------------ */
+
+/* tests/validate/gaps.S linked as the corpus cases are, into dir. */
+static char *build_gaps(const char *dir)
+{
+    char *source = test_src_path("tests/validate/gaps.S");
+    char *output = malloc(4200);
+    snprintf(output, 4200, "%s/gaps.so", dir);
+    char command[9000];
+    snprintf(command, sizeof command,
+             "cc -shared -nostdlib -Wl,--section-start=.text=0x1000 "
+             "-Wl,--build-id=none -o '%s' '%s'", output, source);
+    ck_assert_msg(system(command) == 0, "cannot build: %s", command);
+    free(source);
+    return output;
+}
+
+/* validate ELF EH_ELF --abi ABI [extra] --json; the exit code, the JSON
+ * (NULL unless the code is 0 or 1) and stdout (when out is not NULL). */
+static int validate_on(const char *elf, const char *eh_elf, const char *abi,
+                       const char *extra, const char *dir, struct json **json,
+                       char **out)
+{
+    char json_path[4200];
+    snprintf(json_path, sizeof json_path, "%s/validate.json", dir);
+    remove(json_path);
+    const char *args[] = {"validate", elf, eh_elf, "--abi", abi, "--json",
+                          json_path, extra, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.signal == 0, "validate crashed: %s", run.err);
+    int code = run.exit_code;
+    char *text = code <= 1 ? test_read_file(json_path, NULL) : NULL;
+    *json = text ? json_parse(text) : NULL;
+    if (out)
+        *out = strdup(run.out);
+    free(text);
+    test_run_free(&run);
+    return code;
+}
+
+/* A JSON array of strings, joined with spaces. */
+static void json_words(const struct json *array, char *buf, size_t size)
+{
+    buf[0] = 0;
+    for (size_t i = 0; i < array->count; i++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? " " : "",
+                 array->items[i].string);
+}
+
+static void assert_class_kind(const struct json *r, const char *wrong_class,
+                              const char *kind, const char *signal)
+{
+    char words[256];
+    json_words(json_get(r, "kind"), words, sizeof words);
+    ck_assert_str_eq(json_get(r, "class")->string, wrong_class);
+    ck_assert_str_eq(words, kind);
+    if (signal)
+        ck_assert_str_eq(json_get(r, "signal")->string, signal);
+    else
+        ck_assert_int_eq(json_get(r, "signal")->kind, J_NULL);
+}
+
+/* Wrong range i is exactly [begin, end) of that class and kind. */
+static const struct json *assert_range(const struct json *j, size_t i,
+                                       uint64_t begin, uint64_t end,
+                                       const char *wrong_class,
+                                       const char *kind, const char *signal)
+{
+    const struct json *ranges = json_get(j, "wrong_ranges");
+    ck_assert_uint_gt(ranges->count, i);
+    const struct json *r = &ranges->items[i];
+    ck_assert_uint_eq(json_hex(r, "begin"), begin);
+    ck_assert_uint_eq(json_hex(r, "end"), end);
+    assert_class_kind(r, wrong_class, kind, signal);
+    return r;
+}
+
+/* The only kind of the run: `ranges` ranges, `addresses` addresses. */
+static void assert_one_kind(const struct json *j, const char *wrong_class,
+                            const char *kind, const char *signal,
+                            double ranges, double addresses)
+{
+    const struct json *kinds = json_get(j, "kinds");
+    ck_assert_uint_eq(kinds->count, 1);
+    assert_class_kind(&kinds->items[0], wrong_class, kind, signal);
+    ck_assert(json_number(&kinds->items[0], "ranges") == ranges);
+    ck_assert(json_number(&kinds->items[0], "addresses") == addresses);
+    ck_assert(json_number(j, "wrong_ranges_total") == ranges);
+}
+
+static void json_done(struct json *j)
+{
+    json_free(j);
+    free(j);
+}
+
+/* gaps.so's 34 addresses, 8 of them in no FDE, all right. */
+static void assert_passes(const char *gaps, const char *eh_elf,
+                          const char *abi, const char *dir)
+{
+    struct json *j;
+    ck_assert_int_eq(validate_on(gaps, eh_elf, abi, NULL, dir, &j, NULL), 0);
+    ck_assert(json_number(j, "wrong_ranges_total") == 0);
+    ck_assert(json_number(j, "addresses") == 34);
+    ck_assert(json_number(j, "gap_addresses") == 8);
+    json_done(j);
+}
+
+/* An eh_elf that aborts in the gaps (the assertion of a per-function
+ * layout outside every FDE) and one that segfaults: wrong answers with
+ * their signal and the eh_elf's stderr, never a crash of validate, with
+ * and without deref. */
+START_TEST(test_validate_crashes_v1)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    static const char *const abis[] = {"v1", "v1-direct"};
+    for (int direct = 0; direct < 2; direct++) {
+        char *abort_so = build_eh_elf("gaps_v1.c", dir, "abort.so",
+                                      direct ? "-DABORT -DDIRECT" : "-DABORT");
+        char *segv_so = build_eh_elf("gaps_v1.c", dir, "segv.so",
+                                     direct ? "-DSEGV -DDIRECT" : "-DSEGV");
+        struct json *j;
+        ck_assert_int_eq(validate_on(gaps, abort_so, abis[direct], NULL, dir,
+                                     &j, NULL), 1);
+        assert_one_kind(j, "crashed", "crashed", "SIGABRT", 2, 8);
+        const struct json *r = assert_range(j, 0, 0x1003, 0x1008, "crashed",
+                                            "crashed", "SIGABRT");
+        ck_assert_ptr_nonnull(strstr(
+            json_get(json_get(r, "first"), "crash_text")->string,
+            "Assertion"));
+        ck_assert(json_get(r, "in_gap")->number == 1);
+        assert_range(j, 1, 0x100d, 0x1010, "crashed", "crashed", "SIGABRT");
+        ck_assert(json_number(j, "crashes") == 32);
+        json_done(j);
+        ck_assert_int_eq(validate_on(gaps, segv_so, abis[direct], NULL, dir,
+                                     &j, NULL), 1);
+        assert_one_kind(j, "crashed", "crashed", "SIGSEGV", 1, 1);
+        assert_range(j, 0, 0x1008, 0x1009, "crashed", "crashed", "SIGSEGV");
+        json_done(j);
+        free(abort_so);
+        free(segv_so);
+    }
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
+/* A call that never returns is stopped by the watchdog: a crash
+ * "timed out", and the run goes on. */
+START_TEST(test_validate_hang)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    char *hang = build_eh_elf("gaps_v1.c", dir, "hang.so", "-DHANG");
+    struct json *j;
+    char json_path[4200];
+    snprintf(json_path, sizeof json_path, "%s/hang.json", dir);
+    const char *with_json[] = {"validate", gaps, hang, "--abi", "v1",
+                               "--timeout", "1", "--states", "2", "--json",
+                               json_path, NULL};
+    ck_assert_int_eq(run_code(with_json, NULL), 1);
+    char *text = test_read_file(json_path, NULL);
+    j = json_parse(text);
+    assert_one_kind(j, "crashed", "crashed", "timed out (SIGALRM)", 1, 1);
+    assert_range(j, 0, 0x1002, 0x1003, "crashed", "crashed",
+                 "timed out (SIGALRM)");
+    ck_assert(json_number(j, "addresses") == 34);
+    json_done(j);
+    free(text);
+    free(hang);
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
+/* The full ABI runs in children too. */
+START_TEST(test_validate_crashes_full)
+{
+    char *dir = test_temp_dir();
+    char *path = case_path("prologue.so");
+    char *abort_so = build_eh_elf("prologue_full.c", dir, "abort.so", "-DABORT");
+    char *segv_so = build_eh_elf("prologue_full.c", dir, "segv.so", "-DSEGV");
+    struct json *j;
+    ck_assert_int_eq(validate_on(path, abort_so, "full", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "crashed", "crashed", "SIGABRT", 1, 6);
+    assert_range(j, 0, 0x1009, 0x100f, "crashed", "crashed", "SIGABRT");
+    json_done(j);
+    ck_assert_int_eq(validate_on(path, segv_so, "full", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "crashed", "crashed", "SIGSEGV", 1, 6);
+    json_done(j);
+    free(abort_so);
+    free(segv_so);
+    free(path);
+    free(dir);
+}
+END_TEST
+
+/* A deref eh_elf given as v1-direct, and the reverse: every answer that
+ * reaches a row crashes, and the report names the ABI that fits. */
+START_TEST(test_validate_wrong_abi)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    char *deref = build_eh_elf("gaps_v1.c", dir, "deref.so", "");
+    char *direct = build_eh_elf("gaps_v1.c", dir, "direct.so", "-DDIRECT");
+    struct json *j;
+    char *out;
+    ck_assert_int_eq(validate_on(gaps, deref, "v1-direct", NULL, dir, &j, &out),
+                     1);
+    ck_assert_str_eq(json_get(json_get(j, "abi_hint"), "abi")->string, "v1");
+    ck_assert(json_number(json_get(j, "abi_hint"), "wrong_addresses") == 0);
+    ck_assert_ptr_nonnull(strstr(out, "--abi v1-direct is probably not this "
+                                      "eh_elf's ABI; with --abi v1,"));
+    json_done(j);
+    free(out);
+    ck_assert_int_eq(validate_on(gaps, direct, "v1", NULL, dir, &j, NULL), 1);
+    ck_assert_str_eq(json_get(json_get(j, "abi_hint"), "abi")->string,
+                     "v1-direct");
+    json_done(j);
+    /* The right ABI: no hint. */
+    ck_assert_int_eq(validate_on(gaps, direct, "v1-direct", NULL, dir, &j, NULL),
+                     0);
+    ck_assert_int_eq(json_get(j, "abi_hint")->kind, J_NULL);
+    json_done(j);
+    free(deref);
+    free(direct);
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
+/* The generator's faults, each found exactly where it is. */
+START_TEST(test_validate_v1_faults)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    char *right = build_eh_elf("gaps_v1.c", dir, "right.so", "");
+    assert_passes(gaps, right, "v1", dir);
+    struct json *j;
+    /* The PLT's CFA 8 bytes short: cfa and rip wrong at every address. */
+    char *plt = build_eh_elf("gaps_v1.c", dir, "plt.so", "-DPLT_SHORT");
+    ck_assert_int_eq(validate_on(gaps, plt, "v1", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "wrong value", "cfa rip", NULL, 1, 16);
+    const struct json *r =
+        assert_range(j, 0, 0x1010, 0x1020, "wrong value", "cfa rip", NULL);
+    /* v1's frame speaks for rbx, rbp, rsp and rip only. */
+    ck_assert_uint_eq(json_get(json_get(json_get(r, "first"), "got"),
+                               "regs")->count, 4);
+    json_done(j);
+    /* Gaps answered with the previous FDE's last row. */
+    char *gap = build_eh_elf("gaps_v1.c", dir, "gap.so", "-DGAP_PREVIOUS");
+    ck_assert_int_eq(validate_on(gaps, gap, "v1", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "wrong value", "status", NULL, 2, 8);
+    r = assert_range(j, 0, 0x1003, 0x1008, "wrong value", "status", NULL);
+    ck_assert_str_eq(json_get(r, "expected_status")->string, "no_fde");
+    ck_assert_str_eq(json_get(r, "got_status")->string, "ok");
+    ck_assert(json_get(r, "in_gap")->number == 1);
+    assert_range(j, 1, 0x100d, 0x1010, "wrong value", "status", NULL);
+    json_done(j);
+    /* rip=rdi answered "undefined": every backtrace would stop there. */
+    char *vfork = build_eh_elf("gaps_v1.c", dir, "vfork.so", "-DVFORK_CLEAR");
+    ck_assert_int_eq(validate_on(gaps, vfork, "v1", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "wrong value", "status", NULL, 1, 2);
+    r = assert_range(j, 0, 0x1009, 0x100b, "wrong value", "status", NULL);
+    ck_assert_str_eq(json_get(r, "expected_status")->string, "unsupported");
+    ck_assert_str_eq(json_get(r, "got_status")->string, "ok");
+    json_done(j);
+    /* The return address column (rcx, no rule) ignored. */
+    char *ra = build_eh_elf("gaps_v1.c", dir, "ra.so", "-DRA_16");
+    ck_assert_int_eq(validate_on(gaps, ra, "v1", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "wrong value", "rip", NULL, 1, 2);
+    assert_range(j, 0, 0x100b, 0x100d, "wrong value", "rip", NULL);
+    json_done(j);
+    /* rbp=rsi answered "not restored": the callee's rbp, a wrong one. */
+    char *rbp = build_eh_elf("gaps_v1.c", dir, "rbp.so", "-DRBP_CLEAR");
+    ck_assert_int_eq(validate_on(gaps, rbp, "v1", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "wrong value", "status", NULL, 1, 2);
+    r = assert_range(j, 0, 0x1020, 0x1022, "wrong value", "status", NULL);
+    ck_assert_str_eq(json_get(r, "expected_status")->string, "unsupported");
+    json_done(j);
+    free(rbp);
+    free(plt);
+    free(gap);
+    free(vfork);
+    free(ra);
+    free(right);
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
+/* cfisem's own eh_elfs of gaps.so, both ABIs, pass: the v1 one answers
+ * the error flag at rip=rdi and follows the return address column. */
+START_TEST(test_validate_own_eh_elfs)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    static const char *const abis[] = {"full", "v1"};
+    for (int i = 0; i < 2; i++) {
+        char out[4200];
+        snprintf(out, sizeof out, "%s/own.%s.so", dir, abis[i]);
+        const char *args[] = {"compile", gaps, "-o", out, "--abi", abis[i],
+                              NULL};
+        ck_assert_int_eq(run_code(args, NULL), 0);
+        assert_passes(gaps, out, abis[i], dir);
+    }
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
+/* "The eh_elf says it cannot": apart from wrong values, and accepted
+ * with --allow-unsupported. */
+START_TEST(test_validate_unsupported)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    char *v1 = build_eh_elf("gaps_v1.c", dir, "unsupported.so", "-DUNSUPPORTED");
+    struct json *j;
+    ck_assert_int_eq(validate_on(gaps, v1, "v1", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "unsupported", "status", NULL, 1, 1);
+    const struct json *r =
+        assert_range(j, 0, 0x1001, 0x1002, "unsupported", "status", NULL);
+    ck_assert_str_eq(json_get(r, "got_status")->string, "unsupported");
+    ck_assert(json_number(j, "unsupported_ranges") == 1);
+    json_done(j);
+    ck_assert_int_eq(validate_on(gaps, v1, "v1", "--allow-unsupported", dir, &j,
+                                 NULL), 0);
+    ck_assert_int_eq(json_get(j, "failed")->kind, J_BOOL);
+    ck_assert(json_get(j, "failed")->number == 0);
+    assert_one_kind(j, "unsupported", "status", NULL, 1, 1);
+    json_done(j);
+    /* A wrong value is not allowed by it. */
+    char *plt = build_eh_elf("gaps_v1.c", dir, "plt.so", "-DPLT_SHORT");
+    ck_assert_int_eq(validate_on(gaps, plt, "v1", "--allow-unsupported", dir,
+                                 &j, NULL), 1);
+    json_done(j);
+    char *path = case_path("prologue.so");
+    char *full = build_eh_elf("prologue_full.c", dir, "full.so", "-DUNSUPPORTED");
+    ck_assert_int_eq(validate_on(path, full, "full", NULL, dir, &j, NULL), 1);
+    assert_one_kind(j, "unsupported", "status", NULL, 1, 5);
+    assert_range(j, 0, 0x1004, 0x1009, "unsupported", "status", NULL);
+    json_done(j);
+    ck_assert_int_eq(validate_on(path, full, "full", "--allow-unsupported", dir,
+                                 &j, NULL), 0);
+    json_done(j);
+    free(path);
+    free(full);
+    free(plt);
+    free(v1);
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
+/* A bare file name is the file in the current folder; a file dlopen
+ * cannot load is reported with dlerror()'s text. */
+START_TEST(test_validate_load_errors)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    char *right = build_eh_elf("gaps_v1.c", dir, "right.so", "");
+    char command[13000];
+    snprintf(command, sizeof command, "cd '%s' && '%s' validate gaps.so "
+             "right.so --abi v1 > out.txt 2>&1", dir, getenv("CFISEM"));
+    ck_assert_int_eq(system(command), 0);
+    /* The sample of the other ABI loads the same file. */
+    snprintf(command, sizeof command, "cd '%s' && '%s' validate gaps.so "
+             "right.so --abi v1-direct | grep -q 'with --abi v1, 34 addresses "
+             "sampled: no crash, 0 wrong'", dir, getenv("CFISEM"));
+    ck_assert_int_eq(system(command), 0);
+    char not_elf[4200];
+    snprintf(not_elf, sizeof not_elf, "%s/not_elf.so", dir);
+    char text[200];
+    memset(text, 'x', sizeof text);
+    ck_assert_int_eq(test_write_file(not_elf, text, sizeof text), 0);
+    const char *args[] = {"validate", gaps, not_elf, "--abi", "v1", NULL};
+    ck_assert_int_eq(run_code(args, "invalid ELF header"), 2);
+    char missing[4200];
+    snprintf(missing, sizeof missing, "%s/missing.so", dir);
+    const char *args2[] = {"validate", gaps, missing, "--abi", "v1", NULL};
+    ck_assert_int_eq(run_code(args2, "no such file or directory"), 2);
+    /* An eh_elf of the other flavour names the ABI that fits. */
+    char *prologue = case_path("prologue.so");
+    char *full = build_eh_elf("prologue_full.c", dir, "full.so", "");
+    const char *as_v1[] = {"validate", prologue, full, "--abi", "v1", NULL};
+    ck_assert_int_eq(run_code(as_v1, "validate it with --abi full"), 2);
+    char *v1 = build_v1(dir, "v1.so", "");
+    const char *as_full[] = {"validate", prologue, v1, NULL};
+    ck_assert_int_eq(run_code(as_full, "validate it with --abi v1"), 2);
+    free(prologue);
+    free(full);
+    free(v1);
+    free(right);
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
+/* Runs a reproducer line (without its leading "cfisem") with --json;
+ * the CFA it prints. */
+static uint64_t reproduce_cfa(const char *line)
+{
+    char *copy = strdup(line);
+    char *words[64];
+    size_t n = split_words(copy, words, 62);
+    const char *args[64];
+    for (size_t i = 1; i < n; i++)
+        args[i - 1] = words[i];
+    args[n - 1] = "--json";
+    args[n] = NULL;
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == 0, "%s: %d: %s", line, run.exit_code,
+                  run.err);
+    struct json *j = json_parse(run.out);
+    uint64_t cfa = json_hex(j, "cfa");
+    json_done(j);
+    test_run_free(&run);
+    free(copy);
+    return cfa;
+}
+
+/* The eh_elf's side of a wrong answer reproduces too, in v1 and
+ * v1-direct: `cfisem unwind --engine compiled --eh-elf X --abi A`. */
+START_TEST(test_validate_reproducers)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    static const char *const abis[] = {"v1", "v1-direct"};
+    for (int direct = 0; direct < 2; direct++) {
+        char *plt = build_eh_elf("gaps_v1.c", dir, "plt.so",
+                                 direct ? "-DPLT_SHORT -DDIRECT" : "-DPLT_SHORT");
+        struct json *j;
+        ck_assert_int_eq(validate_on(gaps, plt, abis[direct], NULL, dir, &j,
+                                     NULL), 1);
+        const struct json *r = &json_get(j, "wrong_ranges")->items[0];
+        const struct json *first = json_get(r, "first");
+        uint64_t expected = json_hex(json_get(first, "expected"), "cfa");
+        uint64_t got = json_hex(json_get(first, "got"), "cfa");
+        ck_assert_uint_eq(got, expected - 8);
+        const char *line = json_get(r, "eh_elf_reproducer")->string;
+        ck_assert_ptr_nonnull(strstr(line, "--abi"));
+        ck_assert_uint_eq(reproduce_cfa(line), got);
+        ck_assert_uint_eq(reproduce_cfa(json_get(r, "reproducer")->string),
+                          expected);
+        json_done(j);
+        free(plt);
+    }
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
+/* `cfisem diff --eh-elf` with an eh_elf the compiled engine cannot use
+ * fails at once (not "0 new mismatches" with every request an error). */
+START_TEST(test_diff_named_v1_eh_elf)
+{
+    char *dir = test_temp_dir();
+    char *gaps = build_gaps(dir);
+    char out[4200];
+    snprintf(out, sizeof out, "%s/own.v1.so", dir);
+    const char *compile[] = {"compile", gaps, "-o", out, "--abi", "v1", NULL};
+    ck_assert_int_eq(run_code(compile, NULL), 0);
+    const char *args[] = {"diff", gaps, "--engines", "il,compiled", "--eh-elf",
+                          out, NULL};
+    ck_assert_int_eq(run_code(args, "a v1 eh_elf: the compiled engine needs "
+                                    "the full ABI"), 2);
+    char missing[4200];
+    snprintf(missing, sizeof missing, "%s/missing.so", dir);
+    const char *args2[] = {"diff", gaps, "--engines", "il,compiled",
+                           "--eh-elf", missing, NULL};
+    ck_assert_int_eq(run_code(args2, "missing.so"), 2);
+    free(gaps);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("diff");
@@ -1365,6 +1859,16 @@ int main(void)
     tcase_add_test(validation, test_validate_full);
     tcase_add_test(validation, test_diff_wrong_eh_elf);
     tcase_add_test(validation, test_validate_bad_input);
+    tcase_add_test(validation, test_validate_crashes_v1);
+    tcase_add_test(validation, test_validate_crashes_full);
+    tcase_add_test(validation, test_validate_hang);
+    tcase_add_test(validation, test_validate_wrong_abi);
+    tcase_add_test(validation, test_validate_v1_faults);
+    tcase_add_test(validation, test_validate_own_eh_elfs);
+    tcase_add_test(validation, test_validate_unsupported);
+    tcase_add_test(validation, test_validate_load_errors);
+    tcase_add_test(validation, test_validate_reproducers);
+    tcase_add_test(validation, test_diff_named_v1_eh_elf);
     suite_add_tcase(suite, validation);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -1,9 +1,14 @@
 /* prologue_full.c — an eh_elf of cfisem's full ABI (compile/eh_elf.h)
  * written by hand for corpus/cases/prologue.so, for the tests of
  * `cfisem validate` and `cfisem diff --eh-elf` (tests/check_diff.c).
- * -DWRONG puts the CFA of [0x1004,0x1009) at rbp+24 instead of rbp+16.
+ * -DWRONG puts the CFA of [0x1004,0x1009) at rbp+24 instead of rbp+16;
+ * -DABORT calls abort() at [0x1009,0x100f); -DSEGV writes through a null
+ * pointer there; -DUNSUPPORTED answers EH_ELF_E_UNSUPPORTED at
+ * [0x1004,0x1009) (a generator's declared limitation).
  * Built with -I for the source tree (it includes compile/eh_elf.h). */
 #include "compile/eh_elf.h"
+
+#include <stdlib.h>
 
 const char eh_elf_ident[] = EH_ELF_IDENT_FULL;
 const uint32_t eh_elf_abi_version = EH_ELF_ABI_VERSION;
@@ -69,6 +74,18 @@ int eh_elf_unwind(uint64_t pc, const struct eh_elf_regs *callee,
     frame->reserved = 0;
     if (!row)
         return fail(frame, EH_ELF_E_NO_FDE, -1);
+#ifdef ABORT
+    if (row->begin == 0x1009)
+        abort();
+#endif
+#ifdef SEGV
+    if (row->begin == 0x1009)
+        *(volatile int *)(uintptr_t)frame->reserved = 0;
+#endif
+#ifdef UNSUPPORTED
+    if (row->begin == 0x1004)
+        return fail(frame, EH_ELF_E_UNSUPPORTED, -1);
+#endif
     if (!(callee->known & (1u << row->cfa_reg)))
         return fail(frame, EH_ELF_E_REG_UNKNOWN, (int)row->cfa_reg);
     uint64_t cfa = callee->value[row->cfa_reg] + (uint64_t)row->cfa_offset;
