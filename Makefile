@@ -145,6 +145,15 @@ $(BUILD)/corpus/objects/%.o: corpus/cases/%.S
 
 cases: $(CASE_SOS) $(CASE_OBJS)
 
+# The inputs of the explain suite (tests/check_explain.c): more cases, kept
+# apart because some are malformed on purpose (the linker says so).
+EXPLAIN_SRCS := $(wildcard corpus/explain/*.S)
+EXPLAIN_SOS  := $(patsubst corpus/explain/%.S,$(BUILD)/corpus/explain/%.so,$(EXPLAIN_SRCS))
+
+$(BUILD)/corpus/explain/%.so: corpus/explain/%.S
+	@mkdir -p $(dir $@)
+	$(CC) -shared -nostdlib -Wl,--section-start=.text=0x1000 -Wl,--build-id=none -o $@ $< 2>/dev/null
+
 # The suites find the tool, the sources and the built cases through the
 # environment. CK_FORK stays on: one crashing test must not end the run.
 TEST_ENV := CFISEM=$(abspath $(BUILD)/cfisem) CFISEM_SRC=$(CURDIR) \
@@ -175,7 +184,7 @@ TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR))
 
 eh-elfs: $(EH_ELFS)
 
-check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EH_ELFS)
+check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS)
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \
