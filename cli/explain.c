@@ -92,8 +92,6 @@ static int parse_value(const char *arg, char *value, struct options *o)
                                value);
     if (!strcmp(arg, "--format") && !parse_format(value, &o->format))
         return cli_usage_error("explain", "unknown format", value);
-    if (!strcmp(arg, "--format") && o->format == EX_HTML)
-        return cli_usage_error("explain", "format not built yet:", value);
     if (!strcmp(arg, "--mem")) {
         char copy[64];
         snprintf(copy, sizeof copy, "%s", value);
@@ -471,7 +469,10 @@ static int print_explanation(const struct explanation *e, enum ex_format f)
     if (f == EX_JSON) {
         ex_json(e, stdout);
     } else if (f == EX_HTML) {
-        ex_html(e, stdout);
+        if (!ex_html(e, stdout)) {
+            fprintf(stderr, "cfisem: out of memory\n");
+            return CLI_BAD_INPUT;
+        }
     } else {
         struct ex_renderer *r = ex_renderer_new(stdout, f, wants_colour(f));
         if (!r) {

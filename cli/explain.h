@@ -158,11 +158,22 @@ bool ex_renderer_end(struct ex_renderer *r);
 size_t ex_lookup_mark(const struct explanation *e,
                       const struct sem_range **range);
 
-/* The page of --format html: the program beside the table of rows. */
-void ex_html(const struct explanation *e, FILE *out);
+/* The page of --format html: the program beside the table of rows.
+ * False when out of memory. */
+bool ex_html(const struct explanation *e, FILE *out);
 
-/* The sections of the explanation, through a renderer. */
+/* The sections of the explanation, through a renderer: ex_document
+ * prints the five in order. */
+void ex_section_records(const struct explanation *e, struct ex_renderer *r);
+void ex_section_program(const struct explanation *e, struct ex_renderer *r);
+void ex_section_row(const struct explanation *e, struct ex_renderer *r);
+void ex_section_evaluation(const struct explanation *e,
+                           struct ex_renderer *r);
+void ex_section_result(const struct explanation *e, struct ex_renderer *r);
 void ex_document(const struct explanation *e, struct ex_renderer *r);
+
+/* s with < > & " escaped for HTML. */
+void ex_put_html(FILE *out, const char *s);
 
 /* The explanation as JSON (the schema is in explain_json.c). */
 void ex_json(const struct explanation *e, FILE *out);

@@ -27,7 +27,7 @@ static void free_cells(char **cells, size_t n)
 /* 1. The records                                                       */
 /* ------------------------------------------------------------------ */
 
-static void records(const struct explanation *e, struct ex_renderer *r)
+void ex_section_records(const struct explanation *e, struct ex_renderer *r)
 {
     ex_heading(r, "1. The records");
     const struct cfi_fde *fde = e->fde;
@@ -128,7 +128,7 @@ static void lookup_mark(const struct explanation *e, struct ex_renderer *r,
     ex_table_note(r, "mark", note);
 }
 
-static void program(const struct explanation *e, struct ex_renderer *r)
+void ex_section_program(const struct explanation *e, struct ex_renderer *r)
 {
     ex_heading(r, "2. The program");
     if (!e->fde)
@@ -183,7 +183,7 @@ static void column_row(const struct explanation *e, struct ex_renderer *r,
     free_cells(cells, 3);
 }
 
-static void row_section(const struct explanation *e, struct ex_renderer *r)
+void ex_section_row(const struct explanation *e, struct ex_renderer *r)
 {
     ex_heading(r, "3. The row");
     if (!e->fde)
@@ -291,7 +291,8 @@ static void register_row(const struct explanation *e, struct ex_renderer *r,
     free_cells(cells, 5);
 }
 
-static void evaluation(const struct explanation *e, struct ex_renderer *r)
+void ex_section_evaluation(const struct explanation *e,
+                           struct ex_renderer *r)
 {
     ex_heading(r, "4. The evaluation");
     if (!e->state->has_regs) {
@@ -332,7 +333,7 @@ static void evaluation(const struct explanation *e, struct ex_renderer *r)
 /* 5. The result                                                        */
 /* ------------------------------------------------------------------ */
 
-static void result(const struct explanation *e, struct ex_renderer *r)
+void ex_section_result(const struct explanation *e, struct ex_renderer *r)
 {
     ex_heading(r, "5. The result");
     if (!e->state->has_regs) {
@@ -346,9 +347,9 @@ static void result(const struct explanation *e, struct ex_renderer *r)
 
 void ex_document(const struct explanation *e, struct ex_renderer *r)
 {
-    records(e, r);
-    program(e, r);
-    row_section(e, r);
-    evaluation(e, r);
-    result(e, r);
+    ex_section_records(e, r);
+    ex_section_program(e, r);
+    ex_section_row(e, r);
+    ex_section_evaluation(e, r);
+    ex_section_result(e, r);
 }

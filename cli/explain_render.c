@@ -59,6 +59,19 @@ static void put_latex(FILE *out, const char *s)
     }
 }
 
+void ex_put_html(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: putc(*s, out);
+        }
+    }
+}
+
 static void put_markdown_cell(FILE *out, const char *s)
 {
     for (; *s; s++) {
@@ -76,6 +89,11 @@ void ex_heading(struct ex_renderer *r, const char *text)
 {
     switch (r->format) {
     case EX_MARKDOWN: fprintf(r->out, "## %s\n\n", text); return;
+    case EX_HTML:
+        fputs("<h2>", r->out);
+        ex_put_html(r->out, text);
+        fputs("</h2>\n", r->out);
+        return;
     case EX_LATEX:
         fputs("\\subsubsection*{", r->out);
         put_latex(r->out, text);
@@ -90,6 +108,11 @@ void ex_line(struct ex_renderer *r, const char *text)
 {
     switch (r->format) {
     case EX_MARKDOWN: fprintf(r->out, "%s\n\n", text); return;
+    case EX_HTML:
+        fputs("<p>", r->out);
+        ex_put_html(r->out, text);
+        fputs("</p>\n", r->out);
+        return;
     case EX_LATEX:
         fputs("\\noindent\\texttt{\\small ", r->out);
         put_latex(r->out, text);
@@ -103,6 +126,11 @@ void ex_pre(struct ex_renderer *r, const char *text)
 {
     switch (r->format) {
     case EX_MARKDOWN: fprintf(r->out, "```\n%s```\n\n", text); return;
+    case EX_HTML:
+        fputs("<pre class=\"result\">", r->out);
+        ex_put_html(r->out, text);
+        fputs("</pre>\n", r->out);
+        return;
     case EX_LATEX:
         fprintf(r->out, "\\begin{verbatim}\n%s\\end{verbatim}\n", text);
         return;
@@ -266,9 +294,40 @@ static void latex_table(struct ex_renderer *r)
     fputs("\\bottomrule\n\\end{longtable}}\n", r->out);
 }
 
+static void html_table(struct ex_renderer *r)
+{
+    fputs("<table>\n<tr>", r->out);
+    for (size_t i = 0; i < r->ncols; i++) {
+        fputs("<th>", r->out);
+        ex_put_html(r->out, r->headers[i]);
+        fputs("</th>", r->out);
+    }
+    fputs("</tr>\n", r->out);
+    for (size_t n = 0; n < r->nrows; n++) {
+        const struct table_row *row = &r->rows[n];
+        if (row->kind) {
+            fprintf(r->out, "<tr class=\"%s\"><td colspan=\"%zu\">", row->kind,
+                    r->ncols);
+            ex_put_html(r->out, cell(row, 0));
+            fputs("</td></tr>\n", r->out);
+            continue;
+        }
+        fputs("<tr>", r->out);
+        for (size_t i = 0; i < r->ncols; i++) {
+            fputs("<td>", r->out);
+            ex_put_html(r->out, cell(row, i));
+            fputs("</td>", r->out);
+        }
+        fputs("</tr>\n", r->out);
+    }
+    fputs("</table>\n", r->out);
+}
+
 void ex_table_end(struct ex_renderer *r)
 {
-    if (r->format == EX_MARKDOWN)
+    if (r->format == EX_HTML)
+        html_table(r);
+    else if (r->format == EX_MARKDOWN)
         markdown_table(r);
     else if (r->format == EX_LATEX)
         latex_table(r);

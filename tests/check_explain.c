@@ -147,6 +147,24 @@ START_TEST(test_golden_json)
 }
 END_TEST
 
+/* The other formats, for some cases: the walk-through for a course page
+ * and the LaTeX the paper includes. */
+static const struct {
+    size_t golden;
+    const char *format, *ext;
+} format_goldens[] = {
+    {1, "markdown", "md"}, {5, "markdown", "md"},
+    {1, "latex", "tex"}, {5, "latex", "tex"},
+};
+#define NFORMAT_GOLDENS (sizeof format_goldens / sizeof format_goldens[0])
+
+START_TEST(test_golden_formats)
+{
+    compare_golden(&goldens[format_goldens[_i].golden],
+                   format_goldens[_i].format, format_goldens[_i].ext);
+}
+END_TEST
+
 /* A failing translation also names the file on stderr, one line. */
 START_TEST(test_error_on_stderr)
 {
@@ -156,6 +174,90 @@ START_TEST(test_error_on_stderr)
     ck_assert_ptr_nonnull(strstr(run.err, "error_after.so"));
     ck_assert_ptr_nonnull(strstr(run.err, "restore_state with an empty stack"));
     free(out);
+    test_run_free(&run);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The html page, in a real browser                                     */
+/* ------------------------------------------------------------------ */
+
+static size_t count(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* How many distinct data-origin="iN" values the page holds. */
+static size_t distinct_origins(const char *html)
+{
+    static bool seen[4096];
+    memset(seen, 0, sizeof seen);
+    size_t n = 0;
+    for (const char *p = html; (p = strstr(p, "data-origin=\"i")); p++) {
+        unsigned index = (unsigned)strtoul(p + strlen("data-origin=\"i"),
+                                           NULL, 10);
+        if (index < 4096 && !seen[index]) {
+            seen[index] = true;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Renders the page with headless Chromium; the DOM after its script. */
+static char *render(const char *html_path, const char *profile)
+{
+    char command[9000];
+    snprintf(command, sizeof command,
+             "timeout 60 chromium --headless --no-sandbox --disable-gpu "
+             "--user-data-dir=%s --dump-dom file://%s 2>/dev/null",
+             profile, html_path);
+    FILE *p = popen(command, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t capacity = 1 << 16, len = 0, n;
+    char *dom = malloc(capacity);
+    while ((n = fread(dom + len, 1, capacity - len - 1, p)) > 0) {
+        len += n;
+        if (len + 1 == capacity)
+            dom = realloc(dom, capacity *= 2);
+    }
+    dom[len] = 0;
+    ck_assert_int_eq(pclose(p), 0);
+    return dom;
+}
+
+START_TEST(test_html_in_a_browser)
+{
+    struct test_run run;
+    char *html = run_golden(&goldens[1], "html", &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_msg(!strstr(html, "http:") && !strstr(html, "https:") &&
+                  !strstr(html, " src="), "the page fetches something");
+    size_t cells = count(html, "data-origin=\"i");
+    size_t insns = distinct_origins(html);
+    ck_assert_msg(cells > 20 && insns > 5, "%zu cells, %zu instructions",
+                  cells, insns);
+    char *dir = test_temp_dir();
+    char path[4200], profile[4200], expected[128];
+    snprintf(path, sizeof path, "%s/remember.html", dir);
+    snprintf(profile, sizeof profile, "%s/profile", dir);
+    ck_assert_int_eq(test_write_file(path, html, strlen(html)), 0);
+    char *dom = render(path, profile);
+    snprintf(expected, sizeof expected,
+             "<p id=\"links\">%zu cells linked to %zu instructions</p>",
+             cells, insns);
+    ck_assert_msg(strstr(dom, expected) != NULL, "the browser shows no %s",
+                  expected);
+    ck_assert_ptr_nonnull(strstr(dom, "<tr class=\"chosen\"><td>[0x1007,"
+                                      "0x1009)</td>"));
+    ck_assert_ptr_nonnull(strstr(dom, "lookup PC 0x1007 falls here"));
+    ck_assert_int_eq((int)count(dom, "<tr id=\"i"), 26); /* 4 CIE + 22 FDE */
+    free(dom);
+    free(html);
+    free(dir);
     test_run_free(&run);
 }
 END_TEST
@@ -437,7 +539,9 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_golden_text, 0, (int)NGOLDENS);
     tcase_add_loop_test(tc, test_golden_json, 0, (int)NGOLDENS);
+    tcase_add_loop_test(tc, test_golden_formats, 0, (int)NFORMAT_GOLDENS);
     tcase_add_test(tc, test_error_on_stderr);
+    tcase_add_test(tc, test_html_in_a_browser);
     tcase_add_test(tc, test_tracing_changes_nothing);
     tcase_add_test(tc, test_result_is_unwinds);
     tcase_add_test(tc, test_help);
