@@ -10,6 +10,8 @@
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
+#   make paper-data run the tools, write the paper's data: paper/generated/
+#   make paper      paper-data, then build/paper/cfisem.pdf (LaTeX from Debian)
 #
 # Every module folder's *.c goes into build/lib<module>.a; cli/*.c into the
 # cfisem binary; each tests/check_*.c is one Check runner. A sanitized copy
@@ -71,7 +73,7 @@ CASE_SOS  := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/cases/%.so,$(CASE_SRCS)
 CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS))
 
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
-        corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage
+        corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data
 .DEFAULT_GOAL := all
 # Keep intermediate objects (test and bench objects), so that a second run
 # does not rebuild them.
@@ -80,7 +82,7 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 all: $(BUILD)/cfisem
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,16p' Makefile
 
 deps:
 	@scripts/install-deps
@@ -246,6 +248,35 @@ corpus: cases
 	@scripts/install-deps corpus
 	corpus/manifest.sh $(BUILD)/corpus/manifest.txt
 	corpus/csmith.sh $(CSMITH_SEEDS) $(BUILD)/corpus/csmith
+
+# ---- The paper (paper/: see paper/README.md) --------------------------
+# paper-data runs the tools and writes paper/generated/ (every number and
+# table of the paper); paper builds build/paper/cfisem.pdf with latexmk
+# and fails on an undefined reference or citation.
+PAPER_MANIFEST   ?= $(BUILD)/corpus/manifest.txt
+PAPER_DIFF_FILES ?= $(LIBC) $(LDSO) /bin/ls
+PAPER_JOBS       ?= 2
+PAPER_ENV = CFISEM=$(abspath $(BUILD)/cfisem) CFISEM_BUILD=$(abspath $(BUILD)) \
+            CFISEM_SRC=$(CURDIR) PAPER_MANIFEST=$(abspath $(PAPER_MANIFEST)) \
+            PAPER_DIFF_FILES="$(PAPER_DIFF_FILES)" PAPER_JOBS=$(PAPER_JOBS)
+
+$(BUILD)/corpus/manifest.txt:
+	@mkdir -p $(dir $@)
+	corpus/manifest.sh $@
+
+paper-data: $(BUILD)/cfisem $(BUILD)/bench/eh_elf $(PAPER_MANIFEST)
+	$(PAPER_ENV) paper/data/run paper/generated
+
+paper: paper-data
+	@scripts/install-deps paper
+	@mkdir -p $(BUILD)/paper
+	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error \
+	  -outdir=$(abspath $(BUILD)/paper) cfisem.tex > $(abspath $(BUILD)/paper/latexmk.out) 2>&1 \
+	  || { tail -40 $(abspath $(BUILD)/paper/latexmk.out); exit 1; }
+	@! grep -E "LaTeX Warning: (Reference|Citation) .* undefined|There were undefined" \
+	  $(BUILD)/paper/cfisem.log \
+	  || { echo "paper: undefined references or citations"; exit 1; }
+	@echo "paper: $(BUILD)/paper/cfisem.pdf"
 
 clean:
 	rm -rf build

@@ -265,11 +265,33 @@ static void markdown_table(struct ex_renderer *r)
     putc('\n', r->out);
 }
 
+/* The LaTeX column types: a column whose cells run long wraps (p{}), at
+ * a width in proportion to its longest cell, so that the table fits the
+ * line. */
+static void latex_columns(struct ex_renderer *r)
+{
+    size_t longest[MAX_COLUMNS] = {0}, total = 0;
+    for (size_t n = 0; n < r->nrows; n++)
+        for (size_t i = 0; i < r->ncols && !r->rows[n].kind; i++)
+            if (strlen(cell(&r->rows[n], i)) > longest[i])
+                longest[i] = strlen(cell(&r->rows[n], i));
+    for (size_t i = 0; i < r->ncols; i++)
+        total += longest[i] < 60 ? longest[i] : 60;
+    fputs("@{}", r->out);
+    for (size_t i = 0; i < r->ncols; i++) {
+        size_t len = longest[i] < 60 ? longest[i] : 60;
+        if (len > 24 && total > 110)
+            fprintf(r->out, "p{%.2f\\linewidth}", 0.9 * (double)len / (double)total);
+        else
+            fputs("l", r->out);
+    }
+    fputs("@{}", r->out);
+}
+
 static void latex_table(struct ex_renderer *r)
 {
-    fputs("{\\scriptsize\\begin{longtable}{", r->out);
-    for (size_t i = 0; i < r->ncols; i++)
-        fputs("l", r->out);
+    fputs("{\\tiny\\setlength{\\tabcolsep}{3pt}\\begin{longtable}{", r->out);
+    latex_columns(r);
     fputs("}\n\\toprule\n", r->out);
     for (size_t i = 0; i < r->ncols; i++) {
         fputs(i ? " & " : "", r->out);
