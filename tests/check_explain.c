@@ -3,7 +3,8 @@
  *   - golden outputs (text and json) of hand-written cases: every rule,
  *     nested remember/restore, restore of a CIE rule, the PC-1 lookup, a
  *     signal frame, the PLT expression CFA, stack realignment, an error
- *     after the lookup PC, an undecodable byte, a memory fault, no --regs;
+ *     after the lookup PC, an undecodable byte, a memory fault, a CFA
+ *     register whose value is unknown, no --regs;
  *     corpus/explain/golden/NAME.{txt,json}, written by hand-checking the
  *     output against the .S files' directives;
  *   - tracing changes nothing: at the first address of every row of libc,
@@ -58,6 +59,8 @@ static const struct golden goldens[] = {
      {"--pc", "0x1009", "--regs", "rsp=0x7ffe1000,rbp=0x7ffe1100",
       "--fault", "0x7ffe10f8-0x7ffe1100"}, 3},
     {"no_regs", "cases", "prologue", {"--pc", "0x1005"}, 0},
+    {"unknown_register", "cases", "remember",
+     {"--pc", "0x1005", "--regs", "rsp=0x7ffe1000"}, 3},
 };
 #define NGOLDENS (sizeof goldens / sizeof goldens[0])
 

@@ -2,6 +2,7 @@
 """findings.py OUT: the findings in outside libraries, read from
 diff/findings/README.md (the adapters) and fuzz/findings/README.md (the
 fuzzing campaigns): library, reproducer or finding id, and how many."""
+import csv
 import os
 import re
 
@@ -31,16 +32,35 @@ def fuzz_findings():
     return rows
 
 
+def upstream():
+    """upstream.csv: what the newest source says, by reproducer."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "upstream.csv")
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    return dict((row["reproducer"], row) for row in csv.DictReader(lines))
+
+
 def main():
     adapters, fuzz = adapter_findings(), fuzz_findings()
+    newest = upstream()
     m = Macros("findings")
     m.add("FindingsAdapters", num(len(adapters)))
     m.add("FindingsFuzz", num(len(fuzz)))
+    statuses = [newest[rep]["status"] for _, rep, _ in adapters + fuzz if rep in newest]
+    m.add("FindingsStillThere", num(statuses.count("still there")))
+    m.add("FindingsFixed", num(len(statuses) - statuses.count("still there")))
+    m.add("FindingsUnchecked", num(len(adapters) + len(fuzz) - len(statuses)))
     m.write()
-    rows = [[tex_escape(lib), "\\texttt{%s}" % tex_escape(rep), tex_escape(what)]
-            for lib, rep, what in adapters + fuzz]
-    write_text("findings.tex", tabular("p{2.6cm}p{4.4cm}p{7.6cm}",
-                                       ["library", "reproducer", "what happens"], rows))
+    rows = []
+    for lib, rep, what in adapters + fuzz:
+        up = newest.get(rep)
+        status = ("%s (%s, \\texttt{%s})" % (up["status"], up["date"], up["commit"][:8])
+                  if up else "not checked")
+        rows.append([tex_escape(lib), "\\texttt{%s}" % tex_escape(rep), tex_escape(what),
+                     status])
+    write_text("findings.tex", tabular("p{2.2cm}p{3.4cm}p{6.6cm}p{2.8cm}",
+                                       ["library", "reproducer", "what happens",
+                                        "newest source"], rows))
 
 
 if __name__ == "__main__":
