@@ -32,6 +32,25 @@ def fuzz_findings():
     return rows
 
 
+def campaigns():
+    """fuzz/README.md's table of campaigns: harness, cores and time,
+    executions, per second, edges, crashes, hangs."""
+    rows, inside = [], False
+    with open(os.path.join(SRC, "fuzz", "README.md")) as f:
+        for line in f:
+            if line.startswith("| harness | cores, time | executions"):
+                inside = True
+                continue
+            if inside and line.startswith("|---"):
+                continue
+            if inside and not line.startswith("|"):
+                break
+            if inside:
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                rows.append([re.sub(r"`([^`]*)`", r"\1", c) for c in cells])
+    return rows
+
+
 def upstream():
     """upstream.csv: what the newest source says, by reproducer."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "upstream.csv")
@@ -58,6 +77,16 @@ def main():
                   if up else "not checked")
         rows.append([tex_escape(lib), "\\texttt{%s}" % tex_escape(rep), tex_escape(what),
                      status])
+    fuzz_rows = campaigns()
+    m2 = Macros("fuzz")
+    m2.add("FuzzCampaigns", num(len(fuzz_rows)))
+    m2.write()
+    write_text("fuzz.tex", tabular(
+        "p{4.2cm}p{2.6cm}rrp{2.4cm}p{1.4cm}p{1.2cm}",
+        ["harness", "cores, time", "executions", "per second", "edges (of the map)",
+         "crashes", "hangs"],
+        [[tex_escape(c) for c in row] for row in fuzz_rows]
+        or [["(no campaign recorded)", "", "", "", "", "", ""]]))
     write_text("findings.tex", tabular("p{2.2cm}p{3.4cm}p{6.6cm}p{2.8cm}",
                                        ["library", "reproducer", "what happens",
                                         "newest source"], rows))
