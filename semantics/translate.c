@@ -56,6 +56,9 @@ struct translation {
     size_t ranges_capacity;
 
     const struct sem_trace *trace; /* NULL: nothing is reported */
+    struct dense_row *before;      /* with a trace: the row before an
+                                      instruction (columns past regs_used
+                                      stay unspecified) */
 };
 
 /* Reports an error at the current instruction. diag->offset is the
@@ -484,10 +487,9 @@ static enum cfi_status apply_traced(struct translation *t,
                                     const struct sem_insn *insn,
                                     const uint8_t *bytes, size_t len)
 {
-    struct dense_row *before = malloc(sizeof *before);
-    if (!before)
-        return cfi_fail(t->diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
-    *before = t->row;
+    struct dense_row *before = t->before;
+    before->cfa = t->row.cfa;
+    memcpy(before->rules, t->row.rules, t->regs_used * sizeof before->rules[0]);
     uint64_t loc = t->loc;
     enum cfi_status status = apply(t, insn);
     struct sem_trace_insn event = {
@@ -501,7 +503,6 @@ static enum cfi_status apply_traced(struct translation *t,
     };
     if (t->trace->insn)
         t->trace->insn(t->trace->env, &event);
-    free(before);
     return status;
 }
 
@@ -671,11 +672,16 @@ enum cfi_status sem_translate_fde_traced(const struct cfi_fde *fde,
     t->arena = arena;
     t->diag = diag;
     t->trace = trace;
+    if (trace && !(t->before = calloc(1, sizeof *t->before))) {
+        free(t);
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    }
     status = run_cie(t);
     if (status == CFI_OK)
         status = run_fde(t);
     if (status == CFI_OK)
         status = finish(t, il);
+    free(t->before);
     free(t->stack);
     free(t->ranges);
     free(t);
