@@ -86,7 +86,8 @@ static void text_histogram(FILE *out, const struct stats *s)
 {
     fputs("\nrows per FDE (FDEs)\n", out);
     uint64_t beyond = 0;
-    for (size_t n = 0; n < s->histogram_len; n++) {
+    size_t last = (size_t)stats_rows_quantiles(s).max; /* not the capacity */
+    for (size_t n = 0; n <= last && n < s->histogram_len; n++) {
         if (n <= 40)
             fprintf(out, "  %3zu  %" PRIu64 "\n", n, s->rows_histogram[n]);
         else
