@@ -265,6 +265,7 @@ $(BUILD)/corpus/manifest.txt:
 	corpus/manifest.sh $@
 
 paper-data: $(BUILD)/cfisem $(BUILD)/bench/eh_elf $(PAPER_MANIFEST)
+	@scripts/install-deps paper
 	$(PAPER_ENV) paper/data/run paper/generated
 
 paper: paper-data

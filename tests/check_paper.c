@@ -4,7 +4,8 @@
  * the numbers of stats-numbers.tex and opcodes.csv against `cfisem stats
  * --json`, the agreement table against `cfisem diff --json`, the worked
  * examples against `cfisem explain --format latex`, numbers.tex against the
- * files written. */
+ * files written; and the article builds from them (latexmk), with no
+ * undefined reference or citation. */
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
@@ -62,9 +63,13 @@ static uint64_t json_number(const char *json, const char *key)
     return strtoull(p + strlen(pattern), NULL, 10);
 }
 
+static char *paper_dir;  /* a copy of paper/ around out_dir */
+
 static void setup(void)
 {
-    out_dir = test_temp_dir();
+    paper_dir = test_temp_dir();
+    out_dir = malloc(strlen(paper_dir) + 16);
+    sprintf(out_dir, "%s/generated", paper_dir);
     char *dir = test_build_path("corpus/cases");
     DIR *d = opendir(dir);
     ck_assert_ptr_nonnull(d);
@@ -82,10 +87,12 @@ static void setup(void)
     char *src = getenv("CFISEM_SRC"), *build = test_build_path("");
     char *command = malloc(3 * capacity);
     snprintf(command, 3 * capacity,
+             "cp %s/paper/cfisem.tex %s/paper/refs.bib %s && "
              "cd %s && CFISEM=%s CFISEM_BUILD=%s CFISEM_SRC=%s "
              "PAPER_FILES='%s' PAPER_DIFF_FILES='%s/plt.so %s/signal.so' "
              "PAPER_BENCH=0 PAPER_JOBS=2 paper/data/run %s 2>/dev/null",
-             src, getenv("CFISEM"), build, src, cases, dir, dir, out_dir);
+             src, src, paper_dir, src, getenv("CFISEM"), build, src, cases, dir,
+             dir, out_dir);
     ck_assert_int_eq(system(command), 0);
     free(command);
     free(build);
@@ -94,6 +101,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+    free(paper_dir);
     free(out_dir);
     free(cases);
 }
@@ -214,6 +222,32 @@ START_TEST(test_numbers_index)
 }
 END_TEST
 
+/* The article builds from what the scripts wrote, with no undefined
+ * reference or citation (TeX Live is a test dependency: install-deps). */
+START_TEST(test_pdf_builds)
+{
+    char command[9000];
+    snprintf(command, sizeof command,
+             "cd %s && latexmk -pdf -interaction=nonstopmode -halt-on-error "
+             "cfisem.tex > latexmk.out 2>&1", paper_dir);
+    ck_assert_msg(system(command) == 0, "latexmk failed: see %s/latexmk.out",
+                  paper_dir);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/cfisem.log", paper_dir);
+    char *log = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(log);
+    ck_assert_msg(!strstr(log, "There were undefined references") &&
+                  !strstr(log, "undefined on input line"),
+                  "undefined references or citations in %s", path);
+    snprintf(path, sizeof path, "%s/cfisem.pdf", paper_dir);
+    size_t len = 0;
+    char *pdf = test_read_file(path, &len);
+    ck_assert_msg(pdf && len > 10000 && !memcmp(pdf, "%PDF", 4), "no PDF");
+    free(pdf);
+    free(log);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("paper");
@@ -224,6 +258,7 @@ int main(void)
     tcase_add_test(tc, test_diff_table);
     tcase_add_test(tc, test_worked_examples);
     tcase_add_test(tc, test_numbers_index);
+    tcase_add_test(tc, test_pdf_builds);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
