@@ -181,6 +181,38 @@ START_TEST(test_error_on_stderr)
 }
 END_TEST
 
+/* Colour only on a terminal, and not with NO_COLOR: script(1) gives the
+ * command a terminal. */
+static char *on_a_terminal(const char *no_color)
+{
+    char *so = case_path(&goldens[5]);
+    char command[9000];
+    snprintf(command, sizeof command,
+             "%s script -qec '%s explain %s --pc 0x1000' /dev/null",
+             no_color, getenv("CFISEM"), so);
+    FILE *p = popen(command, "r");
+    ck_assert_ptr_nonnull(p);
+    char *out = calloc(1, 1 << 16);
+    size_t len = fread(out, 1, (1 << 16) - 1, p);
+    out[len] = 0;
+    ck_assert_int_eq(pclose(p), 0);
+    free(so);
+    return out;
+}
+
+START_TEST(test_colour_on_a_terminal)
+{
+    char *coloured = on_a_terminal("env -u NO_COLOR");
+    ck_assert_msg(strstr(coloured, "\033[1m== 1. The records\033[0m") != NULL,
+                  "no colour on a terminal: %.80s", coloured);
+    char *plain = on_a_terminal("NO_COLOR=1");
+    ck_assert_ptr_null(strchr(plain, '\033'));
+    ck_assert_ptr_nonnull(strstr(plain, "== 1. The records"));
+    free(coloured);
+    free(plain);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* The html page, in a real browser                                     */
 /* ------------------------------------------------------------------ */
@@ -545,6 +577,7 @@ int main(void)
     tcase_add_loop_test(tc, test_golden_formats, 0, (int)NFORMAT_GOLDENS);
     tcase_add_test(tc, test_error_on_stderr);
     tcase_add_test(tc, test_html_in_a_browser);
+    tcase_add_test(tc, test_colour_on_a_terminal);
     tcase_add_test(tc, test_tracing_changes_nothing);
     tcase_add_test(tc, test_result_is_unwinds);
     tcase_add_test(tc, test_help);
