@@ -13,6 +13,8 @@
 #   make install    the binary, manual pages, eh_elf.h and the bash
 #                   completion under $(DESTDIR)$(PREFIX) (/usr/local);
 #                   make uninstall removes them
+#   make paper-data run the tools, write the paper's data: paper/generated/
+#   make paper      paper-data, then build/paper/cfisem.pdf (LaTeX from Debian)
 #
 # Every module folder's *.c goes into build/lib<module>.a; cli/*.c into the
 # cfisem binary; each tests/check_*.c is one Check runner. A sanitized copy
@@ -75,7 +77,7 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
         man completion install uninstall \
-        corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage
+        corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data
 .DEFAULT_GOAL := all
 # Keep intermediate objects (test and bench objects), so that a second run
 # does not rebuild them.
@@ -84,7 +86,7 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 all: $(BUILD)/cfisem
 
 help:
-	@sed -n '3,17p' Makefile
+	@sed -n '3,19p' Makefile
 
 deps:
 	@scripts/install-deps
@@ -149,6 +151,15 @@ $(BUILD)/corpus/objects/%.o: corpus/cases/%.S
 
 cases: $(CASE_SOS) $(CASE_OBJS)
 
+# The inputs of the explain suite (tests/check_explain.c): more cases, kept
+# apart because some are malformed on purpose (the linker says so).
+EXPLAIN_SRCS := $(wildcard corpus/explain/*.S)
+EXPLAIN_SOS  := $(patsubst corpus/explain/%.S,$(BUILD)/corpus/explain/%.so,$(EXPLAIN_SRCS))
+
+$(BUILD)/corpus/explain/%.so: corpus/explain/%.S
+	@mkdir -p $(dir $@)
+	$(CC) -shared -nostdlib -Wl,--section-start=.text=0x1000 -Wl,--build-id=none -o $@ $< 2>/dev/null
+
 # The suites find the tool, the sources and the built cases through the
 # environment. CK_FORK stays on: one crashing test must not end the run.
 TEST_ENV := CFISEM=$(abspath $(BUILD)/cfisem) CFISEM_SRC=$(CURDIR) \
@@ -180,7 +191,7 @@ TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR))
 
 eh-elfs: $(EH_ELFS)
 
-check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EH_ELFS)
+check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS)
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \
@@ -274,6 +285,35 @@ uninstall:
 	rm -f $(BINDIR)/cfisem $(MANDIR)/cfisem.1 $(MANDIR)/cfisem-*.1 \
 	      $(INCDIR)/eh_elf.h $(COMPDIR)/cfisem
 	-rmdir $(INCDIR) 2>/dev/null
+# ---- The paper (paper/: see paper/README.md) --------------------------
+# paper-data runs the tools and writes paper/generated/ (every number and
+# table of the paper); paper builds build/paper/cfisem.pdf with latexmk
+# and fails on an undefined reference or citation.
+PAPER_MANIFEST   ?= $(BUILD)/corpus/manifest.txt
+PAPER_DIFF_FILES ?= $(LIBC) $(LDSO) /bin/ls
+PAPER_JOBS       ?= 2
+PAPER_ENV = CFISEM=$(abspath $(BUILD)/cfisem) CFISEM_BUILD=$(abspath $(BUILD)) \
+            CFISEM_SRC=$(CURDIR) PAPER_MANIFEST=$(abspath $(PAPER_MANIFEST)) \
+            PAPER_DIFF_FILES="$(PAPER_DIFF_FILES)" PAPER_JOBS=$(PAPER_JOBS)
+
+$(BUILD)/corpus/manifest.txt:
+	@mkdir -p $(dir $@)
+	corpus/manifest.sh $@
+
+paper-data: $(BUILD)/cfisem $(BUILD)/bench/eh_elf $(PAPER_MANIFEST)
+	@scripts/install-deps paper
+	$(PAPER_ENV) paper/data/run paper/generated
+
+paper: paper-data
+	@scripts/install-deps paper
+	@mkdir -p $(BUILD)/paper
+	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error \
+	  -outdir=$(abspath $(BUILD)/paper) cfisem.tex > $(abspath $(BUILD)/paper/latexmk.out) 2>&1 \
+	  || { tail -40 $(abspath $(BUILD)/paper/latexmk.out); exit 1; }
+	@! grep -E "LaTeX Warning: (Reference|Citation) .* undefined|There were undefined" \
+	  $(BUILD)/paper/cfisem.log \
+	  || { echo "paper: undefined references or citations"; exit 1; }
+	@echo "paper: $(BUILD)/paper/cfisem.pdf"
 
 clean:
 	rm -rf build

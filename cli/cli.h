@@ -45,6 +45,8 @@ int cli_validate(int argc, char **argv);
 bool cli_validate_wants_table(int argc, char **argv);
 int cli_validate_table(int argc, char **argv);
 int cli_gen(int argc, char **argv);
+int cli_explain(int argc, char **argv);
+int cli_stats(int argc, char **argv);
 
 /* `unwind --engine compiled` with a v1 eh_elf (unwind_v1.c): abi is "v1"
  * or "v1-direct"; returns the exit status. */
@@ -70,5 +72,34 @@ int cli_usage_error(const char *subcommand, const char *message,
 
 /* Parses a number in decimal or 0x-hex; false when malformed. */
 bool cli_parse_u64(const char *text, uint64_t *value);
+
+/* The machine state of one question (state.c): the callee's registers and
+ * the memory model, as `unwind` and `explain` take them on the command
+ * line (--regs, --mem-seed, --mem DUMP@ADDR, --fault B-E). */
+#define CLI_MAX_FAULTS 16
+struct cli_state {
+    struct cfi_regs callee;
+    bool has_regs;
+    uint64_t seed;
+    const char *dump_path;
+    uint64_t dump_addr;
+    uint64_t dump_len;           /* after cli_state_memory */
+    struct { uint64_t begin, end; } faults[CLI_MAX_FAULTS];
+    size_t nfaults;
+};
+
+/* Each takes the option's value; false when it is malformed. --regs
+ * "rsp=0x10,rbp=3" (names or DWARF numbers) sets registers; --mem
+ * "DUMP@ADDR" (cuts `text`); --fault "0x1000-0x2000". */
+bool cli_state_regs(struct cli_state *state, char *list);
+bool cli_state_dump(struct cli_state *state, char *text);
+bool cli_state_fault(struct cli_state *state, const char *text);
+
+/* The memory of the harness for this state: FILE's segments, the dump or
+ * synthetic words, the faulting ranges. CLI_OK, or CLI_BAD_INPUT after a
+ * one-line error. */
+struct diff_memory;
+int cli_state_memory(struct cli_state *state, const struct cfi_file *file,
+                     struct diff_memory **memory);
 
 #endif

@@ -25,6 +25,10 @@ static const struct cli_command commands[] = {
      cli_validate},
     {"gen", "a random well-formed CFI program (.S) and its expected IL",
      cli_gen},
+    {"explain", "how the semantics derives one frame: program, row, values",
+     cli_explain},
+    {"stats", "corpus statistics: records, rows, opcodes, rules, expressions",
+     cli_stats},
 };
 
 static const struct cli_command *find_command(const char *name)

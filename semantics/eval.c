@@ -29,26 +29,42 @@ static enum cfi_status read_callee(const struct cfi_regs *callee, unsigned reg,
     return CFI_OK;
 }
 
+static void trace_cfa(const struct sem_trace *trace, const struct sem_cfa *cfa,
+                      bool has_base, uint64_t base, enum cfi_status status,
+                      const struct cfi_frame *frame)
+{
+    if (!trace || !trace->cfa)
+        return;
+    struct sem_trace_cfa event = {cfa, has_base, base, status, &frame->diag,
+                                  frame->cfa};
+    trace->cfa(trace->env, &event);
+}
+
 /* Step 4: the CFA. */
 static enum cfi_status eval_cfa(const struct sem_cfa *cfa,
                                 const struct cfi_regs *callee,
                                 struct cfi_memory memory,
-                                struct cfi_frame *frame)
+                                struct cfi_frame *frame,
+                                const struct sem_trace *trace)
 {
-    uint64_t base;
+    uint64_t base = 0;
     enum cfi_status status;
     switch (cfa->kind) {
     case SEM_CFA_REG_OFFSET:
         status = read_callee(callee, cfa->reg, &base, frame);
         if (status == CFI_OK)
             frame->cfa = base + (uint64_t)cfa->offset;
+        trace_cfa(trace, cfa, status == CFI_OK, base, status, frame);
         return status;
     case SEM_CFA_EXPR:
-        status = sem_eval_expr(&cfa->expr, callee, memory, false, 0,
-                               &frame->cfa, &frame->diag);
+        status = sem_eval_expr_traced(&cfa->expr, callee, memory, false, 0,
+                                      &frame->cfa, &frame->diag, trace);
+        trace_cfa(trace, cfa, false, 0, status, frame);
         return frame->status = status;
     case SEM_CFA_INVALID:
-        return frame_fail(frame, CFI_E_MALFORMED, "row has no CFA rule");
+        frame_fail(frame, CFI_E_MALFORMED, "row has no CFA rule");
+        trace_cfa(trace, cfa, false, 0, CFI_E_MALFORMED, frame);
+        return CFI_E_MALFORMED;
     }
     return frame_fail(frame, CFI_E_MALFORMED, "invalid CFA rule");
 }
@@ -80,17 +96,69 @@ static enum cfi_status load(struct cfi_memory memory, uint64_t address,
     return CFI_OK;
 }
 
-/* Step 5 for one register that has a rule. */
+static void trace_reg(const struct sem_trace *trace, unsigned reg,
+                      const struct sem_rule *rule, bool has_address,
+                      uint64_t address, enum cfi_status status,
+                      const struct cfi_frame *frame)
+{
+    if (!trace || !trace->reg)
+        return;
+    struct sem_trace_reg event = {
+        .reg = reg, .rule = rule, .abi_default = cfi_abi_default(reg),
+        .has_address = has_address, .address = address, .status = status,
+        .diag = &frame->diag, .caller_status = frame->caller.status[reg],
+        .caller_value = frame->caller.value[reg],
+    };
+    trace->reg(trace->env, &event);
+}
+
+/* The ABI defaults of the registers that have no rule, as applied. */
+static void trace_defaults(const struct sem_trace *trace,
+                           const struct sem_row *row,
+                           const struct cfi_frame *frame)
+{
+    static const struct sem_rule none = {.kind = SEM_RULE_UNSPECIFIED};
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+        if (sem_row_rule(row, reg).kind == SEM_RULE_UNSPECIFIED)
+            trace_reg(trace, reg, &none, false, 0, CFI_OK, frame);
+}
+
 static enum cfi_status eval_rule(const struct sem_reg_rule *entry,
                                  const struct cfi_regs *callee,
                                  struct cfi_memory memory,
-                                 struct cfi_frame *frame)
+                                 struct cfi_frame *frame,
+                                 const struct sem_trace *trace,
+                                 uint64_t *address);
+
+/* Step 5 for one register that has a rule, told to the sink. */
+static enum cfi_status eval_rule_traced(const struct sem_reg_rule *entry,
+                                        const struct cfi_regs *callee,
+                                        struct cfi_memory memory,
+                                        struct cfi_frame *frame,
+                                        const struct sem_trace *trace)
+{
+    uint64_t address = UINT64_MAX;
+    enum cfi_status status = eval_rule(entry, callee, memory, frame, trace,
+                                       &address);
+    enum sem_rule_kind kind = entry->rule.kind;
+    bool has_address = (kind == SEM_RULE_OFFSET ||
+                        kind == SEM_RULE_EXPRESSION) && address != UINT64_MAX;
+    trace_reg(trace, entry->reg, &entry->rule, has_address, address, status,
+              frame);
+    return status;
+}
+
+static enum cfi_status eval_rule(const struct sem_reg_rule *entry,
+                                 const struct cfi_regs *callee,
+                                 struct cfi_memory memory,
+                                 struct cfi_frame *frame,
+                                 const struct sem_trace *trace,
+                                 uint64_t *address)
 {
     const struct sem_rule *rule = &entry->rule;
     uint64_t *value = &frame->caller.value[entry->reg];
     uint8_t *status = &frame->caller.status[entry->reg];
     enum cfi_status result = CFI_OK;
-    uint64_t address;
     switch (rule->kind) {
     case SEM_RULE_UNSPECIFIED:
         return CFI_OK; /* the default stays */
@@ -107,20 +175,21 @@ static enum cfi_status eval_rule(const struct sem_reg_rule *entry,
         *status = callee->status[rule->reg];
         return CFI_OK;
     case SEM_RULE_OFFSET:
-        result = load(memory, frame->cfa + (uint64_t)rule->offset, value, frame);
+        *address = frame->cfa + (uint64_t)rule->offset;
+        result = load(memory, *address, value, frame);
         break;
     case SEM_RULE_VAL_OFFSET:
         *value = frame->cfa + (uint64_t)rule->offset;
         break;
     case SEM_RULE_EXPRESSION:
-        result = sem_eval_expr(&rule->expr, callee, memory, true, frame->cfa,
-                               &address, &frame->diag);
+        result = sem_eval_expr_traced(&rule->expr, callee, memory, true,
+                                      frame->cfa, address, &frame->diag, trace);
         if (result == CFI_OK)
-            result = load(memory, address, value, frame);
+            result = load(memory, *address, value, frame);
         break;
     case SEM_RULE_VAL_EXPRESSION:
-        result = sem_eval_expr(&rule->expr, callee, memory, true, frame->cfa,
-                               value, &frame->diag);
+        result = sem_eval_expr_traced(&rule->expr, callee, memory, true,
+                                      frame->cfa, value, &frame->diag, trace);
         break;
     default:
         return frame_fail(frame, CFI_E_MALFORMED, "invalid register rule");
@@ -130,24 +199,39 @@ static enum cfi_status eval_rule(const struct sem_reg_rule *entry,
     return frame->status = result;
 }
 
+static enum cfi_status eval_row(const struct sem_row *row,
+                                const struct cfi_regs *callee,
+                                struct cfi_memory memory,
+                                struct cfi_frame *frame,
+                                const struct sem_trace *trace)
+{
+    frame->status = CFI_OK;
+    frame->diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    enum cfi_status status = eval_cfa(&row->cfa, callee, memory, frame, trace);
+    if (status != CFI_OK)
+        return status;
+    apply_defaults(callee, frame->cfa, &frame->caller);
+    if (trace)
+        trace_defaults(trace, row, frame);
+    /* Rules are sorted by register: this is cfi.h's order. */
+    uint64_t address;
+    for (uint32_t i = 0; i < row->nrules; i++) {
+        status = trace ? eval_rule_traced(&row->rules[i], callee, memory,
+                                          frame, trace)
+                       : eval_rule(&row->rules[i], callee, memory, frame,
+                                   NULL, &address);
+        if (status != CFI_OK)
+            return status;
+    }
+    return CFI_OK;
+}
+
 enum cfi_status sem_eval_row(const struct sem_row *row,
                              const struct cfi_regs *callee,
                              struct cfi_memory memory,
                              struct cfi_frame *frame)
 {
-    frame->status = CFI_OK;
-    frame->diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    enum cfi_status status = eval_cfa(&row->cfa, callee, memory, frame);
-    if (status != CFI_OK)
-        return status;
-    apply_defaults(callee, frame->cfa, &frame->caller);
-    /* Rules are sorted by register: this is cfi.h's order. */
-    for (uint32_t i = 0; i < row->nrules; i++) {
-        status = eval_rule(&row->rules[i], callee, memory, frame);
-        if (status != CFI_OK)
-            return status;
-    }
-    return CFI_OK;
+    return eval_row(row, callee, memory, frame, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -204,17 +288,30 @@ void sem_apply_return_column(struct cfi_frame *frame, unsigned ra_column)
     frame->caller.status[CFI_REG_RIP] = frame->caller.status[ra_column];
 }
 
+static void trace_lookup(const struct sem_trace *trace,
+                         const struct cfi_request *request,
+                         const struct sem_range *range)
+{
+    if (!trace || !trace->lookup)
+        return;
+    struct sem_trace_lookup event = {request->pc, request->caller_frame,
+                                     lookup_pc(request), range};
+    trace->lookup(trace->env, &event);
+}
+
 /* Steps 3 to 7 once the FDE's IL is known. */
 static enum cfi_status unwind_in(const struct sem_fde_il *il,
                                  const struct cfi_request *request,
-                                 struct cfi_frame *frame)
+                                 struct cfi_frame *frame,
+                                 const struct sem_trace *trace)
 {
     frame->signal_frame = il->fde->cie->signal_frame;
     const struct sem_range *range = sem_fde_il_find(il, lookup_pc(request));
+    trace_lookup(trace, request, range);
     if (!range)
         return frame_fail(frame, CFI_E_NO_FDE, "no FDE covers the address");
-    enum cfi_status status = sem_eval_row(range->row, request->callee,
-                                          request->memory, frame);
+    enum cfi_status status = eval_row(range->row, request->callee,
+                                      request->memory, frame, trace);
     if (status == CFI_OK)
         sem_apply_return_column(frame, (unsigned)il->fde->cie->ra_column);
     return status;
@@ -239,12 +336,14 @@ enum cfi_status sem_unwind(const struct sem_file_il *il,
     size_t index = (size_t)(fde - il->file->fdes);
     if (il->status[index] != CFI_OK)
         return translation_failed(frame, il->status[index], &il->diags[index]);
-    return unwind_in(&il->fdes[index], request, frame);
+    return unwind_in(&il->fdes[index], request, frame, NULL);
 }
 
-enum cfi_status sem_unwind_fde(const struct cfi_fde *fde,
-                               const struct cfi_request *request,
-                               struct cfi_frame *frame)
+enum cfi_status sem_unwind_fde_traced(const struct cfi_fde *fde,
+                                      const struct cfi_request *request,
+                                      struct sem_arena *arena,
+                                      struct cfi_frame *frame,
+                                      const struct sem_trace *trace)
 {
     uint64_t pc = lookup_pc(request);
     if (fde->pc_end < fde->pc_begin)
@@ -252,16 +351,24 @@ enum cfi_status sem_unwind_fde(const struct cfi_fde *fde,
                           "FDE's address range wraps around");
     if (pc < fde->pc_begin || pc >= fde->pc_end)
         return frame_fail(frame, CFI_E_NO_FDE, "no FDE covers the address");
+    struct sem_fde_il il;
+    struct cfi_diag diag;
+    enum cfi_status status = sem_translate_fde_traced(fde, arena, &il, &diag,
+                                                      trace);
+    if (status != CFI_OK)
+        return translation_failed(frame, status, &diag);
+    return unwind_in(&il, request, frame, trace);
+}
+
+enum cfi_status sem_unwind_fde(const struct cfi_fde *fde,
+                               const struct cfi_request *request,
+                               struct cfi_frame *frame)
+{
     struct sem_arena *arena = sem_arena_new();
     if (!arena)
         return frame_fail(frame, CFI_E_NOMEM, "out of memory");
-    struct sem_fde_il il;
-    struct cfi_diag diag;
-    enum cfi_status status = sem_translate_fde(fde, arena, &il, &diag);
-    if (status != CFI_OK)
-        translation_failed(frame, status, &diag);
-    else
-        status = unwind_in(&il, request, frame);
+    enum cfi_status status = sem_unwind_fde_traced(fde, request, arena, frame,
+                                                   NULL);
     sem_arena_free(arena);
     return status;
 }

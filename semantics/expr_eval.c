@@ -24,6 +24,8 @@ struct machine {
     const struct cfi_regs *callee;
     struct cfi_memory memory;
     struct cfi_diag *diag;
+    const struct sem_expr *expr;
+    const struct sem_trace *trace; /* NULL: nothing is reported */
 };
 
 static enum cfi_status fault(struct machine *m, enum cfi_status status,
@@ -384,22 +386,53 @@ static enum cfi_status step(struct machine *m, uint8_t op)
     return fault(m, CFI_E_EXPR, "unknown operation");
 }
 
+/* Tells the sink the operation at `at` and the stack after it. */
+static void trace_op(const struct machine *m, bool start, size_t at,
+                     enum cfi_status status)
+{
+    if (!m->trace->op)
+        return;
+    struct sem_trace_op event = {
+        .expr = m->expr, .start = start, .at = at, .next = m->code.pos,
+        .stack = m->stack, .depth = m->depth, .status = status,
+        .diag = m->diag,
+    };
+    m->trace->op(m->trace->env, &event);
+}
+
 enum cfi_status sem_eval_expr(const struct sem_expr *expr,
                               const struct cfi_regs *callee,
                               struct cfi_memory memory, bool has_initial,
                               uint64_t initial, uint64_t *result,
                               struct cfi_diag *diag)
 {
+    return sem_eval_expr_traced(expr, callee, memory, has_initial, initial,
+                                result, diag, NULL);
+}
+
+enum cfi_status sem_eval_expr_traced(const struct sem_expr *expr,
+                                     const struct cfi_regs *callee,
+                                     struct cfi_memory memory,
+                                     bool has_initial, uint64_t initial,
+                                     uint64_t *result, struct cfi_diag *diag,
+                                     const struct sem_trace *trace)
+{
     struct machine m = {
         .code = {expr->bytes, expr->len, 0},
         .callee = callee, .memory = memory, .diag = diag,
+        .expr = expr, .trace = trace,
     };
     if (has_initial)
         m.stack[m.depth++] = initial;
+    if (trace)
+        trace_op(&m, true, 0, CFI_OK);
     for (unsigned steps = 0; m.code.pos < m.code.len; steps++) {
         if (steps == CFI_EXPR_STEP_LIMIT)
             return fault(&m, CFI_E_STEP_LIMIT, "expression step limit reached");
+        size_t at = m.code.pos;
         enum cfi_status status = step(&m, m.code.bytes[m.code.pos++]);
+        if (trace)
+            trace_op(&m, false, at, status);
         if (status != CFI_OK)
             return status;
     }

@@ -657,3 +657,26 @@ enum cfi_status sem_expr_assemble(const char *line, size_t *column,
     free(as.bytes);
     return st;
 }
+
+void sem_print_expr_op(FILE *out, const struct sem_expr *expr, size_t at)
+{
+    struct dwop_insn insn;
+    if (at >= expr->len)
+        return;
+    if (!dwop_decode(expr->bytes + at, expr->len - at, &insn) ||
+        insn.op->shape == DWOP_SUBEXPR) {
+        /* entry_value is not allowed in CFI: printed as data, as the
+         * evaluator rejects it. */
+        if (insn.op && insn.op->shape == DWOP_SUBEXPR) {
+            print_ops(out, expr->bytes + at, insn.size, 0);
+            return;
+        }
+        fputs("data ", out);
+        print_hex(out, expr->bytes + at, expr->len - at);
+        return;
+    }
+    fputs(insn.op->name, out);
+    if (insn.op->count > 1)
+        fprintf(out, "%u", insn.index);
+    print_operands(out, &insn, 0);
+}

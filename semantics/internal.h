@@ -37,4 +37,12 @@ bool sem_read_fixed(struct sem_cursor *c, unsigned size, uint64_t *value);
 bool sem_read_uleb(struct sem_cursor *c, uint64_t *value, bool *overflow);
 bool sem_read_sleb(struct sem_cursor *c, int64_t *value, bool *overflow);
 
+/* sem_eval_expr, telling `trace` (may be NULL) each operation. */
+enum cfi_status sem_eval_expr_traced(const struct sem_expr *expr,
+                                     const struct cfi_regs *callee,
+                                     struct cfi_memory memory,
+                                     bool has_initial, uint64_t initial,
+                                     uint64_t *result, struct cfi_diag *diag,
+                                     const struct sem_trace *trace);
+
 #endif

@@ -342,4 +342,128 @@ enum cfi_status sem_unwind_fde(const struct cfi_fde *fde,
                                const struct cfi_request *request,
                                struct cfi_frame *frame);
 
+/* ------------------------------------------------------------------ */
+/* Tracing: the derivation as it is computed                            */
+/* ------------------------------------------------------------------ */
+
+/* A trace sink is told, as the translator applies each instruction and
+ * emits each range, and as the evaluator computes the CFA, each register
+ * and each DWARF expression operation, what it did. The events come from
+ * the functions that compute the result, so a trace shows what was
+ * computed, not a second reading of the bytes. Every callback may be
+ * NULL; a NULL sink costs one pointer test per step. Pointers in an event
+ * are valid during the call only, except rows, which live in the arena
+ * the caller gave. */
+
+/* The column of the CFA in the `changed` set of struct sem_trace_insn. */
+#define SEM_TRACE_CFA_COLUMN CFI_NREGS
+
+/* One instruction applied, or the decoding error that ended a program
+ * (then insn is NULL, rule NULL, and status/diag say what is wrong). */
+struct sem_trace_insn {
+    const struct sem_insn *insn;
+    bool in_cie;
+    uint64_t section_offset;       /* of the instruction's first byte */
+    const uint8_t *bytes;          /* its raw bytes */
+    size_t len;
+    const char *rule;              /* "rule_def_cfa_offset" */
+    uint64_t loc;                  /* the location it applies at (FDE) */
+    uint64_t loc_after;
+    enum cfi_status status;        /* CFI_OK, or the error it raised */
+    const struct cfi_diag *diag;   /* when status != CFI_OK */
+    /* The row before and after (rules indexed by register). */
+    const struct sem_cfa *cfa_before, *cfa_after;
+    const struct sem_rule *rules_before, *rules_after; /* [CFI_NREGS] */
+    size_t depth;                  /* remembered rows, after it */
+};
+
+/* The CFA computed (cfi.h step 4). */
+struct sem_trace_cfa {
+    const struct sem_cfa *cfa;
+    bool has_base;                 /* reg+offset and the register read */
+    uint64_t base;                 /* the callee's register value */
+    enum cfi_status status;
+    const struct cfi_diag *diag;
+    uint64_t value;                /* the CFA, when status is CFI_OK */
+};
+
+/* One register's caller value (cfi.h step 5), from its rule or, when
+ * rule->kind is SEM_RULE_UNSPECIFIED, from the ABI default. */
+struct sem_trace_reg {
+    unsigned reg;
+    const struct sem_rule *rule;
+    enum cfi_abi_default abi_default; /* UNSPECIFIED rules */
+    bool has_address;              /* OFFSET, EXPRESSION: where it was read */
+    uint64_t address;
+    enum cfi_status status;
+    const struct cfi_diag *diag;
+    uint8_t caller_status;         /* enum cfi_reg_status, when CFI_OK */
+    uint64_t caller_value;
+};
+
+/* One DWARF expression operation executed, with the stack after it
+ * (stack[depth-1] is the top). start: no operation yet, the stack as the
+ * expression begins (the CFA pushed, or empty). */
+struct sem_trace_op {
+    const struct sem_expr *expr;
+    bool start;
+    size_t at;                     /* byte offset of the operation */
+    size_t next;                   /* where the next one starts */
+    const uint64_t *stack;
+    unsigned depth;
+    enum cfi_status status;
+    const struct cfi_diag *diag;
+};
+
+/* The row chosen for a lookup (cfi.h steps 1 and 3). range is NULL when
+ * no range holds the lookup PC. */
+struct sem_trace_lookup {
+    uint64_t pc;
+    bool caller_frame;
+    uint64_t lookup_pc;            /* pc, or pc - 1 for a return address */
+    const struct sem_range *range;
+};
+
+struct sem_trace {
+    void *env;
+    void (*insn)(void *env, const struct sem_trace_insn *event);
+    void (*range)(void *env, const struct sem_range *range);
+    void (*lookup)(void *env, const struct sem_trace_lookup *event);
+    void (*cfa)(void *env, const struct sem_trace_cfa *event);
+    void (*reg)(void *env, const struct sem_trace_reg *event);
+    void (*op)(void *env, const struct sem_trace_op *event);
+};
+
+/* sem_translate_fde, telling `trace` (may be NULL) each step. On error
+ * the ranges emitted before it were reported, and their rows stay in
+ * `arena`. */
+enum cfi_status sem_translate_fde_traced(const struct cfi_fde *fde,
+                                         struct sem_arena *arena,
+                                         struct sem_fde_il *il,
+                                         struct cfi_diag *diag,
+                                         const struct sem_trace *trace);
+
+/* sem_unwind_fde, translating into the caller's arena and telling `trace`
+ * each step of the translation and the evaluation. The result is the
+ * one sem_unwind gives for a file whose lookup finds `fde`. */
+enum cfi_status sem_unwind_fde_traced(const struct cfi_fde *fde,
+                                      const struct cfi_request *request,
+                                      struct sem_arena *arena,
+                                      struct cfi_frame *frame,
+                                      const struct sem_trace *trace);
+
+/* The name of the function of translate.c that applies `opcode`
+ * ("rule_offset"), or NULL. */
+const char *sem_rule_name(enum sem_opcode opcode);
+
+/* A rule in the notation of translate.c: "addr(cfa-16)", "reg(rbx)",
+ * "val(E)" with E the disassembled expression; an UNSPECIFIED rule is
+ * "none". A CFA rule: "rsp+16", "expr(breg7 8; deref)", "none". */
+void sem_print_rule_notation(FILE *out, const struct sem_rule *rule);
+void sem_print_cfa_notation(FILE *out, const struct sem_cfa *cfa);
+
+/* Disassembles the one operation of `expr` at byte `at` ("breg7 8"), or
+ * "data HEX" when it does not decode. */
+void sem_print_expr_op(FILE *out, const struct sem_expr *expr, size_t at);
+
 #endif

@@ -54,6 +54,11 @@ struct translation {
     struct sem_range *ranges;
     size_t nranges;
     size_t ranges_capacity;
+
+    const struct sem_trace *trace; /* NULL: nothing is reported */
+    struct dense_row *before;      /* with a trace: the row before an
+                                      instruction (columns past regs_used
+                                      stay unspecified) */
 };
 
 /* Reports an error at the current instruction. diag->offset is the
@@ -167,6 +172,8 @@ static enum cfi_status emit(struct translation *t, uint64_t end)
         if (!row)
             return fail(t, CFI_E_NOMEM, "out of memory");
         t->ranges[t->nranges++] = (struct sem_range){t->loc, end, row};
+        if (t->trace && t->trace->range)
+            t->trace->range(t->trace->env, &t->ranges[t->nranges - 1]);
     }
     t->loc = end;
     return CFI_OK;
@@ -416,42 +423,115 @@ static enum cfi_status rule_GNU_window_save(struct translation *t)
 /* Dispatch                                                             */
 /* ------------------------------------------------------------------ */
 
+/* The rule of each opcode: X(opcode, the function that applies it). */
+#define SEM_RULES(X)                                                        \
+    X(set_loc, rule_set_loc)                                                \
+    X(advance_loc, rule_advance_loc)                                        \
+    X(advance_loc1, rule_advance_loc)                                       \
+    X(advance_loc2, rule_advance_loc)                                       \
+    X(advance_loc4, rule_advance_loc)                                       \
+    X(MIPS_advance_loc8, rule_advance_loc)                                  \
+    X(def_cfa, rule_def_cfa)                                                \
+    X(def_cfa_sf, rule_def_cfa)                                             \
+    X(def_cfa_register, rule_def_cfa_register)                              \
+    X(def_cfa_offset, rule_def_cfa_offset)                                  \
+    X(def_cfa_offset_sf, rule_def_cfa_offset)                               \
+    X(def_cfa_expression, rule_def_cfa_expression)                          \
+    X(undefined, rule_undefined)                                            \
+    X(same_value, rule_same_value)                                          \
+    X(offset, rule_offset)                                                  \
+    X(offset_extended, rule_offset)                                         \
+    X(offset_extended_sf, rule_offset)                                      \
+    X(GNU_negative_offset_extended, rule_offset)                            \
+    X(val_offset, rule_val_offset)                                          \
+    X(val_offset_sf, rule_val_offset)                                       \
+    X(register, rule_register)                                              \
+    X(expression, rule_expression)                                          \
+    X(val_expression, rule_val_expression)                                  \
+    X(restore, rule_restore)                                                \
+    X(restore_extended, rule_restore)                                       \
+    X(remember_state, rule_remember_state)                                  \
+    X(restore_state, rule_restore_state)                                    \
+    X(nop, rule_nop)                                                        \
+    X(GNU_args_size, rule_GNU_args_size)                                    \
+    X(GNU_window_save, rule_GNU_window_save)
+
 static enum cfi_status apply(struct translation *t, const struct sem_insn *insn)
 {
     t->insn = insn;
     switch (insn->opcode) {
-    case SEM_CFA_set_loc:                 return rule_set_loc(t);
-    case SEM_CFA_advance_loc:
-    case SEM_CFA_advance_loc1:
-    case SEM_CFA_advance_loc2:
-    case SEM_CFA_advance_loc4:
-    case SEM_CFA_MIPS_advance_loc8:       return rule_advance_loc(t);
-    case SEM_CFA_def_cfa:
-    case SEM_CFA_def_cfa_sf:              return rule_def_cfa(t);
-    case SEM_CFA_def_cfa_register:        return rule_def_cfa_register(t);
-    case SEM_CFA_def_cfa_offset:
-    case SEM_CFA_def_cfa_offset_sf:       return rule_def_cfa_offset(t);
-    case SEM_CFA_def_cfa_expression:      return rule_def_cfa_expression(t);
-    case SEM_CFA_undefined:               return rule_undefined(t);
-    case SEM_CFA_same_value:              return rule_same_value(t);
-    case SEM_CFA_offset:
-    case SEM_CFA_offset_extended:
-    case SEM_CFA_offset_extended_sf:
-    case SEM_CFA_GNU_negative_offset_extended: return rule_offset(t);
-    case SEM_CFA_val_offset:
-    case SEM_CFA_val_offset_sf:           return rule_val_offset(t);
-    case SEM_CFA_register:                return rule_register(t);
-    case SEM_CFA_expression:              return rule_expression(t);
-    case SEM_CFA_val_expression:          return rule_val_expression(t);
-    case SEM_CFA_restore:
-    case SEM_CFA_restore_extended:        return rule_restore(t);
-    case SEM_CFA_remember_state:          return rule_remember_state(t);
-    case SEM_CFA_restore_state:           return rule_restore_state(t);
-    case SEM_CFA_nop:                     return rule_nop(t);
-    case SEM_CFA_GNU_args_size:           return rule_GNU_args_size(t);
-    case SEM_CFA_GNU_window_save:         return rule_GNU_window_save(t);
+#define SEM_RULE_CASE(opcode, rule) case SEM_CFA_##opcode: return rule(t);
+    SEM_RULES(SEM_RULE_CASE)
+#undef SEM_RULE_CASE
     }
     return fail(t, CFI_E_MALFORMED, "unknown opcode");
+}
+
+const char *sem_rule_name(enum sem_opcode opcode)
+{
+    switch (opcode) {
+#define SEM_RULE_NAME(opcode, rule) case SEM_CFA_##opcode: return #rule;
+    SEM_RULES(SEM_RULE_NAME)
+#undef SEM_RULE_NAME
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tracing                                                              */
+/* ------------------------------------------------------------------ */
+
+/* apply, telling the sink the row before and after. `bytes` are the
+ * instruction's own. */
+static enum cfi_status apply_traced(struct translation *t,
+                                    const struct sem_insn *insn,
+                                    const uint8_t *bytes, size_t len)
+{
+    struct dense_row *before = t->before;
+    before->cfa = t->row.cfa;
+    memcpy(before->rules, t->row.rules, t->regs_used * sizeof before->rules[0]);
+    uint64_t loc = t->loc;
+    enum cfi_status status = apply(t, insn);
+    struct sem_trace_insn event = {
+        .insn = insn, .in_cie = t->in_cie,
+        .section_offset = t->program_offset + insn->at,
+        .bytes = bytes, .len = len, .rule = sem_rule_name(insn->opcode),
+        .loc = loc, .loc_after = t->loc, .status = status, .diag = t->diag,
+        .cfa_before = &before->cfa, .cfa_after = &t->row.cfa,
+        .rules_before = before->rules, .rules_after = t->row.rules,
+        .depth = t->depth,
+    };
+    if (t->trace->insn)
+        t->trace->insn(t->trace->env, &event);
+    return status;
+}
+
+/* The decoding error that ends a program: its bytes from the faulty
+ * instruction on. */
+static void trace_decode_error(struct translation *t, const uint8_t *bytes,
+                               size_t len, enum cfi_status status)
+{
+    uint64_t at = t->diag->offset - t->program_offset;
+    struct sem_trace_insn event = {
+        .in_cie = t->in_cie, .section_offset = t->diag->offset,
+        .bytes = at <= len ? bytes + at : NULL,
+        .len = at <= len ? len - (size_t)at : 0,
+        .loc = t->loc, .loc_after = t->loc, .status = status,
+        .diag = t->diag, .cfa_before = &t->row.cfa, .cfa_after = &t->row.cfa,
+        .rules_before = t->row.rules, .rules_after = t->row.rules,
+        .depth = t->depth,
+    };
+    if (t->trace->insn)
+        t->trace->insn(t->trace->env, &event);
+}
+
+/* The end of instruction i: where the next starts, or where decoding
+ * stopped. */
+static size_t insn_end(const struct sem_program *program, size_t i,
+                       size_t decoded_len)
+{
+    return i + 1 < program->count ? (size_t)program->insns[i + 1].at
+                                  : decoded_len;
 }
 
 /* Decodes and applies one program (the CIE's or the FDE's). The first
@@ -466,9 +546,18 @@ static enum cfi_status run_program(struct translation *t, const uint8_t *bytes,
     enum cfi_status decoded = sem_decode(bytes, len, env, &program,
                                          &decode_diag);
     enum cfi_status status = CFI_OK;
+    size_t decoded_len = decoded == CFI_OK || decode_diag.offset > len
+                             ? len : (size_t)decode_diag.offset;
     t->program_offset = program_offset;
-    for (size_t i = 0; i < program.count && status == CFI_OK; i++)
-        status = apply(t, &program.insns[i]);
+    for (size_t i = 0; i < program.count && status == CFI_OK; i++) {
+        const struct sem_insn *insn = &program.insns[i];
+        if (t->trace)
+            status = apply_traced(t, insn, bytes + insn->at,
+                                  insn_end(&program, i, decoded_len) -
+                                      (size_t)insn->at);
+        else
+            status = apply(t, insn);
+    }
     sem_program_free(&program);
     if (status != CFI_OK || decoded == CFI_OK)
         return status;
@@ -476,6 +565,8 @@ static enum cfi_status run_program(struct translation *t, const uint8_t *bytes,
         decode_diag.offset += program_offset;
     if (t->diag)
         *t->diag = decode_diag;
+    if (t->trace && t->diag && decode_diag.offset != CFI_NO_OFFSET)
+        trace_decode_error(t, bytes, len, decoded);
     return decoded;
 }
 
@@ -558,6 +649,18 @@ enum cfi_status sem_translate_fde(const struct cfi_fde *fde,
                                   struct sem_fde_il *il,
                                   struct cfi_diag *diag)
 {
+    return sem_translate_fde_traced(fde, arena, il, diag, NULL);
+}
+
+enum cfi_status sem_translate_fde_traced(const struct cfi_fde *fde,
+                                         struct sem_arena *arena,
+                                         struct sem_fde_il *il,
+                                         struct cfi_diag *diag,
+                                         const struct sem_trace *trace)
+{
+    struct cfi_diag local_diag;
+    if (trace && !diag)
+        diag = &local_diag;
     memset(il, 0, sizeof *il);
     enum cfi_status status = check_fde(fde, diag);
     if (status != CFI_OK)
@@ -568,11 +671,17 @@ enum cfi_status sem_translate_fde(const struct cfi_fde *fde,
     t->fde = fde;
     t->arena = arena;
     t->diag = diag;
+    t->trace = trace;
+    if (trace && !(t->before = calloc(1, sizeof *t->before))) {
+        free(t);
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    }
     status = run_cie(t);
     if (status == CFI_OK)
         status = run_fde(t);
     if (status == CFI_OK)
         status = finish(t, il);
+    free(t->before);
     free(t->stack);
     free(t->ranges);
     free(t);

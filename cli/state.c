@@ -1,0 +1,120 @@
+/* state.c — the machine state options shared by `explain` (and meant for
+ * `unwind`, whose own copy predates this file): --regs, --mem-seed,
+ * --mem DUMP@ADDR, --fault B-E, and the memory model they describe. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "diff/memory.h"
+
+bool cli_state_regs(struct cli_state *state, char *list)
+{
+    char *saved = NULL;
+    for (char *item = strtok_r(list, ",", &saved); item;
+         item = strtok_r(NULL, ",", &saved)) {
+        char *eq = strchr(item, '=');
+        if (!eq)
+            return false;
+        int reg = cfi_reg_parse(item, (size_t)(eq - item));
+        uint64_t value;
+        if (reg < 0 || !cli_parse_u64(eq + 1, &value))
+            return false;
+        cfi_regs_set(&state->callee, (unsigned)reg, value);
+    }
+    state->has_regs = true;
+    return true;
+}
+
+bool cli_state_dump(struct cli_state *state, char *text)
+{
+    char *at = strrchr(text, '@');
+    if (!at || at == text)
+        return false;
+    *at = 0;
+    state->dump_path = text;
+    return cli_parse_u64(at + 1, &state->dump_addr);
+}
+
+bool cli_state_fault(struct cli_state *state, const char *text)
+{
+    const char *dash = strchr(text, '-');
+    if (!dash || state->nfaults == CLI_MAX_FAULTS)
+        return false;
+    char begin[32];
+    size_t len = (size_t)(dash - text);
+    if (len == 0 || len >= sizeof begin)
+        return false;
+    memcpy(begin, text, len);
+    begin[len] = 0;
+    uint64_t b, e;
+    if (!cli_parse_u64(begin, &b) || !cli_parse_u64(dash + 1, &e) || e <= b)
+        return false;
+    state->faults[state->nfaults].begin = b;
+    state->faults[state->nfaults++].end = e;
+    return true;
+}
+
+/* The dump's bytes, mapped at its address. */
+static int map_dump(struct cli_state *state, struct diff_memory *memory)
+{
+    FILE *f = fopen(state->dump_path, "rb");
+    if (!f) {
+        fprintf(stderr, "cfisem: %s: cannot read memory dump\n",
+                state->dump_path);
+        return CLI_BAD_INPUT;
+    }
+    size_t capacity = 1 << 16, len = 0, n;
+    uint8_t *bytes = malloc(capacity);
+    while (bytes && (n = fread(bytes + len, 1, capacity - len, f)) > 0) {
+        len += n;
+        if (len == capacity) {
+            uint8_t *grown = realloc(bytes, capacity * 2);
+            if (!grown) {
+                free(bytes);
+                bytes = NULL;
+                break;
+            }
+            bytes = grown;
+            capacity *= 2;
+        }
+    }
+    fclose(f);
+    enum cfi_status status =
+        bytes ? diff_memory_map_bytes(memory, state->dump_addr, bytes, len)
+              : CFI_E_NOMEM;
+    free(bytes);
+    if (status != CFI_OK) {
+        fprintf(stderr, "cfisem: %s: cannot map the dump at 0x%" PRIx64 "\n",
+                state->dump_path, state->dump_addr);
+        return CLI_BAD_INPUT;
+    }
+    state->dump_len = len;
+    return CLI_OK;
+}
+
+int cli_state_memory(struct cli_state *state, const struct cfi_file *file,
+                     struct diff_memory **result)
+{
+    struct diff_memory *memory =
+        diff_memory_new(state->dump_path == NULL, state->seed);
+    if (!memory || diff_memory_map_file(memory, file) != CFI_OK) {
+        diff_memory_free(memory);
+        fprintf(stderr, "cfisem: out of memory\n");
+        return CLI_BAD_INPUT;
+    }
+    int status = state->dump_path ? map_dump(state, memory) : CLI_OK;
+    for (size_t i = 0; i < state->nfaults && status == CLI_OK; i++)
+        if (diff_memory_add_fault(memory, state->faults[i].begin,
+                                  state->faults[i].end) != CFI_OK) {
+            fprintf(stderr, "cfisem: out of memory\n");
+            status = CLI_BAD_INPUT;
+        }
+    if (status != CLI_OK) {
+        diff_memory_free(memory);
+        return status;
+    }
+    *result = memory;
+    return CLI_OK;
+}

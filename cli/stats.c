@@ -1,0 +1,273 @@
+/* stats.c — `cfisem stats`: the numbers of a corpus' call frame
+ * information, over files given or a manifest, in parallel. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "stats.h"
+
+static const char usage[] =
+    "usage: cfisem stats FILE... [--manifest FILE] [--jobs N] [--json OUT]\n"
+    "                    [--by producer] [--progress]\n"
+    "\n"
+    "Counts, over the files given and those of the manifest (the output of\n"
+    "`make corpus`: one path a line, tab-separated fields after it, # for\n"
+    "comments): files, CIEs and FDEs by section; rows per FDE (histogram,\n"
+    "median, p90, p99, max); FDEs whose program is only nops; every DW_CFA\n"
+    "opcode (zeros too); the CFA rule kinds and each register's rule kinds\n"
+    "over all rows; DWARF expressions grouped by text, with an example file;\n"
+    "CIE augmentation strings; FDEs that do not translate and files that do\n"
+    "not load, grouped by error. Rows are the IL's ranges (cfisem il).\n"
+    "\n"
+    "  --manifest FILE  read the paths from FILE\n"
+    "  --jobs N         N threads (default: the number of processors)\n"
+    "  --json OUT       also write everything as one JSON object to OUT\n"
+    "                   (\"-\": stdout, instead of the text)\n"
+    "  --by producer    the same, split by the producer in .comment (GCC\n"
+    "                   version, clang version, none)\n"
+    "  --progress       files done, on stderr (default on a terminal)\n"
+    "\n"
+    "Example: cfisem stats /lib/x86_64-linux-gnu/libc.so.6 --by producer\n"
+    "\n"
+    "Exit status: 0; 1 usage error; 2 a manifest that cannot be read (files\n"
+    "that cannot be loaded are counted, not fatal).\n";
+
+struct options {
+    char **paths;
+    size_t npaths, capacity;
+    const char *manifest;
+    unsigned jobs;
+    const char *json;
+    bool by_producer;
+    bool progress;
+};
+
+static bool add_path(struct options *o, const char *path)
+{
+    if (o->npaths == o->capacity) {
+        size_t capacity = o->capacity ? o->capacity * 2 : 64;
+        char **grown = realloc(o->paths, capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        o->paths = grown;
+        o->capacity = capacity;
+    }
+    return (o->paths[o->npaths++] = strdup(path)) != NULL;
+}
+
+static int read_manifest(struct options *o)
+{
+    FILE *f = fopen(o->manifest, "r");
+    if (!f) {
+        fprintf(stderr, "cfisem: %s: cannot read the manifest\n", o->manifest);
+        return CLI_BAD_INPUT;
+    }
+    char *line = NULL;
+    size_t size = 0;
+    int status = CLI_OK;
+    while (status == CLI_OK && getline(&line, &size, f) > 0) {
+        line[strcspn(line, "\t\n")] = 0;
+        if (line[0] && line[0] != '#' && !add_path(o, line))
+            status = CLI_BAD_INPUT;
+    }
+    free(line);
+    fclose(f);
+    return status;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        bool has_value = i + 1 < argc;
+        if (arg[0] != '-') {
+            if (!add_path(o, arg))
+                return CLI_BAD_INPUT;
+        } else if (!strcmp(arg, "--progress")) {
+            o->progress = true;
+        } else if (strcmp(arg, "--manifest") && strcmp(arg, "--jobs") &&
+                   strcmp(arg, "--json") && strcmp(arg, "--by")) {
+            return cli_usage_error("stats", "unknown option", arg);
+        } else if (!has_value) {
+            return cli_usage_error("stats", "missing value for", arg);
+        } else {
+            const char *value = argv[++i];
+            uint64_t n;
+            if (!strcmp(arg, "--manifest"))
+                o->manifest = value;
+            else if (!strcmp(arg, "--json"))
+                o->json = value;
+            else if (!strcmp(arg, "--by") && strcmp(value, "producer"))
+                return cli_usage_error("stats", "--by takes 'producer', not",
+                                       value);
+            else if (!strcmp(arg, "--by"))
+                o->by_producer = true;
+            else if (!cli_parse_u64(value, &n) || n == 0 || n > 256)
+                return cli_usage_error("stats", "bad --jobs", value);
+            else
+                o->jobs = (unsigned)n;
+        }
+    }
+    if (o->manifest) {
+        int status = read_manifest(o);
+        if (status != CLI_OK)
+            return status;
+    }
+    if (o->npaths == 0)
+        return cli_usage_error("stats", "no FILE and no --manifest", NULL);
+    return CLI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workers                                                              */
+/* ------------------------------------------------------------------ */
+
+struct work {
+    const struct options *options;
+    atomic_size_t next, done;
+};
+
+struct worker {
+    pthread_t thread;
+    struct work *work;
+    struct stats all;
+    struct stats_map producers;
+};
+
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    const struct options *o = w->work->options;
+    for (;;) {
+        size_t i = atomic_fetch_add(&w->work->next, 1);
+        if (i >= o->npaths)
+            break;
+        stats_add_file(&w->all, &w->producers, o->by_producer, o->paths[i]);
+        atomic_fetch_add(&w->work->done, 1);
+    }
+    return NULL;
+}
+
+static void show_progress(struct work *work, size_t total, bool last)
+{
+    fprintf(stderr, "\rcfisem stats: %zu/%zu files%s",
+            atomic_load(&work->done), total, last ? "\n" : "");
+}
+
+/* Runs the workers, then merges their counts into *all, *producers. */
+static bool run(const struct options *o, struct stats *all,
+                struct stats_map *producers)
+{
+    struct work shared = {o, 0, 0};
+    unsigned jobs = o->jobs;
+    struct worker *workers = calloc(jobs, sizeof *workers);
+    if (!workers)
+        return false;
+    unsigned started = 0;
+    for (; started < jobs; started++) {
+        workers[started].work = &shared;
+        if (pthread_create(&workers[started].thread, NULL, work,
+                           &workers[started]))
+            break;
+    }
+    /* A thread that cannot start: this one does the rest of the work. */
+    bool inline_worker = started < jobs;
+    if (inline_worker) {
+        workers[started].work = &shared;
+        work(&workers[started]);
+    }
+    while (o->progress && atomic_load(&shared.done) < o->npaths) {
+        show_progress(&shared, o->npaths, false);
+        nanosleep(&(struct timespec){0, 250000000}, NULL);
+    }
+    bool ok = true;
+    for (unsigned i = 0; i < started + inline_worker; i++) {
+        if (i < started)
+            pthread_join(workers[i].thread, NULL);
+        stats_merge(all, &workers[i].all);
+        for (size_t k = 0; k < workers[i].producers.capacity; k++) {
+            struct stats_map *from = &workers[i].producers;
+            if (!from->keys[k])
+                continue;
+            void **slot = stats_map_slot(producers, from->keys[k]);
+            if (slot && !*slot)
+                *slot = calloc(1, sizeof(struct stats));
+            ok &= slot && *slot &&
+                  stats_map_add(producers, from->keys[k], from->examples[k],
+                                from->counts[k]);
+            if (slot && *slot)
+                stats_merge(*slot, from->values[k]);
+            stats_free(from->values[k]);
+            free(from->values[k]);
+        }
+        stats_map_free(&workers[i].producers);
+        stats_free(&workers[i].all);
+    }
+    if (o->progress)
+        show_progress(&shared, o->npaths, true);
+    free(workers);
+    return ok && !all->out_of_memory;
+}
+
+static int report(const struct options *o, const struct stats *all,
+                  const struct stats_map *producers)
+{
+    const struct stats_map *split = o->by_producer ? producers : NULL;
+    if (!o->json || strcmp(o->json, "-"))
+        stats_print_text(stdout, all, split);
+    if (!o->json)
+        return CLI_OK;
+    FILE *out = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "cfisem: %s: cannot write\n", o->json);
+        return CLI_BAD_INPUT;
+    }
+    stats_print_json(out, all, split);
+    if (out != stdout && fclose(out) != 0) {
+        fprintf(stderr, "cfisem: %s: cannot write\n", o->json);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+int cli_stats(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+    struct options o = {0};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = cpus > 0 ? (unsigned)cpus : 1;
+    o.progress = isatty(STDERR_FILENO);
+    int result = parse_options(argc, argv, &o);
+    struct stats all = {0};
+    struct stats_map producers = {0};
+    if (result == CLI_OK) {
+        if (o.jobs > o.npaths)
+            o.jobs = (unsigned)o.npaths;
+        if (!run(&o, &all, &producers)) {
+            fprintf(stderr, "cfisem: out of memory\n");
+            result = CLI_BAD_INPUT;
+        } else {
+            result = report(&o, &all, &producers);
+        }
+    }
+    for (size_t i = 0; i < producers.capacity; i++)
+        if (producers.values[i]) {
+            stats_free(producers.values[i]);
+            free(producers.values[i]);
+        }
+    stats_map_free(&producers);
+    stats_free(&all);
+    for (size_t i = 0; i < o.npaths; i++)
+        free(o.paths[i]);
+    free(o.paths);
+    return result;
+}

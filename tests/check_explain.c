@@ -1,0 +1,593 @@
+/* check_explain.c — `cfisem explain` and the trace sink of semantics/.
+ *
+ *   - golden outputs (text and json) of hand-written cases: every rule,
+ *     nested remember/restore, restore of a CIE rule, the PC-1 lookup, a
+ *     signal frame, the PLT expression CFA, stack realignment, an error
+ *     after the lookup PC, an undecodable byte, a memory fault, a CFA
+ *     register whose value is unknown, no --regs;
+ *     corpus/explain/golden/NAME.{txt,json}, written by hand-checking the
+ *     output against the .S files' directives;
+ *   - tracing changes nothing: at the first address of every row of libc,
+ *     in 4 states, sem_unwind_fde_traced (with a sink that keeps every
+ *     event) gives the frame sem_unwind gives;
+ *   - the result section of explain is what `unwind --engine il` prints,
+ *     with the same exit status, at rows spread over all of libc, 4
+ *     states each;
+ *   - the command line: --help, usage errors, a bad file. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/memory.h"
+#include "semantics/sem.h"
+#include "tests/support.h"
+
+/* ------------------------------------------------------------------ */
+/* Golden outputs                                                       */
+/* ------------------------------------------------------------------ */
+
+struct golden {
+    const char *name;      /* corpus/explain/golden/NAME.{txt,json} */
+    const char *dir;       /* "cases" or "explain" under corpus/ */
+    const char *so;
+    const char *args[8];
+    int exit_code;
+};
+
+static const struct golden goldens[] = {
+    {"all_rules", "explain", "all_rules",
+     {"--pc", "0x1006", "--regs", "rsp=0x7ffe1000,rbp=0x7ffe1010,rax=0x1234,"
+      "r12=0x12"}, 0},
+    {"remember_nested", "cases", "remember",
+     {"--pc", "0x1007", "--regs", "rsp=0x7ffe1000,rbp=0x7ffe1100,rbx=5"}, 0},
+    {"restore_cie_rule", "cases", "restore",
+     {"--pc", "0x1005", "--regs", "rsp=0x7ffe1000"}, 0},
+    {"caller_pc_minus_1", "cases", "prologue",
+     {"--pc", "0x1011", "--caller", "--regs", "rsp=0x7ffe1000"}, 0},
+    {"signal_frame", "cases", "signal",
+     {"--pc", "0x1009", "--regs", "rsp=0x7ffe1000"}, 0},
+    {"plt_expression", "cases", "plt",
+     {"--pc", "0x101b", "--regs", "rsp=0x7ffe1000"}, 0},
+    {"realign", "cases", "realign",
+     {"--pc", "0x1014", "--regs", "rsp=0x7ffe0fe0,rbp=0x7ffe1040,rbx=7"}, 0},
+    {"error_after_pc", "explain", "error_after",
+     {"--pc", "0x1001", "--regs", "rsp=0x7ffe1000"}, 3},
+    {"bad_opcode", "explain", "bad_opcode", {"--pc", "0x1000"}, 3},
+    {"memory_fault", "cases", "prologue",
+     {"--pc", "0x1009", "--regs", "rsp=0x7ffe1000,rbp=0x7ffe1100",
+      "--fault", "0x7ffe10f8-0x7ffe1100"}, 3},
+    {"no_regs", "cases", "prologue", {"--pc", "0x1005"}, 0},
+    {"unknown_register", "cases", "remember",
+     {"--pc", "0x1005", "--regs", "rsp=0x7ffe1000"}, 3},
+};
+#define NGOLDENS (sizeof goldens / sizeof goldens[0])
+
+static char *case_path(const struct golden *g)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "corpus/%s/%s.so", g->dir, g->so);
+    return test_build_path(rel);
+}
+
+/* text with every occurrence of `from` replaced by `to` (malloc'd). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    size_t nfrom = strlen(from), nto = strlen(to), count = 0;
+    for (const char *p = text; (p = strstr(p, from)); p += nfrom)
+        count++;
+    char *out = malloc(strlen(text) + count * nto + 1), *o = out;
+    for (const char *p = text;;) {
+        const char *hit = strstr(p, from);
+        if (!hit) {
+            strcpy(o, p);
+            break;
+        }
+        memcpy(o, p, (size_t)(hit - p));
+        o += hit - p;
+        memcpy(o, to, nto);
+        o += nto;
+        p = hit + nfrom;
+    }
+    return out;
+}
+
+/* Runs explain on the case; the output with the case's path as NAME.so. */
+static char *run_golden(const struct golden *g, const char *format,
+                        struct test_run *run)
+{
+    char *path = case_path(g);
+    const char *args[16] = {"explain", path};
+    size_t n = 2;
+    for (size_t i = 0; g->args[i]; i++)
+        args[n++] = g->args[i];
+    args[n++] = "--format";
+    args[n++] = format;
+    test_run_cfisem(args, run);
+    char name[64];
+    snprintf(name, sizeof name, "%s.so", g->so);
+    char *out = replace_all(run->out, path, name);
+    free(path);
+    return out;
+}
+
+static void compare_golden(const struct golden *g, const char *format,
+                           const char *ext)
+{
+    struct test_run run;
+    char *out = run_golden(g, format, &run);
+    char rel[256];
+    snprintf(rel, sizeof rel, "corpus/explain/golden/%s.%s", g->name, ext);
+    char *golden_path = test_src_path(rel);
+    if (getenv("CFISEM_WRITE_GOLDEN"))
+        test_write_file(golden_path, out, strlen(out));
+    char *expected = test_read_file(golden_path, NULL);
+    ck_assert_msg(expected != NULL, "no golden file %s", golden_path);
+    ck_assert_msg(run.signal == 0, "%s: killed by signal %d", g->name,
+                  run.signal);
+    ck_assert_msg(run.exit_code == g->exit_code, "%s: exit %d, expected %d",
+                  g->name, run.exit_code, g->exit_code);
+    if (strcmp(out, expected)) {
+        fprintf(stderr, "--- %s\n+++ cfisem explain\n%s", golden_path, out);
+        ck_abort_msg("%s: %s output differs from %s", g->name, format, rel);
+    }
+    free(expected);
+    free(golden_path);
+    free(out);
+    test_run_free(&run);
+}
+
+START_TEST(test_golden_text)
+{
+    compare_golden(&goldens[_i], "text", "txt");
+}
+END_TEST
+
+START_TEST(test_golden_json)
+{
+    compare_golden(&goldens[_i], "json", "json");
+}
+END_TEST
+
+/* The other formats, for some cases: the walk-through for a course page
+ * and the LaTeX the paper includes. */
+static const struct {
+    size_t golden;
+    const char *format, *ext;
+} format_goldens[] = {
+    {1, "markdown", "md"}, {5, "markdown", "md"},
+    {1, "latex", "tex"}, {5, "latex", "tex"},
+};
+#define NFORMAT_GOLDENS (sizeof format_goldens / sizeof format_goldens[0])
+
+START_TEST(test_golden_formats)
+{
+    compare_golden(&goldens[format_goldens[_i].golden],
+                   format_goldens[_i].format, format_goldens[_i].ext);
+}
+END_TEST
+
+/* A failing translation also names the file on stderr, one line. */
+START_TEST(test_error_on_stderr)
+{
+    struct test_run run;
+    char *out = run_golden(&goldens[7], "text", &run);
+    ck_assert_int_eq((int)test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "error_after.so"));
+    ck_assert_ptr_nonnull(strstr(run.err, "restore_state with an empty stack"));
+    free(out);
+    test_run_free(&run);
+}
+END_TEST
+
+/* Colour only on a terminal, and not with NO_COLOR: script(1) gives the
+ * command a terminal. */
+static char *on_a_terminal(const char *no_color)
+{
+    char *so = case_path(&goldens[5]);
+    char command[9000];
+    snprintf(command, sizeof command,
+             "%s script -qec '%s explain %s --pc 0x1000' /dev/null",
+             no_color, getenv("CFISEM"), so);
+    FILE *p = popen(command, "r");
+    ck_assert_ptr_nonnull(p);
+    char *out = calloc(1, 1 << 16);
+    size_t len = fread(out, 1, (1 << 16) - 1, p);
+    out[len] = 0;
+    ck_assert_int_eq(pclose(p), 0);
+    free(so);
+    return out;
+}
+
+START_TEST(test_colour_on_a_terminal)
+{
+    char *coloured = on_a_terminal("env -u NO_COLOR");
+    ck_assert_msg(strstr(coloured, "\033[1m== 1. The records\033[0m") != NULL,
+                  "no colour on a terminal: %.80s", coloured);
+    char *plain = on_a_terminal("NO_COLOR=1");
+    ck_assert_ptr_null(strchr(plain, '\033'));
+    ck_assert_ptr_nonnull(strstr(plain, "== 1. The records"));
+    free(coloured);
+    free(plain);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The html page, in a real browser                                     */
+/* ------------------------------------------------------------------ */
+
+static size_t count(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* How many distinct data-origin="iN" values the page holds. */
+static size_t distinct_origins(const char *html)
+{
+    static bool seen[4096];
+    memset(seen, 0, sizeof seen);
+    size_t n = 0;
+    for (const char *p = html; (p = strstr(p, "data-origin=\"i")); p++) {
+        unsigned index = (unsigned)strtoul(p + strlen("data-origin=\"i"),
+                                           NULL, 10);
+        if (index < 4096 && !seen[index]) {
+            seen[index] = true;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Renders the page with headless Chromium; the DOM after its script. */
+static char *render(const char *html_path, const char *profile)
+{
+    char command[9000];
+    snprintf(command, sizeof command,
+             "timeout 60 chromium --headless --no-sandbox --disable-gpu "
+             "--user-data-dir=%s --dump-dom file://%s 2>/dev/null",
+             profile, html_path);
+    FILE *p = popen(command, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t capacity = 1 << 16, len = 0, n;
+    char *dom = malloc(capacity);
+    while ((n = fread(dom + len, 1, capacity - len - 1, p)) > 0) {
+        len += n;
+        if (len + 1 == capacity)
+            dom = realloc(dom, capacity *= 2);
+    }
+    dom[len] = 0;
+    ck_assert_int_eq(pclose(p), 0);
+    return dom;
+}
+
+START_TEST(test_html_in_a_browser)
+{
+    struct test_run run;
+    char *html = run_golden(&goldens[1], "html", &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_msg(!strstr(html, "http:") && !strstr(html, "https:") &&
+                  !strstr(html, " src="), "the page fetches something");
+    size_t cells = count(html, "data-origin=\"i");
+    size_t insns = distinct_origins(html);
+    ck_assert_msg(cells > 20 && insns > 5, "%zu cells, %zu instructions",
+                  cells, insns);
+    char *dir = test_temp_dir();
+    char path[4200], profile[4200], expected[128];
+    snprintf(path, sizeof path, "%s/remember.html", dir);
+    snprintf(profile, sizeof profile, "%s/profile", dir);
+    ck_assert_int_eq(test_write_file(path, html, strlen(html)), 0);
+    char *dom = render(path, profile);
+    snprintf(expected, sizeof expected,
+             "<p id=\"links\">%zu cells linked to %zu instructions</p>",
+             cells, insns);
+    ck_assert_msg(strstr(dom, expected) != NULL, "the browser shows no %s",
+                  expected);
+    ck_assert_ptr_nonnull(strstr(dom, "<tr class=\"chosen\"><td>[0x1007,"
+                                      "0x1009)</td>"));
+    ck_assert_ptr_nonnull(strstr(dom, "lookup PC 0x1007 falls here"));
+    ck_assert_int_eq((int)count(dom, "<tr id=\"i"), 26); /* 4 CIE + 22 FDE */
+    free(dom);
+    free(html);
+    free(dir);
+    test_run_free(&run);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Tracing changes nothing                                              */
+/* ------------------------------------------------------------------ */
+
+struct counting_sink {
+    size_t events;
+    uint64_t checksum; /* so that the events' fields are read */
+};
+
+static void count_insn(void *env, const struct sem_trace_insn *e)
+{
+    struct counting_sink *s = env;
+    s->events++;
+    s->checksum += e->section_offset + e->len + e->depth;
+}
+
+static void count_range(void *env, const struct sem_range *r)
+{
+    ((struct counting_sink *)env)->checksum += r->begin;
+}
+
+static void count_lookup(void *env, const struct sem_trace_lookup *e)
+{
+    ((struct counting_sink *)env)->checksum += e->lookup_pc;
+}
+
+static void count_cfa(void *env, const struct sem_trace_cfa *e)
+{
+    ((struct counting_sink *)env)->checksum += e->value;
+}
+
+static void count_reg(void *env, const struct sem_trace_reg *e)
+{
+    ((struct counting_sink *)env)->checksum += e->reg + e->caller_value;
+}
+
+static void count_op(void *env, const struct sem_trace_op *e)
+{
+    struct counting_sink *s = env;
+    s->checksum += e->at + e->depth;
+    if (e->depth)
+        s->checksum += e->stack[e->depth - 1];
+}
+
+/* State k of 4: innermost or caller frame, all registers known or only
+ * rsp, rbp and rip. */
+static void make_state(unsigned k, uint64_t pc, struct cfi_regs *regs)
+{
+    cfi_regs_clear(regs);
+    uint64_t rsp = 0x7ffe0000u + 0x100u * k;
+    if (k < 2)
+        for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+            cfi_regs_set(regs, reg, diff_mix(pc ^ (reg * 977u + k)));
+    cfi_regs_set(regs, CFI_REG_RSP, rsp);
+    cfi_regs_set(regs, CFI_REG_RBP, rsp + 0x80);
+    cfi_regs_set(regs, CFI_REG_RIP, pc);
+}
+
+static void same_frame(const struct cfi_frame *a, const struct cfi_frame *b,
+                       uint64_t pc, unsigned k)
+{
+    ck_assert_msg(a->status == b->status, "pc 0x%" PRIx64 " state %u: status"
+                  " %d traced, %d untraced", pc, k, a->status, b->status);
+    if (a->status != CFI_OK) {
+        ck_assert_msg(a->diag.message == b->diag.message &&
+                      a->diag.offset == b->diag.offset &&
+                      a->diag.reg == b->diag.reg,
+                      "pc 0x%" PRIx64 " state %u: diagnostics differ", pc, k);
+        return;
+    }
+    ck_assert_msg(a->cfa == b->cfa && a->signal_frame == b->signal_frame,
+                  "pc 0x%" PRIx64 " state %u: cfa differs", pc, k);
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++)
+        ck_assert_msg(a->caller.status[reg] == b->caller.status[reg] &&
+                      (a->caller.status[reg] != CFI_REG_VALUE ||
+                       a->caller.value[reg] == b->caller.value[reg]),
+                      "pc 0x%" PRIx64 " state %u: register %u differs", pc, k,
+                      reg);
+}
+
+static void check_traced_row(const struct sem_file_il *il, size_t index,
+                             uint64_t begin, struct cfi_memory memory,
+                             struct counting_sink *sink)
+{
+    const struct sem_trace trace = {sink, count_insn, count_range,
+                                    count_lookup, count_cfa, count_reg,
+                                    count_op};
+    for (unsigned k = 0; k < 4; k++) {
+        struct cfi_regs regs;
+        bool caller = k & 1;
+        uint64_t pc = caller ? begin + 1 : begin;
+        make_state(k, pc, &regs);
+        struct cfi_request request = {pc, caller, &regs, memory};
+        struct cfi_frame untraced, traced;
+        memset(&untraced, 0, sizeof untraced);
+        memset(&traced, 0, sizeof traced);
+        sem_unwind(il, &request, &untraced);
+        struct sem_arena *arena = sem_arena_new();
+        const struct cfi_fde *fde = cfi_file_lookup(il->file, begin);
+        ck_assert_ptr_eq(fde, &il->file->fdes[index]);
+        sem_unwind_fde_traced(fde, &request, arena, &traced, &trace);
+        sem_arena_free(arena);
+        same_frame(&traced, &untraced, pc, k);
+    }
+}
+
+START_TEST(test_tracing_changes_nothing)
+{
+    char *libc = test_system_lib("libc.so.6");
+    ck_assert_ptr_nonnull(libc);
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(libc, &file, &diag), CFI_OK);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    struct diff_memory *memory = diff_memory_new(true, 7);
+    ck_assert_int_eq(diff_memory_map_file(memory, file), CFI_OK);
+    struct counting_sink sink = {0};
+    size_t rows = 0;
+    for (size_t i = 0; i < il->nfdes; i++) {
+        if (il->status[i] != CFI_OK ||
+            cfi_file_lookup(file, file->fdes[i].pc_begin) != &file->fdes[i])
+            continue;
+        for (size_t r = 0; r < il->fdes[i].nranges; r++, rows++)
+            check_traced_row(il, i, il->fdes[i].ranges[r].begin,
+                             diff_memory_reader(memory), &sink);
+    }
+    ck_assert_msg(rows > 20000, "only %zu rows in libc", rows);
+    ck_assert_msg(sink.events > rows, "the sink was told nothing");
+    diff_memory_free(memory);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    free(libc);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* explain's result is unwind's                                         */
+/* ------------------------------------------------------------------ */
+
+#define SAMPLED_ROWS 48
+
+static void compare_with_unwind(const char *libc, uint64_t begin, unsigned k)
+{
+    bool caller = k & 1;
+    char pc[32], regs[160];
+    snprintf(pc, sizeof pc, "0x%" PRIx64, caller ? begin + 1 : begin);
+    if (k < 2)
+        snprintf(regs, sizeof regs, "rsp=0x7ffe%04x,rbp=0x7ffe8000,rbx=0x%x,"
+                 "r12=0x%x", 0x1000 + 0x100 * k, k + 1, k + 2);
+    else
+        snprintf(regs, sizeof regs, "rsp=0x7ffe%04x", 0x1000 + 0x100 * k);
+    char seed[8];
+    snprintf(seed, sizeof seed, "%u", k);
+    const char *explain[] = {"explain", libc, "--pc", pc, "--regs", regs,
+                             "--mem-seed", seed, caller ? "--caller" : NULL,
+                             NULL};
+    const char *unwind[] = {"unwind", libc, "--pc", pc, "--regs", regs,
+                            "--mem-seed", seed, "--engine", "il",
+                            caller ? "--caller" : NULL, NULL};
+    struct test_run e, u;
+    test_run_cfisem(explain, &e);
+    test_run_cfisem(unwind, &u);
+    const char *result = strstr(e.out, "== 5. The result\n");
+    ck_assert_msg(result != NULL, "pc %s: no result section", pc);
+    result += strlen("== 5. The result\n");
+    ck_assert_msg(!strcmp(result, u.out), "pc %s state %u:\nexplain:\n%s"
+                  "unwind:\n%s", pc, k, result, u.out);
+    ck_assert_int_eq(e.exit_code, u.exit_code);
+    test_run_free(&e);
+    test_run_free(&u);
+}
+
+START_TEST(test_result_is_unwinds)
+{
+    char *libc = test_system_lib("libc.so.6");
+    ck_assert_ptr_nonnull(libc);
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(libc, &file, &diag), CFI_OK);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    size_t total = 0;
+    for (size_t i = 0; i < il->nfdes; i++)
+        total += il->fdes[i].nranges;
+    size_t step = total / SAMPLED_ROWS, seen = 0;
+    for (size_t i = 0; i < il->nfdes; i++)
+        for (size_t r = 0; r < il->fdes[i].nranges; r++, seen++)
+            if (seen % step == 0)
+                for (unsigned k = 0; k < 4; k++)
+                    compare_with_unwind(libc, il->fdes[i].ranges[r].begin, k);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    free(libc);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The command line                                                     */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_help)
+{
+    struct test_run run;
+    test_run_cfisem((const char *[]){"--help", NULL}, &run);
+    ck_assert_ptr_nonnull(strstr(run.out, "  explain "));
+    test_run_free(&run);
+    test_run_cfisem((const char *[]){"explain", "--help", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "usage: cfisem explain FILE"));
+    test_run_free(&run);
+}
+END_TEST
+
+static void expect_usage(const char *const *args, const char *message)
+{
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 1);
+    ck_assert_int_eq((int)test_count_lines(run.err), 1);
+    ck_assert_msg(strstr(run.err, message) != NULL, "stderr: %s", run.err);
+    test_run_free(&run);
+}
+
+START_TEST(test_usage_errors)
+{
+    char *so = case_path(&goldens[1]);
+    expect_usage((const char *[]){"explain", so, NULL}, "missing --pc");
+    expect_usage((const char *[]){"explain", "--pc", "0x1000", NULL},
+                 "missing FILE");
+    expect_usage((const char *[]){"explain", so, "--pc", "0x1000", "--regs",
+                                  "rfoo=1", NULL},
+                 "bad register list");
+    expect_usage((const char *[]){"explain", so, "--pc", "0x1000", "--format",
+                                  "pdf", NULL},
+                 "unknown format");
+    expect_usage((const char *[]){"explain", so, "--pc", NULL},
+                 "missing value for --pc");
+    free(so);
+}
+END_TEST
+
+START_TEST(test_bad_file)
+{
+    char *src = test_src_path("corpus/explain/all_rules.S");
+    struct test_run run;
+    test_run_cfisem((const char *[]){"explain", src, "--pc", "0", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_int_eq((int)test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, src));
+    test_run_free(&run);
+    free(src);
+}
+END_TEST
+
+START_TEST(test_no_fde)
+{
+    char *so = case_path(&goldens[1]);
+    struct test_run run;
+    test_run_cfisem((const char *[]){"explain", so, "--pc", "0x9000", "--regs",
+                                     "rsp=0x1000", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 3);
+    ck_assert_ptr_nonnull(strstr(run.out, "No FDE covers 0x9000"));
+    ck_assert_ptr_nonnull(strstr(run.out, "error: no_fde: no FDE covers the"
+                                          " address\n"));
+    test_run_free(&run);
+    free(so);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("explain");
+    TCase *tc = tcase_create("explain");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_golden_text, 0, (int)NGOLDENS);
+    tcase_add_loop_test(tc, test_golden_json, 0, (int)NGOLDENS);
+    tcase_add_loop_test(tc, test_golden_formats, 0, (int)NFORMAT_GOLDENS);
+    tcase_add_test(tc, test_error_on_stderr);
+    tcase_add_test(tc, test_html_in_a_browser);
+    tcase_add_test(tc, test_colour_on_a_terminal);
+    tcase_add_test(tc, test_tracing_changes_nothing);
+    tcase_add_test(tc, test_result_is_unwinds);
+    tcase_add_test(tc, test_help);
+    tcase_add_test(tc, test_usage_errors);
+    tcase_add_test(tc, test_bad_file);
+    tcase_add_test(tc, test_no_fde);
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
