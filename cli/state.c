@@ -1,6 +1,6 @@
-/* state.c — the machine state options shared by `explain` (and meant for
- * `unwind`, whose own copy predates this file): --regs, --mem-seed,
- * --mem DUMP@ADDR, --fault B-E, and the memory model they describe. */
+/* state.c — the machine state options shared by `unwind` and `explain`:
+ * --regs, --mem-seed, --mem DUMP@ADDR, --fault B-E, and the memory model
+ * they describe. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +59,11 @@ bool cli_state_fault(struct cli_state *state, const char *text)
 /* The dump's bytes, mapped at its address. */
 static int map_dump(struct cli_state *state, struct diff_memory *memory)
 {
+    struct cfi_diag diag;
+    if (cfi_check_regular_file(state->dump_path, &diag) != CFI_OK) {
+        cli_report_file_error(state->dump_path, &diag);
+        return CLI_BAD_INPUT;
+    }
     FILE *f = fopen(state->dump_path, "rb");
     if (!f) {
         fprintf(stderr, "cfisem: %s: cannot read memory dump\n",

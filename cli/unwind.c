@@ -65,65 +65,14 @@ struct options {
     const char *path;
     uint64_t pc;
     bool has_pc;
-    struct cfi_regs callee;
+    struct cli_state state;      /* --regs, --mem-seed, --mem, --fault */
     enum diff_engine_id engine;
     const char *eh_elf;
     const char *abi;             /* --abi, or NULL */
     bool caller;
-    uint64_t seed;
-    const char *dump_path;
-    uint64_t dump_addr;
     bool json;
     double timeout;
-    struct { uint64_t begin, end; } faults[16];
-    size_t nfaults;
 };
-
-/* "rsp=0x10,rbp=3": sets each register; false on any bad item. */
-static bool parse_regs(char *list, struct cfi_regs *regs)
-{
-    for (char *item = strtok(list, ","); item; item = strtok(NULL, ",")) {
-        char *eq = strchr(item, '=');
-        if (!eq)
-            return false;
-        int reg = cfi_reg_parse(item, (size_t)(eq - item));
-        uint64_t value;
-        if (reg < 0 || !cli_parse_u64(eq + 1, &value))
-            return false;
-        cfi_regs_set(regs, (unsigned)reg, value);
-    }
-    return true;
-}
-
-static bool parse_dump(char *text, struct options *options)
-{
-    char *at = strrchr(text, '@');
-    if (!at || at == text)
-        return false;
-    *at = 0;
-    options->dump_path = text;
-    return cli_parse_u64(at + 1, &options->dump_addr);
-}
-
-/* "0x1000-0x2000": a faulting range. */
-static bool parse_fault(const char *text, struct options *o)
-{
-    const char *dash = strchr(text, '-');
-    if (!dash || o->nfaults == sizeof o->faults / sizeof o->faults[0])
-        return false;
-    char begin[32];
-    size_t len = (size_t)(dash - text);
-    if (len == 0 || len >= sizeof begin)
-        return false;
-    memcpy(begin, text, len);
-    begin[len] = 0;
-    uint64_t b, e;
-    if (!cli_parse_u64(begin, &b) || !cli_parse_u64(dash + 1, &e) || e <= b)
-        return false;
-    o->faults[o->nfaults].begin = b;
-    o->faults[o->nfaults++].end = e;
-    return true;
-}
 
 static int parse_option(int argc, char **argv, int *i, struct options *o)
 {
@@ -140,7 +89,7 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
         (*i)++;
     if (!strcmp(arg, "--pc") && !(o->has_pc = cli_parse_u64(value, &o->pc)))
         return cli_usage_error("unwind", "bad address", value);
-    if (!strcmp(arg, "--regs") && !parse_regs(argv[*i], &o->callee))
+    if (!strcmp(arg, "--regs") && !cli_state_regs(&o->state, argv[*i]))
         return cli_usage_error("unwind", "bad register list", value);
     if (!strcmp(arg, "--engine")) {
         int id = diff_engine_parse(value, strlen(value));
@@ -163,11 +112,11 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
                                          "seconds, not", value);
     if (!strcmp(arg, "--timeout"))
         o->timeout = (double)seconds;
-    if (!strcmp(arg, "--mem-seed") && !cli_parse_u64(value, &o->seed))
+    if (!strcmp(arg, "--mem-seed") && !cli_parse_u64(value, &o->state.seed))
         return cli_usage_error("unwind", "bad seed", value);
-    if (!strcmp(arg, "--fault") && !parse_fault(value, o))
+    if (!strcmp(arg, "--fault") && !cli_state_fault(&o->state, value))
         return cli_usage_error("unwind", "expected --fault BEGIN-END, got", value);
-    if (!strcmp(arg, "--mem") && !parse_dump(argv[*i], o))
+    if (!strcmp(arg, "--mem") && !cli_state_dump(&o->state, argv[*i]))
         return cli_usage_error("unwind", "expected DUMP@ADDR, got", value);
     if (!strcmp(arg, "--caller"))
         o->caller = true;
@@ -200,8 +149,8 @@ static int parse_options(int argc, char **argv, struct options *o)
                                NULL);
     if (o->abi && !o->eh_elf)
         return cli_usage_error("unwind", "--abi needs --eh-elf", NULL);
-    if (o->callee.status[CFI_REG_RIP] != CFI_REG_VALUE)
-        cfi_regs_set(&o->callee, CFI_REG_RIP, o->pc);
+    if (o->state.callee.status[CFI_REG_RIP] != CFI_REG_VALUE)
+        cfi_regs_set(&o->state.callee, CFI_REG_RIP, o->pc);
     return CLI_OK;
 }
 
@@ -310,38 +259,6 @@ static void print_json(const struct options *o, const struct diff_answer *answer
 /* ------------------------------------------------------------------ */
 /* Running                                                              */
 /* ------------------------------------------------------------------ */
-
-static int map_dump(struct diff_memory *memory, const struct options *o)
-{
-    struct cfi_diag diag;
-    if (cfi_check_regular_file(o->dump_path, &diag) != CFI_OK) {
-        cli_report_file_error(o->dump_path, &diag);
-        return CLI_BAD_INPUT;
-    }
-    FILE *f = fopen(o->dump_path, "rb");
-    if (!f) {
-        fprintf(stderr, "cfisem: %s: cannot read memory dump\n", o->dump_path);
-        return CLI_BAD_INPUT;
-    }
-    size_t capacity = 1 << 16, len = 0, n;
-    uint8_t *bytes = malloc(capacity);
-    while (bytes && (n = fread(bytes + len, 1, capacity - len, f)) > 0) {
-        len += n;
-        if (len == capacity)
-            bytes = realloc(bytes, capacity *= 2);
-    }
-    fclose(f);
-    enum cfi_status status = bytes ? diff_memory_map_bytes(memory, o->dump_addr,
-                                                           bytes, len)
-                                   : CFI_E_NOMEM;
-    free(bytes);
-    if (status != CFI_OK) {
-        fprintf(stderr, "cfisem: %s: cannot map the dump at 0x%" PRIx64 "\n",
-                o->dump_path, o->dump_addr);
-        return CLI_BAD_INPUT;
-    }
-    return CLI_OK;
-}
 
 /* The file an engine's open error is about. */
 static const char *opened_path(const struct options *o)
@@ -452,21 +369,12 @@ static int report(const struct options *o, const struct diff_answer *answer)
     return frame->status == CFI_OK ? CLI_OK : CLI_NO_UNWIND;
 }
 
-static int unwind_file(const struct options *o, struct cfi_file *file)
+static int unwind_file(struct options *o, struct cfi_file *file)
 {
-    struct diff_memory *memory = diff_memory_new(o->dump_path == NULL, o->seed);
-    if (!memory || diff_memory_map_file(memory, file) != CFI_OK) {
-        diff_memory_free(memory);
-        fprintf(stderr, "cfisem: out of memory\n");
-        return CLI_BAD_INPUT;
-    }
-    int result = o->dump_path ? map_dump(memory, o) : CLI_OK;
-    for (size_t i = 0; i < o->nfaults && result == CLI_OK; i++)
-        if (diff_memory_add_fault(memory, o->faults[i].begin,
-                                  o->faults[i].end) != CFI_OK)
-            result = CLI_BAD_INPUT;
+    struct diff_memory *memory = NULL;
+    int result = cli_state_memory(&o->state, file, &memory);
     if (result == CLI_OK) {
-        struct cfi_request request = {o->pc, o->caller, &o->callee,
+        struct cfi_request request = {o->pc, o->caller, &o->state.callee,
                                       diff_memory_reader(memory)};
         const char *v1 = o->eh_elf ? cli_eh_elf_v1_abi(o->eh_elf, o->abi)
                                    : NULL;
