@@ -1,5 +1,6 @@
 /* stats.c — `cfisem stats`: the numbers of a corpus' call frame
  * information, over files given or a manifest, in parallel. */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -34,8 +35,9 @@ static const char usage[] =
     "\n"
     "Example: cfisem stats /lib/x86_64-linux-gnu/libc.so.6 --by producer\n"
     "\n"
-    "Exit status: 0; 1 usage error; 2 a manifest that cannot be read (files\n"
-    "that cannot be loaded are counted, not fatal).\n";
+    "Exit status: 0; 1 usage error; 2 a manifest that cannot be read, or\n"
+    "a FILE that cannot be loaded: it is counted (the errors table), the\n"
+    "others still are, and one line on stderr names the first.\n";
 
 struct options {
     char **paths;
@@ -62,6 +64,11 @@ static bool add_path(struct options *o, const char *path)
 
 static int read_manifest(struct options *o)
 {
+    struct cfi_diag diag;
+    if (cfi_check_regular_file(o->manifest, &diag) != CFI_OK) {
+        cli_report_file_error(o->manifest, &diag);
+        return CLI_BAD_INPUT;
+    }
     FILE *f = fopen(o->manifest, "r");
     if (!f) {
         fprintf(stderr, "cfisem: %s: cannot read the manifest\n", o->manifest);
@@ -214,14 +221,40 @@ static bool run(const struct options *o, struct stats *all,
     return ok && !all->out_of_memory;
 }
 
+/* One line on stderr for the files that could not be loaded: the first
+ * reason (in the errors' order) with a file it was seen in, and how many
+ * there were. */
+static int report_failed_files(const struct stats *all)
+{
+    if (all->files_failed == 0)
+        return CLI_OK;
+    const struct stats_map *errors = &all->errors;
+    size_t *order = stats_map_sorted(errors);
+    for (size_t k = 0; order && k < errors->count; k++) {
+        size_t i = order[k];
+        if (strncmp(errors->keys[i], "file: ", 6))
+            continue;
+        fprintf(stderr, "cfisem: %s: %s", errors->examples[i],
+                errors->keys[i] + 6);
+        if (all->files_failed > 1)
+            fprintf(stderr, " (%" PRIu64 " files not loaded: see the errors)",
+                    all->files_failed);
+        fputc('\n', stderr);
+        break;
+    }
+    free(order);
+    return CLI_BAD_INPUT;
+}
+
 static int report(const struct options *o, const struct stats *all,
                   const struct stats_map *producers)
 {
+    int failed = report_failed_files(all);
     const struct stats_map *split = o->by_producer ? producers : NULL;
     if (!o->json || strcmp(o->json, "-"))
         stats_print_text(stdout, all, split);
     if (!o->json)
-        return CLI_OK;
+        return failed;
     FILE *out = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
     if (!out) {
         fprintf(stderr, "cfisem: %s: cannot write\n", o->json);
@@ -232,7 +265,7 @@ static int report(const struct options *o, const struct stats *all,
         fprintf(stderr, "cfisem: %s: cannot write\n", o->json);
         return CLI_BAD_INPUT;
     }
-    return CLI_OK;
+    return failed;
 }
 
 int cli_stats(int argc, char **argv)

@@ -107,6 +107,11 @@ START_TEST(test_fifo_refused_by_every_command)
         {"validate", fifo, so, NULL},
         {"validate", good, fifo, NULL},
         {"validate", good, fifo, "--abi", "v1", NULL},
+        {"explain", fifo, "--pc", "0x1000", NULL},
+        {"explain", good, "--pc", "0x1000", "--regs", "rsp=0x7ffe1000",
+         "--mem", dump, NULL},
+        {"stats", fifo, NULL},
+        {"stats", "--manifest", fifo, NULL},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         struct test_run r;

@@ -232,7 +232,9 @@ START_TEST(test_bad_files_are_counted)
     char *src = test_src_path("corpus/cases/plt.S");
     struct test_run run;
     test_run_cfisem((const char *[]){"stats", src, "--json", "-", NULL}, &run);
-    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_int_eq((int)test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "plt.S"));
     ck_assert_uint_eq(json_number(run.out, "files_failed"), 1);
     ck_assert_ptr_nonnull(strstr(run.out, "{\"text\": \"file: "));
     test_run_free(&run);
