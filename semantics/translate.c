@@ -7,8 +7,13 @@
  *   init     the CIE's initial row (the row at the end of the CIE program)
  *   stack    the remembered rows (remember_state / restore_state)
  *
- * Each DW_CFA opcode is one function `rule_<opcode>`. The comment above it
- * states the rule in this notation:
+ * Each rule is one function `rule_<name>`, and every DW_CFA opcode applies
+ * one of them: the opcodes that differ only in how their operands are
+ * encoded or factored (advance_loc1..4, offset_extended_sf,
+ * restore_extended, ...) share their rule, since the decoder has already
+ * made their operands equal; SEM_RULES below says which opcode applies
+ * which rule. The comment above each function states the rule in this
+ * notation:
  *
  *   row[r] := R      the rule of register r becomes R in the current row
  *   row.cfa := C     the CFA rule becomes C

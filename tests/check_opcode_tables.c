@@ -148,6 +148,20 @@ START_TEST(test_semantics_and_interp)
     assert_same("semantics/sem.h SEM_CFA_OPCODES", &got, &want);
     free(block);
     free(sem);
+    /* and the rule each applies (semantics/translate.c) */
+    char *translate = source("semantics/translate.c");
+    block = between(translate, "#define SEM_RULES(X)", "\n\n");
+    got = (struct set){{false}};
+    for (const char *at = block; (at = strstr(at, "X(")); at += 2) {
+        char name[64];
+        if (sscanf(at, "X(%63[A-Za-z0-9_], rule_", name) != 1)
+            continue;
+        ck_assert_msg(number_of(name) < 256, "SEM_RULES: unknown %s", name);
+        got.has[number_of(name)] = true;
+    }
+    assert_same("semantics/translate.c SEM_RULES", &got, &want);
+    free(block);
+    free(translate);
     char *interp = source("interp/internal.h");
     block = between(interp, "#define INTERP_CFA_OPCODES(X)", "\nenum");
     got = x_macro(block, "interp/internal.h");
