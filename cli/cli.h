@@ -15,7 +15,9 @@
 /* Exit codes of every subcommand. */
 enum {
     CLI_OK = 0,
-    CLI_USAGE = 1,       /* bad command line */
+    CLI_USAGE = 64,      /* bad command line: EX_USAGE of sysexits.h, apart
+                            from every outcome, so that a script tells a
+                            typo from a finding */
     CLI_BAD_INPUT = 2,   /* an input file is unreadable or malformed */
     CLI_NO_UNWIND = 3,   /* the answer is "cannot unwind" (unwind only) */
     CLI_ENGINE_FAILED = 4, /* the engine asked crashed or gave no answer in

@@ -32,7 +32,7 @@ static const char usage[] =
     "Example:\n"
     "  cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
     "\n"
-    "Exit status: 0 built, 1 usage error, 2 bad input file or the build\n"
+    "Exit status: 0 built, 64 usage error, 2 bad input file or the build\n"
     "failed. FDEs that do not translate are compiled to their error (the\n"
     "eh_elf answers it at their addresses): the eh_elf is built, the first\n"
     "such FDE is named on stderr, and the exit status is 2.\n";

@@ -87,10 +87,10 @@ static const char usage[] =
     "cfisem validate FILE --hdr): a wrong one is one line on stderr.\n"
     "\n"
     "Exit status: 0 no new mismatch (known deviations and errors do not\n"
-    "count); 1 at least one new mismatch or a wrong .eh_frame_hdr, or a\n"
-    "usage error (then nothing is run and the message names the option);\n"
-    "2 a FILE cannot be loaded (one line on stderr for each; the other\n"
-    "files still run; 1 wins over 2).\n";
+    "count); 1 at least one new mismatch or a wrong .eh_frame_hdr; 2 a\n"
+    "FILE cannot be loaded (one line on stderr for each; the other files\n"
+    "still run; 1 wins over 2); 64 a usage error (then nothing is run and\n"
+    "the message names the option).\n";
 
 struct options {
     struct diff_config config;

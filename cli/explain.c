@@ -44,7 +44,7 @@ static const char usage[] =
     "\n"
     "Exit status: as unwind's: 0 unwound, 3 cannot unwind; without --regs,\n"
     "0 when the row is found and 3 when it is not (no FDE, malformed\n"
-    "program); 1 usage error, 2 bad input file.\n";
+    "program); 2 bad input file, 64 usage error.\n";
 
 struct options {
     const char *path;

@@ -36,7 +36,7 @@ static const char usage[] =
     "    -Wl,--section-start=.text=0x1000 -Wl,--build-id=none -o g.so g.S \\\n"
     "    && cfisem il g.so | cmp - g.il\n"
     "\n"
-    "Exit status: 0 written, 1 usage error, 2 a file cannot be written.\n";
+    "Exit status: 0 written, 2 a file cannot be written, 64 usage error.\n";
 
 struct gen_cli {
     struct gen_options options;

@@ -56,10 +56,9 @@ static void print_usage(FILE *out)
         "\n"
         "Example: cfisem il /lib/x86_64-linux-gnu/libc.so.6 --pc 0x27285\n"
         "\n"
-        "Exit status: 0 success; 1 usage error; 2 the file cannot be loaded"
-        " or an\n"
-        "FDE cannot be translated (the others are printed); 3 no FDE covers"
-        " ADDR.\n",
+        "Exit status: 0 success; 2 the file cannot be loaded or an FDE cannot\n"
+        "be translated (the others are printed); 3 no FDE covers ADDR; 64\n"
+        "usage error.\n",
         out);
 }
 

@@ -79,9 +79,10 @@ static void print_help(FILE *out)
             "\n"
             "'cfisem COMMAND --help' or 'cfisem help COMMAND' describes a\n"
             "command; 'cfisem --version' gives the versions.\n"
-            "Exit status: 0 success, 1 usage error, 2 bad input file,\n"
-            "3 the frame cannot be unwound (unwind); diff and validate:\n"
-            "1 also when an engine differs from the reference.\n");
+            "Exit status: 0 success; 1 differences found (diff, validate:\n"
+            "an engine differs from the reference, a wrong address); 2 bad\n"
+            "input file; 3 the frame cannot be unwound (unwind, explain); 4\n"
+            "the engine crashed or gave no answer (unwind); 64 usage error.\n");
 }
 
 int main(int argc, char **argv)

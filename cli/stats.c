@@ -35,7 +35,7 @@ static const char usage[] =
     "\n"
     "Example: cfisem stats /lib/x86_64-linux-gnu/libc.so.6 --by producer\n"
     "\n"
-    "Exit status: 0; 1 usage error; 2 a manifest that cannot be read, or\n"
+    "Exit status: 0; 64 usage error; 2 a manifest that cannot be read, or\n"
     "a FILE that cannot be loaded: it is counted (the errors table), the\n"
     "others still are, and one line on stderr names the first.\n";
 

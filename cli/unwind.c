@@ -58,8 +58,8 @@ static const char usage[] =
     "      --regs rsp=0x7ffe1000 --engine il\n"
     "\n"
     "Exit status: 0 unwound, 3 cannot unwind (the error is printed),\n"
-    "1 usage error, 2 bad input file, 4 the engine crashed or gave no\n"
-    "answer in time (one line on stderr names it and the signal).\n";
+    "2 bad input file, 4 the engine crashed or gave no answer in time\n"
+    "(one line on stderr names it and the signal), 64 usage error.\n";
 
 struct options {
     const char *path;

@@ -60,9 +60,9 @@ static const char usage[] =
     "  cfisem validate /lib/x86_64-linux-gnu/libc.so.6 libc.eh_elf.so\n"
     "\n"
     "Exit status: 0 no wrong address (or only \"unsupported\" ones, with\n"
-    "--allow-unsupported); 1 wrong addresses, or a usage error (then\n"
-    "nothing is run); 2 FILE or EH_ELF.so cannot be loaded (one line on\n"
-    "stderr naming it and saying why).\n";
+    "--allow-unsupported); 1 wrong addresses; 2 FILE or EH_ELF.so cannot\n"
+    "be loaded (one line on stderr naming it and saying why); 64 a usage\n"
+    "error (then nothing is run).\n";
 
 struct options {
     struct diff_validate_config config;

@@ -33,8 +33,8 @@ static const char usage[] =
     "  --states N states per address, --sframe (default 4, at most 1024)\n"
     "  --seed S   seed of the states, --sframe (default 1)\n"
     "\n"
-    "Exit status: 0 no problem; 1 problems, or a usage error; 2 FILE\n"
-    "cannot be loaded (one line on stderr naming it).\n";
+    "Exit status: 0 no problem; 1 problems; 2 FILE cannot be loaded (one\n"
+    "line on stderr naming it); 64 a usage error.\n";
 
 bool cli_validate_wants_table(int argc, char **argv)
 {

@@ -318,7 +318,8 @@ START_TEST(test_usage_errors)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct test_run run;
         test_run_cfisem(bad[i], &run);
-        ck_assert_msg(run.exit_code == 1, "case %zu: exit %d", i, run.exit_code);
+        ck_assert_msg(run.exit_code == TEST_EXIT_USAGE, "case %zu: exit %d", i,
+                      run.exit_code);
         ck_assert_uint_eq(test_count_lines(run.err), 1);
         test_run_free(&run);
     }

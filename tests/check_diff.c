@@ -965,13 +965,13 @@ START_TEST(test_exit_codes)
     const char *ok[] = {"diff", path, "--engines", "il,interp", NULL};
     ck_assert_int_eq(run_code(ok, NULL), 0);
     const char *bad_engine[] = {"diff", path, "--engines", "il,bogus", NULL};
-    ck_assert_int_eq(run_code(bad_engine, "unknown engine"), 1);
+    ck_assert_int_eq(run_code(bad_engine, "unknown engine"), TEST_EXIT_USAGE);
     const char *no_file[] = {"diff", "--engines", "il", NULL};
-    ck_assert_int_eq(run_code(no_file, "missing FILE"), 1);
+    ck_assert_int_eq(run_code(no_file, "missing FILE"), TEST_EXIT_USAGE);
     const char *bad_states[] = {"diff", path, "--states", "0", NULL};
-    ck_assert_int_eq(run_code(bad_states, "--states"), 1);
+    ck_assert_int_eq(run_code(bad_states, "--states"), TEST_EXIT_USAGE);
     const char *bad_option[] = {"diff", path, "--bogus", NULL};
-    ck_assert_int_eq(run_code(bad_option, "unknown option"), 1);
+    ck_assert_int_eq(run_code(bad_option, "unknown option"), TEST_EXIT_USAGE);
     const char *help[] = {"diff", "--help", NULL};
     ck_assert_int_eq(run_code(help, NULL), 0);
     free(path);
@@ -1332,9 +1332,9 @@ START_TEST(test_validate_bad_input)
     const char *args[] = {"validate", path, missing, "--abi", "v1", NULL};
     ck_assert_int_eq(run_code(args, missing), 2);
     const char *bad_abi[] = {"validate", path, missing, "--abi", "v2", NULL};
-    ck_assert_int_eq(run_code(bad_abi, "unknown ABI"), 1);
+    ck_assert_int_eq(run_code(bad_abi, "unknown ABI"), TEST_EXIT_USAGE);
     const char *one_file[] = {"validate", path, NULL};
-    ck_assert_int_eq(run_code(one_file, "expected FILE and EH_ELF.so"), 1);
+    ck_assert_int_eq(run_code(one_file, "expected FILE and EH_ELF.so"), TEST_EXIT_USAGE);
     free(path);
     free(dir);
 }

@@ -440,14 +440,14 @@ struct cli_case {
 };
 
 static const struct cli_case cli_cases[] = {
-    {{"gen", "-o", "x.S", NULL}, 1, "missing --seed"},
-    {{"gen", "--seed", "3", NULL}, 1, "missing -o OUT.S"},
-    {{"gen", "--seed", "x3", "-o", "x.S", NULL}, 1, "bad seed x3"},
-    {{"gen", "--seed", "3", "-o", "-", "--fdes", "0", NULL}, 1, "--fdes takes 1 to 64"},
-    {{"gen", "--seed", "3", "-o", "-", "--fdes", "65", NULL}, 1, "--fdes takes 1 to 64"},
-    {{"gen", "--seed", "3", "-o", "-", "--section", "text", NULL}, 1, "unknown section text"},
-    {{"gen", "--seed", "3", "-o", "-", "--bogus", NULL}, 1, "unknown option --bogus"},
-    {{"gen", "--seed", "3", "-o", NULL}, 1, "missing value for -o"},
+    {{"gen", "-o", "x.S", NULL}, TEST_EXIT_USAGE, "missing --seed"},
+    {{"gen", "--seed", "3", NULL}, TEST_EXIT_USAGE, "missing -o OUT.S"},
+    {{"gen", "--seed", "x3", "-o", "x.S", NULL}, TEST_EXIT_USAGE, "bad seed x3"},
+    {{"gen", "--seed", "3", "-o", "-", "--fdes", "0", NULL}, TEST_EXIT_USAGE, "--fdes takes 1 to 64"},
+    {{"gen", "--seed", "3", "-o", "-", "--fdes", "65", NULL}, TEST_EXIT_USAGE, "--fdes takes 1 to 64"},
+    {{"gen", "--seed", "3", "-o", "-", "--section", "text", NULL}, TEST_EXIT_USAGE, "unknown section text"},
+    {{"gen", "--seed", "3", "-o", "-", "--bogus", NULL}, TEST_EXIT_USAGE, "unknown option --bogus"},
+    {{"gen", "--seed", "3", "-o", NULL}, TEST_EXIT_USAGE, "missing value for -o"},
     {{"gen", "--seed", "3", "-o", "/nonexistent/dir/x.S", NULL}, 2, "cannot write"},
 };
 

@@ -246,7 +246,7 @@ static void expect_usage(const char *const *args, const char *message)
 {
     struct test_run run;
     test_run_cfisem(args, &run);
-    ck_assert_int_eq(run.exit_code, 1);
+    ck_assert_int_eq(run.exit_code, TEST_EXIT_USAGE);
     ck_assert_int_eq((int)test_count_lines(run.err), 1);
     ck_assert_msg(strstr(run.err, message) != NULL, "stderr: %s", run.err);
     test_run_free(&run);

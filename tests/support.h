@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+/* The exit status of a usage error (README: "Commands"), apart from every
+ * outcome. */
+#define TEST_EXIT_USAGE 64
+
 /* $CFISEM_SRC/rel, $CFISEM_BUILD/rel: malloc'd paths. */
 char *test_src_path(const char *rel);
 char *test_build_path(const char *rel);
