@@ -25,6 +25,8 @@ static const struct cli_command commands[] = {
      cli_validate},
     {"gen", "a random well-formed CFI program (.S) and its expected IL",
      cli_gen},
+    {"synth", "CFI synthesised from the machine code, compared with the file's",
+     cli_synth},
 };
 
 static const struct cli_command *find_command(const char *name)
