@@ -83,10 +83,22 @@ void synth_table_free(struct synth_table *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Whether [begin, end) holds only padding: zeros, int3, nops. */
-static enum cfi_status is_padding(struct synth_decoder *d,
-                                  const uint8_t *bytes, uint64_t begin,
-                                  uint64_t end, bool *padding)
+static bool is_padding_insn(const struct synth_insn *in, const uint8_t *b)
+{
+    bool zeros = true;
+    for (unsigned j = 0; j < in->len; j++)
+        zeros = zeros && b[j] == 0;
+    return zeros || in->op == SYNTH_OP_PADDING ||
+           (in->op == SYNTH_OP_STOP && b[0] == 0xcc);
+}
+
+/* The part of [begin, end) from the first instruction that is not
+ * padding (zeros, int3, nop) to the end of the last; empty (*first ==
+ * *last) when there is none. Undecodable bytes are not padding. */
+static enum cfi_status trim_padding(struct synth_decoder *d,
+                                    const uint8_t *bytes, uint64_t begin,
+                                    uint64_t end, uint64_t *first,
+                                    uint64_t *last)
 {
     size_t len = (size_t)(end - begin);
     struct synth_insn *insns = calloc(len, sizeof *insns);
@@ -95,14 +107,20 @@ static enum cfi_status is_padding(struct synth_decoder *d,
     size_t n;
     uint64_t stopped;
     synth_decode(d, bytes, begin, end, insns, len, &n, &stopped);
-    *padding = stopped == end;
-    for (size_t i = 0; i < n && *padding; i++) {
-        const uint8_t *b = bytes + (insns[i].addr - begin);
-        bool zeros = true;
-        for (unsigned j = 0; j < insns[i].len; j++)
-            zeros = zeros && b[j] == 0;
-        *padding = zeros || insns[i].op == SYNTH_OP_PADDING ||
-                   (insns[i].op == SYNTH_OP_STOP && b[0] == 0xcc);
+    *first = *last = begin;
+    bool found = false;
+    for (size_t i = 0; i < n; i++) {
+        if (is_padding_insn(&insns[i], bytes + (insns[i].addr - begin)))
+            continue;
+        if (!found)
+            *first = insns[i].addr;
+        found = true;
+        *last = insns[i].addr + insns[i].len;
+    }
+    if (stopped < end) {
+        if (!found)
+            *first = stopped;
+        *last = end;
     }
     free(insns);
     return CFI_OK;
@@ -118,16 +136,16 @@ static enum cfi_status check_gap(struct synth_decoder *d,
     if (!seg || !seg->executable || !bytes || end - begin > SYNTH_MAX_INSNS ||
         cfi_file_segment(file, end - 1) != seg)
         return CFI_OK;
-    bool padding;
-    if (is_padding(d, bytes, begin, end, &padding) != CFI_OK)
+    uint64_t first, last;
+    if (trim_padding(d, bytes, begin, end, &first, &last) != CFI_OK)
         return CFI_E_NOMEM;
-    if (padding)
+    if (first == last)
         return CFI_OK;
     struct synth_range *grown = realloc(*ranges, (*count + 1) * sizeof **ranges);
     if (!grown)
         return CFI_E_NOMEM;
     *ranges = grown;
-    grown[*count] = (struct synth_range){begin, end, SYNTH_NO_FDE,
+    grown[*count] = (struct synth_range){first, last, SYNTH_NO_FDE,
                                          SYNTH_REASON_NONE, -1, "", ""};
     (*count)++;
     return CFI_OK;
