@@ -15,6 +15,8 @@ struct fde_work {
     size_t *worklist;
     bool *listed;
     size_t nlisted;
+    struct synth_pad pads[SYNTH_MAX_PADS];
+    size_t npads;
     bool unresolved_jump;
     bool mid_insn_target;
     /* successors of the instruction being processed */
@@ -152,7 +154,13 @@ static void successors(struct fde_work *w, size_t i,
         add_succ(w, in->target, false);
         add_succ(w, next, false);
         return;
-    case SYNTH_OP_CALL: add_succ(w, next, true); return;
+    case SYNTH_OP_CALL:
+        add_succ(w, next, true);
+        /* the unwinder lands here with the stack as it is at the call */
+        for (size_t k = 0; k < w->npads; k++)
+            if (in->addr >= w->pads[k].begin && in->addr < w->pads[k].end)
+                add_succ(w, w->pads[k].pad, false);
+        return;
     case SYNTH_OP_JMP_INDIRECT:
         if (jump_table(w, i))
             w->out->jump_tables++;
@@ -174,11 +182,11 @@ static void enlist(struct fde_work *w, size_t i)
 }
 
 /* The fixpoint: false when the visit limit was reached. */
-static bool fixpoint(struct fde_work *w)
+static bool fixpoint(struct fde_work *w, size_t entry)
 {
     size_t budget = w->n * SYNTH_VISITS_PER_INSN;
     struct synth_state *st = w->out->states;
-    enlist(w, 0);
+    enlist(w, entry);
     while (w->nlisted > 0) {
         if (budget-- == 0)
             return false;
@@ -199,8 +207,8 @@ static bool fixpoint(struct fde_work *w)
 
 /* The ABI entry state, or the IL's first row for an FDE entered with its
  * frame built. False when that row cannot be taken. */
-static bool entry_state(const struct sem_fde_il *il, struct synth_state *s,
-                        bool *mid_frame)
+static bool entry_state(const struct sem_fde_il *il, size_t first,
+                        struct synth_state *s, bool *mid_frame)
 {
     memset(s, 0, sizeof *s);
     s->reached = true;
@@ -211,7 +219,7 @@ static bool entry_state(const struct sem_fde_il *il, struct synth_state *s,
     *mid_frame = false;
     if (!il || il->nranges == 0)
         return true;
-    const struct sem_row *row = il->ranges[0].row;
+    const struct sem_row *row = il->ranges[first].row;
     bool abi = row->cfa.kind == SEM_CFA_REG_OFFSET &&
                row->cfa.reg == CFI_REG_RSP && row->cfa.offset == 8;
     for (int k = 0; k < SYNTH_NSAVED; k++) {
@@ -241,6 +249,24 @@ static bool entry_state(const struct sem_fde_il *il, struct synth_state *s,
         return false;
     }
     return true;
+}
+
+/* GCC starts a cold partition whose first instruction is a landing pad
+ * with a nop (a landing pad at offset 0 would read as "none"): the nop is
+ * never executed, and the row after it is the one the unwinder lands
+ * with. Returns 1 (the entry is the second instruction, the second IL
+ * range) then, else 0. */
+static size_t landing_pad_first(const struct fde_work *w,
+                                const struct sem_fde_il *il)
+{
+    if (w->n < 2 || !il || il->nranges < 2 ||
+        w->insns[0].op != SYNTH_OP_PADDING ||
+        il->ranges[1].begin != w->insns[1].addr)
+        return 0;
+    const struct sem_cfa *c0 = &il->ranges[0].row->cfa;
+    bool abi = c0->kind == SEM_CFA_REG_OFFSET && c0->reg == CFI_REG_RSP &&
+               c0->offset == 8;
+    return abi ? 1 : 0;
 }
 
 /* The reason each instruction is not compared, or NONE. */
@@ -331,13 +357,16 @@ static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
         return CFI_OK;
     }
     decode_fde(decoder, w, max, bytes);
+    w->npads = synth_landing_pads(w->file, fde, w->pads, SYNTH_MAX_PADS);
+    o->landing_pads = w->npads;
     if (w->n == 0)
         return CFI_OK;
-    if (!entry_state(il, &o->states[0], &o->entered_mid_frame)) {
+    size_t entry = landing_pad_first(w, il);
+    if (!entry_state(il, entry, &o->states[entry], &o->entered_mid_frame)) {
         set_all(o, SYNTH_REASON_ENTRY_UNKNOWN);
         return CFI_OK;
     }
-    if (!fixpoint(w)) {
+    if (!fixpoint(w, entry)) {
         set_all(o, SYNTH_REASON_FIXPOINT_LIMIT);
         return CFI_OK;
     }

@@ -59,6 +59,19 @@ enum cfi_status synth_decode(struct synth_decoder *decoder,
                              uint64_t end, struct synth_insn *insns,
                              size_t max, size_t *count, uint64_t *stopped_at);
 
+/* A call-site range of the LSDA and its landing pad. */
+struct synth_pad {
+    uint64_t begin, end; /* the calls in [begin, end) ... */
+    uint64_t pad;        /* ... may land here */
+};
+#define SYNTH_MAX_PADS 4096
+
+/* The landing pads of the FDE (at most max); 0 when it has no LSDA or the
+ * LSDA cannot be read (then its pads stay unreached). */
+size_t synth_landing_pads(const struct cfi_file *file,
+                          const struct cfi_fde *fde, struct synth_pad *pads,
+                          size_t max);
+
 /* The index of `addr` among insns[0..n) (sorted), or -1. */
 long synth_insn_index(const struct synth_insn *insns, size_t n, uint64_t addr);
 

@@ -26,6 +26,9 @@
  * fall-through edge is weaker than a jump's: when both reach an
  * instruction with conflicting states, the call is taken not to return.
  *
+ * Landing pads (from the FDE's LSDA, .gcc_except_table) are successors
+ * of the calls of their call-site range, with the state at the call.
+ *
  * The entry state of an FDE is the ABI's (rsp = CFA-8, every register
  * in place) when the IL's first row is cfa=rsp+8; otherwise (a function's
  * cold part, split off with its frame already built) the first row is
@@ -152,6 +155,7 @@ struct synth_fde {
     bool entered_mid_frame;
     bool fully_analysed;      /* no limit at any instruction */
     size_t jump_tables;       /* indirect jumps resolved */
+    size_t landing_pads;      /* call sites with a landing pad (LSDA) */
     size_t noreturn_calls;    /* calls taken not to return */
 };
 
