@@ -40,29 +40,33 @@ static void add_succ(struct fde_work *w, uint64_t addr, bool weak)
     }
 }
 
-/* The bound of a jump table: `cmp reg, N` shortly before, N+1 entries. */
+/* The bound of a jump table: `cmp reg, N` followed by a conditional
+ * jump, shortly before: N+1 entries. 0 when not found. */
 static size_t table_bound(const struct fde_work *w, size_t jmp)
 {
-    for (size_t back = 1; back <= 24 && back <= jmp; back++) {
+    for (size_t back = 1; back <= 24 && back < jmp; back++) {
         const struct synth_insn *in = &w->insns[jmp - back];
-        if (in->is_cmp_imm && in->imm >= 0 && in->imm < SYNTH_MAX_TABLE)
+        if (in->is_cmp_imm && in->imm >= 0 && in->imm < SYNTH_MAX_TABLE &&
+            w->insns[jmp - back + 1].op == SYNTH_OP_JCC)
             return (size_t)in->imm + 1;
-        if (in->op == SYNTH_OP_RET || in->op == SYNTH_OP_JMP)
+        if (in->op == SYNTH_OP_RET)
             break;
     }
     return 0;
 }
 
-/* The instruction before `from` (at most 12 back) that matches. */
-static long find_back(const struct fde_work *w, size_t from,
+/* The instruction before `from` (at most `window` back, on the straight
+ * line of the code) that matches and writes `reg`; -1 when another
+ * instruction writes reg first. */
+static long find_back(const struct fde_work *w, size_t from, size_t window,
                       bool (*match)(const struct synth_insn *, int, int),
-                      int a, int b)
+                      int reg, int b)
 {
-    for (size_t back = 1; back <= 12 && back <= from; back++) {
+    for (size_t back = 1; back <= window && back <= from; back++) {
         const struct synth_insn *in = &w->insns[from - back];
-        if (match(in, a, b))
+        if (match(in, reg, b))
             return (long)(from - back);
-        if (in->op == SYNTH_OP_RET || in->op == SYNTH_OP_JMP)
+        if (in->op == SYNTH_OP_RET || (reg >= 0 && (in->writes >> reg) & 1))
             break;
     }
     return -1;
@@ -73,10 +77,11 @@ static bool is_add_to(const struct synth_insn *in, int dst, int unused)
     (void)unused;
     return in->is_add_reg && in->dst == dst;
 }
-static bool is_movsxd_to(const struct synth_insn *in, int d1, int d2)
+static bool is_movsxd_to(const struct synth_insn *in, int dst, int unused)
 {
-    return in->is_movsxd && (in->dst == d1 || in->dst == d2) &&
-           in->mem_scale == 4 && in->mem_base >= 0;
+    (void)unused;
+    return in->is_movsxd && in->dst == dst && in->mem_scale == 4 &&
+           in->mem_base >= 0;
 }
 static bool is_lea_rip_to(const struct synth_insn *in, int dst, int unused)
 {
@@ -84,27 +89,27 @@ static bool is_lea_rip_to(const struct synth_insn *in, int dst, int unused)
     return in->is_lea && in->mem_rip && in->dst == dst;
 }
 
-/* Reads entry i of a table, relative (int32 + base) or absolute (u64). */
+/* Reads entry i of a table: int32 added to `base`, or an absolute u64. */
 static bool table_entry(const struct fde_work *w, uint64_t table, bool rel,
-                        size_t i, uint64_t *target)
+                        uint64_t base, size_t i, uint64_t *target)
 {
     unsigned size = rel ? 4 : 8;
     const uint8_t *p = synth_file_bytes(w->file, table + i * size, size);
     if (!p)
         return false;
     uint64_t v = cfi_load_le(p, size);
-    *target = rel ? table + (uint64_t)(int64_t)(int32_t)(uint32_t)v : v;
+    *target = rel ? base + (uint64_t)(int64_t)(int32_t)(uint32_t)v : v;
     return true;
 }
 
 static bool follow_table(struct fde_work *w, size_t jmp, uint64_t table,
-                         bool rel)
+                         bool rel, uint64_t base)
 {
     size_t bound = table_bound(w, jmp), found = 0;
     size_t limit = bound ? bound : SYNTH_MAX_TABLE;
     for (size_t i = 0; i < limit; i++) {
         uint64_t target;
-        if (!table_entry(w, table, rel, i, &target))
+        if (!table_entry(w, table, rel, base, i, &target))
             break;
         bool inside = target >= w->fde->pc_begin && target < w->fde->pc_end;
         if (!bound && (!inside ||
@@ -116,29 +121,46 @@ static bool follow_table(struct fde_work *w, size_t jmp, uint64_t table,
     return found > 0;
 }
 
-/* gcc and clang, PIC: lea B,[rip+T]; movsxd R,[B+I*4]; add R,B; jmp R.
- * Non-PIC: jmp [T+I*8]. */
+/* The address a `lea reg,[rip+X]` before `from` put in reg. */
+static bool lea_value(const struct fde_work *w, size_t from, int reg,
+                      uint64_t *value)
+{
+    long lea = find_back(w, from, 64, is_lea_rip_to, reg, 0);
+    if (lea < 0)
+        return false;
+    *value = w->insns[lea].target;
+    return true;
+}
+
+/* gcc and clang, PIC: lea B,[rip+T]; movsxd R,[B+I*4]; add R,S; jmp R,
+ * with S = B (a switch) or S another label (computed gotos, as in
+ * vfprintf). Non-PIC: jmp [T+I*8]. */
 static bool jump_table(struct fde_work *w, size_t jmp)
 {
     const struct synth_insn *j = &w->insns[jmp];
     if (j->mem_base < 0 && j->mem_index >= 0 && j->mem_scale == 8 &&
         !j->mem_rip)
-        return follow_table(w, jmp, (uint64_t)j->disp, false);
-    if (j->dst < 0)
+        return follow_table(w, jmp, (uint64_t)j->disp, false, 0);
+    if (j->dst < 0 || j->mem_base >= 0)
         return false;
-    long add = find_back(w, jmp, is_add_to, j->dst, 0);
+    long add = find_back(w, jmp, 16, is_add_to, j->dst, 0);
     if (add < 0)
         return false;
     int other = w->insns[add].mem_base;
-    long mov = find_back(w, (size_t)add, is_movsxd_to, j->dst, other);
-    if (mov < 0)
+    int loaded = j->dst, base_reg = other;
+    long mov = find_back(w, (size_t)add, 16, is_movsxd_to, loaded, 0);
+    if (mov < 0) { /* add S,R form: the loaded value is in the other one */
+        loaded = other;
+        base_reg = j->dst;
+        mov = find_back(w, (size_t)add, 16, is_movsxd_to, loaded, 0);
+    }
+    uint64_t table, base;
+    if (mov < 0 ||
+        !lea_value(w, (size_t)mov, w->insns[mov].mem_base, &table) ||
+        !lea_value(w, (size_t)add, base_reg, &base))
         return false;
-    int base = w->insns[mov].mem_base;
-    long lea = find_back(w, (size_t)mov, is_lea_rip_to, base, 0);
-    if (lea < 0)
-        return false;
-    return follow_table(w, jmp, w->insns[lea].target +
-                                    (uint64_t)w->insns[mov].disp, true);
+    return follow_table(w, jmp, table + (uint64_t)w->insns[mov].disp, true,
+                        base);
 }
 
 static void successors(struct fde_work *w, size_t i,
