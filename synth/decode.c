@@ -246,6 +246,16 @@ static void note_operands(const struct synth_decoder *d, const cs_insn *ci,
     in->is_add_reg = ci->id == X86_INS_ADD && o1->type == X86_OP_REG;
     if (in->is_add_reg)
         in->mem_base = (int8_t)gpr(d, o1->reg);
+    if (in->is_lea && o1->type == X86_OP_MEM && o1->mem.scale == 1 &&
+        o1->mem.disp == 0 && in->mem_base >= 0 && in->mem_index >= 0 &&
+        in->dst == in->mem_base) {
+        in->is_add_reg = true; /* lea R,[R+S]: add R,S */
+        in->mem_base = in->mem_index;
+    } else if (in->is_lea && o1->type == X86_OP_MEM && o1->mem.scale == 1 &&
+               o1->mem.disp == 0 && in->mem_base >= 0 &&
+               in->mem_index == in->dst) {
+        in->is_add_reg = true; /* lea R,[S+R] */
+    }
 }
 
 static void classify(const struct synth_decoder *d, const cs_insn *ci,

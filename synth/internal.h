@@ -42,7 +42,8 @@ struct synth_insn {
     bool is_cmp_imm;     /* cmp dst, imm */
     bool is_movsxd;      /* movsxd dst, dword [mem] */
     bool is_lea;         /* lea dst, [mem] */
-    bool is_add_reg;     /* add dst, reg (mem_base holds reg) */
+    bool is_add_reg;     /* add dst, reg (mem_base holds reg), or
+                            lea dst, [mem_base + mem_index] */
     int64_t imm;
     int64_t imm2;
     int64_t disp;        /* a memory operand's displacement */

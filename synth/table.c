@@ -83,10 +83,13 @@ void synth_table_free(struct synth_table *t)
     memset(t, 0, sizeof *t);
 }
 
-static bool is_padding_insn(const struct synth_insn *in, const uint8_t *b)
+/* Padding: a nop, int3, or zeros (up to `room` bytes: the part before
+ * the gap's end). */
+static bool is_padding_insn(const struct synth_insn *in, const uint8_t *b,
+                            uint64_t room)
 {
     bool zeros = true;
-    for (unsigned j = 0; j < in->len; j++)
+    for (unsigned j = 0; j < in->len && j < room; j++)
         zeros = zeros && b[j] == 0;
     return zeros || in->op == SYNTH_OP_PADDING ||
            (in->op == SYNTH_OP_STOP && b[0] == 0xcc);
@@ -94,11 +97,14 @@ static bool is_padding_insn(const struct synth_insn *in, const uint8_t *b)
 
 /* The part of [begin, end) from the first instruction that is not
  * padding (zeros, int3, nop) to the end of the last; empty (*first ==
- * *last) when there is none. Undecodable bytes are not padding. */
+ * *last) when there is none. Undecodable bytes are not padding. The
+ * decoder may read `extra` bytes past end: a nop that the next FDE's
+ * start cuts (the signal trampoline's FDE starts one byte early) is
+ * still a nop. */
 static enum cfi_status trim_padding(struct synth_decoder *d,
                                     const uint8_t *bytes, uint64_t begin,
-                                    uint64_t end, uint64_t *first,
-                                    uint64_t *last)
+                                    uint64_t end, uint64_t extra,
+                                    uint64_t *first, uint64_t *last)
 {
     size_t len = (size_t)(end - begin);
     struct synth_insn *insns = calloc(len, sizeof *insns);
@@ -106,16 +112,21 @@ static enum cfi_status trim_padding(struct synth_decoder *d,
         return CFI_E_NOMEM;
     size_t n;
     uint64_t stopped;
-    synth_decode(d, bytes, begin, end, insns, len, &n, &stopped);
+    synth_decode(d, bytes, begin, end + extra, insns, len, &n, &stopped);
+    if (stopped > end)
+        stopped = end;
     *first = *last = begin;
     bool found = false;
-    for (size_t i = 0; i < n; i++) {
-        if (is_padding_insn(&insns[i], bytes + (insns[i].addr - begin)))
+    for (size_t i = 0; i < n && insns[i].addr < end; i++) {
+        if (is_padding_insn(&insns[i], bytes + (insns[i].addr - begin),
+                            end - insns[i].addr))
             continue;
         if (!found)
             *first = insns[i].addr;
         found = true;
         *last = insns[i].addr + insns[i].len;
+        if (*last > end)
+            *last = end;
     }
     if (stopped < end) {
         if (!found)
@@ -136,8 +147,9 @@ static enum cfi_status check_gap(struct synth_decoder *d,
     if (!seg || !seg->executable || !bytes || end - begin > SYNTH_MAX_INSNS ||
         cfi_file_segment(file, end - 1) != seg)
         return CFI_OK;
-    uint64_t first, last;
-    if (trim_padding(d, bytes, begin, end, &first, &last) != CFI_OK)
+    uint64_t first, last, room = seg->vaddr + seg->filesz - end;
+    if (trim_padding(d, bytes, begin, end, room < 15 ? room : 15, &first,
+                     &last) != CFI_OK)
         return CFI_E_NOMEM;
     if (first == last)
         return CFI_OK;
