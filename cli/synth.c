@@ -177,13 +177,13 @@ static void summary(FILE *out, const struct synth_report *rep, double secs)
     fprintf(out,
             "%zu FDEs, %zu instructions: %zu fully analysed (%.1f%%), %zu "
             "entered mid-frame, %zu with a disagreement; %zu jump tables; "
-            "%.2f s\n",
+            "%zu call fall-throughs taken not to return; %.2f s\n",
             rep->nfdes, rep->ninsns, rep->fully_analysed,
             rep->nfdes ? 100.0 * (double)rep->fully_analysed /
                              (double)rep->nfdes
                        : 100.0,
             rep->entered_mid_frame, rep->fdes_with_disagreement,
-            rep->jump_tables, secs);
+            rep->jump_tables, rep->noreturn_calls, secs);
     for (int k = 0; k < SYNTH_KIND_COUNT; k++)
         if (rep->kind_ranges[k])
             fprintf(out, "  %-16s %zu ranges\n",
@@ -203,10 +203,10 @@ static void json_end(struct run *r, double secs)
             "\n  ],\n  \"fdes\": %zu, \"instructions\": %zu, "
             "\"fully_analysed\": %zu, \"entered_mid_frame\": %zu, "
             "\"fdes_with_disagreement\": %zu, \"jump_tables\": %zu, "
-            "\"seconds\": %.3f,\n  \"kinds\": {",
+            "\"noreturn_calls\": %zu, \"seconds\": %.3f,\n  \"kinds\": {",
             rep->nfdes, rep->ninsns, rep->fully_analysed,
             rep->entered_mid_frame, rep->fdes_with_disagreement,
-            rep->jump_tables, secs);
+            rep->jump_tables, rep->noreturn_calls, secs);
     for (int k = 0; k < SYNTH_KIND_COUNT; k++)
         fprintf(r->json, "%s\"%s\": %zu", k ? ", " : "",
                 synth_kind_name((enum synth_kind)k), rep->kind_ranges[k]);

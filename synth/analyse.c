@@ -219,9 +219,11 @@ static bool fixpoint(struct fde_work *w, size_t entry)
         successors(w, i, &st[i]);
         for (size_t k = 0; k < w->nsucc; k++) {
             struct synth_state e = s;
-            e.weak = w->succ_weak[k] || (st[i].weak && !w->succ_weak[k]);
-            if (synth_merge(&st[w->succ[k]], &e))
+            e.weak = w->succ_weak[k] || st[i].weak;
+            bool weak_lost = false;
+            if (synth_merge(&st[w->succ[k]], &e, &weak_lost))
                 enlist(w, w->succ[k]);
+            w->out->noreturn_calls += weak_lost;
         }
     }
     return true;

@@ -281,7 +281,8 @@ static bool same_key(const struct finding *a, const struct finding *b)
 /* Runs of consecutive instructions with one key become one range. */
 static enum cfi_status coalesce(struct synth_fde *o, struct findings *f)
 {
-    qsort(f->items, f->count, sizeof *f->items, by_key);
+    if (f->count > 1)
+        qsort(f->items, f->count, sizeof *f->items, by_key);
     o->ranges = calloc(f->count ? f->count : 1, sizeof *o->ranges);
     if (!o->ranges)
         return CFI_E_NOMEM;
@@ -303,7 +304,8 @@ static enum cfi_status coalesce(struct synth_fde *o, struct findings *f)
         memcpy(r->il, x->il, sizeof r->il);
         memcpy(r->synth, x->synth, sizeof r->synth);
     }
-    qsort(o->ranges, o->nranges, sizeof *o->ranges, by_begin);
+    if (o->nranges > 1)
+        qsort(o->ranges, o->nranges, sizeof *o->ranges, by_begin);
     return CFI_OK;
 }
 

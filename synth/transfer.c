@@ -227,7 +227,8 @@ static bool state_equal(const struct synth_state *a,
     return true;
 }
 
-bool synth_merge(struct synth_state *into, const struct synth_state *in)
+bool synth_merge(struct synth_state *into, const struct synth_state *in,
+                 bool *weak_lost)
 {
     if (!into->reached) {
         *into = *in;
@@ -237,6 +238,7 @@ bool synth_merge(struct synth_state *into, const struct synth_state *in)
     /* A call's fall-through loses to a jump when they disagree: the call
      * is then taken not to return. */
     if (conflicting(into, in) && into->weak != in->weak) {
+        *weak_lost = true;
         if (in->weak)
             return false;
         *into = *in;
