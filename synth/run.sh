@@ -18,11 +18,10 @@ start=$(date +%s)
 grep -v '^#' "$list" | cut -f1 | awk '{ printf "%d\t%s\n", NR, $0 }' |
     tr '\n' '\0' |
     xargs -0 -P "$jobs" -n 1 sh -c '
-        n=${1%%	*} path=${1#*	}
+        n=${4%%	*} path=${4#*	}
         { echo "file $path"
-          timeout "$3" "$2" synth "$path" 2>&1; echo "status $?"; } \
-            > "$4/reports/$n.txt"' sh "$1" "$cfisem" "$timeout" "$out" \
-    2>/dev/null || true
+          timeout "$2" "$1" synth "$path" 2>&1; echo "status $?"; } \
+            > "$3/reports/$n.txt"' sh "$cfisem" "$timeout" "$out" || true
 end=$(date +%s)
 cat "$out"/reports/*.txt | awk -v secs=$((end - start)) '
     /^file / { files++ }

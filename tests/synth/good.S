@@ -225,4 +225,63 @@ movsave:
         ret
         .cfi_endproc
 
+/* A landing pad, reached only by the unwinder from the call in its
+ * call-site range (the LSDA below), with the stack as at the call. */
+        .p2align 4
+landingpad:
+        .cfi_startproc
+        .cfi_lsda 0x1b, .Llsda
+        push %rbx
+        .cfi_def_cfa_offset 16
+        .cfi_offset rbx, -16
+        mov %edi, %ebx
+.Lcall:
+        call leaf
+.Lcall_end:
+        mov %ebx, %eax
+        pop %rbx
+        .cfi_remember_state
+        .cfi_def_cfa_offset 8
+        .cfi_restore rbx
+        ret
+.Lpad:
+        .cfi_restore_state
+        xor %eax, %eax
+        pop %rbx
+        .cfi_def_cfa_offset 8
+        .cfi_restore rbx
+        ret
+        .cfi_endproc
+        .section .gcc_except_table, "a"
+.Llsda:
+        .byte 0xff                      /* no LPStart: the FDE's start */
+        .byte 0xff                      /* no type table */
+        .byte 0x01                      /* call sites in uleb128 */
+        .uleb128 .Lcs_end - .Lcs_begin
+.Lcs_begin:
+        .uleb128 .Lcall - landingpad
+        .uleb128 .Lcall_end - .Lcall
+        .uleb128 .Lpad - landingpad
+        .uleb128 0
+.Lcs_end:
+        .text
+
+/* A call that does not return: its fall-through (height 16) reaches the
+ * join where the jump arrives at height 8; the jump wins. */
+        .p2align 4
+noreturn:
+        .cfi_startproc
+        test %edi, %edi
+        jne .Lnoreturn_join
+        push %rbx
+        .cfi_def_cfa_offset 16
+        .cfi_offset rbx, -16
+        call leaf
+.Lnoreturn_join:
+        .cfi_def_cfa_offset 8
+        .cfi_restore rbx
+        xor %eax, %eax
+        ret
+        .cfi_endproc
+
         expect_end
