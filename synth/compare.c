@@ -114,12 +114,26 @@ static void state_text(char *buf, size_t size, const struct synth_reg_state *r)
 
 static void cfa_text(char *buf, size_t size, const struct synth_state *s)
 {
-    if (s->rsp_known && s->rbp_known)
-        snprintf(buf, size, "rsp+%" PRId64 " or rbp+%" PRId64, s->h, s->f);
-    else if (s->rsp_known)
-        snprintf(buf, size, "rsp+%" PRId64, s->h);
-    else
-        snprintf(buf, size, "rbp+%" PRId64, s->f);
+    char aux[8];
+    int n = 0;
+    buf[0] = '\0';
+    if (s->rsp_known)
+        n += snprintf(buf + n, size - (size_t)n, "rsp+%" PRId64, s->h);
+    if (s->rbp_known && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, "%srbp+%" PRId64,
+                      n ? " or " : "", s->f);
+    if (s->aux_known && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "%s%s+%" PRId64, n ? " or " : "",
+                 cfi_reg_label((unsigned)s->aux_reg, aux, sizeof aux), s->a);
+}
+
+/* Whether the state has the CFA at reg+off. */
+static bool cfa_matches(const struct synth_state *s, uint32_t reg,
+                        int64_t off)
+{
+    return (reg == CFI_REG_RSP && s->rsp_known && off == s->h) ||
+           (reg == CFI_REG_RBP && s->rbp_known && off == s->f) ||
+           (s->aux_known && reg == (uint32_t)s->aux_reg && off == s->a);
 }
 
 static void compare_cfa(struct findings *f, size_t i,
@@ -129,14 +143,7 @@ static void compare_cfa(struct findings *f, size_t i,
         limit(f, i, SYNTH_REASON_CFA_EXPRESSION);
         return;
     }
-    if (c->kind == SEM_CFA_REG_OFFSET && c->reg != CFI_REG_RSP &&
-        c->reg != CFI_REG_RBP) {
-        limit(f, i, SYNTH_REASON_CFA_OTHER_REG);
-        return;
-    }
-    if (c->kind == SEM_CFA_REG_OFFSET &&
-        ((c->reg == CFI_REG_RSP && s->rsp_known && c->offset == s->h) ||
-         (c->reg == CFI_REG_RBP && s->rbp_known && c->offset == s->f)))
+    if (c->kind == SEM_CFA_REG_OFFSET && cfa_matches(s, c->reg, c->offset))
         return;
     struct finding *x = add(f, i, SYNTH_CFA_HEIGHT, SYNTH_REASON_NONE, -1);
     if (!x)
@@ -243,7 +250,8 @@ static void compare_insn(struct findings *f, const struct synth_fde *o,
         return;
     }
     if (cfa->kind == SEM_CFA_REG_OFFSET && cfa->reg != CFI_REG_RSP &&
-        cfa->reg != CFI_REG_RBP) {
+        cfa->reg != CFI_REG_RBP &&
+        !(s->aux_known && cfa->reg == (uint32_t)s->aux_reg)) {
         limit(f, i, SYNTH_REASON_CFA_OTHER_REG); /* longjmp: cfa=rdi */
         return;
     }

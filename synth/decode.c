@@ -140,7 +140,8 @@ static uint32_t written(const struct synth_decoder *d, const cs_insn *ci)
     return bits;
 }
 
-/* mov, lea, add, sub, and with rsp or rbp as destination. */
+/* mov, lea, add, sub, and with rsp or rbp as destination; mov and lea
+ * from rsp into another register. */
 static bool classify_stack_write(const struct synth_decoder *d,
                                  const cs_insn *ci, struct synth_insn *in)
 {
@@ -149,7 +150,10 @@ static bool classify_stack_write(const struct synth_decoder *d,
     bool to_rsp = x->op_count >= 1 && o0->type == X86_OP_REG &&
                   gpr(d, o0->reg) == CFI_REG_RSP;
     bool to_rbp = x->op_count >= 1 && is_reg(o0, d, CFI_REG_RBP);
-    if (!to_rsp && !to_rbp)
+    bool to_other = x->op_count == 2 && o0->type == X86_OP_REG &&
+                    o0->size == 8 && gpr(d, o0->reg) >= 0 && !to_rsp &&
+                    !to_rbp;
+    if (!to_rsp && !to_rbp && !to_other)
         return false;
     unsigned id = ci->id;
     bool imm = x->op_count == 2 && o1->type == X86_OP_IMM;
@@ -173,16 +177,17 @@ static bool classify_stack_write(const struct synth_decoder *d,
     } else if (to_rsp && (mov_reg || lea_mem) && src == CFI_REG_RSP) {
         in->op = SYNTH_OP_ADD_RSP;
         in->imm = off;
-    } else if (to_rsp && (mov_reg || lea_mem) && src == CFI_REG_RBP) {
-        in->op = SYNTH_OP_RSP_FROM_RBP;
+    } else if (to_rsp && (mov_reg || lea_mem) && src >= 0) {
+        in->op = SYNTH_OP_RSP_FROM_REG;
+        in->base = (int8_t)src;
         in->imm = off;
     } else if (to_rsp) {
         in->op = SYNTH_OP_RSP_UNKNOWN;
     } else if ((mov_reg || lea_mem) && src == CFI_REG_RSP) {
-        in->op = SYNTH_OP_RBP_FROM_RSP;
+        in->op = to_rbp ? SYNTH_OP_RBP_FROM_RSP : SYNTH_OP_REG_FROM_RSP;
         in->imm = off;
     } else {
-        return false; /* another write to rbp: a clobber, seen in `writes` */
+        return false; /* another write: a clobber, seen in `writes` */
     }
     return true;
 }

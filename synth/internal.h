@@ -11,10 +11,11 @@ enum synth_op {
     SYNTH_OP_PUSH,       /* rsp -= size; `reg` pushed (-1: not a GPR) */
     SYNTH_OP_POP,        /* rsp += size; into `reg` (-1: not a GPR) */
     SYNTH_OP_ADD_RSP,    /* rsp += imm (add, sub, lea rsp,[rsp+imm]) */
-    SYNTH_OP_RSP_FROM_RBP, /* rsp = rbp + imm (mov, lea) */
+    SYNTH_OP_RSP_FROM_REG, /* rsp = base + imm (mov, lea) */
     SYNTH_OP_RSP_UNKNOWN, /* rsp = anything else */
     SYNTH_OP_AND_RSP,    /* and rsp, imm: realignment */
     SYNTH_OP_RBP_FROM_RSP, /* rbp = rsp + imm (mov, lea) */
+    SYNTH_OP_REG_FROM_RSP, /* dst = rsp + imm, dst another GPR */
     SYNTH_OP_LEAVE,
     SYNTH_OP_ENTER,      /* imm: frame size; imm2: nesting level */
     SYNTH_OP_CALL,
@@ -33,7 +34,8 @@ struct synth_insn {
     uint8_t len;
     enum synth_op op;
     int8_t reg;          /* DWARF number of the GPR pushed/popped/moved */
-    int8_t base;         /* STORE, LOAD: the address's base register */
+    int8_t base;         /* STORE, LOAD: the address's base register;
+                            RSP_FROM_REG: the source */
     int8_t dst;          /* the first operand's GPR, or -1 */
     int8_t mem_base;     /* a memory operand's base, index (-1: none) */
     int8_t mem_index;

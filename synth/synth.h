@@ -18,6 +18,8 @@
  * The abstract state (CFA = the caller's rsp just before its call):
  *   rsp      CFA - h, or unknown (with the reason);
  *   rbp      CFA - f (the frame pointer), or not a frame pointer;
+ *   aux      one other register holding CFA - a (`mov %rsp,%rbx` before
+ *            a realignment, as in ld.so's _dl_runtime_resolve), or none;
  *   r ∈ {rbx, rbp, r12..r15}: in_reg (r holds the caller's value),
  *            slot s (CFA+s holds it), both, or neither (lost);
  *   the return address is at CFA-8 while the frame exists.
@@ -135,10 +137,13 @@ struct synth_state {
     bool weak;                 /* reached only by call fall-through */
     bool rsp_known;
     bool rbp_known;
+    bool aux_known;
     bool regs_conflict;
+    int8_t aux_reg;            /* the other register holding CFA - a */
     enum synth_reason rsp_reason; /* why rsp is unknown */
     int64_t h;                 /* CFA - rsp */
     int64_t f;                 /* CFA - rbp */
+    int64_t a;                 /* CFA - aux_reg */
     struct synth_reg_state regs[SYNTH_NSAVED];
 };
 

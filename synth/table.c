@@ -17,9 +17,12 @@ static struct sem_row row_at(const struct synth_fde *o, size_t i,
     if (s->rbp_known)
         row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET, CFI_REG_RBP, s->f,
                                    {NULL, 0}};
-    else
+    else if (s->rsp_known)
         row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET, CFI_REG_RSP, s->h,
                                    {NULL, 0}};
+    else
+        row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET, (uint32_t)s->aux_reg,
+                                   s->a, {NULL, 0}};
     for (int k = 0; k < SYNTH_NSAVED; k++) {
         const struct synth_reg_state *r = &s->regs[k];
         if (r->slot_valid && (!r->in_reg || !r->restored))

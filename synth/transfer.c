@@ -82,11 +82,15 @@ static bool frame_address(const struct synth_state *s, int base, int64_t disp,
     return false;
 }
 
-static void rsp_from_rbp(struct synth_state *s, int64_t off)
+/* rsp = reg + off. */
+static void rsp_from(struct synth_state *s, int reg, int64_t off)
 {
-    if (s->rbp_known) {
+    if (reg == CFI_REG_RBP && s->rbp_known) {
         s->rsp_known = true;
         s->h = s->f - off;
+    } else if (s->aux_known && reg == s->aux_reg) {
+        s->rsp_known = true;
+        s->h = s->a - off;
     } else {
         rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
     }
@@ -110,6 +114,8 @@ static void clobber(struct synth_state *s, const struct synth_insn *in)
     bool sets_rbp = in->op == SYNTH_OP_RBP_FROM_RSP || in->op == SYNTH_OP_ENTER;
     if ((w & (1u << CFI_REG_RBP)) && !sets_rbp)
         s->rbp_known = false;
+    if (s->aux_known && ((w >> s->aux_reg) & 1))
+        s->aux_known = false; /* REG_FROM_RSP sets it again after */
     if ((w & (1u << CFI_REG_RSP)) && in->op == SYNTH_OP_OTHER)
         rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
 }
@@ -150,15 +156,20 @@ void synth_transfer(struct synth_state *s, const struct synth_insn *in)
         if (s->rsp_known)
             s->h -= in->imm;
         break;
-    case SYNTH_OP_RSP_FROM_RBP: rsp_from_rbp(s, in->imm); break;
+    case SYNTH_OP_RSP_FROM_REG: rsp_from(s, in->base, in->imm); break;
     case SYNTH_OP_RSP_UNKNOWN: rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN); break;
     case SYNTH_OP_AND_RSP: rsp_unknown(s, SYNTH_REASON_REALIGNED); break;
     case SYNTH_OP_RBP_FROM_RSP:
         s->rbp_known = s->rsp_known;
         s->f = s->h - in->imm;
         break;
+    case SYNTH_OP_REG_FROM_RSP:
+        s->aux_known = s->rsp_known;
+        s->aux_reg = in->dst;
+        s->a = s->h - in->imm;
+        break;
     case SYNTH_OP_LEAVE:
-        rsp_from_rbp(s, 0);
+        rsp_from(s, CFI_REG_RBP, 0);
         pop(s, CFI_REG_RBP, 8);
         break;
     case SYNTH_OP_ENTER: enter(s, in); break;
@@ -196,6 +207,9 @@ static void join(struct synth_state *a, const struct synth_state *b)
         rsp_unknown(a, b->rsp_reason);
     if (!b->rbp_known || (a->rbp_known && a->f != b->f))
         a->rbp_known = false;
+    if (!b->aux_known ||
+        (a->aux_known && (a->a != b->a || a->aux_reg != b->aux_reg)))
+        a->aux_known = false;
     a->regs_conflict = a->regs_conflict || b->regs_conflict;
     for (int k = 0; k < SYNTH_NSAVED; k++)
         a->regs[k] = merge_reg(a->regs[k], b->regs[k], &a->regs_conflict);
@@ -215,6 +229,8 @@ static bool state_equal(const struct synth_state *a,
     if (a->weak != b->weak || a->rsp_known != b->rsp_known ||
         a->rbp_known != b->rbp_known || a->regs_conflict != b->regs_conflict ||
         (a->rsp_known && a->h != b->h) || (a->rbp_known && a->f != b->f) ||
+        a->aux_known != b->aux_known ||
+        (a->aux_known && (a->a != b->a || a->aux_reg != b->aux_reg)) ||
         (!a->rsp_known && a->rsp_reason != b->rsp_reason))
         return false;
     for (int k = 0; k < SYNTH_NSAVED; k++) {

@@ -292,7 +292,7 @@ START_TEST(test_cli_reports)
     test_run_cfisem(args, &run);
     ck_assert_int_eq(run.exit_code, 1);
     ck_assert_ptr_nonnull(strstr(run.out, "restored_early  rbx"));
-    ck_assert_ptr_nonnull(strstr(run.out, "9 FDEs"));
+    ck_assert_ptr_nonnull(strstr(run.out, "10 FDEs"));
     test_run_free(&run);
     char *good = build_case("good");
     const char *args2[] = {"synth", good, "--emit-il", NULL};
@@ -319,7 +319,7 @@ START_TEST(test_cli_json)
     char *text = test_read_file(json, &len);
     ck_assert_ptr_nonnull(text);
     ck_assert_ptr_nonnull(strstr(text, "\"kind\": \"restored_late\""));
-    ck_assert_ptr_nonnull(strstr(text, "\"fdes\": 9"));
+    ck_assert_ptr_nonnull(strstr(text, "\"fdes\": 10"));
     free(text);
     test_run_free(&run);
     free(dir);

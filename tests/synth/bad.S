@@ -137,6 +137,27 @@ fpoff:
         .cfi_endproc
         expect .Lfpoff_bad, .Lfpoff_good, "cfa_height"
 
+/* The CFA on the register rsp was copied into, with a wrong offset. */
+        .p2align 4
+auxoff:
+        .cfi_startproc
+        push %rbx
+        .cfi_def_cfa_offset 16
+        .cfi_offset rbx, -16
+        mov %rsp, %rbx
+.Lauxoff_bad:
+        .cfi_def_cfa rbx, 24
+        and $-64, %rsp
+        mov %rbx, %rsp
+.Lauxoff_good:
+        .cfi_def_cfa rsp, 16
+        pop %rbx
+        .cfi_def_cfa_offset 8
+        .cfi_restore rbx
+        ret
+        .cfi_endproc
+        expect .Lauxoff_bad, .Lauxoff_good, "cfa_height"
+
 /* Code with no FDE between two functions that have one. */
         .p2align 4
 nofde:

@@ -225,6 +225,27 @@ movsave:
         ret
         .cfi_endproc
 
+/* rsp copied into another register before a realignment, the CFA on
+ * that register (ld.so's _dl_runtime_resolve). */
+        .p2align 4
+auxframe:
+        .cfi_startproc
+        push %rbx
+        .cfi_def_cfa_offset 16
+        .cfi_offset rbx, -16
+        mov %rsp, %rbx
+        .cfi_def_cfa_register rbx
+        and $-64, %rsp
+        sub $128, %rsp
+        call leaf
+        mov %rbx, %rsp
+        .cfi_def_cfa_register rsp
+        pop %rbx
+        .cfi_def_cfa_offset 8
+        .cfi_restore rbx
+        ret
+        .cfi_endproc
+
 /* A landing pad, reached only by the unwinder from the call in its
  * call-site range (the LSDA below), with the stack as at the call. */
         .p2align 4
