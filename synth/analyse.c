@@ -14,6 +14,7 @@ struct fde_work {
     struct synth_fde *out;
     size_t *worklist;
     bool *listed;
+    bool *resolved;       /* indirect jumps whose table was found */
     size_t nlisted;
     struct synth_pad pads[SYNTH_MAX_PADS];
     size_t npads;
@@ -184,8 +185,10 @@ static void successors(struct fde_work *w, size_t i,
                 add_succ(w, w->pads[k].pad, false);
         return;
     case SYNTH_OP_JMP_INDIRECT:
-        if (jump_table(w, i))
+        if (jump_table(w, i) && !w->resolved[i]) {
+            w->resolved[i] = true;
             w->out->jump_tables++;
+        }
         else if (!s->rsp_known || s->h != 8)
             w->unresolved_jump = true; /* not a tail call: targets lost */
         return;
@@ -219,7 +222,10 @@ static bool fixpoint(struct fde_work *w, size_t entry)
         successors(w, i, &st[i]);
         for (size_t k = 0; k < w->nsucc; k++) {
             struct synth_state e = s;
-            e.weak = w->succ_weak[k] || st[i].weak;
+            /* the edge's weakness, inherited only through padding (a nop
+             * between a call that does not return and the next block) */
+            e.weak = w->succ_weak[k] ||
+                     (st[i].weak && w->insns[i].op == SYNTH_OP_PADDING);
             bool weak_lost = false;
             if (synth_merge(&st[w->succ[k]], &e, &weak_lost))
                 enlist(w, w->succ[k]);
@@ -329,10 +335,12 @@ static enum cfi_status allocate(struct fde_work *w, size_t max)
     w->insns = calloc(max ? max : 1, sizeof *w->insns);
     w->worklist = calloc(max ? max : 1, sizeof *w->worklist);
     w->listed = calloc(max ? max : 1, sizeof *w->listed);
+    w->resolved = calloc(max ? max : 1, sizeof *w->resolved);
     o->states = calloc(max + 1, sizeof *o->states);
     o->limits = calloc(max + 1, sizeof *o->limits);
     o->addrs = calloc(max + 2, sizeof *o->addrs);
-    if (!w->insns || !w->worklist || !w->listed || !o->states ||
+    if (!w->insns || !w->worklist || !w->listed || !w->resolved ||
+        !o->states ||
         !o->limits || !o->addrs)
         return CFI_E_NOMEM;
     return CFI_OK;
@@ -418,6 +426,7 @@ enum cfi_status synth_analyse_fde(struct synth_decoder *decoder,
     free(w->insns);
     free(w->worklist);
     free(w->listed);
+    free(w->resolved);
     free(w);
     return status;
 }

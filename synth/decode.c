@@ -192,7 +192,8 @@ static bool classify_stack_write(const struct synth_decoder *d,
     return true;
 }
 
-/* mov [rsp/rbp+disp], reg64 and mov reg64, [rsp/rbp+disp]. */
+/* mov [base+disp], reg64 and mov reg64, [base+disp]: saves and restores
+ * when base holds a known offset from the CFA (rsp, rbp, aux). */
 static bool classify_move(const struct synth_decoder *d, const cs_insn *ci,
                           struct synth_insn *in)
 {
@@ -206,7 +207,7 @@ static bool classify_move(const struct synth_decoder *d, const cs_insn *ci,
         reg->size != 8 || mem->mem.index != X86_REG_INVALID)
         return false;
     int base = gpr(d, mem->mem.base);
-    if (base != CFI_REG_RSP && base != CFI_REG_RBP)
+    if (base < 0)
         return false;
     in->op = mem == o0 ? SYNTH_OP_STORE : SYNTH_OP_LOAD;
     in->reg = (int8_t)gpr(d, reg->reg);

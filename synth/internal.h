@@ -24,7 +24,7 @@ enum synth_op {
     SYNTH_OP_JMP_INDIRECT,
     SYNTH_OP_JCC,        /* conditional, direct: target */
     SYNTH_OP_STOP,       /* hlt, ud2, int3: no successor */
-    SYNTH_OP_STORE,      /* mov [base+disp], reg: `reg` stored */
+    SYNTH_OP_STORE,      /* mov [base+disp], reg64: `reg` stored */
     SYNTH_OP_LOAD,       /* mov reg, [base+disp] */
     SYNTH_OP_PADDING,    /* nop */
 };

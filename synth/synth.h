@@ -134,7 +134,7 @@ struct synth_reg_state {
 };
 struct synth_state {
     bool reached;
-    bool weak;                 /* reached only by call fall-through */
+    bool weak;                 /* reached only by call fall-through edges */
     bool rsp_known;
     bool rbp_known;
     bool aux_known;

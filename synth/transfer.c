@@ -79,6 +79,10 @@ static bool frame_address(const struct synth_state *s, int base, int64_t disp,
         *addr = disp - s->f;
         return true;
     }
+    if (s->aux_known && base == s->aux_reg) {
+        *addr = disp - s->a;
+        return true;
+    }
     return false;
 }
 
@@ -114,7 +118,7 @@ static void clobber(struct synth_state *s, const struct synth_insn *in)
     bool sets_rbp = in->op == SYNTH_OP_RBP_FROM_RSP || in->op == SYNTH_OP_ENTER;
     if ((w & (1u << CFI_REG_RBP)) && !sets_rbp)
         s->rbp_known = false;
-    if (s->aux_known && ((w >> s->aux_reg) & 1))
+    if (s->aux_known && ((in->writes >> s->aux_reg) & 1))
         s->aux_known = false; /* REG_FROM_RSP sets it again after */
     if ((w & (1u << CFI_REG_RSP)) && in->op == SYNTH_OP_OTHER)
         rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
