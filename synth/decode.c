@@ -186,6 +186,10 @@ static bool classify_stack_write(const struct synth_decoder *d,
     } else if ((mov_reg || lea_mem) && src == CFI_REG_RSP) {
         in->op = to_rbp ? SYNTH_OP_RBP_FROM_RSP : SYNTH_OP_REG_FROM_RSP;
         in->imm = off;
+    } else if (to_rbp && (mov_reg || lea_mem) && src >= 0) {
+        in->op = SYNTH_OP_RBP_FROM_REG;
+        in->base = (int8_t)src;
+        in->imm = off;
     } else {
         return false; /* another write: a clobber, seen in `writes` */
     }

@@ -16,6 +16,7 @@ enum synth_op {
     SYNTH_OP_AND_RSP,    /* and rsp, imm: realignment */
     SYNTH_OP_RBP_FROM_RSP, /* rbp = rsp + imm (mov, lea) */
     SYNTH_OP_REG_FROM_RSP, /* dst = rsp + imm, dst another GPR */
+    SYNTH_OP_RBP_FROM_REG, /* rbp = base + imm, base not rsp */
     SYNTH_OP_LEAVE,
     SYNTH_OP_ENTER,      /* imm: frame size; imm2: nesting level */
     SYNTH_OP_CALL,
@@ -35,7 +36,7 @@ struct synth_insn {
     enum synth_op op;
     int8_t reg;          /* DWARF number of the GPR pushed/popped/moved */
     int8_t base;         /* STORE, LOAD: the address's base register;
-                            RSP_FROM_REG: the source */
+                            RSP_FROM_REG, RBP_FROM_REG: the source */
     int8_t dst;          /* the first operand's GPR, or -1 */
     int8_t mem_base;     /* a memory operand's base, index (-1: none) */
     int8_t mem_index;

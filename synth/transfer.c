@@ -115,7 +115,8 @@ static void clobber(struct synth_state *s, const struct synth_insn *in)
     for (int k = 0; k < SYNTH_NSAVED; k++)
         if (w & (1u << synth_saved_regs[k]))
             s->regs[k].in_reg = false;
-    bool sets_rbp = in->op == SYNTH_OP_RBP_FROM_RSP || in->op == SYNTH_OP_ENTER;
+    bool sets_rbp = in->op == SYNTH_OP_RBP_FROM_RSP ||
+                    in->op == SYNTH_OP_RBP_FROM_REG || in->op == SYNTH_OP_ENTER;
     if ((w & (1u << CFI_REG_RBP)) && !sets_rbp)
         s->rbp_known = false;
     if (s->aux_known && ((in->writes >> s->aux_reg) & 1))
@@ -166,6 +167,10 @@ void synth_transfer(struct synth_state *s, const struct synth_insn *in)
     case SYNTH_OP_RBP_FROM_RSP:
         s->rbp_known = s->rsp_known;
         s->f = s->h - in->imm;
+        break;
+    case SYNTH_OP_RBP_FROM_REG:
+        s->rbp_known = s->aux_known && in->base == s->aux_reg;
+        s->f = s->a - in->imm;
         break;
     case SYNTH_OP_REG_FROM_RSP:
         s->aux_known = s->rsp_known;
