@@ -18,11 +18,14 @@ struct fde_work {
     size_t nlisted;
     struct synth_pad pads[SYNTH_MAX_PADS];
     size_t npads;
+    struct synth_args args[SYNTH_MAX_PADS];
+    size_t nargs;
     bool unresolved_jump;
     bool mid_insn_target;
     /* successors of the instruction being processed */
     size_t succ[SYNTH_MAX_TABLE + 2];
     bool succ_weak[SYNTH_MAX_TABLE + 2];
+    int64_t succ_pop[SYNTH_MAX_TABLE + 2]; /* bytes the unwinder pops */
     size_t nsucc;
 };
 
@@ -37,6 +40,7 @@ static void add_succ(struct fde_work *w, uint64_t addr, bool weak)
     }
     if (w->nsucc < sizeof w->succ / sizeof w->succ[0]) {
         w->succ[w->nsucc] = (size_t)i;
+        w->succ_pop[w->nsucc] = 0;
         w->succ_weak[w->nsucc++] = weak;
     }
 }
@@ -164,6 +168,15 @@ static bool jump_table(struct fde_work *w, size_t jmp)
                         base);
 }
 
+/* The GNU_args_size in effect at addr. */
+static int64_t args_size_at(const struct fde_work *w, uint64_t addr)
+{
+    int64_t size = 0;
+    for (size_t k = 0; k < w->nargs && w->args[k].from <= addr; k++)
+        size = (int64_t)w->args[k].size;
+    return size;
+}
+
 static void successors(struct fde_work *w, size_t i,
                        const struct synth_state *s)
 {
@@ -181,8 +194,12 @@ static void successors(struct fde_work *w, size_t i,
         add_succ(w, next, true);
         /* the unwinder lands here with the stack as it is at the call */
         for (size_t k = 0; k < w->npads; k++)
-            if (in->addr >= w->pads[k].begin && in->addr < w->pads[k].end)
+            if (in->addr >= w->pads[k].begin && in->addr < w->pads[k].end) {
+                size_t before = w->nsucc;
                 add_succ(w, w->pads[k].pad, false);
+                if (w->nsucc > before)
+                    w->succ_pop[before] = args_size_at(w, in->addr);
+            }
         return;
     case SYNTH_OP_JMP_INDIRECT:
         if (jump_table(w, i) && !w->resolved[i]) {
@@ -226,6 +243,7 @@ static bool fixpoint(struct fde_work *w, size_t entry)
              * between a call that does not return and the next block) */
             e.weak = w->succ_weak[k] ||
                      (st[i].weak && w->insns[i].op == SYNTH_OP_PADDING);
+            e.h -= w->succ_pop[k];
             bool weak_lost = false;
             if (synth_merge(&st[w->succ[k]], &e, &weak_lost))
                 enlist(w, w->succ[k]);
@@ -390,6 +408,8 @@ static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
     }
     decode_fde(decoder, w, max, bytes);
     w->npads = synth_landing_pads(w->file, fde, w->pads, SYNTH_MAX_PADS);
+    if (w->npads)
+        w->nargs = synth_args_sizes(fde, w->args, SYNTH_MAX_PADS);
     o->landing_pads = w->npads;
     if (w->n == 0)
         return CFI_OK;

@@ -76,6 +76,14 @@ size_t synth_landing_pads(const struct cfi_file *file,
                           const struct cfi_fde *fde, struct synth_pad *pads,
                           size_t max);
 
+/* GNU_args_size: `size` bytes of pushed arguments from `from` on. */
+struct synth_args {
+    uint64_t from;
+    uint64_t size;
+};
+size_t synth_args_sizes(const struct cfi_fde *fde, struct synth_args *out,
+                        size_t max);
+
 /* The index of `addr` among insns[0..n) (sorted), or -1. */
 long synth_insn_index(const struct synth_insn *insns, size_t n, uint64_t addr);
 

@@ -148,3 +148,40 @@ size_t synth_landing_pads(const struct cfi_file *file,
     }
     return n;
 }
+
+/* The DW_CFA_GNU_args_size values of the FDE's program and where each
+ * takes effect, in address order (at most max). The unwinder pops that
+ * many bytes of pushed arguments before it enters a landing pad (GCC's
+ * unwind-dw2.c, the LSB's "GNU_args_size"). */
+size_t synth_args_sizes(const struct cfi_fde *fde, struct synth_args *out,
+                        size_t max)
+{
+    const struct cfi_cie *cie = fde->cie;
+    if (!cie || !fde->instructions || fde->instructions_len == 0)
+        return 0;
+    struct sem_decode_env env = {cie->code_align, cie->data_align,
+                                 fde->section, cie->address_size,
+                                 cie->fde_encoding, fde->instructions_addr,
+                                 false};
+    struct sem_program program = {NULL, 0, 0};
+    size_t n = 0;
+    if (sem_decode(fde->instructions, fde->instructions_len, &env, &program,
+                   NULL) == CFI_OK) {
+        uint64_t loc = fde->pc_begin;
+        for (size_t i = 0; i < program.count && n < max; i++) {
+            const struct sem_insn *in = &program.insns[i];
+            if (in->opcode == SEM_CFA_advance_loc ||
+                in->opcode == SEM_CFA_advance_loc1 ||
+                in->opcode == SEM_CFA_advance_loc2 ||
+                in->opcode == SEM_CFA_advance_loc4 ||
+                in->opcode == SEM_CFA_MIPS_advance_loc8)
+                loc += in->delta;
+            else if (in->opcode == SEM_CFA_set_loc)
+                loc = in->address;
+            else if (in->opcode == SEM_CFA_GNU_args_size)
+                out[n++] = (struct synth_args){loc, in->number};
+        }
+    }
+    sem_program_free(&program);
+    return n;
+}

@@ -287,6 +287,48 @@ landingpad:
 .Lcs_end:
         .text
 
+/* A call with an argument pushed (GNU_args_size 8): the unwinder pops it
+ * before it enters the landing pad. */
+        .p2align 4
+argspad:
+        .cfi_startproc
+        .cfi_lsda 0x1b, .Llsda2
+        push %rbx
+        .cfi_def_cfa_offset 16
+        .cfi_offset rbx, -16
+        push %rdi
+        .cfi_def_cfa_offset 24
+        .cfi_escape 0x2e, 0x08
+.Lcall2:
+        call leaf
+.Lcall2_end:
+        add $8, %rsp
+        .cfi_def_cfa_offset 16
+        .cfi_escape 0x2e, 0x00
+        pop %rbx
+        .cfi_remember_state
+        .cfi_def_cfa_offset 8
+        .cfi_restore rbx
+        ret
+.Lpad2:
+        .cfi_restore_state
+        pop %rbx
+        .cfi_def_cfa_offset 8
+        .cfi_restore rbx
+        ret
+        .cfi_endproc
+        .section .gcc_except_table, "a"
+.Llsda2:
+        .byte 0xff, 0xff, 0x01
+        .uleb128 .Lcs2_end - .Lcs2_begin
+.Lcs2_begin:
+        .uleb128 .Lcall2 - argspad
+        .uleb128 .Lcall2_end - .Lcall2
+        .uleb128 .Lpad2 - argspad
+        .uleb128 0
+.Lcs2_end:
+        .text
+
 /* A call that does not return: its fall-through (height 16) reaches the
  * join where the jump arrives at height 8; the jump wins. */
         .p2align 4
