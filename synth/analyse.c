@@ -330,7 +330,7 @@ static void set_limits(struct fde_work *w)
                            : w->unresolved_jump  ? SYNTH_REASON_INDIRECT_JUMP
                            : w->mid_insn_target  ? SYNTH_REASON_MID_INSN_TARGET
                                                  : SYNTH_REASON_UNREACHED;
-        else if (!s->rsp_known && !s->rbp_known && !s->aux_known)
+        else if (!s->rsp_known && !s->rbp_known && s->naux == 0)
             o->limits[i] = s->rsp_reason == SYNTH_REASON_NONE
                                ? SYNTH_REASON_RSP_UNKNOWN
                                : s->rsp_reason;

@@ -122,9 +122,11 @@ static void cfa_text(char *buf, size_t size, const struct synth_state *s)
     if (s->rbp_known && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, "%srbp+%" PRId64,
                       n ? " or " : "", s->f);
-    if (s->aux_known && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, "%s%s+%" PRId64, n ? " or " : "",
-                 cfi_reg_label((unsigned)s->aux_reg, aux, sizeof aux), s->a);
+    for (int i = 0; i < s->naux && n >= 0 && (size_t)n < size; i++)
+        n += snprintf(buf + n, size - (size_t)n, "%s%s+%" PRId64,
+                      n ? " or " : "",
+                      cfi_reg_label((unsigned)s->aux_reg[i], aux, sizeof aux),
+                      s->aux_a[i]);
 }
 
 /* Whether the state has the CFA at reg+off. */
@@ -133,7 +135,8 @@ static bool cfa_matches(const struct synth_state *s, uint32_t reg,
 {
     return (reg == CFI_REG_RSP && s->rsp_known && off == s->h) ||
            (reg == CFI_REG_RBP && s->rbp_known && off == s->f) ||
-           (s->aux_known && reg == (uint32_t)s->aux_reg && off == s->a);
+           (synth_aux_find(s, (int)reg) >= 0 &&
+            off == s->aux_a[synth_aux_find(s, (int)reg)]);
 }
 
 static void compare_cfa(struct findings *f, size_t i,
@@ -251,7 +254,7 @@ static void compare_insn(struct findings *f, const struct synth_fde *o,
     }
     if (cfa->kind == SEM_CFA_REG_OFFSET && cfa->reg != CFI_REG_RSP &&
         cfa->reg != CFI_REG_RBP &&
-        !(s->aux_known && cfa->reg == (uint32_t)s->aux_reg)) {
+        synth_aux_find(s, (int)cfa->reg) < 0) {
         limit(f, i, SYNTH_REASON_CFA_OTHER_REG); /* longjmp: cfa=rdi */
         return;
     }

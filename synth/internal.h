@@ -84,6 +84,9 @@ struct synth_args {
 size_t synth_args_sizes(const struct cfi_fde *fde, struct synth_args *out,
                         size_t max);
 
+/* The entry of `reg` among the state's auxiliary frame registers, or -1. */
+int synth_aux_find(const struct synth_state *state, int reg);
+
 /* The index of `addr` among insns[0..n) (sorted), or -1. */
 long synth_insn_index(const struct synth_insn *insns, size_t n, uint64_t addr);
 

@@ -18,8 +18,9 @@
  * The abstract state (CFA = the caller's rsp just before its call):
  *   rsp      CFA - h, or unknown (with the reason);
  *   rbp      CFA - f (the frame pointer), or not a frame pointer;
- *   aux      one other register holding CFA - a (`mov %rsp,%rbx` before
- *            a realignment, as in ld.so's _dl_runtime_resolve), or none;
+ *   aux      up to SYNTH_NAUX other registers each holding CFA - a
+ *            (`mov %rsp,%rbx` before a realignment, as in ld.so's
+ *            _dl_runtime_resolve; `lea 0x68(%rsp),%rsi` in OpenSSL);
  *   r ∈ {rbx, rbp, r12..r15}: in_reg (r holds the caller's value),
  *            slot s (CFA+s holds it), both, or neither (lost);
  *   the return address is at CFA-8 while the frame exists.
@@ -54,6 +55,7 @@
 #define SYNTH_MAX_INSNS 200000
 #define SYNTH_VISITS_PER_INSN 64
 #define SYNTH_MAX_TABLE 1024
+#define SYNTH_NAUX 4
 
 /* The callee-saved registers compared (System V: rbx rbp r12-r15). */
 #define SYNTH_NSAVED 6
@@ -137,13 +139,13 @@ struct synth_state {
     bool weak;                 /* reached only by call fall-through edges */
     bool rsp_known;
     bool rbp_known;
-    bool aux_known;
     bool regs_conflict;
-    int8_t aux_reg;            /* the other register holding CFA - a */
+    uint8_t naux;
+    int8_t aux_reg[SYNTH_NAUX]; /* other registers holding CFA - aux_a */
     enum synth_reason rsp_reason; /* why rsp is unknown */
     int64_t h;                 /* CFA - rsp */
     int64_t f;                 /* CFA - rbp */
-    int64_t a;                 /* CFA - aux_reg */
+    int64_t aux_a[SYNTH_NAUX];
     struct synth_reg_state regs[SYNTH_NSAVED];
 };
 

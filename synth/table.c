@@ -21,8 +21,9 @@ static struct sem_row row_at(const struct synth_fde *o, size_t i,
         row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET, CFI_REG_RSP, s->h,
                                    {NULL, 0}};
     else
-        row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET, (uint32_t)s->aux_reg,
-                                   s->a, {NULL, 0}};
+        row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET,
+                                   (uint32_t)s->aux_reg[s->naux - 1],
+                                   s->aux_a[s->naux - 1], {NULL, 0}};
     for (int k = 0; k < SYNTH_NSAVED; k++) {
         const struct synth_reg_state *r = &s->regs[k];
         if (r->slot_valid && (!r->in_reg || !r->restored))

@@ -2,6 +2,35 @@
  * the merge at a join point. */
 #include "analyse.h"
 
+int synth_aux_find(const struct synth_state *s, int reg)
+{
+    for (int i = 0; i < s->naux; i++)
+        if (s->aux_reg[i] == reg)
+            return i;
+    return -1;
+}
+
+static void aux_drop(struct synth_state *s, int i)
+{
+    for (int j = i; j + 1 < s->naux; j++) {
+        s->aux_reg[j] = s->aux_reg[j + 1];
+        s->aux_a[j] = s->aux_a[j + 1];
+    }
+    s->naux--;
+}
+
+/* reg := CFA - a; the oldest entry goes when all are taken. */
+static void aux_set(struct synth_state *s, int reg, int64_t a)
+{
+    int i = synth_aux_find(s, reg);
+    if (i >= 0)
+        aux_drop(s, i);
+    if (s->naux == SYNTH_NAUX)
+        aux_drop(s, 0);
+    s->aux_reg[s->naux] = (int8_t)reg;
+    s->aux_a[s->naux++] = a;
+}
+
 static void rsp_unknown(struct synth_state *s, enum synth_reason reason)
 {
     s->rsp_known = false;
@@ -79,8 +108,9 @@ static bool frame_address(const struct synth_state *s, int base, int64_t disp,
         *addr = disp - s->f;
         return true;
     }
-    if (s->aux_known && base == s->aux_reg) {
-        *addr = disp - s->a;
+    int i = synth_aux_find(s, base);
+    if (i >= 0) {
+        *addr = disp - s->aux_a[i];
         return true;
     }
     return false;
@@ -92,9 +122,9 @@ static void rsp_from(struct synth_state *s, int reg, int64_t off)
     if (reg == CFI_REG_RBP && s->rbp_known) {
         s->rsp_known = true;
         s->h = s->f - off;
-    } else if (s->aux_known && reg == s->aux_reg) {
+    } else if (synth_aux_find(s, reg) >= 0) {
         s->rsp_known = true;
-        s->h = s->a - off;
+        s->h = s->aux_a[synth_aux_find(s, reg)] - off;
     } else {
         rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
     }
@@ -119,8 +149,9 @@ static void clobber(struct synth_state *s, const struct synth_insn *in)
                     in->op == SYNTH_OP_RBP_FROM_REG || in->op == SYNTH_OP_ENTER;
     if ((w & (1u << CFI_REG_RBP)) && !sets_rbp)
         s->rbp_known = false;
-    if (s->aux_known && ((in->writes >> s->aux_reg) & 1))
-        s->aux_known = false; /* REG_FROM_RSP sets it again after */
+    for (int i = s->naux - 1; i >= 0; i--)
+        if ((in->writes >> s->aux_reg[i]) & 1)
+            aux_drop(s, i); /* REG_FROM_RSP sets it again after */
     if ((w & (1u << CFI_REG_RSP)) && in->op == SYNTH_OP_OTHER)
         rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
 }
@@ -169,13 +200,13 @@ void synth_transfer(struct synth_state *s, const struct synth_insn *in)
         s->f = s->h - in->imm;
         break;
     case SYNTH_OP_RBP_FROM_REG:
-        s->rbp_known = s->aux_known && in->base == s->aux_reg;
-        s->f = s->a - in->imm;
+        s->rbp_known = synth_aux_find(s, in->base) >= 0;
+        if (s->rbp_known)
+            s->f = s->aux_a[synth_aux_find(s, in->base)] - in->imm;
         break;
     case SYNTH_OP_REG_FROM_RSP:
-        s->aux_known = s->rsp_known;
-        s->aux_reg = in->dst;
-        s->a = s->h - in->imm;
+        if (s->rsp_known && in->dst >= 0)
+            aux_set(s, in->dst, s->h - in->imm);
         break;
     case SYNTH_OP_LEAVE:
         rsp_from(s, CFI_REG_RBP, 0);
@@ -216,9 +247,11 @@ static void join(struct synth_state *a, const struct synth_state *b)
         rsp_unknown(a, b->rsp_reason);
     if (!b->rbp_known || (a->rbp_known && a->f != b->f))
         a->rbp_known = false;
-    if (!b->aux_known ||
-        (a->aux_known && (a->a != b->a || a->aux_reg != b->aux_reg)))
-        a->aux_known = false;
+    for (int i = a->naux - 1; i >= 0; i--) {
+        int j = synth_aux_find(b, a->aux_reg[i]);
+        if (j < 0 || b->aux_a[j] != a->aux_a[i])
+            aux_drop(a, i);
+    }
     a->regs_conflict = a->regs_conflict || b->regs_conflict;
     for (int k = 0; k < SYNTH_NSAVED; k++)
         a->regs[k] = merge_reg(a->regs[k], b->regs[k], &a->regs_conflict);
@@ -238,10 +271,12 @@ static bool state_equal(const struct synth_state *a,
     if (a->weak != b->weak || a->rsp_known != b->rsp_known ||
         a->rbp_known != b->rbp_known || a->regs_conflict != b->regs_conflict ||
         (a->rsp_known && a->h != b->h) || (a->rbp_known && a->f != b->f) ||
-        a->aux_known != b->aux_known ||
-        (a->aux_known && (a->a != b->a || a->aux_reg != b->aux_reg)) ||
+        a->naux != b->naux ||
         (!a->rsp_known && a->rsp_reason != b->rsp_reason))
         return false;
+    for (int i = 0; i < a->naux; i++)
+        if (a->aux_reg[i] != b->aux_reg[i] || a->aux_a[i] != b->aux_a[i])
+            return false;
     for (int k = 0; k < SYNTH_NSAVED; k++) {
         const struct synth_reg_state *x = &a->regs[k], *y = &b->regs[k];
         if (x->in_reg != y->in_reg || x->slot_valid != y->slot_valid ||
