@@ -70,16 +70,23 @@ extern const uint8_t synth_saved_regs[SYNTH_NSAVED];
     X(JOIN_CONFLICT, join_conflict, "stack heights conflict at a join")        \
     X(RSP_UNKNOWN, rsp_unknown, "rsp written with an unknown value")           \
     X(REALIGNED, realigned, "stack realigned without a frame pointer")         \
-    X(INDIRECT_JUMP, indirect_jump, "indirect jump whose targets are not found") \
-    X(MID_INSN_TARGET, mid_insn_target, "jump into the middle of an instruction") \
+    X(INDIRECT_JUMP, indirect_jump,                                            \
+      "indirect jump whose targets are not found")                             \
+    X(MID_INSN_TARGET, mid_insn_target,                                        \
+      "jump into the middle of an instruction")                                \
     X(CFA_EXPRESSION, cfa_expression, "the IL's CFA is an expression")         \
-    X(CFA_OTHER_REG, cfa_other_reg, "the IL's CFA is on neither rsp nor rbp")  \
-    X(OUTERMOST, outermost, "the IL marks the outermost frame (rip undefined)") \
-    X(RULE_NOT_COMPARED, rule_not_compared, "a register rule of a kind not compared") \
-    X(REGS_CONFLICT, regs_conflict, "callee-saved register states conflict at a join") \
+    X(CFA_OTHER_REG, cfa_other_reg,                                            \
+      "the IL's CFA is on a register not known to hold a CFA offset")         \
+    X(OUTERMOST, outermost,                                                    \
+      "the IL marks the outermost frame (rip undefined)")                      \
+    X(RULE_NOT_COMPARED, rule_not_compared,                                    \
+      "a register rule of a kind not compared")                                \
+    X(REGS_CONFLICT, regs_conflict,                                            \
+      "callee-saved register states conflict at a join")                       \
     X(REG_LOST, reg_lost, "callee-saved register overwritten without a save")  \
     X(NO_IL, no_il, "the FDE's CFI does not translate")                        \
-    X(ENTRY_UNKNOWN, entry_unknown, "the entry state cannot be taken from the IL") \
+    X(ENTRY_UNKNOWN, entry_unknown,                                            \
+      "the entry state cannot be taken from the IL")                           \
     X(FIXPOINT_LIMIT, fixpoint_limit, "fixpoint iteration limit reached")      \
     X(TOO_LARGE, too_large, "FDE larger than the instruction limit")           \
     X(NOT_MAPPED, not_mapped, "FDE range outside the file's loaded segments")

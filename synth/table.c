@@ -157,7 +157,8 @@ static enum cfi_status check_gap(struct synth_decoder *d,
         return CFI_E_NOMEM;
     if (first == last)
         return CFI_OK;
-    struct synth_range *grown = realloc(*ranges, (*count + 1) * sizeof **ranges);
+    struct synth_range *grown =
+        realloc(*ranges, (*count + 1) * sizeof **ranges);
     if (!grown)
         return CFI_E_NOMEM;
     *ranges = grown;
