@@ -148,6 +148,14 @@ static void compare_cfa(struct findings *f, size_t i,
     }
     if (c->kind == SEM_CFA_REG_OFFSET && cfa_matches(s, c->reg, c->offset))
         return;
+    /* rsp lost at a join is the analysis' limit, not the CFI's fault; rsp
+     * moved by an unknown amount (`sub %rax,%rsp`) is, when the CFI still
+     * counts from it. */
+    if (c->kind == SEM_CFA_REG_OFFSET && c->reg == CFI_REG_RSP &&
+        !s->rsp_known && s->rsp_reason == SYNTH_REASON_JOIN_CONFLICT) {
+        limit(f, i, SYNTH_REASON_JOIN_CONFLICT);
+        return;
+    }
     struct finding *x = add(f, i, SYNTH_CFA_HEIGHT, SYNTH_REASON_NONE, -1);
     if (!x)
         return;
