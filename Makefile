@@ -25,7 +25,7 @@ CC       ?= cc
 BUILD    ?= build
 SANITIZE ?=
 
-LIB_MODULES := $(foreach m,fuzz diff compile interp semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
+LIB_MODULES := $(foreach m,fuzz diff compile interp synth semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
@@ -46,7 +46,7 @@ LDFLAGS  += $(if $(filter 1,$(SANITIZE)),$(SAN_LDFLAGS))
 # refuses it); only its headers are used here. And libdwarf is linked
 # statically: its names then stay out of the dynamic symbol table, where a
 # dlopen'd libdw would otherwise find them.
-PKGS     := libelf libunwind-generic
+PKGS     := libelf libunwind-generic capstone
 PKG_CFLAGS := $(shell pkg-config --cflags libdw $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)

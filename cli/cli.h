@@ -58,6 +58,7 @@ int cli_unwind_v1(const char *eh_elf, const char *abi,
 /* "v1" or "v1-direct" when the eh_elf is to be asked as v1 (`abi` as
  * given, or NULL: what the eh_elf says), else NULL. */
 const char *cli_eh_elf_v1_abi(const char *eh_elf, const char *abi);
+int cli_synth(int argc, char **argv);
 
 /* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
  * diagnostic has one) on stderr, one line. */

@@ -29,6 +29,8 @@ static const struct cli_command commands[] = {
      cli_explain},
     {"stats", "corpus statistics: records, rows, opcodes, rules, expressions",
      cli_stats},
+    {"synth", "CFI synthesised from the machine code, compared with the file's",
+     cli_synth},
 };
 
 static const struct cli_command *find_command(const char *name)

@@ -1,0 +1,304 @@
+/* synth.c — `cfisem synth FILE [--emit-il] [--json OUT] [--limits]`: CFI
+ * synthesised from the machine code and compared with the file's. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "semantics/sem.h"
+#include "synth/synth.h"
+
+static const char usage[] =
+    "usage: cfisem synth FILE [--emit-il] [--json OUT] [--limits]\n"
+    "\n"
+    "Disassembles every FDE's range of FILE (capstone), recovers the CFA\n"
+    "(rsp+h, or rbp+f once the frame pointer is set up), the return\n"
+    "address slot and the save slots of rbx rbp r12-r15 at every\n"
+    "instruction by abstract interpretation over the control-flow graph,\n"
+    "and compares them with the file's CFI (its IL) at every instruction.\n"
+    "Prints each disagreeing range, by FDE:\n"
+    "  [0x1004,0x1008)  cfa_height  il=rsp+16  code=rsp+24\n"
+    "  [0x1010,0x1011)  restored_early  rbx  il=unspecified  code=[cfa-16]\n"
+    "kinds: cfa_height, save_slot (rip: the return address rule),\n"
+    "restored_early, restored_late, no_fde (code between FDEs that is not\n"
+    "padding), not_analysable (with its reason; printed with --limits),\n"
+    "then a summary: FDEs, the share fully analysed, the time.\n"
+    "\n"
+    "  --emit-il   print the synthesised table instead, in the text format\n"
+    "              of `cfisem il` (an instruction without a known CFA has\n"
+    "              cfa=undef)\n"
+    "  --json OUT  write the report as JSON to OUT\n"
+    "  --limits    print the not-analysable ranges too\n"
+    "\n"
+    "Example: cfisem synth /lib/x86_64-linux-gnu/libc.so.6\n"
+    "\n"
+    "Exit status: 0 the CFI agrees with the code wherever it was analysed;\n"
+    "1 a disagreement was found; 2 bad input file; 64 usage error.\n";
+
+struct options {
+    const char *path;
+    const char *json;
+    bool emit_il;
+    bool limits;
+};
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+            return -1;
+        if (!strcmp(arg, "--emit-il")) {
+            o->emit_il = true;
+        } else if (!strcmp(arg, "--limits")) {
+            o->limits = true;
+        } else if (!strcmp(arg, "--json")) {
+            if (i + 1 >= argc)
+                return cli_usage_error("synth", "missing value for", arg);
+            o->json = argv[++i];
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cli_usage_error("synth", "unknown option", arg);
+        } else if (o->path) {
+            return cli_usage_error("synth", "more than one file:", arg);
+        } else {
+            o->path = arg;
+        }
+    }
+    if (!o->path)
+        return cli_usage_error("synth", "missing FILE", NULL);
+    return CLI_OK;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct run {
+    const struct options *o;
+    const struct cfi_file *file;
+    const struct sem_file_il *il;
+    struct synth_decoder *decoder;
+    struct synth_report report;
+    struct sem_printer *printer;
+    FILE *json;
+    size_t json_ranges;
+    size_t disagreements;
+};
+
+static void json_range(struct run *r, const struct cfi_fde *fde,
+                       const struct synth_range *x)
+{
+    char buf[8];
+    fprintf(r->json,
+            "%s\n    {\"fde\": %" PRIu64 ", \"begin\": %" PRIu64
+            ", \"end\": %" PRIu64 ", \"kind\": \"%s\"",
+            r->json_ranges++ ? "," : "", fde ? fde->offset : 0, x->begin,
+            x->end, synth_kind_name(x->kind));
+    if (x->kind == SYNTH_NOT_ANALYSABLE)
+        fprintf(r->json, ", \"reason\": \"%s\"", synth_reason_name(x->reason));
+    if (x->reg >= 0)
+        fprintf(r->json, ", \"reg\": \"%s\"",
+                cfi_reg_label((unsigned)x->reg, buf, sizeof buf));
+    if (x->il[0])
+        fprintf(r->json, ", \"il\": \"%s\", \"code\": \"%s\"", x->il,
+                x->synth);
+    fputc('}', r->json);
+}
+
+static void print_fde(struct run *r, const struct synth_fde *s)
+{
+    bool header = false;
+    for (size_t i = 0; i < s->nranges; i++) {
+        const struct synth_range *x = &s->ranges[i];
+        if (r->json)
+            json_range(r, s->fde, x);
+        if (x->kind == SYNTH_NOT_ANALYSABLE && !r->o->limits)
+            continue;
+        if (x->kind != SYNTH_NOT_ANALYSABLE)
+            r->disagreements++;
+        if (r->o->emit_il)
+            continue;
+        if (!header)
+            printf("fde %s+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64 ")\n",
+                   cfi_section_name(s->fde->section), s->fde->offset,
+                   s->fde->pc_begin, s->fde->pc_end);
+        header = true;
+        synth_print_range(stdout, x);
+    }
+}
+
+static enum cfi_status one_fde(struct run *r, size_t i)
+{
+    const struct sem_fde_il *il =
+        r->il->status[i] == CFI_OK ? &r->il->fdes[i] : NULL;
+    struct synth_fde s;
+    enum cfi_status status = synth_analyse_fde(r->decoder, r->file,
+                                               &r->file->fdes[i], il, &s);
+    if (status != CFI_OK)
+        return status;
+    synth_report_add(&r->report, &s);
+    r->report.not_translated += il == NULL;
+    print_fde(r, &s);
+    if (r->o->emit_il) {
+        struct synth_table t;
+        status = synth_fde_table(&s, &t);
+        if (status == CFI_OK)
+            sem_printer_fde(r->printer, &t.il);
+        synth_table_free(&t);
+    }
+    synth_fde_free(&s);
+    return status;
+}
+
+static enum cfi_status uncovered(struct run *r)
+{
+    struct synth_range *ranges = NULL;
+    size_t n = 0;
+    enum cfi_status status = synth_uncovered(r->decoder, r->file, &ranges, &n);
+    for (size_t i = 0; i < n && status == CFI_OK; i++) {
+        r->report.kind_ranges[SYNTH_NO_FDE]++;
+        r->disagreements++;
+        if (r->json)
+            json_range(r, NULL, &ranges[i]);
+        if (!r->o->emit_il)
+            synth_print_range(stdout, &ranges[i]);
+    }
+    free(ranges);
+    return status;
+}
+
+static void summary(FILE *out, const struct synth_report *rep, double secs)
+{
+    fprintf(out,
+            "%zu FDEs, %zu instructions: %zu fully analysed (%.1f%%), %zu "
+            "entered mid-frame, %zu with a disagreement; %zu jump tables; "
+            "%zu call fall-throughs taken not to return; %.2f s\n",
+            rep->nfdes, rep->ninsns, rep->fully_analysed,
+            rep->nfdes ? 100.0 * (double)rep->fully_analysed /
+                             (double)rep->nfdes
+                       : 100.0,
+            rep->entered_mid_frame, rep->fdes_with_disagreement,
+            rep->jump_tables, rep->noreturn_calls, secs);
+    for (int k = 0; k < SYNTH_KIND_COUNT; k++)
+        if (rep->kind_ranges[k])
+            fprintf(out, "  %-16s %zu ranges\n",
+                    synth_kind_name((enum synth_kind)k), rep->kind_ranges[k]);
+    for (int k = 1; k < SYNTH_REASON_COUNT; k++)
+        if (rep->reason_fdes[k])
+            fprintf(out, "  limit %-18s %zu FDEs (%s)\n",
+                    synth_reason_name((enum synth_reason)k),
+                    rep->reason_fdes[k],
+                    synth_reason_text((enum synth_reason)k));
+}
+
+static void json_end(struct run *r, double secs)
+{
+    const struct synth_report *rep = &r->report;
+    fprintf(r->json,
+            "\n  ],\n  \"fdes\": %zu, \"instructions\": %zu, "
+            "\"fully_analysed\": %zu, \"entered_mid_frame\": %zu, "
+            "\"fdes_with_disagreement\": %zu, \"jump_tables\": %zu, "
+            "\"noreturn_calls\": %zu, \"seconds\": %.3f,\n  \"kinds\": {",
+            rep->nfdes, rep->ninsns, rep->fully_analysed,
+            rep->entered_mid_frame, rep->fdes_with_disagreement,
+            rep->jump_tables, rep->noreturn_calls, secs);
+    for (int k = 0; k < SYNTH_KIND_COUNT; k++)
+        fprintf(r->json, "%s\"%s\": %zu", k ? ", " : "",
+                synth_kind_name((enum synth_kind)k), rep->kind_ranges[k]);
+    fputs("},\n  \"limit_fdes\": {", r->json);
+    for (int k = 1; k < SYNTH_REASON_COUNT; k++)
+        fprintf(r->json, "%s\"%s\": %zu", k > 1 ? ", " : "",
+                synth_reason_name((enum synth_reason)k), rep->reason_fdes[k]);
+    fputs("}\n}\n", r->json);
+}
+
+static int analyse_all(struct run *r)
+{
+    double start = now();
+    enum cfi_status status = CFI_OK;
+    for (size_t i = 0; i < r->file->nfdes && status == CFI_OK; i++)
+        status = one_fde(r, i);
+    if (status == CFI_OK)
+        status = uncovered(r);
+    double secs = now() - start;
+    if (status != CFI_OK) {
+        fprintf(stderr, "cfisem: %s: %s\n", r->o->path,
+                cfi_status_text(status));
+        return CLI_BAD_INPUT;
+    }
+    if (r->json)
+        json_end(r, secs);
+    if (!r->o->emit_il)
+        summary(stdout, &r->report, secs);
+    return r->disagreements ? CLI_MISMATCH : CLI_OK;
+}
+
+static FILE *open_json(const struct options *o, const char *file_name)
+{
+    FILE *f = fopen(o->json, "w");
+    if (!f)
+        return NULL;
+    fputs("{\n  \"file\": \"", f);
+    for (const char *p = file_name; *p; p++)
+        fprintf(f, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
+    fputs("\",\n  \"ranges\": [", f);
+    return f;
+}
+
+static int run(const struct options *o, const struct cfi_file *file)
+{
+    struct run r = {.o = o, .file = file};
+    struct sem_file_il *il = NULL;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    int status = CLI_BAD_INPUT;
+    if (sem_file_il_build(file, &il) != CFI_OK ||
+        synth_decoder_new(&r.decoder, &diag) != CFI_OK) {
+        fprintf(stderr, "cfisem: %s: %s\n", o->path,
+                diag.message ? diag.message : "out of memory");
+        goto out;
+    }
+    r.il = il;
+    if (o->emit_il &&
+        !(r.printer = sem_printer_new(stdout, SEM_FORMAT_TEXT, o->path)))
+        goto out;
+    if (o->json && !(r.json = open_json(o, o->path))) {
+        diag = (struct cfi_diag){CFI_E_IO, "cannot open file for writing",
+                                 CFI_NO_OFFSET, -1};
+        cli_report_file_error(o->json, &diag);
+        goto out;
+    }
+    status = analyse_all(&r);
+out:
+    if (r.json)
+        fclose(r.json);
+    sem_printer_end(r.printer);
+    synth_decoder_free(r.decoder);
+    sem_file_il_free(il);
+    return status;
+}
+
+int cli_synth(int argc, char **argv)
+{
+    struct options o = {NULL, NULL, false, false};
+    int status = parse_options(argc, argv, &o);
+    if (status == -1) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
+    if (status != CLI_OK)
+        return status;
+    struct cfi_file *file = NULL;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (cfi_file_open(o.path, &file, &diag) != CFI_OK) {
+        cli_report_file_error(o.path, &diag);
+        return CLI_BAD_INPUT;
+    }
+    status = run(&o, file);
+    cfi_file_close(file);
+    return status;
+}

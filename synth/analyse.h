@@ -1,0 +1,20 @@
+/* analyse.h — the transfer function and merge (transfer.c), used by the
+ * fixpoint (analyse.c). */
+#ifndef CFISEM_SYNTH_ANALYSE_H
+#define CFISEM_SYNTH_ANALYSE_H
+
+#include "internal.h"
+
+/* The state after instruction `in`, from the state before it. */
+void synth_transfer(struct synth_state *state, const struct synth_insn *in);
+/* into := into ⊔ in (into not reached: in). True when into changed.
+ * *weak_lost is set when a call's fall-through state lost to a jump's
+ * (the call is then taken not to return). */
+bool synth_merge(struct synth_state *into, const struct synth_state *in,
+                 bool *weak_lost);
+
+/* The comparison of analysed states with the IL (compare.c). */
+enum cfi_status synth_compare(struct synth_fde *out,
+                              const struct sem_fde_il *il);
+
+#endif

@@ -1,0 +1,390 @@
+/* compare.c — the synthesised state against the IL at every instruction,
+ * each disagreement classified, and runs of equal classifications
+ * coalesced into address ranges. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyse.h"
+
+static const char *const reason_texts[] = {
+#define SYNTH_REASON_TEXT(name, id, text) text,
+    SYNTH_REASONS(SYNTH_REASON_TEXT)
+#undef SYNTH_REASON_TEXT
+};
+static const char *const reason_names[] = {
+#define SYNTH_REASON_NAME(name, id, text) #id,
+    SYNTH_REASONS(SYNTH_REASON_NAME)
+#undef SYNTH_REASON_NAME
+};
+static const char *const kind_texts[] = {
+#define SYNTH_KIND_TEXT(name, id, text) text,
+    SYNTH_KINDS(SYNTH_KIND_TEXT)
+#undef SYNTH_KIND_TEXT
+};
+static const char *const kind_names[] = {
+#define SYNTH_KIND_NAME(name, id, text) #id,
+    SYNTH_KINDS(SYNTH_KIND_NAME)
+#undef SYNTH_KIND_NAME
+};
+
+const char *synth_reason_text(enum synth_reason r)
+{
+    return r < SYNTH_REASON_COUNT ? reason_texts[r] : "?";
+}
+const char *synth_reason_name(enum synth_reason r)
+{
+    return r < SYNTH_REASON_COUNT ? reason_names[r] : "?";
+}
+const char *synth_kind_text(enum synth_kind k)
+{
+    return k < SYNTH_KIND_COUNT ? kind_texts[k] : "?";
+}
+const char *synth_kind_name(enum synth_kind k)
+{
+    return k < SYNTH_KIND_COUNT ? kind_names[k] : "?";
+}
+
+/* One instruction's finding, before coalescing. */
+struct finding {
+    size_t insn;
+    enum synth_kind kind;
+    enum synth_reason reason;
+    int reg;
+    char il[48];
+    char synth[48];
+};
+
+struct findings {
+    struct finding *items;
+    size_t count;
+    size_t capacity;
+    bool nomem;
+};
+
+static struct finding *add(struct findings *f, size_t insn,
+                           enum synth_kind kind, enum synth_reason reason,
+                           int reg)
+{
+    if (f->count == f->capacity) {
+        size_t cap = f->capacity ? 2 * f->capacity : 16;
+        struct finding *items = realloc(f->items, cap * sizeof *items);
+        if (!items) {
+            f->nomem = true;
+            return NULL;
+        }
+        f->items = items;
+        f->capacity = cap;
+    }
+    struct finding *x = &f->items[f->count++];
+    memset(x, 0, sizeof *x);
+    x->insn = insn;
+    x->kind = kind;
+    x->reason = reason;
+    x->reg = reg;
+    return x;
+}
+
+static void limit(struct findings *f, size_t insn, enum synth_reason reason)
+{
+    add(f, insn, SYNTH_NOT_ANALYSABLE, reason, -1);
+}
+
+static void rule_text(char *buf, size_t size, struct sem_rule r)
+{
+    switch (r.kind) {
+    case SEM_RULE_UNSPECIFIED: snprintf(buf, size, "unspecified"); break;
+    case SEM_RULE_SAME_VALUE: snprintf(buf, size, "same"); break;
+    case SEM_RULE_OFFSET:
+        snprintf(buf, size, "[cfa%+" PRId64 "]", r.offset);
+        break;
+    default: snprintf(buf, size, "another rule kind"); break;
+    }
+}
+
+static void state_text(char *buf, size_t size, const struct synth_reg_state *r)
+{
+    if (r->slot_valid && r->in_reg)
+        snprintf(buf, size, "in register and [cfa%+" PRId64 "]", r->slot);
+    else if (r->slot_valid)
+        snprintf(buf, size, "[cfa%+" PRId64 "]", r->slot);
+    else
+        snprintf(buf, size, r->in_reg ? "in register" : "lost");
+}
+
+static void cfa_text(char *buf, size_t size, const struct synth_state *s)
+{
+    char aux[8];
+    int n = 0;
+    buf[0] = '\0';
+    if (s->rsp_known)
+        n += snprintf(buf + n, size - (size_t)n, "rsp+%" PRId64, s->h);
+    if (s->rbp_known && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, "%srbp+%" PRId64,
+                      n ? " or " : "", s->f);
+    for (int i = 0; i < s->naux && n >= 0 && (size_t)n < size; i++)
+        n += snprintf(buf + n, size - (size_t)n, "%s%s+%" PRId64,
+                      n ? " or " : "",
+                      cfi_reg_label((unsigned)s->aux_reg[i], aux, sizeof aux),
+                      s->aux_a[i]);
+}
+
+/* Whether the state has the CFA at reg+off. */
+static bool cfa_matches(const struct synth_state *s, uint32_t reg,
+                        int64_t off)
+{
+    return (reg == CFI_REG_RSP && s->rsp_known && off == s->h) ||
+           (reg == CFI_REG_RBP && s->rbp_known && off == s->f) ||
+           (synth_aux_find(s, (int)reg) >= 0 &&
+            off == s->aux_a[synth_aux_find(s, (int)reg)]);
+}
+
+static void compare_cfa(struct findings *f, size_t i,
+                        const struct synth_state *s, const struct sem_cfa *c)
+{
+    if (c->kind == SEM_CFA_EXPR) {
+        limit(f, i, SYNTH_REASON_CFA_EXPRESSION);
+        return;
+    }
+    if (c->kind == SEM_CFA_REG_OFFSET && cfa_matches(s, c->reg, c->offset))
+        return;
+    /* rsp lost at a join is the analysis' limit, not the CFI's fault; rsp
+     * moved by an unknown amount (`sub %rax,%rsp`) is, when the CFI still
+     * counts from it. */
+    if (c->kind == SEM_CFA_REG_OFFSET && c->reg == CFI_REG_RSP &&
+        !s->rsp_known && s->rsp_reason == SYNTH_REASON_JOIN_CONFLICT) {
+        limit(f, i, SYNTH_REASON_JOIN_CONFLICT);
+        return;
+    }
+    struct finding *x = add(f, i, SYNTH_CFA_HEIGHT, SYNTH_REASON_NONE, -1);
+    if (!x)
+        return;
+    char reg[8];
+    if (c->kind == SEM_CFA_REG_OFFSET)
+        snprintf(x->il, sizeof x->il, "%s%+" PRId64,
+                 cfi_reg_label(c->reg, reg, sizeof reg), c->offset);
+    else
+        snprintf(x->il, sizeof x->il, "undef");
+    cfa_text(x->synth, sizeof x->synth, s);
+}
+
+/* Whether the IL has an offset rule for reg before range `upto`. */
+static bool saved_before(const struct sem_fde_il *il,
+                         const struct sem_range *upto, unsigned reg)
+{
+    for (const struct sem_range *r = il->ranges; r < upto; r++)
+        if (sem_row_rule(r->row, reg).kind == SEM_RULE_OFFSET)
+            return true;
+    return false;
+}
+
+static enum synth_kind reg_kind(const struct sem_fde_il *il,
+                                const struct sem_range *range, unsigned reg,
+                                struct sem_rule r,
+                                const struct synth_reg_state *s)
+{
+    if (r.kind != SEM_RULE_OFFSET)
+        return saved_before(il, range, reg) ? SYNTH_RESTORED_EARLY
+                                            : SYNTH_SAVE_SLOT;
+    if (!s->slot_valid && s->in_reg && s->restored)
+        return SYNTH_RESTORED_LATE;
+    return SYNTH_SAVE_SLOT;
+}
+
+static void compare_reg(struct findings *f, size_t i,
+                        const struct sem_fde_il *il,
+                        const struct sem_range *range, int k,
+                        const struct synth_state *s)
+{
+    unsigned reg = synth_saved_regs[k];
+    struct sem_rule r = sem_row_rule(range->row, reg);
+    const struct synth_reg_state *rs = &s->regs[k];
+    bool in_place = r.kind == SEM_RULE_UNSPECIFIED ||
+                    r.kind == SEM_RULE_SAME_VALUE;
+    if (!in_place && r.kind != SEM_RULE_OFFSET) {
+        limit(f, i, SYNTH_REASON_RULE_NOT_COMPARED);
+        return;
+    }
+    if ((in_place && rs->in_reg) ||
+        (!in_place && rs->slot_valid && rs->slot == r.offset))
+        return;
+    if (!rs->in_reg && !rs->slot_valid) {
+        limit(f, i, s->regs_conflict ? SYNTH_REASON_REGS_CONFLICT
+                                     : SYNTH_REASON_REG_LOST);
+        return;
+    }
+    struct finding *x = add(f, i, reg_kind(il, range, reg, r, rs),
+                            SYNTH_REASON_NONE, (int)reg);
+    if (!x)
+        return;
+    rule_text(x->il, sizeof x->il, r);
+    state_text(x->synth, sizeof x->synth, rs);
+}
+
+static void compare_ra(struct findings *f, size_t i, const struct sem_row *row)
+{
+    struct sem_rule r = sem_row_rule(row, CFI_REG_RIP);
+    if (r.kind == SEM_RULE_OFFSET && r.offset == -8)
+        return;
+    if (r.kind != SEM_RULE_OFFSET && r.kind != SEM_RULE_UNSPECIFIED) {
+        limit(f, i, SYNTH_REASON_RULE_NOT_COMPARED); /* rip=rdi (vfork) */
+        return;
+    }
+    struct finding *x = add(f, i, SYNTH_SAVE_SLOT, SYNTH_REASON_NONE,
+                            CFI_REG_RIP);
+    if (!x)
+        return;
+    rule_text(x->il, sizeof x->il, r);
+    snprintf(x->synth, sizeof x->synth, "[cfa-8]");
+}
+
+static void compare_insn(struct findings *f, const struct synth_fde *o,
+                         size_t i, const struct sem_fde_il *il)
+{
+    const struct synth_state *s = &o->states[i];
+    if (o->limits[i] != SYNTH_REASON_NONE) {
+        limit(f, i, o->limits[i]);
+        return;
+    }
+    if (!s->reached)
+        return; /* padding */
+    if (!il) {
+        limit(f, i, SYNTH_REASON_NO_IL);
+        return;
+    }
+    const struct sem_range *range = sem_fde_il_find(il, o->addrs[i]);
+    if (!range)
+        return; /* the IL covers the FDE: never */
+    const struct sem_cfa *cfa = &range->row->cfa;
+    if (sem_row_rule(range->row, CFI_REG_RIP).kind == SEM_RULE_UNDEFINED) {
+        limit(f, i, SYNTH_REASON_OUTERMOST); /* no caller: no CFA needed */
+        return;
+    }
+    if (cfa->kind == SEM_CFA_REG_OFFSET && cfa->reg != CFI_REG_RSP &&
+        cfa->reg != CFI_REG_RBP &&
+        synth_aux_find(s, (int)cfa->reg) < 0) {
+        limit(f, i, SYNTH_REASON_CFA_OTHER_REG); /* longjmp: cfa=rdi */
+        return;
+    }
+    compare_cfa(f, i, s, cfa);
+    compare_ra(f, i, range->row);
+    for (int k = 0; k < SYNTH_NSAVED; k++)
+        compare_reg(f, i, il, range, k, s);
+}
+
+static int by_key(const void *pa, const void *pb)
+{
+    const struct finding *a = pa, *b = pb;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->reason != b->reason)
+        return a->reason < b->reason ? -1 : 1;
+    if (a->reg != b->reg)
+        return a->reg < b->reg ? -1 : 1;
+    return a->insn < b->insn ? -1 : a->insn > b->insn;
+}
+
+static int by_begin(const void *pa, const void *pb)
+{
+    const struct synth_range *a = pa, *b = pb;
+    if (a->begin != b->begin)
+        return a->begin < b->begin ? -1 : 1;
+    return a->kind < b->kind ? -1 : a->kind > b->kind;
+}
+
+static bool same_key(const struct finding *a, const struct finding *b)
+{
+    return a->kind == b->kind && a->reason == b->reason && a->reg == b->reg;
+}
+
+/* Runs of consecutive instructions with one key become one range. */
+static enum cfi_status coalesce(struct synth_fde *o, struct findings *f)
+{
+    if (f->count > 1)
+        qsort(f->items, f->count, sizeof *f->items, by_key);
+    o->ranges = calloc(f->count ? f->count : 1, sizeof *o->ranges);
+    if (!o->ranges)
+        return CFI_E_NOMEM;
+    for (size_t i = 0; i < f->count; i++) {
+        const struct finding *x = &f->items[i];
+        struct synth_range *last = o->nranges ? &o->ranges[o->nranges - 1]
+                                              : NULL;
+        if (i > 0 && same_key(x, x - 1) && x->insn == (x - 1)->insn + 1 &&
+            last) {
+            last->end = o->addrs[x->insn + 1];
+            continue;
+        }
+        struct synth_range *r = &o->ranges[o->nranges++];
+        r->begin = o->addrs[x->insn];
+        r->end = o->addrs[x->insn + 1];
+        r->kind = x->kind;
+        r->reason = x->reason;
+        r->reg = x->reg;
+        memcpy(r->il, x->il, sizeof r->il);
+        memcpy(r->synth, x->synth, sizeof r->synth);
+    }
+    if (o->nranges > 1)
+        qsort(o->ranges, o->nranges, sizeof *o->ranges, by_begin);
+    return CFI_OK;
+}
+
+enum cfi_status synth_compare(struct synth_fde *o, const struct sem_fde_il *il)
+{
+    struct findings f = {0};
+    for (size_t i = 0; i < o->ninsns; i++)
+        compare_insn(&f, o, i, il);
+    if (f.nomem) {
+        free(f.items);
+        return CFI_E_NOMEM;
+    }
+    enum cfi_status status = coalesce(o, &f);
+    free(f.items);
+    o->fully_analysed = true;
+    for (size_t i = 0; i < o->nranges; i++)
+        if (o->ranges[i].kind == SYNTH_NOT_ANALYSABLE)
+            o->fully_analysed = false;
+    return status;
+}
+
+void synth_print_range(FILE *out, const struct synth_range *r)
+{
+    char buf[8];
+    fprintf(out, "[0x%" PRIx64 ",0x%" PRIx64 ")  %s", r->begin, r->end,
+            synth_kind_name(r->kind));
+    if (r->kind == SYNTH_NOT_ANALYSABLE) {
+        fprintf(out, "  %s (%s)\n", synth_reason_name(r->reason),
+                synth_reason_text(r->reason));
+        return;
+    }
+    if (r->reg >= 0)
+        fprintf(out, "  %s", cfi_reg_label((unsigned)r->reg, buf, sizeof buf));
+    if (r->il[0] || r->synth[0])
+        fprintf(out, "  il=%s  code=%s", r->il, r->synth);
+    fputc('\n', out);
+}
+
+void synth_report_add(struct synth_report *rep, const struct synth_fde *o)
+{
+    bool disagrees = false;
+    rep->nfdes++;
+    rep->fully_analysed += o->fully_analysed;
+    rep->entered_mid_frame += o->entered_mid_frame;
+    rep->ninsns += o->ninsns;
+    rep->jump_tables += o->jump_tables;
+    rep->noreturn_calls += o->noreturn_calls;
+    bool seen[SYNTH_REASON_COUNT] = {false};
+    for (size_t i = 0; i < o->nranges; i++) {
+        const struct synth_range *r = &o->ranges[i];
+        rep->kind_ranges[r->kind]++;
+        if (r->kind == SYNTH_NOT_ANALYSABLE) {
+            seen[r->reason] = true;
+        } else {
+            disagrees = true;
+        }
+    }
+    for (size_t i = 0; i < o->ninsns; i++)
+        rep->reason_insns[o->limits[i]]++;
+    for (int r = 1; r < SYNTH_REASON_COUNT; r++)
+        rep->reason_fdes[r] += seen[r];
+    rep->fdes_with_disagreement += disagrees;
+}

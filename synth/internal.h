@@ -1,0 +1,100 @@
+/* internal.h — what the files of synth/ share. */
+#ifndef CFISEM_SYNTH_INTERNAL_H
+#define CFISEM_SYNTH_INTERNAL_H
+
+#include "synth.h"
+
+/* What an instruction does to the stack and to control flow. Operands in
+ * Intel order (destination first), as capstone gives them. */
+enum synth_op {
+    SYNTH_OP_OTHER,      /* nothing the analysis follows */
+    SYNTH_OP_PUSH,       /* rsp -= size; `reg` pushed (-1: not a GPR) */
+    SYNTH_OP_POP,        /* rsp += size; into `reg` (-1: not a GPR) */
+    SYNTH_OP_ADD_RSP,    /* rsp += imm (add, sub, lea rsp,[rsp+imm]) */
+    SYNTH_OP_RSP_FROM_REG, /* rsp = base + imm (mov, lea) */
+    SYNTH_OP_RSP_UNKNOWN, /* rsp = anything else */
+    SYNTH_OP_AND_RSP,    /* and rsp, imm: realignment */
+    SYNTH_OP_RBP_FROM_RSP, /* rbp = rsp + imm (mov, lea) */
+    SYNTH_OP_REG_FROM_RSP, /* dst = rsp + imm, dst another GPR */
+    SYNTH_OP_RBP_FROM_REG, /* rbp = base + imm, base not rsp */
+    SYNTH_OP_LEAVE,
+    SYNTH_OP_ENTER,      /* imm: frame size; imm2: nesting level */
+    SYNTH_OP_CALL,
+    SYNTH_OP_RET,
+    SYNTH_OP_JMP,        /* direct: target */
+    SYNTH_OP_JMP_INDIRECT,
+    SYNTH_OP_JCC,        /* conditional, direct: target */
+    SYNTH_OP_STOP,       /* hlt, ud2, int3: no successor */
+    SYNTH_OP_STORE,      /* mov [base+disp], reg64: `reg` stored */
+    SYNTH_OP_LOAD,       /* mov reg, [base+disp] */
+    SYNTH_OP_PADDING,    /* nop */
+};
+
+struct synth_insn {
+    uint64_t addr;
+    uint8_t len;
+    enum synth_op op;
+    int8_t reg;          /* DWARF number of the GPR pushed/popped/moved */
+    int8_t base;         /* STORE, LOAD: the address's base register;
+                            RSP_FROM_REG, RBP_FROM_REG: the source */
+    int8_t dst;          /* the first operand's GPR, or -1 */
+    int8_t mem_base;     /* a memory operand's base, index (-1: none) */
+    int8_t mem_index;
+    uint8_t mem_scale;
+    bool mem_rip;        /* the memory operand is rip-relative */
+    bool is_cmp_imm;     /* cmp dst, imm */
+    bool is_movsxd;      /* movsxd dst, dword [mem] */
+    bool is_lea;         /* lea dst, [mem] */
+    bool is_add_reg;     /* add dst, reg (mem_base holds reg), or
+                            lea dst, [mem_base + mem_index] */
+    int64_t imm;
+    int64_t imm2;
+    int64_t disp;        /* a memory operand's displacement */
+    uint64_t target;     /* JMP, JCC, CALL direct; rip-relative address */
+    uint32_t writes;     /* GPRs 0-15 written (bit = DWARF number) */
+};
+
+/* Decodes [begin, end) of `bytes` (mapped at begin) into insns (at most
+ * `max`). Stops at the first undecodable byte: *count instructions were
+ * decoded, *stopped_at is the address where decoding stopped (end when
+ * all was decoded). */
+enum cfi_status synth_decode(struct synth_decoder *decoder,
+                             const uint8_t *bytes, uint64_t begin,
+                             uint64_t end, struct synth_insn *insns,
+                             size_t max, size_t *count, uint64_t *stopped_at);
+
+/* A call-site range of the LSDA and its landing pad. */
+struct synth_pad {
+    uint64_t begin, end; /* the calls in [begin, end) ... */
+    uint64_t pad;        /* ... may land here */
+};
+#define SYNTH_MAX_PADS 4096
+
+/* The landing pads of the FDE (at most max); 0 when it has no LSDA or the
+ * LSDA cannot be read (then its pads stay unreached). */
+size_t synth_landing_pads(const struct cfi_file *file,
+                          const struct cfi_fde *fde, struct synth_pad *pads,
+                          size_t max);
+
+/* GNU_args_size: `size` bytes of pushed arguments from `from` on. */
+struct synth_args {
+    uint64_t from;
+    uint64_t size;
+};
+size_t synth_args_sizes(const struct cfi_fde *fde, struct synth_args *out,
+                        size_t max);
+
+/* The entry of `reg` among the state's auxiliary frame registers, or -1. */
+int synth_aux_find(const struct synth_state *state, int reg);
+
+/* The index of `addr` among insns[0..n) (sorted), or -1. */
+long synth_insn_index(const struct synth_insn *insns, size_t n, uint64_t addr);
+
+/* Index of a saved register in synth_saved_regs, or -1. */
+int synth_saved_index(int reg);
+
+/* The bytes of the file image at [addr, addr+len), or NULL. */
+const uint8_t *synth_file_bytes(const struct cfi_file *file, uint64_t addr,
+                                uint64_t len);
+
+#endif

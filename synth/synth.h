@@ -1,0 +1,234 @@
+/* synth.h — call frame information synthesised from the machine code and
+ * compared with the IL.
+ *
+ * This module promises:
+ *   1. a decoder of an FDE's address range into x86-64 instructions
+ *      (capstone 4), each classified by what it does to the stack;
+ *   2. an abstract interpretation over the FDE's control-flow graph that
+ *      gives, at every instruction, the CFA as rsp+h or rbp+f and where
+ *      each callee-saved register's value is (still in the register, at a
+ *      slot CFA+s, both, or lost), or says why it cannot ("not
+ *      analysable", with a reason: nothing is guessed);
+ *   3. the comparison of that state with the IL's row at every
+ *      instruction boundary (the CFA, the return address, rbx rbp r12-r15),
+ *      each disagreement classified and coalesced into address ranges;
+ *   4. the synthesised table as IL (struct sem_fde_il), for the IL
+ *      printers and the eh_elf compiler.
+ *
+ * The abstract state (CFA = the caller's rsp just before its call):
+ *   rsp      CFA - h, or unknown (with the reason);
+ *   rbp      CFA - f (the frame pointer), or not a frame pointer;
+ *   aux      up to SYNTH_NAUX other registers each holding CFA - a
+ *            (`mov %rsp,%rbx` before a realignment, as in ld.so's
+ *            _dl_runtime_resolve; `lea 0x68(%rsp),%rsi` in OpenSSL);
+ *   r ∈ {rbx, rbp, r12..r15}: in_reg (r holds the caller's value),
+ *            slot s (CFA+s holds it), both, or neither (lost);
+ *   the return address is at CFA-8 while the frame exists.
+ * At a join point, differing heights make rsp unknown there ("heights
+ * conflict at a join"), differing slots make the slot unknown. A call's
+ * fall-through edge is weaker than a jump's: when both reach an
+ * instruction with conflicting states, the call is taken not to return.
+ *
+ * Landing pads (from the FDE's LSDA, .gcc_except_table) are successors
+ * of the calls of their call-site range, with the state at the call.
+ *
+ * The entry state of an FDE is the ABI's (rsp = CFA-8, every register
+ * in place) when the IL's first row is cfa=rsp+8; otherwise (a function's
+ * cold part, split off with its frame already built) the first row is
+ * taken as the entry state and the FDE is counted as "entered mid-frame".
+ *
+ * Depends on cfi/ and semantics/ only (and libcapstone).
+ */
+#ifndef CFISEM_SYNTH_H
+#define CFISEM_SYNTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../cfi/cfi.h"
+#include "../semantics/sem.h"
+
+/* Bounds on the input: instructions per FDE, fixpoint visits per
+ * instruction, jump table entries. */
+#define SYNTH_MAX_INSNS 200000
+#define SYNTH_VISITS_PER_INSN 64
+#define SYNTH_MAX_TABLE 1024
+#define SYNTH_NAUX 4
+
+/* The callee-saved registers compared (System V: rbx rbp r12-r15). */
+#define SYNTH_NSAVED 6
+extern const uint8_t synth_saved_regs[SYNTH_NSAVED];
+
+/* Why the code cannot be analysed at an instruction:
+ * X(NAME, name, text). */
+#define SYNTH_REASONS(X)                                                       \
+    X(NONE, none, "analysed")                                                  \
+    X(UNDECODABLE, undecodable, "instruction cannot be decoded")               \
+    X(UNREACHED, unreached, "not reached from the FDE's start")                \
+    X(JOIN_CONFLICT, join_conflict, "stack heights conflict at a join")        \
+    X(RSP_UNKNOWN, rsp_unknown, "rsp written with an unknown value")           \
+    X(REALIGNED, realigned, "stack realigned without a frame pointer")         \
+    X(INDIRECT_JUMP, indirect_jump,                                            \
+      "indirect jump whose targets are not found")                             \
+    X(MID_INSN_TARGET, mid_insn_target,                                        \
+      "jump into the middle of an instruction")                                \
+    X(CFA_EXPRESSION, cfa_expression, "the IL's CFA is an expression")         \
+    X(CFA_OTHER_REG, cfa_other_reg,                                            \
+      "the IL's CFA is on a register not known to hold a CFA offset")         \
+    X(OUTERMOST, outermost,                                                    \
+      "the IL marks the outermost frame (rip undefined)")                      \
+    X(RULE_NOT_COMPARED, rule_not_compared,                                    \
+      "a register rule of a kind not compared")                                \
+    X(REGS_CONFLICT, regs_conflict,                                            \
+      "callee-saved register states conflict at a join")                       \
+    X(REG_LOST, reg_lost, "callee-saved register overwritten without a save")  \
+    X(NO_IL, no_il, "the FDE's CFI does not translate")                        \
+    X(ENTRY_UNKNOWN, entry_unknown,                                            \
+      "the entry state cannot be taken from the IL")                           \
+    X(FIXPOINT_LIMIT, fixpoint_limit, "fixpoint iteration limit reached")      \
+    X(TOO_LARGE, too_large, "FDE larger than the instruction limit")           \
+    X(NOT_MAPPED, not_mapped, "FDE range outside the file's loaded segments")
+
+enum synth_reason {
+#define SYNTH_REASON_ENUM(name, id, text) SYNTH_REASON_##name,
+    SYNTH_REASONS(SYNTH_REASON_ENUM)
+#undef SYNTH_REASON_ENUM
+    SYNTH_REASON_COUNT
+};
+const char *synth_reason_text(enum synth_reason reason);
+const char *synth_reason_name(enum synth_reason reason); /* "join_conflict" */
+
+/* How the IL disagrees with the code at an instruction: X(NAME, name, text). */
+#define SYNTH_KINDS(X)                                                         \
+    X(CFA_HEIGHT, cfa_height, "CFA height wrong")                              \
+    X(SAVE_SLOT, save_slot, "save slot wrong")                                 \
+    X(RESTORED_EARLY, restored_early, "register restored too early")           \
+    X(RESTORED_LATE, restored_late, "register restored too late")              \
+    X(NO_FDE, no_fde, "code covered by no FDE")                                \
+    X(NOT_ANALYSABLE, not_analysable, "code not analysable")
+
+enum synth_kind {
+#define SYNTH_KIND_ENUM(name, id, text) SYNTH_##name,
+    SYNTH_KINDS(SYNTH_KIND_ENUM)
+#undef SYNTH_KIND_ENUM
+    SYNTH_KIND_COUNT
+};
+const char *synth_kind_text(enum synth_kind kind);
+const char *synth_kind_name(enum synth_kind kind); /* "cfa_height" */
+
+/* A range of instructions [begin, end) with one classification. `reg` is
+ * the register involved (CFA_HEIGHT, NOT_ANALYSABLE: -1; SAVE_SLOT with
+ * 16: the return address rule). `il` and `synth` say what each side has
+ * at `begin` ("rsp+16", "[cfa-24]", "in register"). */
+struct synth_range {
+    uint64_t begin;
+    uint64_t end;
+    enum synth_kind kind;
+    enum synth_reason reason; /* NOT_ANALYSABLE */
+    int reg;
+    char il[48];
+    char synth[48];
+};
+
+/* The synthesised state at one instruction. */
+enum synth_cfa_base { SYNTH_BASE_NONE, SYNTH_BASE_RSP, SYNTH_BASE_RBP };
+struct synth_reg_state {
+    bool in_reg;       /* the register holds the caller's value */
+    bool slot_valid;   /* CFA+slot holds it */
+    bool saved;        /* a save was seen on the way here */
+    bool restored;     /* a restore was seen after the save */
+    int64_t slot;
+};
+struct synth_state {
+    bool reached;
+    bool weak;                 /* reached only by call fall-through edges */
+    bool rsp_known;
+    bool rbp_known;
+    bool regs_conflict;
+    uint8_t naux;
+    int8_t aux_reg[SYNTH_NAUX]; /* other registers holding CFA - aux_a */
+    enum synth_reason rsp_reason; /* why rsp is unknown */
+    int64_t h;                 /* CFA - rsp */
+    int64_t f;                 /* CFA - rbp */
+    int64_t aux_a[SYNTH_NAUX];
+    struct synth_reg_state regs[SYNTH_NSAVED];
+};
+
+/* The result for one FDE. */
+struct synth_fde {
+    const struct cfi_fde *fde;
+    size_t ninsns;
+    uint64_t *addrs;          /* ninsns + 1: each instruction's address,
+                                 then the end of the last */
+    struct synth_state *states;
+    enum synth_reason *limits; /* per instruction: why not compared */
+    struct synth_range *ranges; /* disagreements and limits, by address */
+    size_t nranges;
+    bool entered_mid_frame;
+    bool fully_analysed;      /* no limit at any instruction */
+    size_t jump_tables;       /* indirect jumps resolved */
+    size_t landing_pads;      /* call sites with a landing pad (LSDA) */
+    size_t noreturn_calls;    /* calls taken not to return */
+};
+
+/* The decoder (a capstone handle and its register map). */
+struct synth_decoder;
+enum cfi_status synth_decoder_new(struct synth_decoder **decoder,
+                                  struct cfi_diag *diag);
+void synth_decoder_free(struct synth_decoder *decoder);
+
+/* Analyses one FDE against its IL (`il` NULL: translation failed; the FDE
+ * is then analysed from the ABI entry state and not compared). Fills
+ * *out, which synth_fde_free releases. CFI_E_NOMEM only: everything the
+ * input can do wrong is a reason in *out. */
+enum cfi_status synth_analyse_fde(struct synth_decoder *decoder,
+                                  const struct cfi_file *file,
+                                  const struct cfi_fde *fde,
+                                  const struct sem_fde_il *il,
+                                  struct synth_fde *out);
+void synth_fde_free(struct synth_fde *fde);
+
+/* The synthesised table of an analysed FDE as IL: one range per run of
+ * equal rows, covering the FDE; an instruction with no known CFA (not
+ * reached, not analysable) has a row with no CFA rule. The table owns
+ * its rows; synth_table_free releases them. */
+struct synth_table {
+    struct sem_fde_il il;
+    struct sem_row *rows;
+    struct sem_reg_rule *rules;
+};
+enum cfi_status synth_fde_table(const struct synth_fde *fde,
+                                struct synth_table *table);
+void synth_table_free(struct synth_table *table);
+
+/* Code covered by no FDE: the bytes between consecutive FDEs of an
+ * executable segment (from the first FDE to the last) that are not
+ * padding (nop, int3, zero). Appended to *ranges (kind NO_FDE). */
+enum cfi_status synth_uncovered(struct synth_decoder *decoder,
+                                const struct cfi_file *file,
+                                struct synth_range **ranges, size_t *count);
+
+/* The whole file's report. */
+struct synth_report {
+    size_t nfdes;
+    size_t fully_analysed;
+    size_t entered_mid_frame;
+    size_t not_translated;
+    size_t ninsns;
+    size_t jump_tables;
+    size_t noreturn_calls;
+    size_t fdes_with_disagreement;
+    /* instruction counts and range counts by kind and by reason */
+    size_t kind_ranges[SYNTH_KIND_COUNT];
+    size_t reason_insns[SYNTH_REASON_COUNT];
+    size_t reason_fdes[SYNTH_REASON_COUNT];
+};
+void synth_report_add(struct synth_report *report, const struct synth_fde *fde);
+
+/* One line per range: "0x1234-0x1238 save_slot rbx il=[cfa-16]
+ * synth=[cfa-24]". */
+void synth_print_range(FILE *out, const struct synth_range *range);
+
+#endif

@@ -1,0 +1,188 @@
+/* table.c — the synthesised table as IL, and code covered by no FDE. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The row at one instruction: the CFA from rbp when it is the frame
+ * pointer, else from rsp; rip at CFA-8; a register at its slot from its
+ * save until its restore. `rules` has room for SYNTH_NSAVED + 1. */
+static struct sem_row row_at(const struct synth_fde *o, size_t i,
+                             struct sem_reg_rule *rules)
+{
+    struct sem_row row = {{SEM_CFA_INVALID, 0, 0, {NULL, 0}}, 0, rules};
+    const struct synth_state *s = &o->states[i];
+    if (!s->reached || o->limits[i] != SYNTH_REASON_NONE)
+        return row;
+    if (s->rbp_known)
+        row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET, CFI_REG_RBP, s->f,
+                                   {NULL, 0}};
+    else if (s->rsp_known)
+        row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET, CFI_REG_RSP, s->h,
+                                   {NULL, 0}};
+    else
+        row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET,
+                                   (uint32_t)s->aux_reg[s->naux - 1],
+                                   s->aux_a[s->naux - 1], {NULL, 0}};
+    for (int k = 0; k < SYNTH_NSAVED; k++) {
+        const struct synth_reg_state *r = &s->regs[k];
+        if (r->slot_valid && (!r->in_reg || !r->restored))
+            rules[row.nrules++] = (struct sem_reg_rule){
+                synth_saved_regs[k],
+                {SEM_RULE_OFFSET, 0, r->slot, {NULL, 0}}};
+    }
+    rules[row.nrules++] = (struct sem_reg_rule){
+        CFI_REG_RIP, {SEM_RULE_OFFSET, 0, -8, {NULL, 0}}};
+    return row;
+}
+
+static bool same_row(const struct sem_row *a, const struct sem_row *b)
+{
+    if (a->cfa.kind != b->cfa.kind || a->nrules != b->nrules ||
+        (a->cfa.kind == SEM_CFA_REG_OFFSET &&
+         (a->cfa.reg != b->cfa.reg || a->cfa.offset != b->cfa.offset)))
+        return false;
+    for (uint32_t j = 0; j < a->nrules; j++)
+        if (a->rules[j].reg != b->rules[j].reg ||
+            a->rules[j].rule.offset != b->rules[j].rule.offset)
+            return false;
+    return true;
+}
+
+enum cfi_status synth_fde_table(const struct synth_fde *o,
+                                struct synth_table *t)
+{
+    size_t n = o->ninsns, per = SYNTH_NSAVED + 1;
+    memset(t, 0, sizeof *t);
+    t->il.fde = o->fde;
+    t->rows = calloc(n ? n : 1, sizeof *t->rows);
+    t->rules = calloc((n ? n : 1) * per, sizeof *t->rules);
+    t->il.ranges = calloc(n ? n : 1, sizeof *t->il.ranges);
+    if (!t->rows || !t->rules || !t->il.ranges) {
+        synth_table_free(t);
+        return CFI_E_NOMEM;
+    }
+    size_t nrows = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct sem_row row = row_at(o, i, &t->rules[nrows * per]);
+        struct sem_range *last = nrows ? &t->il.ranges[nrows - 1] : NULL;
+        if (last && same_row(last->row, &row)) {
+            last->end = o->addrs[i + 1];
+            continue;
+        }
+        t->rows[nrows] = row;
+        t->il.ranges[nrows] = (struct sem_range){o->addrs[i], o->addrs[i + 1],
+                                                 &t->rows[nrows]};
+        nrows++;
+    }
+    t->il.nranges = nrows;
+    return CFI_OK;
+}
+
+void synth_table_free(struct synth_table *t)
+{
+    free(t->rows);
+    free(t->rules);
+    free(t->il.ranges);
+    memset(t, 0, sizeof *t);
+}
+
+/* Padding: a nop, int3, or zeros (up to `room` bytes: the part before
+ * the gap's end). */
+static bool is_padding_insn(const struct synth_insn *in, const uint8_t *b,
+                            uint64_t room)
+{
+    bool zeros = true;
+    for (unsigned j = 0; j < in->len && j < room; j++)
+        zeros = zeros && b[j] == 0;
+    return zeros || in->op == SYNTH_OP_PADDING ||
+           (in->op == SYNTH_OP_STOP && b[0] == 0xcc);
+}
+
+/* The part of [begin, end) from the first instruction that is not
+ * padding (zeros, int3, nop) to the end of the last; empty (*first ==
+ * *last) when there is none. Undecodable bytes are not padding. The
+ * decoder may read `extra` bytes past end: a nop that the next FDE's
+ * start cuts (the signal trampoline's FDE starts one byte early) is
+ * still a nop. */
+static enum cfi_status trim_padding(struct synth_decoder *d,
+                                    const uint8_t *bytes, uint64_t begin,
+                                    uint64_t end, uint64_t extra,
+                                    uint64_t *first, uint64_t *last)
+{
+    size_t len = (size_t)(end - begin);
+    struct synth_insn *insns = calloc(len, sizeof *insns);
+    if (!insns)
+        return CFI_E_NOMEM;
+    size_t n;
+    uint64_t stopped;
+    synth_decode(d, bytes, begin, end + extra, insns, len, &n, &stopped);
+    if (stopped > end)
+        stopped = end;
+    *first = *last = begin;
+    bool found = false;
+    for (size_t i = 0; i < n && insns[i].addr < end; i++) {
+        if (is_padding_insn(&insns[i], bytes + (insns[i].addr - begin),
+                            end - insns[i].addr))
+            continue;
+        if (!found)
+            *first = insns[i].addr;
+        found = true;
+        *last = insns[i].addr + insns[i].len;
+        if (*last > end)
+            *last = end;
+    }
+    if (stopped < end) {
+        if (!found)
+            *first = stopped;
+        *last = end;
+    }
+    free(insns);
+    return CFI_OK;
+}
+
+static enum cfi_status check_gap(struct synth_decoder *d,
+                                 const struct cfi_file *file, uint64_t begin,
+                                 uint64_t end, struct synth_range **ranges,
+                                 size_t *count)
+{
+    const struct cfi_segment *seg = cfi_file_segment(file, begin);
+    const uint8_t *bytes = synth_file_bytes(file, begin, end - begin);
+    if (!seg || !seg->executable || !bytes || end - begin > SYNTH_MAX_INSNS ||
+        cfi_file_segment(file, end - 1) != seg)
+        return CFI_OK;
+    uint64_t first, last, room = seg->vaddr + seg->filesz - end;
+    if (trim_padding(d, bytes, begin, end, room < 15 ? room : 15, &first,
+                     &last) != CFI_OK)
+        return CFI_E_NOMEM;
+    if (first == last)
+        return CFI_OK;
+    struct synth_range *grown =
+        realloc(*ranges, (*count + 1) * sizeof **ranges);
+    if (!grown)
+        return CFI_E_NOMEM;
+    *ranges = grown;
+    grown[*count] = (struct synth_range){first, last, SYNTH_NO_FDE,
+                                         SYNTH_REASON_NONE, -1, "", ""};
+    (*count)++;
+    return CFI_OK;
+}
+
+enum cfi_status synth_uncovered(struct synth_decoder *d,
+                                const struct cfi_file *file,
+                                struct synth_range **ranges, size_t *count)
+{
+    uint64_t covered = 0;
+    for (size_t i = 0; i < file->n_eh_frame; i++) {
+        const struct cfi_fde *fde = &file->fdes[i];
+        if (fde->pc_end <= fde->pc_begin)
+            continue;
+        if (covered && fde->pc_begin > covered &&
+            check_gap(d, file, covered, fde->pc_begin, ranges, count) !=
+                CFI_OK)
+            return CFI_E_NOMEM;
+        if (fde->pc_end > covered)
+            covered = fde->pc_end;
+    }
+    return CFI_OK;
+}

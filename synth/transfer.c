@@ -1,0 +1,311 @@
+/* transfer.c — the abstract state: what one instruction does to it, and
+ * the merge at a join point. */
+#include "analyse.h"
+
+int synth_aux_find(const struct synth_state *s, int reg)
+{
+    for (int i = 0; i < s->naux; i++)
+        if (s->aux_reg[i] == reg)
+            return i;
+    return -1;
+}
+
+static void aux_drop(struct synth_state *s, int i)
+{
+    for (int j = i; j + 1 < s->naux; j++) {
+        s->aux_reg[j] = s->aux_reg[j + 1];
+        s->aux_a[j] = s->aux_a[j + 1];
+    }
+    s->naux--;
+}
+
+/* reg := CFA - a; the oldest entry goes when all are taken. */
+static void aux_set(struct synth_state *s, int reg, int64_t a)
+{
+    int i = synth_aux_find(s, reg);
+    if (i >= 0)
+        aux_drop(s, i);
+    if (s->naux == SYNTH_NAUX)
+        aux_drop(s, 0);
+    s->aux_reg[s->naux] = (int8_t)reg;
+    s->aux_a[s->naux++] = a;
+}
+
+static void rsp_unknown(struct synth_state *s, enum synth_reason reason)
+{
+    s->rsp_known = false;
+    s->rsp_reason = reason;
+}
+
+/* A write of 8 bytes at CFA+addr: a slot that held a value no longer does,
+ * unless it is the slot of `keep`. */
+static void overwrite_slot(struct synth_state *s, int64_t addr, int keep)
+{
+    for (int k = 0; k < SYNTH_NSAVED; k++)
+        if (k != keep && s->regs[k].slot_valid && s->regs[k].slot == addr)
+            s->regs[k].slot_valid = false;
+}
+
+/* Register k stored at CFA+addr. */
+static void store(struct synth_state *s, int k, int64_t addr)
+{
+    overwrite_slot(s, addr, k);
+    if (k < 0)
+        return;
+    struct synth_reg_state *r = &s->regs[k];
+    if (r->in_reg && !r->slot_valid) {
+        r->slot_valid = true;
+        r->slot = addr;
+        r->saved = true;
+        r->restored = false;
+    } else if (r->slot_valid && r->slot == addr && !r->in_reg) {
+        r->slot_valid = false; /* another value stored over the saved one */
+    }
+}
+
+/* Register k loaded from CFA+addr (known) or from anywhere else. */
+static void load(struct synth_state *s, int k, bool known, int64_t addr)
+{
+    if (k < 0)
+        return;
+    struct synth_reg_state *r = &s->regs[k];
+    if (known && r->slot_valid && r->slot == addr) {
+        r->in_reg = true;
+        r->restored = true;
+    } else {
+        r->in_reg = false;
+    }
+}
+
+static void push(struct synth_state *s, int reg, int64_t size)
+{
+    if (!s->rsp_known)
+        return;
+    s->h += size;
+    store(s, synth_saved_index(reg), -s->h);
+}
+
+static void pop(struct synth_state *s, int reg, int64_t size)
+{
+    load(s, synth_saved_index(reg), s->rsp_known, -s->h);
+    if (s->rsp_known)
+        s->h -= size;
+    if (reg == CFI_REG_RBP)
+        s->rbp_known = false;
+    if (reg == CFI_REG_RSP)
+        rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
+}
+
+/* The CFA-relative address of [base+disp], when known. */
+static bool frame_address(const struct synth_state *s, int base, int64_t disp,
+                          int64_t *addr)
+{
+    if (base == CFI_REG_RSP && s->rsp_known) {
+        *addr = disp - s->h;
+        return true;
+    }
+    if (base == CFI_REG_RBP && s->rbp_known) {
+        *addr = disp - s->f;
+        return true;
+    }
+    int i = synth_aux_find(s, base);
+    if (i >= 0) {
+        *addr = disp - s->aux_a[i];
+        return true;
+    }
+    return false;
+}
+
+/* rsp = reg + off. */
+static void rsp_from(struct synth_state *s, int reg, int64_t off)
+{
+    if (reg == CFI_REG_RBP && s->rbp_known) {
+        s->rsp_known = true;
+        s->h = s->f - off;
+    } else if (synth_aux_find(s, reg) >= 0) {
+        s->rsp_known = true;
+        s->h = s->aux_a[synth_aux_find(s, reg)] - off;
+    } else {
+        rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
+    }
+}
+
+/* Writes the instruction makes to callee-saved registers other than the
+ * ones its own rule handled: the caller's value is gone from them. */
+static void clobber(struct synth_state *s, const struct synth_insn *in)
+{
+    uint32_t w = in->writes;
+    if (in->op == SYNTH_OP_POP || in->op == SYNTH_OP_LOAD ||
+        in->op == SYNTH_OP_LEAVE) {
+        if (in->reg >= 0)
+            w &= ~(1u << in->reg);
+        if (in->op == SYNTH_OP_LEAVE)
+            w &= ~(1u << CFI_REG_RBP);
+    }
+    for (int k = 0; k < SYNTH_NSAVED; k++)
+        if (w & (1u << synth_saved_regs[k]))
+            s->regs[k].in_reg = false;
+    bool sets_rbp = in->op == SYNTH_OP_RBP_FROM_RSP ||
+                    in->op == SYNTH_OP_RBP_FROM_REG || in->op == SYNTH_OP_ENTER;
+    if ((w & (1u << CFI_REG_RBP)) && !sets_rbp)
+        s->rbp_known = false;
+    for (int i = s->naux - 1; i >= 0; i--)
+        if ((in->writes >> s->aux_reg[i]) & 1)
+            aux_drop(s, i); /* REG_FROM_RSP sets it again after */
+    if ((w & (1u << CFI_REG_RSP)) && in->op == SYNTH_OP_OTHER)
+        rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
+}
+
+static void enter(struct synth_state *s, const struct synth_insn *in)
+{
+    push(s, CFI_REG_RBP, 8);
+    s->rbp_known = s->rsp_known;
+    s->f = s->h;
+    if (in->imm2 != 0)
+        rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
+    else if (s->rsp_known)
+        s->h += in->imm;
+}
+
+static void memory_move(struct synth_state *s, const struct synth_insn *in)
+{
+    int64_t addr = 0;
+    bool known = frame_address(s, in->base, in->disp, &addr);
+    int k = synth_saved_index(in->reg);
+    if (in->op == SYNTH_OP_STORE) {
+        if (known)
+            store(s, k, addr);
+    } else {
+        load(s, k, known, addr);
+        if (in->reg == CFI_REG_RBP)
+            s->rbp_known = false;
+    }
+}
+
+void synth_transfer(struct synth_state *s, const struct synth_insn *in)
+{
+    clobber(s, in);
+    switch (in->op) {
+    case SYNTH_OP_PUSH: push(s, in->reg, in->imm); break;
+    case SYNTH_OP_POP: pop(s, in->reg, in->imm); break;
+    case SYNTH_OP_ADD_RSP:
+        if (s->rsp_known)
+            s->h -= in->imm;
+        break;
+    case SYNTH_OP_RSP_FROM_REG: rsp_from(s, in->base, in->imm); break;
+    case SYNTH_OP_RSP_UNKNOWN: rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN); break;
+    case SYNTH_OP_AND_RSP: rsp_unknown(s, SYNTH_REASON_REALIGNED); break;
+    case SYNTH_OP_RBP_FROM_RSP:
+        s->rbp_known = s->rsp_known;
+        s->f = s->h - in->imm;
+        break;
+    case SYNTH_OP_RBP_FROM_REG:
+        s->rbp_known = synth_aux_find(s, in->base) >= 0;
+        if (s->rbp_known)
+            s->f = s->aux_a[synth_aux_find(s, in->base)] - in->imm;
+        break;
+    case SYNTH_OP_REG_FROM_RSP:
+        if (s->rsp_known && in->dst >= 0)
+            aux_set(s, in->dst, s->h - in->imm);
+        break;
+    case SYNTH_OP_LEAVE:
+        rsp_from(s, CFI_REG_RBP, 0);
+        pop(s, CFI_REG_RBP, 8);
+        break;
+    case SYNTH_OP_ENTER: enter(s, in); break;
+    case SYNTH_OP_STORE: case SYNTH_OP_LOAD: memory_move(s, in); break;
+    case SYNTH_OP_OTHER: case SYNTH_OP_CALL: case SYNTH_OP_RET:
+    case SYNTH_OP_JMP: case SYNTH_OP_JMP_INDIRECT: case SYNTH_OP_JCC:
+    case SYNTH_OP_STOP: case SYNTH_OP_PADDING:
+        break;
+    default:
+        break; /* every op is listed above */
+    }
+}
+
+static struct synth_reg_state merge_reg(struct synth_reg_state a,
+                                        struct synth_reg_state b,
+                                        bool *conflict)
+{
+    struct synth_reg_state m = a;
+    m.in_reg = a.in_reg && b.in_reg;
+    m.slot_valid = a.slot_valid && b.slot_valid && a.slot == b.slot;
+    m.saved = a.saved || b.saved;
+    m.restored = a.restored || b.restored;
+    if (!m.in_reg && !m.slot_valid &&
+        (a.in_reg || a.slot_valid || b.in_reg || b.slot_valid))
+        *conflict = true;
+    return m;
+}
+
+/* a := a ⊔ b. */
+static void join(struct synth_state *a, const struct synth_state *b)
+{
+    if (a->rsp_known && b->rsp_known && a->h != b->h)
+        rsp_unknown(a, SYNTH_REASON_JOIN_CONFLICT);
+    else if (a->rsp_known && !b->rsp_known)
+        rsp_unknown(a, b->rsp_reason);
+    if (!b->rbp_known || (a->rbp_known && a->f != b->f))
+        a->rbp_known = false;
+    for (int i = a->naux - 1; i >= 0; i--) {
+        int j = synth_aux_find(b, a->aux_reg[i]);
+        if (j < 0 || b->aux_a[j] != a->aux_a[i])
+            aux_drop(a, i);
+    }
+    a->regs_conflict = a->regs_conflict || b->regs_conflict;
+    for (int k = 0; k < SYNTH_NSAVED; k++)
+        a->regs[k] = merge_reg(a->regs[k], b->regs[k], &a->regs_conflict);
+    a->weak = a->weak && b->weak;
+}
+
+static bool conflicting(const struct synth_state *a,
+                        const struct synth_state *b)
+{
+    return a->rsp_known != b->rsp_known ||
+           (a->rsp_known && a->h != b->h);
+}
+
+static bool state_equal(const struct synth_state *a,
+                        const struct synth_state *b)
+{
+    if (a->weak != b->weak || a->rsp_known != b->rsp_known ||
+        a->rbp_known != b->rbp_known || a->regs_conflict != b->regs_conflict ||
+        (a->rsp_known && a->h != b->h) || (a->rbp_known && a->f != b->f) ||
+        a->naux != b->naux ||
+        (!a->rsp_known && a->rsp_reason != b->rsp_reason))
+        return false;
+    for (int i = 0; i < a->naux; i++)
+        if (a->aux_reg[i] != b->aux_reg[i] || a->aux_a[i] != b->aux_a[i])
+            return false;
+    for (int k = 0; k < SYNTH_NSAVED; k++) {
+        const struct synth_reg_state *x = &a->regs[k], *y = &b->regs[k];
+        if (x->in_reg != y->in_reg || x->slot_valid != y->slot_valid ||
+            x->saved != y->saved || x->restored != y->restored ||
+            (x->slot_valid && x->slot != y->slot))
+            return false;
+    }
+    return true;
+}
+
+bool synth_merge(struct synth_state *into, const struct synth_state *in,
+                 bool *weak_lost)
+{
+    if (!into->reached) {
+        *into = *in;
+        into->reached = true;
+        return true;
+    }
+    /* A call's fall-through loses to a jump when they disagree: the call
+     * is then taken not to return. */
+    if (conflicting(into, in) && into->weak != in->weak) {
+        *weak_lost = true;
+        if (in->weak)
+            return false;
+        *into = *in;
+        into->reached = true;
+        return true;
+    }
+    struct synth_state old = *into;
+    join(into, in);
+    return !state_equal(&old, into);
+}

@@ -1,0 +1,480 @@
+/* check_synth.c — the synth module: hand-written functions for each
+ * pattern the analysis follows (tests/synth/good.S), with correct CFI that
+ * must agree everywhere, and functions with CFI wrong on purpose
+ * (tests/synth/bad.S), each caught at its exact range and kind. The
+ * expected ranges are in the files themselves (tests/synth/expect.inc),
+ * written from the code, not from the tool. Also: the synthesised table
+ * printed as IL parses back to the same text and agrees with the code,
+ * and the command line of `cfisem synth`. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "semantics/sem.h"
+#include "synth/synth.h"
+#include "tests/support.h"
+
+#define MAX_EXPECT 64
+#define MAX_FOUND 256
+
+struct expectation {
+    uint64_t begin, end;
+    int64_t reg;
+    char kind[48];
+    bool matched;
+};
+
+struct analysed {
+    struct cfi_file *file;
+    struct sem_file_il *il;
+    struct expectation expect[MAX_EXPECT];
+    size_t nexpect;
+    struct synth_range found[MAX_FOUND];
+    size_t nfound;
+    size_t nfdes, fully_analysed;
+};
+
+/* Builds tests/synth/NAME.S into a static executable; its path. */
+static char *build_case(const char *name)
+{
+    char *dir = test_temp_dir();
+    char *src_dir = test_src_path("tests/synth");
+    size_t size = strlen(dir) + 2 * strlen(src_dir) + 256;
+    char *out = malloc(size), *cmd = malloc(2 * size);
+    ck_assert(out && cmd);
+    snprintf(out, size, "%s/%s", dir, name);
+    snprintf(cmd, 2 * size,
+             "cc -nostdlib -static -no-pie -Wl,--build-id=none -I%s -o %s "
+             "%s/%s.S",
+             src_dir, out, src_dir, name);
+    ck_assert_msg(system(cmd) == 0, "cannot build %s", name);
+    free(cmd);
+    free(src_dir);
+    free(dir);
+    return out;
+}
+
+/* Whether `needle` occurs in the first len bytes of text. */
+static bool memmem_text(const char *text, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= len; i++)
+        if (!memcmp(text + i, needle, n))
+            return true;
+    return false;
+}
+
+static const uint8_t *find_magic(const uint8_t *bytes, uint64_t size)
+{
+    for (uint64_t i = 0; i + 8 <= size; i++)
+        if (!memcmp(bytes + i, "SYNTHEXP", 8))
+            return bytes + i;
+    return NULL;
+}
+
+/* The "SYNTHEXP" table in a non-executable segment. */
+static void read_expectations(struct analysed *a)
+{
+    const uint8_t *p = NULL, *end = NULL;
+    for (size_t i = 0; i < a->file->nsegments && !p; i++) {
+        const struct cfi_segment *s = &a->file->segments[i];
+        if (s->executable)
+            continue;
+        p = find_magic(s->bytes, s->filesz);
+        end = s->bytes + s->filesz;
+    }
+    ck_assert_msg(p != NULL, "no expectation table");
+    for (p += 8; p + 24 <= end && cfi_load_le(p, 8) != 0;) {
+        ck_assert(a->nexpect < MAX_EXPECT);
+        struct expectation *e = &a->expect[a->nexpect++];
+        e->begin = cfi_load_le(p, 8);
+        e->end = cfi_load_le(p + 8, 8);
+        e->reg = (int64_t)cfi_load_le(p + 16, 8);
+        snprintf(e->kind, sizeof e->kind, "%s", (const char *)(p + 24));
+        size_t len = strlen(e->kind) + 1;
+        p += 24 + ((len + 7) & ~(size_t)7);
+    }
+}
+
+static void keep(struct analysed *a, const struct synth_range *r)
+{
+    ck_assert(a->nfound < MAX_FOUND);
+    a->found[a->nfound++] = *r;
+}
+
+/* Analyses every FDE of the file against `il` (NULL: the file's own). */
+static void analyse(struct analysed *a, struct synth_decoder *d,
+                    const struct sem_fde_il *il)
+{
+    for (size_t i = 0; i < a->file->nfdes; i++) {
+        struct synth_fde s;
+        ck_assert_int_eq(a->il->status[i], CFI_OK);
+        ck_assert_int_eq(synth_analyse_fde(d, a->file, &a->file->fdes[i],
+                                           il ? &il[i] : &a->il->fdes[i], &s),
+                         CFI_OK);
+        for (size_t k = 0; k < s.nranges; k++)
+            keep(a, &s.ranges[k]);
+        a->nfdes++;
+        a->fully_analysed += s.fully_analysed;
+        synth_fde_free(&s);
+    }
+}
+
+static void load(struct analysed *a, const char *name)
+{
+    memset(a, 0, sizeof *a);
+    char *path = build_case(name);
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &a->file, &diag), CFI_OK);
+    ck_assert_int_eq(sem_file_il_build(a->file, &a->il), CFI_OK);
+    read_expectations(a);
+    free(path);
+}
+
+static void analyse_all(struct analysed *a)
+{
+    struct synth_decoder *d;
+    struct cfi_diag diag;
+    ck_assert_int_eq(synth_decoder_new(&d, &diag), CFI_OK);
+    analyse(a, d, NULL);
+    struct synth_range *gaps = NULL;
+    size_t ngaps = 0;
+    ck_assert_int_eq(synth_uncovered(d, a->file, &gaps, &ngaps), CFI_OK);
+    for (size_t i = 0; i < ngaps; i++)
+        keep(a, &gaps[i]);
+    free(gaps);
+    synth_decoder_free(d);
+}
+
+static void unload(struct analysed *a)
+{
+    sem_file_il_free(a->il);
+    cfi_file_close(a->file);
+}
+
+static void range_kind(const struct synth_range *r, char *buf, size_t size)
+{
+    if (r->kind == SYNTH_NOT_ANALYSABLE)
+        snprintf(buf, size, "%s:%s", synth_kind_name(r->kind),
+                 synth_reason_name(r->reason));
+    else
+        snprintf(buf, size, "%s", synth_kind_name(r->kind));
+}
+
+/* Every range found is expected, and every expected range is found. */
+static void check_expectations(struct analysed *a)
+{
+    for (size_t i = 0; i < a->nfound; i++) {
+        const struct synth_range *r = &a->found[i];
+        char kind[64];
+        range_kind(r, kind, sizeof kind);
+        bool ok = false;
+        for (size_t k = 0; k < a->nexpect && !ok; k++) {
+            struct expectation *e = &a->expect[k];
+            if (e->begin == r->begin && e->end == r->end &&
+                !strcmp(e->kind, kind) && e->reg == r->reg)
+                ok = e->matched = true;
+        }
+        ck_assert_msg(ok, "unexpected [0x%" PRIx64 ",0x%" PRIx64 ") %s reg %d"
+                      " il=%s code=%s", r->begin, r->end, kind, r->reg,
+                      r->il, r->synth);
+    }
+    for (size_t k = 0; k < a->nexpect; k++)
+        ck_assert_msg(a->expect[k].matched,
+                      "not found: [0x%" PRIx64 ",0x%" PRIx64 ") %s reg %"
+                      PRId64, a->expect[k].begin, a->expect[k].end,
+                      a->expect[k].kind, a->expect[k].reg);
+}
+
+START_TEST(test_correct_cfi_agrees)
+{
+    struct analysed a;
+    load(&a, "good");
+    analyse_all(&a);
+    check_expectations(&a);
+    /* every FDE but _start (outermost) and the conflicting join */
+    ck_assert_uint_eq(a.fully_analysed, a.nfdes - 2);
+    unload(&a);
+}
+END_TEST
+
+START_TEST(test_wrong_cfi_caught)
+{
+    struct analysed a;
+    load(&a, "bad");
+    analyse_all(&a);
+    ck_assert_uint_gt(a.nexpect, 8);
+    check_expectations(&a);
+    unload(&a);
+}
+END_TEST
+
+/* The synthesised table of FDE i, printed as IL text lines. */
+static char *table_text(const struct analysed *a, struct synth_decoder *d,
+                        size_t i)
+{
+    struct synth_fde s;
+    struct synth_table t;
+    ck_assert_int_eq(synth_analyse_fde(d, a->file, &a->file->fdes[i],
+                                       &a->il->fdes[i], &s), CFI_OK);
+    ck_assert_int_eq(synth_fde_table(&s, &t), CFI_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert(out != NULL);
+    sem_print_fde_text(out, &t.il);
+    fclose(out);
+    synth_table_free(&t);
+    synth_fde_free(&s);
+    return text;
+}
+
+/* Parses IL text lines into *il (ranges malloc'd, rows in arena). */
+static void parse_table(const char *text, const struct cfi_fde *fde,
+                        struct sem_arena *arena, struct sem_fde_il *il)
+{
+    size_t n = test_count_lines(text);
+    il->fde = fde;
+    il->ranges = calloc(n ? n : 1, sizeof *il->ranges);
+    il->nranges = 0;
+    ck_assert(il->ranges != NULL);
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%.*s", (int)len, line);
+        struct cfi_diag diag;
+        ck_assert_msg(sem_parse_range_text(buf, arena,
+                                           &il->ranges[il->nranges++],
+                                           &diag) == CFI_OK,
+                      "does not parse: %s", buf);
+        line += len + (line[len] == '\n');
+    }
+}
+
+START_TEST(test_emit_il_parses_back)
+{
+    struct analysed a;
+    load(&a, "good");
+    struct synth_decoder *d;
+    struct cfi_diag diag;
+    ck_assert_int_eq(synth_decoder_new(&d, &diag), CFI_OK);
+    struct sem_arena *arena = sem_arena_new();
+    struct sem_fde_il *parsed = calloc(a.file->nfdes, sizeof *parsed);
+    ck_assert(arena && parsed);
+    for (size_t i = 0; i < a.file->nfdes; i++) {
+        char *text = table_text(&a, d, i);
+        ck_assert_uint_gt(strlen(text), 0);
+        parse_table(text, &a.file->fdes[i], arena, &parsed[i]);
+        char *again = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&again, &len);
+        sem_print_fde_text(out, &parsed[i]);
+        fclose(out);
+        ck_assert_str_eq(again, text);
+        free(again);
+        free(text);
+    }
+    /* The parsed table, taken as the CFI, agrees with the code wherever
+     * the code is analysed. */
+    analyse(&a, d, parsed);
+    for (size_t i = 0; i < a.nfound; i++)
+        ck_assert_msg(a.found[i].kind == SYNTH_NOT_ANALYSABLE,
+                      "synthesised table disagrees at 0x%" PRIx64 ": %s",
+                      a.found[i].begin, synth_kind_name(a.found[i].kind));
+    for (size_t i = 0; i < a.file->nfdes; i++)
+        free(parsed[i].ranges);
+    free(parsed);
+    sem_arena_free(arena);
+    synth_decoder_free(d);
+    unload(&a);
+}
+END_TEST
+
+START_TEST(test_cli_reports)
+{
+    char *bad = build_case("bad");
+    const char *args[] = {"synth", bad, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 1);
+    ck_assert_ptr_nonnull(strstr(run.out, "restored_early  rbx"));
+    ck_assert_ptr_nonnull(strstr(run.out, "10 FDEs"));
+    test_run_free(&run);
+    char *good = build_case("good");
+    const char *args2[] = {"synth", good, "--emit-il", NULL};
+    test_run_cfisem(args2, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "cfa=rbp+16"));
+    test_run_free(&run);
+    free(good);
+    free(bad);
+}
+END_TEST
+
+START_TEST(test_cli_json)
+{
+    char *bad = build_case("bad");
+    char *dir = test_temp_dir();
+    char json[512];
+    snprintf(json, sizeof json, "%s/out.json", dir);
+    const char *args[] = {"synth", bad, "--json", json, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 1);
+    size_t len;
+    char *text = test_read_file(json, &len);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_nonnull(strstr(text, "\"kind\": \"restored_late\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"fdes\": 10"));
+    free(text);
+    test_run_free(&run);
+    free(dir);
+    free(bad);
+}
+END_TEST
+
+START_TEST(test_cli_bad_input)
+{
+    const char *missing[] = {"synth", "/nonexistent/file", NULL};
+    struct test_run run;
+    test_run_cfisem(missing, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "/nonexistent/file"));
+    test_run_free(&run);
+    char *src = test_src_path("tests/synth/good.S");
+    const char *not_elf[] = {"synth", src, NULL};
+    test_run_cfisem(not_elf, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    test_run_free(&run);
+    free(src);
+    const char *none[] = {"synth", NULL};
+    test_run_cfisem(none, &run);
+    ck_assert_int_eq(run.exit_code, TEST_EXIT_USAGE);
+    test_run_free(&run);
+}
+END_TEST
+
+/* The range lines of text that have a CFA and a return address (the
+ * rows both sides write the same way), joined. */
+static char *known_rows(const char *text)
+{
+    size_t len = strlen(text), n = 0;
+    char *out = malloc(len + 1);
+    ck_assert_ptr_nonnull(out);
+    for (const char *line = text; *line;) {
+        size_t l = strcspn(line, "\n");
+        bool keep = line[0] == '[' && !memmem_text(line, l, "undef");
+        if (keep) {
+            memcpy(out + n, line, l);
+            n += l;
+            out[n++] = '\n';
+        }
+        line += l + (line[l] == '\n');
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* synth/il2s.py makes assembly of the emitted table; built at the same
+ * addresses, its CFI is the emitted table, row for row. */
+START_TEST(test_emit_il_builds_back)
+{
+    /* the script needs python3, a test dependency (scripts/install-deps) */
+    char *good = build_case("good");
+    char *dir = test_temp_dir();
+    char *script = test_src_path("synth/il2s.py");
+    const char *cfisem = getenv("CFISEM");
+    ck_assert_ptr_nonnull(cfisem);
+    size_t size = 4 * strlen(dir) + strlen(good) + strlen(script) +
+                  2 * strlen(cfisem) + 512;
+    char *cmd = malloc(size);
+    ck_assert_ptr_nonnull(cmd);
+    snprintf(cmd, size,
+             "cd %s && '%s' synth '%s' --emit-il > s.il && "
+             "python3 '%s' s.il > s.S 2> text && "
+             "cc -shared -nostdlib -Wl,--build-id=none "
+             "-Wl,--section-start=.text=$(sed 's/text=//' text) -o s.so s.S "
+             "&& '%s' il s.so > b.il",
+             dir, cfisem, good, script, cfisem);
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/s.il", dir);
+    char *emitted = test_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/b.il", dir);
+    char *built = test_read_file(path, NULL);
+    ck_assert(emitted && built);
+    char *a = known_rows(emitted), *b = known_rows(built);
+    ck_assert_uint_gt(strlen(a), 0);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    free(emitted);
+    free(built);
+    free(cmd);
+    free(script);
+    free(dir);
+    free(good);
+}
+END_TEST
+
+/* The aim: libc fully analysed for at least 95% of its FDEs. */
+START_TEST(test_libc_share)
+{
+    char *libc = test_system_lib("libc.so.6");
+    if (!libc)
+        return;
+    struct analysed a;
+    memset(&a, 0, sizeof a);
+    ck_assert_int_eq(cfi_file_open(libc, &a.file, NULL), CFI_OK);
+    ck_assert_int_eq(sem_file_il_build(a.file, &a.il), CFI_OK);
+    struct synth_decoder *d;
+    ck_assert_int_eq(synth_decoder_new(&d, NULL), CFI_OK);
+    size_t fully = 0;
+    for (size_t i = 0; i < a.file->nfdes; i++) {
+        struct synth_fde s;
+        const struct sem_fde_il *il =
+            a.il->status[i] == CFI_OK ? &a.il->fdes[i] : NULL;
+        ck_assert_int_eq(synth_analyse_fde(d, a.file, &a.file->fdes[i], il,
+                                           &s), CFI_OK);
+        fully += s.fully_analysed;
+        synth_fde_free(&s);
+    }
+    ck_assert_msg(fully * 100 >= a.file->nfdes * 95, "%zu of %zu", fully,
+                  a.file->nfdes);
+    synth_decoder_free(d);
+    unload(&a);
+    free(libc);
+}
+END_TEST
+
+static Suite *synth_suite(void)
+{
+    Suite *s = suite_create("synth");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_correct_cfi_agrees);
+    tcase_add_test(tc, test_wrong_cfi_caught);
+    tcase_add_test(tc, test_emit_il_parses_back);
+    tcase_add_test(tc, test_emit_il_builds_back);
+    tcase_add_test(tc, test_cli_reports);
+    tcase_add_test(tc, test_cli_json);
+    tcase_add_test(tc, test_cli_bad_input);
+    tcase_add_test(tc, test_libc_share);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(synth_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
