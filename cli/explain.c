@@ -210,9 +210,9 @@ static bool same_cfa(const struct sem_cfa *a, const struct sem_cfa *b)
 {
     if (a->kind != b->kind)
         return false;
-    if (a->kind == SEM_CFA_REG_OFFSET)
+    if (a->kind == SEM_CFA_RULE_REG_OFFSET)
         return a->reg == b->reg && a->offset == b->offset;
-    if (a->kind == SEM_CFA_EXPR)
+    if (a->kind == SEM_CFA_RULE_EXPR)
         return a->expr.len == b->expr.len &&
                (a->expr.len == 0 ||
                 !memcmp(a->expr.bytes, b->expr.bytes, a->expr.len));

@@ -260,12 +260,12 @@ static void cfa_evaluation(const struct explanation *e, struct ex_renderer *r)
                                                 .caller_status = CFI_REG_VALUE,
                                                 .value = v->value});
     char name[16];
-    if (cfa->kind == SEM_CFA_REG_OFFSET && v->has_base)
+    if (cfa->kind == SEM_CFA_RULE_REG_OFFSET && v->has_base)
         linef(r, "cfa = %s = 0x%" PRIx64 " %c %" PRIu64 " = %s",
               rule ? rule : "", v->base, cfa->offset < 0 ? '-' : '+',
               cfa->offset < 0 ? -(uint64_t)cfa->offset : (uint64_t)cfa->offset,
               value ? value : "");
-    else if (cfa->kind == SEM_CFA_REG_OFFSET)
+    else if (cfa->kind == SEM_CFA_RULE_REG_OFFSET)
         linef(r, "cfa = %s: %s (%s)", rule ? rule : "", value ? value : "",
               cfi_reg_label(cfa->reg, name, sizeof name));
     else

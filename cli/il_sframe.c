@@ -35,7 +35,7 @@ bool cli_il_wants_sframe(int argc, char **argv)
 static struct sem_row fre_row(const struct sframe_fre *fre,
                               struct sem_reg_rule *rules)
 {
-    struct sem_row row = {{SEM_CFA_REG_OFFSET,
+    struct sem_row row = {{SEM_CFA_RULE_REG_OFFSET,
                            fre->cfa_from_sp ? CFI_REG_RSP : CFI_REG_RBP,
                            fre->cfa_offset, {NULL, 0}},
                           0, rules};

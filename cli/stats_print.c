@@ -109,8 +109,8 @@ static void text_rules(FILE *out, const struct stats *s)
 {
     fprintf(out, "\nCFA rules (per row): reg+offset %" PRIu64 ", expression %"
                  PRIu64 ", none %" PRIu64 "\n",
-            s->cfa_kinds[SEM_CFA_REG_OFFSET], s->cfa_kinds[SEM_CFA_EXPR],
-            s->cfa_kinds[SEM_CFA_INVALID]);
+            s->cfa_kinds[SEM_CFA_RULE_REG_OFFSET], s->cfa_kinds[SEM_CFA_RULE_EXPR],
+            s->cfa_kinds[SEM_CFA_RULE_INVALID]);
     fputs("\nregister rules (per row)\n  register", out);
     for (int k = 0; k < STATS_RULE_KINDS; k++)
         fprintf(out, " %14s", rule_names[k]);
@@ -233,8 +233,8 @@ static void json_rules(FILE *out, const struct stats *s)
                 s->opcodes[opcodes[i].number]);
     fprintf(out, "},\n \"cfa_rules\": {\"reg_offset\": %" PRIu64
                  ", \"expression\": %" PRIu64 ", \"none\": %" PRIu64 "}",
-            s->cfa_kinds[SEM_CFA_REG_OFFSET], s->cfa_kinds[SEM_CFA_EXPR],
-            s->cfa_kinds[SEM_CFA_INVALID]);
+            s->cfa_kinds[SEM_CFA_RULE_REG_OFFSET], s->cfa_kinds[SEM_CFA_RULE_EXPR],
+            s->cfa_kinds[SEM_CFA_RULE_INVALID]);
     fputs(",\n \"register_rules\": {", out);
     const char *sep = "\n  ";
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {

@@ -146,7 +146,7 @@ static void emit_rows_unit(struct generator *g, struct cg_text *t,
         const struct cg_row *row = &layout->rows[k];
         if (row->kind != CG_ROW_RULES)
             continue;
-        bool by_head = row->row->cfa.kind == SEM_CFA_REG_OFFSET;
+        bool by_head = row->row->cfa.kind == SEM_CFA_RULE_REG_OFFSET;
         size_t index = by_head ? layout->nrulesets + row->head : row->ruleset;
         if (declared[index])
             continue;

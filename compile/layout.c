@@ -68,10 +68,10 @@ static void key_cfa(struct cg_bytes *key, const struct sem_cfa *cfa)
 {
     uint8_t kind = (uint8_t)cfa->kind;
     cg_bytes_put(key, &kind, 1);
-    if (cfa->kind == SEM_CFA_REG_OFFSET) {
+    if (cfa->kind == SEM_CFA_RULE_REG_OFFSET) {
         cg_bytes_u64(key, cfa->reg);
         cg_bytes_u64(key, (uint64_t)cfa->offset);
-    } else if (cfa->kind == SEM_CFA_EXPR) {
+    } else if (cfa->kind == SEM_CFA_RULE_EXPR) {
         key_expr(key, &cfa->expr);
     }
 }
@@ -180,7 +180,7 @@ static uint32_t intern_row(struct builder *b, const struct cg_row *row,
                 return 0;
             body.ruleset = (uint32_t)ruleset;
             const struct sem_cfa *cfa = &row->row->cfa;
-            long head = cfa->kind == SEM_CFA_REG_OFFSET
+            long head = cfa->kind == SEM_CFA_RULE_REG_OFFSET
                             ? intern_head(b, body.ruleset, cfa->reg) : 0;
             if (head < 0)
                 return 0;

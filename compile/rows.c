@@ -419,12 +419,12 @@ static void emit_cfa(struct cg_text *t, const struct cg_expr_set *exprs,
 {
     const struct sem_cfa *cfa = &row->row->cfa;
     switch (cfa->kind) {
-    case SEM_CFA_REG_OFFSET:
+    case SEM_CFA_RULE_REG_OFFSET:
         cg_printf(t, "    return eh_head_%u(", row->head);
         cg_emit_u64(t, (uint64_t)cfa->offset);
         cg_puts(t, ", in, env, f);\n");
         return;
-    case SEM_CFA_EXPR:
+    case SEM_CFA_RULE_EXPR:
         cg_printf(t, "    e = eh_x%u_%ld(in, env, f, 0, &cfa);\n"
                      "    if (e != EH_ELF_OK) return e;\n"
                      "    return eh_rules_%u(cfa, in, env, f);\n",
@@ -440,7 +440,7 @@ void cg_emit_row(struct cg_text *t, struct cg_expr_set *exprs,
 {
     const struct cg_row *row = &layout->rows[index];
     long number = -1;
-    if (row->kind == CG_ROW_RULES && row->row->cfa.kind == SEM_CFA_EXPR &&
+    if (row->kind == CG_ROW_RULES && row->row->cfa.kind == SEM_CFA_RULE_EXPR &&
         (number = cg_emit_expr(t, exprs, &row->row->cfa.expr, false)) < 0)
         t->failed = true;
     cg_printf(t, "\nEH_HIDDEN int eh_row_%zu(uint64_t pc, eh_in_t in, "

@@ -905,7 +905,7 @@ static bool sframe_three_columns(const struct diff_mismatch *m)
 static bool sframe_pc_mask_lookup_pc(const struct diff_mismatch *m)
 {
     if (m->engine != DIFF_ENGINE_sframe || !m->row ||
-        !m->request->caller_frame || m->row->cfa.kind != SEM_CFA_EXPR ||
+        !m->request->caller_frame || m->row->cfa.kind != SEM_CFA_RULE_EXPR ||
         !item_differs(m))
         return false;
     struct cfi_regs *callee = malloc(sizeof *callee);

@@ -84,20 +84,6 @@ double harness_now(void)
 /* Records                                                              */
 /* ------------------------------------------------------------------ */
 
-static char *row_text(const struct sem_range *range)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    if (!out)
-        return NULL;
-    sem_print_range_text(out, range);
-    fclose(out);
-    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
-        text[--len] = 0;
-    return text;
-}
-
 static void record_fill(struct diff_record *record, const struct file_job *job,
                         const struct diff_question *q, enum diff_engine_id engine,
                         const struct cfi_frame *expected,
@@ -115,7 +101,7 @@ static void record_fill(struct diff_record *record, const struct file_job *job,
         record->fde_end = q->fde->pc_end;
     }
     record->translation = q->translation;
-    record->row_text = q->range ? row_text(q->range) : NULL;
+    record->row_text = q->range ? sem_range_text(q->range) : NULL;
     record->state = q->state;
     record->expected = *expected;
     record->got = *got;

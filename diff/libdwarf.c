@@ -439,12 +439,12 @@ static bool cfa_rule(const struct diff_dwarf_object *object,
     switch (entry->dw_value_type) {
     case DW_EXPR_OFFSET:
         if (entry->dw_regnum == NO_RULE) {
-            cfa->kind = SEM_CFA_INVALID;
+            cfa->kind = SEM_CFA_RULE_INVALID;
             return true;
         }
         if (entry->dw_regnum >= CFI_NREGS)
             return false;
-        cfa->kind = SEM_CFA_REG_OFFSET;
+        cfa->kind = SEM_CFA_RULE_REG_OFFSET;
         cfa->reg = entry->dw_regnum;
         cfa->offset = entry->dw_offset_relevant
             ? (int64_t)entry->dw_offset_or_block_len : 0;
@@ -452,7 +452,7 @@ static bool cfa_rule(const struct diff_dwarf_object *object,
     case DW_EXPR_EXPRESSION:
         if (!block_fits(object, entry))
             return false;
-        cfa->kind = SEM_CFA_EXPR;
+        cfa->kind = SEM_CFA_RULE_EXPR;
         cfa->expr = block(entry);
         return true;
     default:

@@ -732,7 +732,7 @@ static bool model_cfa(const struct sem_row *row,
 {
     const struct sem_cfa *cfa = &row->cfa;
     const struct cfi_regs *callee = request->callee;
-    if (cfa->kind == SEM_CFA_REG_OFFSET) {
+    if (cfa->kind == SEM_CFA_RULE_REG_OFFSET) {
         if (cfa->reg >= CFI_NREGS ||
             callee->status[cfa->reg] != CFI_REG_VALUE) {
             model_fail(frame, CFI_E_REG_UNKNOWN, (int)cfa->reg);
@@ -741,7 +741,7 @@ static bool model_cfa(const struct sem_row *row,
         frame->cfa = callee->value[cfa->reg] + (uint64_t)cfa->offset;
         return true;
     }
-    if (cfa->kind != SEM_CFA_EXPR) {
+    if (cfa->kind != SEM_CFA_RULE_EXPR) {
         model_fail(frame, CFI_E_MALFORMED, -1);
         return false;
     }
@@ -1037,7 +1037,7 @@ static bool expr_holds(const struct sem_expr *expr, uint8_t byte)
  * (bench/unwind_speed.c) still times libunwind. */
 static bool row_expr_holds(const struct sem_row *row, uint8_t byte)
 {
-    if (row->cfa.kind == SEM_CFA_EXPR && expr_holds(&row->cfa.expr, byte))
+    if (row->cfa.kind == SEM_CFA_RULE_EXPR && expr_holds(&row->cfa.expr, byte))
         return true;
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *rule = &row->rules[i];

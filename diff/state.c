@@ -133,9 +133,9 @@ static int cfa_base(const struct sem_row *row)
 {
     if (!row)
         return -1;
-    if (row->cfa.kind == SEM_CFA_REG_OFFSET)
+    if (row->cfa.kind == SEM_CFA_RULE_REG_OFFSET)
         return row->cfa.reg < CFI_NGPRS ? (int)row->cfa.reg : -1;
-    if (row->cfa.kind == SEM_CFA_EXPR && row->cfa.expr.len > 0 &&
+    if (row->cfa.kind == SEM_CFA_RULE_EXPR && row->cfa.expr.len > 0 &&
         row->cfa.expr.bytes[0] >= 0x70 && row->cfa.expr.bytes[0] <= 0x8f)
         return row->cfa.expr.bytes[0] - 0x70 < CFI_NGPRS
                    ? row->cfa.expr.bytes[0] - 0x70 : -1;

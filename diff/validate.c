@@ -217,20 +217,6 @@ enum diff_wrong_class validate_class(uint32_t kind,
     return DIFF_WRONG_VALUE;
 }
 
-static char *row_text(const struct sem_range *range)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    if (!out)
-        return NULL;
-    sem_print_range_text(out, range);
-    fclose(out);
-    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
-        text[--len] = 0;
-    return text;
-}
-
 void validate_first_wrong(struct validator *v, const struct check_address *at,
                           const struct diff_question *q,
                           const struct cfi_frame *expected,
@@ -254,7 +240,7 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
     wrong->got = *got;
     wrong->outcome = *outcome;
     wrong->crashed = crashed;
-    wrong->row_text = q->range ? row_text(q->range) : NULL;
+    wrong->row_text = q->range ? sem_range_text(q->range) : NULL;
 }
 
 static bool same_kind(const struct diff_wrong_range *a, uint32_t kind,

@@ -138,7 +138,7 @@ static const char *drop_reason(const struct sem_file_il *il, size_t index)
         const struct sem_row *row = fde->ranges[i].row;
         struct sem_rule rbp = sem_row_rule(row, CFI_REG_RBP);
         struct sem_rule rip = sem_row_rule(row, CFI_REG_RIP);
-        if (row->cfa.kind != SEM_CFA_REG_OFFSET)
+        if (row->cfa.kind != SEM_CFA_RULE_REG_OFFSET)
             return "a CFA that is an expression";
         if (row->cfa.reg != CFI_REG_RSP && row->cfa.reg != CFI_REG_RBP)
             return "a CFA from a register other than rsp and rbp";

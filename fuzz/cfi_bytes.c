@@ -103,22 +103,6 @@ static enum fuzz_result check_ranges(const struct sem_fde_il *il,
     return FUZZ_OK;
 }
 
-/* The text of a range; malloc'd, NULL when out of memory. */
-static char *range_text(const struct sem_range *range)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    if (!out)
-        return NULL;
-    sem_print_range_text(out, range);
-    if (fclose(out) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 /* print → parse → print is the identity, on every range. */
 static enum fuzz_result check_round_trip(const struct sem_fde_il *il,
                                          struct sem_arena *arena,
@@ -126,7 +110,7 @@ static enum fuzz_result check_round_trip(const struct sem_fde_il *il,
 {
     enum fuzz_result result = FUZZ_OK;
     for (size_t i = 0; i < il->nranges && result == FUZZ_OK; i++) {
-        char *first = range_text(&il->ranges[i]);
+        char *first = sem_range_text(&il->ranges[i]);
         if (!first)
             return FUZZ_SETUP;
         struct sem_range parsed;
@@ -137,11 +121,11 @@ static enum fuzz_result check_round_trip(const struct sem_fde_il *il,
                      "printed IL does not parse back (column %" PRIu64
                      ": %s):\n  %s", diag.offset, diag.message, first);
             result = FUZZ_DISAGREE;
-        } else if (!(second = range_text(&parsed))) {
+        } else if (!(second = sem_range_text(&parsed))) {
             result = FUZZ_SETUP;
         } else if (strcmp(first, second) != 0) {
             snprintf(report->text, sizeof report->text,
-                     "print, parse, print differ:\n  %s  %s", first, second);
+                     "print, parse, print differ:\n  %s\n  %s", first, second);
             result = FUZZ_DISAGREE;
         }
         free(first);

@@ -50,18 +50,18 @@ static enum cfi_status eval_cfa(const struct sem_cfa *cfa,
     uint64_t base = 0;
     enum cfi_status status;
     switch (cfa->kind) {
-    case SEM_CFA_REG_OFFSET:
+    case SEM_CFA_RULE_REG_OFFSET:
         status = read_callee(callee, cfa->reg, &base, frame);
         if (status == CFI_OK)
             frame->cfa = base + (uint64_t)cfa->offset;
         trace_cfa(trace, cfa, status == CFI_OK, base, status, frame);
         return status;
-    case SEM_CFA_EXPR:
+    case SEM_CFA_RULE_EXPR:
         status = sem_eval_expr_traced(&cfa->expr, callee, memory, false, 0,
                                       &frame->cfa, &frame->diag, trace);
         trace_cfa(trace, cfa, false, 0, status, frame);
         return frame->status = status;
-    case SEM_CFA_INVALID:
+    case SEM_CFA_RULE_INVALID:
         frame_fail(frame, CFI_E_MALFORMED, "row has no CFA rule");
         trace_cfa(trace, cfa, false, 0, CFI_E_MALFORMED, frame);
         return CFI_E_MALFORMED;
@@ -397,9 +397,9 @@ static bool rule_reads(const struct sem_rule *rule, unsigned self,
 
 bool sem_row_reads_register(const struct sem_row *row, unsigned reg)
 {
-    if (row->cfa.kind == SEM_CFA_REG_OFFSET && row->cfa.reg == reg)
+    if (row->cfa.kind == SEM_CFA_RULE_REG_OFFSET && row->cfa.reg == reg)
         return true;
-    if (row->cfa.kind == SEM_CFA_EXPR &&
+    if (row->cfa.kind == SEM_CFA_RULE_EXPR &&
         sem_expr_reads_register(&row->cfa.expr, reg))
         return true;
     struct sem_rule own = sem_row_rule(row, reg);

@@ -162,14 +162,14 @@ static enum cfi_status parse_cfa(struct line_parser *lp, struct sem_cfa *cfa)
 {
     memset(cfa, 0, sizeof *cfa);
     if (accept(lp, "undef")) {
-        cfa->kind = SEM_CFA_INVALID;
+        cfa->kind = SEM_CFA_RULE_INVALID;
         return CFI_OK;
     }
     if (accept(lp, "expr(")) {
-        cfa->kind = SEM_CFA_EXPR;
+        cfa->kind = SEM_CFA_RULE_EXPR;
         return parse_expr(lp, &cfa->expr);
     }
-    cfa->kind = SEM_CFA_REG_OFFSET;
+    cfa->kind = SEM_CFA_RULE_REG_OFFSET;
     enum cfi_status st = parse_register(lp, &cfa->reg);
     return st != CFI_OK ? st : parse_offset(lp, &cfa->offset);
 }

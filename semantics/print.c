@@ -42,14 +42,14 @@ static void print_expr_text(FILE *out, const struct sem_expr *expr)
 static void print_cfa_text(FILE *out, const struct sem_cfa *cfa)
 {
     switch (cfa->kind) {
-    case SEM_CFA_REG_OFFSET:
+    case SEM_CFA_RULE_REG_OFFSET:
         print_reg(out, cfa->reg);
         fprintf(out, "%+" PRId64, cfa->offset);
         return;
-    case SEM_CFA_EXPR:
+    case SEM_CFA_RULE_EXPR:
         print_expr_text(out, &cfa->expr);
         return;
-    case SEM_CFA_INVALID:
+    case SEM_CFA_RULE_INVALID:
         break;
     }
     fputs("undef", out);
@@ -92,6 +92,23 @@ void sem_print_range_text(FILE *out, const struct sem_range *range)
         print_rule_text(out, &r->rule);
     }
     putc('\n', out);
+}
+
+char *sem_range_text(const struct sem_range *range)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return NULL;
+    sem_print_range_text(out, range);
+    if (fclose(out) != 0) {
+        free(text);
+        return NULL;
+    }
+    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+        text[--len] = 0;
+    return text;
 }
 
 void sem_print_fde_text(FILE *out, const struct sem_fde_il *il)
@@ -264,16 +281,16 @@ static void json_end(struct sem_printer *p)
 static void json_cfa(FILE *out, const struct sem_cfa *cfa)
 {
     switch (cfa->kind) {
-    case SEM_CFA_REG_OFFSET:
+    case SEM_CFA_RULE_REG_OFFSET:
         fprintf(out, "{\"reg\": %" PRIu32 ", \"offset\": %" PRId64 "}",
                 cfa->reg, cfa->offset);
         return;
-    case SEM_CFA_EXPR:
+    case SEM_CFA_RULE_EXPR:
         fputs("{\"expr\": ", out);
         json_hex(out, &cfa->expr);
         putc('}', out);
         return;
-    case SEM_CFA_INVALID:
+    case SEM_CFA_RULE_INVALID:
         break;
     }
     fputs("null", out);
@@ -487,12 +504,12 @@ static void readelf_row(FILE *out, const struct readelf_columns *cols,
     const struct sem_cfa *cfa = &range->row->cfa;
     char cell[48], buf[16];
     /* No CFA rule: "u" (readelf would print its zeroed state, "rax+0"). */
-    if (cfa->kind == SEM_CFA_REG_OFFSET)
+    if (cfa->kind == SEM_CFA_RULE_REG_OFFSET)
         snprintf(cell, sizeof cell, "%s%+" PRId64,
                  cfi_reg_label(cfa->reg, buf, sizeof buf), cfa->offset);
     else
         snprintf(cell, sizeof cell, "%s",
-                 cfa->kind == SEM_CFA_EXPR ? "exp" : "u");
+                 cfa->kind == SEM_CFA_RULE_EXPR ? "exp" : "u");
     fprintf(out, "%016" PRIx64 " %-8s ", range->begin, cell);
     for (unsigned r = 0; r < CFI_NREGS; r++) {
         if (!cols->shown[r])

@@ -169,9 +169,9 @@ struct sem_rule {
 
 /* The CFA rule. INVALID: no CFA rule has been given yet. */
 enum sem_cfa_kind {
-    SEM_CFA_INVALID = 0,
-    SEM_CFA_REG_OFFSET,     /* reg + offset */
-    SEM_CFA_EXPR,           /* value of expr, nothing pushed first */
+    SEM_CFA_RULE_INVALID = 0,
+    SEM_CFA_RULE_REG_OFFSET,  /* reg + offset */
+    SEM_CFA_RULE_EXPR,        /* value of expr, nothing pushed first */
 };
 
 struct sem_cfa {
@@ -258,6 +258,9 @@ enum cfi_status sem_translate_fde(const struct cfi_fde *fde,
  * with OPS the disassembled DW_OP list, "; "-separated. The CFA is rsp+8 or
  * expr(OPS), or "undef" when the row has no CFA rule. */
 void sem_print_range_text(FILE *out, const struct sem_range *range);
+/* The same line as a string, without its end of line; malloc'd, NULL
+ * when out of memory. */
+char *sem_range_text(const struct sem_range *range);
 void sem_print_fde_text(FILE *out, const struct sem_fde_il *il);
 
 /* Disassembles an expression: "breg7 160; deref". Undecodable bytes are

@@ -52,12 +52,12 @@ void sem_print_rule_notation(FILE *out, const struct sem_rule *rule)
 void sem_print_cfa_notation(FILE *out, const struct sem_cfa *cfa)
 {
     switch (cfa->kind) {
-    case SEM_CFA_REG_OFFSET:
+    case SEM_CFA_RULE_REG_OFFSET:
         print_reg(out, cfa->reg);
         fprintf(out, "%+" PRId64, cfa->offset);
         return;
-    case SEM_CFA_EXPR: print_expr_call(out, "expr", &cfa->expr); return;
-    case SEM_CFA_INVALID: break;
+    case SEM_CFA_RULE_EXPR: print_expr_call(out, "expr", &cfa->expr); return;
+    case SEM_CFA_RULE_INVALID: break;
     }
     fputs("none", out);
 }

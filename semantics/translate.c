@@ -113,9 +113,9 @@ static bool same_cfa(const struct sem_cfa *a, const struct sem_cfa *b)
 {
     if (a->kind != b->kind)
         return false;
-    if (a->kind == SEM_CFA_REG_OFFSET)
+    if (a->kind == SEM_CFA_RULE_REG_OFFSET)
         return a->reg == b->reg && a->offset == b->offset;
-    if (a->kind == SEM_CFA_EXPR)
+    if (a->kind == SEM_CFA_RULE_EXPR)
         return same_expr(a->expr, b->expr);
     return true;
 }
@@ -234,7 +234,7 @@ static enum cfi_status rule_advance_loc(struct translation *t)
  *                       row.cfa := r+n                          §6.4.2.2 */
 static enum cfi_status rule_def_cfa(struct translation *t)
 {
-    t->row.cfa = (struct sem_cfa){.kind = SEM_CFA_REG_OFFSET,
+    t->row.cfa = (struct sem_cfa){.kind = SEM_CFA_RULE_REG_OFFSET,
                                   .reg = t->insn->reg,
                                   .offset = t->insn->offset};
     return CFI_OK;
@@ -245,7 +245,7 @@ static enum cfi_status rule_def_cfa(struct translation *t)
  * offset": an expression CFA, or no CFA rule yet, is an error. */
 static enum cfi_status rule_def_cfa_register(struct translation *t)
 {
-    if (t->row.cfa.kind != SEM_CFA_REG_OFFSET)
+    if (t->row.cfa.kind != SEM_CFA_RULE_REG_OFFSET)
         return fail(t, CFI_E_MALFORMED,
                     "def_cfa_register without a register+offset CFA");
     t->row.cfa.reg = t->insn->reg;
@@ -257,7 +257,7 @@ static enum cfi_status rule_def_cfa_register(struct translation *t)
  * Same precondition as def_cfa_register. */
 static enum cfi_status rule_def_cfa_offset(struct translation *t)
 {
-    if (t->row.cfa.kind != SEM_CFA_REG_OFFSET)
+    if (t->row.cfa.kind != SEM_CFA_RULE_REG_OFFSET)
         return fail(t, CFI_E_MALFORMED,
                     "def_cfa_offset without a register+offset CFA");
     t->row.cfa.offset = t->insn->offset;
@@ -269,7 +269,7 @@ static enum cfi_status rule_def_cfa_offset(struct translation *t)
  * Report: left "to be defined". */
 static enum cfi_status rule_def_cfa_expression(struct translation *t)
 {
-    t->row.cfa = (struct sem_cfa){.kind = SEM_CFA_EXPR, .expr = t->insn->expr};
+    t->row.cfa = (struct sem_cfa){.kind = SEM_CFA_RULE_EXPR, .expr = t->insn->expr};
     return CFI_OK;
 }
 

@@ -268,7 +268,7 @@ static bool entry_state(const struct sem_fde_il *il, size_t first,
     if (!il || il->nranges == 0)
         return true;
     const struct sem_row *row = il->ranges[first].row;
-    bool abi = row->cfa.kind == SEM_CFA_REG_OFFSET &&
+    bool abi = row->cfa.kind == SEM_CFA_RULE_REG_OFFSET &&
                row->cfa.reg == CFI_REG_RSP && row->cfa.offset == 8;
     for (int k = 0; k < SYNTH_NSAVED; k++) {
         struct sem_rule r = sem_row_rule(row, synth_saved_regs[k]);
@@ -284,7 +284,7 @@ static bool entry_state(const struct sem_fde_il *il, size_t first,
     if (abi)
         return true;
     *mid_frame = true;
-    if (row->cfa.kind != SEM_CFA_REG_OFFSET)
+    if (row->cfa.kind != SEM_CFA_RULE_REG_OFFSET)
         return false;
     if (row->cfa.reg == CFI_REG_RSP) {
         s->h = row->cfa.offset;
@@ -312,7 +312,7 @@ static size_t landing_pad_first(const struct fde_work *w,
         il->ranges[1].begin != w->insns[1].addr)
         return 0;
     const struct sem_cfa *c0 = &il->ranges[0].row->cfa;
-    bool abi = c0->kind == SEM_CFA_REG_OFFSET && c0->reg == CFI_REG_RSP &&
+    bool abi = c0->kind == SEM_CFA_RULE_REG_OFFSET && c0->reg == CFI_REG_RSP &&
                c0->offset == 8;
     return abi ? 1 : 0;
 }

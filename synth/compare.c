@@ -142,16 +142,16 @@ static bool cfa_matches(const struct synth_state *s, uint32_t reg,
 static void compare_cfa(struct findings *f, size_t i,
                         const struct synth_state *s, const struct sem_cfa *c)
 {
-    if (c->kind == SEM_CFA_EXPR) {
+    if (c->kind == SEM_CFA_RULE_EXPR) {
         limit(f, i, SYNTH_REASON_CFA_EXPRESSION);
         return;
     }
-    if (c->kind == SEM_CFA_REG_OFFSET && cfa_matches(s, c->reg, c->offset))
+    if (c->kind == SEM_CFA_RULE_REG_OFFSET && cfa_matches(s, c->reg, c->offset))
         return;
     /* rsp lost at a join is the analysis' limit, not the CFI's fault; rsp
      * moved by an unknown amount (`sub %rax,%rsp`) is, when the CFI still
      * counts from it. */
-    if (c->kind == SEM_CFA_REG_OFFSET && c->reg == CFI_REG_RSP &&
+    if (c->kind == SEM_CFA_RULE_REG_OFFSET && c->reg == CFI_REG_RSP &&
         !s->rsp_known && s->rsp_reason == SYNTH_REASON_JOIN_CONFLICT) {
         limit(f, i, SYNTH_REASON_JOIN_CONFLICT);
         return;
@@ -160,7 +160,7 @@ static void compare_cfa(struct findings *f, size_t i,
     if (!x)
         return;
     char reg[8];
-    if (c->kind == SEM_CFA_REG_OFFSET)
+    if (c->kind == SEM_CFA_RULE_REG_OFFSET)
         snprintf(x->il, sizeof x->il, "%s%+" PRId64,
                  cfi_reg_label(c->reg, reg, sizeof reg), c->offset);
     else
@@ -260,7 +260,7 @@ static void compare_insn(struct findings *f, const struct synth_fde *o,
         limit(f, i, SYNTH_REASON_OUTERMOST); /* no caller: no CFA needed */
         return;
     }
-    if (cfa->kind == SEM_CFA_REG_OFFSET && cfa->reg != CFI_REG_RSP &&
+    if (cfa->kind == SEM_CFA_RULE_REG_OFFSET && cfa->reg != CFI_REG_RSP &&
         cfa->reg != CFI_REG_RBP &&
         synth_aux_find(s, (int)cfa->reg) < 0) {
         limit(f, i, SYNTH_REASON_CFA_OTHER_REG); /* longjmp: cfa=rdi */

@@ -10,18 +10,18 @@
 static struct sem_row row_at(const struct synth_fde *o, size_t i,
                              struct sem_reg_rule *rules)
 {
-    struct sem_row row = {{SEM_CFA_INVALID, 0, 0, {NULL, 0}}, 0, rules};
+    struct sem_row row = {{SEM_CFA_RULE_INVALID, 0, 0, {NULL, 0}}, 0, rules};
     const struct synth_state *s = &o->states[i];
     if (!s->reached || o->limits[i] != SYNTH_REASON_NONE)
         return row;
     if (s->rbp_known)
-        row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET, CFI_REG_RBP, s->f,
+        row.cfa = (struct sem_cfa){SEM_CFA_RULE_REG_OFFSET, CFI_REG_RBP, s->f,
                                    {NULL, 0}};
     else if (s->rsp_known)
-        row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET, CFI_REG_RSP, s->h,
+        row.cfa = (struct sem_cfa){SEM_CFA_RULE_REG_OFFSET, CFI_REG_RSP, s->h,
                                    {NULL, 0}};
     else
-        row.cfa = (struct sem_cfa){SEM_CFA_REG_OFFSET,
+        row.cfa = (struct sem_cfa){SEM_CFA_RULE_REG_OFFSET,
                                    (uint32_t)s->aux_reg[s->naux - 1],
                                    s->aux_a[s->naux - 1], {NULL, 0}};
     for (int k = 0; k < SYNTH_NSAVED; k++) {
@@ -39,7 +39,7 @@ static struct sem_row row_at(const struct synth_fde *o, size_t i,
 static bool same_row(const struct sem_row *a, const struct sem_row *b)
 {
     if (a->cfa.kind != b->cfa.kind || a->nrules != b->nrules ||
-        (a->cfa.kind == SEM_CFA_REG_OFFSET &&
+        (a->cfa.kind == SEM_CFA_RULE_REG_OFFSET &&
          (a->cfa.reg != b->cfa.reg || a->cfa.offset != b->cfa.offset)))
         return false;
     for (uint32_t j = 0; j < a->nrules; j++)

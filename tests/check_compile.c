@@ -685,7 +685,7 @@ static void add_rule(struct sem_row *row, uint32_t reg, struct sem_rule rule)
         (struct sem_reg_rule){reg, rule};
 }
 
-#define RSP_PLUS(n) ((struct sem_cfa){SEM_CFA_REG_OFFSET, CFI_REG_RSP, (n), {0}})
+#define RSP_PLUS(n) ((struct sem_cfa){SEM_CFA_RULE_REG_OFFSET, CFI_REG_RSP, (n), {0}})
 #define RULE(kind, reg, offset) ((struct sem_rule){kind, reg, offset, {0}})
 #define RIP_AT_CFA_8 RULE(SEM_RULE_OFFSET, 0, -8)
 
@@ -694,7 +694,7 @@ static void add_rule(struct sem_row *row, uint32_t reg, struct sem_rule rule)
  * expression of rbp (the value read). */
 static void expression_rows(struct hand_rows *h, struct sem_expr e)
 {
-    struct sem_row *row = hand_row(h, (struct sem_cfa){SEM_CFA_EXPR, 0, 0, e});
+    struct sem_row *row = hand_row(h, (struct sem_cfa){SEM_CFA_RULE_EXPR, 0, 0, e});
     add_rule(row, CFI_REG_RIP, RIP_AT_CFA_8);
     row = hand_row(h, RSP_PLUS(16));
     add_rule(row, CFI_REG_RBX, (struct sem_rule){SEM_RULE_VAL_EXPRESSION, 0, 0, e});
@@ -712,10 +712,10 @@ static void rule_rows(struct hand_rows *h)
 {
     static const uint32_t cfa_regs[] = {5, 3, 17, 18, 100};
     for (unsigned i = 0; i < 5; i++)
-        add_rule(hand_row(h, (struct sem_cfa){SEM_CFA_REG_OFFSET, cfa_regs[i],
+        add_rule(hand_row(h, (struct sem_cfa){SEM_CFA_RULE_REG_OFFSET, cfa_regs[i],
                                               8, {0}}),
                  CFI_REG_RIP, RIP_AT_CFA_8);
-    add_rule(hand_row(h, (struct sem_cfa){SEM_CFA_INVALID, 0, 0, {0}}),
+    add_rule(hand_row(h, (struct sem_cfa){SEM_CFA_RULE_INVALID, 0, 0, {0}}),
              CFI_REG_RIP, RIP_AT_CFA_8);
     struct sem_row *row = hand_row(h, RSP_PLUS(16));
     add_rule(row, 0, RULE(SEM_RULE_VAL_OFFSET, 0, -16));

@@ -111,7 +111,7 @@ START_TEST(text_each_rule_kind)
         {67, rule_of(SEM_RULE_OFFSET, 16)},
         {126, rule_of(SEM_RULE_VAL_OFFSET, 0)},
     };
-    struct sem_row row = {{SEM_CFA_REG_OFFSET, 7, 8, {0}}, 10, rules};
+    struct sem_row row = {{SEM_CFA_RULE_REG_OFFSET, 7, 8, {0}}, 10, rules};
     struct sem_range range = {0x27280, 0x27282, &row};
     char *text = range_text(&range);
     ck_assert_str_eq(text,
@@ -126,7 +126,7 @@ END_TEST
 
 START_TEST(text_each_cfa_kind)
 {
-    struct sem_row row = {{SEM_CFA_REG_OFFSET, 6, 0, {0}}, 0, NULL};
+    struct sem_row row = {{SEM_CFA_RULE_REG_OFFSET, 6, 0, {0}}, 0, NULL};
     struct sem_range range = {0x0, 0x1, &row};
     const char *expected[] = {
         "[0x0,0x1)  cfa=rbp+0\n",
@@ -137,11 +137,11 @@ START_TEST(text_each_cfa_kind)
         "[0x0,0x1)  cfa=undef\n",
     };
     struct sem_cfa cfas[] = {
-        {SEM_CFA_REG_OFFSET, 6, 0, {0}},
-        {SEM_CFA_REG_OFFSET, 56, -16, {0}},
-        {SEM_CFA_EXPR, 0, 0, {plt_expr, sizeof plt_expr}},
-        {SEM_CFA_EXPR, 0, 0, {plt_expr, 0}},
-        {SEM_CFA_INVALID, 0, 0, {0}},
+        {SEM_CFA_RULE_REG_OFFSET, 6, 0, {0}},
+        {SEM_CFA_RULE_REG_OFFSET, 56, -16, {0}},
+        {SEM_CFA_RULE_EXPR, 0, 0, {plt_expr, sizeof plt_expr}},
+        {SEM_CFA_RULE_EXPR, 0, 0, {plt_expr, 0}},
+        {SEM_CFA_RULE_INVALID, 0, 0, {0}},
     };
     for (size_t i = 0; i < sizeof cfas / sizeof cfas[0]; i++) {
         row.cfa = cfas[i];
@@ -159,7 +159,7 @@ START_TEST(text_extreme_offsets)
         {3, rule_of(SEM_RULE_OFFSET, INT64_MIN)},
         {6, rule_of(SEM_RULE_VAL_OFFSET, INT64_MAX)},
     };
-    struct sem_row row = {{SEM_CFA_REG_OFFSET, 7, INT64_MIN, {0}}, 2, rules};
+    struct sem_row row = {{SEM_CFA_RULE_REG_OFFSET, 7, INT64_MIN, {0}}, 2, rules};
     struct sem_range range = {0xfffffffffffffffe, 0xffffffffffffffff, &row};
     char *text = range_text(&range);
     ck_assert_str_eq(text, "[0xfffffffffffffffe,0xffffffffffffffff)"
@@ -174,8 +174,8 @@ END_TEST
 START_TEST(text_fde_is_its_ranges)
 {
     struct sem_reg_rule rip = {16, rule_of(SEM_RULE_OFFSET, -8)};
-    struct sem_row a = {{SEM_CFA_REG_OFFSET, 7, 8, {0}}, 1, &rip};
-    struct sem_row b = {{SEM_CFA_REG_OFFSET, 7, 16, {0}}, 1, &rip};
+    struct sem_row a = {{SEM_CFA_RULE_REG_OFFSET, 7, 8, {0}}, 1, &rip};
+    struct sem_row b = {{SEM_CFA_RULE_REG_OFFSET, 7, 16, {0}}, 1, &rip};
     struct sem_range ranges[] = {{0x10, 0x11, &a}, {0x11, 0x20, &b}};
     struct sem_fde_il il = {NULL, ranges, 2};
     struct capture c;
@@ -313,7 +313,7 @@ START_TEST(op_assembles_to_bytes)
     struct sem_arena *arena = sem_arena_new();
     struct sem_range range;
     ck_assert_int_eq(sem_parse_range_text(line, arena, &range, NULL), CFI_OK);
-    ck_assert_int_eq(range.row->cfa.kind, SEM_CFA_EXPR);
+    ck_assert_int_eq(range.row->cfa.kind, SEM_CFA_RULE_EXPR);
     ck_assert_uint_eq(range.row->cfa.expr.len, n);
     ck_assert_mem_eq(range.row->cfa.expr.bytes, bytes, n);
     sem_arena_free(arena);
@@ -444,7 +444,7 @@ START_TEST(parse_sorts_rules)
     ck_assert_uint_eq(range.row->rules[2].reg, 16);
     ck_assert_int_eq(range.row->rules[2].rule.kind, SEM_RULE_OFFSET);
     ck_assert_int_eq(range.row->rules[2].rule.offset, -8);
-    ck_assert_int_eq(range.row->cfa.kind, SEM_CFA_REG_OFFSET);
+    ck_assert_int_eq(range.row->cfa.kind, SEM_CFA_RULE_REG_OFFSET);
     ck_assert_uint_eq(range.row->cfa.reg, 7);
     ck_assert_int_eq(range.row->cfa.offset, 8);
     sem_arena_free(arena);
@@ -632,9 +632,9 @@ START_TEST(json_hand_built_fde)
 {
     struct cfi_cie cie = test_cie();
     struct cfi_fde fde = test_fde(&cie);
-    struct sem_row first = {{SEM_CFA_REG_OFFSET, 7, 16, {0}}, 1, rip_rule};
-    struct sem_row second = {{SEM_CFA_EXPR, 0, 0, {plt_expr, 2}}, 8, all_rules};
-    struct sem_row third = {{SEM_CFA_INVALID, 0, 0, {0}}, 0, NULL};
+    struct sem_row first = {{SEM_CFA_RULE_REG_OFFSET, 7, 16, {0}}, 1, rip_rule};
+    struct sem_row second = {{SEM_CFA_RULE_EXPR, 0, 0, {plt_expr, 2}}, 8, all_rules};
+    struct sem_row third = {{SEM_CFA_RULE_INVALID, 0, 0, {0}}, 0, NULL};
     struct sem_range ranges[] = {{155648, 155654, &first},
                                  {155654, 155660, &second},
                                  {155660, 156512, &third}};
@@ -681,8 +681,8 @@ START_TEST(readelf_hand_built_fde)
 {
     struct cfi_cie cie = test_cie();
     struct cfi_fde fde = test_fde(&cie);
-    struct sem_row first = {{SEM_CFA_REG_OFFSET, 7, 8, {0}}, 1, rip_rule};
-    struct sem_row second = {{SEM_CFA_EXPR, 0, 0, {lit0, 1}}, 8, all_rules};
+    struct sem_row first = {{SEM_CFA_RULE_REG_OFFSET, 7, 8, {0}}, 1, rip_rule};
+    struct sem_row second = {{SEM_CFA_RULE_EXPR, 0, 0, {lit0, 1}}, 8, all_rules};
     struct sem_range ranges[] = {{0x26000, 0x26001, &first},
                                  {0x26001, 0x26360, &second}};
     struct sem_fde_il il = {&fde, ranges, 2};
@@ -709,7 +709,7 @@ START_TEST(text_file_printer)
     cie.signal_frame = true;
     memcpy(cie.augmentation, "zRS", 4);
     struct cfi_fde fde = test_fde(&cie);
-    struct sem_row row = {{SEM_CFA_REG_OFFSET, 7, 8, {0}}, 1, rip_rule};
+    struct sem_row row = {{SEM_CFA_RULE_REG_OFFSET, 7, 8, {0}}, 1, rip_rule};
     struct sem_range ranges[] = {{0x26000, 0x26360, &row}};
     struct sem_fde_il il = {&fde, ranges, 1};
     struct cfi_diag error = {CFI_E_MALFORMED, "x", 0, -1};

@@ -79,7 +79,7 @@ static const struct sem_row *row_at(const struct case_il *c, size_t i)
 
 static void assert_cfa(const struct sem_row *row, unsigned reg, int64_t off)
 {
-    ck_assert_int_eq(row->cfa.kind, SEM_CFA_REG_OFFSET);
+    ck_assert_int_eq(row->cfa.kind, SEM_CFA_RULE_REG_OFFSET);
     ck_assert_uint_eq(row->cfa.reg, reg);
     ck_assert_int_eq(row->cfa.offset, off);
 }
@@ -221,7 +221,7 @@ START_TEST(test_cfa_rules)
                  0x41, 0x0c, 0x07, 0x08);
     assert_cfa(row_at(&c, 0), 6, 32);
     assert_cfa(row_at(&c, 1), 6, 16);
-    ck_assert_int_eq(row_at(&c, 2)->cfa.kind, SEM_CFA_EXPR);
+    ck_assert_int_eq(row_at(&c, 2)->cfa.kind, SEM_CFA_RULE_EXPR);
     ck_assert_uint_eq(row_at(&c, 2)->cfa.expr.len, 2);
     assert_cfa(row_at(&c, 3), 7, 8);
     done(&c);
@@ -395,7 +395,7 @@ START_TEST(test_cfa_offset_without_cfa)
     /* No CFA rule at all is not a translation error: the row says so. */
     translate(&c, bare_cie, sizeof bare_cie, FDE(0x00));
     ck_assert_int_eq(c.status, CFI_OK);
-    ck_assert_int_eq(row_at(&c, 0)->cfa.kind, SEM_CFA_INVALID);
+    ck_assert_int_eq(row_at(&c, 0)->cfa.kind, SEM_CFA_RULE_INVALID);
     done(&c);
 }
 END_TEST

@@ -164,7 +164,7 @@ static bool has_rule(const struct sem_fde_il *il, bool cfa_expr,
 {
     for (size_t r = 0; r < il->nranges; r++) {
         const struct sem_row *row = il->ranges[r].row;
-        if (cfa_expr && row->cfa.kind == SEM_CFA_EXPR)
+        if (cfa_expr && row->cfa.kind == SEM_CFA_RULE_EXPR)
             return true;
         for (uint32_t i = 0; !cfa_expr && i < row->nrules; i++)
             if (row->rules[i].rule.kind == kind)
