@@ -23,7 +23,7 @@ CC       ?= cc
 BUILD    ?= build
 SANITIZE ?=
 
-LIB_MODULES := $(foreach m,fuzz diff compile interp semantics gen cfi,$(if $(wildcard $(m)/*.c),$(m)))
+LIB_MODULES := $(foreach m,fuzz diff compile runtime interp semantics gen cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
@@ -55,8 +55,8 @@ DWARF_LIBS   := -l:libdwarf.a -lelf -lz
 LIBS     := $(PKG_LIBS) $(DWARF_LIBS) -ldl -lpthread -lm
 CFLAGS   += $(PKG_CFLAGS) $(DWARF_CFLAGS)
 
-lib_srcs  = $(wildcard $(1)/*.c)
-lib_objs  = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
+lib_srcs  = $(wildcard $(1)/*.c $(1)/*.S)
+lib_objs  = $(patsubst %,$(BUILD)/obj/%.o,$(basename $(call lib_srcs,$(1))))
 LIBFILES := $(foreach m,$(LIB_MODULES),$(BUILD)/lib$(m).a)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard cli/*.c))
 TEST_SRCS := $(wildcard tests/check_*.c)
@@ -73,6 +73,7 @@ CASE_SOS  := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/cases/%.so,$(CASE_SRCS)
 # relocating, which the loader does as readelf does.
 CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS))
 
+.PHONY: runtime-libs workloads
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
         man completion install uninstall \
         corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage
@@ -81,7 +82,7 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 # does not rebuild them.
 .SECONDARY:
 
-all: $(BUILD)/cfisem
+all: $(BUILD)/cfisem $(RT_LIBS)
 
 help:
 	@sed -n '3,17p' Makefile
@@ -118,6 +119,51 @@ demo: deps
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -c -o $@ $<
+
+# ---- libcfisem-unwind (runtime/: the run-time unwinder) -----------------
+# runtime/, interp/ (its fallback) and the one file of cfi/ the
+# interpreter uses, compiled again as position-independent code into a
+# static and a shared library. The shared one exports cfisem_* only
+# (runtime/exports.map); its thread-local data uses the initial-exec
+# model, so that reaching it from a signal handler never allocates.
+CFISEM_VERSION := $(shell sed -n 's/^\#define CFISEM_VERSION "\(.*\)"/\1/p' cli/cli.h)
+RT_SRCS := $(wildcard runtime/*.c runtime/*.S) $(filter-out interp/lookup.c,$(wildcard interp/*.c)) cfi/cfi.c
+RT_PIC_OBJS := $(patsubst %,$(BUILD)/pic/%.o,$(basename $(RT_SRCS)))
+RT_PIC_FLAGS := -fPIC -ftls-model=initial-exec -fvisibility=default
+RT_LIBS := $(BUILD)/libcfisem-unwind.a $(BUILD)/libcfisem-unwind.so $(BUILD)/cfisem-unwind.pc
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(RT_PIC_FLAGS) -c -o $@ $<
+
+$(BUILD)/pic/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(RT_PIC_FLAGS) -c -o $@ $<
+
+$(BUILD)/libcfisem-unwind.a: $(RT_PIC_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libcfisem-unwind.so: $(RT_PIC_OBJS) runtime/exports.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libcfisem-unwind.so.0 \
+	  -Wl,--version-script=runtime/exports.map -Wl,--no-undefined \
+	  -o $@ $(RT_PIC_OBJS) -ldl -lpthread
+
+$(BUILD)/cfisem-unwind.pc: Makefile
+	@mkdir -p $(dir $@)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
+	  'includedir=$${prefix}/include/cfisem' '' \
+	  'Name: cfisem-unwind' \
+	  'Description: stack unwinding through eh_elfs (compiled DWARF CFI)' \
+	  'Version: $(CFISEM_VERSION)' \
+	  'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} -lcfisem-unwind' 'Libs.private: -ldl -lpthread' > $@
+
+runtime-libs: $(RT_LIBS)
+
 
 define lib_rule
 $(BUILD)/lib$(1).a: $(call lib_objs,$(1))
@@ -176,18 +222,52 @@ $(EH_ELF_DIR)/$(2).%.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 endef
 $(foreach l,$(EH_ELF_LIBS),$(eval $(call eh_elf_rule,$(l),$(notdir $(l)))))
 $(foreach c,$(EH_ELF_CASES),$(eval $(call eh_elf_rule,$(c),cases/$(basename $(notdir $(c))))))
-TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR))
+TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR)) CFISEM_WORKLOAD=$(abspath $(WORKLOAD_DIR))
 
 eh-elfs: $(EH_ELFS)
 
-check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EH_ELFS)
+# Stacks to unwind (bench/workload/workload.h), for the run-time tests and
+# the real-stack benchmark: the mixed build (shape_fp.c with frame
+# pointers, the rest without), the same with frame pointers everywhere
+# (for the frame-pointer walk), and a copy of the mixed build without an
+# eh_elf (the interpreter fallback). The eh_elfs sit beside the objects,
+# where the run-time library looks first.
+WORKLOAD_DIR ?= $(BUILD)/workload
+WORKLOAD_HDR := bench/workload/workload.h
+WORKLOAD_FLAGS := $(CSTD) $(WARN) -O2 -g -fPIC
+WORKLOADS := $(WORKLOAD_DIR)/libcfisem-shapes.so $(WORKLOAD_DIR)/libcfisem-shapes-fp.so \
+             $(WORKLOAD_DIR)/libcfisem-shapes-noeh.so \
+             $(WORKLOAD_DIR)/libcfisem-shapes.so.eh_elf.so \
+             $(WORKLOAD_DIR)/libcfisem-shapes-fp.so.eh_elf.so
+
+$(WORKLOAD_DIR)/mixed/shape_fp.o: bench/workload/shape_fp.c $(WORKLOAD_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(WORKLOAD_FLAGS) -fno-omit-frame-pointer -c -o $@ $<
+$(WORKLOAD_DIR)/mixed/%.o: bench/workload/%.c $(WORKLOAD_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(WORKLOAD_FLAGS) -fomit-frame-pointer -c -o $@ $<
+$(WORKLOAD_DIR)/fp/%.o: bench/workload/%.c $(WORKLOAD_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(WORKLOAD_FLAGS) -fno-omit-frame-pointer -c -o $@ $<
+$(WORKLOAD_DIR)/libcfisem-shapes.so $(WORKLOAD_DIR)/libcfisem-shapes-noeh.so: \
+  $(WORKLOAD_DIR)/mixed/shape_fp.o $(WORKLOAD_DIR)/mixed/shapes.o
+	$(CC) -shared -o $@ $^
+$(WORKLOAD_DIR)/libcfisem-shapes-fp.so: $(WORKLOAD_DIR)/fp/shape_fp.o $(WORKLOAD_DIR)/fp/shapes.o
+	$(CC) -shared -o $@ $^
+$(WORKLOAD_DIR)/%.so.eh_elf.so: $(WORKLOAD_DIR)/%.so $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	$(EH_ELF_TOOL) compile $< -o $@ > /dev/null
+
+workloads: $(WORKLOADS)
+
+check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EH_ELFS) $(WORKLOADS)
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \
 	done; exit $$status
 
-check-asan: eh-elfs
+check-asan: eh-elfs workloads
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 EH_ELF_DIR=$(abspath $(EH_ELF_DIR)) \
+	  WORKLOAD_DIR=$(abspath $(WORKLOAD_DIR)) \
 	  EH_ELF_TOOL=$(abspath $(EH_ELF_TOOL)) EH_ELF_DEPS= \
 	  EH_ELF_CASES="$(abspath $(CASE_SOS))" check-plain
 
@@ -278,4 +358,4 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic -name '*.d' 2>/dev/null)
