@@ -274,7 +274,12 @@ check-asan: eh-elfs workloads
 check: check-plain
 	$(MAKE) check-asan
 
-bench: $(BENCH_BINS) $(BUILD)/cfisem
+# The real-stack benchmark unwinds its own frames too: its eh_elf sits
+# beside it, where libcfisem-unwind looks first.
+$(BUILD)/bench/real_stacks.eh_elf.so: $(BUILD)/bench/real_stacks | $(BUILD)/cfisem
+	$(BUILD)/cfisem compile $< -o $@ > /dev/null
+
+bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(EH_ELFS) $(BUILD)/bench/real_stacks.eh_elf.so
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
 	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
 

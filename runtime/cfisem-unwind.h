@@ -142,6 +142,13 @@ int cfisem_step(struct cfisem_cursor *cursor);
 int cfisem_get_reg(const struct cfisem_cursor *cursor, unsigned r,
                    uint64_t *value);
 
+/* Which engine the cursor's steps use. CFISEM_ENGINE_AUTO (the start):
+ * the object's eh_elf, else the interpreter; CFISEM_ENGINE_INTERP: the
+ * interpreter on .eh_frame for every frame (to compare the two on the
+ * same stack). Returns CFISEM_OK or CFISEM_E_ARGUMENT. */
+enum cfisem_engine { CFISEM_ENGINE_AUTO = 0, CFISEM_ENGINE_INTERP = 1 };
+int cfisem_set_engine(struct cfisem_cursor *cursor, enum cfisem_engine engine);
+
 /* How the cursor's steps so far were made. */
 struct cfisem_cursor_stats {
     uint32_t frames_eh_elf;

@@ -26,7 +26,7 @@ struct rt_cursor {
     uint32_t caller_frame;    /* its PC is a return address (PC-1) */
     uint32_t frames_eh_elf;
     uint32_t frames_interp;
-    uint32_t reserved;
+    uint32_t interp_only;     /* CFISEM_ENGINE_INTERP */
     cfisem_read_fn *read;     /* remote reads; NULL for a local cursor */
     void *read_data;
     uint64_t stack_lo;        /* local: [lo, hi) known readable */

@@ -137,7 +137,7 @@ static int unwind_frame(struct rt_cursor *c, uint64_t lookup_pc,
     if (!(lookup_pc >= c->object.start && lookup_pc < c->object.end) &&
         !rt_find_object(lookup_pc, &c->object))
         return CFISEM_E_NO_OBJECT;
-    if (c->object.unwind) {
+    if (c->object.unwind && !c->interp_only) {
         c->frames_eh_elf++;
         return step_eh_elf(c, lookup_pc, caller, signal_frame);
     }
@@ -179,6 +179,15 @@ int cfisem_get_reg(const struct cfisem_cursor *cursor, unsigned r,
     if (r >= CFISEM_NREGS || !(c->regs.known & (1u << r)))
         return CFISEM_E_ARGUMENT;
     *value = c->regs.value[r];
+    return CFISEM_OK;
+}
+
+int cfisem_set_engine(struct cfisem_cursor *cursor, enum cfisem_engine engine)
+{
+    if (!cursor ||
+        (engine != CFISEM_ENGINE_AUTO && engine != CFISEM_ENGINE_INTERP))
+        return CFISEM_E_ARGUMENT;
+    private_of(cursor)->interp_only = engine == CFISEM_ENGINE_INTERP;
     return CFISEM_OK;
 }
 

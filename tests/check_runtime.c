@@ -18,7 +18,7 @@
  *   - the remote cursor on a copy of the stack gives the local PCs;
  *   - corrupt stacks (an unmapped stack pointer, a stack that ends in a
  *     PROT_NONE page, garbage return addresses) end with an error. */
-#define _GNU_SOURCE /* REG_RIP */
+#define _GNU_SOURCE /* REG_RIP, process_vm_readv */
 #include <check.h>
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -30,6 +30,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "bench/workload/workload.h"
 #include "runtime/cfisem-unwind.h"
@@ -195,6 +197,7 @@ static int fp_walk(uint64_t rbp, void **pcs, int count)
 struct local_result {
     struct pcs ours, gcc, fp;
     struct cfisem_context entry; /* leaf_fp_walk's, as it starts */
+    bool interp_only;     /* cursor_backtrace: CFISEM_ENGINE_INTERP */
     int depth;
     struct cfisem_cursor_stats stats;
     int last;             /* the last step's result */
@@ -207,6 +210,9 @@ static void cursor_backtrace(struct local_result *r)
     cfisem_getcontext(&context);
     struct cfisem_cursor cursor;
     ck_assert_int_eq(cfisem_init_local(&cursor, &context), CFISEM_OK);
+    if (r->interp_only)
+        ck_assert_int_eq(cfisem_set_engine(&cursor, CFISEM_ENGINE_INTERP),
+                         CFISEM_OK);
     r->ours.n = 0;
     /* The first PC is this function's own. */
     r->ours.pc[r->ours.n++] = (void *)(uintptr_t)context.regs[16];
@@ -222,6 +228,15 @@ static void cursor_backtrace(struct local_result *r)
 static void leaf_compare(void *arg)
 {
     struct local_result *r = arg;
+    cursor_backtrace(r);
+    gcc_backtrace(&r->gcc);
+}
+
+/* The same, every frame by the interpreter. */
+static void leaf_compare_interp(void *arg)
+{
+    struct local_result *r = arg;
+    r->interp_only = true;
     cursor_backtrace(r);
     gcc_backtrace(&r->gcc);
 }
@@ -305,6 +320,19 @@ START_TEST(test_fallback_interp)
     ck_assert_uint_ge(r->stats.frames_interp, (unsigned)depths[_i]);
     ck_assert_uint_ge(after.frames_interp - before.frames_interp,
                       (uint64_t)depths[_i]);
+    free(r);
+}
+END_TEST
+
+START_TEST(test_engine_interp)
+{
+    setup();
+    struct local_result *r = run(the.mixed.recurse, depths[_i],
+                                 leaf_compare_interp);
+    assert_same_callers(&r->ours, &r->gcc, depths[_i]);
+    ck_assert_int_eq(r->last, 0);
+    ck_assert_uint_eq(r->stats.frames_eh_elf, 0);
+    ck_assert_uint_ge(r->stats.frames_interp, (unsigned)depths[_i]);
     free(r);
 }
 END_TEST
@@ -522,7 +550,12 @@ static void leaf_capture(void *arg)
     s->size = (size_t)(s->size - s->base);
     s->stack = malloc(s->size);
     ck_assert_ptr_nonnull(s->stack);
-    memcpy(s->stack, (const void *)(uintptr_t)s->base, s->size);
+    /* Copied as perf does, by the kernel: the copy crosses the frames'
+     * locals, which a sanitizer's memcpy would refuse to read. */
+    struct iovec to = {s->stack, s->size};
+    struct iovec from = {(void *)(uintptr_t)s->base, s->size};
+    ck_assert_int_eq(process_vm_readv(getpid(), &to, 1, &from, 1, 0),
+                     (ssize_t)s->size);
     s->local.n = 0;
     s->local.pc[s->local.n++] = (void *)(uintptr_t)context.regs[16];
     s->local.n += cfisem_backtrace(s->local.pc + 1, MAX_PCS - 1);
@@ -658,6 +691,7 @@ START_TEST(test_arguments)
                      CFISEM_OK);
     ck_assert_uint_eq(value, context.regs[CFISEM_REG_RSP]);
     ck_assert_int_eq(cfisem_backtrace(NULL, 4), 0);
+    ck_assert_int_eq(cfisem_set_engine(&cursor, 7), CFISEM_E_ARGUMENT);
     ck_assert_str_eq(cfisem_strerror(CFISEM_E_MEMORY), "a memory read failed");
 }
 END_TEST
@@ -671,6 +705,7 @@ static Suite *runtime_suite(void)
     tcase_add_loop_test(local, test_backtrace_equals_libgcc, 0, 3);
     tcase_add_loop_test(local, test_cursor_uses_eh_elf, 0, 3);
     tcase_add_loop_test(local, test_fallback_interp, 0, 3);
+    tcase_add_loop_test(local, test_engine_interp, 0, 3);
     tcase_add_loop_test(local, test_frame_pointer_walk, 0, 3);
     tcase_add_test(local, test_qsort_callback);
     suite_add_tcase(s, local);
