@@ -10,7 +10,8 @@
  *   - backtraces 10, 100 and 1,000 frames deep through every shape equal
  *     libgcc's, and the frame-pointer walk's on the frame-pointer build;
  *   - the workload's frames went through its eh_elf, the copy's through
- *     the interpreter (counters);
+ *     the interpreter (counters), or through an eh_elf found by build-id
+ *     in a cache that scripts/cfisem-cache filled;
  *   - through libc: qsort_r's comparison callback;
  *   - from a signal handler: cfisem_backtrace through the signal frame,
  *     and a cursor on the handler's ucontext, both against libgcc; and
@@ -87,7 +88,14 @@ static void load_workload(const char *name, struct workload *w)
     memcpy(&w->fault, &f, sizeof f);
 }
 
+static void setup_with(const char *cache_dir);
+
 static void setup(void)
+{
+    setup_with("/nonexistent");
+}
+
+static void setup_with(const char *cache_dir)
 {
     load_workload("libcfisem-shapes.so", &the.mixed);
     load_workload("libcfisem-shapes-fp.so", &the.fp);
@@ -98,7 +106,7 @@ static void setup(void)
     void *g = symbol(gcc, "_Unwind_GetIP");
     memcpy(&the.backtrace, &b, sizeof b);
     memcpy(&the.get_ip, &g, sizeof g);
-    struct cfisem_options options = {.cache_dir = "/nonexistent",
+    struct cfisem_options options = {.cache_dir = cache_dir,
                                      .name_dir = getenv("CFISEM_EH_ELF")};
     ck_assert_int_eq(cfisem_prepare(&options), CFISEM_OK);
 }
@@ -334,6 +342,31 @@ START_TEST(test_engine_interp)
     ck_assert_uint_eq(r->stats.frames_eh_elf, 0);
     ck_assert_uint_ge(r->stats.frames_interp, (unsigned)depths[_i]);
     free(r);
+}
+END_TEST
+
+/* scripts/cfisem-cache fills a cache keyed by build-id, where
+ * cfisem_prepare finds the copy's eh_elf. */
+START_TEST(test_build_id_cache)
+{
+    char *dir = test_temp_dir();
+    char *script = test_src_path("scripts/cfisem-cache");
+    const char *workload = getenv("CFISEM_WORKLOAD");
+    ck_assert_ptr_nonnull(workload);
+    char command[8192];
+    snprintf(command, sizeof command,
+             "'%s' --cache '%s' '%s/libcfisem-shapes-noeh.so' > /dev/null",
+             script, dir, workload);
+    ck_assert_int_eq(system(command), 0);
+    setup_with(dir);
+    struct local_result *r = run(the.noeh.recurse, 100, leaf_compare);
+    assert_same_callers(&r->ours, &r->gcc, 100);
+    ck_assert_uint_ge(r->stats.frames_eh_elf, 100);
+    free(r);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+    free(script);
+    free(dir);
 }
 END_TEST
 
@@ -708,6 +741,7 @@ static Suite *runtime_suite(void)
     tcase_add_loop_test(local, test_engine_interp, 0, 3);
     tcase_add_loop_test(local, test_frame_pointer_walk, 0, 3);
     tcase_add_test(local, test_qsort_callback);
+    tcase_add_test(local, test_build_id_cache);
     suite_add_tcase(s, local);
     TCase *signals = tcase_create("signals");
     tcase_set_timeout(signals, 60);
