@@ -213,9 +213,13 @@ EH_ELF_CASES ?= $(CASE_SOS)
 EH_ELF_LIBS := $(foreach l,libc.so.6 ld-linux-x86-64.so.2 libstdc++.so.6,\
                  $(firstword $(wildcard /lib/x86_64-linux-gnu/$(l) /usr/lib/x86_64-linux-gnu/$(l))))
 EH_ELFS     :=
-# $(1) the ELF file, $(2) the eh_elf's name without ABI and suffix
+# $(1) the ELF file, $(2) the eh_elf's name without ABI and suffix.
+# NAME.table.eh_elf.so: the full ABI with the table layout (--layout table).
 define eh_elf_rule
-EH_ELFS += $(foreach a,full v1,$(EH_ELF_DIR)/$(2).$(a).eh_elf.so)
+EH_ELFS += $(foreach a,full v1 table,$(EH_ELF_DIR)/$(2).$(a).eh_elf.so)
+$(EH_ELF_DIR)/$(2).table.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $$(dir $$@)
+	$(EH_ELF_TOOL) compile $(1) -o $$@ --layout table > /dev/null
 $(EH_ELF_DIR)/$(2).%.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	@mkdir -p $$(dir $$@)
 	$(EH_ELF_TOOL) compile $(1) -o $$@ --abi $$* > /dev/null
