@@ -278,12 +278,13 @@ check-asan: eh-elfs workloads
 check: check-plain
 	$(MAKE) check-asan
 
-# The real-stack benchmark unwinds its own frames too: its eh_elf sits
-# beside it, where libcfisem-unwind looks first.
-$(BUILD)/bench/real_stacks.eh_elf.so: $(BUILD)/bench/real_stacks | $(BUILD)/cfisem
+# The real-stack benchmarks unwind their own frames too: their eh_elfs sit
+# beside them, where libcfisem-unwind looks first.
+BENCH_EH_ELFS := $(BUILD)/bench/real_stacks.eh_elf.so $(BUILD)/bench/samples.eh_elf.so
+$(BUILD)/bench/%.eh_elf.so: $(BUILD)/bench/% | $(BUILD)/cfisem
 	$(BUILD)/cfisem compile $< -o $@ > /dev/null
 
-bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(EH_ELFS) $(BUILD)/bench/real_stacks.eh_elf.so
+bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(EH_ELFS) $(BENCH_EH_ELFS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
 	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
 

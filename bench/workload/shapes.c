@@ -102,3 +102,30 @@ long workload_fault(int depth, volatile long *p)
     fault_address = p;
     return workload_recurse(depth, fault_leaf, NULL);
 }
+
+/* workload_recurse_small: small frames without a frame pointer. */
+static long small_plain(int depth, workload_leaf_fn *leaf, void *arg);
+
+/* Through a pointer, so that gcc cannot turn the recursion into a loop. */
+static long (*const volatile small_call)(int, workload_leaf_fn *, void *) =
+    small_plain;
+
+static long small_next(int depth, workload_leaf_fn *leaf, void *arg)
+{
+    if (depth <= 0) {
+        leaf(arg);
+        return 1;
+    }
+    return small_call(depth - 1, leaf, arg);
+}
+
+static long small_plain(int depth, workload_leaf_fn *leaf, void *arg)
+{
+    volatile long local = depth;
+    return small_next(depth, leaf, arg) + local;
+}
+
+long workload_recurse_small(int depth, workload_leaf_fn *leaf, void *arg)
+{
+    return small_next(depth, leaf, arg) + 1;
+}

@@ -26,6 +26,10 @@ long workload_recurse(int depth, workload_leaf_fn *leaf, void *arg);
  * frames of workload_recurse. */
 long workload_qsort(int depth, workload_leaf_fn *leaf, void *arg);
 
+/* `depth` small frames (the plain shape's, no frame pointer), then
+ * leaf(arg): a 16 KiB copy of the stack, as perf takes, holds them. */
+long workload_recurse_small(int depth, workload_leaf_fn *leaf, void *arg);
+
 /* Reads *p with its first instruction: given NULL, a fault whose PC is
  * the function's first byte (the previous byte is another function's,
  * or no function's), under `depth` frames of workload_recurse. */
