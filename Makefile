@@ -10,8 +10,9 @@
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
-#   make install    the binary, manual pages, eh_elf.h and the bash
-#                   completion under $(DESTDIR)$(PREFIX) (/usr/local);
+#   make install    the binary, manual pages, eh_elf.h, the bash
+#                   completion and libcfisem-unwind (.a, .so, header,
+#                   pkg-config file) under $(DESTDIR)$(PREFIX) (/usr/local);
 #                   make uninstall removes them
 #
 # Every module folder's *.c goes into build/lib<module>.a; cli/*.c into the
@@ -85,7 +86,7 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 all: $(BUILD)/cfisem $(RT_LIBS)
 
 help:
-	@sed -n '3,17p' Makefile
+	@sed -n '3,16p' Makefile
 
 deps:
 	@scripts/install-deps
@@ -152,15 +153,21 @@ $(BUILD)/libcfisem-unwind.so: $(RT_PIC_OBJS) runtime/exports.map
 	  -Wl,--version-script=runtime/exports.map -Wl,--no-undefined \
 	  -o $@ $(RT_PIC_OBJS) -ldl -lpthread
 
+# $(1) the prefix it names; written by the build (for this tree) and
+# again by make install (for the prefix installed to).
+define rt_pc_text
+printf '%s\n' 'prefix=$(1)' 'libdir=$${prefix}/lib' \
+  'includedir=$${prefix}/include/cfisem' '' \
+  'Name: cfisem-unwind' \
+  'Description: stack unwinding through eh_elfs (compiled DWARF CFI)' \
+  'Version: $(CFISEM_VERSION)' \
+  'Cflags: -I$${includedir}' \
+  'Libs: -L$${libdir} -lcfisem-unwind' 'Libs.private: -ldl -lpthread'
+endef
+
 $(BUILD)/cfisem-unwind.pc: Makefile
 	@mkdir -p $(dir $@)
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
-	  'includedir=$${prefix}/include/cfisem' '' \
-	  'Name: cfisem-unwind' \
-	  'Description: stack unwinding through eh_elfs (compiled DWARF CFI)' \
-	  'Version: $(CFISEM_VERSION)' \
-	  'Cflags: -I$${includedir}' \
-	  'Libs: -L$${libdir} -lcfisem-unwind' 'Libs.private: -ldl -lpthread' > $@
+	$(call rt_pc_text,$(PREFIX)) > $@
 
 runtime-libs: $(RT_LIBS)
 
@@ -343,6 +350,8 @@ BINDIR  := $(DESTDIR)$(PREFIX)/bin
 MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
 INCDIR  := $(DESTDIR)$(PREFIX)/include/cfisem
 COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+LIBDIR  := $(DESTDIR)$(PREFIX)/lib
+PCDIR   := $(LIBDIR)/pkgconfig
 
 $(BUILD)/man/cfisem.1: $(BUILD)/cfisem scripts/man.sh
 	scripts/man.sh $(BUILD)/cfisem $(BUILD)/man
@@ -353,17 +362,25 @@ $(BUILD)/cfisem.bash: $(BUILD)/cfisem scripts/completion.sh
 man: $(BUILD)/man/cfisem.1
 completion: $(BUILD)/cfisem.bash
 
-install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash
-	install -d $(BINDIR) $(MANDIR) $(INCDIR) $(COMPDIR)
+install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash $(RT_LIBS)
+	install -d $(BINDIR) $(MANDIR) $(INCDIR) $(COMPDIR) $(LIBDIR) $(PCDIR)
 	install -m 755 $(BUILD)/cfisem $(BINDIR)/cfisem
 	install -m 644 $(BUILD)/man/*.1 $(MANDIR)/
 	install -m 644 compile/eh_elf.h $(INCDIR)/eh_elf.h
 	install -m 644 $(BUILD)/cfisem.bash $(COMPDIR)/cfisem
+	install -m 644 runtime/cfisem-unwind.h $(INCDIR)/cfisem-unwind.h
+	install -m 644 $(BUILD)/libcfisem-unwind.a $(LIBDIR)/libcfisem-unwind.a
+	install -m 755 $(BUILD)/libcfisem-unwind.so $(LIBDIR)/libcfisem-unwind.so.0
+	ln -sf libcfisem-unwind.so.0 $(LIBDIR)/libcfisem-unwind.so
+	$(call rt_pc_text,$(PREFIX)) > $(PCDIR)/cfisem-unwind.pc
 
 uninstall:
 	rm -f $(BINDIR)/cfisem $(MANDIR)/cfisem.1 $(MANDIR)/cfisem-*.1 \
 	      $(INCDIR)/eh_elf.h $(COMPDIR)/cfisem
-	-rmdir $(INCDIR) 2>/dev/null
+	rm -f $(INCDIR)/cfisem-unwind.h $(LIBDIR)/libcfisem-unwind.a \
+	      $(LIBDIR)/libcfisem-unwind.so.0 $(LIBDIR)/libcfisem-unwind.so \
+	      $(PCDIR)/cfisem-unwind.pc
+	-rmdir $(INCDIR) $(PCDIR) 2>/dev/null
 
 clean:
 	rm -rf build

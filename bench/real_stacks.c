@@ -352,8 +352,15 @@ int main(int argc, char **argv)
     memcpy(&mixed_qsort, &p, sizeof p);
     p = workload_symbol("libcfisem-shapes-fp.so", "workload_recurse");
     memcpy(&fp, &p, sizeof p);
-    struct cfisem_options options = {.name_dir = getenv("CFISEM_EH_ELF")};
+    /* CFISEM_EH_ELF_FLAVOUR=table: the system libraries' eh_elfs of the
+     * table layout (make eh-elfs builds both). */
+    struct cfisem_options options = {
+        .name_dir = getenv("CFISEM_EH_ELF"),
+        .name_flavour = getenv("CFISEM_EH_ELF_FLAVOUR")};
     cfisem_prepare(&options);
+    printf("eh_elfs of the system libraries: %s layout\n",
+           options.name_flavour && !strcmp(options.name_flavour, "table")
+               ? "table" : "tree");
     struct cfisem_stats stats;
     cfisem_stats(&stats);
     printf("real stacks: median of %d rounds; %llu objects, %llu with an "

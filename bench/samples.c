@@ -631,8 +631,15 @@ int main(int argc, char **argv)
     memcpy(&mixed, &p, sizeof p);
     p = workload_symbol("workload_recurse_small");
     memcpy(&small, &p, sizeof p);
-    struct cfisem_options options = {.name_dir = getenv("CFISEM_EH_ELF")};
+    /* CFISEM_EH_ELF_FLAVOUR=table: the system libraries' eh_elfs of the
+     * table layout (make eh-elfs builds both). */
+    struct cfisem_options options = {
+        .name_dir = getenv("CFISEM_EH_ELF"),
+        .name_flavour = getenv("CFISEM_EH_ELF_FLAVOUR")};
     cfisem_prepare(&options);
+    printf("eh_elfs of the system libraries: %s layout\n",
+           options.name_flavour && !strcmp(options.name_flavour, "table")
+               ? "table" : "tree");
     /* First calls outside the handler: glibc's backtrace() loads
      * libgcc_s on its first call, which is not async-signal-safe. */
     void *warm[MAX_PCS];

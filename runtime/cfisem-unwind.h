@@ -14,6 +14,7 @@
  *     object's build-id (CACHE/.build-id/xx/rest.eh_elf.so, as
  *     /usr/lib/debug does; scripts/cfisem-cache fills it), or, for a build
  *     tree, in a folder keyed by file name (NAME.full.eh_elf.so);
+ *     any layout of the full ABI (compile --layout tree or table);
  *   - an object with no eh_elf is unwound by cfisem's interpreter
  *     (interp/) on the object's own .eh_frame, found through its
  *     .eh_frame_hdr; cfisem_stats counts those frames.
@@ -71,10 +72,14 @@ struct cfisem_options {
     /* Folder keyed by build-id; NULL: $CFISEM_CACHE, else
      * ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem. */
     const char *cache_dir;
-    /* Folder of NAME.full.eh_elf.so keyed by the object's file name, or
-     * NULL. The caller vouches that they were built from these very
+    /* Folder of NAME.FLAVOUR.eh_elf.so keyed by the object's file name,
+     * or NULL. The caller vouches that they were built from these very
      * files (a build tree's make eh-elfs). */
     const char *name_dir;
+    /* FLAVOUR above: NULL for "full" (the tree layout); "table" for the
+     * eh_elfs of cfisem compile --layout table (make eh-elfs builds
+     * both). */
+    const char *name_flavour;
 };
 
 /* Loads the eh_elfs of every object loaded now that has one (objects

@@ -215,7 +215,8 @@ static const char *default_cache_dir(char *buf, size_t size)
 /* Beside the object, by build-id in the cache, by name in name_dir. */
 static eh_elf_unwind_fn *find_eh_elf(const struct candidate *c,
                                      const char *cache_dir,
-                                     const char *name_dir)
+                                     const char *name_dir,
+                                     const char *flavour)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s.eh_elf.so", c->path);
@@ -234,8 +235,8 @@ static eh_elf_unwind_fn *find_eh_elf(const struct candidate *c,
     }
     if (!fn && name_dir) {
         const char *slash = strrchr(c->path, '/');
-        snprintf(path, sizeof path, "%s/%s.full.eh_elf.so", name_dir,
-                 slash ? slash + 1 : c->path);
+        snprintf(path, sizeof path, "%s/%s.%s.eh_elf.so", name_dir,
+                 slash ? slash + 1 : c->path, flavour);
         fn = load_eh_elf(path);
     }
     return fn;
@@ -256,6 +257,7 @@ static int publish(struct candidates *all, const struct cfisem_options *o)
     const char *cache = o && o->cache_dir ? o->cache_dir
                                           : default_cache_dir(buf, sizeof buf);
     const char *name_dir = o ? o->name_dir : NULL;
+    const char *flavour = o && o->name_flavour ? o->name_flavour : "full";
     size_t n = atomic_load_explicit(&nobjects, memory_order_relaxed);
     for (size_t i = 0; i < all->count; i++) {
         struct candidate *c = &all->list[i];
@@ -263,7 +265,7 @@ static int publish(struct candidates *all, const struct cfisem_options *o)
             continue;
         if (n == RT_MAX_OBJECTS)
             return CFISEM_E_NOT_READY;
-        c->object.unwind = find_eh_elf(c, cache, name_dir);
+        c->object.unwind = find_eh_elf(c, cache, name_dir, flavour);
         objects[n] = c->object;
         atomic_store_explicit(&nobjects, ++n, memory_order_release);
         if (c->object.unwind)
