@@ -14,8 +14,9 @@
  *     eh_start[i]   (uint16) leaf i's start minus low, modulo 64 KiB;
  *   flat form, otherwise:
  *     eh_start[i]   (uint64) leaf i's start minus low;
- *   eh_target[i]    (uint16, or uint32 beyond 65,535 rows) leaf i's
- *                   target: CG_NO_FDE, or 1 + a row's index.
+ *   eh_target[i]    (uint8 up to 254 rows, uint16 up to 65,534, else
+ *                   uint32) leaf i's target: CG_NO_FDE, or 1 + a row's
+ *                   index.
  * The search takes the block's leaves and finds the last whose start is
  * at or below the PC's offset; when there is none, the answer is the
  * leaf before the block (it started earlier and covers the block's
@@ -34,7 +35,7 @@ struct table_shape {
     size_t nleaves;       /* M */
     bool blocked;
     uint64_t nblocks;
-    bool wide_targets;
+    const char *target_type;
 };
 
 static struct table_shape shape_of(const struct cg_layout *layout)
@@ -48,7 +49,9 @@ static struct table_shape shape_of(const struct cg_layout *layout)
     uint64_t span = s.high - s.low;
     s.nblocks = ((span - 1) >> BLOCK_BITS) + 1;
     s.blocked = span <= UINT32_MAX && s.nblocks <= 4 * (uint64_t)s.nleaves + 64;
-    s.wide_targets = layout->nrows + 1 > UINT16_MAX;
+    s.target_type = layout->nrows + 1 <= UINT8_MAX    ? "uint8_t"
+                    : layout->nrows + 1 <= UINT16_MAX ? "uint16_t"
+                                                      : "uint32_t";
     return s;
 }
 
@@ -90,8 +93,7 @@ static bool emit_arrays(struct cg_text *t, const struct cg_layout *layout,
     }
     for (size_t i = 0; i < s->nleaves; i++)
         values[i] = layout->leaves[i].target;
-    emit_list_u64(t, s->wide_targets ? "uint32_t" : "uint16_t", "eh_target",
-                  values, s->nleaves);
+    emit_list_u64(t, s->target_type, "eh_target", values, s->nleaves);
     free(values);
     return true;
 }
