@@ -77,9 +77,10 @@ static bool extend(struct rt_cursor *cursor, uint64_t addr)
     return true;
 }
 
-int rt_read_local(void *data, uint64_t addr, unsigned size, uint64_t *value)
+/* Anything but an 8-byte read inside the remembered extent. */
+static int read_other(struct rt_cursor *cursor, uint64_t addr, unsigned size,
+                      uint64_t *value)
 {
-    struct rt_cursor *cursor = data;
     *value = 0;
     if (size > 8 || addr + size < addr)
         return 1;
@@ -99,4 +100,16 @@ int rt_read_local(void *data, uint64_t addr, unsigned size, uint64_t *value)
         return 1;
     memcpy(value, bytes, size);
     return 0;
+}
+
+int rt_read_local(void *data, uint64_t addr, unsigned size, uint64_t *value)
+{
+    struct rt_cursor *cursor = data;
+    uint64_t lo = cursor->stack_lo, extent = cursor->stack_hi - lo;
+    /* The common read: a saved register or return address on the stack. */
+    if (size == 8 && addr >= lo && extent >= 8 && addr - lo <= extent - 8) {
+        memcpy(value, (const void *)(uintptr_t)addr, 8);
+        return 0;
+    }
+    return read_other(cursor, addr, size, value);
 }

@@ -108,42 +108,40 @@ int cfisem_init_remote(struct cfisem_cursor *cursor,
     return result;
 }
 
-/* Phase 2 with the eh_elf. */
+/* Phase 2 with the eh_elf: frame->caller and frame->signal_frame. */
 static int step_eh_elf(struct rt_cursor *c, uint64_t lookup_pc,
-                       struct eh_elf_regs *caller, uint32_t *signal_frame)
+                       struct eh_elf_frame *frame)
 {
     struct eh_elf_env env = {
         .read_memory = c->read ? c->read : rt_read_local,
         .read_register = NULL,
         .data = c->read ? c->read_data : (void *)c,
     };
-    struct eh_elf_frame frame;
     int error = c->object.unwind(lookup_pc - c->object.bias, &c->regs, &env,
-                                 &frame);
+                                 frame);
     if (error == EH_ELF_E_NO_FDE)
         return CFISEM_E_NO_CFI;
     if (error == EH_ELF_E_MEMORY)
         return CFISEM_E_MEMORY;
     if (error != EH_ELF_OK)
         return CFISEM_E_BAD_FRAME;
-    *caller = frame.caller;
-    *signal_frame = frame.signal_frame;
     return CFISEM_OK;
 }
 
+/* Phase 2: frame->caller and frame->signal_frame, by either engine. */
 static int unwind_frame(struct rt_cursor *c, uint64_t lookup_pc,
-                        struct eh_elf_regs *caller, uint32_t *signal_frame)
+                        struct eh_elf_frame *frame)
 {
     if (!(lookup_pc >= c->object.start && lookup_pc < c->object.end) &&
         !rt_find_object(lookup_pc, &c->object))
         return CFISEM_E_NO_OBJECT;
     if (c->object.unwind && !c->interp_only) {
         c->frames_eh_elf++;
-        return step_eh_elf(c, lookup_pc, caller, signal_frame);
+        return step_eh_elf(c, lookup_pc, frame);
     }
     c->frames_interp++;
     rt_count_interp();
-    return rt_step_interp(c, lookup_pc, caller, signal_frame);
+    return rt_step_interp(c, lookup_pc, &frame->caller, &frame->signal_frame);
 }
 
 int cfisem_step(struct cfisem_cursor *cursor)
@@ -153,21 +151,23 @@ int cfisem_step(struct cfisem_cursor *cursor)
         return 0;
     uint64_t pc = c->regs.value[CFISEM_REG_RIP];
     uint64_t lookup_pc = c->caller_frame ? pc - 1 : pc;
-    struct eh_elf_regs caller;
-    uint32_t signal_frame = 0;
-    int result = unwind_frame(c, lookup_pc, &caller, &signal_frame);
-    if (result == CFISEM_OK && (caller.undefined & RIP_BIT))
+    struct eh_elf_frame frame;
+    frame.signal_frame = 0;
+    int result = unwind_frame(c, lookup_pc, &frame);
+    const struct eh_elf_regs *caller = &frame.caller;
+    bool signal_frame = frame.signal_frame != 0;
+    if (result == CFISEM_OK && (caller->undefined & RIP_BIT))
         return 0; /* the clean end of the stack */
     if (result == CFISEM_OK &&
-        (!(caller.known & RIP_BIT) || !(caller.known & RSP_BIT) ||
-         (!signal_frame && caller.value[CFISEM_REG_RSP] <=
+        (!(caller->known & RIP_BIT) || !(caller->known & RSP_BIT) ||
+         (!signal_frame && caller->value[CFISEM_REG_RSP] <=
                                c->regs.value[CFISEM_REG_RSP])))
         result = CFISEM_E_BAD_FRAME;
     if (result != CFISEM_OK) {
         rt_count_failure();
         return result;
     }
-    c->regs = caller;
+    c->regs = *caller;
     c->caller_frame = !signal_frame;
     return 1;
 }
