@@ -233,7 +233,7 @@ $(EH_ELF_DIR)/$(2).%.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 endef
 $(foreach l,$(EH_ELF_LIBS),$(eval $(call eh_elf_rule,$(l),$(notdir $(l)))))
 $(foreach c,$(EH_ELF_CASES),$(eval $(call eh_elf_rule,$(c),cases/$(basename $(notdir $(c))))))
-TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR)) CFISEM_WORKLOAD=$(abspath $(WORKLOAD_DIR))
+TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR))
 
 eh-elfs: $(EH_ELFS)
 
@@ -269,6 +269,7 @@ $(WORKLOAD_DIR)/%.so.eh_elf.so: $(WORKLOAD_DIR)/%.so $(EH_ELF_DEPS) | $(EH_ELF_T
 	$(EH_ELF_TOOL) compile $< -o $@ > /dev/null
 
 workloads: $(WORKLOADS)
+TEST_ENV += CFISEM_WORKLOAD=$(abspath $(WORKLOAD_DIR))
 
 check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EH_ELFS) $(WORKLOADS)
 	@status=0; for t in $(TEST_BINS); do \

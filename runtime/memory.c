@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -38,15 +39,26 @@ static uint64_t probe_pages(uint64_t from)
     return n > 0 ? (uint64_t)n : 0;
 }
 
+/* A signal handler may run between any two of these writes and look at
+ * the pair: the extent is emptied first (hi = 0: no address is inside),
+ * then rebuilt, so that the handler never sees a low end of one extent
+ * with the high end of another. */
 void rt_stack_extent(uint64_t sp, uint64_t *lo, uint64_t *hi)
 {
-    if (!(sp >= known_lo && sp < known_hi)) {
+    uint64_t known_from = known_lo, known_to = known_hi;
+    if (!(sp >= known_from && sp < known_to)) {
         uint64_t from = sp & ~(uint64_t)(PAGE - 1);
+        uint64_t to = from + probe_pages(from) * PAGE;
+        known_hi = 0;
+        atomic_signal_fence(memory_order_seq_cst);
         known_lo = from;
-        known_hi = from + probe_pages(from) * PAGE;
+        atomic_signal_fence(memory_order_seq_cst);
+        known_hi = to;
+        known_from = from;
+        known_to = to;
     }
-    *lo = known_lo;
-    *hi = known_hi;
+    *lo = known_from;
+    *hi = known_to;
 }
 
 bool rt_readable(uint64_t addr, uint64_t size)
@@ -72,7 +84,7 @@ static bool extend(struct rt_cursor *cursor, uint64_t addr)
     if (pages == 0)
         return false;
     if (known_lo == cursor->stack_lo && known_hi == cursor->stack_hi)
-        known_hi += pages * PAGE;
+        known_hi += pages * PAGE; /* one store: a handler sees either */
     cursor->stack_hi += pages * PAGE;
     return true;
 }
