@@ -249,7 +249,8 @@ WORKLOAD_FLAGS := $(CSTD) $(WARN) -O2 -g -fPIC
 WORKLOADS := $(WORKLOAD_DIR)/libcfisem-shapes.so $(WORKLOAD_DIR)/libcfisem-shapes-fp.so \
              $(WORKLOAD_DIR)/libcfisem-shapes-noeh.so \
              $(WORKLOAD_DIR)/libcfisem-shapes.so.eh_elf.so \
-             $(WORKLOAD_DIR)/libcfisem-shapes-fp.so.eh_elf.so
+             $(WORKLOAD_DIR)/libcfisem-shapes-fp.so.eh_elf.so \
+             $(WORKLOAD_DIR)/libcfisem-cxx.so $(WORKLOAD_DIR)/libcfisem-cxx.so.eh_elf.so
 
 $(WORKLOAD_DIR)/mixed/shape_fp.o: bench/workload/shape_fp.c $(WORKLOAD_HDR)
 	@mkdir -p $(dir $@)
@@ -265,6 +266,10 @@ $(WORKLOAD_DIR)/libcfisem-shapes.so $(WORKLOAD_DIR)/libcfisem-shapes-noeh.so: \
 	$(CC) -shared -o $@ $^
 $(WORKLOAD_DIR)/libcfisem-shapes-fp.so: $(WORKLOAD_DIR)/fp/shape_fp.o $(WORKLOAD_DIR)/fp/shapes.o
 	$(CC) -shared -o $@ $^
+CXX ?= g++
+$(WORKLOAD_DIR)/libcfisem-cxx.so: bench/workload/cxx_chain.cc $(WORKLOAD_HDR)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -g -fPIC -shared -o $@ $<
 $(WORKLOAD_DIR)/%.so.eh_elf.so: $(WORKLOAD_DIR)/%.so $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	$(EH_ELF_TOOL) compile $< -o $@ > /dev/null
 

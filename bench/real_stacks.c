@@ -6,7 +6,8 @@
  *
  * The stacks are bench/workload/workload.h's: recursion 10, 100 and
  * 1,000 deep through five frame shapes (the mixed build), the same under
- * qsort_r's comparison callback inside libc, and the frame-pointer build
+ * qsort_r's comparison callback inside libc, a C++ chain through
+ * libstdc++ (its operator new's new-handler), and the frame-pointer build
  * for the frame-pointer walk (the physical floor: one load per frame).
  * At the top of each stack every method unwinds it in turn, and every
  * method's PC list must name the same frames (checked: the run fails
@@ -366,6 +367,9 @@ int main(int argc, char **argv)
     memcpy(&mixed_qsort, &p, sizeof p);
     p = workload_symbol("libcfisem-shapes-fp.so", "workload_recurse");
     memcpy(&fp, &p, sizeof p);
+    recurse_fn *cxx;
+    p = workload_symbol("libcfisem-cxx.so", "workload_cxx");
+    memcpy(&cxx, &p, sizeof p);
     /* CFISEM_EH_ELF_FLAVOUR=table: the system libraries' eh_elfs of the
      * table layout (make eh-elfs builds both). */
     struct cfisem_options options = {
@@ -385,6 +389,8 @@ int main(int argc, char **argv)
         {"recursion 100, mixed shapes", mixed, 100, false},
         {"recursion 1000, mixed shapes", mixed, 1000, false},
         {"qsort_r callback under recursion 10", mixed_qsort, 10, false},
+        {"C++ chain 10 deep through libstdc++'s operator new", cxx, 10,
+         false},
         {"recursion 10, frame pointers", fp, 10, true},
         {"recursion 100, frame pointers", fp, 100, true},
         {"recursion 1000, frame pointers", fp, 1000, true},

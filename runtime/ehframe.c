@@ -149,8 +149,11 @@ static bool augmentation(struct bytes *b, struct cfi_cie *cie)
         } else if (*a == 'L' && take(&aug, 1, &v)) {
             cie->lsda_encoding = (uint8_t)v;
         } else if (*a == 'P' && take(&aug, 1, &v)) {
+            /* Usually indirect (the address of a GOT slot): the pointer
+             * is stepped over, never followed. */
             cie->personality_encoding = (uint8_t)v;
-            if (!take_pointer(&aug, (uint8_t)v, 0, &cie->personality))
+            if (!take_pointer(&aug, (uint8_t)(v & ~CFI_PE_INDIRECT), 0,
+                              &cie->personality))
                 return false;
         } else if (*a == 'S') {
             cie->signal_frame = true;

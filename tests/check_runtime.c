@@ -12,7 +12,9 @@
  *   - the workload's frames went through its eh_elf, the copy's through
  *     the interpreter (counters), or through an eh_elf found by build-id
  *     in a cache that scripts/cfisem-cache filled;
- *   - through libc: qsort_r's comparison callback;
+ *   - through libc: qsort_r's comparison callback; through libstdc++: a
+ *     C++ chain, its operator new and new-handler (eh_elfs and the
+ *     interpreter);
  *   - from a signal handler: cfisem_backtrace through the signal frame,
  *     and a cursor on the handler's ucontext, both against libgcc; and
  *     SIGPROF samples at arbitrary PCs, every walk reaching the bottom;
@@ -61,6 +63,7 @@ typedef uintptr_t uw_get_ip_fn(void *context);
 
 static struct {
     struct workload mixed, fp, noeh;
+    recurse_fn *cxx;      /* libcfisem-cxx.so: through libstdc++ */
     uw_backtrace_fn *backtrace;
     uw_get_ip_fn *get_ip;
 } the;
@@ -100,6 +103,13 @@ static void setup_with(const char *cache_dir)
     load_workload("libcfisem-shapes.so", &the.mixed);
     load_workload("libcfisem-shapes-fp.so", &the.fp);
     load_workload("libcfisem-shapes-noeh.so", &the.noeh);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/libcfisem-cxx.so",
+             getenv("CFISEM_WORKLOAD"));
+    void *cxx = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(cxx != NULL, "dlopen %s: %s", path, dlerror());
+    void *c = symbol(cxx, "workload_cxx");
+    memcpy(&the.cxx, &c, sizeof c);
     void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(gcc != NULL, "dlopen libgcc_s.so.1: %s", dlerror());
     void *b = symbol(gcc, "_Unwind_Backtrace");
@@ -341,6 +351,24 @@ START_TEST(test_engine_interp)
     ck_assert_int_eq(r->last, 0);
     ck_assert_uint_eq(r->stats.frames_eh_elf, 0);
     ck_assert_uint_ge(r->stats.frames_interp, (unsigned)depths[_i]);
+    free(r);
+}
+END_TEST
+
+/* C++ frames (CIEs with a personality and an LSDA, 'zPLR') through
+ * libstdc++'s operator new and its new-handler: _i 0 the eh_elfs, 1
+ * the interpreter on every frame. */
+START_TEST(test_cxx_through_libstdcxx)
+{
+    setup();
+    struct local_result *r = run(the.cxx, 10,
+                                 _i ? leaf_compare_interp : leaf_compare);
+    assert_same_callers(&r->ours, &r->gcc, 12);
+    ck_assert_int_eq(r->last, 0);
+    if (_i)
+        ck_assert_uint_eq(r->stats.frames_eh_elf, 0);
+    else
+        ck_assert_uint_ge(r->stats.frames_eh_elf, 12);
     free(r);
 }
 END_TEST
@@ -741,6 +769,7 @@ static Suite *runtime_suite(void)
     tcase_add_loop_test(local, test_engine_interp, 0, 3);
     tcase_add_loop_test(local, test_frame_pointer_walk, 0, 3);
     tcase_add_test(local, test_qsort_callback);
+    tcase_add_loop_test(local, test_cxx_through_libstdcxx, 0, 2);
     tcase_add_test(local, test_build_id_cache);
     suite_add_tcase(s, local);
     TCase *signals = tcase_create("signals");

@@ -30,6 +30,11 @@ long workload_qsort(int depth, workload_leaf_fn *leaf, void *arg);
  * leaf(arg): a 16 KiB copy of the stack, as perf takes, holds them. */
 long workload_recurse_small(int depth, workload_leaf_fn *leaf, void *arg);
 
+/* In its own object (libcfisem-cxx.so, bench/workload/cxx_chain.cc):
+ * `depth` C++ frames with destructors, then libstdc++'s operator new,
+ * whose new-handler calls leaf(arg). */
+long workload_cxx(int depth, workload_leaf_fn *leaf, void *arg);
+
 /* Reads *p with its first instruction: given NULL, a fault whose PC is
  * the function's first byte (the previous byte is another function's,
  * or no function's), under `depth` frames of workload_recurse. */
