@@ -7,7 +7,8 @@
  * The stacks are bench/workload/workload.h's: recursion 10, 100 and
  * 1,000 deep through five frame shapes (the mixed build), the same under
  * qsort_r's comparison callback inside libc, a C++ chain through
- * libstdc++ (its operator new's new-handler), and the frame-pointer build
+ * libstdc++ (its ostream writing into our stream buffer), and the
+ * frame-pointer build
  * for the frame-pointer walk (the physical floor: one load per frame).
  * At the top of each stack every method unwinds it in turn, and every
  * method's PC list must name the same frames (checked: the run fails
@@ -389,7 +390,7 @@ int main(int argc, char **argv)
         {"recursion 100, mixed shapes", mixed, 100, false},
         {"recursion 1000, mixed shapes", mixed, 1000, false},
         {"qsort_r callback under recursion 10", mixed_qsort, 10, false},
-        {"C++ chain 10 deep through libstdc++'s operator new", cxx, 10,
+        {"C++ chain 10 deep through libstdc++'s ostream", cxx, 10,
          false},
         {"recursion 10, frame pointers", fp, 10, true},
         {"recursion 100, frame pointers", fp, 100, true},

@@ -127,13 +127,18 @@ static void assert_unwind_library(const char *root)
         "int main(void) { cfisem_prepare(NULL); int n = depth(2);"
         " printf(\"%d\\n\", n); return n >= 3 ? 0 : 1; }\n";
     ck_assert_int_eq(test_write_file(source, program, strlen(program)), 0);
+    /* A sanitized build installs a sanitized library: the program must
+     * be built the same way. */
+    const char *sanitize = getenv("CFISEM_SANITIZE");
+    const char *flags = sanitize && !strcmp(sanitize, "1")
+                            ? "-fsanitize=address,undefined" : "";
     snprintf(command, sizeof command,
              "cd '%s' && export PKG_CONFIG_SYSROOT_DIR='%s' "
              "PKG_CONFIG_PATH='%s/usr/lib/pkgconfig' && "
-             "cc -O0 -Wall -Werror -o bt bt.c $(pkg-config --cflags --libs "
+             "cc -O0 -Wall -Werror %s -o bt bt.c $(pkg-config --cflags --libs "
              "cfisem-unwind) && LD_LIBRARY_PATH='%s/usr/lib' ./bt > /dev/null "
              "&& rm -f bt bt.c",
-             root, root, root, root);
+             root, root, root, flags, root);
     ck_assert_msg(shell(command) == 0,
                   "a program does not build or run with libcfisem-unwind");
 }

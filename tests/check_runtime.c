@@ -13,8 +13,8 @@
  *     the interpreter (counters), or through an eh_elf found by build-id
  *     in a cache that scripts/cfisem-cache filled;
  *   - through libc: qsort_r's comparison callback; through libstdc++: a
- *     C++ chain, its operator new and new-handler (eh_elfs and the
- *     interpreter);
+ *     C++ chain, then its ostream into our stream buffer (eh_elfs and
+ *     the interpreter);
  *   - from a signal handler: cfisem_backtrace through the signal frame,
  *     and a cursor on the handler's ucontext, both against libgcc; and
  *     SIGPROF samples at arbitrary PCs, every walk reaching the bottom;
@@ -356,8 +356,8 @@ START_TEST(test_engine_interp)
 END_TEST
 
 /* C++ frames (CIEs with a personality and an LSDA, 'zPLR') through
- * libstdc++'s operator new and its new-handler: _i 0 the eh_elfs, 1
- * the interpreter on every frame. */
+ * libstdc++'s ostream into our stream buffer: _i 0 the eh_elfs, 1 the
+ * interpreter on every frame. */
 START_TEST(test_cxx_through_libstdcxx)
 {
     setup();

@@ -1,10 +1,9 @@
 // cxx_chain.cc — a C++ stack through libstdc++ (workload.h): `depth`
 // frames with destructors to run (their FDEs have an LSDA), then
-// libstdc++'s operator new, which calls the new-handler when the
-// allocation fails; the handler calls the leaf, then throws
-// std::bad_alloc, which the innermost frame catches.
-#include <cstddef>
-#include <new>
+// libstdc++'s std::ostream::operator<<(long) and its num_put, which
+// write into a stream buffer of ours; its xsputn calls the leaf.
+#include <ostream>
+#include <streambuf>
 
 #include "workload.h"
 
@@ -15,39 +14,53 @@ struct Guard {
     ~Guard() { value = 0; }
 };
 
-workload_leaf_fn *current_leaf;
-void *current_arg;
+class LeafBuffer : public std::streambuf {
+public:
+    LeafBuffer(workload_leaf_fn *leaf, void *arg) : leaf_(leaf), arg_(arg) {}
 
-void call_leaf_then_fail()
-{
-    std::set_new_handler(nullptr);
-    current_leaf(current_arg);
-    throw std::bad_alloc();
-}
+protected:
+    std::streamsize xsputn(const char *, std::streamsize n) override
+    {
+        call_leaf();
+        return n;
+    }
+    int_type overflow(int_type c) override
+    {
+        call_leaf();
+        return traits_type::not_eof(c);
+    }
 
-long chain(int depth);
-long (*volatile chain_call)(int) = chain;
+private:
+    void call_leaf()
+    {
+        if (!called_) {
+            called_ = true;
+            leaf_(arg_);
+        }
+    }
+    workload_leaf_fn *leaf_;
+    void *arg_;
+    bool called_ = false;
+};
 
-long chain(int depth)
+long chain(int depth, LeafBuffer *buffer);
+long (*volatile chain_call)(int, LeafBuffer *) = chain;
+
+long chain(int depth, LeafBuffer *buffer)
 {
     Guard guard{depth};
     if (depth <= 0) {
-        std::set_new_handler(call_leaf_then_fail);
-        try {
-            void *p = ::operator new(static_cast<std::size_t>(-1) / 4);
-            ::operator delete(p);
-        } catch (const std::bad_alloc &) {
-        }
+        std::ostream out(buffer);
+        out << 1234567L;
         return 1;
     }
-    return chain_call(depth - 1) + guard.value;
+    return chain_call(depth - 1, buffer) + guard.value;
 }
 
 } // namespace
 
 extern "C" long workload_cxx(int depth, workload_leaf_fn *leaf, void *arg)
 {
-    current_leaf = leaf;
-    current_arg = arg;
-    return chain(depth);
+    LeafBuffer buffer(leaf, arg);
+    return chain(depth, &buffer);
 }

@@ -31,8 +31,9 @@ long workload_qsort(int depth, workload_leaf_fn *leaf, void *arg);
 long workload_recurse_small(int depth, workload_leaf_fn *leaf, void *arg);
 
 /* In its own object (libcfisem-cxx.so, bench/workload/cxx_chain.cc):
- * `depth` C++ frames with destructors, then libstdc++'s operator new,
- * whose new-handler calls leaf(arg). */
+ * `depth` C++ frames with destructors, then libstdc++'s
+ * ostream::operator<<(long), which writes into a stream buffer whose
+ * xsputn calls leaf(arg). */
 long workload_cxx(int depth, workload_leaf_fn *leaf, void *arg);
 
 /* Reads *p with its first instruction: given NULL, a fault whose PC is
