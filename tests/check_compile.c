@@ -941,13 +941,15 @@ START_TEST(test_overlaps_and_failures)
 }
 END_TEST
 
+/* _i: the tree layout, then the table layout. */
 START_TEST(test_hand_rows_v1)
 {
     struct hand_rows h;
     struct cfi_file *file;
     struct sem_file_il *il = hand_il(&h, &file);
     char *dir = test_temp_dir();
-    struct cg_program *program = generate(il, CG_ABI_V1);
+    struct cg_program *program = generate_search(
+        il, CG_ABI_V1, _i ? CG_SEARCH_TABLE : CG_SEARCH_TREE);
     struct cg_eh_elf *eh = build_and_load(program, dir, "hand_v1");
     struct memories m;
     memories_open(&m, NULL);
@@ -1310,7 +1312,7 @@ int main(void)
     tcase_set_timeout(v1, 900);
     tcase_add_test(v1, test_v1_cases);
     tcase_add_test(v1, test_v1_libc);
-    tcase_add_test(v1, test_hand_rows_v1);
+    tcase_add_loop_test(v1, test_hand_rows_v1, 0, 2);
     suite_add_tcase(suite, v1);
     TCase *c = tcase_create("generated_c");
     tcase_set_timeout(c, 900);
