@@ -10,8 +10,9 @@
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
-#   make install    the binary, manual pages, eh_elf.h and the bash
-#                   completion under $(DESTDIR)$(PREFIX) (/usr/local);
+#   make install    the binary, manual pages, eh_elf.h, the bash
+#                   completion and libcfisem-unwind (.a, .so, header,
+#                   pkg-config file) under $(DESTDIR)$(PREFIX) (/usr/local);
 #                   make uninstall removes them
 #   make paper-data run the tools, write the paper's data: paper/generated/
 #   make paper      paper-data, then build/paper/cfisem.pdf (LaTeX from Debian)
@@ -25,7 +26,7 @@ CC       ?= cc
 BUILD    ?= build
 SANITIZE ?=
 
-LIB_MODULES := $(foreach m,fuzz diff compile interp synth semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
+LIB_MODULES := $(foreach m,fuzz diff compile runtime interp synth semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
@@ -57,8 +58,8 @@ DWARF_LIBS   := -l:libdwarf.a -lelf -lz
 LIBS     := $(PKG_LIBS) $(DWARF_LIBS) -ldl -lpthread -lm
 CFLAGS   += $(PKG_CFLAGS) $(DWARF_CFLAGS)
 
-lib_srcs  = $(wildcard $(1)/*.c)
-lib_objs  = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
+lib_srcs  = $(wildcard $(1)/*.c $(1)/*.S)
+lib_objs  = $(patsubst %,$(BUILD)/obj/%.o,$(basename $(call lib_srcs,$(1))))
 LIBFILES := $(foreach m,$(LIB_MODULES),$(BUILD)/lib$(m).a)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard cli/*.c))
 TEST_SRCS := $(wildcard tests/check_*.c)
@@ -75,6 +76,7 @@ CASE_SOS  := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/cases/%.so,$(CASE_SRCS)
 # relocating, which the loader does as readelf does.
 CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS))
 
+.PHONY: runtime-libs workloads
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
         man completion install uninstall \
         corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data
@@ -83,10 +85,10 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 # does not rebuild them.
 .SECONDARY:
 
-all: $(BUILD)/cfisem
+all: $(BUILD)/cfisem $(RT_LIBS)
 
 help:
-	@sed -n '3,19p' Makefile
+	@sed -n '3,18p' Makefile
 
 deps:
 	@scripts/install-deps
@@ -120,6 +122,57 @@ demo: deps
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -c -o $@ $<
+
+# ---- libcfisem-unwind (runtime/: the run-time unwinder) -----------------
+# runtime/, interp/ (its fallback) and the one file of cfi/ the
+# interpreter uses, compiled again as position-independent code into a
+# static and a shared library. The shared one exports cfisem_* only
+# (runtime/exports.map); its thread-local data uses the initial-exec
+# model, so that reaching it from a signal handler never allocates.
+CFISEM_VERSION := $(shell sed -n 's/^\#define CFISEM_VERSION "\(.*\)"/\1/p' cli/cli.h)
+RT_SRCS := $(wildcard runtime/*.c runtime/*.S) $(filter-out interp/lookup.c,$(wildcard interp/*.c)) cfi/cfi.c
+RT_PIC_OBJS := $(patsubst %,$(BUILD)/pic/%.o,$(basename $(RT_SRCS)))
+RT_PIC_FLAGS := -fPIC -ftls-model=initial-exec -fvisibility=default
+RT_LIBS := $(BUILD)/libcfisem-unwind.a $(BUILD)/libcfisem-unwind.so $(BUILD)/cfisem-unwind.pc
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(RT_PIC_FLAGS) -c -o $@ $<
+
+$(BUILD)/pic/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(RT_PIC_FLAGS) -c -o $@ $<
+
+$(BUILD)/libcfisem-unwind.a: $(RT_PIC_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libcfisem-unwind.so: $(RT_PIC_OBJS) runtime/exports.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libcfisem-unwind.so.0 \
+	  -Wl,--version-script=runtime/exports.map -Wl,--no-undefined \
+	  -o $@ $(RT_PIC_OBJS) -ldl -lpthread
+
+# $(1) the prefix it names; written by the build (for this tree) and
+# again by make install (for the prefix installed to).
+define rt_pc_text
+printf '%s\n' 'prefix=$(1)' 'libdir=$${prefix}/lib' \
+  'includedir=$${prefix}/include/cfisem' '' \
+  'Name: cfisem-unwind' \
+  'Description: stack unwinding through eh_elfs (compiled DWARF CFI)' \
+  'Version: $(CFISEM_VERSION)' \
+  'Cflags: -I$${includedir}' \
+  'Libs: -L$${libdir} -lcfisem-unwind' 'Libs.private: -ldl -lpthread'
+endef
+
+$(BUILD)/cfisem-unwind.pc: Makefile
+	@mkdir -p $(dir $@)
+	$(call rt_pc_text,$(PREFIX)) > $@
+
+runtime-libs: $(RT_LIBS)
+
 
 define lib_rule
 $(BUILD)/lib$(1).a: $(call lib_objs,$(1))
@@ -178,9 +231,13 @@ EH_ELF_CASES ?= $(CASE_SOS)
 EH_ELF_LIBS := $(foreach l,libc.so.6 ld-linux-x86-64.so.2 libstdc++.so.6,\
                  $(firstword $(wildcard /lib/x86_64-linux-gnu/$(l) /usr/lib/x86_64-linux-gnu/$(l))))
 EH_ELFS     :=
-# $(1) the ELF file, $(2) the eh_elf's name without ABI and suffix
+# $(1) the ELF file, $(2) the eh_elf's name without ABI and suffix.
+# NAME.table.eh_elf.so: the full ABI with the table layout (--layout table).
 define eh_elf_rule
-EH_ELFS += $(foreach a,full v1,$(EH_ELF_DIR)/$(2).$(a).eh_elf.so)
+EH_ELFS += $(foreach a,full v1 table,$(EH_ELF_DIR)/$(2).$(a).eh_elf.so)
+$(EH_ELF_DIR)/$(2).table.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $$(dir $$@)
+	$(EH_ELF_TOOL) compile $(1) -o $$@ --layout table > /dev/null
 $(EH_ELF_DIR)/$(2).%.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	@mkdir -p $$(dir $$@)
 	$(EH_ELF_TOOL) compile $(1) -o $$@ --abi $$* > /dev/null
@@ -191,21 +248,68 @@ TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR))
 
 eh-elfs: $(EH_ELFS)
 
-check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS)
+# Stacks to unwind (bench/workload/workload.h), for the run-time tests and
+# the real-stack benchmark: the mixed build (shape_fp.c with frame
+# pointers, the rest without), the same with frame pointers everywhere
+# (for the frame-pointer walk), and a copy of the mixed build without an
+# eh_elf (the interpreter fallback). The eh_elfs sit beside the objects,
+# where the run-time library looks first.
+WORKLOAD_DIR ?= $(BUILD)/workload
+WORKLOAD_HDR := bench/workload/workload.h
+WORKLOAD_FLAGS := $(CSTD) $(WARN) -O2 -g -fPIC
+WORKLOADS := $(WORKLOAD_DIR)/libcfisem-shapes.so $(WORKLOAD_DIR)/libcfisem-shapes-fp.so \
+             $(WORKLOAD_DIR)/libcfisem-shapes-noeh.so \
+             $(WORKLOAD_DIR)/libcfisem-shapes.so.eh_elf.so \
+             $(WORKLOAD_DIR)/libcfisem-shapes-fp.so.eh_elf.so \
+             $(WORKLOAD_DIR)/libcfisem-cxx.so $(WORKLOAD_DIR)/libcfisem-cxx.so.eh_elf.so
+
+$(WORKLOAD_DIR)/mixed/shape_fp.o: bench/workload/shape_fp.c $(WORKLOAD_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(WORKLOAD_FLAGS) -fno-omit-frame-pointer -c -o $@ $<
+$(WORKLOAD_DIR)/mixed/%.o: bench/workload/%.c $(WORKLOAD_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(WORKLOAD_FLAGS) -fomit-frame-pointer -c -o $@ $<
+$(WORKLOAD_DIR)/fp/%.o: bench/workload/%.c $(WORKLOAD_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(WORKLOAD_FLAGS) -fno-omit-frame-pointer -c -o $@ $<
+$(WORKLOAD_DIR)/libcfisem-shapes.so $(WORKLOAD_DIR)/libcfisem-shapes-noeh.so: \
+  $(WORKLOAD_DIR)/mixed/shape_fp.o $(WORKLOAD_DIR)/mixed/shapes.o
+	$(CC) -shared -o $@ $^
+$(WORKLOAD_DIR)/libcfisem-shapes-fp.so: $(WORKLOAD_DIR)/fp/shape_fp.o $(WORKLOAD_DIR)/fp/shapes.o
+	$(CC) -shared -o $@ $^
+CXX ?= g++
+$(WORKLOAD_DIR)/libcfisem-cxx.so: bench/workload/cxx_chain.cc $(WORKLOAD_HDR)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -g -fPIC -shared -o $@ $<
+$(WORKLOAD_DIR)/%.so.eh_elf.so: $(WORKLOAD_DIR)/%.so $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	$(EH_ELF_TOOL) compile $< -o $@ > /dev/null
+
+workloads: $(WORKLOADS)
+TEST_ENV += CFISEM_WORKLOAD=$(abspath $(WORKLOAD_DIR))
+
+check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS) \
+             $(WORKLOADS)
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \
 	done; exit $$status
 
-check-asan: eh-elfs
+check-asan: eh-elfs workloads
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 EH_ELF_DIR=$(abspath $(EH_ELF_DIR)) \
+	  WORKLOAD_DIR=$(abspath $(WORKLOAD_DIR)) \
 	  EH_ELF_TOOL=$(abspath $(EH_ELF_TOOL)) EH_ELF_DEPS= \
 	  EH_ELF_CASES="$(abspath $(CASE_SOS))" check-plain
 
 check: check-plain
 	$(MAKE) check-asan
 
-bench: $(BENCH_BINS) $(BUILD)/cfisem
+# The real-stack benchmarks unwind their own frames too: their eh_elfs sit
+# beside them, where libcfisem-unwind looks first.
+BENCH_EH_ELFS := $(BUILD)/bench/real_stacks.eh_elf.so $(BUILD)/bench/samples.eh_elf.so
+$(BUILD)/bench/%.eh_elf.so: $(BUILD)/bench/% | $(BUILD)/cfisem
+	$(BUILD)/cfisem compile $< -o $@ > /dev/null
+
+bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(EH_ELFS) $(BENCH_EH_ELFS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
 	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
 
@@ -264,6 +368,8 @@ BINDIR  := $(DESTDIR)$(PREFIX)/bin
 MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
 INCDIR  := $(DESTDIR)$(PREFIX)/include/cfisem
 COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+LIBDIR  := $(DESTDIR)$(PREFIX)/lib
+PCDIR   := $(LIBDIR)/pkgconfig
 
 $(BUILD)/man/cfisem.1: $(BUILD)/cfisem scripts/man.sh
 	scripts/man.sh $(BUILD)/cfisem $(BUILD)/man
@@ -274,17 +380,26 @@ $(BUILD)/cfisem.bash: $(BUILD)/cfisem scripts/completion.sh
 man: $(BUILD)/man/cfisem.1
 completion: $(BUILD)/cfisem.bash
 
-install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash
-	install -d $(BINDIR) $(MANDIR) $(INCDIR) $(COMPDIR)
+install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash $(RT_LIBS)
+	install -d $(BINDIR) $(MANDIR) $(INCDIR) $(COMPDIR) $(LIBDIR) $(PCDIR)
 	install -m 755 $(BUILD)/cfisem $(BINDIR)/cfisem
 	install -m 644 $(BUILD)/man/*.1 $(MANDIR)/
 	install -m 644 compile/eh_elf.h $(INCDIR)/eh_elf.h
 	install -m 644 $(BUILD)/cfisem.bash $(COMPDIR)/cfisem
+	install -m 644 runtime/cfisem-unwind.h $(INCDIR)/cfisem-unwind.h
+	install -m 644 $(BUILD)/libcfisem-unwind.a $(LIBDIR)/libcfisem-unwind.a
+	install -m 755 $(BUILD)/libcfisem-unwind.so $(LIBDIR)/libcfisem-unwind.so.0
+	ln -sf libcfisem-unwind.so.0 $(LIBDIR)/libcfisem-unwind.so
+	$(call rt_pc_text,$(PREFIX)) > $(PCDIR)/cfisem-unwind.pc
 
 uninstall:
 	rm -f $(BINDIR)/cfisem $(MANDIR)/cfisem.1 $(MANDIR)/cfisem-*.1 \
 	      $(INCDIR)/eh_elf.h $(COMPDIR)/cfisem
-	-rmdir $(INCDIR) 2>/dev/null
+	rm -f $(INCDIR)/cfisem-unwind.h $(LIBDIR)/libcfisem-unwind.a \
+	      $(LIBDIR)/libcfisem-unwind.so.0 $(LIBDIR)/libcfisem-unwind.so \
+	      $(PCDIR)/cfisem-unwind.pc
+	-rmdir $(INCDIR) $(PCDIR) 2>/dev/null
+
 # ---- The paper (paper/: see paper/README.md) --------------------------
 # paper-data runs the tools and writes paper/generated/ (every number and
 # table of the paper); paper builds build/paper/cfisem.pdf with latexmk
@@ -318,4 +433,4 @@ paper: paper-data
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic -name '*.d' 2>/dev/null)

@@ -4,12 +4,15 @@
  *   build/bench/eh_elf [PAIRS] [ROUNDS]
  *
  *   1. sizes: eh_elf .text (and .rodata) over .eh_frame bytes, for
- *      libc.so.6, ld-linux-x86-64.so.2 and libstdc++.so.6;
+ *      libc.so.6, ld-linux-x86-64.so.2 and libstdc++.so.6, with each
+ *      search layout (tree: the if/else search in code; table: sorted
+ *      offsets as data, compile/table.c);
  *   2. the time to build libc's eh_elf with -j 1 and -j 2: wall time,
- *      and the compilers' CPU time;
+ *      and the compilers' CPU time, each layout;
  *   3. per-frame unwind time on the same random (PC, state) pairs of
- *      libc, row lookup included, every engine in one run, as ratios to
- *      the compiled eh_elf. An engine is one line of `engines` in main.
+ *      libc, row lookup included, every engine (and both layouts) in one
+ *      run, as ratios to the compiled eh_elf. An engine is one line of
+ *      `engines` in per_frame.
  *
  * Not a test: the numbers depend on the machine and on what else runs on
  * it. Timings are the best of ROUNDS (default 5) rounds, engines
@@ -53,14 +56,17 @@ static void die(const char *what, const struct cfi_diag *diag)
 
 struct subject {
     char path[256];
+    enum cg_search_kind kind;
     struct cfi_file *file;
     struct sem_file_il *il;
     struct cg_program *program;
     double generate_seconds;
 };
 
-static void open_subject(struct subject *s, const char *name)
+static void open_subject(struct subject *s, const char *name,
+                         enum cg_search_kind kind)
 {
+    s->kind = kind;
     struct cfi_diag diag;
     snprintf(s->path, sizeof s->path, "/lib/x86_64-linux-gnu/%s", name);
     if (access(s->path, R_OK) != 0)
@@ -69,7 +75,8 @@ static void open_subject(struct subject *s, const char *name)
         die(s->path, &diag);
     double start = now();
     if (sem_file_il_build(s->file, &s->il) != CFI_OK ||
-        cg_generate(s->il, CG_ABI_FULL, &s->program, &diag) != CFI_OK)
+        cg_generate_search(s->il, CG_ABI_FULL, kind, &s->program, &diag) !=
+            CFI_OK)
         die(s->path, &diag);
     s->generate_seconds = now() - start;
 }
@@ -103,22 +110,29 @@ static void sizes(const char *dir)
 {
     static const char *const names[] = {"libc.so.6", "ld-linux-x86-64.so.2",
                                         "libstdc++.so.6"};
-    printf("== sizes (full ABI)\n%-22s %10s %10s %8s %7s %8s %8s\n", "file",
-           ".eh_frame", ".text", ".rodata", "ratio", "gen s", "build s");
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    printf("== sizes (full ABI; ratio: .text / .eh_frame, all: (.text + "
+           ".rodata) / .eh_frame)\n%-22s %-6s %10s %10s %8s %7s %6s %7s %8s\n",
+           "file", "layout", ".eh_frame", ".text", ".rodata", "ratio", "all",
+           "gen s", "build s");
+    for (size_t k = 0; k < 2 * sizeof names / sizeof names[0]; k++) {
+        size_t i = k / 2;
+        enum cg_search_kind kind = k % 2 ? CG_SEARCH_TABLE : CG_SEARCH_TREE;
         struct subject s = {0};
-        open_subject(&s, names[i]);
+        open_subject(&s, names[i], kind);
         char output[512];
-        snprintf(output, sizeof output, "%s/%s.eh_elf.so", dir, names[i]);
+        snprintf(output, sizeof output, "%s/%s.%s.eh_elf.so", dir, names[i],
+                 cg_search_kind_name(kind));
         double wall, cpu;
         build(&s, output, 0, &wall, &cpu);
         struct cg_sizes z;
         struct cfi_diag diag;
         if (cg_section_sizes(output, &z, &diag) != CFI_OK)
             die(output, &diag);
-        printf("%-22s %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %6.2fx %8.2f "
-               "%8.2f\n", names[i], s.file->eh_frame_size, z.text, z.rodata,
-               (double)z.text / (double)s.file->eh_frame_size,
+        printf("%-22s %-6s %10" PRIu64 " %10" PRIu64 " %8" PRIu64
+               " %6.2fx %5.2fx %7.2f %8.2f\n", names[i],
+               cg_search_kind_name(kind), s.file->eh_frame_size, z.text,
+               z.rodata, (double)z.text / (double)s.file->eh_frame_size,
+               (double)(z.text + z.rodata) / (double)s.file->eh_frame_size,
                s.generate_seconds, wall);
         printf("%-22s leaves %zu, rows %zu, rule sets %zu, nodes %zu, "
                "parts %zu\n", "", s.program->stats.leaves, s.program->stats.rows,
@@ -129,14 +143,15 @@ static void sizes(const char *dir)
     }
 }
 
-static void build_times(const char *dir)
+static void build_times(const char *dir, enum cg_search_kind kind)
 {
     struct subject s = {0};
-    open_subject(&s, "libc.so.6");
+    open_subject(&s, "libc.so.6", kind);
     char output[512];
     snprintf(output, sizeof output, "%s/libc.eh_elf.so", dir);
-    printf("\n== building libc's eh_elf (%zu units; generation %.2f s)\n",
-           s.program->nunits, s.generate_seconds);
+    printf("\n== building libc's eh_elf, %s layout (%zu units; generation "
+           "%.2f s)\n", cg_search_kind_name(kind), s.program->nunits,
+           s.generate_seconds);
     for (unsigned jobs = 1; jobs <= 2; jobs++) {
         double wall, cpu;
         build(&s, output, jobs, &wall, &cpu);
@@ -158,6 +173,7 @@ struct engines_env {
     const struct cfi_file *file;
     const struct sem_file_il *il;
     const struct cg_eh_elf *eh;
+    const struct cg_eh_elf *eh_table; /* the same, table layout */
     void *libunwind;
     /* the state pool, and the same states in eh_elf.h's form */
     const struct cfi_regs *states;
@@ -187,17 +203,39 @@ static int read_memory(void *data, uint64_t addr, unsigned size,
     return memory->read(memory->env, addr, size, value) != CFI_OK;
 }
 
-static enum cfi_status run_eh_elf(const struct engines_env *env,
-                                  const struct cfi_request *request,
-                                  struct cfi_frame *frame)
+static enum cfi_status eh_elf_direct(const struct cg_eh_elf *eh,
+                                     const struct engines_env *env,
+                                     const struct cfi_request *request,
+                                     struct cfi_frame *frame)
 {
     struct eh_elf_env eh_env = {read_memory, NULL, (void *)&request->memory};
     struct eh_elf_frame out;
-    int error = cg_eh_elf_entry(env->eh)(
+    int error = cg_eh_elf_entry(eh)(
         request->pc, &env->eh_states[request->callee - env->states], &eh_env,
         &out);
     frame->status = (enum cfi_status)error;
     return frame->status;
+}
+
+static enum cfi_status run_eh_elf(const struct engines_env *env,
+                                  const struct cfi_request *request,
+                                  struct cfi_frame *frame)
+{
+    return eh_elf_direct(env->eh, env, request, frame);
+}
+
+static enum cfi_status run_eh_elf_table(const struct engines_env *env,
+                                        const struct cfi_request *request,
+                                        struct cfi_frame *frame)
+{
+    return eh_elf_direct(env->eh_table, env, request, frame);
+}
+
+static enum cfi_status run_compiled_table(const struct engines_env *env,
+                                          const struct cfi_request *request,
+                                          struct cfi_frame *frame)
+{
+    return cg_unwind(env->eh_table, request, frame);
 }
 
 static enum cfi_status run_il(const struct engines_env *env,
@@ -303,25 +341,43 @@ static void time_all(const struct engine *engines, size_t n,
     free(unwound);
 }
 
-static void per_frame(const char *dir, size_t count, int rounds)
+static struct cg_eh_elf *build_and_load(const char *dir, const char *name,
+                                        enum cg_search_kind kind)
 {
     struct subject s = {0};
-    open_subject(&s, "libc.so.6");
+    open_subject(&s, name, kind);
     char output[512];
-    snprintf(output, sizeof output, "%s/libc.eh_elf.so", dir);
+    snprintf(output, sizeof output, "%s/%s.%s.eh_elf.so", dir, name,
+             cg_search_kind_name(kind));
     double wall, cpu;
     build(&s, output, 0, &wall, &cpu);
     struct cfi_diag diag;
-    struct engines_env env = {s.file, s.il, NULL, NULL, NULL, NULL};
     struct cg_eh_elf *eh;
     if (cg_load(output, &eh, &diag) != CFI_OK)
         die(output, &diag);
+    unlink(output);
+    close_subject(&s);
+    return eh;
+}
+
+static void per_frame(const char *dir, size_t count, int rounds)
+{
+    struct subject s = {0};
+    open_subject(&s, "libc.so.6", CG_SEARCH_TREE);
+    struct cfi_diag diag;
+    struct engines_env env = {s.file, s.il, NULL, NULL, NULL, NULL, NULL};
+    struct cg_eh_elf *eh = build_and_load(dir, "libc.so.6", CG_SEARCH_TREE);
+    struct cg_eh_elf *eh_table = build_and_load(dir, "libc.so.6",
+                                                CG_SEARCH_TABLE);
     env.eh = eh;
+    env.eh_table = eh_table;
     if (diff_libunwind_open(s.file, &env.libunwind, &diag) != CFI_OK)
         die("libunwind", &diag);
     const struct engine engines[] = {
         {"compiled (eh_elf, cg_unwind)", run_compiled},
         {"eh_elf_unwind (eh_elf.h, no cfi_frame)", run_eh_elf},
+        {"compiled, table layout (cg_unwind)", run_compiled_table},
+        {"eh_elf_unwind, table layout", run_eh_elf_table},
         {"il (IL evaluator, prepared rows)", run_il},
         {"interp (direct interpreter)", run_interp},
         {"libunwind unw_step (UNW_CACHE_GLOBAL)", run_libunwind},
@@ -350,7 +406,7 @@ static void per_frame(const char *dir, size_t count, int rounds)
     free(eh_states);
     diff_libunwind_close(env.libunwind);
     cg_unload(eh);
-    unlink(output);
+    cg_unload(eh_table);
     close_subject(&s);
 }
 
@@ -368,7 +424,8 @@ int main(int argc, char **argv)
         return 1;
     }
     sizes(dir);
-    build_times(dir);
+    build_times(dir, CG_SEARCH_TREE);
+    build_times(dir, CG_SEARCH_TABLE);
     per_frame(dir, count, rounds);
     rmdir(dir);
     return 0;

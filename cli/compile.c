@@ -11,7 +11,7 @@
 
 static const char usage[] =
     "usage: cfisem compile FILE -o OUT.eh_elf.so [--emit-c OUT.c]\n"
-    "                      [--abi full|v1] [-j N]\n"
+    "                      [--abi full|v1] [--layout tree|table] [-j N]\n"
     "\n"
     "Compiles the call frame information of FILE (.eh_frame, .debug_frame)\n"
     "into an eh_elf: a shared object whose code unwinds one frame at any\n"
@@ -24,6 +24,10 @@ static const char usage[] =
     "  --abi A       full (default): registers 0-16, their status, error\n"
     "                classes; v1: the 2018-2019 ABI (_eh_elf: rip, rsp, rbp,\n"
     "                rbx and an error bit)\n"
+    "  --layout L    how the eh_elf finds a PC's row: tree (default), an\n"
+    "                if/else binary search in code; table, sorted 16-bit\n"
+    "                start offsets as data with a 64 KiB block index (0.5 to\n"
+    "                0.7 times the tree layout's size); both for either ABI\n"
     "  -j N          compile N translation units at a time (default: the\n"
     "                number of CPUs)\n"
     "\n"
@@ -49,6 +53,7 @@ struct options {
     const char *output;
     const char *emit_c;
     enum cg_abi abi;
+    enum cg_search_kind search;
     unsigned jobs;
 };
 
@@ -56,7 +61,8 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
 {
     const char *arg = argv[*i];
     bool takes_value = !strcmp(arg, "-o") || !strcmp(arg, "--emit-c") ||
-                       !strcmp(arg, "--abi") || !strcmp(arg, "-j");
+                       !strcmp(arg, "--abi") || !strcmp(arg, "-j") ||
+                       !strcmp(arg, "--layout");
     if (!takes_value)
         return cli_usage_error("compile", "unknown option", arg);
     if (*i + 1 >= argc)
@@ -69,6 +75,9 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
         o->emit_c = value;
     else if (!strcmp(arg, "--abi") && !cg_abi_parse(value, &o->abi))
         return cli_usage_error("compile", "unknown ABI", value);
+    else if (!strcmp(arg, "--layout") &&
+             !cg_search_kind_parse(value, &o->search))
+        return cli_usage_error("compile", "unknown layout", value);
     else if (!strcmp(arg, "-j")) {
         if (!cli_parse_u64(value, &jobs) || jobs == 0 || jobs > 1024)
             return cli_usage_error("compile", "bad job count", value);
@@ -154,7 +163,8 @@ static int compile_file(const struct options *o, const struct cfi_file *file)
     bool malformed = il->nfailed > 0;
     if (malformed)
         report_first_failure(o->path, file, il);
-    enum cfi_status status = cg_generate(il, o->abi, &program, &diag);
+    enum cfi_status status = cg_generate_search(il, o->abi, o->search, &program,
+                                                &diag);
     double generated = now();
     int result = CLI_OK;
     if (status != CFI_OK) {
@@ -196,7 +206,7 @@ int cli_compile(int argc, char **argv)
             fputs(usage, stdout);
             return CLI_OK;
         }
-    struct options o = {NULL, NULL, NULL, CG_ABI_FULL, 0};
+    struct options o = {NULL, NULL, NULL, CG_ABI_FULL, CG_SEARCH_TREE, 0};
     int result = parse_options(argc, argv, &o);
     if (result != CLI_OK)
         return result;

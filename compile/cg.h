@@ -54,6 +54,18 @@ enum cg_abi {
 const char *cg_abi_name(enum cg_abi abi);
 bool cg_abi_parse(const char *text, enum cg_abi *abi);
 
+/* How the generated code finds the leaf of a PC. */
+enum cg_search_kind {
+    CG_SEARCH_TREE,  /* an if/else binary search in code (the default) */
+    CG_SEARCH_TABLE, /* sorted start offsets as data, 16-bit within 64 KiB
+                        blocks with a block index, and a binary search
+                        over them (compile/table.c): smaller */
+};
+
+/* "tree" / "table"; parsing returns false for anything else. */
+const char *cg_search_kind_name(enum cg_search_kind kind);
+bool cg_search_kind_parse(const char *text, enum cg_search_kind *kind);
+
 /* Figures of a generation. */
 struct cg_stats {
     size_t leaves;        /* address intervals searched (gaps included) */
@@ -88,6 +100,11 @@ struct cg_program {
 enum cfi_status cg_generate(const struct sem_file_il *il, enum cg_abi abi,
                             struct cg_program **program,
                             struct cfi_diag *diag);
+/* The same with the search of the given kind (cg_generate: the tree). */
+enum cfi_status cg_generate_search(const struct sem_file_il *il,
+                                   enum cg_abi abi, enum cg_search_kind kind,
+                                   struct cg_program **program,
+                                   struct cfi_diag *diag);
 void cg_program_free(struct cg_program *program);
 
 /* The whole program as one C file: the prelude, then every unit. It

@@ -2,8 +2,9 @@
  * as one file.
  *
  * Units, in this order (one translation unit each when built):
- *   main      the exported symbols and the dispatch over parts;
- *   part<k>   one part of the search;
+ *   main      the exported symbols and the dispatch over parts (the
+ *             table layout: the whole search, as data, table.c);
+ *   part<k>   one part of the search (the tree layout only);
  *   rules<k>  rule sets, RULES_PER_UNIT each;
  *   heads<k>  the CFA register checks before rule sets, HEADS_PER_UNIT
  *             each;
@@ -37,7 +38,7 @@ bool cg_abi_parse(const char *text, enum cg_abi *abi)
 
 struct generator {
     const struct cg_layout *layout;
-    const struct cg_search *search;
+    const struct cg_search *search; /* NULL: the table layout */
     struct cg_program *program;
     size_t units_cap;
     size_t expressions;
@@ -171,11 +172,14 @@ static void emit_rows_unit(struct generator *g, struct cg_text *t,
 static bool emit_units(struct generator *g)
 {
     struct cg_text t = {0};
-    cg_emit_dispatch(&t, g->search);
+    if (!g->search)
+        t.failed = t.failed || !cg_emit_table_search(&t, g->layout);
+    else
+        cg_emit_dispatch(&t, g->search);
     cg_puts(&t, g->layout->abi == CG_ABI_V1 ? entry_v1 : entry_full);
     if (!add_unit(g, "main", 0, &t))
         return false;
-    for (size_t k = 0; k < cg_search_parts(g->search); k++) {
+    for (size_t k = 0; g->search && k < cg_search_parts(g->search); k++) {
         cg_emit_part(&t, g->search, k);
         if (!add_unit(g, "part", k, &t))
             return false;
@@ -234,8 +238,8 @@ static enum cfi_status generate(struct generator *g, const struct cfi_file *file
     p->stats = (struct cg_stats){
         .leaves = g->layout->nleaves, .rows = g->layout->nrows,
         .rulesets = g->layout->nrulesets,
-        .nodes = cg_search_nodes(g->search),
-        .parts = cg_search_parts(g->search),
+        .nodes = g->search ? cg_search_nodes(g->search) : 0,
+        .parts = g->search ? cg_search_parts(g->search) : 0,
         .expressions = g->expressions,
         .c_bytes = p->prelude_len * p->nunits};
     for (size_t k = 0; k < p->nunits; k++)
@@ -243,9 +247,33 @@ static enum cfi_status generate(struct generator *g, const struct cfi_file *file
     return CFI_OK;
 }
 
+const char *cg_search_kind_name(enum cg_search_kind kind)
+{
+    return kind == CG_SEARCH_TABLE ? "table" : "tree";
+}
+
+bool cg_search_kind_parse(const char *text, enum cg_search_kind *kind)
+{
+    if (!strcmp(text, "tree"))
+        *kind = CG_SEARCH_TREE;
+    else if (!strcmp(text, "table"))
+        *kind = CG_SEARCH_TABLE;
+    else
+        return false;
+    return true;
+}
+
 enum cfi_status cg_generate(const struct sem_file_il *il, enum cg_abi abi,
                             struct cg_program **result,
                             struct cfi_diag *diag)
+{
+    return cg_generate_search(il, abi, CG_SEARCH_TREE, result, diag);
+}
+
+enum cfi_status cg_generate_search(const struct sem_file_il *il,
+                                   enum cg_abi abi, enum cg_search_kind kind,
+                                   struct cg_program **result,
+                                   struct cfi_diag *diag)
 {
     struct cg_layout layout;
     enum cfi_status status = cg_layout_build(il, abi, &layout, diag);
@@ -253,7 +281,8 @@ enum cfi_status cg_generate(const struct sem_file_il *il, enum cg_abi abi,
         return status;
     struct cg_search *search = NULL;
     struct cg_program *program = calloc(1, sizeof *program);
-    if (program && cg_search_build(&layout, &search) == CFI_OK) {
+    if (program && (kind == CG_SEARCH_TABLE ||
+                    cg_search_build(&layout, &search) == CFI_OK)) {
         program->abi = abi;
         struct generator g = {&layout, search, program, 0, 0};
         status = generate(&g, il->file);

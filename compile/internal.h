@@ -185,6 +185,10 @@ void cg_emit_part(struct cg_text *text, const struct cg_search *search,
 /* `static int eh_search(...)`: the range check and the dispatch. */
 void cg_emit_dispatch(struct cg_text *text, const struct cg_search *search);
 
+/* The table layout's search (table.c): the arrays, the row switch and
+ * `static int eh_search(...)`. false when out of memory. */
+bool cg_emit_table_search(struct cg_text *text, const struct cg_layout *layout);
+
 /* The prelude of every unit of the given ABI, for file `name`. */
 void cg_emit_prelude(struct cg_text *text, enum cg_abi abi, const char *name);
 

@@ -15,7 +15,8 @@
  *     step limit, stack overflow and underflow, division by zero,
  *     faulting reads, unknown and undefined registers, every rule kind.
  * The eh_elfs of the cases and libraries are built once per `make check`
- * by the Makefile (both ABIs, $CFISEM_EH_ELF/NAME.ABI.eh_elf.so); the
+ * by the Makefile (both ABIs, $CFISEM_EH_ELF/NAME.ABI.eh_elf.so, and the
+ * table layout of the full ABI, NAME.table.eh_elf.so); the
  * hand-made ones are built here. Also: v1 eh_elfs against the evaluator
  * on the rows reduced to what v1 carries; the generated C compiles with
  * -Wall -Wextra -Werror and is the same byte for byte twice; loading
@@ -232,15 +233,16 @@ static void compare_file(const char *path, const char *eh_path,
     cfi_file_close(file);
 }
 
-static void compare_system_lib(const char *name)
+/* flavour: "full" (the tree layout) or "table" (--layout table). */
+static void compare_system_lib(const char *name, const char *flavour)
 {
     char *path = test_system_lib(name);
     ck_assert_msg(path != NULL, "%s not found", name);
-    char *eh_path = eh_elf_path(name, "full");
+    char *eh_path = eh_elf_path(name, flavour);
     struct tally tally = {0};
     compare_file(path, eh_path, &tally);
-    printf("compile: %s: %zu comparisons (%zu unwound, %zu errors, "
-           "%zu no FDE)\n", name, tally.compared, tally.ok, tally.errors,
+    printf("compile: %s (%s): %zu comparisons (%zu unwound, %zu errors, "
+           "%zu no FDE)\n", name, flavour, tally.compared, tally.ok, tally.errors,
            tally.no_fde);
     ck_assert_uint_gt(tally.ok, 1000);
     ck_assert_uint_gt(tally.no_fde, 100);
@@ -248,21 +250,24 @@ static void compare_system_lib(const char *name)
     free(path);
 }
 
+/* _i: 0 the tree layout, 1 the table layout. */
+static const char *const flavours[] = {"full", "table"};
+
 START_TEST(test_libc)
 {
-    compare_system_lib("libc.so.6");
+    compare_system_lib("libc.so.6", flavours[_i]);
 }
 END_TEST
 
 START_TEST(test_ld_so)
 {
-    compare_system_lib("ld-linux-x86-64.so.2");
+    compare_system_lib("ld-linux-x86-64.so.2", flavours[_i]);
 }
 END_TEST
 
 START_TEST(test_libstdcxx)
 {
-    compare_system_lib("libstdc++.so.6");
+    compare_system_lib("libstdc++.so.6", flavours[_i]);
 }
 END_TEST
 
@@ -299,10 +304,18 @@ static void compare_case(const char *path, const char *name,
     free(eh_path);
 }
 
+static void compare_case_table(const char *path, const char *name,
+                               struct tally *tally)
+{
+    char *eh_path = eh_elf_path(name, "table");
+    compare_file(path, eh_path, tally);
+    free(eh_path);
+}
+
 START_TEST(test_cases)
 {
     struct tally tally = {0};
-    size_t files = each_case(compare_case, &tally);
+    size_t files = each_case(_i ? compare_case_table : compare_case, &tally);
     printf("compile: %zu cases: %zu comparisons (%zu unwound, %zu errors)\n",
            files, tally.compared, tally.ok, tally.errors);
     ck_assert_uint_ge(files, 10);
@@ -834,13 +847,21 @@ static struct cg_eh_elf *build_and_load(const struct cg_program *program,
     return load(path);
 }
 
-static struct cg_program *generate(const struct sem_file_il *il,
-                                   enum cg_abi abi)
+static struct cg_program *generate_search(const struct sem_file_il *il,
+                                          enum cg_abi abi,
+                                          enum cg_search_kind kind)
 {
     struct cg_program *program = NULL;
     struct cfi_diag diag = {0};
-    ck_assert_int_eq(cg_generate(il, abi, &program, &diag), CFI_OK);
+    ck_assert_int_eq(cg_generate_search(il, abi, kind, &program, &diag),
+                     CFI_OK);
     return program;
+}
+
+static struct cg_program *generate(const struct sem_file_il *il,
+                                   enum cg_abi abi)
+{
+    return generate_search(il, abi, CG_SEARCH_TREE);
 }
 
 START_TEST(test_hand_rows)
@@ -889,7 +910,12 @@ END_TEST
 
 /* Overlapping FDEs (the greatest start wins, then the first in the
  * section), FDEs inside others, empty and inverted ranges, FDEs that fail
- * to translate side by side, gaps: every address compared. */
+ * to translate side by side, gaps: every address compared; _i: each
+ * search layout (the span above 4 GiB takes the table's flat form), and
+ * each generated C compiles cleanly. */
+static void compiles_cleanly(const struct cg_program *program, const char *dir,
+                             const char *name);
+
 START_TEST(test_overlaps_and_failures)
 {
     static const struct fde_spec specs[] = {
@@ -911,7 +937,9 @@ START_TEST(test_overlaps_and_failures)
     ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
     ck_assert_uint_ge(il->nfailed, 3);
     char *dir = test_temp_dir();
-    struct cg_program *program = generate(il, CG_ABI_FULL);
+    enum cg_search_kind kind = _i ? CG_SEARCH_TABLE : CG_SEARCH_TREE;
+    struct cg_program *program = generate_search(il, CG_ABI_FULL, kind);
+    compiles_cleanly(program, dir, cg_search_kind_name(kind));
     struct cg_eh_elf *eh = build_and_load(program, dir, "overlaps");
     struct memories m;
     memories_open(&m, NULL);
@@ -930,13 +958,15 @@ START_TEST(test_overlaps_and_failures)
 }
 END_TEST
 
+/* _i: the tree layout, then the table layout. */
 START_TEST(test_hand_rows_v1)
 {
     struct hand_rows h;
     struct cfi_file *file;
     struct sem_file_il *il = hand_il(&h, &file);
     char *dir = test_temp_dir();
-    struct cg_program *program = generate(il, CG_ABI_V1);
+    struct cg_program *program = generate_search(
+        il, CG_ABI_V1, _i ? CG_SEARCH_TABLE : CG_SEARCH_TREE);
     struct cg_eh_elf *eh = build_and_load(program, dir, "hand_v1");
     struct memories m;
     memories_open(&m, NULL);
@@ -1288,18 +1318,18 @@ int main(void)
     Suite *suite = suite_create("compile");
     TCase *files = tcase_create("compiled_vs_il");
     tcase_set_timeout(files, 900);
-    tcase_add_test(files, test_cases);
-    tcase_add_test(files, test_libc);
-    tcase_add_test(files, test_ld_so);
-    tcase_add_test(files, test_libstdcxx);
+    tcase_add_loop_test(files, test_cases, 0, 2);
+    tcase_add_loop_test(files, test_libc, 0, 2);
+    tcase_add_loop_test(files, test_ld_so, 0, 2);
+    tcase_add_loop_test(files, test_libstdcxx, 0, 2);
     tcase_add_test(files, test_hand_rows);
-    tcase_add_test(files, test_overlaps_and_failures);
+    tcase_add_loop_test(files, test_overlaps_and_failures, 0, 2);
     suite_add_tcase(suite, files);
     TCase *v1 = tcase_create("v1");
     tcase_set_timeout(v1, 900);
     tcase_add_test(v1, test_v1_cases);
     tcase_add_test(v1, test_v1_libc);
-    tcase_add_test(v1, test_hand_rows_v1);
+    tcase_add_loop_test(v1, test_hand_rows_v1, 0, 2);
     suite_add_tcase(suite, v1);
     TCase *c = tcase_create("generated_c");
     tcase_set_timeout(c, 900);

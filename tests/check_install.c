@@ -1,6 +1,7 @@
 /* check_install.c — cfisem as a user installs it: `make install` into a
- * temporary DESTDIR, then the installed binary, manual pages, ABI header
- * and bash completion are used as installed; `make uninstall` removes
+ * temporary DESTDIR, then the installed binary, manual pages, ABI header,
+ * bash completion and run-time library (through its pkg-config file) are
+ * used as installed; `make uninstall` removes
  * them all. The Debian package (`dpkg-buildpackage -b` on a copy of the
  * source tree) is built, unpacked and run the same way. */
 #include <check.h>
@@ -112,6 +113,36 @@ static void assert_completion(const char *root)
     free(out);
 }
 
+/* libcfisem-unwind as installed: a program built with the flags its
+ * pkg-config file gives, against the shared library, prints a backtrace
+ * of at least its own three frames. */
+static void assert_unwind_library(const char *root)
+{
+    char source[4200], command[13000];
+    snprintf(source, sizeof source, "%s/bt.c", root);
+    const char *program =
+        "#include <cfisem-unwind.h>\n#include <stdio.h>\n"
+        "static int depth(int n) { void *pcs[64]; if (n > 0) return "
+        "depth(n - 1) + 1; return cfisem_backtrace(pcs, 64); }\n"
+        "int main(void) { cfisem_prepare(NULL); int n = depth(2);"
+        " printf(\"%d\\n\", n); return n >= 3 ? 0 : 1; }\n";
+    ck_assert_int_eq(test_write_file(source, program, strlen(program)), 0);
+    /* A sanitized build installs a sanitized library: the program must
+     * be built the same way. */
+    const char *sanitize = getenv("CFISEM_SANITIZE");
+    const char *flags = sanitize && !strcmp(sanitize, "1")
+                            ? "-fsanitize=address,undefined" : "";
+    snprintf(command, sizeof command,
+             "cd '%s' && export PKG_CONFIG_SYSROOT_DIR='%s' "
+             "PKG_CONFIG_PATH='%s/usr/lib/pkgconfig' && "
+             "cc -O0 -Wall -Werror %s -o bt bt.c $(pkg-config --cflags --libs "
+             "cfisem-unwind) && LD_LIBRARY_PATH='%s/usr/lib' ./bt > /dev/null "
+             "&& rm -f bt bt.c",
+             root, root, root, flags, root);
+    ck_assert_msg(shell(command) == 0,
+                  "a program does not build or run with libcfisem-unwind");
+}
+
 START_TEST(test_make_install_and_uninstall)
 {
     char *root = test_temp_dir();
@@ -126,6 +157,7 @@ START_TEST(test_make_install_and_uninstall)
              "echo '#include <eh_elf.h>' | cc -fsyntax-only -Wall -Werror "
              "-I'%s/usr/include/cfisem' -x c -", root);
     ck_assert_msg(shell(command) == 0, "eh_elf.h does not compile alone");
+    assert_unwind_library(root);
     ck_assert_int_eq(make("uninstall", root), 0);
     snprintf(command, sizeof command, "find '%s' -type f | grep -c .", root);
     char *left = shell_output(command);

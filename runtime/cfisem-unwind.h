@@ -1,0 +1,169 @@
+/* cfisem-unwind.h — libcfisem-unwind: unwinding the running process (or a
+ * sample of it) through eh_elfs.
+ *
+ * An eh_elf (compile/eh_elf.h) is a shared object compiled from one ELF
+ * file's call frame information; it unwinds one frame of that file
+ * without reading DWARF. This library walks a stack with them:
+ *
+ *   - the object holding a PC is found in a table filled by
+ *     cfisem_prepare (dl_iterate_phdr), else with glibc's
+ *     _dl_find_object (glibc 2.35 and later), which also sees objects
+ *     loaded after cfisem_prepare;
+ *   - its eh_elf is the one cfisem_prepare loaded for it: beside the
+ *     object (OBJECT.eh_elf.so), or in a cache folder keyed by the
+ *     object's build-id (CACHE/.build-id/xx/rest.eh_elf.so, as
+ *     /usr/lib/debug does; scripts/cfisem-cache fills it), or, for a build
+ *     tree, in a folder keyed by file name (NAME.full.eh_elf.so);
+ *     any layout of the full ABI (compile --layout tree or table);
+ *   - an object with no eh_elf is unwound by cfisem's interpreter
+ *     (interp/) on the object's own .eh_frame, found through its
+ *     .eh_frame_hdr; cfisem_stats counts those frames.
+ *
+ * Async-signal safety. cfisem_prepare loads shared objects (dlopen) and
+ * is not async-signal-safe: call it at start-up, and again after loading
+ * a library with dlopen. Everything else (cfisem_backtrace, the cursor
+ * functions, cfisem_stats) allocates nothing, takes no lock and does no
+ * I/O: it may run in a signal handler (SIGPROF) and in several threads
+ * at once. The interpreter fallback uses about 48 KiB of stack.
+ *
+ * Corrupt stacks. A local cursor reads memory directly only inside the
+ * current thread's stack, whose readable extent is checked with one
+ * process_vm_readv call and remembered per thread; any other address is
+ * read with process_vm_readv, which fails instead of faulting. A step
+ * also fails when the caller's stack pointer does not grow (outside
+ * signal frames) or its PC lies in no object. A corrupt stack thus ends
+ * the walk with an error, never with a crash. A remote cursor reads only
+ * through the caller's callback.
+ *
+ * Registers are x86-64 DWARF numbers 0-16 (rax rdx rcx rbx rsi rdi rbp
+ * rsp r8-r15 rip), as in eh_elf.h. */
+#ifndef CFISEM_UNWIND_H
+#define CFISEM_UNWIND_H
+
+#include <stdint.h>
+#include <ucontext.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Results. Step: 1 one frame up, 0 the end of the stack (the caller's
+ * PC is undefined or zero), negative an error. */
+enum cfisem_result {
+    CFISEM_OK = 0,
+    CFISEM_E_NO_OBJECT = -1,  /* the PC lies in no loaded object */
+    CFISEM_E_NO_CFI = -2,     /* no FDE covers the PC */
+    CFISEM_E_MEMORY = -3,     /* a read failed (outside the stack) */
+    CFISEM_E_BAD_FRAME = -4,  /* the CFI failed, or gave a frame that does
+                                 not move up the stack */
+    CFISEM_E_ARGUMENT = -5,   /* a bad argument (register number, NULL) */
+    CFISEM_E_NOT_READY = -6,  /* cfisem_prepare failed or the object table
+                                 is full */
+};
+
+/* A fixed-size text for a result ("no FDE covers the PC"). */
+const char *cfisem_strerror(int result);
+
+#define CFISEM_NREGS 17
+enum { CFISEM_REG_RBP = 6, CFISEM_REG_RSP = 7, CFISEM_REG_RIP = 16 };
+
+/* Where cfisem_prepare looks for eh_elfs, beside the objects first. */
+struct cfisem_options {
+    /* Folder keyed by build-id; NULL: $CFISEM_CACHE, else
+     * ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem. */
+    const char *cache_dir;
+    /* Folder of NAME.FLAVOUR.eh_elf.so keyed by the object's file name,
+     * or NULL. The caller vouches that they were built from these very
+     * files (a build tree's make eh-elfs). */
+    const char *name_dir;
+    /* FLAVOUR above: NULL for "full" (the tree layout); "table" for the
+     * eh_elfs of cfisem compile --layout table (make eh-elfs builds
+     * both). */
+    const char *name_flavour;
+};
+
+/* Loads the eh_elfs of every object loaded now that has one (objects
+ * already prepared are kept). Not async-signal-safe; thread-safe.
+ * options may be NULL. Returns CFISEM_OK, or CFISEM_E_NOT_READY when the
+ * table is full (the other objects then use the interpreter). */
+int cfisem_prepare(const struct cfisem_options *options);
+
+/* What cfisem_prepare found and what the steps used, process-wide. */
+struct cfisem_stats {
+    uint64_t objects;         /* objects in the table */
+    uint64_t objects_eh_elf;  /* of which with an eh_elf */
+    uint64_t frames_interp;   /* frames unwound by the interpreter */
+    uint64_t frames_failed;   /* steps that ended with an error */
+};
+void cfisem_stats(struct cfisem_stats *stats);
+
+/* glibc's backtrace(), through eh_elfs: the return addresses of the
+ * callers of cfisem_backtrace, innermost first, at most max. Returns the
+ * number stored (an error ends the list where it happened). */
+int cfisem_backtrace(void **pcs, int max);
+
+/* The registers of the function calling cfisem_getcontext, as they are
+ * when the call returns (callee-saved registers, rsp, and rip the return
+ * address). Written in assembly: it changes no register of its caller. */
+struct cfisem_context {
+    uint64_t regs[CFISEM_NREGS];
+    uint32_t known;           /* bit r: regs[r] holds register r */
+};
+void cfisem_getcontext(struct cfisem_context *context);
+
+/* A cursor: caller-allocated, no heap. Its contents are private. */
+struct cfisem_cursor {
+    uint64_t opaque[40];
+};
+
+/* Reads size (1, 2, 4 or 8) bytes at addr into *value (zero-extended);
+ * returns 0, or anything else when the memory cannot be read. */
+typedef int cfisem_read_fn(void *data, uint64_t addr, unsigned size,
+                           uint64_t *value);
+
+/* A cursor on the frame of the function that called cfisem_getcontext
+ * (which must still be running). */
+int cfisem_init_local(struct cfisem_cursor *cursor,
+                      const struct cfisem_context *context);
+/* A cursor on the interrupted frame of a signal handler's ucontext (its
+ * PC is exact, every register 0-16 known). */
+int cfisem_init_ucontext(struct cfisem_cursor *cursor,
+                         const ucontext_t *context);
+/* A cursor on a frame of this process captured earlier (a perf-style
+ * sample: registers, and memory through `read`). regs[r] holds register
+ * r when bit r of known is set; rip and rsp are needed. pc_is_exact:
+ * the PC is the interrupted instruction (not a return address). The
+ * objects are this process's (they must still be loaded). */
+int cfisem_init_remote(struct cfisem_cursor *cursor,
+                       const uint64_t regs[CFISEM_NREGS], uint32_t known,
+                       int pc_is_exact, cfisem_read_fn *read, void *data);
+
+/* One frame up. 1: done, the cursor is on the caller; 0: the end of the
+ * stack; negative: an error (the cursor is unchanged). */
+int cfisem_step(struct cfisem_cursor *cursor);
+
+/* Register r (0-16) of the cursor's frame. CFISEM_OK, or
+ * CFISEM_E_ARGUMENT when r is out of range or its value is not known. */
+int cfisem_get_reg(const struct cfisem_cursor *cursor, unsigned r,
+                   uint64_t *value);
+
+/* Which engine the cursor's steps use. CFISEM_ENGINE_AUTO (the start):
+ * the object's eh_elf, else the interpreter; CFISEM_ENGINE_INTERP: the
+ * interpreter on .eh_frame for every frame (to compare the two on the
+ * same stack). Returns CFISEM_OK or CFISEM_E_ARGUMENT. */
+enum cfisem_engine { CFISEM_ENGINE_AUTO = 0, CFISEM_ENGINE_INTERP = 1 };
+int cfisem_set_engine(struct cfisem_cursor *cursor, enum cfisem_engine engine);
+
+/* How the cursor's steps so far were made. */
+struct cfisem_cursor_stats {
+    uint32_t frames_eh_elf;
+    uint32_t frames_interp;
+};
+void cfisem_cursor_stats(const struct cfisem_cursor *cursor,
+                         struct cfisem_cursor_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,306 @@
+/* ehframe.c — the fallback: an object's own .eh_frame, found through its
+ * .eh_frame_hdr (the binary search table the linker writes), unwound by
+ * the interpreter (interp/).
+ *
+ * Every byte read here belongs to the object's mapped segments: reads
+ * are bounded by the object's run-time range and by the records' length
+ * fields, and nothing is allocated. Only what linkers write is taken: a
+ * version 1 header whose table is DW_EH_PE_datarel | sdata4 (anything
+ * else: no FDE, and the step fails rather than guess). */
+#include "internal.h"
+
+#include <string.h>
+
+#include "../interp/interp.h"
+
+/* A bounded view of the object's bytes. */
+struct bytes {
+    uint64_t pos;
+    uint64_t end;
+};
+
+static bool take(struct bytes *b, unsigned size, uint64_t *value)
+{
+    if (b->end - b->pos < size || b->pos > b->end)
+        return false;
+    *value = cfi_load_le((const uint8_t *)(uintptr_t)b->pos, size);
+    b->pos += size;
+    return true;
+}
+
+static bool take_leb(struct bytes *b, bool is_signed, uint64_t *value)
+{
+    uint64_t result = 0;
+    unsigned shift = 0;
+    for (int i = 0; i < 10; i++) {
+        uint64_t byte;
+        if (!take(b, 1, &byte))
+            return false;
+        if (shift < 64)
+            result |= (byte & 0x7f) << shift;
+        shift += 7;
+        if (!(byte & 0x80)) {
+            if (is_signed && shift < 64 && (byte & 0x40))
+                result |= ~(uint64_t)0 << shift;
+            *value = result;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A DW_EH_PE pointer: absolute or pc-relative; `datarel` the base of
+ * DW_EH_PE_datarel (the header's address), 0 when not allowed. */
+static bool take_pointer(struct bytes *b, uint8_t encoding, uint64_t datarel,
+                         uint64_t *value)
+{
+    uint64_t at = b->pos, v;
+    bool ok;
+    switch (encoding & 0x0f) {
+    case CFI_PE_ABSPTR: case CFI_PE_UDATA8: case CFI_PE_SDATA8:
+        ok = take(b, 8, &v); break;
+    case CFI_PE_UDATA4: ok = take(b, 4, &v); break;
+    case CFI_PE_SDATA4:
+        ok = take(b, 4, &v);
+        v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+        break;
+    case CFI_PE_UDATA2: ok = take(b, 2, &v); break;
+    case CFI_PE_SDATA2:
+        ok = take(b, 2, &v);
+        v = (uint64_t)(int64_t)(int16_t)(uint16_t)v;
+        break;
+    case CFI_PE_ULEB128: ok = take_leb(b, false, &v); break;
+    case CFI_PE_SLEB128: ok = take_leb(b, true, &v); break;
+    default: return false;
+    }
+    if (!ok || (encoding & CFI_PE_INDIRECT))
+        return false;
+    switch (encoding & 0x70) {
+    case 0: break;
+    case CFI_PE_PCREL: v += at; break;
+    case CFI_PE_DATAREL:
+        if (!datarel)
+            return false;
+        v += datarel;
+        break;
+    default: return false;
+    }
+    *value = v;
+    return true;
+}
+
+/* The FDE address of the last table entry whose start is <= pc. */
+static bool search_table(const struct rt_object *o, uint64_t pc,
+                         uint64_t *fde_addr)
+{
+    uint64_t hdr = o->eh_frame_hdr;
+    struct bytes b = {hdr, o->end};
+    uint64_t version, frame_enc, count_enc, table_enc, frame, count;
+    if (!take(&b, 1, &version) || !take(&b, 1, &frame_enc) ||
+        !take(&b, 1, &count_enc) || !take(&b, 1, &table_enc) ||
+        version != 1 || table_enc != (CFI_PE_DATAREL | CFI_PE_SDATA4) ||
+        !take_pointer(&b, (uint8_t)frame_enc, hdr, &frame) ||
+        !take_pointer(&b, (uint8_t)count_enc, hdr, &count) ||
+        count > (o->end - b.pos) / 8)
+        return false;
+    const uint8_t *table = (const uint8_t *)(uintptr_t)b.pos;
+    uint64_t lo = 0, hi = count; /* entries [0, lo) start at or below pc */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        int32_t start = (int32_t)(uint32_t)cfi_load_le(table + 8 * mid, 4);
+        if (hdr + (uint64_t)(int64_t)start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return false;
+    int32_t fde = (int32_t)(uint32_t)cfi_load_le(table + 8 * (lo - 1) + 4, 4);
+    *fde_addr = hdr + (uint64_t)(int64_t)fde;
+    return true;
+}
+
+/* A record's length field: the bytes of its body, [body, *end). */
+static bool record(const struct rt_object *o, uint64_t at, uint64_t *body,
+                   uint64_t *end)
+{
+    struct bytes b = {at, o->end};
+    uint64_t length;
+    if (!take(&b, 4, &length) || length == 0)
+        return false;
+    if (length == 0xffffffffu && !take(&b, 8, &length))
+        return false;
+    if (length > o->end - b.pos)
+        return false;
+    *body = b.pos;
+    *end = b.pos + length;
+    return true;
+}
+
+static bool augmentation(struct bytes *b, struct cfi_cie *cie)
+{
+    uint64_t length, v;
+    if (!take_leb(b, false, &length) || length > b->end - b->pos)
+        return false;
+    struct bytes aug = {b->pos, b->pos + length};
+    for (const char *a = cie->augmentation + 1; *a; a++) {
+        if (*a == 'R' && take(&aug, 1, &v)) {
+            cie->fde_encoding = (uint8_t)v;
+        } else if (*a == 'L' && take(&aug, 1, &v)) {
+            cie->lsda_encoding = (uint8_t)v;
+        } else if (*a == 'P' && take(&aug, 1, &v)) {
+            /* Usually indirect (the address of a GOT slot): the pointer
+             * is stepped over, never followed. */
+            cie->personality_encoding = (uint8_t)v;
+            if (!take_pointer(&aug, (uint8_t)(v & ~CFI_PE_INDIRECT), 0,
+                              &cie->personality))
+                return false;
+        } else if (*a == 'S') {
+            cie->signal_frame = true;
+        } else {
+            return false; /* an augmentation this reader does not know */
+        }
+    }
+    b->pos += length;
+    return true;
+}
+
+static bool parse_cie(const struct rt_object *o, uint64_t at,
+                      struct cfi_cie *cie)
+{
+    uint64_t body, end, id, version, ra;
+    if (!record(o, at, &body, &end))
+        return false;
+    struct bytes b = {body, end};
+    if (!take(&b, 4, &id) || id != 0 || !take(&b, 1, &version) ||
+        (version != 1 && version != 3))
+        return false;
+    memset(cie, 0, sizeof *cie);
+    cie->section = CFI_EH_FRAME;
+    cie->offset = at;
+    cie->length = end - body;
+    cie->version = (uint8_t)version;
+    cie->address_size = 8;
+    cie->lsda_encoding = CFI_PE_OMIT;
+    cie->personality_encoding = CFI_PE_OMIT;
+    for (size_t i = 0;; i++) {
+        uint64_t c;
+        if (i == CFI_AUGMENTATION_MAX || !take(&b, 1, &c))
+            return false;
+        cie->augmentation[i] = (char)c;
+        if (c == 0)
+            break;
+    }
+    int64_t data_align;
+    if (!take_leb(&b, false, &cie->code_align) ||
+        !take_leb(&b, true, (uint64_t *)&data_align) ||
+        !(version == 1 ? take(&b, 1, &ra) : take_leb(&b, false, &ra)))
+        return false;
+    cie->data_align = data_align;
+    cie->ra_column = ra;
+    if (cie->augmentation[0] == 'z' && !augmentation(&b, cie))
+        return false;
+    if (cie->augmentation[0] != 'z' && cie->augmentation[0] != '\0')
+        return false;
+    cie->instructions = (const uint8_t *)(uintptr_t)b.pos;
+    cie->instructions_len = (size_t)(end - b.pos);
+    cie->instructions_offset = b.pos;
+    return true;
+}
+
+static bool parse_fde(const struct rt_object *o, uint64_t at,
+                      struct cfi_cie *cie, struct cfi_fde *fde)
+{
+    uint64_t body, end, cie_pointer, begin, range, aug_len = 0;
+    if (!record(o, at, &body, &end))
+        return false;
+    struct bytes b = {body, end};
+    if (!take(&b, 4, &cie_pointer) || cie_pointer == 0 ||
+        cie_pointer > body - o->start ||
+        !parse_cie(o, body - cie_pointer, cie) ||
+        !take_pointer(&b, cie->fde_encoding, 0, &begin) ||
+        !take_pointer(&b, cie->fde_encoding & 0x0f, 0, &range))
+        return false;
+    if (cie->augmentation[0] == 'z' &&
+        (!take_leb(&b, false, &aug_len) || aug_len > end - b.pos))
+        return false;
+    memset(fde, 0, sizeof *fde);
+    fde->section = CFI_EH_FRAME;
+    fde->offset = at;
+    fde->length = end - body;
+    fde->cie_offset = body - cie_pointer;
+    fde->pc_begin = begin;
+    fde->pc_end = begin + range;
+    fde->cie = cie;
+    fde->augmentation_data = (const uint8_t *)(uintptr_t)b.pos;
+    fde->augmentation_data_len = (size_t)aug_len;
+    b.pos += aug_len;
+    fde->instructions = (const uint8_t *)(uintptr_t)b.pos;
+    fde->instructions_len = (size_t)(end - b.pos);
+    fde->instructions_offset = b.pos;
+    fde->instructions_addr = b.pos;
+    return true;
+}
+
+bool rt_find_fde(const struct rt_object *object, uint64_t pc,
+                 struct cfi_cie *cie, struct cfi_fde *fde)
+{
+    uint64_t at;
+    if (!object->eh_frame_hdr || object->eh_frame_hdr < object->start ||
+        object->eh_frame_hdr >= object->end ||
+        !search_table(object, pc, &at) || at < object->start ||
+        at >= object->end || !parse_fde(object, at, cie, fde))
+        return false;
+    return pc >= fde->pc_begin && pc < fde->pc_end;
+}
+
+/* The interpreter's memory callback: the cursor's reader. */
+static enum cfi_status read_for_interp(void *env, uint64_t addr,
+                                       unsigned size, uint64_t *value)
+{
+    const struct rt_cursor *cursor = env;
+    int failed = cursor->read
+                     ? cursor->read(cursor->read_data, addr, size, value)
+                     : rt_read_local((void *)(uintptr_t)cursor, addr, size,
+                                     value);
+    return failed ? CFI_E_MEMORY : CFI_OK;
+}
+
+int rt_step_interp(const struct rt_cursor *cursor, uint64_t lookup_pc,
+                   struct eh_elf_regs *caller, uint32_t *signal_frame)
+{
+    struct cfi_cie cie;
+    struct cfi_fde fde;
+    if (!rt_find_fde(&cursor->object, lookup_pc, &cie, &fde))
+        return CFISEM_E_NO_CFI;
+    struct cfi_regs callee;
+    cfi_regs_clear(&callee);
+    for (unsigned r = 0; r < CFISEM_NREGS; r++) {
+        if (cursor->regs.known & (1u << r))
+            cfi_regs_set(&callee, r, cursor->regs.value[r]);
+        else if (cursor->regs.undefined & (1u << r))
+            callee.status[r] = CFI_REG_UNDEFINED;
+    }
+    struct cfi_request request = {
+        .pc = cursor->regs.value[CFISEM_REG_RIP],
+        .caller_frame = cursor->caller_frame != 0,
+        .callee = &callee,
+        .memory = {read_for_interp, (void *)(uintptr_t)cursor},
+    };
+    struct cfi_frame frame;
+    enum cfi_status status = interp_unwind_fde(&fde, &request, &frame);
+    if (status == CFI_E_MEMORY)
+        return CFISEM_E_MEMORY;
+    if (status != CFI_OK)
+        return CFISEM_E_BAD_FRAME;
+    caller->known = caller->undefined = 0;
+    for (unsigned r = 0; r < CFISEM_NREGS; r++) {
+        caller->value[r] = frame.caller.value[r];
+        if (frame.caller.status[r] == CFI_REG_VALUE)
+            caller->known |= 1u << r;
+        else if (frame.caller.status[r] == CFI_REG_UNDEFINED)
+            caller->undefined |= 1u << r;
+    }
+    *signal_frame = frame.signal_frame;
+    return CFISEM_OK;
+}

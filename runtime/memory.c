@@ -1,0 +1,127 @@
+/* memory.c — reads of a local cursor that fail instead of faulting.
+ *
+ * Reads inside the current thread's stack are plain loads: its readable
+ * extent above the stack pointer is checked once, by one
+ * process_vm_readv call that reads one byte of each page (the call stops
+ * at the first page that cannot be read), and remembered in a
+ * thread-local pair, so that a backtrace makes no system call in the
+ * common case. Only the extent that holds the current stack pointer is
+ * remembered: a thread's stack stays mapped while the thread runs on
+ * it. Any other address is read by process_vm_readv itself (about a
+ * microsecond), which reports a fault as an error. All of it is
+ * async-signal-safe: no allocation, no lock; the thread-local pair uses
+ * the initial-exec TLS model (the Makefile builds the shared library
+ * with -ftls-model=initial-exec), so reaching it never allocates. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+enum { PAGE = 4096, PROBE_PAGES = 256 };
+
+static _Thread_local uint64_t known_lo, known_hi;
+
+/* The number of readable pages from page-aligned `from`, up to
+ * PROBE_PAGES. */
+static uint64_t probe_pages(uint64_t from)
+{
+    struct iovec remote[PROBE_PAGES];
+    uint8_t sink[PROBE_PAGES];
+    struct iovec local = {.iov_base = sink, .iov_len = sizeof sink};
+    for (unsigned i = 0; i < PROBE_PAGES; i++) {
+        remote[i].iov_base = (void *)(uintptr_t)(from + (uint64_t)i * PAGE);
+        remote[i].iov_len = 1;
+    }
+    ssize_t n = process_vm_readv(getpid(), &local, 1, remote, PROBE_PAGES, 0);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
+/* A signal handler may run between any two of these writes and look at
+ * the pair: the extent is emptied first (hi = 0: no address is inside),
+ * then rebuilt, so that the handler never sees a low end of one extent
+ * with the high end of another. */
+void rt_stack_extent(uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t known_from = known_lo, known_to = known_hi;
+    if (!(sp >= known_from && sp < known_to)) {
+        uint64_t from = sp & ~(uint64_t)(PAGE - 1);
+        uint64_t to = from + probe_pages(from) * PAGE;
+        known_hi = 0;
+        atomic_signal_fence(memory_order_seq_cst);
+        known_lo = from;
+        atomic_signal_fence(memory_order_seq_cst);
+        known_hi = to;
+        known_from = from;
+        known_to = to;
+    }
+    *lo = known_from;
+    *hi = known_to;
+}
+
+bool rt_readable(uint64_t addr, uint64_t size)
+{
+    uint8_t sink[8];
+    if (size > sizeof sink)
+        return false;
+    struct iovec local = {.iov_base = sink, .iov_len = size};
+    struct iovec remote = {.iov_base = (void *)(uintptr_t)addr,
+                           .iov_len = size};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
+           (ssize_t)size;
+}
+
+/* The stack goes on above the remembered extent: probe the pages above
+ * and extend it (and the thread's copy, when it is the same stack). */
+static bool extend(struct rt_cursor *cursor, uint64_t addr)
+{
+    if (addr < cursor->stack_hi ||
+        addr - cursor->stack_hi >= (uint64_t)PROBE_PAGES * PAGE)
+        return false;
+    uint64_t pages = probe_pages(cursor->stack_hi);
+    if (pages == 0)
+        return false;
+    if (known_lo == cursor->stack_lo && known_hi == cursor->stack_hi)
+        known_hi += pages * PAGE; /* one store: a handler sees either */
+    cursor->stack_hi += pages * PAGE;
+    return true;
+}
+
+/* Anything but an 8-byte read inside the remembered extent. */
+static int read_other(struct rt_cursor *cursor, uint64_t addr, unsigned size,
+                      uint64_t *value)
+{
+    *value = 0;
+    if (size > 8 || addr + size < addr)
+        return 1;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (addr >= cursor->stack_lo && addr + size <= cursor->stack_hi) {
+            memcpy(value, (const void *)(uintptr_t)addr, size);
+            return 0;
+        }
+        if (!extend(cursor, addr + size))
+            break;
+    }
+    uint8_t bytes[8];
+    struct iovec local = {.iov_base = bytes, .iov_len = size};
+    struct iovec remote = {.iov_base = (void *)(uintptr_t)addr,
+                           .iov_len = size};
+    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)size)
+        return 1;
+    memcpy(value, bytes, size);
+    return 0;
+}
+
+int rt_read_local(void *data, uint64_t addr, unsigned size, uint64_t *value)
+{
+    struct rt_cursor *cursor = data;
+    uint64_t lo = cursor->stack_lo, extent = cursor->stack_hi - lo;
+    /* The common read: a saved register or return address on the stack. */
+    if (size == 8 && addr >= lo && extent >= 8 && addr - lo <= extent - 8) {
+        memcpy(value, (const void *)(uintptr_t)addr, 8);
+        return 0;
+    }
+    return read_other(cursor, addr, size, value);
+}

@@ -1,0 +1,800 @@
+/* check_runtime.c — runtime/: libcfisem-unwind on the running process.
+ *
+ * The stacks are those of the benchmark (bench/workload/workload.h),
+ * loaded from $CFISEM_WORKLOAD: the mixed build with its eh_elf beside
+ * it, the frame-pointer build, and a copy without an eh_elf. libc's
+ * eh_elf comes from $CFISEM_EH_ELF (the name-keyed folder the Makefile
+ * fills). The references are libgcc's _Unwind_Backtrace (resolved from
+ * libgcc_s.so.1: libunwind, linked into the tests, replaces it) and a
+ * frame-pointer walk on the frame-pointer build. Checked:
+ *   - backtraces 10, 100 and 1,000 frames deep through every shape equal
+ *     libgcc's, and the frame-pointer walk's on the frame-pointer build;
+ *   - the workload's frames went through its eh_elf, the copy's through
+ *     the interpreter (counters), or through an eh_elf found by build-id
+ *     in a cache that scripts/cfisem-cache filled;
+ *   - through libc: qsort_r's comparison callback; through libstdc++: a
+ *     C++ chain, then its ostream into our stream buffer (eh_elfs and
+ *     the interpreter);
+ *   - from a signal handler: cfisem_backtrace through the signal frame,
+ *     and a cursor on the handler's ucontext, both against libgcc; and
+ *     SIGPROF samples at arbitrary PCs, every walk reaching the bottom;
+ *   - the remote cursor on a copy of the stack gives the local PCs;
+ *   - corrupt stacks (an unmapped stack pointer, a stack that ends in a
+ *     PROT_NONE page, garbage return addresses) end with an error. */
+#define _GNU_SOURCE /* REG_RIP, process_vm_readv */
+#include <check.h>
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "bench/workload/workload.h"
+#include "runtime/cfisem-unwind.h"
+#include "support.h"
+
+enum { MAX_PCS = 4096 };
+
+/* ------------------------------------------------------------------ */
+/* Set-up: the workloads, libgcc, cfisem_prepare                         */
+/* ------------------------------------------------------------------ */
+
+typedef long recurse_fn(int depth, workload_leaf_fn *leaf, void *arg);
+
+typedef long fault_fn(int depth, volatile long *p);
+
+struct workload {
+    recurse_fn *recurse;
+    recurse_fn *qsort;
+    fault_fn *fault;
+};
+
+/* libgcc's unwinder, with its context left opaque. */
+typedef int uw_trace_fn(void *context, void *arg);
+typedef int uw_backtrace_fn(uw_trace_fn *trace, void *arg);
+typedef uintptr_t uw_get_ip_fn(void *context);
+
+static struct {
+    struct workload mixed, fp, noeh;
+    recurse_fn *cxx;      /* libcfisem-cxx.so: through libstdc++ */
+    uw_backtrace_fn *backtrace;
+    uw_get_ip_fn *get_ip;
+} the;
+
+static void *symbol(void *handle, const char *name)
+{
+    void *p = dlsym(handle, name);
+    ck_assert_msg(p != NULL, "dlsym %s: %s", name, dlerror());
+    return p;
+}
+
+static void load_workload(const char *name, struct workload *w)
+{
+    const char *dir = getenv("CFISEM_WORKLOAD");
+    ck_assert_msg(dir != NULL, "CFISEM_WORKLOAD is not set");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(handle != NULL, "dlopen %s: %s", path, dlerror());
+    void *r = symbol(handle, "workload_recurse");
+    void *q = symbol(handle, "workload_qsort");
+    memcpy(&w->recurse, &r, sizeof r);
+    memcpy(&w->qsort, &q, sizeof q);
+    void *f = symbol(handle, "workload_fault");
+    memcpy(&w->fault, &f, sizeof f);
+}
+
+static void setup_with(const char *cache_dir);
+
+static void setup(void)
+{
+    setup_with("/nonexistent");
+}
+
+static void setup_with(const char *cache_dir)
+{
+    load_workload("libcfisem-shapes.so", &the.mixed);
+    load_workload("libcfisem-shapes-fp.so", &the.fp);
+    load_workload("libcfisem-shapes-noeh.so", &the.noeh);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/libcfisem-cxx.so",
+             getenv("CFISEM_WORKLOAD"));
+    void *cxx = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(cxx != NULL, "dlopen %s: %s", path, dlerror());
+    void *c = symbol(cxx, "workload_cxx");
+    memcpy(&the.cxx, &c, sizeof c);
+    void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(gcc != NULL, "dlopen libgcc_s.so.1: %s", dlerror());
+    void *b = symbol(gcc, "_Unwind_Backtrace");
+    void *g = symbol(gcc, "_Unwind_GetIP");
+    memcpy(&the.backtrace, &b, sizeof b);
+    memcpy(&the.get_ip, &g, sizeof g);
+    struct cfisem_options options = {.cache_dir = cache_dir,
+                                     .name_dir = getenv("CFISEM_EH_ELF")};
+    ck_assert_int_eq(cfisem_prepare(&options), CFISEM_OK);
+}
+
+/* ------------------------------------------------------------------ */
+/* PC lists                                                              */
+/* ------------------------------------------------------------------ */
+
+struct pcs {
+    void *pc[MAX_PCS];
+    int n;
+};
+
+static int gcc_trace(void *context, void *arg)
+{
+    struct pcs *list = arg;
+    if (list->n == MAX_PCS)
+        return 4; /* _URC_NORMAL_STOP */
+    list->pc[list->n++] = (void *)the.get_ip(context);
+    return 0;
+}
+
+static void gcc_backtrace(struct pcs *list)
+{
+    list->n = 0;
+    the.backtrace(gcc_trace, list);
+    /* libgcc reports the outermost frame's undefined return address as
+     * a PC of 0; glibc's backtrace() drops it too. */
+    if (list->n > 0 && list->pc[list->n - 1] == NULL)
+        list->n--;
+}
+
+/* Both lists start in the test's own functions (each its own call
+ * sites, perhaps inlined): after skipping at most SKIP entries of each,
+ * they must name the same callers, to the same end, at least `min`
+ * frames. */
+enum { SKIP = 3 };
+
+static bool same_tail(const struct pcs *a, int i, const struct pcs *b, int j)
+{
+    if (a->n - i != b->n - j)
+        return false;
+    for (int k = 0; i + k < a->n; k++)
+        if (a->pc[i + k] != b->pc[j + k])
+            return false;
+    return true;
+}
+
+static void assert_same_callers(const struct pcs *ours,
+                                const struct pcs *theirs, int min)
+{
+    for (int i = 0; i <= SKIP && i < ours->n; i++)
+        for (int j = 0; j <= SKIP && j < theirs->n; j++)
+            if (ours->n - i >= min && same_tail(ours, i, theirs, j))
+                return;
+    if (getenv("CFISEM_TEST_DEBUG"))
+        for (int k = 0; k < ours->n || k < theirs->n; k++)
+            fprintf(stderr, "%3d %p %p\n", k,
+                    k < ours->n ? ours->pc[k] : NULL,
+                    k < theirs->n ? theirs->pc[k] : NULL);
+    ck_abort_msg("%d PCs, libgcc %d: no common tail of %d frames "
+                 "(first: %p, libgcc %p)", ours->n, theirs->n, min,
+                 ours->n > 0 ? ours->pc[0] : NULL,
+                 theirs->n > 0 ? theirs->pc[0] : NULL);
+}
+
+/* The index of pc in the list, or -1. */
+static int index_of(const struct pcs *list, void *pc)
+{
+    for (int i = 0; i < list->n; i++)
+        if (list->pc[i] == pc)
+            return i;
+    return -1;
+}
+
+/* A frame-pointer walk from the frame whose rbp is `rbp`: the return
+ * addresses of `count` frames, stopping early when the chain does not
+ * go up the stack. */
+static int fp_walk(uint64_t rbp, void **pcs, int count)
+{
+    int n = 0;
+    while (n < count && rbp) {
+        const uint64_t *frame = (const uint64_t *)(uintptr_t)rbp;
+        pcs[n++] = (void *)(uintptr_t)frame[1];
+        if (frame[0] <= rbp)
+            break;
+        rbp = frame[0];
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Leaves: what runs at the top of a workload's stack                    */
+/* ------------------------------------------------------------------ */
+
+struct local_result {
+    struct pcs ours, gcc, fp;
+    struct cfisem_context entry; /* leaf_fp_walk's, as it starts */
+    bool interp_only;     /* cursor_backtrace: CFISEM_ENGINE_INTERP */
+    int depth;
+    struct cfisem_cursor_stats stats;
+    int last;             /* the last step's result */
+};
+
+/* cfisem through a cursor, counting how each frame was unwound. */
+static void cursor_backtrace(struct local_result *r)
+{
+    struct cfisem_context context;
+    cfisem_getcontext(&context);
+    struct cfisem_cursor cursor;
+    ck_assert_int_eq(cfisem_init_local(&cursor, &context), CFISEM_OK);
+    if (r->interp_only)
+        ck_assert_int_eq(cfisem_set_engine(&cursor, CFISEM_ENGINE_INTERP),
+                         CFISEM_OK);
+    r->ours.n = 0;
+    /* The first PC is this function's own. */
+    r->ours.pc[r->ours.n++] = (void *)(uintptr_t)context.regs[16];
+    while (r->ours.n < MAX_PCS && (r->last = cfisem_step(&cursor)) == 1) {
+        uint64_t pc;
+        ck_assert_int_eq(cfisem_get_reg(&cursor, CFISEM_REG_RIP, &pc),
+                         CFISEM_OK);
+        r->ours.pc[r->ours.n++] = (void *)(uintptr_t)pc;
+    }
+    cfisem_cursor_stats(&cursor, &r->stats);
+}
+
+static void leaf_compare(void *arg)
+{
+    struct local_result *r = arg;
+    cursor_backtrace(r);
+    gcc_backtrace(&r->gcc);
+}
+
+/* The same, every frame by the interpreter. */
+static void leaf_compare_interp(void *arg)
+{
+    struct local_result *r = arg;
+    r->interp_only = true;
+    cursor_backtrace(r);
+    gcc_backtrace(&r->gcc);
+}
+
+/* The frame-pointer chain starts at the workload's innermost frame:
+ * rbp is callee-saved, and nothing here changes it before the first
+ * call. */
+static void leaf_fp_walk(void *arg)
+{
+    struct local_result *r = arg;
+    cfisem_getcontext(&r->entry);
+    r->fp.n = fp_walk(r->entry.regs[CFISEM_REG_RBP], r->fp.pc, r->depth);
+    leaf_compare(r);
+}
+
+static void leaf_backtrace(void *arg)
+{
+    struct local_result *r = arg;
+    r->ours.n = cfisem_backtrace(r->ours.pc, MAX_PCS);
+    gcc_backtrace(&r->gcc);
+}
+
+static struct local_result *run(recurse_fn *recurse, int depth,
+                                workload_leaf_fn *leaf)
+{
+    struct local_result *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    r->depth = depth;
+    recurse(depth, leaf, r);
+    return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Local backtraces                                                      */
+/* ------------------------------------------------------------------ */
+
+static const int depths[] = {10, 100, 1000};
+
+START_TEST(test_prepare_finds_eh_elfs)
+{
+    setup();
+    struct cfisem_stats stats;
+    cfisem_stats(&stats);
+    /* The mixed and frame-pointer workloads and libc at least. */
+    ck_assert_uint_ge(stats.objects_eh_elf, 3);
+    ck_assert_uint_gt(stats.objects, stats.objects_eh_elf);
+}
+END_TEST
+
+START_TEST(test_backtrace_equals_libgcc)
+{
+    setup();
+    struct local_result *r = run(the.mixed.recurse, depths[_i], leaf_backtrace);
+    ck_assert_int_ge(r->ours.n, depths[_i]);
+    assert_same_callers(&r->ours, &r->gcc, depths[_i]);
+    free(r);
+}
+END_TEST
+
+START_TEST(test_cursor_uses_eh_elf)
+{
+    setup();
+    struct local_result *r = run(the.mixed.recurse, depths[_i], leaf_compare);
+    assert_same_callers(&r->ours, &r->gcc, depths[_i]);
+    ck_assert_int_eq(r->last, 0); /* the clean end of the stack */
+    /* Every workload frame (and libc's) went through an eh_elf. */
+    ck_assert_uint_ge(r->stats.frames_eh_elf, (unsigned)depths[_i]);
+    free(r);
+}
+END_TEST
+
+START_TEST(test_fallback_interp)
+{
+    setup();
+    struct cfisem_stats before, after;
+    cfisem_stats(&before);
+    struct local_result *r = run(the.noeh.recurse, depths[_i], leaf_compare);
+    cfisem_stats(&after);
+    assert_same_callers(&r->ours, &r->gcc, depths[_i]);
+    ck_assert_int_eq(r->last, 0);
+    ck_assert_uint_ge(r->stats.frames_interp, (unsigned)depths[_i]);
+    ck_assert_uint_ge(after.frames_interp - before.frames_interp,
+                      (uint64_t)depths[_i]);
+    free(r);
+}
+END_TEST
+
+START_TEST(test_engine_interp)
+{
+    setup();
+    struct local_result *r = run(the.mixed.recurse, depths[_i],
+                                 leaf_compare_interp);
+    assert_same_callers(&r->ours, &r->gcc, depths[_i]);
+    ck_assert_int_eq(r->last, 0);
+    ck_assert_uint_eq(r->stats.frames_eh_elf, 0);
+    ck_assert_uint_ge(r->stats.frames_interp, (unsigned)depths[_i]);
+    free(r);
+}
+END_TEST
+
+/* C++ frames (CIEs with a personality and an LSDA, 'zPLR') through
+ * libstdc++'s ostream into our stream buffer: _i 0 the eh_elfs, 1 the
+ * interpreter on every frame. */
+START_TEST(test_cxx_through_libstdcxx)
+{
+    setup();
+    struct local_result *r = run(the.cxx, 10,
+                                 _i ? leaf_compare_interp : leaf_compare);
+    assert_same_callers(&r->ours, &r->gcc, 12);
+    ck_assert_int_eq(r->last, 0);
+    if (_i)
+        ck_assert_uint_eq(r->stats.frames_eh_elf, 0);
+    else
+        ck_assert_uint_ge(r->stats.frames_eh_elf, 12);
+    free(r);
+}
+END_TEST
+
+/* scripts/cfisem-cache fills a cache keyed by build-id, where
+ * cfisem_prepare finds the copy's eh_elf. */
+START_TEST(test_build_id_cache)
+{
+    char *dir = test_temp_dir();
+    char *script = test_src_path("scripts/cfisem-cache");
+    const char *workload = getenv("CFISEM_WORKLOAD");
+    ck_assert_ptr_nonnull(workload);
+    char command[8192];
+    snprintf(command, sizeof command,
+             "'%s' --cache '%s' '%s/libcfisem-shapes-noeh.so' > /dev/null",
+             script, dir, workload);
+    ck_assert_int_eq(system(command), 0);
+    setup_with(dir);
+    struct local_result *r = run(the.noeh.recurse, 100, leaf_compare);
+    assert_same_callers(&r->ours, &r->gcc, 100);
+    ck_assert_uint_ge(r->stats.frames_eh_elf, 100);
+    free(r);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+    free(script);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_frame_pointer_walk)
+{
+    setup();
+    int depth = depths[_i];
+    struct local_result *r = run(the.fp.recurse, depth, leaf_fp_walk);
+    assert_same_callers(&r->ours, &r->gcc, depth);
+    /* The chain names the callers of the workload's innermost frame,
+     * through `depth` of the workload's frames. */
+    ck_assert_int_eq(r->fp.n, depth);
+    int at = index_of(&r->ours, r->fp.pc[0]);
+    ck_assert_int_ge(at, 1);
+    ck_assert_int_ge(r->ours.n - at, depth);
+    for (int i = 0; i < depth; i++)
+        ck_assert_msg(r->fp.pc[i] == r->ours.pc[at + i],
+                      "frame %d: %p, frame pointers %p", i, r->ours.pc[at + i],
+                      r->fp.pc[i]);
+    free(r);
+}
+END_TEST
+
+START_TEST(test_qsort_callback)
+{
+    setup();
+    struct local_result *r = run(the.mixed.qsort, 10, leaf_compare);
+    assert_same_callers(&r->ours, &r->gcc, 12);
+    ck_assert_int_eq(r->last, 0);
+    free(r);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Signal handlers                                                       */
+/* ------------------------------------------------------------------ */
+
+/* What the handler saw: written in the handler, read after it. */
+struct signal_result {
+    struct pcs ours, gcc, from_ucontext;
+    uint64_t interrupted_pc;
+};
+
+static struct signal_result *volatile signal_out;
+
+static void on_signal(int sig, siginfo_t *info, void *ucontext)
+{
+    (void)sig;
+    (void)info;
+    struct signal_result *s = signal_out;
+    s->ours.n = cfisem_backtrace(s->ours.pc, MAX_PCS);
+    gcc_backtrace(&s->gcc);
+    struct cfisem_cursor cursor;
+    const ucontext_t *uc = ucontext;
+    s->interrupted_pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+    s->from_ucontext.n = 0;
+    if (cfisem_init_ucontext(&cursor, uc) != CFISEM_OK)
+        return;
+    s->from_ucontext.pc[s->from_ucontext.n++] =
+        (void *)(uintptr_t)s->interrupted_pc;
+    while (s->from_ucontext.n < MAX_PCS && cfisem_step(&cursor) == 1) {
+        uint64_t pc = 0;
+        cfisem_get_reg(&cursor, CFISEM_REG_RIP, &pc);
+        s->from_ucontext.pc[s->from_ucontext.n++] = (void *)(uintptr_t)pc;
+    }
+}
+
+static void leaf_raise(void *arg)
+{
+    signal_out = arg;
+    raise(SIGUSR1);
+}
+
+START_TEST(test_signal_handler)
+{
+    setup();
+    struct sigaction action = {.sa_sigaction = on_signal,
+                               .sa_flags = SA_SIGINFO};
+    sigemptyset(&action.sa_mask);
+    ck_assert_int_eq(sigaction(SIGUSR1, &action, NULL), 0);
+    struct signal_result *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    the.mixed.recurse(10, leaf_raise, s);
+    /* Through the signal frame (__restore_rt) to the bottom. */
+    assert_same_callers(&s->ours, &s->gcc, 12);
+    ck_assert_int_gt(s->ours.n, 10);
+    /* From the ucontext: the interrupted PC, then its callers, as the
+     * tail of libgcc's list from the same PC (exact after a signal
+     * frame). */
+    int at = index_of(&s->gcc, (void *)(uintptr_t)s->interrupted_pc);
+    ck_assert_int_ge(at, 0);
+    ck_assert_int_eq(s->from_ucontext.n, s->gcc.n - at);
+    for (int i = 0; i < s->from_ucontext.n; i++)
+        ck_assert_ptr_eq(s->from_ucontext.pc[i], s->gcc.pc[at + i]);
+    free(s);
+}
+END_TEST
+
+/* A fault at a function's first instruction: the PC after the signal
+ * frame is exact, not a return address (looked up at PC-1 it would be
+ * another function's, or none). */
+static sigjmp_buf fault_return;
+
+static void on_fault(int sig, siginfo_t *info, void *ucontext)
+{
+    on_signal(sig, info, ucontext);
+    siglongjmp(fault_return, 1);
+}
+
+START_TEST(test_signal_at_function_entry)
+{
+    setup();
+    struct sigaction action = {.sa_sigaction = on_fault,
+                               .sa_flags = SA_SIGINFO | SA_NODEFER};
+    sigemptyset(&action.sa_mask);
+    ck_assert_int_eq(sigaction(SIGSEGV, &action, NULL), 0);
+    struct signal_result *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    signal_out = s;
+    if (sigsetjmp(fault_return, 1) == 0)
+        the.mixed.fault(10, NULL);
+    signal(SIGSEGV, SIG_DFL);
+    assert_same_callers(&s->ours, &s->gcc, 12);
+    ck_assert_int_ge(index_of(&s->ours, (void *)(uintptr_t)s->interrupted_pc),
+                     1);
+    free(s);
+}
+END_TEST
+
+/* SIGPROF samples: the handler walks from the ucontext, wherever the
+ * timer stopped the program, and records how each walk ended. */
+static volatile sig_atomic_t samples, samples_deep, samples_failed;
+static volatile int min_depth;
+
+static void on_sigprof(int sig, siginfo_t *info, void *ucontext)
+{
+    (void)sig;
+    (void)info;
+    struct cfisem_cursor cursor;
+    if (cfisem_init_ucontext(&cursor, ucontext) != CFISEM_OK) {
+        samples_failed++;
+        return;
+    }
+    int frames = 0, result;
+    while (frames < MAX_PCS && (result = cfisem_step(&cursor)) == 1)
+        frames++;
+    samples++;
+    if (result != 0)
+        samples_failed++;
+    if (frames >= min_depth)
+        samples_deep++;
+}
+
+static void leaf_spin(void *arg)
+{
+    (void)arg;
+    for (volatile long i = 0; samples < 50 && i < 4000000000L; i++)
+        continue;
+}
+
+START_TEST(test_sigprof_sampling)
+{
+    setup();
+    struct sigaction action = {.sa_sigaction = on_sigprof,
+                               .sa_flags = SA_SIGINFO | SA_RESTART};
+    sigemptyset(&action.sa_mask);
+    ck_assert_int_eq(sigaction(SIGPROF, &action, NULL), 0);
+    min_depth = 100;
+    struct itimerval timer = {{0, 1000}, {0, 1000}};
+    ck_assert_int_eq(setitimer(ITIMER_PROF, &timer, NULL), 0);
+    the.mixed.recurse(100, leaf_spin, NULL);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_PROF, &off, NULL);
+    ck_assert_int_ge(samples, 50);
+    ck_assert_int_eq(samples_failed, 0);
+    ck_assert_int_eq(samples_deep, samples);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Remote: a copy of the stack, unwound after the frames are gone         */
+/* ------------------------------------------------------------------ */
+
+struct sample {
+    uint64_t regs[CFISEM_NREGS];
+    uint32_t known;
+    uint64_t base;        /* address of stack[0] */
+    uint8_t *stack;
+    size_t size;
+    struct pcs local;
+};
+
+static int read_sample(void *data, uint64_t addr, unsigned size,
+                       uint64_t *value)
+{
+    const struct sample *s = data;
+    if (addr < s->base || addr - s->base > s->size - size)
+        return 1;
+    *value = 0;
+    memcpy(value, s->stack + (addr - s->base), size);
+    return 0;
+}
+
+static void leaf_capture(void *arg)
+{
+    struct sample *s = arg;
+    struct cfisem_context context;
+    cfisem_getcontext(&context);
+    memcpy(s->regs, context.regs, sizeof s->regs);
+    s->known = context.known;
+    s->base = context.regs[CFISEM_REG_RSP];
+    /* The copy ends below the test function's frame, whose address the
+     * caller left in s->size. */
+    s->size = (size_t)(s->size - s->base);
+    s->stack = malloc(s->size);
+    ck_assert_ptr_nonnull(s->stack);
+    /* Copied as perf does, by the kernel: the copy crosses the frames'
+     * locals, which a sanitizer's memcpy would refuse to read. */
+    struct iovec to = {s->stack, s->size};
+    struct iovec from = {(void *)(uintptr_t)s->base, s->size};
+    ck_assert_int_eq(process_vm_readv(getpid(), &to, 1, &from, 1, 0),
+                     (ssize_t)s->size);
+    s->local.n = 0;
+    s->local.pc[s->local.n++] = (void *)(uintptr_t)context.regs[16];
+    s->local.n += cfisem_backtrace(s->local.pc + 1, MAX_PCS - 1);
+}
+
+START_TEST(test_remote_copy)
+{
+    setup();
+    volatile char marker = 0;
+    struct sample *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    s->size = (size_t)(uintptr_t)&marker;
+    the.mixed.recurse(10, leaf_capture, s);
+    struct cfisem_cursor cursor;
+    ck_assert_int_eq(cfisem_init_remote(&cursor, s->regs, s->known, 0,
+                                        read_sample, s), CFISEM_OK);
+    /* The workload's frames (11) and the leaf lie inside the copy. */
+    int n = 1;
+    ck_assert_ptr_eq((void *)(uintptr_t)s->regs[16], s->local.pc[0]);
+    while (n < 12 && cfisem_step(&cursor) == 1) {
+        uint64_t pc;
+        ck_assert_int_eq(cfisem_get_reg(&cursor, CFISEM_REG_RIP, &pc), 0);
+        /* local.pc[1] is the leaf's return address from cfisem_backtrace
+         * in leaf_capture, not a caller: skip it. */
+        ck_assert_ptr_eq((void *)(uintptr_t)pc, s->local.pc[n + 1]);
+        n++;
+    }
+    ck_assert_int_eq(n, 12);
+    /* Past the copy, reads fail: the walk ends with an error. */
+    int result;
+    for (int i = 0; i < MAX_PCS && (result = cfisem_step(&cursor)) == 1; i++)
+        continue;
+    ck_assert_int_lt(result, 0);
+    free(s->stack);
+    free(s);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Corrupt stacks                                                        */
+/* ------------------------------------------------------------------ */
+
+/* A real return address inside the mixed workload, and its frame's
+ * registers, to start from. */
+static void leaf_context(void *arg)
+{
+    struct cfisem_context *context = arg;
+    struct cfisem_context here;
+    cfisem_getcontext(&here);
+    struct cfisem_cursor cursor;
+    ck_assert_int_eq(cfisem_init_local(&cursor, &here), CFISEM_OK);
+    ck_assert_int_eq(cfisem_step(&cursor), 1); /* into the workload */
+    *context = here;
+    for (unsigned r = 0; r < CFISEM_NREGS; r++)
+        if (cfisem_get_reg(&cursor, r, &context->regs[r]) == CFISEM_OK)
+            context->known |= 1u << r;
+}
+
+static struct cfisem_context workload_context(void)
+{
+    struct cfisem_context context;
+    memset(&context, 0, sizeof context);
+    the.mixed.recurse(3, leaf_context, &context);
+    return context;
+}
+
+static int walk(struct cfisem_context *context)
+{
+    struct cfisem_cursor cursor;
+    ck_assert_int_eq(cfisem_init_local(&cursor, context), CFISEM_OK);
+    int result = 1;
+    for (int i = 0; i < MAX_PCS && result == 1; i++)
+        result = cfisem_step(&cursor);
+    return result;
+}
+
+START_TEST(test_corrupt_unmapped_sp)
+{
+    setup();
+    struct cfisem_context context = workload_context();
+    context.regs[CFISEM_REG_RSP] = 0x10;
+    ck_assert_int_eq(walk(&context), CFISEM_E_MEMORY);
+}
+END_TEST
+
+START_TEST(test_corrupt_guard_page)
+{
+    setup();
+    /* A one-page "stack" followed by a PROT_NONE page: the CFA of the
+     * workload's frame lies past the readable page. */
+    uint8_t *pages = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(pages, MAP_FAILED);
+    ck_assert_int_eq(mprotect(pages + 4096, 4096, PROT_NONE), 0);
+    struct cfisem_context context = workload_context();
+    context.regs[CFISEM_REG_RSP] = (uint64_t)(uintptr_t)(pages + 4096 - 8);
+    ck_assert_int_eq(walk(&context), CFISEM_E_MEMORY);
+    munmap(pages, 2 * 4096);
+}
+END_TEST
+
+START_TEST(test_corrupt_garbage)
+{
+    setup();
+    /* A readable stack full of a pattern: the caller's PC read from it
+     * lies in no object. */
+    uint64_t *stack = malloc(64 * 1024);
+    ck_assert_ptr_nonnull(stack);
+    for (size_t i = 0; i < 64 * 1024 / 8; i++)
+        stack[i] = 0x0123456789abcdefull + i;
+    struct cfisem_context context = workload_context();
+    context.regs[CFISEM_REG_RSP] = (uint64_t)(uintptr_t)(stack + 16);
+    context.regs[CFISEM_REG_RBP] = (uint64_t)(uintptr_t)(stack + 32);
+    int result = walk(&context);
+    ck_assert_int_lt(result, 0);
+    ck_assert_int_ne(result, CFISEM_E_ARGUMENT);
+    free(stack);
+}
+END_TEST
+
+START_TEST(test_arguments)
+{
+    struct cfisem_cursor cursor;
+    struct cfisem_context context = {.known = 0};
+    ck_assert_int_eq(cfisem_init_local(&cursor, &context), CFISEM_E_ARGUMENT);
+    ck_assert_int_eq(cfisem_init_local(NULL, &context), CFISEM_E_ARGUMENT);
+    cfisem_getcontext(&context);
+    ck_assert_int_eq(cfisem_init_local(&cursor, &context), CFISEM_OK);
+    uint64_t value;
+    ck_assert_int_eq(cfisem_get_reg(&cursor, 17, &value), CFISEM_E_ARGUMENT);
+    ck_assert_int_eq(cfisem_get_reg(&cursor, 0, &value), CFISEM_E_ARGUMENT);
+    ck_assert_int_eq(cfisem_get_reg(&cursor, CFISEM_REG_RSP, &value),
+                     CFISEM_OK);
+    ck_assert_uint_eq(value, context.regs[CFISEM_REG_RSP]);
+    ck_assert_int_eq(cfisem_backtrace(NULL, 4), 0);
+    ck_assert_int_eq(cfisem_set_engine(&cursor, 7), CFISEM_E_ARGUMENT);
+    ck_assert_str_eq(cfisem_strerror(CFISEM_E_MEMORY), "a memory read failed");
+}
+END_TEST
+
+static Suite *runtime_suite(void)
+{
+    Suite *s = suite_create("runtime");
+    TCase *local = tcase_create("local");
+    tcase_set_timeout(local, 60);
+    tcase_add_test(local, test_prepare_finds_eh_elfs);
+    tcase_add_loop_test(local, test_backtrace_equals_libgcc, 0, 3);
+    tcase_add_loop_test(local, test_cursor_uses_eh_elf, 0, 3);
+    tcase_add_loop_test(local, test_fallback_interp, 0, 3);
+    tcase_add_loop_test(local, test_engine_interp, 0, 3);
+    tcase_add_loop_test(local, test_frame_pointer_walk, 0, 3);
+    tcase_add_test(local, test_qsort_callback);
+    tcase_add_loop_test(local, test_cxx_through_libstdcxx, 0, 2);
+    tcase_add_test(local, test_build_id_cache);
+    suite_add_tcase(s, local);
+    TCase *signals = tcase_create("signals");
+    tcase_set_timeout(signals, 60);
+    tcase_add_test(signals, test_signal_handler);
+    tcase_add_test(signals, test_signal_at_function_entry);
+    tcase_add_test(signals, test_sigprof_sampling);
+    suite_add_tcase(s, signals);
+    TCase *remote = tcase_create("remote");
+    tcase_add_test(remote, test_remote_copy);
+    suite_add_tcase(s, remote);
+    TCase *corrupt = tcase_create("corrupt");
+    tcase_add_test(corrupt, test_corrupt_unmapped_sp);
+    tcase_add_test(corrupt, test_corrupt_guard_page);
+    tcase_add_test(corrupt, test_corrupt_garbage);
+    tcase_add_test(corrupt, test_arguments);
+    suite_add_tcase(s, corrupt);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(runtime_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
