@@ -25,6 +25,7 @@ static const struct cli_command commands[] = {
      cli_validate},
     {"gen", "a random well-formed CFI program (.S) and its expected IL",
      cli_gen},
+    {"trace", "run a program under ptrace; check the CFI against it", cli_trace},
 };
 
 static const struct cli_command *find_command(const char *name)
