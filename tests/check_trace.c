@@ -1,0 +1,498 @@
+/* check_trace.c — trace/: the CFI checked against executions. The suite
+ * builds its programs (tests/trace/) into a temporary folder: correct CFI
+ * from gcc and clang at several levels, with and without frame pointers,
+ * must give no mismatch; each deliberately wrong .S must be caught at its
+ * exact range (its labels, read back with nm) and kind; signals, longjmp,
+ * a crash, an early exit and a program that never ends are followed and
+ * reported. */
+#include <check.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support.h"
+#include "trace/internal.h"
+#include "trace/trace.h"
+
+/* The programs' folder, built once by the unchecked fixture. */
+static char *programs;
+
+static int shell(const char *command)
+{
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *program_path(const char *name)
+{
+    char *path = malloc(strlen(programs) + strlen(name) + 2);
+    sprintf(path, "%s/%s", programs, name);
+    return path;
+}
+
+/* Builds NAME from the listed sources of tests/trace with CC FLAGS. */
+static void build(const char *cc, const char *flags, const char *name,
+                  const char *sources)
+{
+    char *src = test_src_path("tests/trace");
+    char command[4096];
+    char list[1024] = "";
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", sources);
+    for (char *s = strtok(copy, " "); s; s = strtok(NULL, " ")) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, " %s/%s", src, s);
+    }
+    snprintf(command, sizeof command, "%s %s -o %s/%s%s", cc, flags, programs,
+             name, list);
+    if (shell(command) != 0)
+        fprintf(stderr, "check_trace: cannot build: %s\n", command);
+    free(src);
+}
+
+#define FREESTANDING "-static -nostdlib -ffreestanding -fno-builtin " \
+                     "-fno-stack-protector -fasynchronous-unwind-tables"
+
+static const struct variant {
+    const char *name, *cc, *flags;
+} variants[] = {
+    {"good-gcc-O0", "gcc", "-O0"},
+    {"good-gcc-O2", "gcc", "-O2"},
+    {"good-gcc-O2-fp", "gcc", "-O2 -fno-omit-frame-pointer"},
+    {"good-gcc-Os", "gcc", "-Os -fomit-frame-pointer"},
+    {"good-clang-O0", "clang", "-O0"},
+    {"good-clang-O2", "clang", "-O2 -fomit-frame-pointer"},
+    {"good-clang-O2-fp", "clang", "-O2 -fno-omit-frame-pointer"},
+};
+enum { NVARIANTS = sizeof variants / sizeof variants[0] };
+
+static void build_all(void)
+{
+    programs = test_temp_dir();
+    for (int i = 0; i < NVARIANTS; i++) {
+        char flags[256];
+        snprintf(flags, sizeof flags, "%s %s", variants[i].flags, FREESTANDING);
+        build(variants[i].cc, flags, variants[i].name, "start.S good.c");
+    }
+    build("cc", "-static -nostdlib", "bad",
+          "start.S bad_main.S bad_cfa.S bad_ra.S bad_reg.S bad_undef.S no_fde.S");
+    build("cc", "-O1 " FREESTANDING, "crash", "start.S crash.c");
+    build("cc", "-O1 " FREESTANDING, "early", "start.S early.c");
+    build("cc", "-O1 " FREESTANDING, "spin", "start.S spin.c");
+    build("cc", "-O1 " FREESTANDING, "pause", "start.S pause.c");
+    build("cc", "-O1 -static", "signal", "signal.c");
+}
+
+static void remove_all(void)
+{
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf '%s'", programs);
+    shell(command);
+    free(programs);
+}
+
+/* The address of symbol `name` in `path` (nm), or 0. */
+static uint64_t symbol(const char *path, const char *name)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "nm '%s'", path);
+    FILE *in = popen(command, "r");
+    ck_assert_ptr_nonnull(in);
+    char line[512], sym[256], type[8];
+    uint64_t addr, found = 0;
+    while (fgets(line, sizeof line, in))
+        if (sscanf(line, "%" SCNx64 " %7s %255s", &addr, type, sym) == 3 &&
+            !strcmp(sym, name))
+            found = addr;
+    pclose(in);
+    ck_assert_msg(found != 0, "no symbol %s in %s", name, path);
+    return found;
+}
+
+static void trace(const char *name, struct trace_options *o,
+                  struct trace_report *report)
+{
+    char *path = program_path(name);
+    char *argv[] = {path, NULL};
+    ck_assert_msg(access(path, X_OK) == 0, "%s was not built", path);
+    ck_assert_int_eq(trace_run(argv, o, report), CFI_OK);
+    free(path);
+}
+
+static void options_il_interp(struct trace_options *o)
+{
+    trace_options_default(o);
+    o->engines[DIFF_ENGINE_compiled] = false;
+    o->timeout = 60;
+}
+
+/* ---- the decoder ------------------------------------------------------ */
+
+START_TEST(test_insn_classify)
+{
+    static const struct {
+        uint8_t bytes[4];
+        size_t len;
+        enum trace_insn insn;
+    } cases[] = {
+        {{0xe8, 0, 0, 0}, 4, TRACE_INSN_CALL},
+        {{0xff, 0xd0}, 2, TRACE_INSN_CALL},        /* call *%rax */
+        {{0x41, 0xff, 0xd3}, 3, TRACE_INSN_CALL},  /* call *%r11 */
+        {{0xff, 0x15, 0, 0}, 4, TRACE_INSN_CALL},  /* call *rip(..) */
+        {{0x3e, 0xff, 0xd0}, 3, TRACE_INSN_CALL},  /* notrack call */
+        {{0xc3}, 1, TRACE_INSN_RET},
+        {{0xf3, 0xc3}, 2, TRACE_INSN_RET},         /* rep ret */
+        {{0xf2, 0xc3}, 2, TRACE_INSN_RET},         /* bnd ret */
+        {{0xc2, 8, 0}, 3, TRACE_INSN_RET},
+        {{0xe9, 0, 0, 0}, 4, TRACE_INSN_JMP},
+        {{0xff, 0xe0}, 2, TRACE_INSN_JMP},         /* jmp *%rax */
+        {{0x0f, 0x05}, 2, TRACE_INSN_SYSCALL},
+        {{0xff, 0xc0}, 2, TRACE_INSN_OTHER},       /* inc %eax */
+        {{0x48, 0x89, 0xe5}, 3, TRACE_INSN_OTHER}, /* mov %rsp,%rbp */
+        {{0xff}, 1, TRACE_INSN_OTHER},             /* truncated */
+        {{0}, 0, TRACE_INSN_OTHER},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(trace_insn_classify(cases[i].bytes, cases[i].len) ==
+                          cases[i].insn, "case %zu", i);
+}
+END_TEST
+
+/* ---- correct CFI: no mismatch --------------------------------------- */
+
+START_TEST(test_correct_cfi)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    struct trace_report r;
+    trace(variants[_i].name, &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    /* Every instruction after _start's call is in a live frame. */
+    ck_assert_uint_gt(r.stops_checked, 200);
+    ck_assert_uint_ge(r.stops_checked + 16, r.instructions);
+    ck_assert_uint_ge(r.max_depth, 3); /* _start, main, a callee, leaf */
+    for (size_t i = 0; i < r.ngroups; i++)
+        ck_assert_msg(0, "%s: %s at 0x%" PRIx64, variants[_i].name,
+                      trace_kind_text(r.groups[i].kind), r.groups[i].pc);
+    ck_assert_uint_eq(r.engines[DIFF_ENGINE_il].mismatch, 0);
+    ck_assert_uint_eq(r.engines[DIFF_ENGINE_interp].mismatch, 0);
+    ck_assert_uint_eq(r.engines[DIFF_ENGINE_il].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[DIFF_ENGINE_interp].agree, r.stops_checked);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* The compiled engine too (its eh_elf built into a temporary cache). */
+START_TEST(test_correct_cfi_compiled)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    o.engines[DIFF_ENGINE_compiled] = true;
+    char *cache = test_temp_dir();
+    o.cache_dir = cache;
+    struct trace_report r;
+    trace("good-gcc-O2", &o, &r);
+    ck_assert_uint_eq(r.nopen_errors, 0);
+    ck_assert_uint_gt(r.stops_checked, 200);
+    ck_assert_uint_eq(r.engines[DIFF_ENGINE_compiled].agree, r.stops_checked);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf '%s'", cache);
+    shell(command);
+    free(cache);
+}
+END_TEST
+
+/* ---- wrong CFI: caught at its range and kind ------------------------- */
+
+static const struct trace_group *find(const struct trace_report *r,
+                                      enum trace_kind kind, int reg,
+                                      uint64_t first)
+{
+    for (size_t i = 0; i < r->ngroups; i++)
+        if (r->groups[i].kind == kind && r->groups[i].pc_first == first &&
+            (reg == -2 || r->groups[i].reg == reg))
+            return &r->groups[i];
+    return NULL;
+}
+
+static void expect_group(const struct trace_report *r, const char *path,
+                         enum trace_kind kind, int reg, const char *first,
+                         const char *last)
+{
+    uint64_t begin = symbol(path, first), end = symbol(path, last);
+    const struct trace_group *g = find(r, kind, reg, begin);
+    ck_assert_msg(g != NULL, "no %s group at %s (0x%" PRIx64 ")",
+                  trace_kind_name(kind), first, begin);
+    ck_assert_msg(g->pc_last == end, "%s group at %s ends at 0x%" PRIx64
+                  ", not %s (0x%" PRIx64 ")", trace_kind_name(kind), first,
+                  g->pc_last, last, end);
+    if (kind != TRACE_KIND_no_fde) {
+        ck_assert(g->engines[DIFF_ENGINE_il]);
+        ck_assert(g->engines[DIFF_ENGINE_interp]);
+        ck_assert_ptr_nonnull(g->row_il);
+    }
+}
+
+START_TEST(test_wrong_cfi_caught)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    struct trace_report r;
+    trace("bad", &o, &r);
+    char *path = program_path("bad");
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0);
+    expect_group(&r, path, TRACE_KIND_cfa, -1, "bad_cfa_first", "bad_cfa_last");
+    expect_group(&r, path, TRACE_KIND_ra, CFI_REG_RIP, "bad_ra_first",
+                 "bad_ra_last");
+    expect_group(&r, path, TRACE_KIND_reg, CFI_REG_RBX, "bad_reg_first",
+                 "bad_reg_last");
+    expect_group(&r, path, TRACE_KIND_ra_undefined, CFI_REG_RIP, "bad_undef",
+                 "bad_undef_last");
+    expect_group(&r, path, TRACE_KIND_no_fde, -1, "no_fde", "no_fde_last");
+    /* Nothing else: main's and _start's CFI are right. */
+    uint64_t low = symbol(path, "bad_cfa"), high = symbol(path, "no_fde_last");
+    const char *functions[] = {"bad_cfa", "bad_ra", "bad_reg", "bad_undef",
+                               "no_fde"};
+    for (size_t i = 0; i < r.ngroups; i++) {
+        const struct trace_group *g = &r.groups[i];
+        bool inside = false;
+        for (size_t f = 0; f < 5; f++) {
+            uint64_t at = symbol(path, functions[f]);
+            inside |= g->pc_first >= at && g->pc_last < at + 16;
+        }
+        ck_assert_msg(inside && g->pc_first >= low && g->pc_last <= high,
+                      "unexpected %s group at 0x%" PRIx64,
+                      trace_kind_name(g->kind), g->pc_first);
+    }
+    free(path);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* The reproducer line of a group gives the same wrong answer offline. */
+START_TEST(test_reproducer_offline)
+{
+    char *dumps = test_temp_dir();
+    char *path = program_path("bad");
+    char json_path[512];
+    snprintf(json_path, sizeof json_path, "%s/report.json", dumps);
+    const char *args[] = {"trace", "--engines", "il", "--dumps", dumps,
+                          "--json", json_path, "--", path, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 1); /* mismatches */
+    ck_assert_ptr_nonnull(strstr(run.out, "CFA wrong"));
+    test_run_free(&run);
+    char *json = test_read_file(json_path, NULL);
+    ck_assert_ptr_nonnull(json);
+    /* The first group of kind cfa, its "got" and its reproducer. */
+    char *group = strstr(json, "\"kind\": \"cfa\"");
+    ck_assert_ptr_nonnull(group);
+    char *got = strstr(group, "\"got\": \"");
+    char *line = strstr(group, "\"reproducer\": \"");
+    ck_assert_ptr_nonnull(got);
+    ck_assert_ptr_nonnull(line);
+    uint64_t got_cfa = strtoull(got + 8, NULL, 16);
+    line += strlen("\"reproducer\": \"cfisem ");
+    *strchr(line, '"') = 0;
+    char command[8192];
+    snprintf(command, sizeof command, "%s %s --json > %s/out.json",
+             getenv("CFISEM") ? getenv("CFISEM") : "build/cfisem", line, dumps);
+    ck_assert_int_eq(shell(command), 0);
+    char out_path[600];
+    snprintf(out_path, sizeof out_path, "%s/out.json", dumps);
+    char *out = test_read_file(out_path, NULL);
+    ck_assert_ptr_nonnull(out);
+    char expected[64];
+    snprintf(expected, sizeof expected, "\"cfa\": \"0x%" PRIx64 "\"", got_cfa);
+    ck_assert_msg(strstr(out, expected) != NULL, "%s: not in %s", expected, out);
+    free(out);
+    free(json);
+    free(path);
+    snprintf(command, sizeof command, "rm -rf '%s'", dumps);
+    shell(command);
+    free(dumps);
+}
+END_TEST
+
+/* ---- resynchronisation ----------------------------------------------- */
+
+/* glibc's static sigaction, raise, siglongjmp, __restore_rt: a handler
+ * left by siglongjmp, another that returns through sigreturn. */
+START_TEST(test_signal_and_longjmp)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    struct trace_report r;
+    trace("signal", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0); /* both handlers ran */
+    ck_assert_uint_eq(r.signals, 2);
+    ck_assert_uint_ge(r.irregular_pops, 1);
+    ck_assert_uint_gt(r.stops_checked, 10000);
+    /* The only differences are in glibc's __longjmp, whose CFI describes
+     * the frame it jumps to once it starts restoring it (findings/). */
+    char *path = program_path("signal");
+    uint64_t longjmp_at = symbol(path, "__longjmp");
+    for (size_t i = 0; i < r.ngroups; i++) {
+        const struct trace_group *g = &r.groups[i];
+        if (g->kind == TRACE_KIND_no_fde)
+            continue;
+        ck_assert_msg(g->fde_begin == longjmp_at, "%s at 0x%" PRIx64,
+                      trace_kind_text(g->kind), g->pc_first);
+    }
+    free(path);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* ---- programs that do not end well ------------------------------------ */
+
+START_TEST(test_crash_reported)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    struct trace_report r;
+    trace("crash", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_SIGNALED);
+    ck_assert_int_eq(r.end_value, SIGSEGV);
+    ck_assert_uint_ge(r.stops_checked, 3);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_early_exit_reported)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    struct trace_report r;
+    trace("early", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 3);
+    ck_assert_uint_ge(r.max_depth, 3);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_step_limit)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    o.step_limit = 5000;
+    struct trace_report r;
+    trace("spin", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_STEP_LIMIT);
+    ck_assert_uint_eq(r.instructions, 5000);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* Spinning, and blocked in a system call: both stopped in time. */
+START_TEST(test_timeout)
+{
+    const char *names[] = {"spin", "pause"};
+    for (int i = 0; i < 2; i++) {
+        struct trace_options o;
+        options_il_interp(&o);
+        o.timeout = 1;
+        struct trace_report r;
+        trace(names[i], &o, &r);
+        ck_assert_int_eq(r.end, TRACE_END_TIMEOUT);
+        ck_assert(r.seconds < 5);
+        trace_report_free(&r);
+    }
+}
+END_TEST
+
+/* ---- the command line ------------------------------------------------- */
+
+START_TEST(test_cli_bad_program)
+{
+    const char *args[] = {"trace", "--", "/nonexistent/program", NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "/nonexistent/program"));
+    test_run_free(&run);
+    const char *not_elf[] = {"trace", "--", "/etc/passwd", NULL};
+    test_run_cfisem(not_elf, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    test_run_free(&run);
+}
+END_TEST
+
+START_TEST(test_cli_usage)
+{
+    const char *const cases[][6] = {
+        {"trace", NULL},
+        {"trace", "--sample", "0", "--", "/bin/true", NULL},
+        {"trace", "--engines", "libunwind", "--", "/bin/true", NULL},
+        {"trace", "--at", "rows", "--", "/bin/true", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct test_run run;
+        test_run_cfisem(cases[i], &run);
+        ck_assert_int_eq(run.exit_code, 1);
+        ck_assert_uint_eq(test_count_lines(run.err), 1);
+        test_run_free(&run);
+    }
+}
+END_TEST
+
+START_TEST(test_cli_crash_exit_status)
+{
+    char *path = program_path("crash");
+    const char *args[] = {"trace", "--engines", "il", "--", path, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "killed by SIGSEGV"));
+    test_run_free(&run);
+    char *spin = program_path("spin");
+    const char *limited[] = {"trace", "--step-limit", "1000", "--", spin, NULL};
+    test_run_cfisem(limited, &run);
+    ck_assert_int_eq(run.exit_code, 3);
+    ck_assert_ptr_nonnull(strstr(run.out, "step limit"));
+    test_run_free(&run);
+    free(spin);
+    free(path);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("trace");
+    TCase *tc = tcase_create("trace");
+    tcase_set_timeout(tc, 120);
+    tcase_add_unchecked_fixture(tc, build_all, remove_all);
+    tcase_add_test(tc, test_insn_classify);
+    tcase_add_loop_test(tc, test_correct_cfi, 0, NVARIANTS);
+    tcase_add_test(tc, test_correct_cfi_compiled);
+    tcase_add_test(tc, test_wrong_cfi_caught);
+    tcase_add_test(tc, test_reproducer_offline);
+    tcase_add_test(tc, test_signal_and_longjmp);
+    tcase_add_test(tc, test_crash_reported);
+    tcase_add_test(tc, test_early_exit_reported);
+    tcase_add_test(tc, test_step_limit);
+    tcase_add_test(tc, test_timeout);
+    tcase_add_test(tc, test_cli_bad_program);
+    tcase_add_test(tc, test_cli_usage);
+    tcase_add_test(tc, test_cli_crash_exit_status);
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? 1 : 0;
+}
