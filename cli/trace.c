@@ -10,7 +10,8 @@
 
 static const char usage[] =
     "usage: cfisem trace [--engines LIST] [--sample N] [--step-limit N]\n"
-    "                    [--timeout S] [--json OUT] [--dumps DIR]\n"
+    "                    [--timeout S] [--from FUNCTION] [--json OUT]\n"
+    "                    [--dumps DIR]\n"
     "                    [--cache DIR] [--bare] [--quiet]\n"
     "                    [--no-disassembly] -- PROGRAM ARGS...\n"
     "\n"
@@ -30,6 +31,9 @@ static const char usage[] =
     "                   is still followed); default 1\n"
     "  --at rows|stapsdt  stop only at row boundaries or probe sites by\n"
     "                   breakpoint: not built yet\n"
+    "  --from FUNCTION  run at full speed to FUNCTION of PROGRAM's own\n"
+    "                   symbols (a breakpoint), then step from there: the\n"
+    "                   frames below it are not checked\n"
     "  --step-limit N   stop PROGRAM after N instructions (default 1e8)\n"
     "  --timeout S      stop PROGRAM after S seconds (default 600)\n"
     "  --json OUT       the report as JSON into OUT ('-': stdout)\n"
@@ -104,6 +108,8 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
         fprintf(stderr, "cfisem trace: --at %s: not built yet (only "
                 "single-stepping, with --sample)\n", value);
         return CLI_USAGE;
+    } else if (!strcmp(arg, "--from")) {
+        o->trace.from_symbol = value;
     } else if (!strcmp(arg, "--json")) {
         o->json = value;
     } else if (!strcmp(arg, "--dumps")) {
@@ -117,7 +123,7 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
 static bool takes_value(const char *arg)
 {
     static const char *const valued[] = {"--engines", "--sample",
-                                         "--step-limit", "--timeout", "--at",
+                                         "--step-limit", "--timeout", "--at", "--from",
                                          "--json", "--dumps", "--cache"};
     for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
         if (!strcmp(arg, valued[i]))
@@ -158,7 +164,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 static int exit_status(const struct trace_report *r)
 {
-    if (r->end == TRACE_END_EXEC_FAILED)
+    if (r->end == TRACE_END_EXEC_FAILED || r->end == TRACE_END_NO_SYMBOL)
         return CLI_BAD_INPUT;
     if (trace_report_mismatches(r) > 0)
         return CLI_MISMATCH;
@@ -201,7 +207,8 @@ int cli_trace(int argc, char **argv)
     if (status == CFI_E_NOMEM) {
         fprintf(stderr, "cfisem trace: out of memory\n");
         result = CLI_BAD_INPUT;
-    } else if (report.end == TRACE_END_EXEC_FAILED) {
+    } else if (report.end == TRACE_END_EXEC_FAILED ||
+               report.end == TRACE_END_NO_SYMBOL) {
         fprintf(stderr, "cfisem trace: %s: %s\n", o.argv[0],
                 trace_end_text(&report, end, sizeof end));
         result = CLI_BAD_INPUT;

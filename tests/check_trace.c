@@ -84,6 +84,7 @@ static void build_all(void)
     build("cc", "-O1 " FREESTANDING, "spin", "start.S spin.c");
     build("cc", "-O1 " FREESTANDING, "pause", "start.S pause.c");
     build("cc", "-O1 -static", "signal", "signal.c");
+    build("g++", "-O1", "throw", "throw.cc");
 }
 
 static void remove_all(void)
@@ -337,17 +338,63 @@ START_TEST(test_signal_and_longjmp)
     ck_assert_uint_ge(r.irregular_pops, 1);
     ck_assert_uint_gt(r.stops_checked, 10000);
     /* The only differences are in glibc's __longjmp, whose CFI describes
-     * the frame it jumps to once it starts restoring it (findings/). */
+     * the frame it jumps to once it starts restoring it: explained as a
+     * context restore (findings/). */
     char *path = program_path("signal");
     uint64_t longjmp_at = symbol(path, "__longjmp");
+    size_t restores = 0;
     for (size_t i = 0; i < r.ngroups; i++) {
         const struct trace_group *g = &r.groups[i];
         if (g->kind == TRACE_KIND_no_fde)
             continue;
-        ck_assert_msg(g->fde_begin == longjmp_at, "%s at 0x%" PRIx64,
-                      trace_kind_text(g->kind), g->pc_first);
+        ck_assert_msg(g->fde_begin == longjmp_at && g->context_restore,
+                      "%s at 0x%" PRIx64, trace_kind_text(g->kind), g->pc_first);
+        restores++;
     }
+    ck_assert_uint_gt(restores, 0);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
     free(path);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* A C++ exception through four frames with cleanups, traced from main
+ * (dynamic libstdc++ and libgcc_s: the start-up runs at full speed). The
+ * frames left by the unwinder's landing are popped; the only differences
+ * are in libgcc's __builtin_eh_return sequences, explained. */
+START_TEST(test_exception)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    o.from_symbol = "main";
+    struct trace_report r;
+    trace("throw", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0); /* caught, four destructors run */
+    ck_assert_uint_ge(r.irregular_pops, 2); /* a cleanup, the handler */
+    ck_assert_uint_gt(r.stops_checked, 5000);
+    ck_assert_uint_ge(r.max_depth, 5);
+    for (size_t i = 0; i < r.ngroups; i++) {
+        const struct trace_group *g = &r.groups[i];
+        ck_assert_msg(g->kind == TRACE_KIND_no_fde || g->context_restore,
+                      "%s: %s at 0x%" PRIx64, g->elf, trace_kind_text(g->kind),
+                      g->pc_first);
+    }
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* A function the executable does not have: reported, nothing run. */
+START_TEST(test_from_missing_symbol)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    o.from_symbol = "no_such_function";
+    struct trace_report r;
+    trace("early", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_NO_SYMBOL);
+    ck_assert_uint_eq(r.instructions, 0);
     trace_report_free(&r);
 }
 END_TEST
@@ -482,6 +529,8 @@ int main(void)
     tcase_add_test(tc, test_wrong_cfi_caught);
     tcase_add_test(tc, test_reproducer_offline);
     tcase_add_test(tc, test_signal_and_longjmp);
+    tcase_add_test(tc, test_exception);
+    tcase_add_test(tc, test_from_missing_symbol);
     tcase_add_test(tc, test_crash_reported);
     tcase_add_test(tc, test_early_exit_reported);
     tcase_add_test(tc, test_step_limit);

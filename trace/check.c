@@ -161,7 +161,8 @@ static void new_group(struct trace_checker *c, enum diff_engine_id engine,
 }
 
 static void record(struct trace_checker *c, enum diff_engine_id engine,
-                   const struct stop *stop, const struct difference *d)
+                   const struct stop *stop, const struct difference *d,
+                   bool first_of_stop)
 {
     struct trace_group *g = find_group(c->report, stop, d);
     if (!g) {
@@ -173,6 +174,11 @@ static void record(struct trace_checker *c, enum diff_engine_id engine,
     g->count++;
     if (d->kind != TRACE_KIND_no_fde)
         g->engines[engine] = true;
+    if (first_of_stop)
+        g->stops[engine]++;
+    /* Already known to restore contexts (an earlier longjmp). */
+    if (first_of_stop && g->context_restore)
+        c->report->engines[engine].explained++;
     if (stop->pc < g->pc_first)
         g->pc_first = stop->pc;
     if (stop->pc > g->pc_last)
@@ -240,7 +246,7 @@ static void ask_engine(struct trace_checker *c, enum diff_engine_id id,
     }
     c->report->engines[id].mismatch++;
     for (size_t i = 0; i < n; i++)
-        record(c, id, stop, &d[i]);
+        record(c, id, stop, &d[i], i == 0);
 }
 
 void trace_check_stop(struct trace_checker *c, const struct cfi_regs *callee,
@@ -262,11 +268,30 @@ void trace_check_stop(struct trace_checker *c, const struct cfi_regs *callee,
     if (!stop.fde) {
         c->report->no_fde++;
         struct difference d = {TRACE_KIND_no_fde, -1, 0, 0, false, "no FDE"};
-        record(c, DIFF_ENGINE_il, &stop, &d);
+        record(c, DIFF_ENGINE_il, &stop, &d, false);
         return;
     }
     c->report->stops_checked++;
     for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
         if (elf->engine_open[id])
             ask_engine(c, (enum diff_engine_id)id, &stop);
+}
+
+void trace_check_context_restore(struct trace_checker *c, uint64_t pc)
+{
+    const struct trace_mapping *m = trace_maps_find(c->maps, pc);
+    const struct trace_elf *elf = m ? &c->maps->elves[m->elf] : NULL;
+    const struct cfi_fde *fde =
+        elf && elf->file ? cfi_file_lookup(elf->file, pc - m->bias) : NULL;
+    if (!fde)
+        return;
+    for (size_t i = 0; i < c->report->ngroups; i++) {
+        struct trace_group *g = &c->report->groups[i];
+        if (g->context_restore || g->kind == TRACE_KIND_no_fde ||
+            g->fde_begin != fde->pc_begin || strcmp(g->elf, elf->path))
+            continue;
+        g->context_restore = true;
+        for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+            c->report->engines[id].explained += g->stops[id];
+    }
 }

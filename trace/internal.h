@@ -96,6 +96,20 @@ void trace_maps_free(struct trace_maps *maps);
 /* The IL of an ELF's file (built once), or NULL. */
 const struct sem_file_il *trace_elf_il(struct trace_elf *elf);
 
+/* ---- from.c: running free up to a function --------------------------- */
+
+enum trace_from_result {
+    TRACE_FROM_REACHED,       /* stopped at the function's first byte */
+    TRACE_FROM_ENDED,         /* the program ended first (report->end) */
+    TRACE_FROM_NO_SYMBOL,     /* the executable has no such function */
+    TRACE_FROM_FAILED,        /* ptrace failed */
+};
+/* Runs the program (stopped, maps read) to the entry of function `name`
+ * of its executable. */
+enum trace_from_result trace_run_from(struct trace_maps *maps,
+                                      const char *name,
+                                      struct trace_report *report);
+
 /* ---- shadow.c: the live frames -------------------------------------- */
 
 enum trace_frame_kind { TRACE_FRAME_CALL, TRACE_FRAME_SIGNAL };
@@ -139,6 +153,10 @@ struct trace_checker {
 void trace_check_stop(struct trace_checker *checker,
                       const struct cfi_regs *callee,
                       const struct trace_frame *truth);
+
+/* An irregular pop by the instruction at runtime address pc: the groups
+ * of its FDE were a context being restored. */
+void trace_check_context_restore(struct trace_checker *checker, uint64_t pc);
 
 /* ---- report.c ------------------------------------------------------- */
 

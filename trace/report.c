@@ -50,7 +50,7 @@ uint64_t trace_report_mismatches(const struct trace_report *r)
 {
     uint64_t n = 0;
     for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
-        n += r->engines[id].mismatch;
+        n += r->engines[id].mismatch - r->engines[id].explained;
     return n;
 }
 
@@ -74,6 +74,9 @@ const char *trace_end_text(const struct trace_report *r, char *buf,
         break;
     case TRACE_END_EXEC_FAILED:
         snprintf(buf, size, "cannot be run: %s", strerror(r->end_value));
+        break;
+    case TRACE_END_NO_SYMBOL:
+        snprintf(buf, size, "stopped: no such function to start from");
         break;
     case TRACE_END_TRACE_FAILED:
     default:
@@ -144,6 +147,9 @@ static void group_text(FILE *out, const struct trace_group *g, bool disasm)
                 g->fde_end);
     fprintf(out, "\n    at 0x%" PRIx64 "..0x%" PRIx64 ", %" PRIu64 " stops",
             g->pc_first, g->pc_last, g->count);
+    if (g->context_restore)
+        fprintf(out, ", explained: the code then restores another context "
+                "(longjmp, eh_return), which its CFI describes");
     if (g->kind == TRACE_KIND_no_fde) {
         fputc('\n', out);
         return;
@@ -181,9 +187,11 @@ void trace_report_text(FILE *out, const struct trace_report *r, bool disasm)
                 "only the first thread is followed\n", r->clones);
     for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
         if (r->engine_asked[id])
-            fprintf(out, "%-9s agree %" PRIu64 ", mismatch %" PRIu64 "\n",
+            fprintf(out, "%-9s agree %" PRIu64 ", mismatch %" PRIu64
+                    " (of which %" PRIu64 " in context restores)\n",
                     diff_engine_name((enum diff_engine_id)id),
-                    r->engines[id].agree, r->engines[id].mismatch);
+                    r->engines[id].agree, r->engines[id].mismatch,
+                    r->engines[id].explained);
     for (size_t i = 0; i < r->nopen_errors; i++)
         fprintf(out, "not checked: %s\n", r->open_errors[i]);
     if (r->ngroups)
@@ -216,9 +224,10 @@ static void group_json(FILE *out, const struct trace_group *g)
     fprintf(out, ", \"kind\": \"%s\", \"reg\": \"%s\", "
             "\"fde\": [\"0x%" PRIx64 "\", \"0x%" PRIx64 "\"], "
             "\"pc_first\": \"0x%" PRIx64 "\", \"pc_last\": \"0x%" PRIx64 "\", "
-            "\"count\": %" PRIu64 ", \"engines\": [",
+            "\"count\": %" PRIu64 ", \"context_restore\": %s, \"engines\": [",
             trace_kind_name(g->kind), reg_name(g->reg, name, sizeof name),
-            g->fde_begin, g->fde_end, g->pc_first, g->pc_last, g->count);
+            g->fde_begin, g->fde_end, g->pc_first, g->pc_last, g->count,
+            g->context_restore ? "true" : "false");
     const char *sep = "";
     for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
         if (g->engines[id]) {
@@ -259,8 +268,10 @@ void trace_report_json(FILE *out, const struct trace_report *r)
     for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
         if (r->engine_asked[id]) {
             fprintf(out, "%s\"%s\": {\"agree\": %" PRIu64 ", \"mismatch\": %"
-                    PRIu64 "}", sep, diff_engine_name((enum diff_engine_id)id),
-                    r->engines[id].agree, r->engines[id].mismatch);
+                    PRIu64 ", \"explained\": %" PRIu64 "}", sep,
+                    diff_engine_name((enum diff_engine_id)id),
+                    r->engines[id].agree, r->engines[id].mismatch,
+                    r->engines[id].explained);
             sep = ", ";
         }
     fprintf(out, "}, \"not_checked\": [");

@@ -200,6 +200,7 @@ static void after_step(struct tracer *t, const struct user_regs_struct *pre,
     if (trace_shadow_pop_to(&t->shadow, post->rsp, &last) > 0 &&
         post->rip != last.ra) {
         t->report->irregular_pops++;
+        trace_check_context_restore(&t->checker, pre->rip);
         start_resync(t, post->rip);
     }
     if (insn != TRACE_INSN_SYSCALL)
@@ -381,6 +382,38 @@ static void check_loop(struct tracer *t)
     }
 }
 
+/* Runs to options.from_symbol; true when stepping is to start there,
+ * the function's frame on the shadow stack. */
+static bool run_from(struct tracer *t)
+{
+    switch (trace_run_from(&t->maps, t->options->from_symbol, t->report)) {
+    case TRACE_FROM_REACHED:
+        break;
+    case TRACE_FROM_ENDED:
+        return false;
+    case TRACE_FROM_NO_SYMBOL:
+        stop_program(t, TRACE_END_NO_SYMBOL);
+        return false;
+    case TRACE_FROM_FAILED:
+    default:
+        stop_program(t, errno == EINTR ? TRACE_END_TIMEOUT
+                                       : TRACE_END_TRACE_FAILED);
+        return false;
+    }
+    struct user_regs_struct regs;
+    if (!get_regs(t, &regs))
+        return false;
+    struct trace_frame frame = {TRACE_FRAME_CALL, 0, regs.rsp + 8, {0}};
+    saved_from_regs(&regs, frame.saved);
+    trace_mem_reset(&t->mem);
+    trace_maps_reread(&t->maps, &t->mem);
+    if (!read_word(t, regs.rsp, &frame.ra))
+        return true;
+    trace_shadow_push(&t->shadow, &frame);
+    t->report->max_depth = 1;
+    return true;
+}
+
 /* ---- the timer -------------------------------------------------------- */
 
 static void on_alarm(int sig)
@@ -480,12 +513,10 @@ enum cfi_status trace_run(char *const argv[], const struct trace_options *o,
     enum cfi_status status = spawn(t, argv);
     if (status == CFI_OK) {
         t->mem.pid = t->maps.pid = t->pid;
-        if (!o->check)
-            bare_loop(t);
-        else if (trace_maps_reread(&t->maps, &t->mem) == CFI_OK)
-            check_loop(t);
-        else
+        if (trace_maps_reread(&t->maps, &t->mem) != CFI_OK)
             stop_program(t, TRACE_END_TRACE_FAILED);
+        else if (!o->from_symbol || run_from(t))
+            o->check ? check_loop(t) : bare_loop(t);
     }
     disarm_timer(&saved);
     report->seconds = elapsed(t);

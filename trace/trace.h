@@ -72,6 +72,9 @@ struct trace_options {
     const char *cache_dir;    /* compiled: the eh_elf cache, or NULL */
     const char *cfisem;       /* the tool's path, for reproducer lines */
     bool quiet_program;       /* the program's stdout/stderr to /dev/null */
+    /* Run at full speed to this function of the executable, then step
+     * from there (NULL: from the first instruction). */
+    const char *from_symbol;
 };
 
 void trace_options_default(struct trace_options *options);
@@ -84,6 +87,7 @@ enum trace_end {
     TRACE_END_STEP_LIMIT,     /* stopped after options.step_limit steps */
     TRACE_END_EXEC_FAILED,    /* PROGRAM could not be run; errno in end_value */
     TRACE_END_TRACE_FAILED,   /* ptrace itself failed */
+    TRACE_END_NO_SYMBOL,      /* options.from_symbol: no such function */
 };
 
 /* One group of mismatches: one ELF, one FDE (or none), one kind, one
@@ -94,8 +98,15 @@ struct trace_group {
     uint64_t fde_begin, fde_end;  /* file addresses; 0, 0: no FDE */
     enum trace_kind kind;
     int reg;
-    uint64_t count;               /* stops, over all engines */
+    uint64_t count;               /* differences, over all engines */
     bool engines[DIFF_ENGINE_COUNT];
+    /* Stops of each engine whose first difference is in this group: the
+     * groups' stops add up to the engine's mismatches. */
+    uint64_t stops[DIFF_ENGINE_COUNT];
+    /* The FDE's code then moved rsp above the frame other than by a
+     * return (longjmp, __builtin_eh_return): it was restoring another
+     * context, which its CFI describes (explained, not a mismatch). */
+    bool context_restore;
     uint64_t pc_first, pc_last;   /* lowest and highest PC, file addresses */
     /* The first occurrence. */
     enum diff_engine_id engine;
@@ -113,6 +124,7 @@ struct trace_group {
 
 struct trace_engine_count {
     uint64_t agree, mismatch;
+    uint64_t explained;           /* of mismatch: in context restores */
 };
 
 struct trace_report {
@@ -147,7 +159,8 @@ enum cfi_status trace_run(char *const argv[],
                           struct trace_report *report);
 void trace_report_free(struct trace_report *report);
 
-/* Mismatches over every engine. */
+/* Mismatches over every engine, those explained as context restores
+ * left out. */
 uint64_t trace_report_mismatches(const struct trace_report *report);
 /* "exited with status 0", "killed by SIGSEGV", ... into buf. */
 const char *trace_end_text(const struct trace_report *report, char *buf,
