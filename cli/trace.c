@@ -29,8 +29,10 @@ static const char usage[] =
     "                   eh_elf into the cache on first sight\n"
     "  --sample N       check every Nth instruction (every call and return\n"
     "                   is still followed); default 1\n"
-    "  --at rows|stapsdt  stop only at row boundaries or probe sites by\n"
-    "                   breakpoint: not built yet\n"
+    "  --at rows        stop only at the first address of every row of\n"
+    "                   every FDE (breakpoints; far cheaper): the truth is\n"
+    "                   taken at each FDE's first address; a fork or clone\n"
+    "                   ends the checking (--at stapsdt: not built yet)\n"
     "  --from FUNCTION  run at full speed to FUNCTION of PROGRAM's own\n"
     "                   symbols (a breakpoint), then step from there: the\n"
     "                   frames below it are not checked\n"
@@ -105,9 +107,12 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
                                    "seconds, not", value);
         o->trace.timeout = (double)n;
     } else if (!strcmp(arg, "--at")) {
-        fprintf(stderr, "cfisem trace: --at %s: not built yet (only "
-                "single-stepping, with --sample)\n", value);
-        return CLI_USAGE;
+        if (strcmp(value, "rows")) {
+            fprintf(stderr, "cfisem trace: --at %s: not built yet (--at "
+                    "rows, or single-stepping)\n", value);
+            return CLI_USAGE;
+        }
+        o->trace.at_rows = true;
     } else if (!strcmp(arg, "--from")) {
         o->trace.from_symbol = value;
     } else if (!strcmp(arg, "--json")) {

@@ -162,6 +162,27 @@ START_TEST(test_insn_classify)
 }
 END_TEST
 
+START_TEST(test_insn_call_ends_at)
+{
+    static const struct {
+        uint8_t bytes[8];
+        bool call;
+    } cases[] = {
+        {{0x90, 0x90, 0x90, 0xe8, 1, 2, 3, 4}, true},      /* call rel32 */
+        {{0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xff, 0xd0}, true}, /* *%rax */
+        {{0x90, 0x90, 0x90, 0x90, 0x90, 0x41, 0xff, 0xd3}, true}, /* *%r11 */
+        {{0x90, 0x90, 0xff, 0x15, 1, 2, 3, 4}, true},      /* *rip+d32 */
+        {{0x90, 0x90, 0x90, 0x90, 0xff, 0x54, 0x24, 8}, true}, /* *8(%rsp) */
+        {{0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xff, 0xe0}, false}, /* jmp */
+        {{0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}, false},
+        {{1, 0, 0, 0, 0, 0, 0, 0}, false},                  /* argc */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(trace_insn_call_ends_at(cases[i].bytes, 8) ==
+                          cases[i].call, "case %zu", i);
+}
+END_TEST
+
 /* ---- correct CFI: no mismatch --------------------------------------- */
 
 START_TEST(test_correct_cfi)
@@ -272,6 +293,48 @@ START_TEST(test_wrong_cfi_caught)
                       trace_kind_name(g->kind), g->pc_first);
     }
     free(path);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* --at rows: only row boundaries are seen. Of the wrong functions, the
+ * ones wrong at a row's first address are caught there (bad_ra's second
+ * row, bad_undef's only row); the others are wrong inside rows only. */
+START_TEST(test_rows_wrong_cfi)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    o.at_rows = true;
+    struct trace_report r;
+    trace("bad", &o, &r);
+    char *path = program_path("bad");
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    expect_group(&r, path, TRACE_KIND_ra, CFI_REG_RIP, "bad_ra_first",
+                 "bad_ra_first");
+    expect_group(&r, path, TRACE_KIND_ra_undefined, CFI_REG_RIP, "bad_undef",
+                 "bad_undef");
+    for (size_t i = 0; i < r.ngroups; i++)
+        ck_assert_msg(r.groups[i].pc_first == symbol(path, "bad_ra_first") ||
+                      r.groups[i].pc_first == symbol(path, "bad_undef"),
+                      "unexpected %s group at 0x%" PRIx64,
+                      trace_kind_name(r.groups[i].kind), r.groups[i].pc_first);
+    free(path);
+    trace_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_rows_correct_cfi)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    o.at_rows = true;
+    struct trace_report r;
+    trace(variants[_i].name, &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_uint_gt(r.stops_checked, 10);
+    ck_assert_uint_lt(r.instructions, 2000); /* stops, not steps */
+    ck_assert_uint_eq(r.ngroups, 0);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
     trace_report_free(&r);
 }
 END_TEST
@@ -485,7 +548,7 @@ START_TEST(test_cli_usage)
         {"trace", NULL},
         {"trace", "--sample", "0", "--", "/bin/true", NULL},
         {"trace", "--engines", "libunwind", "--", "/bin/true", NULL},
-        {"trace", "--at", "rows", "--", "/bin/true", NULL},
+        {"trace", "--at", "stapsdt", "--", "/bin/true", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct test_run run;
@@ -528,6 +591,9 @@ int main(void)
     tcase_add_test(tc, test_correct_cfi_compiled);
     tcase_add_test(tc, test_wrong_cfi_caught);
     tcase_add_test(tc, test_reproducer_offline);
+    tcase_add_test(tc, test_insn_call_ends_at);
+    tcase_add_test(tc, test_rows_wrong_cfi);
+    tcase_add_loop_test(tc, test_rows_correct_cfi, 0, NVARIANTS);
     tcase_add_test(tc, test_signal_and_longjmp);
     tcase_add_test(tc, test_exception);
     tcase_add_test(tc, test_from_missing_symbol);

@@ -66,3 +66,45 @@ enum trace_insn trace_insn_classify(const uint8_t *code, size_t len)
         return TRACE_INSN_OTHER;
     }
 }
+
+/* Length of an FF /r instruction from its ModRM byte on (ModRM, SIB,
+ * displacement), or 0 when `len` bytes do not hold it. */
+static size_t modrm_length(const uint8_t *p, size_t len)
+{
+    if (len < 1)
+        return 0;
+    unsigned mod = p[0] >> 6, rm = p[0] & 7;
+    size_t n = 1;
+    if (mod != 3 && rm == 4) {
+        if (len < 2)
+            return 0;
+        if (mod == 0 && (p[1] & 7) == 5)
+            n += 4;
+        n++;
+    }
+    if (mod == 1)
+        n += 1;
+    else if (mod == 2 || (mod == 0 && rm == 5))
+        n += 4;
+    return n;
+}
+
+bool trace_insn_call_ends_at(const uint8_t *before, size_t len)
+{
+    if (len >= 5 && before[len - 5] == 0xe8)
+        return true;
+    for (size_t k = 2; k <= len && k <= 8; k++) {
+        const uint8_t *p = before + len - k;
+        size_t prefixes = 0;
+        while (prefixes < k && (p[prefixes] == 0x3e ||
+                                (p[prefixes] & 0xf0) == 0x40))
+            prefixes++;
+        if (prefixes >= k || p[prefixes] != 0xff ||
+            ((p[prefixes + 1 < k ? prefixes + 1 : prefixes] >> 3) & 7) != 2 ||
+            prefixes + 1 >= k)
+            continue;
+        if (prefixes + 1 + modrm_length(p + prefixes + 1, k - prefixes - 1) == k)
+            return true;
+    }
+    return false;
+}

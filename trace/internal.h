@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+#include <time.h>
 
 #include "cfi/cfi.h"
 #include "diff/engine.h"
@@ -27,6 +28,10 @@ enum trace_insn {
 };
 /* Classifies the instruction whose first `len` bytes are `code`. */
 enum trace_insn trace_insn_classify(const uint8_t *code, size_t len);
+/* Whether the `len` bytes before an address end with a call (E8 rel32,
+ * or FF /2 with its prefixes, ModRM, SIB and displacement): whether a
+ * word found on the stack can be the return address of a call. */
+bool trace_insn_call_ends_at(const uint8_t *before, size_t len);
 
 /* ---- process.c: the traced process ---------------------------------- */
 
@@ -119,6 +124,7 @@ struct trace_frame {
     uint64_t ra;              /* caller's PC (exact for a signal frame) */
     uint64_t cfa;
     uint64_t saved[TRACE_NSAVED]; /* trace_saved_regs, as at the call */
+    uint64_t function;        /* --at rows: runtime start of its FDE */
 };
 
 #define TRACE_SHADOW_MAX 65536
@@ -161,5 +167,46 @@ void trace_check_context_restore(struct trace_checker *checker, uint64_t pc);
 /* ---- report.c ------------------------------------------------------- */
 
 void trace_group_free(struct trace_group *group);
+
+/* ---- run.c: the tracer ----------------------------------------------- */
+
+struct trace_pc_entry {
+    uint64_t pc;
+    uint8_t insn;             /* enum trace_insn */
+    bool valid;
+};
+
+struct tracer {
+    const struct trace_options *options;
+    struct trace_report *report;
+    pid_t pid;
+    struct trace_mem mem;
+    struct trace_maps maps;
+    struct trace_shadow shadow;
+    struct trace_checker checker;
+    struct trace_pc_entry *pc_cache;
+    bool resyncing;
+    uint64_t resync_begin, resync_end; /* runtime addresses */
+    int pending_signal;
+    struct timespec started;
+};
+
+enum trace_wait { TRACE_WAIT_STOPPED, TRACE_WAIT_EXEC, TRACE_WAIT_ENDED };
+
+double trace_elapsed(const struct tracer *t);
+void trace_saved_from_regs(const struct user_regs_struct *u, uint64_t *saved);
+bool trace_read_word(struct tracer *t, uint64_t addr, uint64_t *value);
+void trace_stop_program(struct tracer *t, enum trace_end end);
+/* The program's next stop, its signal in *sig; TRACE_WAIT_ENDED when it
+ * ended (report->end says how). */
+enum trace_wait trace_wait_stop(struct tracer *t, int *sig);
+bool trace_get_regs(struct tracer *t, struct user_regs_struct *regs);
+void trace_on_exec(struct tracer *t);
+
+/* ---- rows.c: breakpoints at row boundaries --------------------------- */
+
+/* Runs the program with a breakpoint at the first address of every row
+ * of every FDE of its ELFs, checking there. */
+void trace_rows_loop(struct tracer *t);
 
 #endif

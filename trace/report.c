@@ -111,29 +111,46 @@ static void engines_text(FILE *out, const bool *engines)
         }
 }
 
-/* objdump's listing of a few instructions around the first PC. */
+/* objdump's listing of the group's instructions, with up to four before
+ * and two after. objdump starts at the FDE's first instruction (a start
+ * in the middle of one would list garbage) and stops a little past the
+ * last PC. */
+#define DISASM_LINES 4096
 static void disassembly(FILE *out, const struct trace_group *g)
 {
     if (strchr(g->elf, '\'') || g->elf[0] == '[')
         return;
-    uint64_t from = g->pc_first >= 16 ? g->pc_first - 16 : 0;
+    uint64_t from = g->fde_end ? g->fde_begin : g->pc_first;
     char command[4400];
     snprintf(command, sizeof command,
              "objdump -d --no-show-raw-insn --start-address=0x%" PRIx64
              " --stop-address=0x%" PRIx64 " '%s' 2>/dev/null | "
-             "grep -E '^ +[0-9a-f]+:' | head -n 24",
-             from, g->pc_last + 16, g->elf);
+             "grep -E '^ +[0-9a-f]+:' | head -n %d",
+             from, g->pc_last + 32, g->elf, DISASM_LINES);
     FILE *in = popen(command, "r");
     if (!in)
         return;
-    char line[512];
-    /* Bounded by head -n 24. */
-    while (fgets(line, sizeof line, in)) {
-        uint64_t at = strtoull(line, NULL, 16);
-        bool inside = at >= g->pc_first && at <= g->pc_last;
-        fprintf(out, "      %s%s", inside ? "> " : "  ", line);
+    char (*lines)[160] = malloc(DISASM_LINES * sizeof *lines);
+    size_t n = 0, first = SIZE_MAX, last = 0;
+    /* Bounded by head -n. */
+    while (lines && n < DISASM_LINES && fgets(lines[n], sizeof lines[n], in)) {
+        uint64_t at = strtoull(lines[n], NULL, 16);
+        if (at >= g->pc_first && at <= g->pc_last) {
+            first = first == SIZE_MAX ? n : first;
+            last = n;
+        }
+        n++;
     }
     pclose(in);
+    for (size_t i = first >= 4 && first != SIZE_MAX ? first - 4 : 0;
+         first != SIZE_MAX && i < n && i <= last + 2; i++) {
+        uint64_t at = strtoull(lines[i], NULL, 16);
+        bool inside = at >= g->pc_first && at <= g->pc_last;
+        fprintf(out, "      %s%s", inside ? "> " : "  ", lines[i]);
+        if (!strchr(lines[i], '\n'))
+            fputc('\n', out);
+    }
+    free(lines);
 }
 
 static void group_text(FILE *out, const struct trace_group *g, bool disasm)

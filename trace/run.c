@@ -31,28 +31,7 @@ enum {
     SYS_CLONE = 56, SYS_CLONE3 = 435,
 };
 
-struct pc_entry {
-    uint64_t pc;
-    uint8_t insn;             /* enum trace_insn */
-    bool valid;
-};
-
-struct tracer {
-    const struct trace_options *options;
-    struct trace_report *report;
-    pid_t pid;
-    struct trace_mem mem;
-    struct trace_maps maps;
-    struct trace_shadow shadow;
-    struct trace_checker checker;
-    struct pc_entry *pc_cache;
-    bool resyncing;
-    uint64_t resync_begin, resync_end; /* runtime addresses */
-    int pending_signal;
-    struct timespec started;
-};
-
-static double elapsed(const struct tracer *t)
+double trace_elapsed(const struct tracer *t)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -116,7 +95,7 @@ static enum cfi_status spawn(struct tracer *t, char *const argv[])
 
 /* ---- the shadow stack's transitions --------------------------------- */
 
-static void saved_from_regs(const struct user_regs_struct *u, uint64_t *saved)
+void trace_saved_from_regs(const struct user_regs_struct *u, uint64_t *saved)
 {
     const unsigned long long values[TRACE_NSAVED] = {
         u->rbx, u->rbp, u->r12, u->r13, u->r14, u->r15,
@@ -125,7 +104,7 @@ static void saved_from_regs(const struct user_regs_struct *u, uint64_t *saved)
         saved[i] = values[i];
 }
 
-static bool read_word(struct tracer *t, uint64_t addr, uint64_t *value)
+bool trace_read_word(struct tracer *t, uint64_t addr, uint64_t *value)
 {
     uint8_t bytes[8];
     if (trace_mem_read(&t->mem, addr, bytes, 8) != 8)
@@ -143,19 +122,19 @@ static bool handler_entry(struct tracer *t, const struct user_regs_struct *pre,
     uint64_t gregs = post->rdx + offsetof(ucontext_t, uc_mcontext.gregs);
     uint64_t rsp;
     if (post->rdi != (unsigned long long)sig ||
-        !read_word(t, gregs + 8 * REG_RSP, &rsp) || rsp != pre->rsp)
+        !trace_read_word(t, gregs + 8 * REG_RSP, &rsp) || rsp != pre->rsp)
         return false;
     static const int saved_index[TRACE_NSAVED] = {
         REG_RBX, REG_RBP, REG_R12, REG_R13, REG_R14, REG_R15,
     };
-    struct trace_frame interrupted = {TRACE_FRAME_SIGNAL, 0, rsp, {0}};
-    bool ok = read_word(t, gregs + 8 * REG_RIP, &interrupted.ra);
+    struct trace_frame interrupted = {TRACE_FRAME_SIGNAL, 0, rsp, {0}, 0};
+    bool ok = trace_read_word(t, gregs + 8 * REG_RIP, &interrupted.ra);
     for (unsigned i = 0; i < TRACE_NSAVED; i++)
-        ok = ok && read_word(t, gregs + 8 * (uint64_t)saved_index[i],
+        ok = ok && trace_read_word(t, gregs + 8 * (uint64_t)saved_index[i],
                              &interrupted.saved[i]);
-    struct trace_frame handler = {TRACE_FRAME_CALL, 0, post->rsp + 8, {0}};
-    saved_from_regs(post, handler.saved);
-    if (!ok || !read_word(t, post->rsp, &handler.ra))
+    struct trace_frame handler = {TRACE_FRAME_CALL, 0, post->rsp + 8, {0}, 0};
+    trace_saved_from_regs(post, handler.saved);
+    if (!ok || !trace_read_word(t, post->rsp, &handler.ra))
         return false;
     trace_shadow_push(&t->shadow, &interrupted);
     trace_shadow_push(&t->shadow, &handler);
@@ -188,9 +167,9 @@ static void after_step(struct tracer *t, const struct user_regs_struct *pre,
     if (delivered && handler_entry(t, pre, post, delivered))
         return;
     if (insn == TRACE_INSN_CALL && post->rsp == pre->rsp - 8) {
-        struct trace_frame frame = {TRACE_FRAME_CALL, 0, pre->rsp, {0}};
-        saved_from_regs(pre, frame.saved);
-        if (read_word(t, post->rsp, &frame.ra))
+        struct trace_frame frame = {TRACE_FRAME_CALL, 0, pre->rsp, {0}, 0};
+        trace_saved_from_regs(pre, frame.saved);
+        if (trace_read_word(t, post->rsp, &frame.ra))
             trace_shadow_push(&t->shadow, &frame);
         if (t->shadow.depth > t->report->max_depth)
             t->report->max_depth = t->shadow.depth;
@@ -217,13 +196,13 @@ static void after_step(struct tracer *t, const struct user_regs_struct *pre,
 
 static enum trace_insn classify(struct tracer *t, uint64_t pc)
 {
-    struct pc_entry *e = &t->pc_cache[(pc ^ (pc >> 16)) & (PC_CACHE_SIZE - 1)];
+    struct trace_pc_entry *e = &t->pc_cache[(pc ^ (pc >> 16)) & (PC_CACHE_SIZE - 1)];
     if (e->valid && e->pc == pc)
         return (enum trace_insn)e->insn;
     uint8_t code[16];
     size_t len = trace_mem_read(&t->mem, pc, code, sizeof code);
     enum trace_insn insn = trace_insn_classify(code, len);
-    *e = (struct pc_entry){pc, (uint8_t)insn, true};
+    *e = (struct trace_pc_entry){pc, (uint8_t)insn, true};
     return insn;
 }
 
@@ -246,7 +225,7 @@ static void observe(struct tracer *t, const struct user_regs_struct *regs)
     trace_check_stop(&t->checker, &callee, top);
 }
 
-static void on_exec(struct tracer *t)
+void trace_on_exec(struct tracer *t)
 {
     t->report->execs++;
     t->shadow.depth = 0;
@@ -258,7 +237,7 @@ static void on_exec(struct tracer *t)
     trace_maps_reread(&t->maps, &t->mem);
 }
 
-static void stop_program(struct tracer *t, enum trace_end end)
+void trace_stop_program(struct tracer *t, enum trace_end end)
 {
     int status;
     kill(t->pid, SIGKILL);
@@ -269,56 +248,55 @@ static void stop_program(struct tracer *t, enum trace_end end)
 
 /* ---- the loop --------------------------------------------------------- */
 
-enum wait_result { WAIT_STOPPED, WAIT_EXEC, WAIT_ENDED };
 
-/* The program's next stop; its signal in *sig. WAIT_ENDED when it ended
+/* The program's next stop; its signal in *sig. TRACE_WAIT_ENDED when it ended
  * (report->end says how) or could not be waited for. */
-static enum wait_result wait_stop(struct tracer *t, int *sig)
+enum trace_wait trace_wait_stop(struct tracer *t, int *sig)
 {
     int status;
     pid_t r;
     /* Bounded: each EINTR comes from the timer, which fires once; the
      * clock then ends the wait. */
     while ((r = waitpid(t->pid, &status, __WALL)) != t->pid) {
-        if (r < 0 && errno == EINTR && elapsed(t) < t->options->timeout)
+        if (r < 0 && errno == EINTR && trace_elapsed(t) < t->options->timeout)
             continue;
-        stop_program(t, r < 0 && errno == EINTR ? TRACE_END_TIMEOUT
+        trace_stop_program(t, r < 0 && errno == EINTR ? TRACE_END_TIMEOUT
                                                 : TRACE_END_TRACE_FAILED);
-        return WAIT_ENDED;
+        return TRACE_WAIT_ENDED;
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
         bool exited = WIFEXITED(status);
         t->report->end = exited ? TRACE_END_EXITED : TRACE_END_SIGNALED;
         t->report->end_value = exited ? WEXITSTATUS(status) : WTERMSIG(status);
-        return WAIT_ENDED;
+        return TRACE_WAIT_ENDED;
     }
     *sig = WSTOPSIG(status);
     if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
-        return WAIT_EXEC;
-    return WAIT_STOPPED;
+        return TRACE_WAIT_EXEC;
+    return TRACE_WAIT_STOPPED;
 }
 
 /* Steps once, delivering any pending signal. */
-static enum wait_result step(struct tracer *t, int *sig, int *delivered)
+static enum trace_wait step(struct tracer *t, int *sig, int *delivered)
 {
     *delivered = t->pending_signal;
     t->pending_signal = 0;
     if (ptrace(PTRACE_SINGLESTEP, t->pid, NULL, (void *)(long)*delivered)) {
-        stop_program(t, TRACE_END_TRACE_FAILED);
-        return WAIT_ENDED;
+        trace_stop_program(t, TRACE_END_TRACE_FAILED);
+        return TRACE_WAIT_ENDED;
     }
-    return wait_stop(t, sig);
+    return trace_wait_stop(t, sig);
 }
 
 static bool over_budget(struct tracer *t)
 {
     const struct trace_options *o = t->options;
     if (t->report->instructions >= o->step_limit) {
-        stop_program(t, TRACE_END_STEP_LIMIT);
+        trace_stop_program(t, TRACE_END_STEP_LIMIT);
         return true;
     }
-    if (t->report->instructions % CLOCK_EVERY == 0 && elapsed(t) >= o->timeout) {
-        stop_program(t, TRACE_END_TIMEOUT);
+    if (t->report->instructions % CLOCK_EVERY == 0 && trace_elapsed(t) >= o->timeout) {
+        trace_stop_program(t, TRACE_END_TIMEOUT);
         return true;
     }
     return false;
@@ -329,21 +307,21 @@ static void bare_loop(struct tracer *t)
 {
     int sig, delivered;
     while (!over_budget(t)) {
-        enum wait_result w = step(t, &sig, &delivered);
-        if (w == WAIT_ENDED)
+        enum trace_wait w = step(t, &sig, &delivered);
+        if (w == TRACE_WAIT_ENDED)
             return;
-        if (w == WAIT_STOPPED && sig != SIGTRAP)
+        if (w == TRACE_WAIT_STOPPED && sig != SIGTRAP)
             t->pending_signal = sig;
         else
             t->report->instructions++;
     }
 }
 
-static bool get_regs(struct tracer *t, struct user_regs_struct *regs)
+bool trace_get_regs(struct tracer *t, struct user_regs_struct *regs)
 {
     if (ptrace(PTRACE_GETREGS, t->pid, NULL, regs) == 0)
         return true;
-    stop_program(t, TRACE_END_TRACE_FAILED);
+    trace_stop_program(t, TRACE_END_TRACE_FAILED);
     return false;
 }
 
@@ -352,7 +330,7 @@ static void check_loop(struct tracer *t)
     struct user_regs_struct regs, post;
     bool restop = false;
     uint64_t sample = t->options->sample ? t->options->sample : 1;
-    if (!get_regs(t, &regs))
+    if (!trace_get_regs(t, &regs))
         return;
     while (!over_budget(t)) {
         trace_mem_reset(&t->mem);
@@ -360,12 +338,12 @@ static void check_loop(struct tracer *t)
         if (!restop && t->report->instructions % sample == 0)
             observe(t, &regs);
         int sig, delivered;
-        enum wait_result w = step(t, &sig, &delivered);
-        if (w == WAIT_ENDED || !get_regs(t, &post))
+        enum trace_wait w = step(t, &sig, &delivered);
+        if (w == TRACE_WAIT_ENDED || !trace_get_regs(t, &post))
             return;
         restop = false;
-        if (w == WAIT_EXEC) {
-            on_exec(t);
+        if (w == TRACE_WAIT_EXEC) {
+            trace_on_exec(t);
         } else if (sig != SIGTRAP && post.rip == regs.rip &&
                    post.rsp == regs.rsp) {
             /* A signal for the program, the instruction not run: it is
@@ -392,22 +370,22 @@ static bool run_from(struct tracer *t)
     case TRACE_FROM_ENDED:
         return false;
     case TRACE_FROM_NO_SYMBOL:
-        stop_program(t, TRACE_END_NO_SYMBOL);
+        trace_stop_program(t, TRACE_END_NO_SYMBOL);
         return false;
     case TRACE_FROM_FAILED:
     default:
-        stop_program(t, errno == EINTR ? TRACE_END_TIMEOUT
+        trace_stop_program(t, errno == EINTR ? TRACE_END_TIMEOUT
                                        : TRACE_END_TRACE_FAILED);
         return false;
     }
     struct user_regs_struct regs;
-    if (!get_regs(t, &regs))
+    if (!trace_get_regs(t, &regs))
         return false;
-    struct trace_frame frame = {TRACE_FRAME_CALL, 0, regs.rsp + 8, {0}};
-    saved_from_regs(&regs, frame.saved);
+    struct trace_frame frame = {TRACE_FRAME_CALL, 0, regs.rsp + 8, {0}, 0};
+    trace_saved_from_regs(&regs, frame.saved);
     trace_mem_reset(&t->mem);
     trace_maps_reread(&t->maps, &t->mem);
-    if (!read_word(t, regs.rsp, &frame.ra))
+    if (!trace_read_word(t, regs.rsp, &frame.ra))
         return true;
     trace_shadow_push(&t->shadow, &frame);
     t->report->max_depth = 1;
@@ -514,12 +492,13 @@ enum cfi_status trace_run(char *const argv[], const struct trace_options *o,
     if (status == CFI_OK) {
         t->mem.pid = t->maps.pid = t->pid;
         if (trace_maps_reread(&t->maps, &t->mem) != CFI_OK)
-            stop_program(t, TRACE_END_TRACE_FAILED);
+            trace_stop_program(t, TRACE_END_TRACE_FAILED);
         else if (!o->from_symbol || run_from(t))
-            o->check ? check_loop(t) : bare_loop(t);
+            o->at_rows ? trace_rows_loop(t)
+                       : o->check ? check_loop(t) : bare_loop(t);
     }
     disarm_timer(&saved);
-    report->seconds = elapsed(t);
+    report->seconds = trace_elapsed(t);
     tracer_free(t);
     free(t);
     return status;

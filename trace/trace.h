@@ -75,6 +75,9 @@ struct trace_options {
     /* Run at full speed to this function of the executable, then step
      * from there (NULL: from the first instruction). */
     const char *from_symbol;
+    /* Stop only at the first address of every row (breakpoints), not at
+     * every instruction. */
+    bool at_rows;
 };
 
 void trace_options_default(struct trace_options *options);
