@@ -38,6 +38,7 @@ int cli_diff(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_gen(int argc, char **argv);
 int cli_trace(int argc, char **argv);
+int cli_sites(int argc, char **argv);
 
 /* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
  * diagnostic has one) on stderr, one line. */

@@ -26,6 +26,7 @@ static const struct cli_command commands[] = {
     {"gen", "a random well-formed CFI program (.S) and its expected IL",
      cli_gen},
     {"trace", "run a program under ptrace; check the CFI against it", cli_trace},
+    {"sites", "the SystemTap SDT probes of a file", cli_sites},
 };
 
 static const struct cli_command *find_command(const char *name)

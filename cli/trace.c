@@ -32,7 +32,11 @@ static const char usage[] =
     "  --at rows        stop only at the first address of every row of\n"
     "                   every FDE (breakpoints; far cheaper): the truth is\n"
     "                   taken at each FDE's first address; a fork or clone\n"
-    "                   ends the checking (--at stapsdt: not built yet)\n"
+    "                   ends the checking\n"
+    "  --at stapsdt     stop only at the SystemTap SDT probes of the\n"
+    "                   mapped ELFs (cfisem sites), as a tracer would, and\n"
+    "                   check there (breakpoints at function entries give\n"
+    "                   the truth)\n"
     "  --from FUNCTION  run at full speed to FUNCTION of PROGRAM's own\n"
     "                   symbols (a breakpoint), then step from there: the\n"
     "                   frames below it are not checked\n"
@@ -107,12 +111,13 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
                                    "seconds, not", value);
         o->trace.timeout = (double)n;
     } else if (!strcmp(arg, "--at")) {
-        if (strcmp(value, "rows")) {
-            fprintf(stderr, "cfisem trace: --at %s: not built yet (--at "
-                    "rows, or single-stepping)\n", value);
-            return CLI_USAGE;
-        }
-        o->trace.at_rows = true;
+        if (!strcmp(value, "rows"))
+            o->trace.at = TRACE_AT_ROWS;
+        else if (!strcmp(value, "stapsdt"))
+            o->trace.at = TRACE_AT_STAPSDT;
+        else
+            return cli_usage_error("trace", "--at takes rows or stapsdt, not",
+                                   value);
     } else if (!strcmp(arg, "--from")) {
         o->trace.from_symbol = value;
     } else if (!strcmp(arg, "--json")) {

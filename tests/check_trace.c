@@ -85,6 +85,10 @@ static void build_all(void)
     build("cc", "-O1 " FREESTANDING, "pause", "start.S pause.c");
     build("cc", "-O1 -static", "signal", "signal.c");
     build("g++", "-O1", "throw", "throw.cc");
+    build("cc", "-static -nostdlib", "probe", "start.S probe.S");
+    build("cc", "-static -nostdlib -DSHIFT=0x100", "probe-prelinked",
+          "start.S probe.S");
+    build("cc", "-static -nostdlib -DBROKEN", "probe-broken", "start.S probe.S");
 }
 
 static void remove_all(void)
@@ -304,7 +308,7 @@ START_TEST(test_rows_wrong_cfi)
 {
     struct trace_options o;
     options_il_interp(&o);
-    o.at_rows = true;
+    o.at = TRACE_AT_ROWS;
     struct trace_report r;
     trace("bad", &o, &r);
     char *path = program_path("bad");
@@ -327,7 +331,7 @@ START_TEST(test_rows_correct_cfi)
 {
     struct trace_options o;
     options_il_interp(&o);
-    o.at_rows = true;
+    o.at = TRACE_AT_ROWS;
     struct trace_report r;
     trace(variants[_i].name, &o, &r);
     ck_assert_int_eq(r.end, TRACE_END_EXITED);
@@ -462,6 +466,127 @@ START_TEST(test_from_missing_symbol)
 }
 END_TEST
 
+/* ---- SDT probes -------------------------------------------------------- */
+
+/* libstdc++'s probes, as readelf -n lists them (its base is not moved). */
+START_TEST(test_sites_libstdcxx)
+{
+    char *lib = test_system_lib("libstdc++.so.6");
+    if (!lib)
+        return;
+    struct trace_sites sites;
+    struct cfi_diag diag;
+    ck_assert_int_eq(trace_sites_read(lib, &sites, &diag), CFI_OK);
+    char command[1024];
+    snprintf(command, sizeof command,
+             "readelf -n '%s' | grep -A3 NT_STAPSDT | grep Location", lib);
+    FILE *in = popen(command, "r");
+    ck_assert_ptr_nonnull(in);
+    char line[512];
+    size_t n = 0;
+    while (fgets(line, sizeof line, in)) {
+        uint64_t location = strtoull(strstr(line, "0x"), NULL, 16);
+        ck_assert_uint_lt(n, sites.n);
+        ck_assert_uint_eq(sites.sites[n].pc, location);
+        n++;
+    }
+    pclose(in);
+    ck_assert_uint_eq(n, sites.n);
+    ck_assert_uint_gt(n, 0);
+    ck_assert_str_eq(sites.sites[0].provider, "libstdcxx");
+    trace_sites_free(&sites);
+    free(lib);
+}
+END_TEST
+
+/* A note whose recorded base is 0x100 above .stapsdt.base's address: the
+ * probe is 0x100 below the PC recorded. Argument string and names kept. */
+START_TEST(test_sites_prelinked)
+{
+    const char *names[] = {"probe", "probe-prelinked"};
+    for (int i = 0; i < 2; i++) {
+        char *path = program_path(names[i]);
+        struct trace_sites sites;
+        struct cfi_diag diag;
+        ck_assert_int_eq(trace_sites_read(path, &sites, &diag), CFI_OK);
+        ck_assert_uint_eq(sites.n, 1);
+        uint64_t site = symbol(path, "probe_site");
+        ck_assert_uint_eq(sites.sites[0].link_pc, site);
+        ck_assert_uint_eq(sites.sites[0].pc, i ? site - 0x100 : site);
+        ck_assert_str_eq(sites.sites[0].provider, "cfisem");
+        ck_assert_str_eq(sites.sites[0].name, "probe");
+        ck_assert_str_eq(sites.sites[0].args, "-4@%ebx 8@%rsp");
+        trace_sites_free(&sites);
+        free(path);
+    }
+}
+END_TEST
+
+START_TEST(test_sites_cli)
+{
+    char *path = program_path("probe-prelinked");
+    const char *args[] = {"sites", path, "--json", NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    char expected[64];
+    snprintf(expected, sizeof expected, "\"pc\": \"0x%" PRIx64 "\"",
+             symbol(path, "probe_site") - 0x100);
+    ck_assert_ptr_nonnull(strstr(run.out, expected));
+    test_run_free(&run);
+    const char *bad[] = {"sites", "/etc/passwd", NULL};
+    test_run_cfisem(bad, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    test_run_free(&run);
+    const char *none[] = {"sites", NULL};
+    test_run_cfisem(none, &run);
+    ck_assert_int_eq(run.exit_code, 1);
+    test_run_free(&run);
+    free(path);
+}
+END_TEST
+
+/* --at stapsdt: stopped at the probe each time it runs, checked there;
+ * with the push untold, the CFA is wrong exactly at the probe. */
+START_TEST(test_trace_at_stapsdt)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    o.at = TRACE_AT_STAPSDT;
+    struct trace_report r;
+    trace("probe", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_uint_eq(r.stops_checked, 2);
+    ck_assert_uint_eq(r.ngroups, 0);
+    trace_report_free(&r);
+    trace("probe-broken", &o, &r);
+    char *path = program_path("probe-broken");
+    ck_assert_uint_eq(r.stops_checked, 2);
+    expect_group(&r, path, TRACE_KIND_cfa, -1, "probe_site", "probe_site");
+    ck_assert_uint_eq(r.engines[DIFF_ENGINE_il].mismatch, 2);
+    free(path);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* libstdc++'s throw and catch probes, hit by the exception test's
+ * program: the CFI is right at both. */
+START_TEST(test_trace_at_stapsdt_libstdcxx)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    o.at = TRACE_AT_STAPSDT;
+    struct trace_report r;
+    trace("throw", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0);
+    ck_assert_uint_eq(r.stops_checked, 2);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+}
+END_TEST
+
 /* ---- programs that do not end well ------------------------------------ */
 
 START_TEST(test_crash_reported)
@@ -548,7 +673,7 @@ START_TEST(test_cli_usage)
         {"trace", NULL},
         {"trace", "--sample", "0", "--", "/bin/true", NULL},
         {"trace", "--engines", "libunwind", "--", "/bin/true", NULL},
-        {"trace", "--at", "stapsdt", "--", "/bin/true", NULL},
+        {"trace", "--at", "everywhere", "--", "/bin/true", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct test_run run;
@@ -597,6 +722,11 @@ int main(void)
     tcase_add_test(tc, test_signal_and_longjmp);
     tcase_add_test(tc, test_exception);
     tcase_add_test(tc, test_from_missing_symbol);
+    tcase_add_test(tc, test_sites_libstdcxx);
+    tcase_add_test(tc, test_sites_prelinked);
+    tcase_add_test(tc, test_sites_cli);
+    tcase_add_test(tc, test_trace_at_stapsdt);
+    tcase_add_test(tc, test_trace_at_stapsdt_libstdcxx);
     tcase_add_test(tc, test_crash_reported);
     tcase_add_test(tc, test_early_exit_reported);
     tcase_add_test(tc, test_step_limit);

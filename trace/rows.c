@@ -1,4 +1,4 @@
-/* rows.c — `--at rows`: a breakpoint (int3) at the first address of
+/* rows.c — `--at rows` and `--at stapsdt`: a breakpoint (int3) at the first address of
  * every row of every FDE of the mapped ELFs, the program otherwise
  * running at full speed, far cheaper than stepping.
  *
@@ -20,7 +20,11 @@
  * watched: mmap and mprotect bring new code) and stepped over one
  * instruction when hit. A fork or clone would copy them into a process
  * nobody traces, where an int3 kills it: at the first such system call
- * every breakpoint is removed and the program runs on, unchecked. */
+ * every breakpoint is removed and the program runs on, unchecked.
+ *
+ * `--at stapsdt` sets breakpoints at each FDE's first address (the truth,
+ * not checked) and at every SDT probe of the mapped ELFs (sites.c),
+ * checked there: a tracer stopped at a probe unwinds from that PC. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -41,6 +45,7 @@ struct breakpoint {
     uint64_t function;        /* runtime start of its FDE */
     uint8_t original;
     bool set;                 /* the int3 is written */
+    bool check;               /* compared with the truth when hit */
 };
 
 struct rows {
@@ -60,11 +65,12 @@ static int by_addr(const void *a, const void *b)
 
 static struct breakpoint *find_bp(struct rows *rows, uint64_t addr)
 {
-    struct breakpoint key = {addr, 0, 0, false};
+    struct breakpoint key = {addr, 0, 0, false, false};
     return bsearch(&key, rows->bps, rows->n, sizeof key, by_addr);
 }
 
-static bool add_bp(struct rows *rows, uint64_t addr, uint64_t function)
+static bool add_bp(struct rows *rows, uint64_t addr, uint64_t function,
+                   bool check)
 {
     if (rows->n == rows->capacity) {
         size_t capacity = rows->capacity ? 2 * rows->capacity : 4096;
@@ -74,7 +80,7 @@ static bool add_bp(struct rows *rows, uint64_t addr, uint64_t function)
         rows->bps = grown;
         rows->capacity = capacity;
     }
-    rows->bps[rows->n++] = (struct breakpoint){addr, function, 0, false};
+    rows->bps[rows->n++] = (struct breakpoint){addr, function, 0, false, check};
     return true;
 }
 
@@ -98,21 +104,41 @@ static bool executable(const struct trace_maps *maps, size_t elf, uint64_t addr)
     return m && m->elf == elf;
 }
 
-/* The row starts of ELF `index` mapped with `bias`, added unarmed. */
-static void collect(struct rows *rows, struct trace_maps *maps, size_t index,
-                    uint64_t bias)
+/* The row starts of ELF `index` mapped with `bias`, added unarmed: every
+ * row's (--at rows) or only each FDE's first, for the truth, not checked
+ * (--at stapsdt). */
+static void collect_rows(struct rows *rows, struct trace_maps *maps,
+                         size_t index, uint64_t bias, bool every_row)
 {
     const struct sem_file_il *il = trace_elf_il(&maps->elves[index]);
     for (size_t f = 0; il && f < il->nfdes; f++) {
         if (il->status[f] != CFI_OK)
             continue;
         const struct sem_fde_il *fde = &il->fdes[f];
-        for (size_t r = 0; r < fde->nranges; r++) {
+        for (size_t r = 0; r < fde->nranges && (every_row || r == 0); r++) {
             uint64_t addr = fde->ranges[r].begin + bias;
             if (executable(maps, index, addr))
-                add_bp(rows, addr, fde->fde->pc_begin + bias);
+                add_bp(rows, addr, fde->fde->pc_begin + bias, every_row);
         }
     }
+}
+
+/* The SDT probes of ELF `index`, checked when hit. */
+static void collect_probes(struct rows *rows, struct trace_maps *maps,
+                           size_t index, uint64_t bias)
+{
+    struct trace_elf *elf = &maps->elves[index];
+    struct trace_sites sites;
+    if (trace_sites_read(elf->file_path, &sites, NULL) != CFI_OK)
+        return;
+    for (size_t i = 0; i < sites.n; i++) {
+        uint64_t addr = sites.sites[i].pc + bias;
+        const struct cfi_fde *fde = cfi_file_lookup(elf->file,
+                                                    sites.sites[i].pc);
+        if (executable(maps, index, addr))
+            add_bp(rows, addr, fde ? fde->pc_begin + bias : 0, true);
+    }
+    trace_sites_free(&sites);
 }
 
 /* Sets breakpoints in every mapped ELF not yet armed. */
@@ -133,7 +159,10 @@ static void arm_new(struct tracer *t, struct rows *rows)
         if (rows->armed[elf] || !maps->elves[elf].file)
             continue;
         rows->armed[elf] = true;
-        collect(rows, maps, elf, maps->mappings[i].bias);
+        bool every_row = t->options->at == TRACE_AT_ROWS;
+        collect_rows(rows, maps, elf, maps->mappings[i].bias, every_row);
+        if (!every_row)
+            collect_probes(rows, maps, elf, maps->mappings[i].bias);
     }
     /* One breakpoint per address (FDEs of .eh_frame and .debug_frame may
      * share rows): the one already set wins, its original byte kept. */
@@ -141,8 +170,10 @@ static void arm_new(struct tracer *t, struct rows *rows)
     size_t kept = 0;
     for (size_t i = 0; i < rows->n; i++) {
         if (kept > 0 && rows->bps[kept - 1].addr == rows->bps[i].addr) {
+            bool check = rows->bps[kept - 1].check || rows->bps[i].check;
             if (rows->bps[i].set)
                 rows->bps[kept - 1] = rows->bps[i];
+            rows->bps[kept - 1].check = check;
             continue;
         }
         rows->bps[kept++] = rows->bps[i];
@@ -261,7 +292,8 @@ static bool on_trap(struct tracer *t, struct rows *rows, int *pending)
     trace_mem_reset(&t->mem);
     t->report->instructions++;
     update_truth(t, &regs, bp);
-    check_here(t, &regs, bp);
+    if (bp->check)
+        check_here(t, &regs, bp);
     return step_over(t, rows, &regs, bp, pending);
 }
 

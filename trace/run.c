@@ -494,7 +494,7 @@ enum cfi_status trace_run(char *const argv[], const struct trace_options *o,
         if (trace_maps_reread(&t->maps, &t->mem) != CFI_OK)
             trace_stop_program(t, TRACE_END_TRACE_FAILED);
         else if (!o->from_symbol || run_from(t))
-            o->at_rows ? trace_rows_loop(t)
+            o->at != TRACE_AT_STEP ? trace_rows_loop(t)
                        : o->check ? check_loop(t) : bare_loop(t);
     }
     disarm_timer(&saved);

@@ -75,9 +75,10 @@ struct trace_options {
     /* Run at full speed to this function of the executable, then step
      * from there (NULL: from the first instruction). */
     const char *from_symbol;
-    /* Stop only at the first address of every row (breakpoints), not at
-     * every instruction. */
-    bool at_rows;
+    /* Where the program stops: every instruction (single steps), or
+     * breakpoints only, at the first address of every row, or at the SDT
+     * probes (with breakpoints at function entries for the truth). */
+    enum trace_at { TRACE_AT_STEP, TRACE_AT_ROWS, TRACE_AT_STAPSDT } at;
 };
 
 void trace_options_default(struct trace_options *options);
@@ -172,5 +173,29 @@ const char *trace_end_text(const struct trace_report *report, char *buf,
 void trace_report_text(FILE *out, const struct trace_report *report,
                        bool disassemble);
 void trace_report_json(FILE *out, const struct trace_report *report);
+
+/* ---- SystemTap SDT probes (sites.c) ---------------------------------- */
+
+/* One probe of a file's .note.stapsdt. */
+struct trace_site {
+    uint64_t pc;              /* file address, adjusted by .stapsdt.base */
+    uint64_t link_pc;         /* as the note records it */
+    uint64_t base;            /* the note's .stapsdt.base */
+    uint64_t semaphore;       /* adjusted like pc; 0: none */
+    char *provider, *name, *args;
+};
+
+struct trace_sites {
+    struct trace_site *sites;
+    size_t n, capacity;
+};
+
+/* Reads every stapsdt note of `path` (64-bit ELF). CFI_E_IO,
+ * CFI_E_NOT_ELF, CFI_E_UNSUPPORTED (32-bit), CFI_E_MALFORMED (a note too
+ * short or a string without its NUL) with diag's message. A file with no
+ * probe gives none and CFI_OK. */
+enum cfi_status trace_sites_read(const char *path, struct trace_sites *sites,
+                                 struct cfi_diag *diag);
+void trace_sites_free(struct trace_sites *sites);
 
 #endif
