@@ -56,8 +56,9 @@ static const char usage[] =
     "  cfisem trace --engines il,interp -- /bin/true\n"
     "\n"
     "Exit status: 0 every frame checked agreed with the truth, 1 a\n"
-    "mismatch (or a usage error), 2 PROGRAM cannot be run, 3 PROGRAM\n"
-    "did not end by itself (timeout, step limit) or ptrace failed. A\n"
+    "mismatch (or a usage error), 2 PROGRAM cannot be run (or has no\n"
+    "FUNCTION for --from), 3 PROGRAM did not end by itself (timeout, step\n"
+    "limit), never reached FUNCTION, or ptrace failed. A\n"
     "program that crashes or exits with an error is reported, and its\n"
     "trace counts.\n";
 
@@ -178,6 +179,8 @@ static int exit_status(const struct trace_report *r)
         return CLI_BAD_INPUT;
     if (trace_report_mismatches(r) > 0)
         return CLI_MISMATCH;
+    if (r->from_missed)
+        return CLI_TRACE_INCOMPLETE;
     if (r->end == TRACE_END_EXITED || r->end == TRACE_END_SIGNALED)
         return CLI_OK;
     return CLI_TRACE_INCOMPLETE;

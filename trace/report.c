@@ -199,6 +199,9 @@ void trace_report_text(FILE *out, const struct trace_report *r, bool disasm)
     fprintf(out, "calls deepest %" PRIu64 ", signals %" PRIu64
             ", irregular pops %" PRIu64 ", execs %" PRIu64 "\n",
             r->max_depth, r->signals, r->irregular_pops, r->execs);
+    if (r->from_missed)
+        fprintf(out, "the function to start from was never reached (the "
+                "program ended first, or rewrote its first byte)\n");
     if (r->clones)
         fprintf(out, "the program created %" PRIu64 " threads or processes: "
                 "only the first thread is followed\n", r->clones);
@@ -277,10 +280,11 @@ void trace_report_json(FILE *out, const struct trace_report *r)
             ", \"no_elf\": %" PRIu64 ", \"resync\": %" PRIu64
             ", \"signals\": %" PRIu64 ", \"irregular_pops\": %" PRIu64
             ", \"execs\": %" PRIu64 ", \"clones\": %" PRIu64
-            ", \"max_depth\": %" PRIu64 ", \"engines\": {",
+            ", \"max_depth\": %" PRIu64 ", \"from_missed\": %s, \"engines\": {",
             (int)r->end, r->end_value, r->instructions, r->seconds,
             r->stops_checked, r->no_frame, r->no_fde, r->no_elf, r->resync,
-            r->signals, r->irregular_pops, r->execs, r->clones, r->max_depth);
+            r->signals, r->irregular_pops, r->execs, r->clones, r->max_depth,
+            r->from_missed ? "true" : "false");
     const char *sep = "";
     for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
         if (r->engine_asked[id]) {

@@ -368,6 +368,7 @@ static bool run_from(struct tracer *t)
     case TRACE_FROM_REACHED:
         break;
     case TRACE_FROM_ENDED:
+        t->report->from_missed = true;
         return false;
     case TRACE_FROM_NO_SYMBOL:
         trace_stop_program(t, TRACE_END_NO_SYMBOL);

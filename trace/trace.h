@@ -145,6 +145,9 @@ struct trace_report {
     uint64_t execs;
     uint64_t clones;              /* clone calls: threads not followed */
     uint64_t max_depth;
+    /* options.from_symbol was set and never reached (the program ended
+     * first, or rewrote the function's first byte, the breakpoint). */
+    bool from_missed;
     double seconds;
     struct trace_engine_count engines[DIFF_ENGINE_COUNT];
     bool engine_asked[DIFF_ENGINE_COUNT];
