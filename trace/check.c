@@ -272,6 +272,7 @@ void trace_check_stop(struct trace_checker *c, const struct cfi_regs *callee,
         return;
     }
     c->report->stops_checked++;
+    elf->checked++;
     for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
         if (elf->engine_open[id])
             ask_engine(c, (enum diff_engine_id)id, &stop);

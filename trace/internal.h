@@ -70,6 +70,7 @@ struct trace_elf {
     struct diff_engine engines[DIFF_ENGINE_COUNT];
     bool engine_open[DIFF_ENGINE_COUNT];
     struct sem_file_il *il;   /* for reports, built on first need */
+    uint64_t checked;         /* stops checked in it */
 };
 
 struct trace_mapping {

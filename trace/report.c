@@ -43,6 +43,9 @@ void trace_report_free(struct trace_report *r)
     for (size_t i = 0; i < r->nopen_errors; i++)
         free(r->open_errors[i]);
     free(r->open_errors);
+    for (size_t i = 0; i < r->nelves; i++)
+        free(r->elves[i].path);
+    free(r->elves);
     memset(r, 0, sizeof *r);
 }
 
@@ -214,6 +217,9 @@ void trace_report_text(FILE *out, const struct trace_report *r, bool disasm)
                     r->engines[id].explained);
     for (size_t i = 0; i < r->nopen_errors; i++)
         fprintf(out, "not checked: %s\n", r->open_errors[i]);
+    for (size_t i = 0; i < r->nelves; i++)
+        fprintf(out, "checked %10" PRIu64 " in %s\n", r->elves[i].checked,
+                r->elves[i].path);
     if (r->ngroups)
         fprintf(out, "groups:\n");
     for (size_t i = 0; i < r->ngroups; i++)
@@ -299,6 +305,12 @@ void trace_report_json(FILE *out, const struct trace_report *r)
     for (size_t i = 0; i < r->nopen_errors; i++) {
         fputs(i ? ", " : "", out);
         json_string(out, r->open_errors[i]);
+    }
+    fprintf(out, "], \"elves\": [");
+    for (size_t i = 0; i < r->nelves; i++) {
+        fprintf(out, "%s{\"path\": ", i ? ", " : "");
+        json_string(out, r->elves[i].path);
+        fprintf(out, ", \"checked\": %" PRIu64 "}", r->elves[i].checked);
     }
     fprintf(out, "], \"groups\": [");
     for (size_t i = 0; i < r->ngroups; i++) {

@@ -196,7 +196,22 @@ static void disarm_all(struct tracer *t, struct rows *rows)
 
 /* ---- at a breakpoint --------------------------------------------------- */
 
-static void update_truth(struct tracer *t, const struct user_regs_struct *regs,
+/* Reads code as the program wrote it: the original byte in place of
+ * every breakpoint of the range. */
+static size_t read_code(struct tracer *t, struct rows *rows, uint64_t addr,
+                        uint8_t *out, size_t len)
+{
+    size_t n = trace_mem_read(&t->mem, addr, out, len);
+    for (size_t i = 0; i < n; i++) {
+        const struct breakpoint *bp = find_bp(rows, addr + i);
+        if (bp && bp->set)
+            out[i] = bp->original;
+    }
+    return n;
+}
+
+static void update_truth(struct tracer *t, struct rows *rows,
+                         const struct user_regs_struct *regs,
                          const struct breakpoint *bp)
 {
     struct trace_frame last;
@@ -210,8 +225,8 @@ static void update_truth(struct tracer *t, const struct user_regs_struct *regs,
     trace_saved_from_regs(regs, frame.saved);
     uint8_t before[8];
     if (!trace_read_word(t, regs->rsp, &frame.ra) || frame.ra < sizeof before ||
-        trace_mem_read(&t->mem, frame.ra - sizeof before, before,
-                       sizeof before) != sizeof before ||
+        read_code(t, rows, frame.ra - sizeof before, before,
+                  sizeof before) != sizeof before ||
         !trace_insn_call_ends_at(before, sizeof before))
         return; /* not entered by a call: _start, a PLT's jump, ... */
     trace_shadow_push(&t->shadow, &frame);
@@ -247,9 +262,7 @@ static bool step_over(struct tracer *t, struct rows *rows,
                       struct breakpoint *bp, int *pending)
 {
     uint8_t code[16];
-    size_t len = trace_mem_read(&t->mem, bp->addr, code, sizeof code);
-    if (len > 0)
-        code[0] = bp->original;
+    size_t len = read_code(t, rows, bp->addr, code, sizeof code);
     if (forks(code, len, regs->rax)) {
         t->report->clones++;
         disarm_all(t, rows);
@@ -291,7 +304,7 @@ static bool on_trap(struct tracer *t, struct rows *rows, int *pending)
     }
     trace_mem_reset(&t->mem);
     t->report->instructions++;
-    update_truth(t, &regs, bp);
+    update_truth(t, rows, &regs, bp);
     if (bp->check)
         check_here(t, &regs, bp);
     return step_over(t, rows, &regs, bp, pending);

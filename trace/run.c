@@ -467,8 +467,22 @@ static void remove_tmp_dir(char *dir)
     free(dir);
 }
 
+/* The ELFs seen and their counts, into the report. */
+static void count_elves(struct tracer *t)
+{
+    struct trace_report *r = t->report;
+    r->elves = calloc(t->maps.nelves ? t->maps.nelves : 1, sizeof *r->elves);
+    for (size_t i = 0; r->elves && i < t->maps.nelves; i++) {
+        r->elves[r->nelves].path = strdup(t->maps.elves[i].path);
+        r->elves[r->nelves].checked = t->maps.elves[i].checked;
+        if (r->elves[r->nelves].path)
+            r->nelves++;
+    }
+}
+
 static void tracer_free(struct tracer *t)
 {
+    count_elves(t);
     trace_maps_free(&t->maps);
     trace_shadow_free(&t->shadow);
     free(t->pc_cache);

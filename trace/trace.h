@@ -155,6 +155,12 @@ struct trace_report {
     size_t ngroups;
     char **open_errors;           /* "ELF: message" per ELF not checkable */
     size_t nopen_errors;
+    /* Every ELF the program mapped, with the stops checked in it. */
+    struct trace_elf_count {
+        char *path;
+        uint64_t checked;
+    } *elves;
+    size_t nelves;
 };
 
 /* Runs argv[0] (searched in PATH) with argv under ptrace and fills
