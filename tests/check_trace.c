@@ -619,6 +619,28 @@ START_TEST(test_trace_at_stapsdt_libstdcxx)
 }
 END_TEST
 
+/* exec: the shadow stack starts over in the new image (dash, then the
+ * freestanding program it becomes, which exits with 3 from a call). */
+START_TEST(test_exec)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    char *early = program_path("early");
+    char command[1024];
+    snprintf(command, sizeof command, "exec '%s'", early);
+    char *argv[] = {"/bin/sh", "-c", command, NULL};
+    struct trace_report r;
+    ck_assert_int_eq(trace_run(argv, &o, &r), CFI_OK);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 3);
+    ck_assert_uint_eq(r.execs, 1);
+    ck_assert_uint_gt(checked_in(&r, early), 2);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+    free(early);
+}
+END_TEST
+
 /* ---- programs that do not end well ------------------------------------ */
 
 START_TEST(test_crash_reported)
@@ -755,6 +777,7 @@ int main(void)
     tcase_add_test(tc, test_exception);
     tcase_add_test(tc, test_from_missing_symbol);
     tcase_add_test(tc, test_vdso);
+    tcase_add_test(tc, test_exec);
     tcase_add_test(tc, test_sites_libstdcxx);
     tcase_add_test(tc, test_sites_prelinked);
     tcase_add_test(tc, test_sites_cli);
