@@ -86,6 +86,7 @@ static void build_all(void)
     build("cc", "-O1 -static", "signal", "signal.c");
     build("g++", "-O1", "throw", "throw.cc");
     build("cc", "-O1", "vdso", "vdso.c");
+    build("cc", "-O1 -static -pthread", "thread", "thread.c");
     build("cc", "-static -nostdlib", "probe", "start.S probe.S");
     build("cc", "-static -nostdlib -DSHIFT=0x100", "probe-prelinked",
           "start.S probe.S");
@@ -641,6 +642,21 @@ START_TEST(test_exec)
 }
 END_TEST
 
+/* A second thread runs untraced; the report says it was made. */
+START_TEST(test_thread_said)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    struct trace_report r;
+    trace("thread", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0);
+    ck_assert_uint_eq(r.clones, 1);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+}
+END_TEST
+
 /* ---- programs that do not end well ------------------------------------ */
 
 START_TEST(test_crash_reported)
@@ -778,6 +794,7 @@ int main(void)
     tcase_add_test(tc, test_from_missing_symbol);
     tcase_add_test(tc, test_vdso);
     tcase_add_test(tc, test_exec);
+    tcase_add_test(tc, test_thread_said);
     tcase_add_test(tc, test_sites_libstdcxx);
     tcase_add_test(tc, test_sites_prelinked);
     tcase_add_test(tc, test_sites_cli);
