@@ -8,11 +8,12 @@
 
 #include "cli.h"
 #include "diff/validate.h"
+#include "trace/trace.h"
 
 static const char usage[] =
     "usage: cfisem validate FILE EH_ELF.so [--abi full|v1|v1-direct]\n"
     "                       [--states N] [--seed S] [--json OUT] [--show N]\n"
-    "                       [--keep N] [--progress]\n"
+    "                       [--keep N] [--progress] [--pcs stapsdt]\n"
     "\n"
     "Checks a compiled unwinder (an eh_elf built for FILE) against the IL\n"
     "evaluator at every address of every FDE of FILE, as an innermost\n"
@@ -43,6 +44,8 @@ static const char usage[] =
     "  --keep N         wrong ranges kept for --json (default 1000); all\n"
     "                   are counted\n"
     "  --progress       progress on stderr even when it is not a terminal\n"
+    "  --pcs stapsdt    only at the SystemTap SDT probes of FILE (cfisem\n"
+    "                   sites), innermost, as a tracer stopped there would\n"
     "\n"
     "Example:\n"
     "  cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
@@ -59,6 +62,7 @@ struct options {
     const char *json_path;
     size_t show;
     bool progress;
+    bool stapsdt_pcs;
 };
 
 static int parse_valued(const char *arg, const char *value, struct options *o)
@@ -79,6 +83,11 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
         if (!cli_parse_u64(value, &n) || n > 100000)
             return cli_usage_error("validate", "bad count", value);
         *(!strcmp(arg, "--show") ? &o->show : &o->config.keep) = (size_t)n;
+    } else if (!strcmp(arg, "--pcs")) {
+        o->stapsdt_pcs = !strcmp(value, "stapsdt");
+        if (!o->stapsdt_pcs)
+            return cli_usage_error("validate", "--pcs takes stapsdt, not",
+                                   value);
     } else {
         o->json_path = value;  /* --json */
     }
@@ -88,7 +97,8 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     static const char *const valued[] = {"--abi", "--states", "--seed",
-                                         "--json", "--show", "--keep"};
+                                         "--json", "--show", "--keep",
+                                         "--pcs"};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool takes_value = false;
@@ -174,10 +184,24 @@ int cli_validate(int argc, char **argv)
     o.config.progress = show_progress;
     o.config.progress_env = &progress;
     struct diff_validation *v;
-    const char *bad_path;
+    const char *bad_path = NULL;
     struct cfi_diag diag;
-    enum cfi_status status = diff_validate(&o.config, o.path, o.eh_elf_path,
-                                           &v, &bad_path, &diag);
+    struct trace_sites sites = {NULL, 0, 0};
+    uint64_t *pcs = NULL;
+    enum cfi_status status = CFI_OK;
+    if (o.stapsdt_pcs &&
+        (status = trace_sites_read(o.path, &sites, &diag)) == CFI_OK) {
+        pcs = calloc(sites.n ? sites.n : 1, sizeof *pcs);
+        for (size_t i = 0; pcs && i < sites.n; i++)
+            pcs[i] = sites.sites[i].pc;
+        o.config.only_pcs = pcs;
+        o.config.nonly_pcs = pcs ? sites.n : 0;
+        trace_sites_free(&sites);
+    }
+    if (status == CFI_OK)
+        status = diff_validate(&o.config, o.path, o.eh_elf_path, &v,
+                               &bad_path, &diag);
+    free(pcs);
     if (progress.printed && progress.tty)
         fputc('\n', stderr);
     if (status != CFI_OK) {

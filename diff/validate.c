@@ -35,7 +35,7 @@ bool diff_abi_parse(const char *text, enum diff_abi *abi)
 void diff_validate_config_default(struct diff_validate_config *config)
 {
     *config = (struct diff_validate_config){DIFF_ABI_FULL, 4, 1, 100,
-                                            NULL, NULL};
+                                            NULL, NULL, NULL, 0};
 }
 
 static double now_seconds(void)
@@ -79,11 +79,20 @@ static bool list_push(struct address_list *list, size_t fde, uint64_t pc)
     return true;
 }
 
-/* The addresses FDE i answers for, then its gap when no FDE covers it. */
+/* The addresses FDE i answers for, then its gap when no FDE covers it;
+ * or only those of config->only_pcs it covers. */
 static bool fde_addresses(const struct cfi_file *file, size_t i,
+                          const struct diff_validate_config *config,
                           struct address_list *list)
 {
     const struct cfi_fde *fde = &file->fdes[i];
+    if (config->only_pcs) {
+        for (size_t p = 0; p < config->nonly_pcs; p++)
+            if (cfi_file_lookup(file, config->only_pcs[p]) == fde &&
+                !list_push(list, i, config->only_pcs[p]))
+                return false;
+        return true;
+    }
     if (fde->pc_end <= fde->pc_begin)
         return list_push(list, i, fde->pc_begin);
     uint64_t end = fde->pc_end - fde->pc_begin > FDE_ADDRESSES_MAX
@@ -96,8 +105,11 @@ static bool fde_addresses(const struct cfi_file *file, size_t i,
     return true;
 }
 
-static uint64_t count_addresses(const struct cfi_file *file)
+static uint64_t count_addresses(const struct cfi_file *file,
+                                const struct diff_validate_config *config)
 {
+    if (config->only_pcs)
+        return config->nonly_pcs;
     uint64_t total = 0;
     for (size_t i = 0; i < file->nfdes; i++) {
         const struct cfi_fde *fde = &file->fdes[i];
@@ -300,7 +312,7 @@ static enum cfi_status run_in_process(struct validator *v)
     uint64_t done = 0;
     for (size_t i = 0; i < v->file->nfdes && status == CFI_OK; i++) {
         list.count = 0;
-        if (!fde_addresses(v->file, i, &list)) {
+        if (!fde_addresses(v->file, i, v->config, &list)) {
             status = CFI_E_NOMEM;
             break;
         }
@@ -515,13 +527,13 @@ static enum cfi_status validate_file(struct validator *v)
         return CFI_E_NOMEM;
     v->got = &v->answer->frame;
     v->result->nfdes = v->file->nfdes;
-    v->total = count_addresses(v->file);
+    v->total = count_addresses(v->file, v->config);
     if (v->config->abi != DIFF_ABI_V1_DIRECT)
         return run_in_process(v);
     struct address_list list = {NULL, 0, 0};
     enum cfi_status status = CFI_OK;
     for (size_t i = 0; i < v->file->nfdes && status == CFI_OK; i++)
-        if (!fde_addresses(v->file, i, &list))
+        if (!fde_addresses(v->file, i, v->config, &list))
             status = CFI_E_NOMEM;
     if (status == CFI_OK)
         status = validate_direct(v, list.at, list.count);

@@ -657,6 +657,40 @@ START_TEST(test_thread_said)
 }
 END_TEST
 
+/* diff and validate --pcs stapsdt ask only at the probe: one PC, four
+ * states. */
+START_TEST(test_pcs_stapsdt)
+{
+    char *path = program_path("probe");
+    const char *diff[] = {"diff", path, "--pcs", "stapsdt", "--engines",
+                          "il,interp", NULL};
+    struct test_run run;
+    test_run_cfisem(diff, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_msg(strstr(run.out, " 4 requests (4 states per PC)") != NULL,
+                  "%s", run.out);
+    test_run_free(&run);
+    char eh_elf[512];
+    snprintf(eh_elf, sizeof eh_elf, "%s/probe.eh_elf.so", programs);
+    const char *compile[] = {"compile", path, "-o", eh_elf, NULL};
+    test_run_cfisem(compile, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    test_run_free(&run);
+    const char *validate[] = {"validate", path, eh_elf, "--pcs", "stapsdt",
+                              NULL};
+    test_run_cfisem(validate, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_msg(strstr(run.out, " 1 addresses, 4 states: 4 requests") != NULL,
+                  "%s", run.out);
+    test_run_free(&run);
+    const char *bad[] = {"diff", path, "--pcs", "everywhere", NULL};
+    test_run_cfisem(bad, &run);
+    ck_assert_int_eq(run.exit_code, 1);
+    test_run_free(&run);
+    free(path);
+}
+END_TEST
+
 /* ---- programs that do not end well ------------------------------------ */
 
 START_TEST(test_crash_reported)
@@ -800,6 +834,7 @@ int main(void)
     tcase_add_test(tc, test_sites_cli);
     tcase_add_test(tc, test_trace_at_stapsdt);
     tcase_add_test(tc, test_trace_at_stapsdt_libstdcxx);
+    tcase_add_test(tc, test_pcs_stapsdt);
     tcase_add_test(tc, test_crash_reported);
     tcase_add_test(tc, test_early_exit_reported);
     tcase_add_test(tc, test_step_limit);

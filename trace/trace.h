@@ -39,6 +39,8 @@
 
 #include "cfi/cfi.h"
 #include "diff/engine.h"
+#include "diff/state.h"
+#include "semantics/sem.h"
 
 /* What a mismatch is about. */
 #define TRACE_KINDS(X)                                                      \
@@ -206,5 +208,22 @@ struct trace_sites {
 enum cfi_status trace_sites_read(const char *path, struct trace_sites *sites,
                                  struct cfi_diag *diag);
 void trace_sites_free(struct trace_sites *sites);
+
+/* The probes of several files, for `cfisem diff --pcs stapsdt`: the
+ * harness's diff_config.pcs_of_fde is trace_probe_pcs_of_fde with this as
+ * its env (read only: safe from the worker threads). */
+struct trace_probe_pcs {
+    struct trace_probe_file *files;
+    size_t nfiles;
+};
+/* On failure, *failed is the index of the path that could not be read. */
+enum cfi_status trace_probe_pcs_load(struct trace_probe_pcs *probes,
+                                     const char *const *paths, size_t n,
+                                     size_t *failed, struct cfi_diag *diag);
+void trace_probe_pcs_free(struct trace_probe_pcs *probes);
+/* Each probe PC inside FDE `index`, as an innermost frame. */
+enum cfi_status trace_probe_pcs_of_fde(void *env, const struct sem_file_il *il,
+                                       size_t index, struct diff_pc **pcs,
+                                       size_t *count, size_t *capacity);
 
 #endif
