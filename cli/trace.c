@@ -9,11 +9,10 @@
 #include "trace/trace.h"
 
 static const char usage[] =
-    "usage: cfisem trace [--engines LIST] [--sample N] [--step-limit N]\n"
-    "                    [--timeout S] [--from FUNCTION] [--json OUT]\n"
-    "                    [--dumps DIR]\n"
-    "                    [--cache DIR] [--bare] [--quiet]\n"
-    "                    [--no-disassembly] -- PROGRAM ARGS...\n"
+    "usage: cfisem trace [--engines LIST] [--sample N] [--at rows|stapsdt]\n"
+    "                    [--from FUNCTION] [--step-limit N] [--timeout S]\n"
+    "                    [--json OUT] [--dumps DIR] [--cache DIR] [--bare]\n"
+    "                    [--quiet] [--no-disassembly] -- PROGRAM ARGS...\n"
     "\n"
     "Runs PROGRAM under ptrace one instruction at a time and keeps the\n"
     "truth of every live frame from the machine itself: at each call the\n"
