@@ -86,6 +86,7 @@ static void build_all(void)
     build("cc", "-O1 -static", "signal", "signal.c");
     build("g++", "-O1", "throw", "throw.cc");
     build("cc", "-O1", "vdso", "vdso.c");
+    build("cc", "-static -nostdlib", "tail", "start.S tail.S");
     build("cc", "-O1 -static -pthread", "thread", "thread.c");
     build("cc", "-static -nostdlib", "probe", "start.S probe.S");
     build("cc", "-static -nostdlib -DSHIFT=0x100", "probe-prelinked",
@@ -642,6 +643,43 @@ START_TEST(test_exec)
 }
 END_TEST
 
+/* A tail call keeps the frame: the callee's stops are checked against
+ * the caller's truth, and agree. */
+START_TEST(test_tail_call)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    struct trace_report r;
+    trace("tail", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_uint_ge(r.stops_checked + 8, r.instructions);
+    ck_assert_uint_eq(r.max_depth, 2); /* main's, tail_caller's (tail_callee's) */
+    ck_assert_uint_eq(r.ngroups, 0);
+    ck_assert_uint_eq(r.engines[DIFF_ENGINE_il].agree, r.stops_checked);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* --sample N: every Nth instruction is checked; the calls and returns
+ * between are still followed (the same depth, no mismatch). */
+START_TEST(test_sample)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    struct trace_report all, sampled;
+    trace("good-gcc-O0", &o, &all);
+    o.sample = 7;
+    trace("good-gcc-O0", &o, &sampled);
+    ck_assert_uint_eq(sampled.instructions, all.instructions);
+    ck_assert_uint_le(sampled.stops_checked, all.instructions / 7 + 1);
+    ck_assert_uint_ge(sampled.stops_checked + 4, all.stops_checked / 7);
+    ck_assert_uint_eq(sampled.max_depth, all.max_depth);
+    ck_assert_uint_eq(trace_report_mismatches(&sampled), 0);
+    trace_report_free(&all);
+    trace_report_free(&sampled);
+}
+END_TEST
+
 /* A second thread runs untraced; the report says it was made. */
 START_TEST(test_thread_said)
 {
@@ -829,6 +867,8 @@ int main(void)
     tcase_add_test(tc, test_vdso);
     tcase_add_test(tc, test_exec);
     tcase_add_test(tc, test_thread_said);
+    tcase_add_test(tc, test_tail_call);
+    tcase_add_test(tc, test_sample);
     tcase_add_test(tc, test_sites_libstdcxx);
     tcase_add_test(tc, test_sites_prelinked);
     tcase_add_test(tc, test_sites_cli);
