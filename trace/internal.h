@@ -203,6 +203,11 @@ void trace_stop_program(struct tracer *t, enum trace_end end);
 enum trace_wait trace_wait_stop(struct tracer *t, int *sig);
 bool trace_get_regs(struct tracer *t, struct user_regs_struct *regs);
 void trace_on_exec(struct tracer *t);
+/* After a step that delivered signal `sig`: when post is the handler's
+ * first instruction, pushes the interrupted context (a signal frame) and
+ * the handler's frame; false when no handler runs. */
+bool trace_handler_entry(struct tracer *t, const struct user_regs_struct *pre,
+                         const struct user_regs_struct *post, int sig);
 
 /* ---- rows.c: breakpoints at row boundaries --------------------------- */
 

@@ -21,6 +21,9 @@
  * instruction when hit. A fork or clone would copy them into a process
  * nobody traces, where an int3 kills it: at the first such system call
  * every breakpoint is removed and the program runs on, unchecked.
+ * Signals for the program are delivered by one single step, which stops
+ * at the handler's first instruction: the interrupted context and the
+ * handler's frame are pushed there, as when stepping.
  *
  * `--at stapsdt` sets breakpoints at each FDE's first address (the truth,
  * not checked) and at every SDT probe of the mapped ELFs (sites.c),
@@ -219,12 +222,26 @@ static void update_truth(struct tracer *t, struct rows *rows,
         trace_shadow_pop_to(&t->shadow, regs->rsp, &last);
         return;
     }
-    trace_shadow_pop_to(&t->shadow, regs->rsp + 8, &last);
     struct trace_frame frame = {TRACE_FRAME_CALL, 0, regs->rsp + 8, {0},
                                 bp->function};
+    if (!trace_read_word(t, regs->rsp, &frame.ra))
+        return;
+    /* The handler's frame, pushed when the signal was delivered (no
+     * function yet): this is its entry. Any other frame is taken again,
+     * with the registers as they are now (a call from the same site
+     * since may have other callee-saved values). */
+    struct trace_frame *top = t->shadow.depth
+                                  ? &t->shadow.frames[t->shadow.depth - 1]
+                                  : NULL;
+    if (top && top->function == 0 && top->kind == TRACE_FRAME_CALL &&
+        top->cfa == frame.cfa && top->ra == frame.ra) {
+        top->function = bp->function;
+        return;
+    }
+    trace_shadow_pop_to(&t->shadow, regs->rsp + 8, &last);
     trace_saved_from_regs(regs, frame.saved);
     uint8_t before[8];
-    if (!trace_read_word(t, regs->rsp, &frame.ra) || frame.ra < sizeof before ||
+    if (frame.ra < sizeof before ||
         read_code(t, rows, frame.ra - sizeof before, before,
                   sizeof before) != sizeof before ||
         !trace_insn_call_ends_at(before, sizeof before))
@@ -310,6 +327,37 @@ static bool on_trap(struct tracer *t, struct rows *rows, int *pending)
     return step_over(t, rows, &regs, bp, pending);
 }
 
+/* A signal for the program, delivered by one step: a handler's first
+ * instruction is then where the step stops, and its frames are pushed
+ * as when single-stepping. */
+static bool deliver_signal(struct tracer *t, int sig, int *pending)
+{
+    struct user_regs_struct pre, post;
+    if (!trace_get_regs(t, &pre))
+        return false;
+    if (ptrace(PTRACE_SINGLESTEP, t->pid, NULL, (void *)(long)sig) != 0) {
+        trace_stop_program(t, TRACE_END_TRACE_FAILED);
+        return false;
+    }
+    int stop_sig;
+    enum trace_wait w = trace_wait_stop(t, &stop_sig);
+    if (w == TRACE_WAIT_ENDED)
+        return false;
+    if (w == TRACE_WAIT_EXEC) {
+        *pending = -1;
+        return true;
+    }
+    if (stop_sig != SIGTRAP) {
+        *pending = stop_sig;
+        return true;
+    }
+    if (!trace_get_regs(t, &post))
+        return false;
+    trace_mem_reset(&t->mem);
+    trace_handler_entry(t, &pre, &post, sig);
+    return true;
+}
+
 /* A system-call stop: new code after mmap and mprotect; a fork or clone
  * ends the breakpoints. */
 static void on_syscall(struct tracer *t, struct rows *rows)
@@ -381,7 +429,12 @@ void trace_rows_loop(struct tracer *t)
                 restart(t, &rows);
             }
         } else {
-            pending = sig;
+            if (!deliver_signal(t, sig, &pending))
+                break;
+            if (pending == -1) {
+                pending = 0;
+                restart(t, &rows);
+            }
         }
         if (trace_elapsed(t) >= t->options->timeout) {
             trace_stop_program(t, TRACE_END_TIMEOUT);

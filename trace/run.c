@@ -116,8 +116,8 @@ bool trace_read_word(struct tracer *t, uint64_t addr, uint64_t *value)
 /* A signal handler's first instruction, the kernel's frame below it: it
  * passes (signal, siginfo, ucontext) and the ucontext holds the
  * interrupted rsp, which was the rsp before the step. */
-static bool handler_entry(struct tracer *t, const struct user_regs_struct *pre,
-                          const struct user_regs_struct *post, int sig)
+bool trace_handler_entry(struct tracer *t, const struct user_regs_struct *pre,
+                         const struct user_regs_struct *post, int sig)
 {
     uint64_t gregs = post->rdx + offsetof(ucontext_t, uc_mcontext.gregs);
     uint64_t rsp;
@@ -164,7 +164,7 @@ static void after_step(struct tracer *t, const struct user_regs_struct *pre,
                        enum trace_insn insn, int delivered)
 {
     trace_mem_reset(&t->mem);
-    if (delivered && handler_entry(t, pre, post, delivered))
+    if (delivered && trace_handler_entry(t, pre, post, delivered))
         return;
     if (insn == TRACE_INSN_CALL && post->rsp == pre->rsp - 8) {
         struct trace_frame frame = {TRACE_FRAME_CALL, 0, pre->rsp, {0}, 0};
