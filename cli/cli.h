@@ -59,6 +59,8 @@ int cli_unwind_v1(const char *eh_elf, const char *abi,
  * given, or NULL: what the eh_elf says), else NULL. */
 const char *cli_eh_elf_v1_abi(const char *eh_elf, const char *abi);
 int cli_synth(int argc, char **argv);
+int cli_trace(int argc, char **argv);
+int cli_sites(int argc, char **argv);
 
 /* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
  * diagnostic has one) on stderr, one line. */

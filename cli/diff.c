@@ -11,6 +11,7 @@
 #include "diff/harness.h"
 #include "diff/report.h"
 #include "diff/validate_hdr.h"
+#include "trace/trace.h"
 
 static const char usage[] =
     "usage: cfisem diff FILE... [--engines LIST] [--states N] [--seed S]\n"
@@ -18,7 +19,7 @@ static const char usage[] =
     "                   [--eh-elf FILE.eh_elf.so | --cache DIR]\n"
     "                   [--fault BEGIN-END]...\n"
     "                   [--show N] [--keep N] [--progress]\n"
-    "                   [--timeout S] [--no-isolate]\n"
+    "                   [--timeout S] [--no-isolate] [--pcs stapsdt]\n"
     "\n"
     "Asks every engine the same questions as the IL evaluator (the\n"
     "reference) and compares the answers register by register.\n"
@@ -57,6 +58,9 @@ static const char usage[] =
     "                   longer than S seconds (default 10) is stopped, and\n"
     "                   the file's requests count as its errors (\"timed\n"
     "                   out\"); the run goes on\n"
+    "  --pcs stapsdt    ask only at the SystemTap SDT probes of each FILE\n"
+    "                   (cfisem sites), innermost, as a tracer stopped there\n"
+    "                   would\n"
     "  --no-isolate     run in this process; by default each FILE runs in a\n"
     "                   child process, so that an engine that crashes on a\n"
     "                   file has that file's requests counted as its errors\n"
@@ -100,6 +104,7 @@ struct options {
     size_t show;
     bool progress;
     bool in_process;
+    bool stapsdt_pcs;
 };
 
 static int parse_engines(const char *list, struct diff_config *config)
@@ -212,6 +217,13 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->progress = true;
         else if (!strcmp(arg, "--no-isolate"))
             o->in_process = true;
+        else if (!strcmp(arg, "--pcs")) {
+            const char *value = i + 1 < argc ? argv[++i] : "nothing";
+            o->stapsdt_pcs = !strcmp(value, "stapsdt");
+            if (!o->stapsdt_pcs)
+                status = cli_usage_error("diff", "--pcs takes stapsdt, not",
+                                         value);
+        }
         else if (!takes_value(arg))
             status = cli_usage_error("diff", "unknown option", arg);
         else if (i + 1 >= argc)
@@ -388,10 +400,23 @@ int cli_diff(int argc, char **argv)
     if (!o.paths)
         return CLI_BAD_INPUT;
     int result = parse_options(argc, argv, &o);
+    struct trace_probe_pcs probes = {NULL, 0};
+    size_t failed = 0;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (result == CLI_OK && o.stapsdt_pcs &&
+        trace_probe_pcs_load(&probes, o.paths, o.npaths, &failed, &diag)) {
+        cli_report_file_error(o.paths[failed], &diag);
+        result = CLI_BAD_INPUT;
+    }
+    if (o.stapsdt_pcs) {
+        o.config.pcs_of_fde = trace_probe_pcs_of_fde;
+        o.config.pcs_env = &probes;
+    }
     if (result == CLI_OK)
         result = check_named_eh_elf(&o);
     if (result == CLI_OK)
         result = run_diff(&o);
+    trace_probe_pcs_free(&probes);
     free(o.paths);
     return result;
 }

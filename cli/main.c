@@ -31,6 +31,8 @@ static const struct cli_command commands[] = {
      cli_stats},
     {"synth", "CFI synthesised from the machine code, compared with the file's",
      cli_synth},
+    {"trace", "run a program under ptrace; check the CFI against it", cli_trace},
+    {"sites", "the SystemTap SDT probes of a file", cli_sites},
 };
 
 static const struct cli_command *find_command(const char *name)

@@ -8,12 +8,13 @@
 
 #include "cli.h"
 #include "diff/validate.h"
+#include "trace/trace.h"
 
 static const char usage[] =
     "usage: cfisem validate FILE EH_ELF.so [--abi full|v1|v1-direct]\n"
     "                       [--states N] [--seed S] [--json OUT] [--show N]\n"
     "                       [--keep N] [--progress] [--allow-unsupported]\n"
-    "                       [--timeout S]\n"
+    "                       [--timeout S] [--pcs stapsdt]\n"
     "\n"
     "Checks a compiled unwinder (an eh_elf built for FILE) against the IL\n"
     "evaluator at every address of every FDE of FILE, as an innermost\n"
@@ -54,6 +55,8 @@ static const char usage[] =
     "  --timeout S      seconds a child process has for 1024 calls (default\n"
     "                   10, at most 3600); a call still running then is\n"
     "                   \"timed out (SIGALRM)\", a crash\n"
+    "  --pcs stapsdt    only at the SystemTap SDT probes of FILE (cfisem\n"
+    "                   sites), innermost, as a tracer stopped there would\n"
     "\n"
     "Example:\n"
     "  cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
@@ -71,6 +74,7 @@ struct options {
     const char *json_path;
     size_t show;
     bool progress;
+    bool stapsdt_pcs;
 };
 
 static int parse_valued(const char *arg, const char *value, struct options *o)
@@ -96,6 +100,11 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
         if (!cli_parse_u64(value, &n) || n > 100000)
             return cli_usage_error("validate", "bad count", value);
         *(!strcmp(arg, "--show") ? &o->show : &o->config.keep) = (size_t)n;
+    } else if (!strcmp(arg, "--pcs")) {
+        o->stapsdt_pcs = !strcmp(value, "stapsdt");
+        if (!o->stapsdt_pcs)
+            return cli_usage_error("validate", "--pcs takes stapsdt, not",
+                                   value);
     } else {
         o->json_path = value;  /* --json */
     }
@@ -106,7 +115,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     static const char *const valued[] = {"--abi", "--states", "--seed",
                                          "--json", "--show", "--keep",
-                                         "--timeout"};
+                                         "--timeout", "--pcs"};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool takes_value = false;
@@ -210,8 +219,24 @@ int cli_validate(int argc, char **argv)
     o.config.progress_env = &progress;
     struct diff_validation *v;
     struct diff_validate_error error;
+    struct trace_sites sites = {NULL, 0, 0};
+    uint64_t *pcs = NULL;
+    if (o.stapsdt_pcs) {
+        struct cfi_diag diag;
+        if (trace_sites_read(o.path, &sites, &diag) != CFI_OK) {
+            cli_report_file_error(o.path, &diag);
+            return CLI_BAD_INPUT;
+        }
+        pcs = calloc(sites.n ? sites.n : 1, sizeof *pcs);
+        for (size_t i = 0; pcs && i < sites.n; i++)
+            pcs[i] = sites.sites[i].pc;
+        o.config.only_pcs = pcs;
+        o.config.nonly_pcs = pcs ? sites.n : 0;
+        trace_sites_free(&sites);
+    }
     enum cfi_status status = diff_validate(&o.config, o.path, o.eh_elf_path,
                                            &v, &error);
+    free(pcs);
     if (progress.printed && progress.tty)
         fputc('\n', stderr);
     if (status != CFI_OK) {

@@ -255,8 +255,14 @@ static void run_item(struct worker *w, struct item *item)
     const struct diff_config *config = w->job->config;
     for (size_t f = item->first; f < item->last; f++) {
         w->npcs = 0;
-        if (diff_pcs_of_fde(w->job->il, f, &w->job->states, config->all_pcs,
-                            &w->pcs, &w->npcs, &w->pcs_capacity) != CFI_OK) {
+        enum cfi_status listed =
+            config->pcs_of_fde
+                ? config->pcs_of_fde(config->pcs_env, w->job->il, f, &w->pcs,
+                                     &w->npcs, &w->pcs_capacity)
+                : diff_pcs_of_fde(w->job->il, f, &w->job->states,
+                                  config->all_pcs, &w->pcs, &w->npcs,
+                                  &w->pcs_capacity);
+        if (listed != CFI_OK) {
             atomic_store(&w->job->out_of_memory, true);
             return;
         }

@@ -86,6 +86,13 @@ struct diff_config {
     double answer_timeout;
     void (*hung)(void *env, enum diff_engine_id engine);
     void *hung_env;
+    /* The PCs asked in FDE `index` of il's file, instead of those of
+     * diff_pcs_of_fde (cfisem diff --pcs stapsdt); NULL: those. Called
+     * from the worker threads: it must only read its env. */
+    enum cfi_status (*pcs_of_fde)(void *env, const struct sem_file_il *il,
+                                  size_t index, struct diff_pc **pcs,
+                                  size_t *count, size_t *capacity);
+    void *pcs_env;
 };
 
 /* The default of answer_timeout, in seconds: one answer normally takes

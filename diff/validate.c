@@ -38,7 +38,7 @@ bool diff_abi_parse(const char *text, enum diff_abi *abi)
 void diff_validate_config_default(struct diff_validate_config *config)
 {
     *config = (struct diff_validate_config){DIFF_ABI_FULL, 4, 1, 100, false,
-                                            0, 0, NULL, NULL};
+                                            0, 0, NULL, NULL, NULL, 0};
 }
 
 static double now_seconds(void)
@@ -157,18 +157,40 @@ static int by_pc(const void *a, const void *b)
     return x->in_gap - y->in_gap;
 }
 
+/* Only the addresses of config->only_pcs, each with the FDE that covers
+ * it (none: a gap). */
+static bool only_addresses(const struct cfi_file *file,
+                           const struct diff_validate_config *config,
+                           struct address_list *list)
+{
+    for (size_t p = 0; p < config->nonly_pcs; p++) {
+        uint64_t pc = config->only_pcs[p];
+        const struct cfi_fde *fde = cfi_file_lookup(file, pc);
+        if (!list_push(list, fde ? (size_t)(fde - file->fdes) : SIZE_MAX, pc,
+                       fde == NULL))
+            return false;
+    }
+    return true;
+}
+
 /* Every address to check, in increasing address order (FDEs of
  * .debug_frame that .eh_frame hides are asked where the lookup finds
- * them). Duplicates (the first address after two FDEs) are dropped. */
+ * them), or only config->only_pcs. Duplicates (the first address after
+ * two FDEs) are dropped. */
 static bool all_addresses(const struct validator *v, struct address_list *list)
 {
     const struct cfi_file *file = v->file;
-    for (size_t i = 0; i < file->nfdes; i++)
-        if (!fde_addresses(file, i, list))
-            return false;
     uint64_t gaps = 0;
-    if (!gap_addresses(file, list, &gaps))
-        return false;
+    if (v->config->only_pcs) {
+        if (!only_addresses(file, v->config, list))
+            return false;
+    } else {
+        for (size_t i = 0; i < file->nfdes; i++)
+            if (!fde_addresses(file, i, list))
+                return false;
+        if (!gap_addresses(file, list, &gaps))
+            return false;
+    }
     qsort(list->at, list->count, sizeof *list->at, by_pc);
     size_t n = 0;
     for (size_t i = 0; i < list->count; i++)

@@ -85,6 +85,10 @@ struct diff_validate_config {
     void (*progress)(void *env, uint64_t done, uint64_t total,
                      double seconds);
     void *progress_env;
+    /* Only these file addresses, innermost (cfisem validate --pcs
+     * stapsdt: the SDT probes); NULL: every address of every FDE. */
+    const uint64_t *only_pcs;
+    size_t nonly_pcs;
 };
 
 void diff_validate_config_default(struct diff_validate_config *config);

@@ -1,0 +1,109 @@
+/* sites.c — `cfisem sites`: the instrumentation sites of a file. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "trace/trace.h"
+
+static const char usage[] =
+    "usage: cfisem sites FILE [--json]\n"
+    "\n"
+    "Lists the SystemTap SDT probes of FILE (its stapsdt notes): provider,\n"
+    "name, PC, semaphore and argument string. The PC and the semaphore are\n"
+    "file addresses, adjusted by the difference between .stapsdt.base's\n"
+    "address and the base the note records (a prelinked file); the PC the\n"
+    "note records is given too when it differs.\n"
+    "\n"
+    "  --json   one JSON object: {\"file\": ..., \"probes\": [...]}\n"
+    "\n"
+    "Example:\n"
+    "  cfisem sites /usr/lib/x86_64-linux-gnu/libstdc++.so.6\n"
+    "\n"
+    "Exit status: 0 listed (none is no error), 2 bad input file, 64 usage\n"
+    "error.\n";
+
+static void json_string(const char *text)
+{
+    putchar('"');
+    for (const char *p = text; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void print_json(const char *path, const struct trace_sites *sites)
+{
+    printf("{\"file\": ");
+    json_string(path);
+    printf(", \"probes\": [");
+    for (size_t i = 0; i < sites->n; i++) {
+        const struct trace_site *s = &sites->sites[i];
+        printf("%s\n  {\"provider\": ", i ? "," : "");
+        json_string(s->provider);
+        printf(", \"name\": ");
+        json_string(s->name);
+        printf(", \"pc\": \"0x%" PRIx64 "\", \"link_pc\": \"0x%" PRIx64
+               "\", \"base\": \"0x%" PRIx64 "\", \"semaphore\": \"0x%" PRIx64
+               "\", \"args\": ", s->pc, s->link_pc, s->base, s->semaphore);
+        json_string(s->args);
+        putchar('}');
+    }
+    printf("]}\n");
+}
+
+static void print_text(const struct trace_sites *sites)
+{
+    printf("%-18s %-18s %-32s %s\n", "pc", "semaphore", "probe", "arguments");
+    for (size_t i = 0; i < sites->n; i++) {
+        const struct trace_site *s = &sites->sites[i];
+        char probe[256], pc[32];
+        snprintf(probe, sizeof probe, "%s:%s", s->provider, s->name);
+        snprintf(pc, sizeof pc, "0x%" PRIx64, s->pc);
+        printf("%-18s 0x%-16" PRIx64 " %-32s %s", pc, s->semaphore, probe,
+               s->args);
+        if (s->link_pc != s->pc)
+            printf("  (recorded 0x%" PRIx64 ")", s->link_pc);
+        putchar('\n');
+    }
+}
+
+int cli_sites(int argc, char **argv)
+{
+    const char *path = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (argv[i][0] == '-')
+            return cli_usage_error("sites", "unknown option", argv[i]);
+        else if (path)
+            return cli_usage_error("sites", "more than one FILE:", argv[i]);
+        else
+            path = argv[i];
+    }
+    if (!path)
+        return cli_usage_error("sites", "missing FILE", NULL);
+    struct trace_sites sites;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (trace_sites_read(path, &sites, &diag) != CFI_OK) {
+        cli_report_file_error(path, &diag);
+        return CLI_BAD_INPUT;
+    }
+    if (json)
+        print_json(path, &sites);
+    else
+        print_text(&sites);
+    trace_sites_free(&sites);
+    return CLI_OK;
+}

@@ -1,0 +1,236 @@
+/* trace.c — `cfisem trace`: does the CFI describe the code that runs? */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "trace/trace.h"
+
+static const char usage[] =
+    "usage: cfisem trace [--engines LIST] [--sample N] [--at rows|stapsdt]\n"
+    "                    [--from FUNCTION] [--step-limit N] [--timeout S]\n"
+    "                    [--json OUT] [--dumps DIR] [--cache DIR] [--bare]\n"
+    "                    [--quiet] [--no-disassembly] -- PROGRAM ARGS...\n"
+    "\n"
+    "Runs PROGRAM under ptrace one instruction at a time and keeps the\n"
+    "truth of every live frame from the machine itself: at each call the\n"
+    "return address, the CFA (rsp before the call) and rbx, rbp, r12-r15;\n"
+    "pops at ret, longjmp, sigreturn, exception landings; signal delivery\n"
+    "pushes the interrupted context. At each stop the innermost frame is\n"
+    "unwound by each engine from the real registers and memory, and\n"
+    "compared with the truth: the CFA, the caller's rip, rbx rbp r12-r15.\n"
+    "Only the first thread is followed.\n"
+    "\n"
+    "  --engines LIST   engines asked, from il, interp, compiled (default\n"
+    "                   il,interp,compiled); compiled builds each ELF's\n"
+    "                   eh_elf into the cache on first sight\n"
+    "  --sample N       check every Nth instruction (every call and return\n"
+    "                   is still followed); default 1\n"
+    "  --at rows        stop only at the first address of every row of\n"
+    "                   every FDE (breakpoints; far cheaper): the truth is\n"
+    "                   taken at each FDE's first address; a fork or clone\n"
+    "                   ends the checking\n"
+    "  --at stapsdt     stop only at the SystemTap SDT probes of the\n"
+    "                   mapped ELFs (cfisem sites), as a tracer would, and\n"
+    "                   check there (breakpoints at function entries give\n"
+    "                   the truth)\n"
+    "  --from FUNCTION  run at full speed to FUNCTION of PROGRAM's own\n"
+    "                   symbols (a breakpoint), then step from there: the\n"
+    "                   frames below it are not checked\n"
+    "  --step-limit N   stop PROGRAM after N instructions (default 1e8)\n"
+    "  --timeout S      stop PROGRAM after S seconds (default 600)\n"
+    "  --json OUT       the report as JSON into OUT ('-': stdout)\n"
+    "  --dumps DIR      write a stack dump per mismatch group into DIR and\n"
+    "                   print a 'cfisem unwind ... --mem DUMP@ADDR' line\n"
+    "                   that gives the same answer offline\n"
+    "  --cache DIR      where compiled eh_elfs are built\n"
+    "  --bare           only step (nothing checked): the rate of bare\n"
+    "                   single-stepping, to compare with\n"
+    "  --quiet          PROGRAM's stdout and stderr go to /dev/null\n"
+    "  --no-disassembly do not list the code around each group (objdump)\n"
+    "\n"
+    "Example:\n"
+    "  cfisem trace --engines il,interp -- /bin/true\n"
+    "\n"
+    "Exit status: 0 every frame checked agreed with the truth, 1 a\n"
+    "mismatch, 64 a usage error, 2 PROGRAM cannot be run (or has no\n"
+    "FUNCTION for --from), 3 PROGRAM did not end by itself (timeout, step\n"
+    "limit), never reached FUNCTION, or ptrace failed. A\n"
+    "program that crashes or exits with an error is reported, and its\n"
+    "trace counts.\n";
+
+enum { CLI_TRACE_INCOMPLETE = 3 };
+
+struct options {
+    struct trace_options trace;
+    const char *json;
+    bool disassemble;
+    char **argv;
+};
+
+static bool parse_engines(const char *list, struct trace_options *o)
+{
+    memset(o->engines, 0, sizeof o->engines);
+    const char *p = list;
+    /* Bounded by the list's length. */
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        int id = diff_engine_parse(p, len);
+        if (id != DIFF_ENGINE_il && id != DIFF_ENGINE_interp &&
+            id != DIFF_ENGINE_compiled)
+            return false;
+        o->engines[id] = true;
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
+static bool positive(const char *text, uint64_t *value)
+{
+    return cli_parse_u64(text, value) && *value > 0;
+}
+
+static int parse_valued(const char *arg, const char *value, struct options *o)
+{
+    uint64_t n;
+    if (!strcmp(arg, "--engines")) {
+        if (!parse_engines(value, &o->trace))
+            return cli_usage_error("trace", "--engines takes il, interp, "
+                                   "compiled, not", value);
+    } else if (!strcmp(arg, "--sample")) {
+        if (!positive(value, &o->trace.sample))
+            return cli_usage_error("trace", "bad --sample", value);
+    } else if (!strcmp(arg, "--step-limit")) {
+        if (!positive(value, &o->trace.step_limit))
+            return cli_usage_error("trace", "bad --step-limit", value);
+    } else if (!strcmp(arg, "--timeout")) {
+        if (!positive(value, &n) || n > 86400)
+            return cli_usage_error("trace", "--timeout takes 1 to 86400 "
+                                   "seconds, not", value);
+        o->trace.timeout = (double)n;
+    } else if (!strcmp(arg, "--at")) {
+        if (!strcmp(value, "rows"))
+            o->trace.at = TRACE_AT_ROWS;
+        else if (!strcmp(value, "stapsdt"))
+            o->trace.at = TRACE_AT_STAPSDT;
+        else
+            return cli_usage_error("trace", "--at takes rows or stapsdt, not",
+                                   value);
+    } else if (!strcmp(arg, "--from")) {
+        o->trace.from_symbol = value;
+    } else if (!strcmp(arg, "--json")) {
+        o->json = value;
+    } else if (!strcmp(arg, "--dumps")) {
+        o->trace.dump_dir = value;
+    } else if (!strcmp(arg, "--cache")) {
+        o->trace.cache_dir = value;
+    }
+    return CLI_OK;
+}
+
+static bool takes_value(const char *arg)
+{
+    static const char *const valued[] = {"--engines", "--sample",
+                                         "--step-limit", "--timeout", "--at", "--from",
+                                         "--json", "--dumps", "--cache"};
+    for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
+        if (!strcmp(arg, valued[i]))
+            return true;
+    return false;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--")) {
+            o->argv = i + 1 < argc ? argv + i + 1 : NULL;
+            break;
+        }
+        if (takes_value(arg)) {
+            if (i + 1 >= argc)
+                return cli_usage_error("trace", "missing value for", arg);
+            int status = parse_valued(arg, argv[++i], o);
+            if (status != CLI_OK)
+                return status;
+        } else if (!strcmp(arg, "--bare")) {
+            o->trace.check = false;
+        } else if (!strcmp(arg, "--quiet")) {
+            o->trace.quiet_program = true;
+        } else if (!strcmp(arg, "--no-disassembly")) {
+            o->disassemble = false;
+        } else {
+            return cli_usage_error("trace", "unknown option", arg);
+        }
+    }
+    if (!o->argv)
+        return cli_usage_error("trace", "missing -- PROGRAM", NULL);
+    if (o->trace.dump_dir)
+        mkdir(o->trace.dump_dir, 0777);
+    return CLI_OK;
+}
+
+static int exit_status(const struct trace_report *r)
+{
+    if (r->end == TRACE_END_EXEC_FAILED || r->end == TRACE_END_NO_SYMBOL)
+        return CLI_BAD_INPUT;
+    if (trace_report_mismatches(r) > 0)
+        return CLI_MISMATCH;
+    if (r->from_missed)
+        return CLI_TRACE_INCOMPLETE;
+    if (r->end == TRACE_END_EXITED || r->end == TRACE_END_SIGNALED)
+        return CLI_OK;
+    return CLI_TRACE_INCOMPLETE;
+}
+
+static int write_json(const char *path, const struct trace_report *r)
+{
+    if (!strcmp(path, "-")) {
+        trace_report_json(stdout, r);
+        return CLI_OK;
+    }
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        fprintf(stderr, "cfisem trace: %s: cannot write\n", path);
+        return CLI_BAD_INPUT;
+    }
+    trace_report_json(out, r);
+    return fclose(out) == 0 ? CLI_OK : CLI_BAD_INPUT;
+}
+
+int cli_trace(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+    struct options o = {.disassemble = true};
+    trace_options_default(&o.trace);
+    o.trace.cfisem = "cfisem";
+    int result = parse_options(argc, argv, &o);
+    if (result != CLI_OK)
+        return result;
+    struct trace_report report;
+    enum cfi_status status = trace_run(o.argv, &o.trace, &report);
+    char end[160];
+    if (status == CFI_E_NOMEM) {
+        fprintf(stderr, "cfisem trace: out of memory\n");
+        result = CLI_BAD_INPUT;
+    } else if (report.end == TRACE_END_EXEC_FAILED ||
+               report.end == TRACE_END_NO_SYMBOL) {
+        fprintf(stderr, "cfisem trace: %s: %s\n", o.argv[0],
+                trace_end_text(&report, end, sizeof end));
+        result = CLI_BAD_INPUT;
+    } else {
+        if (!o.json || strcmp(o.json, "-"))
+            trace_report_text(stdout, &report, o.disassemble);
+        result = o.json ? write_json(o.json, &report) : CLI_OK;
+        if (result == CLI_OK)
+            result = exit_status(&report);
+    }
+    trace_report_free(&report);
+    return result;
+}

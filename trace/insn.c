@@ -1,0 +1,110 @@
+/* insn.c — recognising the x86-64 instructions that change frames.
+ *
+ * A small decoder of our own rather than a full disassembler: the shadow
+ * stack needs only to know whether an instruction is a call, a return, a
+ * jump or a syscall, and a call's length is never needed (its return
+ * address is on the stack after the step). Legacy prefixes (operand and
+ * address size, segment, lock, rep/bnd, notrack) and one REX prefix are
+ * skipped; the opcode then decides (Intel SDM vol. 2, "CALL", "RET",
+ * "JMP", "SYSCALL"):
+ *   E8 cd             call rel32
+ *   FF /2, FF /3      call r/m64, call far m16:64
+ *   C3, C2 iw         ret, ret imm16
+ *   CB, CA iw         far ret
+ *   E9 cd, EB cb      jmp rel32, rel8
+ *   FF /4, FF /5      jmp r/m64, far jmp
+ *   0F 05             syscall
+ */
+#include "internal.h"
+
+static bool is_legacy_prefix(uint8_t byte)
+{
+    switch (byte) {
+    case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
+    case 0x2e: case 0x36: case 0x3e: case 0x26: case 0x64: case 0x65:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static enum trace_insn classify_ff(uint8_t modrm)
+{
+    switch ((modrm >> 3) & 7) {
+    case 2: case 3:
+        return TRACE_INSN_CALL;
+    case 4: case 5:
+        return TRACE_INSN_JMP;
+    default:
+        return TRACE_INSN_OTHER;
+    }
+}
+
+enum trace_insn trace_insn_classify(const uint8_t *code, size_t len)
+{
+    size_t i = 0;
+    /* At most 14 prefixes: an instruction is at most 15 bytes. */
+    while (i < len && i < 14 && is_legacy_prefix(code[i]))
+        i++;
+    if (i < len && (code[i] & 0xf0) == 0x40)
+        i++;
+    if (i >= len)
+        return TRACE_INSN_OTHER;
+    switch (code[i]) {
+    case 0xe8:
+        return TRACE_INSN_CALL;
+    case 0xc3: case 0xc2: case 0xcb: case 0xca:
+        return TRACE_INSN_RET;
+    case 0xe9: case 0xeb:
+        return TRACE_INSN_JMP;
+    case 0xff:
+        return i + 1 < len ? classify_ff(code[i + 1]) : TRACE_INSN_OTHER;
+    case 0x0f:
+        return i + 1 < len && code[i + 1] == 0x05 ? TRACE_INSN_SYSCALL
+                                                   : TRACE_INSN_OTHER;
+    default:
+        return TRACE_INSN_OTHER;
+    }
+}
+
+/* Length of an FF /r instruction from its ModRM byte on (ModRM, SIB,
+ * displacement), or 0 when `len` bytes do not hold it. */
+static size_t modrm_length(const uint8_t *p, size_t len)
+{
+    if (len < 1)
+        return 0;
+    unsigned mod = p[0] >> 6, rm = p[0] & 7;
+    size_t n = 1;
+    if (mod != 3 && rm == 4) {
+        if (len < 2)
+            return 0;
+        if (mod == 0 && (p[1] & 7) == 5)
+            n += 4;
+        n++;
+    }
+    if (mod == 1)
+        n += 1;
+    else if (mod == 2 || (mod == 0 && rm == 5))
+        n += 4;
+    return n;
+}
+
+bool trace_insn_call_ends_at(const uint8_t *before, size_t len)
+{
+    if (len >= 5 && before[len - 5] == 0xe8)
+        return true;
+    for (size_t k = 2; k <= len && k <= 8; k++) {
+        const uint8_t *p = before + len - k;
+        size_t prefixes = 0;
+        while (prefixes < k && (p[prefixes] == 0x3e ||
+                                (p[prefixes] & 0xf0) == 0x40))
+            prefixes++;
+        if (prefixes >= k || p[prefixes] != 0xff ||
+            ((p[prefixes + 1 < k ? prefixes + 1 : prefixes] >> 3) & 7) != 2 ||
+            prefixes + 1 >= k)
+            continue;
+        if (prefixes + 1 + modrm_length(p + prefixes + 1, k - prefixes - 1) == k)
+            return true;
+    }
+    return false;
+}

@@ -1,0 +1,218 @@
+/* internal.h — the parts of trace/ (not part of its contract). */
+#ifndef CFISEM_TRACE_INTERNAL_H
+#define CFISEM_TRACE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <time.h>
+
+#include "cfi/cfi.h"
+#include "diff/engine.h"
+#include "semantics/sem.h"
+#include "trace.h"
+
+/* ---- insn.c: what an instruction does to the frames ------------------ */
+
+/* Only what the shadow stack needs: calls and returns (near and far, any
+ * prefixes), jumps (tail calls), syscall. Lengths are not needed: a
+ * call's return address is read from the stack after the step. */
+enum trace_insn {
+    TRACE_INSN_OTHER,
+    TRACE_INSN_CALL,
+    TRACE_INSN_RET,
+    TRACE_INSN_JMP,
+    TRACE_INSN_SYSCALL,
+};
+/* Classifies the instruction whose first `len` bytes are `code`. */
+enum trace_insn trace_insn_classify(const uint8_t *code, size_t len);
+/* Whether the `len` bytes before an address end with a call (E8 rel32,
+ * or FF /2 with its prefixes, ModRM, SIB and displacement): whether a
+ * word found on the stack can be the return address of a call. */
+bool trace_insn_call_ends_at(const uint8_t *before, size_t len);
+
+/* ---- process.c: the traced process ---------------------------------- */
+
+/* The reader of the traced process's memory: process_vm_readv, with a
+ * few 512-byte blocks cached for the current stop. */
+#define TRACE_MEM_BLOCK 512
+#define TRACE_MEM_BLOCKS 4
+struct trace_mem {
+    pid_t pid;
+    struct {
+        uint64_t base;
+        size_t len;           /* bytes readable from base */
+        bool valid;
+        uint8_t bytes[TRACE_MEM_BLOCK];
+    } block[TRACE_MEM_BLOCKS];
+    unsigned next;            /* round-robin victim */
+    uint64_t syscalls;
+};
+void trace_mem_reset(struct trace_mem *mem); /* a new stop */
+/* Reads up to len bytes at addr; returns the count read (0: fault). */
+size_t trace_mem_read(struct trace_mem *mem, uint64_t addr, void *out,
+                      size_t len);
+struct cfi_memory trace_mem_reader(struct trace_mem *mem);
+
+/* The program's registers as DWARF numbers 0-16. */
+void trace_regs_from_user(const struct user_regs_struct *user,
+                          struct cfi_regs *regs);
+
+/* ---- maps.c: the ELFs mapped in the process, and their engines ------- */
+
+struct trace_elf {
+    char *path;               /* as /proc/PID/maps names it ("[vdso]") */
+    char *file_path;          /* what was opened (a copy for the vDSO) */
+    struct cfi_file *file;    /* NULL: could not be opened */
+    uint64_t min_vaddr;       /* lowest segment, page-aligned */
+    struct diff_engine engines[DIFF_ENGINE_COUNT];
+    bool engine_open[DIFF_ENGINE_COUNT];
+    struct sem_file_il *il;   /* for reports, built on first need */
+    uint64_t checked;         /* stops checked in it */
+};
+
+struct trace_mapping {
+    uint64_t start, end;      /* executable, runtime addresses */
+    uint64_t bias;            /* runtime = file address + bias */
+    size_t elf;               /* index in trace_maps.elves */
+};
+
+struct trace_maps {
+    pid_t pid;
+    struct trace_elf *elves;
+    size_t nelves;
+    struct trace_mapping *mappings;
+    size_t nmappings;
+    uint64_t generation;      /* bumped on every reread */
+    const struct trace_options *options;
+    char *tmp_dir;            /* for the vDSO's copy */
+    struct trace_report *report; /* where open errors go */
+};
+
+/* Rereads /proc/PID/maps; opens ELFs seen for the first time. */
+enum cfi_status trace_maps_reread(struct trace_maps *maps,
+                                  struct trace_mem *mem);
+/* The mapping holding pc, or NULL. */
+const struct trace_mapping *trace_maps_find(const struct trace_maps *maps,
+                                            uint64_t pc);
+void trace_maps_forget(struct trace_maps *maps); /* after exec */
+void trace_maps_free(struct trace_maps *maps);
+/* The IL of an ELF's file (built once), or NULL. */
+const struct sem_file_il *trace_elf_il(struct trace_elf *elf);
+
+/* ---- from.c: running free up to a function --------------------------- */
+
+enum trace_from_result {
+    TRACE_FROM_REACHED,       /* stopped at the function's first byte */
+    TRACE_FROM_ENDED,         /* the program ended first (report->end) */
+    TRACE_FROM_NO_SYMBOL,     /* the executable has no such function */
+    TRACE_FROM_FAILED,        /* ptrace failed */
+};
+/* Runs the program (stopped, maps read) to the entry of function `name`
+ * of its executable. */
+enum trace_from_result trace_run_from(struct trace_maps *maps,
+                                      const char *name,
+                                      struct trace_report *report);
+
+/* ---- shadow.c: the live frames -------------------------------------- */
+
+enum trace_frame_kind { TRACE_FRAME_CALL, TRACE_FRAME_SIGNAL };
+
+struct trace_frame {
+    enum trace_frame_kind kind;
+    uint64_t ra;              /* caller's PC (exact for a signal frame) */
+    uint64_t cfa;
+    uint64_t saved[TRACE_NSAVED]; /* trace_saved_regs, as at the call */
+    uint64_t function;        /* --at rows: runtime start of its FDE */
+};
+
+#define TRACE_SHADOW_MAX 65536
+struct trace_shadow {
+    struct trace_frame *frames;
+    size_t depth;
+    bool overflowed;          /* frames beyond the bound were dropped */
+};
+
+bool trace_shadow_init(struct trace_shadow *shadow);
+void trace_shadow_free(struct trace_shadow *shadow);
+void trace_shadow_push(struct trace_shadow *shadow,
+                       const struct trace_frame *frame);
+/* Pops every frame whose CFA is at or below rsp; returns how many and
+ * the last popped into *last (when any). */
+size_t trace_shadow_pop_to(struct trace_shadow *shadow, uint64_t rsp,
+                           struct trace_frame *last);
+const struct trace_frame *trace_shadow_top(const struct trace_shadow *shadow);
+
+/* ---- check.c: one stop compared with the truth ---------------------- */
+
+struct trace_checker {
+    const struct trace_options *options;
+    struct trace_report *report;
+    struct trace_maps *maps;
+    struct trace_mem *mem;
+    size_t groups_capacity;
+    uint64_t dumps;           /* reproducers written */
+};
+
+/* Compares every engine's answer at this stop with the frame's truth. */
+void trace_check_stop(struct trace_checker *checker,
+                      const struct cfi_regs *callee,
+                      const struct trace_frame *truth);
+
+/* An irregular pop by the instruction at runtime address pc: the groups
+ * of its FDE were a context being restored. */
+void trace_check_context_restore(struct trace_checker *checker, uint64_t pc);
+
+/* ---- report.c ------------------------------------------------------- */
+
+void trace_group_free(struct trace_group *group);
+
+/* ---- run.c: the tracer ----------------------------------------------- */
+
+struct trace_pc_entry {
+    uint64_t pc;
+    uint8_t insn;             /* enum trace_insn */
+    bool valid;
+};
+
+struct tracer {
+    const struct trace_options *options;
+    struct trace_report *report;
+    pid_t pid;
+    struct trace_mem mem;
+    struct trace_maps maps;
+    struct trace_shadow shadow;
+    struct trace_checker checker;
+    struct trace_pc_entry *pc_cache;
+    bool resyncing;
+    uint64_t resync_begin, resync_end; /* runtime addresses */
+    int pending_signal;
+    struct timespec started;
+};
+
+enum trace_wait { TRACE_WAIT_STOPPED, TRACE_WAIT_EXEC, TRACE_WAIT_ENDED };
+
+double trace_elapsed(const struct tracer *t);
+void trace_saved_from_regs(const struct user_regs_struct *u, uint64_t *saved);
+bool trace_read_word(struct tracer *t, uint64_t addr, uint64_t *value);
+void trace_stop_program(struct tracer *t, enum trace_end end);
+/* The program's next stop, its signal in *sig; TRACE_WAIT_ENDED when it
+ * ended (report->end says how). */
+enum trace_wait trace_wait_stop(struct tracer *t, int *sig);
+bool trace_get_regs(struct tracer *t, struct user_regs_struct *regs);
+void trace_on_exec(struct tracer *t);
+/* After a step that delivered signal `sig`: when post is the handler's
+ * first instruction, pushes the interrupted context (a signal frame) and
+ * the handler's frame; false when no handler runs. */
+bool trace_handler_entry(struct tracer *t, const struct user_regs_struct *pre,
+                         const struct user_regs_struct *post, int sig);
+
+/* ---- rows.c: breakpoints at row boundaries --------------------------- */
+
+/* Runs the program with a breakpoint at the first address of every row
+ * of every FDE of its ELFs, checking there. */
+void trace_rows_loop(struct tracer *t);
+
+#endif
