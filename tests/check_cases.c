@@ -245,13 +245,13 @@ struct cli_case {
 };
 
 static const struct cli_case cli_cases[] = {
-    {{"il", NULL}, 1, "missing FILE"},
-    {{"il", "--bogus", "x", NULL}, 1, "unknown option --bogus"},
-    {{"il", "--format", "xml", "x", NULL}, 1, "unknown format: xml"},
-    {{"il", "x", "--format", NULL}, 1, "missing value for --format"},
-    {{"il", "x", "--pc", "12z", NULL}, 1, "bad address for --pc: 12z"},
-    {{"il", "x", "--pc", "-1", NULL}, 1, "bad address for --pc"},
-    {{"il", "x", "y", NULL}, 1, "more than one file"},
+    {{"il", NULL}, TEST_EXIT_USAGE, "missing FILE"},
+    {{"il", "--bogus", "x", NULL}, TEST_EXIT_USAGE, "unknown option --bogus"},
+    {{"il", "--format", "xml", "x", NULL}, TEST_EXIT_USAGE, "unknown format: xml"},
+    {{"il", "x", "--format", NULL}, TEST_EXIT_USAGE, "missing value for --format"},
+    {{"il", "x", "--pc", "12z", NULL}, TEST_EXIT_USAGE, "bad address for --pc: 12z"},
+    {{"il", "x", "--pc", "-1", NULL}, TEST_EXIT_USAGE, "bad address for --pc"},
+    {{"il", "x", "y", NULL}, TEST_EXIT_USAGE, "more than one file"},
     {{"il", "/nonexistent/file.so", NULL}, 2, "cfisem: /nonexistent/file.so: "},
     {{"il", "--help", NULL}, 0, NULL},
 };

@@ -1232,12 +1232,14 @@ START_TEST(test_cli_compile)
     snprintf(c, sizeof c, "%s/signal.c", dir);
     expect_exit((const char *[]){"compile", "--help", NULL}, 0,
                 "usage: cfisem compile");
-    expect_exit((const char *[]){"compile", NULL}, 1, "missing FILE");
-    expect_exit((const char *[]){"compile", so, NULL}, 1, "missing -o");
+    expect_exit((const char *[]){"compile", NULL}, TEST_EXIT_USAGE,
+                "missing FILE");
+    expect_exit((const char *[]){"compile", so, NULL}, TEST_EXIT_USAGE,
+                "missing -o");
     expect_exit((const char *[]){"compile", so, "-o", out, "--abi", "v2", NULL},
-                1, "unknown ABI");
-    expect_exit((const char *[]){"compile", so, "-o", out, "-j", "0", NULL}, 1,
-                "bad job count");
+                TEST_EXIT_USAGE, "unknown ABI");
+    expect_exit((const char *[]){"compile", so, "-o", out, "-j", "0", NULL},
+                TEST_EXIT_USAGE, "bad job count");
     expect_exit((const char *[]){"compile", "/nonexistent", "-o", out, NULL}, 2,
                 "/nonexistent");
     expect_exit((const char *[]){"compile", so, "-o", out, "--emit-c", c, "-j",
