@@ -274,6 +274,8 @@ enum scan_finding {
     SCAN_NOTHING,
     SCAN_HIGH_REGISTER,     /* an operand names a register above 16 */
     SCAN_REGISTER_SOURCE,   /* DW_CFA_register from a register above 16 */
+    SCAN_BACKWARD_JUMP,     /* an expression's skip or bra jumps back */
+    SCAN_PAST_END,          /* an operand runs past the program's end */
 };
 
 /* A reader over a program, decoding as run_cfi_program does: the same
@@ -285,20 +287,46 @@ struct scan {
     enum scan_finding finding; /* the worst found so far */
 };
 
-static bool scan_leb(struct scan *s, uint64_t *value)
-{
-    return diff_scan_leb(&s->bytes, DIFF_LEB_OVERLONG_DROPPED, value);
-}
-
-static bool scan_skip(struct scan *s, uint64_t n)
-{
-    return diff_scan_skip(&s->bytes, n);
-}
-
 static void scan_found(struct scan *s, enum scan_finding finding)
 {
     if (finding > s->finding)
         s->finding = finding;
+}
+
+/* An operand the program's bytes do not hold: libunwind reads on past the
+ * FDE (dwarf/Gparser.c has no bound there; diff/findings/
+ * libunwind-register-past-end.so). */
+static bool scan_leb(struct scan *s, uint64_t *value)
+{
+    if (diff_scan_leb(&s->bytes, DIFF_LEB_OVERLONG_DROPPED, value))
+        return true;
+    scan_found(s, SCAN_PAST_END);
+    return false;
+}
+
+static bool scan_skip(struct scan *s, uint64_t n)
+{
+    if (diff_scan_skip(&s->bytes, n))
+        return true;
+    scan_found(s, SCAN_PAST_END);
+    return false;
+}
+
+/* An expression block of n bytes: a skip or bra whose 2-byte operand is
+ * negative jumps back, and dwarf/Gexpr.c runs it with no step limit
+ * (diff/findings/libunwind-expression-loop.S). The bytes are not decoded
+ * operation by operation: a 0x2f or 0x28 byte inside another operand
+ * counts too, which only refuses more. */
+static bool scan_expression(struct scan *s, uint64_t n)
+{
+    const uint8_t *block = s->bytes.p;
+    if (!scan_skip(s, n))
+        return false;
+    for (uint64_t i = 0; i + 2 < n; i++)
+        if ((block[i] == DW_OP_skip || block[i] == DW_OP_bra) &&
+            (int16_t)(block[i + 1] | block[i + 2] << 8) < 0)
+            scan_found(s, SCAN_BACKWARD_JUMP);
+    return true;
 }
 
 /* A register operand. */
@@ -347,9 +375,10 @@ static bool scan_operands(struct scan *s, uint8_t op)
             scan_found(s, SCAN_REGISTER_SOURCE);
         return true;
     case DW_CFA_def_cfa_expression:
-        return scan_leb(s, &a) && scan_skip(s, a);
+        return scan_leb(s, &a) && scan_expression(s, a);
     case DW_CFA_expression: case DW_CFA_val_expression:
-        return scan_register_leb(s) && scan_leb(s, &a) && scan_skip(s, a);
+        return scan_register_leb(s) && scan_leb(s, &a) &&
+               scan_expression(s, a);
     case DW_CFA_lo_user: case DW_CFA_MIPS_advance_loc8:
     case DW_CFA_GNU_window_save: case DW_CFA_high_user:
         return false;
@@ -1110,6 +1139,14 @@ enum cfi_status diff_libunwind_answer(void *self,
         return diff_answer_not_comparable(answer,
                               "libunwind: DW_CFA_register from a register "
                               "above 16 (out-of-bounds read in libunwind)");
+    if (finding == SCAN_BACKWARD_JUMP)
+        return diff_answer_not_comparable(
+            answer, "libunwind: a DWARF expression that jumps back, as "
+                    "libunwind decodes the program (it has no step limit)");
+    if (finding == SCAN_PAST_END)
+        return diff_answer_not_comparable(
+            answer, "libunwind: an operand past the end of the program "
+                    "(libunwind reads on)");
     if (finding == SCAN_HIGH_REGISTER)
         return diff_answer_not_comparable(answer,
                               "libunwind: the CFI names a register above 16, "
