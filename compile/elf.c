@@ -3,9 +3,12 @@
  * defined (to tell an eh_elf from a foreign shared object before dlopen
  * runs any of its code). Every offset is checked against the file. */
 #include <elf.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -22,9 +25,21 @@ struct image {
 static enum cfi_status read_image(const char *path, struct image *image,
                                   struct cfi_diag *diag)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; only a
+     * regular file is read (/dev/zero would never end) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, "cannot open file");
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, "not a regular file");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET, "cannot open file");
+    }
     size_t cap = 1 << 16, n;
     image->bytes = malloc(cap);
     while (image->bytes &&
