@@ -26,8 +26,11 @@ struct options {
     bool odd, usage, stats, quiet;
     const char *seeds[MAX_SEEDS];
     unsigned nseeds;
-    /* --mutate SEEDFILE --index I -o OUT */
-    const char *mutate, *mutate_out;
+    /* --mutate SEEDFILE --index I [--kind K] -o OUT */
+    const char *mutate, *mutate_out, *kind;
+    bool list_kinds;
+    const char *skip_odd[8];
+    unsigned nskip_odd;
     uint64_t index;
 };
 
@@ -665,8 +668,14 @@ static void plan_fixed(struct campaign *c)
     if (!odd)
         return;
     unsigned n = make_odd_files(c, odd, 16);
-    for (unsigned i = 0; i < n; i++)
-        plan_odd(c, odd[i], c->seeds[0].path);
+    for (unsigned i = 0; i < n; i++) {
+        const char *base = strrchr(odd[i], '/') ? strrchr(odd[i], '/') + 1 : odd[i];
+        bool skip = false;
+        for (unsigned k = 0; k < c->opt.nskip_odd; k++)
+            skip |= !strcmp(base, c->opt.skip_odd[k]);
+        if (!skip)
+            plan_odd(c, odd[i], c->seeds[0].path);
+    }
     free(odd);
     if (c->opt.usage)
         plan_usage(c, c->seeds[0].path);
@@ -769,19 +778,36 @@ static int mutate_only(const struct options *o)
         return 2;
     }
     struct rb_mutant m = {bytes, size, size + 1};
-    enum rb_kind kind;
-    rb_make_mutant(&m, o->seed, o->index, &kind);
+    enum rb_kind kind = RB_NKINDS;
+    for (unsigned k = 0; o->kind && k < RB_NKINDS; k++)
+        if (!strcmp(o->kind, rb_kind_name((enum rb_kind)k)))
+            kind = (enum rb_kind)k;
+    bool applied = true;
+    if (o->kind && kind == RB_NKINDS) {
+        fprintf(stderr, "robust: unknown kind %s (see robust --kinds)\n", o->kind);
+        free(bytes);
+        return 2;
+    }
+    if (o->kind) {
+        struct rb_rng rng;
+        rb_rng_seed(&rng, o->seed, o->index);
+        applied = rb_mutate(&m, kind, &rng);
+    } else {
+        rb_make_mutant(&m, o->seed, o->index, &kind);
+    }
     bool ok = write_bytes(o->mutate_out, m.bytes, m.size);
-    printf("%s\n", rb_kind_name(kind));
+    printf("%s%s\n", rb_kind_name(kind), applied ? "" : " (not applicable)");
     free(bytes);
-    return ok ? 0 : 2;
+    return !ok ? 2 : applied ? 0 : 3;
 }
 
 static const char usage[] =
     "usage: robust [--cfisem PATH] [--runs N] [--seed S] [--jobs J]\n"
     "              [--timeout SECONDS] [--out DIR] [--compile-share N]\n"
     "              [--no-odd] [--no-usage] [--stats] [--quiet] SEEDFILE...\n"
-    "       robust --mutate SEEDFILE [--seed S] --index I -o OUT\n";
+    "              [--skip-odd NAME]...\n"
+    "       robust --mutate SEEDFILE [--seed S] --index I [--kind K] -o OUT\n"
+    "       robust --kinds\n";
 
 static bool parse_number(const char *text, uint64_t *v)
 {
@@ -801,6 +827,7 @@ static bool parse_option(struct options *o, int argc, char **argv, int *i)
     if (!strcmp(a, "--no-usage")) { o->usage = false; return true; }
     if (!strcmp(a, "--stats")) { o->stats = true; return true; }
     if (!strcmp(a, "--quiet")) { o->quiet = true; return true; }
+    if (!strcmp(a, "--kinds")) { o->list_kinds = true; return true; }
     if (a[0] != '-') {
         if (o->nseeds < MAX_SEEDS)
             o->seeds[o->nseeds++] = a;
@@ -813,6 +840,9 @@ static bool parse_option(struct options *o, int argc, char **argv, int *i)
     else if (!strcmp(a, "--out")) o->out = v;
     else if (!strcmp(a, "--mutate")) o->mutate = v;
     else if (!strcmp(a, "-o")) o->mutate_out = v;
+    else if (!strcmp(a, "--kind")) o->kind = v;
+    else if (!strcmp(a, "--skip-odd") && o->nskip_odd < 8)
+        o->skip_odd[o->nskip_odd++] = v;
     else if (!parse_number(v, &n)) return false;
     else if (!strcmp(a, "--runs")) o->runs = n;
     else if (!strcmp(a, "--seed")) o->seed = n;
@@ -844,6 +874,12 @@ int main(int argc, char **argv)
             free(c);
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
+    }
+    if (o->list_kinds) {
+        for (unsigned k = 0; k < RB_NKINDS; k++)
+            printf("%s\n", rb_kind_name((enum rb_kind)k));
+        free(c);
+        return 0;
     }
     int status = o->mutate ? mutate_only(o) : campaign(c);
     free(c);
