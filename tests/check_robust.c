@@ -113,6 +113,8 @@ START_TEST(test_sample_has_no_failure)
     ck_assert_msg(s.crashes == 0 && s.hangs == 0 && s.silent == 0 && s.bad == 0,
                   "%s(failures kept under %s/failures)", out, dir);
     ck_assert_int_eq(status, 0);
+    for (size_t i = 15; i < n; i++)
+        free((char *)args[i]);
     free(out);
     free(dir);
 }
