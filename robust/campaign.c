@@ -48,6 +48,7 @@ struct mutant {
     const char *seed_path;
     uint64_t index;
     enum rb_kind kind;
+    uint64_t pc;            /* where its unwind runs ask */
     unsigned refs;
     bool owned;             /* unlinked when the last run ends */
 };
@@ -68,6 +69,7 @@ struct tally {
     uint64_t kept[RB_NCLASSES];
     uint64_t kind_mutants[RB_NKINDS], kind_changed[RB_NKINDS];
     uint64_t mutants;
+    uint64_t noisy, noisy_kept;  /* clean errors of more than one line */
 };
 
 struct campaign {
@@ -193,6 +195,17 @@ static const char *const engines[] = {"interp", "il", "libdwarf", "libdw",
 static const char *const formats[] = {"text", "json", "readelf"};
 
 static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
+                       uint64_t pc, const char *engine, struct rb_rng *rng);
+
+/* The eh_elf that compile wrote, through unwind --engine compiled. */
+static void add_unwind_compiled(struct campaign *c, struct mutant *m)
+{
+    struct rb_rng rng;
+    rb_rng_seed(&rng, c->opt.seed, m->index ^ 0xc0de);
+    add_unwind(c, m, m->path, m->pc, "compiled", &rng);
+}
+
+static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
                        uint64_t pc, const char *engine, struct rb_rng *rng)
 {
     struct job *j = job_new(c, "unwind", m);
@@ -209,6 +222,10 @@ static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
                      "r14=14,r15=15");
     job_arg(j, "--engine");
     job_arg(j, engine);
+    if (!strcmp(engine, "compiled")) {
+        job_arg(j, "--eh-elf");
+        job_arg(j, m->eh_elf);
+    }
     if (rb_one_in(rng, 3))
         job_arg(j, "--caller");
     if (rb_one_in(rng, 3))
@@ -296,6 +313,7 @@ static void plan_mutant(struct campaign *c, struct mutant *m,
 {
     char pc_text[32];
     uint64_t pc = some_pc(bytes, size, rng);
+    m->pc = pc;
     snprintf(pc_text, sizeof pc_text, "0x%" PRIx64, pc);
     add_il(c, m, m->path, formats[rb_below(rng, 3)], NULL);
     add_il(c, m, m->path, NULL, pc_text);
@@ -490,20 +508,17 @@ static void write_command(FILE *f, const struct rb_command *cmd,
 
 /* failures/CLASS/N-SUBCOMMAND/: input, command (cfisem's, with the kept
  * input, and the mutator's), stdout, stderr. */
-static void keep_failure(struct campaign *c, const struct rb_slot *s,
-                         const struct job *j)
+static void keep_run(struct campaign *c, const struct rb_slot *s,
+                     const struct job *j, const char *folder, uint64_t n)
 {
     enum rb_class cls = s->outcome.cls;
-    if (c->tally.kept[cls] >= KEEP_PER_CLASS)
-        return;
-    uint64_t n = c->tally.kept[cls]++;
     char dir[PATH_MAX_LEN], p[PATH_MAX_LEN + 32];
     snprintf(dir, sizeof dir, "%s/failures", c->opt.out);
     mkdir(dir, 0755);
-    snprintf(dir, sizeof dir, "%s/failures/%s", c->opt.out, rb_class_name(cls));
+    snprintf(dir, sizeof dir, "%s/failures/%s", c->opt.out, folder);
     mkdir(dir, 0755);
     snprintf(dir, sizeof dir, "%s/failures/%s/%03" PRIu64 "-%s", c->opt.out,
-             rb_class_name(cls), n, j->cmd.subcommand);
+             folder, n, j->cmd.subcommand);
     mkdir(dir, 0755);
     snprintf(p, sizeof p, "%s/input", dir);
     if (j->mutant)
@@ -526,6 +541,30 @@ static void keep_failure(struct campaign *c, const struct rb_slot *s,
     write_bytes(p, s->outcome.err, s->outcome.err_len);
     snprintf(p, sizeof p, "%s/stdout", dir);
     write_bytes(p, s->outcome.out, s->outcome.out_len);
+}
+
+static void keep_failure(struct campaign *c, const struct rb_slot *s,
+                         const struct job *j)
+{
+    enum rb_class cls = s->outcome.cls;
+    if (c->tally.kept[cls] < KEEP_PER_CLASS)
+        keep_run(c, s, j, rb_class_name(cls), c->tally.kept[cls]++);
+}
+
+/* The README promises one line on stderr for a bad input. */
+static void keep_noisy(struct campaign *c, const struct rb_slot *s,
+                       const struct job *j)
+{
+    if (c->tally.noisy_kept < KEEP_PER_CLASS)
+        keep_run(c, s, j, "noisy", c->tally.noisy_kept++);
+}
+
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
 }
 
 static uint64_t failures(const struct tally *t)
@@ -558,8 +597,14 @@ static void finish(struct campaign *c, struct rb_slot *s)
     c->tally.by_class[cls]++;
     if (cls != RB_OK && cls != RB_CLEAN)
         keep_failure(c, s, j);
-    if (j->then_validate && access(j->mutant->eh_elf, F_OK) == 0)
+    if (j->then_validate && access(j->mutant->eh_elf, F_OK) == 0) {
         add_validate(c, j->mutant, j->mutant->path, j->mutant->eh_elf);
+        add_unwind_compiled(c, j->mutant);
+    }
+    if (cls == RB_CLEAN && count_lines(s->outcome.err) > 1) {
+        c->tally.noisy++;
+        keep_noisy(c, s, j);
+    }
     mutant_release(j->mutant);
     free(j);
     rb_pool_release(s);
@@ -721,9 +766,10 @@ static void print_summary(const struct campaign *c, double seconds)
            t->runs, t->by_class[RB_CRASH], t->by_class[RB_HANG],
            t->by_class[RB_SILENT], t->by_class[RB_BAD_EXIT]);
     printf("robust: %.1f s; ok %" PRIu64 ", clean errors %" PRIu64
-           ", mismatches %" PRIu64 "; seed %" PRIu64 ", %" PRIu64
-           " mutants of %u seeds; kept under %s/failures\n",
-           seconds, t->by_class[RB_OK], t->by_class[RB_CLEAN],
+           " (%" PRIu64 " of more than one stderr line), mismatches %" PRIu64
+           "; seed %" PRIu64 ", %" PRIu64 " mutants of %u seeds; kept under "
+           "%s/failures\n",
+           seconds, t->by_class[RB_OK], t->by_class[RB_CLEAN], t->noisy,
            t->by_class[RB_MISMATCH], c->opt.seed, t->mutants, c->nseeds,
            c->opt.out);
     if (!c->opt.stats)
