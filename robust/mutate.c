@@ -133,12 +133,17 @@ static bool mutate_cie_pointer(struct rb_elf *e, struct rb_rng *rng)
     uint64_t v;
     switch (rb_below(rng, 5)) {
     case 0: v = 0; break;                                /* a CIE id */
-    case 1: v = e->sections[r->section].offset == 0 ? 4 : 0xffffffff; break;
+    case 1: /* the other section's CIE id */
+        v = r->section == e->eh_frame ? UINT64_MAX : 0;
+        break;
     case 2: v = id + rb_below(rng, 9) - 4; break;         /* near */
     case 3: /* another record, FDE or CIE, as this section counts */
-        v = other && e->sections[r->section].name[1] == 'e'
-                ? r->id_at - other->at + rb_below(rng, 3) - 1
-                : (other ? other->at - e->sections[r->section].offset : 0);
+        if (!other)
+            v = 0;
+        else if (r->section == e->eh_frame) /* relative to the field */
+            v = r->id_at - other->at + rb_below(rng, 3) - 1;
+        else                                /* a section offset */
+            v = other->at - e->sections[r->section].offset;
         break;
     default: v = odd_value(rng, id); break;
     }
@@ -439,24 +444,29 @@ static bool mutate_truncate(struct rb_elf *e, struct rb_mutant *m,
     return true;
 }
 
+/* A field of a header: its offset in the header and its size. */
+struct field {
+    unsigned at, n;
+};
+
+/* One of `n` fields of the header at `base` gets an odd value. */
+static void break_field(struct rb_elf *e, struct rb_rng *rng, uint64_t base,
+                        const struct field *fields, unsigned n)
+{
+    const struct field *f = &fields[rb_below(rng, n)];
+    uint64_t old = rb_load(e->bytes, e->size, base + f->at, f->n);
+    rb_store(e->bytes, e->size, base + f->at, f->n, odd_value(rng, old));
+}
+
 static bool mutate_section_header(struct rb_elf *e, struct rb_rng *rng)
 {
-    if (e->nsections == 0) {
-        if (!e->elf64)
-            return false;
-        static const uint64_t fields[][2] = {{0x28, 8}, {0x3a, 2}, {0x3c, 2}, {0x3e, 2}};
-        unsigned k = (unsigned)rb_below(rng, 4);
-        rb_store(e->bytes, e->size, fields[k][0], (unsigned)fields[k][1],
-                 odd_value(rng, rb_load(e->bytes, e->size, fields[k][0],
-                                        (unsigned)fields[k][1])));
-        return true;
-    }
-    if (rb_one_in(rng, 6)) { /* the ELF header's view of the table */
-        static const uint64_t fields[][2] = {{0x28, 8}, {0x3a, 2}, {0x3c, 2}, {0x3e, 2}};
-        unsigned k = (unsigned)rb_below(rng, 4);
-        rb_store(e->bytes, e->size, fields[k][0], (unsigned)fields[k][1],
-                 odd_value(rng, rb_load(e->bytes, e->size, fields[k][0],
-                                        (unsigned)fields[k][1])));
+    if (!e->elf64)
+        return false;
+    if (e->nsections == 0 || rb_one_in(rng, 6)) {
+        /* the ELF header's view of the table */
+        static const struct field fields[] = {{0x28, 8}, {0x3a, 2}, {0x3c, 2},
+                                              {0x3e, 2}};
+        break_field(e, rng, 0, fields, 4);
         return true;
     }
     const struct rb_section *s = rb_one_in(rng, 2) ? pick_frame_section(e, rng) : NULL;
@@ -481,11 +491,8 @@ static bool mutate_program_header(struct rb_elf *e, struct rb_rng *rng)
     if (!e->elf64)
         return false;
     if (e->phnum == 0 || e->phoff > e->size || rb_one_in(rng, 5)) {
-        static const uint64_t fields[][2] = {{0x20, 8}, {0x36, 2}, {0x38, 2}};
-        unsigned k = (unsigned)rb_below(rng, 3);
-        rb_store(e->bytes, e->size, fields[k][0], (unsigned)fields[k][1],
-                 odd_value(rng, rb_load(e->bytes, e->size, fields[k][0],
-                                        (unsigned)fields[k][1])));
+        static const struct field fields[] = {{0x20, 8}, {0x36, 2}, {0x38, 2}};
+        break_field(e, rng, 0, fields, 3);
         return true;
     }
     uint64_t h = e->phoff + 56 * rb_below(rng, e->phnum);
