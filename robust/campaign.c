@@ -729,16 +729,18 @@ static void plan_fixed(struct campaign *c)
 static void run_loop(struct campaign *c)
 {
     uint64_t started = 0;
+    unsigned unplanned = 0;  /* mutants in a row that could not be written */
     for (;;) {
         struct rb_slot *slot;
         while ((slot = rb_pool_free_slot(c->pool))) {
             if (!c->queue) {
-                if (started >= c->opt.runs)
+                if (started >= c->opt.runs || unplanned > 100)
                     break;
                 uint64_t index = c->next_mutant++;
                 if (index % 64 == 63)
                     plan_gen(c, index);
                 mutant_release(new_mutant(c, index));
+                unplanned = c->queue ? 0 : unplanned + 1;
                 if (!c->queue)
                     continue;
             }
@@ -751,7 +753,7 @@ static void run_loop(struct campaign *c)
             started++;
         }
         struct rb_slot *done = rb_pool_wait(c->pool);
-        if (!done && !c->queue && started >= c->opt.runs)
+        if (!done && !c->queue && (started >= c->opt.runs || unplanned > 100))
             return;
         if (done)
             finish(c, done);
