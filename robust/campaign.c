@@ -13,7 +13,8 @@
 
 extern char **environ;
 
-enum { MAX_SEEDS = 256, PATH_MAX_LEN = 1024, KEEP_PER_CLASS = 100,
+enum { MAX_SEEDS = 256, PATH_MAX_LEN = 1024, KEEP_PER_CLASS = 1000,
+       MAX_SIGNATURES = 256, KEEP_PER_SIGNATURE = 3, SIGNATURE_LEN = 96,
        ARG_TEXT = 4096 };
 
 struct options {
@@ -67,6 +68,13 @@ struct tally {
     uint64_t runs;
     uint64_t by_class[RB_NCLASSES];
     uint64_t kept[RB_NCLASSES];
+    /* failures by class, subcommand and the first frame of a report */
+    struct signature {
+        enum rb_class cls;
+        char text[SIGNATURE_LEN];
+        uint64_t runs;
+    } signatures[MAX_SIGNATURES];
+    unsigned nsignatures;
     uint64_t kind_mutants[RB_NKINDS], kind_changed[RB_NKINDS];
     uint64_t mutants;
     uint64_t noisy, noisy_kept;  /* clean errors of more than one line */
@@ -543,11 +551,59 @@ static void keep_run(struct campaign *c, const struct rb_slot *s,
     write_bytes(p, s->outcome.out, s->outcome.out_len);
 }
 
+/* "SUBCOMMAND ENGINE FRAME": the first frame of a sanitizer report that
+ * is neither the sanitizer's nor libc's, else the signal. */
+static void signature_of(const struct rb_slot *s, const struct job *j,
+                         char *text, size_t size)
+{
+    const char *engine = "";
+    for (unsigned i = 0; i + 1 < j->cmd.argc; i++)
+        if (!strcmp(j->cmd.argv[i], "--engine"))
+            engine = j->cmd.argv[i + 1];
+    char frame[64] = "";
+    const char *p = s->outcome.err;
+    for (unsigned n = 0; (p = strstr(p, "    #")) && n < 64; n++, p++) {
+        const char *in = strstr(p, " in ");
+        const char *eol = strchr(p, '\n');
+        if (!in || (eol && in > eol))
+            continue;
+        if (strstr(in, "sanitizer") || strstr(in, "__interceptor") ||
+            strstr(in, "sysdeps") || strstr(in, "libc.so"))
+            continue;
+        sscanf(in + 4, "%63s", frame);
+        break;
+    }
+    if (!frame[0] && s->outcome.signal)
+        snprintf(frame, sizeof frame, "signal %d", s->outcome.signal);
+    snprintf(text, size, "%s %s %s", j->cmd.subcommand, engine, frame);
+}
+
+static struct signature *find_signature(struct tally *t, enum rb_class cls,
+                                        const char *text)
+{
+    for (unsigned i = 0; i < t->nsignatures; i++)
+        if (t->signatures[i].cls == cls && !strcmp(t->signatures[i].text, text))
+            return &t->signatures[i];
+    if (t->nsignatures == MAX_SIGNATURES)
+        return NULL;
+    struct signature *g = &t->signatures[t->nsignatures++];
+    g->cls = cls;
+    snprintf(g->text, sizeof g->text, "%s", text);
+    g->runs = 0;
+    return g;
+}
+
+/* The first few runs of each signature are kept, not the first of all:
+ * one frequent failure must not hide a rare one. */
 static void keep_failure(struct campaign *c, const struct rb_slot *s,
                          const struct job *j)
 {
     enum rb_class cls = s->outcome.cls;
-    if (c->tally.kept[cls] < KEEP_PER_CLASS)
+    char text[SIGNATURE_LEN];
+    signature_of(s, j, text, sizeof text);
+    struct signature *g = find_signature(&c->tally, cls, text);
+    uint64_t seen = g ? g->runs++ : 0;
+    if (seen < KEEP_PER_SIGNATURE && c->tally.kept[cls] < KEEP_PER_CLASS)
         keep_run(c, s, j, rb_class_name(cls), c->tally.kept[cls]++);
 }
 
@@ -774,6 +830,11 @@ static void print_summary(const struct campaign *c, double seconds)
            seconds, t->by_class[RB_OK], t->by_class[RB_CLEAN], t->noisy,
            t->by_class[RB_MISMATCH], c->opt.seed, t->mutants, c->nseeds,
            c->opt.out);
+    for (unsigned i = 0; i < t->nsignatures; i++)
+        if (t->signatures[i].cls != RB_MISMATCH)
+            printf("  %-8s %6" PRIu64 "  %s\n",
+                   rb_class_name(t->signatures[i].cls), t->signatures[i].runs,
+                   t->signatures[i].text);
     if (!c->opt.stats)
         return;
     for (unsigned k = 0; k < RB_NKINDS; k++)
