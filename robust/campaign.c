@@ -603,7 +603,8 @@ static void keep_failure(struct campaign *c, const struct rb_slot *s,
     signature_of(s, j, text, sizeof text);
     struct signature *g = find_signature(&c->tally, cls, text);
     uint64_t seen = g ? g->runs++ : 0;
-    if (seen < KEEP_PER_SIGNATURE && c->tally.kept[cls] < KEEP_PER_CLASS)
+    if ((cls == RB_MISMATCH || seen < KEEP_PER_SIGNATURE) &&
+        c->tally.kept[cls] < KEEP_PER_CLASS)
         keep_run(c, s, j, rb_class_name(cls), c->tally.kept[cls]++);
 }
 
