@@ -560,15 +560,16 @@ static void signature_of(const struct rb_slot *s, const struct job *j,
     for (unsigned i = 0; i + 1 < j->cmd.argc; i++)
         if (!strcmp(j->cmd.argv[i], "--engine"))
             engine = j->cmd.argv[i + 1];
-    char frame[64] = "";
+    char frame[64] = "", line[256];
     const char *p = s->outcome.err;
     for (unsigned n = 0; (p = strstr(p, "    #")) && n < 64; n++, p++) {
-        const char *in = strstr(p, " in ");
         const char *eol = strchr(p, '\n');
-        if (!in || (eol && in > eol))
-            continue;
-        if (strstr(in, "sanitizer") || strstr(in, "__interceptor") ||
-            strstr(in, "sysdeps") || strstr(in, "libc.so"))
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        snprintf(line, sizeof line, "%.*s", (int)(len < 255 ? len : 255), p);
+        const char *in = strstr(line, " in ");
+        if (!in || strstr(in, "sanitizer") || strstr(in, "__interceptor") ||
+            strstr(in, "sysdeps") || strstr(in, "libc.so") ||
+            strstr(in, "libc_start") || strstr(in, "_start "))
             continue;
         sscanf(in + 4, "%63s", frame);
         break;
