@@ -430,6 +430,37 @@ paper: paper-data
 	  || { echo "paper: undefined references or citations"; exit 1; }
 	@echo "paper: $(BUILD)/paper/cfisem.pdf"
 
+# ---- Robustness campaign (robust/: see robust/README.md) ---------------
+# robust/ is no module: its mutator reads the formats itself and links
+# nothing of cfisem. `make robust` runs the campaign against the ASan+UBSan
+# cfisem (ROBUST_RUNS runs from ROBUST_SEED, ROBUST_JOBS at a time, each
+# killed after ROBUST_TIMEOUT s); failures go to $(BUILD)/robust/failures.
+ROBUST_OBJS    := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard robust/*.c))
+ROBUST_TOOL    := $(BUILD)/robust/robust
+ROBUST_RUNS    ?= 100000
+ROBUST_SEED    ?= 1
+ROBUST_JOBS    ?= 2
+ROBUST_TIMEOUT ?= 20
+ROBUST_SYSTEM  := $(wildcard /usr/lib/x86_64-linux-gnu/libXau.so.6 \
+                    /usr/lib/x86_64-linux-gnu/libdl.so.2 /bin/true)
+ROBUST_SEEDS    = $(CASE_SOS) $(CASE_OBJS) $(wildcard fuzz/seeds/elf/*.so) \
+                  $(ROBUST_SYSTEM)
+.PHONY: robust
+
+$(ROBUST_TOOL): $(ROBUST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(ROBUST_OBJS)
+
+# check_robust runs the tool (a short campaign) against $(CFISEM).
+$(BUILD)/tests/check_robust: $(ROBUST_TOOL)
+TEST_ENV += CFISEM_ROBUST=$(abspath $(ROBUST_TOOL))
+
+robust: cases $(ROBUST_TOOL)
+	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 $(BUILD)/asan/cfisem
+	nice $(ROBUST_TOOL) --cfisem $(abspath $(BUILD)/asan/cfisem) \
+	  --runs $(ROBUST_RUNS) --seed $(ROBUST_SEED) --jobs $(ROBUST_JOBS) \
+	  --timeout $(ROBUST_TIMEOUT) --out $(BUILD)/robust --stats $(ROBUST_SEEDS)
+
 clean:
 	rm -rf build
 

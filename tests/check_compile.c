@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compile/cg.h"
@@ -1223,6 +1224,22 @@ static void expect_exit(const char *const *args, int code, const char *text)
     test_run_free(&run);
 }
 
+/* Regression (validate_eh_elf_dev_zero): `cfisem validate FILE
+ * /dev/zero` read /dev/zero to the end, never; a FIFO blocked in open. */
+START_TEST(test_load_not_regular_file)
+{
+    expect_load_error("/dev/zero", CFI_E_IO, "not a regular file");
+    char *dir = test_temp_dir();
+    char fifo[4200];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    expect_load_error(fifo, CFI_E_IO, "not a regular file");
+    unlink(fifo);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_cli_compile)
 {
     char *so = test_build_path("corpus/cases/signal.so");
@@ -1343,6 +1360,7 @@ int main(void)
     TCase *load_cli = tcase_create("load_and_cli");
     tcase_set_timeout(load_cli, 300);
     tcase_add_test(load_cli, test_load_errors);
+    tcase_add_test(load_cli, test_load_not_regular_file);
     tcase_add_test(load_cli, test_cli_compile);
     tcase_add_test(load_cli, test_cli_unwind_cache);
     suite_add_tcase(suite, load_cli);

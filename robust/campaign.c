@@ -1,0 +1,1005 @@
+/* campaign.c — robust: mutants of seed files and odd inputs through every
+ * cfisem command, each run classified; failures kept with their command
+ * line. See robust/README.md. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "robust.h"
+
+extern char **environ;
+
+enum { MAX_SEEDS = 256, PATH_MAX_LEN = 1024, KEEP_PER_CLASS = 1000,
+       MAX_SIGNATURES = 256, KEEP_PER_SIGNATURE = 3, SIGNATURE_LEN = 96,
+       ARG_TEXT = 4096 };
+
+struct options {
+    const char *cfisem;
+    const char *out;        /* work folder: mutants, failures */
+    uint64_t runs, seed;
+    unsigned jobs;
+    double timeout;
+    unsigned compile_share; /* 1 in N mutants: compile + validate */
+    bool odd, usage, stats, quiet;
+    const char *seeds[MAX_SEEDS];
+    unsigned nseeds;
+    /* --mutate SEEDFILE --index I [--kind K] -o OUT */
+    const char *mutate, *mutate_out, *kind;
+    bool list_kinds;
+    const char *skip_odd[8];
+    unsigned nskip_odd;
+    uint64_t index;
+};
+
+/* One seed file, read once. */
+struct seed {
+    const char *path;
+    uint8_t *bytes;
+    size_t size;
+};
+
+/* A mutant on disk, shared by the runs made of it. */
+struct mutant {
+    char path[PATH_MAX_LEN];
+    char eh_elf[PATH_MAX_LEN];
+    const char *seed_path;
+    uint64_t index;
+    enum rb_kind kind;
+    uint64_t pc;            /* where its unwind runs ask */
+    unsigned refs;
+    bool owned;             /* unlinked when the last run ends */
+};
+
+/* One queued or running command, its argv text its own. */
+struct job {
+    struct rb_command cmd;
+    char text[ARG_TEXT];
+    size_t used;
+    struct mutant *mutant;  /* NULL for fixed inputs */
+    bool then_validate;
+    struct job *next;
+};
+
+struct tally {
+    uint64_t runs;
+    uint64_t by_class[RB_NCLASSES];
+    uint64_t kept[RB_NCLASSES];
+    /* failures by class, subcommand and the first frame of a report */
+    struct signature {
+        enum rb_class cls;
+        char text[SIGNATURE_LEN];
+        uint64_t runs;
+    } signatures[MAX_SIGNATURES];
+    unsigned nsignatures;
+    uint64_t kind_mutants[RB_NKINDS], kind_changed[RB_NKINDS];
+    uint64_t mutants;
+    uint64_t noisy, noisy_kept;  /* clean errors of more than one line */
+};
+
+struct campaign {
+    struct options opt;
+    struct seed seeds[MAX_SEEDS];
+    unsigned nseeds;
+    struct rb_pool *pool;
+    struct job *queue, *queue_tail;
+    struct tally tally;
+    char cache[PATH_MAX_LEN];
+    char env_cache[PATH_MAX_LEN + 32];
+    char *envp[512];
+    double start, last_progress;
+    uint64_t next_mutant;
+};
+
+/* ---- jobs ------------------------------------------------------------- */
+
+static void job_arg(struct job *j, const char *arg)
+{
+    size_t n = strlen(arg) + 1;
+    if (j->cmd.argc >= RB_MAX_ARGS || j->used + n > ARG_TEXT)
+        return;
+    memcpy(j->text + j->used, arg, n);
+    j->cmd.argv[j->cmd.argc++] = j->text + j->used;
+    j->cmd.argv[j->cmd.argc] = NULL;
+    j->used += n;
+}
+
+static void job_argf(struct job *j, const char *fmt, uint64_t v)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, fmt, v);
+    job_arg(j, buf);
+}
+
+/* The documented statuses of a well-formed command line (README). */
+static unsigned allowed_statuses(const char *sub)
+{
+    if (!strcmp(sub, "unwind"))
+        return 0x1d; /* 0, 2, 3, 4 (an engine crashed or hung, isolated) */
+    if (!strcmp(sub, "il"))
+        return 0xd;  /* 0, 2, 3 */
+    if (!strcmp(sub, "diff") || !strcmp(sub, "validate"))
+        return 0x7;  /* 0, 1 (differences found), 2 */
+    return 0x5;      /* compile, gen: 0, 2 */
+}
+
+static struct job *job_new(struct campaign *c, const char *sub,
+                           struct mutant *m)
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    job_arg(j, c->opt.cfisem);
+    if (sub)
+        job_arg(j, sub);
+    j->cmd.subcommand = sub ? j->cmd.argv[1] : "cfisem";
+    j->cmd.allowed = sub ? allowed_statuses(sub) : 0x1;
+    j->mutant = m;
+    if (m)
+        m->refs++;
+    return j;
+}
+
+static void enqueue(struct campaign *c, struct job *j)
+{
+    if (!j)
+        return;
+    if (c->queue_tail)
+        c->queue_tail->next = j;
+    else
+        c->queue = j;
+    c->queue_tail = j;
+}
+
+static struct job *dequeue(struct campaign *c)
+{
+    struct job *j = c->queue;
+    if (j) {
+        c->queue = j->next;
+        if (!c->queue)
+            c->queue_tail = NULL;
+        j->next = NULL;
+    }
+    return j;
+}
+
+static void mutant_release(struct mutant *m)
+{
+    if (!m || --m->refs > 0)
+        return;
+    if (m->owned) {
+        unlink(m->path);
+        unlink(m->eh_elf);
+    }
+    free(m);
+}
+
+/* ---- the commands of one input ---------------------------------------- */
+
+/* An address the file's CFI speaks of: an FDE's start, as the mutator
+ * decodes it (pc-relative for .eh_frame), else 0x1000. */
+static uint64_t some_pc(const uint8_t *bytes, size_t size, struct rb_rng *rng)
+{
+    struct rb_elf *e = malloc(sizeof *e);
+    uint64_t pc = 0x1000;
+    if (!e)
+        return pc;
+    rb_elf_scan(e, (uint8_t *)bytes, size);
+    unsigned fdes[RB_MAX_RECORDS], n = 0;
+    for (unsigned i = 0; i < e->nrecords; i++)
+        if (!e->records[i].is_cie && e->records[i].pc_size == 4)
+            fdes[n++] = i;
+    if (n) {
+        const struct rb_record *r = &e->records[fdes[rb_below(rng, n)]];
+        const struct rb_section *s = &e->sections[r->section];
+        int32_t rel = (int32_t)(uint32_t)rb_load(bytes, size, r->pc_at, 4);
+        pc = s->addr + (r->pc_at - s->offset) + (uint64_t)(int64_t)rel;
+        pc += rb_below(rng, 4);
+    }
+    free(e);
+    return pc;
+}
+
+static const char *const engines[] = {"interp", "il", "libdwarf", "libdw",
+                                      "libunwind"};
+static const char *const formats[] = {"text", "json", "readelf"};
+
+static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
+                       uint64_t pc, const char *engine, struct rb_rng *rng);
+
+/* The eh_elf that compile wrote, through unwind --engine compiled. */
+static void add_unwind_compiled(struct campaign *c, struct mutant *m)
+{
+    struct rb_rng rng;
+    rb_rng_seed(&rng, c->opt.seed, m->index ^ 0xc0de);
+    add_unwind(c, m, m->path, m->pc, "compiled", &rng);
+}
+
+static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
+                       uint64_t pc, const char *engine, struct rb_rng *rng)
+{
+    struct job *j = job_new(c, "unwind", m);
+    if (!j)
+        return;
+    job_arg(j, path);
+    job_arg(j, "--pc");
+    job_argf(j, "0x%" PRIx64, pc);
+    job_arg(j, "--regs");
+    job_arg(j, rb_one_in(rng, 3)
+                   ? "rsp=0x7ffe1000,rbp=0x7ffe1100"
+                   : "rax=1,rdx=2,rcx=3,rbx=4,rsi=5,rdi=6,rbp=0x7ffe1100,"
+                     "rsp=0x7ffe1000,r8=8,r9=9,r10=10,r11=11,r12=12,r13=13,"
+                     "r14=14,r15=15");
+    job_arg(j, "--engine");
+    job_arg(j, engine);
+    if (!strcmp(engine, "compiled")) {
+        job_arg(j, "--eh-elf");
+        job_arg(j, m->eh_elf);
+    }
+    if (rb_one_in(rng, 3))
+        job_arg(j, "--caller");
+    if (rb_one_in(rng, 3))
+        job_arg(j, "--json");
+    if (rb_one_in(rng, 2)) {
+        job_arg(j, "--mem-seed");
+        job_argf(j, "%" PRIu64, rb_below(rng, 1000));
+    }
+    if (rb_one_in(rng, 6)) {
+        job_arg(j, "--fault");
+        job_arg(j, "0x7ffe0ff0-0x7ffe1010");
+    }
+    enqueue(c, j);
+}
+
+static void add_diff(struct campaign *c, struct mutant *m, const char *path,
+                     bool all_engines, struct rb_rng *rng)
+{
+    struct job *j = job_new(c, "diff", m);
+    if (!j)
+        return;
+    job_arg(j, path);
+    job_arg(j, "--states");
+    job_arg(j, "1");
+    job_arg(j, "--jobs");
+    job_arg(j, "1");
+    job_arg(j, "--seed");
+    job_argf(j, "%" PRIu64, 1 + rb_below(rng, 100));
+    job_arg(j, "--cache");
+    job_arg(j, c->cache);
+    if (!all_engines) {
+        job_arg(j, "--engines");
+        job_arg(j, "il,interp,libdwarf,libdw,libunwind");
+    }
+    enqueue(c, j);
+}
+
+static void add_compile(struct campaign *c, struct mutant *m)
+{
+    struct job *j = job_new(c, "compile", m);
+    if (!j)
+        return;
+    job_arg(j, m->path);
+    job_arg(j, "-o");
+    job_arg(j, m->eh_elf);
+    j->then_validate = true;
+    enqueue(c, j);
+}
+
+static void add_validate(struct campaign *c, struct mutant *m,
+                         const char *file, const char *eh_elf)
+{
+    struct job *j = job_new(c, "validate", m);
+    if (!j)
+        return;
+    job_arg(j, file);
+    job_arg(j, eh_elf);
+    job_arg(j, "--states");
+    job_arg(j, "1");
+    enqueue(c, j);
+}
+
+static void add_il(struct campaign *c, struct mutant *m, const char *path,
+                   const char *format, const char *pc)
+{
+    struct job *j = job_new(c, "il", m);
+    if (!j)
+        return;
+    job_arg(j, path);
+    if (format) {
+        job_arg(j, "--format");
+        job_arg(j, format);
+    }
+    if (pc) {
+        job_arg(j, "--pc");
+        job_arg(j, pc);
+    }
+    enqueue(c, j);
+}
+
+/* The runs of one mutant: il in a format, il --pc, unwind with two
+ * engines, a short diff; now and then every engine, compile + validate. */
+static void plan_mutant(struct campaign *c, struct mutant *m,
+                        const uint8_t *bytes, size_t size, struct rb_rng *rng)
+{
+    char pc_text[32];
+    uint64_t pc = some_pc(bytes, size, rng);
+    m->pc = pc;
+    snprintf(pc_text, sizeof pc_text, "0x%" PRIx64, pc);
+    add_il(c, m, m->path, formats[rb_below(rng, 3)], NULL);
+    add_il(c, m, m->path, NULL, pc_text);
+    unsigned e1 = (unsigned)rb_below(rng, 5);
+    unsigned e2 = (e1 + 1 + (unsigned)rb_below(rng, 4)) % 5;
+    add_unwind(c, m, m->path, pc, engines[e1], rng);
+    add_unwind(c, m, m->path, pc, engines[e2], rng);
+    add_diff(c, m, m->path, false, rng);
+    if (c->opt.compile_share && m->index % c->opt.compile_share == 0) {
+        add_diff(c, m, m->path, true, rng);
+        add_compile(c, m);
+    }
+}
+
+/* ---- fixed inputs: odd files, usage errors, gen ------------------------ */
+
+static bool write_bytes(const char *path, const void *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(b, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+/* An ELF32 header (x86, ET_DYN) with no sections: a 32-bit ELF file. */
+static bool write_elf32(const char *path)
+{
+    uint8_t h[52] = {0x7f, 'E', 'L', 'F', 1, 1, 1};
+    h[16] = 3;   /* ET_DYN */
+    h[18] = 3;   /* EM_386 */
+    h[20] = 1;   /* EV_CURRENT */
+    h[40] = 52;  /* e_ehsize */
+    return write_bytes(path, h, sizeof h);
+}
+
+static unsigned make_odd_files(struct campaign *c, char paths[][PATH_MAX_LEN],
+                               unsigned max)
+{
+    static const char *const names[] = {"empty", "dir", "fifo", "link-to-dir",
+                                        "elf32", "magic-only", "one-byte"};
+    unsigned n = 0;
+    char dir[PATH_MAX_LEN];
+    snprintf(dir, sizeof dir, "%s/odd", c->opt.out);
+    mkdir(dir, 0755);
+    for (unsigned i = 0; i < sizeof names / sizeof names[0] && n < max; i++) {
+        char *p = paths[n];
+        snprintf(p, PATH_MAX_LEN, "%.900s/%s", dir, names[i]);
+        unlink(p);
+        bool ok = false;
+        switch (i) {
+        case 0: ok = write_bytes(p, "", 0); break;
+        case 1: ok = mkdir(p, 0755) == 0 || errno == EEXIST; break;
+        case 2: ok = mkfifo(p, 0644) == 0; break;
+        case 3: ok = symlink(dir, p) == 0; break;
+        case 4: ok = write_elf32(p); break;
+        case 5: ok = write_bytes(p, "\x7f" "ELF", 4); break;
+        default: ok = write_bytes(p, "\x7f", 1); break;
+        }
+        n += ok;
+    }
+    static const char *const devices[] = {"/dev/zero", "/dev/null",
+                                          "/nonexistent/cfisem-robust"};
+    for (unsigned i = 0; i < 3 && n < max; i++)
+        snprintf(paths[n++], PATH_MAX_LEN, "%s", devices[i]);
+    return n;
+}
+
+static void plan_odd(struct campaign *c, const char *path, const char *good)
+{
+    struct rb_rng rng;
+    rb_rng_seed(&rng, c->opt.seed, 0x0dd);
+    for (unsigned f = 0; f < 3; f++)
+        add_il(c, NULL, path, formats[f], NULL);
+    add_il(c, NULL, path, NULL, "0x1000");
+    for (unsigned e = 0; e < 5; e++)
+        add_unwind(c, NULL, path, 0x1000, engines[e], &rng);
+    add_diff(c, NULL, path, false, &rng);
+    struct job *j = job_new(c, "compile", NULL);
+    if (j) {
+        char out[PATH_MAX_LEN + 16];
+        snprintf(out, sizeof out, "%s/odd/out.eh_elf.so", c->opt.out);
+        job_arg(j, path);
+        job_arg(j, "-o");
+        job_arg(j, out);
+        enqueue(c, j);
+    }
+    if (good) {
+        add_validate(c, NULL, good, path);
+        add_validate(c, NULL, path, path);
+    }
+}
+
+/* Command lines a new user gets wrong: each must exit RB_EXIT_USAGE with a
+ * message. */
+static void plan_usage(struct campaign *c, const char *good)
+{
+    static const char *const lines[][6] = {
+        {NULL}, {"il"}, {"il", "@", "--format", "xml"}, {"il", "@", "--pc", "zz"},
+        {"unwind", "@"}, {"unwind", "@", "--pc", "0x1000", "--regs", "rsp"},
+        {"unwind", "@", "--pc", "0x1000", "--engine", "nope"},
+        {"diff"}, {"diff", "@", "--states", "x"}, {"diff", "@", "--engines", "x"},
+        {"compile", "@"}, {"validate", "@"}, {"gen"}, {"gen", "--seed", "x"},
+        {"nope"}, {"il", "@", "--nope"}};
+    for (unsigned i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        struct job *j = job_new(c, lines[i][0], NULL);
+        if (!j)
+            continue;
+        for (unsigned k = 1; k < 6 && lines[i][0] && lines[i][k]; k++)
+            job_arg(j, !strcmp(lines[i][k], "@") ? good : lines[i][k]);
+        j->cmd.allowed = 0;    /* a usage error: RB_EXIT_USAGE alone */
+        j->cmd.usage = true;
+        enqueue(c, j);
+    }
+}
+
+static void plan_gen(struct campaign *c, uint64_t index)
+{
+    struct job *j = job_new(c, "gen", NULL);
+    if (!j)
+        return;
+    char s[PATH_MAX_LEN + 16], il[PATH_MAX_LEN + 16];
+    snprintf(s, sizeof s, "%s/work/gen.S", c->opt.out);
+    snprintf(il, sizeof il, "%s/work/gen.il", c->opt.out);
+    job_arg(j, "--seed");
+    job_argf(j, "%" PRIu64, c->opt.seed * 1000003 + index);
+    job_arg(j, "-o");
+    job_arg(j, s);
+    job_arg(j, "--expect");
+    job_arg(j, il);
+    if (index % 3 == 0)
+        job_arg(j, "--ill-formed");
+    static const char *const sections[] = {"eh_frame", "debug_frame", "both"};
+    job_arg(j, "--section");
+    job_arg(j, sections[index % 3]);
+    enqueue(c, j);
+}
+
+/* ---- mutants ---------------------------------------------------------- */
+
+static struct mutant *new_mutant(struct campaign *c, uint64_t index)
+{
+    const struct seed *s = &c->seeds[index % c->nseeds];
+    struct rb_mutant m = {malloc(s->size + 1), s->size, s->size + 1};
+    struct mutant *mu = calloc(1, sizeof *mu);
+    if (!m.bytes || !mu) {
+        free(m.bytes);
+        free(mu);
+        return NULL;
+    }
+    memcpy(m.bytes, s->bytes, s->size);
+    rb_make_mutant(&m, c->opt.seed, index, &mu->kind);
+    c->tally.kind_mutants[mu->kind]++;
+    c->tally.kind_changed[mu->kind] +=
+        m.size != s->size || memcmp(m.bytes, s->bytes, s->size) != 0;
+    c->tally.mutants++;
+    mu->index = index;
+    mu->seed_path = s->path;
+    mu->owned = true;
+    snprintf(mu->path, sizeof mu->path, "%s/work/m%" PRIu64, c->opt.out, index);
+    snprintf(mu->eh_elf, sizeof mu->eh_elf, "%.1000s.eh_elf.so", mu->path);
+    bool ok = write_bytes(mu->path, m.bytes, m.size);
+    struct rb_rng rng;
+    rb_rng_seed(&rng, c->opt.seed, ~index);
+    mu->refs = 1;  /* held while planning */
+    if (ok)
+        plan_mutant(c, mu, m.bytes, m.size, &rng);
+    free(m.bytes);
+    return mu;
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t n;
+    while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    if (in) fclose(in);
+    if (out) fclose(out);
+}
+
+static void write_command(FILE *f, const struct rb_command *cmd,
+                          const char *replace, const char *with)
+{
+    for (unsigned i = 0; i < cmd->argc; i++) {
+        const char *a = replace && !strcmp(cmd->argv[i], replace) ? with : cmd->argv[i];
+        fprintf(f, "%s'%s'", i ? " " : "", a);
+    }
+    fputc('\n', f);
+}
+
+/* failures/CLASS/N-SUBCOMMAND/: input, command (cfisem's, with the kept
+ * input, and the mutator's), stdout, stderr. */
+static void keep_run(struct campaign *c, const struct rb_slot *s,
+                     const struct job *j, const char *folder, uint64_t n)
+{
+    enum rb_class cls = s->outcome.cls;
+    char dir[PATH_MAX_LEN], p[PATH_MAX_LEN + 32];
+    snprintf(dir, sizeof dir, "%s/failures", c->opt.out);
+    mkdir(dir, 0755);
+    snprintf(dir, sizeof dir, "%s/failures/%s", c->opt.out, folder);
+    mkdir(dir, 0755);
+    snprintf(dir, sizeof dir, "%s/failures/%s/%03" PRIu64 "-%s", c->opt.out,
+             folder, n, j->cmd.subcommand);
+    mkdir(dir, 0755);
+    snprintf(p, sizeof p, "%s/input", dir);
+    if (j->mutant)
+        copy_file(j->mutant->path, p);
+    char cmdpath[PATH_MAX_LEN + 32];
+    snprintf(cmdpath, sizeof cmdpath, "%s/command", dir);
+    FILE *f = fopen(cmdpath, "w");
+    if (f) {
+        write_command(f, &j->cmd, j->mutant ? j->mutant->path : NULL, p);
+        if (j->mutant)
+            fprintf(f, "# mutant: robust --mutate '%s' --seed %" PRIu64
+                       " --index %" PRIu64 " -o OUT   (kind %s)\n",
+                    j->mutant->seed_path, c->opt.seed, j->mutant->index,
+                    rb_kind_name(j->mutant->kind));
+        fprintf(f, "# %s: exit %d, signal %d, %.2f s\n", rb_class_name(cls),
+                s->outcome.exit_code, s->outcome.signal, s->outcome.seconds);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/stderr", dir);
+    write_bytes(p, s->outcome.err, s->outcome.err_len);
+    snprintf(p, sizeof p, "%s/stdout", dir);
+    write_bytes(p, s->outcome.out, s->outcome.out_len);
+}
+
+/* "SUBCOMMAND ENGINE FRAME": the first frame of a sanitizer report that
+ * is neither the sanitizer's nor libc's, else the signal. */
+static void signature_of(const struct rb_slot *s, const struct job *j,
+                         char *text, size_t size)
+{
+    const char *engine = "";
+    for (unsigned i = 0; i + 1 < j->cmd.argc; i++)
+        if (!strcmp(j->cmd.argv[i], "--engine"))
+            engine = j->cmd.argv[i + 1];
+    char frame[64] = "", line[256];
+    const char *p = s->outcome.err;
+    for (unsigned n = 0; (p = strstr(p, "    #")) && n < 64; n++, p++) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        snprintf(line, sizeof line, "%.*s", (int)(len < 255 ? len : 255), p);
+        const char *in = strstr(line, " in ");
+        if (!in || strstr(in, "sanitizer") || strstr(in, "__interceptor") ||
+            strstr(in, "sysdeps") || strstr(in, "libc.so") ||
+            strstr(in, "libc_start") || strstr(in, "_start "))
+            continue;
+        sscanf(in + 4, "%63s", frame);
+        break;
+    }
+    if (!frame[0] && s->outcome.signal)
+        snprintf(frame, sizeof frame, "signal %d", s->outcome.signal);
+    snprintf(text, size, "%s %s %s", j->cmd.subcommand, engine, frame);
+}
+
+static struct signature *find_signature(struct tally *t, enum rb_class cls,
+                                        const char *text)
+{
+    for (unsigned i = 0; i < t->nsignatures; i++)
+        if (t->signatures[i].cls == cls && !strcmp(t->signatures[i].text, text))
+            return &t->signatures[i];
+    if (t->nsignatures == MAX_SIGNATURES)
+        return NULL;
+    struct signature *g = &t->signatures[t->nsignatures++];
+    g->cls = cls;
+    snprintf(g->text, sizeof g->text, "%s", text);
+    g->runs = 0;
+    return g;
+}
+
+/* The first few runs of each signature are kept, not the first of all:
+ * one frequent failure must not hide a rare one. */
+static void keep_failure(struct campaign *c, const struct rb_slot *s,
+                         const struct job *j)
+{
+    enum rb_class cls = s->outcome.cls;
+    char text[SIGNATURE_LEN];
+    signature_of(s, j, text, sizeof text);
+    struct signature *g = find_signature(&c->tally, cls, text);
+    uint64_t seen = g ? g->runs++ : 0;
+    if ((cls == RB_MISMATCH || seen < KEEP_PER_SIGNATURE) &&
+        c->tally.kept[cls] < KEEP_PER_CLASS)
+        keep_run(c, s, j, rb_class_name(cls), c->tally.kept[cls]++);
+}
+
+/* The README promises one line on stderr for a bad input. */
+static void keep_noisy(struct campaign *c, const struct rb_slot *s,
+                       const struct job *j)
+{
+    if (c->tally.noisy_kept < KEEP_PER_CLASS)
+        keep_run(c, s, j, "noisy", c->tally.noisy_kept++);
+}
+
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+static uint64_t failures(const struct tally *t)
+{
+    return t->by_class[RB_CRASH] + t->by_class[RB_HANG] +
+           t->by_class[RB_SILENT] + t->by_class[RB_BAD_EXIT];
+}
+
+static void progress(struct campaign *c, bool force)
+{
+    double now = rb_now();
+    if (c->opt.quiet || (!force && now - c->last_progress < 5))
+        return;
+    c->last_progress = now;
+    const struct tally *t = &c->tally;
+    fprintf(stderr,
+            "robust: %" PRIu64 "/%" PRIu64 " runs, %" PRIu64 " mutants, %"
+            PRIu64 " crashes, %" PRIu64 " hangs, %" PRIu64 " silent, %" PRIu64
+            " bad exit codes, %.0f runs/s\n",
+            t->runs, c->opt.runs, t->mutants, t->by_class[RB_CRASH],
+            t->by_class[RB_HANG], t->by_class[RB_SILENT],
+            t->by_class[RB_BAD_EXIT], t->runs / (now - c->start + 1e-9));
+}
+
+static void finish(struct campaign *c, struct rb_slot *s)
+{
+    struct job *j = s->tag;
+    enum rb_class cls = s->outcome.cls;
+    c->tally.runs++;
+    c->tally.by_class[cls]++;
+    if (cls != RB_OK && cls != RB_CLEAN)
+        keep_failure(c, s, j);
+    if (j->then_validate && access(j->mutant->eh_elf, F_OK) == 0) {
+        add_validate(c, j->mutant, j->mutant->path, j->mutant->eh_elf);
+        add_unwind_compiled(c, j->mutant);
+    }
+    if (cls == RB_CLEAN && count_lines(s->outcome.err) > 1) {
+        c->tally.noisy++;
+        keep_noisy(c, s, j);
+    }
+    mutant_release(j->mutant);
+    free(j);
+    rb_pool_release(s);
+    progress(c, false);
+}
+
+/* ---- seeds -------------------------------------------------------------- */
+
+enum { SEED_MAX_SIZE = 4 << 20 };
+
+static bool read_file(const char *path, uint8_t **bytes, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    struct stat st;
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
+        st.st_size > SEED_MAX_SIZE) {
+        fclose(f);
+        return false;
+    }
+    *size = (size_t)st.st_size;
+    *bytes = malloc(*size + 1);
+    bool ok = *bytes && fread(*bytes, 1, *size, f) == *size;
+    fclose(f);
+    if (!ok) {
+        free(*bytes);
+        *bytes = NULL;
+    }
+    return ok;
+}
+
+static void add_seed(struct campaign *c, const char *path)
+{
+    if (c->nseeds >= MAX_SEEDS)
+        return;
+    struct seed *s = &c->seeds[c->nseeds];
+    if (!read_file(path, &s->bytes, &s->size) || s->size == 0)
+        return;
+    s->path = strdup(path);
+    c->nseeds++;
+}
+
+/* Seeds of its own: a personality and an LSDA (zPLR), a signal frame
+ * with expressions, both sections; as a shared object and an object. */
+static const char own_source[] =
+    "\t.text\n"
+    "\t.globl f\nf:\n"
+    "\t.cfi_startproc\n"
+    "\t.cfi_personality 0x9b, pers\n"
+    "\t.cfi_lsda 0x1b, lsda\n"
+    "\tpush %rbp\n\t.cfi_def_cfa_offset 16\n\t.cfi_offset %rbp, -16\n"
+    "\tmov %rsp, %rbp\n\t.cfi_def_cfa_register %rbp\n"
+    "\t.cfi_remember_state\n\tleave\n\t.cfi_def_cfa %rsp, 8\n\tret\n"
+    "\t.cfi_restore_state\n\tnop\n"
+    "\t.cfi_endproc\n"
+    "\t.globl g\ng:\n"
+    "\t.cfi_startproc simple\n"
+    "\t.cfi_signal_frame\n"
+    "\t.cfi_escape 0x0f,0x03,0x77,0xa0,0x01\n"
+    "\t.cfi_escape 0x10,0x03,0x02,0x77,0x28\n"
+    "\t.cfi_escape 0x16,0x10,0x04,0x77,0x08,0x06,0x9f\n"
+    "\tnop\n\tnop\n\t.cfi_undefined %rip\n\tret\n"
+    "\t.cfi_endproc\n"
+    "\t.data\npers:\t.quad 0\nlsda:\t.quad 0\n";
+
+static void own_seeds(struct campaign *c)
+{
+    char dir[PATH_MAX_LEN], src[PATH_MAX_LEN + 16], cmd[4 * PATH_MAX_LEN];
+    snprintf(dir, sizeof dir, "%s/seeds", c->opt.out);
+    mkdir(dir, 0755);
+    snprintf(src, sizeof src, "%s/own.S", dir);
+    if (!write_bytes(src, own_source, sizeof own_source - 1))
+        return;
+    static const char *const builds[][2] = {
+        {"own.so", "-shared -nostdlib -Wl,--build-id=none"},
+        {"own.o", "-c"},
+        {"own-debug.so", "-shared -nostdlib -Wa,--gdwarf-5 -Wl,--build-id=none"},
+    };
+    for (unsigned i = 0; i < sizeof builds / sizeof builds[0]; i++) {
+        char out[PATH_MAX_LEN + 16];
+        snprintf(out, sizeof out, "%s/%s", dir, builds[i][0]);
+        snprintf(cmd, sizeof cmd, "cc %s -o '%s' '%s' 2>/dev/null",
+                 builds[i][1], out, src);
+        if (system(cmd) == 0)
+            add_seed(c, out);
+    }
+}
+
+/* ---- the campaign ------------------------------------------------------ */
+
+static void make_env(struct campaign *c)
+{
+    unsigned n = 0;
+    snprintf(c->env_cache, sizeof c->env_cache, "XDG_CACHE_HOME=%s", c->cache);
+    for (char **e = environ; *e && n + 2 < sizeof c->envp / sizeof c->envp[0]; e++)
+        if (strncmp(*e, "XDG_CACHE_HOME=", 15))
+            c->envp[n++] = *e;
+    c->envp[n++] = c->env_cache;
+    c->envp[n] = NULL;
+}
+
+static void plan_fixed(struct campaign *c)
+{
+    char (*odd)[PATH_MAX_LEN] = calloc(16, PATH_MAX_LEN);
+    if (!odd)
+        return;
+    unsigned n = make_odd_files(c, odd, 16);
+    for (unsigned i = 0; i < n; i++) {
+        const char *base = strrchr(odd[i], '/') ? strrchr(odd[i], '/') + 1 : odd[i];
+        bool skip = false;
+        for (unsigned k = 0; k < c->opt.nskip_odd; k++)
+            skip |= !strcmp(base, c->opt.skip_odd[k]);
+        if (!skip)
+            plan_odd(c, odd[i], c->seeds[0].path);
+    }
+    free(odd);
+    if (c->opt.usage)
+        plan_usage(c, c->seeds[0].path);
+}
+
+static void run_loop(struct campaign *c)
+{
+    uint64_t started = 0;
+    unsigned unplanned = 0;  /* mutants in a row that could not be written */
+    for (;;) {
+        struct rb_slot *slot;
+        while ((slot = rb_pool_free_slot(c->pool))) {
+            if (!c->queue) {
+                if (started >= c->opt.runs || unplanned > 100)
+                    break;
+                uint64_t index = c->next_mutant++;
+                if (index % 64 == 63)
+                    plan_gen(c, index);
+                mutant_release(new_mutant(c, index));
+                unplanned = c->queue ? 0 : unplanned + 1;
+                if (!c->queue)
+                    continue;
+            }
+            struct job *j = dequeue(c);
+            if (!rb_pool_start(c->pool, slot, &j->cmd, j)) {
+                mutant_release(j->mutant);
+                free(j);
+                continue;
+            }
+            started++;
+        }
+        struct rb_slot *done = rb_pool_wait(c->pool);
+        if (!done && !c->queue && (started >= c->opt.runs || unplanned > 100))
+            return;
+        if (done)
+            finish(c, done);
+    }
+}
+
+static void print_summary(const struct campaign *c, double seconds)
+{
+    const struct tally *t = &c->tally;
+    printf("robust: %" PRIu64 " runs, %" PRIu64 " crashes, %" PRIu64
+           " hangs, %" PRIu64 " silent, %" PRIu64 " bad exit codes\n",
+           t->runs, t->by_class[RB_CRASH], t->by_class[RB_HANG],
+           t->by_class[RB_SILENT], t->by_class[RB_BAD_EXIT]);
+    printf("robust: %.1f s; ok %" PRIu64 ", clean errors %" PRIu64
+           " (%" PRIu64 " of more than one stderr line), mismatches %" PRIu64
+           "; seed %" PRIu64 ", %" PRIu64 " mutants of %u seeds; kept under "
+           "%s/failures\n",
+           seconds, t->by_class[RB_OK], t->by_class[RB_CLEAN], t->noisy,
+           t->by_class[RB_MISMATCH], c->opt.seed, t->mutants, c->nseeds,
+           c->opt.out);
+    for (unsigned i = 0; i < t->nsignatures; i++)
+        if (t->signatures[i].cls != RB_MISMATCH)
+            printf("  %-8s %6" PRIu64 "  %s\n",
+                   rb_class_name(t->signatures[i].cls), t->signatures[i].runs,
+                   t->signatures[i].text);
+    if (!c->opt.stats)
+        return;
+    for (unsigned k = 0; k < RB_NKINDS; k++)
+        printf("kind %-18s mutants %6" PRIu64 " changed %6" PRIu64 "  %s\n",
+               rb_kind_name((enum rb_kind)k), t->kind_mutants[k],
+               t->kind_changed[k], rb_kind_summary((enum rb_kind)k));
+}
+
+static int campaign(struct campaign *c)
+{
+    char work[PATH_MAX_LEN + 16];
+    mkdir(c->opt.out, 0755);
+    snprintf(work, sizeof work, "%s/work", c->opt.out);
+    mkdir(work, 0755);
+    snprintf(c->cache, sizeof c->cache, "%s/cache", c->opt.out);
+    mkdir(c->cache, 0755);
+    for (unsigned i = 0; i < c->opt.nseeds; i++)
+        add_seed(c, c->opt.seeds[i]);
+    own_seeds(c);
+    if (c->nseeds == 0) {
+        fprintf(stderr, "robust: no seed file could be read\n");
+        return 2;
+    }
+    make_env(c);
+    c->pool = malloc(sizeof *c->pool);
+    if (!c->pool)
+        return 2;
+    rb_pool_init(c->pool, c->opt.jobs, c->opt.timeout, c->envp);
+    c->start = c->last_progress = rb_now();
+    if (c->opt.odd)
+        plan_fixed(c);
+    run_loop(c);
+    progress(c, true);
+    print_summary(c, rb_now() - c->start);
+    free(c->pool);
+    for (unsigned i = 0; i < c->nseeds; i++) {
+        free(c->seeds[i].bytes);
+        free((char *)c->seeds[i].path);
+    }
+    return failures(&c->tally) ? 1 : 0;
+}
+
+/* --mutate: one mutant, as the campaign made it. */
+static int mutate_only(const struct options *o)
+{
+    uint8_t *bytes;
+    size_t size;
+    if (!o->mutate_out || !read_file(o->mutate, &bytes, &size)) {
+        fprintf(stderr, "robust: --mutate SEEDFILE --index I -o OUT\n");
+        return 2;
+    }
+    struct rb_mutant m = {bytes, size, size + 1};
+    enum rb_kind kind = RB_NKINDS;
+    for (unsigned k = 0; o->kind && k < RB_NKINDS; k++)
+        if (!strcmp(o->kind, rb_kind_name((enum rb_kind)k)))
+            kind = (enum rb_kind)k;
+    bool applied = true;
+    if (o->kind && kind == RB_NKINDS) {
+        fprintf(stderr, "robust: unknown kind %s (see robust --kinds)\n", o->kind);
+        free(bytes);
+        return 2;
+    }
+    if (o->kind) {
+        struct rb_rng rng;
+        rb_rng_seed(&rng, o->seed, o->index);
+        applied = rb_mutate(&m, kind, &rng);
+    } else {
+        rb_make_mutant(&m, o->seed, o->index, &kind);
+    }
+    bool ok = write_bytes(o->mutate_out, m.bytes, m.size);
+    printf("%s%s\n", rb_kind_name(kind), applied ? "" : " (not applicable)");
+    free(bytes);
+    return !ok ? 2 : applied ? 0 : 3;
+}
+
+static const char usage[] =
+    "usage: robust [--cfisem PATH] [--runs N] [--seed S] [--jobs J]\n"
+    "              [--timeout SECONDS] [--out DIR] [--compile-share N]\n"
+    "              [--no-odd] [--no-usage] [--stats] [--quiet] SEEDFILE...\n"
+    "              [--skip-odd NAME]...\n"
+    "       robust --mutate SEEDFILE [--seed S] --index I [--kind K] -o OUT\n"
+    "       robust --kinds\n";
+
+static bool parse_number(const char *text, uint64_t *v)
+{
+    char *end;
+    if (!text || !*text)
+        return false;
+    errno = 0;
+    *v = strtoull(text, &end, 0);
+    return !errno && !*end;
+}
+
+static bool parse_option(struct options *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    uint64_t n = 0;
+    if (!strcmp(a, "--no-odd")) { o->odd = false; return true; }
+    if (!strcmp(a, "--no-usage")) { o->usage = false; return true; }
+    if (!strcmp(a, "--stats")) { o->stats = true; return true; }
+    if (!strcmp(a, "--quiet")) { o->quiet = true; return true; }
+    if (!strcmp(a, "--kinds")) { o->list_kinds = true; return true; }
+    if (a[0] != '-') {
+        if (o->nseeds < MAX_SEEDS)
+            o->seeds[o->nseeds++] = a;
+        return true;
+    }
+    if (!v)
+        return false;
+    (*i)++;
+    if (!strcmp(a, "--cfisem")) o->cfisem = v;
+    else if (!strcmp(a, "--out")) o->out = v;
+    else if (!strcmp(a, "--mutate")) o->mutate = v;
+    else if (!strcmp(a, "-o")) o->mutate_out = v;
+    else if (!strcmp(a, "--kind")) o->kind = v;
+    else if (!strcmp(a, "--skip-odd") && o->nskip_odd < 8)
+        o->skip_odd[o->nskip_odd++] = v;
+    else if (!parse_number(v, &n)) return false;
+    else if (!strcmp(a, "--runs")) o->runs = n;
+    else if (!strcmp(a, "--seed")) o->seed = n;
+    else if (!strcmp(a, "--index")) o->index = n;
+    else if (!strcmp(a, "--jobs") && n >= 1 && n <= RB_MAX_JOBS) o->jobs = (unsigned)n;
+    else if (!strcmp(a, "--timeout") && n >= 1) o->timeout = (double)n;
+    else if (!strcmp(a, "--compile-share")) o->compile_share = (unsigned)n;
+    else return false;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    struct campaign *c = calloc(1, sizeof *c);
+    if (!c)
+        return 2;
+    struct options *o = &c->opt;
+    o->cfisem = getenv("CFISEM") ? getenv("CFISEM") : "build/cfisem";
+    o->out = "build/robust";
+    o->runs = 1000;
+    o->seed = 1;
+    o->jobs = 2;
+    o->timeout = 20;
+    o->compile_share = 40;
+    o->odd = o->usage = true;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !parse_option(o, argc, argv, &i)) {
+            fputs(usage, strcmp(argv[i], "--help") ? stderr : stdout);
+            free(c);
+            return strcmp(argv[i], "--help") ? 2 : 0;
+        }
+    }
+    if (o->list_kinds) {
+        for (unsigned k = 0; k < RB_NKINDS; k++)
+            printf("%s\n", rb_kind_name((enum rb_kind)k));
+        free(c);
+        return 0;
+    }
+    int status = o->mutate ? mutate_only(o) : campaign(c);
+    free(c);
+    return status;
+}

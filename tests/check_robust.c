@@ -1,0 +1,260 @@
+/* check_robust.c — a short, deterministic robustness campaign.
+ *
+ * The robust tool ($CFISEM_ROBUST, robust/) mutates the hand-written
+ * cases (shared objects and relocatable objects) and runs every cfisem
+ * command on each mutant, plus odd files and usage errors, with a
+ * timeout. The sample must end with no crash (signal or sanitizer
+ * report: under the ASan pass, $CFISEM is the sanitized build), no hang,
+ * no silent error and no undocumented exit status. The mutator itself is
+ * checked to apply every kind of mutation and to change the file, and the
+ * classifier to catch each failure class from a tool that fails on
+ * purpose. */
+#include <check.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support.h"
+
+enum { MAX_ARGS = 160, SAMPLE_RUNS = 300 };
+
+struct summary {
+    unsigned long runs, crashes, hangs, silent, bad;
+};
+
+static const char *robust_tool(void)
+{
+    const char *tool = getenv("CFISEM_ROBUST");
+    return tool ? tool : "build/robust/robust";
+}
+
+/* Runs the robust tool with args; its stdout into *out (malloc'd). */
+static int run_robust(const char *const *args, char **out)
+{
+    char command[65536];
+    size_t n = (size_t)snprintf(command, sizeof command, "'%s'", robust_tool());
+    for (size_t i = 0; args[i] && n < sizeof command; i++)
+        n += (size_t)snprintf(command + n, sizeof command - n, " '%s'", args[i]);
+    ck_assert_uint_lt(n, sizeof command);
+    FILE *p = popen(command, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (len + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = 0;
+    int status = pclose(p);
+    *out = buf;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static bool parse_summary(const char *out, struct summary *s)
+{
+    const char *line = strstr(out, "robust: ");
+    for (; line; line = strstr(line + 1, "robust: "))
+        if (sscanf(line,
+                   "robust: %lu runs, %lu crashes, %lu hangs, %lu silent, "
+                   "%lu bad exit codes",
+                   &s->runs, &s->crashes, &s->hangs, &s->silent, &s->bad) == 5)
+            return true;
+    return false;
+}
+
+/* The built cases: shared objects and relocatable objects. */
+static size_t add_cases(const char **args, size_t n, const char *folder)
+{
+    char *dir = test_build_path(folder);
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "%s missing (make cases)", dir);
+    struct dirent *e;
+    while ((e = readdir(d)) && n + 1 < MAX_ARGS) {
+        size_t len = strlen(e->d_name);
+        if (len < 3 || (strcmp(e->d_name + len - 3, ".so") &&
+                        strcmp(e->d_name + len - 2, ".o")))
+            continue;
+        char *path = malloc(strlen(dir) + len + 2);
+        sprintf(path, "%s/%s", dir, e->d_name);
+        args[n++] = path;
+    }
+    closedir(d);
+    free(dir);
+    return n;
+}
+
+START_TEST(test_sample_has_no_failure)
+{
+    char *dir = test_temp_dir();
+    const char *cfisem = getenv("CFISEM") ? getenv("CFISEM") : "build/cfisem";
+    const char *args[MAX_ARGS] = {
+        "--cfisem", cfisem, "--runs", "300", "--seed", "7", "--jobs", "2",
+        "--timeout", "60", "--out", dir, "--quiet"};
+    size_t n = 13;
+    n = add_cases(args, n, "corpus/cases");
+    n = add_cases(args, n, "corpus/objects");
+    args[n] = NULL;
+    char *out;
+    int status = run_robust(args, &out);
+    struct summary s;
+    ck_assert_msg(parse_summary(out, &s), "no summary line:\n%s", out);
+    ck_assert_msg(s.runs >= SAMPLE_RUNS, "%lu runs", s.runs);
+    ck_assert_msg(s.crashes == 0 && s.hangs == 0 && s.silent == 0 && s.bad == 0,
+                  "%s(failures kept under %s/failures)", out, dir);
+    ck_assert_int_eq(status, 0);
+    for (size_t i = 15; i < n; i++)
+        free((char *)args[i]);
+    free(out);
+    free(dir);
+}
+END_TEST
+
+/* Every kind, on a shared object and on a relocatable object: applied at
+ * least once in 16 tries on one of them, and then the file differs. */
+START_TEST(test_every_kind_changes_the_file)
+{
+    char *kinds_out;
+    ck_assert_int_eq(run_robust((const char *[]){"--kinds", NULL}, &kinds_out), 0);
+    ck_assert_uint_ge(test_count_lines(kinds_out), 16);
+    char *so = test_build_path("corpus/cases/prologue.so");
+    char *obj = test_build_path("corpus/objects/prologue.o");
+    char *dir = test_temp_dir();
+    char mutant[4200];
+    snprintf(mutant, sizeof mutant, "%s/mutant", dir);
+    size_t so_len, obj_len;
+    char *so_bytes = test_read_file(so, &so_len);
+    char *obj_bytes = test_read_file(obj, &obj_len);
+    ck_assert_ptr_nonnull(so_bytes);
+    ck_assert_ptr_nonnull(obj_bytes);
+    for (char *kind = strtok(kinds_out, "\n"); kind; kind = strtok(NULL, "\n")) {
+        unsigned changed = 0;
+        for (unsigned i = 0; i < 32; i++) {
+            const char *seed = i % 2 ? obj : so;
+            char index[16], *out;
+            snprintf(index, sizeof index, "%u", i);
+            int status = run_robust((const char *[]){"--mutate", seed, "--kind",
+                                                     kind, "--index", index,
+                                                     "-o", mutant, NULL},
+                                    &out);
+            free(out);
+            ck_assert_msg(status == 0 || status == 3, "%s: status %d", kind, status);
+            size_t len;
+            char *bytes = test_read_file(mutant, &len);
+            ck_assert_ptr_nonnull(bytes);
+            const char *orig = i % 2 ? obj_bytes : so_bytes;
+            size_t orig_len = i % 2 ? obj_len : so_len;
+            bool differs = len != orig_len || memcmp(bytes, orig, len) != 0;
+            ck_assert_msg(status == 0 || !differs, "%s: not applied, but changed", kind);
+            changed += status == 0 && differs;
+            free(bytes);
+        }
+        ck_assert_msg(changed >= 8, "%s: %u of 32 mutants differ", kind, changed);
+    }
+    free(kinds_out);
+    free(so_bytes);
+    free(obj_bytes);
+    free(so);
+    free(obj);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_same_seed_same_mutant)
+{
+    char *seed = test_build_path("corpus/cases/plt.so");
+    char *dir = test_temp_dir();
+    char a[4200], b[4200], c[4200];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    snprintf(c, sizeof c, "%s/c", dir);
+    char *out;
+    for (unsigned i = 0; i < 3; i++) {
+        const char *path = i == 0 ? a : i == 1 ? b : c;
+        const char *index = i == 2 ? "10" : "9";
+        ck_assert_int_eq(run_robust((const char *[]){"--mutate", seed, "--seed", "5",
+                                                     "--index", index, "-o", path,
+                                                     NULL}, &out), 0);
+        free(out);
+    }
+    size_t la, lb, lc;
+    char *ba = test_read_file(a, &la), *bb = test_read_file(b, &lb),
+         *bc = test_read_file(c, &lc);
+    ck_assert(la == lb && memcmp(ba, bb, la) == 0);
+    ck_assert(la != lc || memcmp(ba, bc, la) != 0);
+    free(ba); free(bb); free(bc); free(seed); free(dir);
+}
+END_TEST
+
+/* A tool that fails in every way the classifier knows, by subcommand. */
+static const char failing_tool[] =
+    "#!/bin/sh\n"
+    "case \"$1\" in\n"
+    "il) kill -SEGV $$ ;;\n"
+    "unwind) exec sleep 30 ;;\n"
+    "diff) exit 2 ;;\n"
+    "compile) echo 'cfisem: x: odd' >&2; exit 9 ;;\n"
+    "*) echo 'cfisem: fine' >&2; exit 2 ;;\n"
+    "esac\n";
+
+START_TEST(test_classifier_catches_each_failure)
+{
+    char *dir = test_temp_dir();
+    char tool[4200], out_dir[4200];
+    snprintf(tool, sizeof tool, "%s/failing-cfisem", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    ck_assert_int_eq(test_write_file(tool, failing_tool, strlen(failing_tool)), 0);
+    ck_assert_int_eq(chmod(tool, 0755), 0);
+    char *seed = test_build_path("corpus/cases/prologue.so");
+    char *out;
+    int status = run_robust((const char *[]){"--cfisem", tool, "--runs", "40",
+                                             "--timeout", "1", "--jobs", "2",
+                                             "--no-odd", "--no-usage", "--quiet",
+                                             "--compile-share", "1",
+                                             "--out", out_dir, seed, NULL},
+                            &out);
+    struct summary s;
+    ck_assert_msg(parse_summary(out, &s), "no summary line:\n%s", out);
+    ck_assert_uint_ge(s.runs, 40);
+    ck_assert_msg(s.crashes > 0 && s.hangs > 0 && s.silent > 0 && s.bad > 0,
+                  "%s", out);
+    ck_assert_int_eq(status, 1);
+    const char *kept[] = {"crash/000-il/command", "hang/000-unwind/command",
+                          "silent/000-diff/command", "bad-exit/000-compile/command"};
+    for (size_t i = 0; i < 4; i++) {
+        char path[8400];
+        snprintf(path, sizeof path, "%s/failures/%s", out_dir, kept[i]);
+        char *text = test_read_file(path, NULL);
+        ck_assert_msg(text != NULL, "%s not kept", kept[i]);
+        ck_assert_msg(strstr(text, "--mutate") != NULL, "%s: %s", kept[i], text);
+        free(text);
+    }
+    free(out);
+    free(seed);
+    free(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("robust");
+    TCase *tc = tcase_create("campaign");
+    tcase_set_timeout(tc, 900);
+    tcase_add_test(tc, test_every_kind_changes_the_file);
+    tcase_add_test(tc, test_same_seed_same_mutant);
+    tcase_add_test(tc, test_classifier_catches_each_failure);
+    tcase_add_test(tc, test_sample_has_no_failure);
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
