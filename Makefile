@@ -288,7 +288,7 @@ workloads: $(WORKLOADS)
 TEST_ENV += CFISEM_WORKLOAD=$(abspath $(WORKLOAD_DIR))
 
 check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS) \
-             $(WORKLOADS)
+             $(WORKLOADS) $(BUILD)/bench/real_stacks
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \

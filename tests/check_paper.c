@@ -1,14 +1,15 @@
 /* check_paper.c — the paper-data scripts (paper/data/run) on a small
  * corpus: the hand-written cases for stats and diff, libc for the worked
- * examples, no benchmarks. What they write must be what the tools print:
- * the numbers of stats-numbers.tex and opcodes.csv against `cfisem stats
- * --json`, the agreement table against `cfisem diff --json`, the worked
- * examples against `cfisem explain --format latex`, the trace table
- * against the JSON of `cfisem trace` (/bin/true only, no bare stepping),
- * the synth table against `cfisem synth --json` (libc), the real-stack
- * benchmark's section saying it was not run, numbers.tex against the files
- * written; and the article builds from them (latexmk), with no undefined
- * reference or citation. */
+ * examples and synth, /bin/true for trace (no bare stepping), no
+ * benchmarks. What they write must be what the tools print: the numbers
+ * of stats-numbers.tex and opcodes.csv against `cfisem stats --json`, the
+ * agreement table against `cfisem diff --json`, the worked examples
+ * against `cfisem explain --format latex`, the trace table against the
+ * JSON of `cfisem trace`, the synth table against `cfisem synth --json`,
+ * the real-stack section saying it was not run and, from one round of
+ * bench/real_stacks run apart, its numbers against what it printed;
+ * numbers.tex against the files written; and the article builds from
+ * them (latexmk), with no undefined reference or citation. */
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
@@ -310,6 +311,52 @@ START_TEST(test_runtime_not_run)
 }
 END_TEST
 
+/* The benchmark run (one round, into a directory of its own): the
+ * eh_elf's ns per frame 1000 deep, in the numbers and the table, is the
+ * best figure bench/real_stacks printed for it. */
+START_TEST(test_runtime_numbers)
+{
+    char *src = getenv("CFISEM_SRC"), *build = test_build_path("");
+    char dir[4200], command[16384];
+    snprintf(dir, sizeof dir, "%s/runtime", paper_dir);
+    snprintf(command, sizeof command,
+             "mkdir -p %s && cd %s && CFISEM_BUILD=%s PAPER_BENCH=1 "
+             "PAPER_RUNTIME_ROUNDS=1 python3 paper/data/runtime.py %s > /dev/null",
+             dir, src, build, dir);
+    ck_assert_int_eq(system(command), 0);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/runtime-real_stacks.txt", dir);
+    char *raw = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(raw);
+    const char *stack = strstr(raw, "\nrecursion 1000, mixed shapes (");
+    ck_assert_ptr_nonnull(stack);
+    const char *line = strstr(stack, "  cfisem eh_elf (cfisem_backtrace)");
+    ck_assert_ptr_nonnull(line);
+    double median, ratio, best;
+    ck_assert_int_eq(sscanf(line + strlen("  cfisem eh_elf (cfisem_backtrace)"),
+                            "%lf %lfx %lf", &median, &ratio, &best), 3);
+    ck_assert(best > 0 && best <= median);
+    char want[64], got[64];
+    snprintf(want, sizeof want, "%.1f", best);
+    snprintf(path, sizeof path, "%s/runtime-numbers.tex", dir);
+    char *numbers = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(numbers);
+    macro(numbers, "RuntimeEhElfNs", got, sizeof got);
+    ck_assert_str_eq(got, want);
+    macro(numbers, "RuntimeRounds", got, sizeof got);
+    ck_assert_str_eq(got, "1");
+    snprintf(path, sizeof path, "%s/runtime.tex", dir);
+    char *table = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(table);
+    ck_assert_ptr_nonnull(strstr(table, "cfisem eh\\_elf (cfisem\\_backtrace) & "));
+    ck_assert_ptr_nonnull(strstr(table, "frame-pointer walk & --- & "));
+    free(table);
+    free(numbers);
+    free(raw);
+    free(build);
+}
+END_TEST
+
 /* numbers.tex inputs every NAME-numbers.tex the scripts wrote. */
 START_TEST(test_numbers_index)
 {
@@ -369,6 +416,7 @@ int main(void)
     tcase_add_test(tc, test_trace_table);
     tcase_add_test(tc, test_synth_table);
     tcase_add_test(tc, test_runtime_not_run);
+    tcase_add_test(tc, test_runtime_numbers);
     tcase_add_test(tc, test_numbers_index);
     tcase_add_test(tc, test_pdf_builds);
     suite_add_tcase(suite, tc);
