@@ -8,25 +8,24 @@ trace.json (every run's JSON), and the rates for the text.
 PAPER_TRACE_PROGRAMS: the programs, separated by ';', each a command line
 split as the shell would (default "/bin/true;ls /"); PAPER_TRACE_BARE:
 the program whose bare stepping is timed (default /bin/true; empty: not
-measured). The compiled engine builds each ELF's eh_elf into
-CFISEM_BUILD/trace-cache on first sight: a first run at the rows only
-(`--at rows`, cheap) fills the cache, so that the times measured are the
-tracing's alone."""
+measured). The compiled engine builds each ELF's eh_elf into its cache on
+first sight: a first run at the rows only (`--at rows`, cheap) fills the
+cache, so that the times measured are the tracing's alone. The cache is a
+new temporary directory, so that the eh_elfs are the current compiler's;
+PAPER_TRACE_CACHE names one to keep instead."""
 import json
 import os
 import shlex
 import tempfile
 
-from common import BUILD, Macros, cfisem, num, tabular, tex_escape, write_text
+from common import Macros, cfisem, num, tabular, tex_escape, write_text
 
 ENGINES = ["il", "interp", "compiled"]
 DEFAULT = "/bin/true;ls /"
 
 
-def trace(argv, *options):
+def trace(cache, argv, *options):
     """One run of cfisem trace; its JSON report."""
-    cache = os.path.join(BUILD, "trace-cache")
-    os.makedirs(cache, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")
         # Exit status 1 is a mismatch: reported in the table, not an error.
@@ -41,11 +40,15 @@ def main():
     programs = [shlex.split(p) for p in
                 os.environ.get("PAPER_TRACE_PROGRAMS", DEFAULT).split(";") if p.strip()]
     runs = []
-    for argv in programs:
-        trace(argv, "--at", "rows", "--engines", "compiled")
-        runs.append((" ".join(argv), trace(argv, "--engines", ",".join(ENGINES))))
     bare_program = os.environ.get("PAPER_TRACE_BARE", "/bin/true").strip()
-    bare = trace(shlex.split(bare_program), "--bare") if bare_program else None
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = os.environ.get("PAPER_TRACE_CACHE") or tmp
+        os.makedirs(cache, exist_ok=True)
+        for argv in programs:
+            trace(cache, argv, "--at", "rows", "--engines", "compiled")
+            runs.append((" ".join(argv),
+                         trace(cache, argv, "--engines", ",".join(ENGINES))))
+        bare = trace(cache, shlex.split(bare_program), "--bare") if bare_program else None
     write_text("trace.json", json.dumps(
         {"runs": [{"program": p, "report": r} for p, r in runs],
          "bare": {"program": bare_program, "report": bare} if bare else None},
