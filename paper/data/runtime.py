@@ -13,13 +13,21 @@ import re
 
 from common import BUILD, Macros, num, run, tabular, tex_escape, write_csv, write_text
 
-# The stacks of the table, by the benchmark's names, and their columns.
-COLUMNS = [("recursion 10, mixed shapes", "rec.~10"),
-           ("recursion 100, mixed shapes", "rec.~100"),
-           ("recursion 1000, mixed shapes", "rec.~1000"),
+# The stacks of the table, by the benchmark's names, and their columns:
+# labels (the depth, where there is one, is the name's).
+COLUMNS = [("recursion 10, mixed shapes", "rec."),
+           ("recursion 100, mixed shapes", "rec."),
+           ("recursion 1000, mixed shapes", "rec."),
            ("qsort_r callback under recursion 10", "\\texttt{qsort\\_r}"),
-           ("C++ chain 10 deep through libstdc++'s ostream", "C++~10"),
-           ("recursion 1000, frame pointers", "fp~1000")]
+           ("C++ chain 10 deep through libstdc++'s ostream", "C++"),
+           ("recursion 1000, frame pointers", "fp")]
+
+
+def label(name, prefix):
+    if prefix.startswith("\\"):
+        return prefix
+    depth = re.search(r"\d+", name)
+    return "%s~%s" % (prefix, num(int(depth.group(0)))) if depth else prefix
 EH_ELF = "cfisem eh_elf (cfisem_backtrace)"
 
 
@@ -56,7 +64,7 @@ def main():
     write_csv("runtime.csv", ["stack", "method", "median_ns", "median_ratio",
                               "best_ns", "best_ratio", "frames"],
               [[s] + list(r) for s, rows in stacks.items() for r in rows])
-    columns = [(name, label) for name, label in COLUMNS if name in stacks]
+    columns = [(name, label(name, prefix)) for name, prefix in COLUMNS if name in stacks]
     methods = []
     for name, _ in columns:
         for r in stacks[name]:
