@@ -288,7 +288,7 @@ workloads: $(WORKLOADS)
 TEST_ENV += CFISEM_WORKLOAD=$(abspath $(WORKLOAD_DIR))
 
 check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS) \
-             $(WORKLOADS)
+             $(WORKLOADS) $(BUILD)/bench/real_stacks
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \
@@ -409,13 +409,15 @@ PAPER_DIFF_FILES ?= $(LIBC) $(LDSO) /bin/ls
 PAPER_JOBS       ?= 2
 PAPER_ENV = CFISEM=$(abspath $(BUILD)/cfisem) CFISEM_BUILD=$(abspath $(BUILD)) \
             CFISEM_SRC=$(CURDIR) PAPER_MANIFEST=$(abspath $(PAPER_MANIFEST)) \
-            PAPER_DIFF_FILES="$(PAPER_DIFF_FILES)" PAPER_JOBS=$(PAPER_JOBS)
+            PAPER_DIFF_FILES="$(PAPER_DIFF_FILES)" PAPER_JOBS=$(PAPER_JOBS) \
+            CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR)) CFISEM_WORKLOAD=$(abspath $(WORKLOAD_DIR))
 
 $(BUILD)/corpus/manifest.txt:
 	@mkdir -p $(dir $@)
 	corpus/manifest.sh $@
 
-paper-data: $(BUILD)/cfisem $(BUILD)/bench/eh_elf $(PAPER_MANIFEST)
+paper-data: $(BUILD)/cfisem $(BUILD)/bench/eh_elf $(PAPER_MANIFEST) \
+            $(BUILD)/bench/real_stacks $(BUILD)/bench/real_stacks.eh_elf.so $(WORKLOADS) $(EH_ELFS)
 	@scripts/install-deps paper
 	$(PAPER_ENV) paper/data/run paper/generated
 

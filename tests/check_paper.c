@@ -1,11 +1,15 @@
 /* check_paper.c — the paper-data scripts (paper/data/run) on a small
  * corpus: the hand-written cases for stats and diff, libc for the worked
- * examples, no benchmarks. What they write must be what the tools print:
- * the numbers of stats-numbers.tex and opcodes.csv against `cfisem stats
- * --json`, the agreement table against `cfisem diff --json`, the worked
- * examples against `cfisem explain --format latex`, numbers.tex against the
- * files written; and the article builds from them (latexmk), with no
- * undefined reference or citation. */
+ * examples and synth, /bin/true for trace (no bare stepping), no
+ * benchmarks. What they write must be what the tools print: the numbers
+ * of stats-numbers.tex and opcodes.csv against `cfisem stats --json`, the
+ * agreement table against `cfisem diff --json`, the worked examples
+ * against `cfisem explain --format latex`, the trace table against the
+ * JSON of `cfisem trace`, the synth table against `cfisem synth --json`,
+ * the real-stack section saying it was not run and, from one round of
+ * bench/real_stacks run apart, its numbers against what it printed;
+ * numbers.tex against the files written; and the article builds from
+ * them (latexmk), with no undefined reference or citation. */
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
@@ -85,16 +89,20 @@ static void setup(void)
     }
     closedir(d);
     char *src = getenv("CFISEM_SRC"), *build = test_build_path("");
+    char *libc = test_system_lib("libc.so.6");
     char *command = malloc(3 * capacity);
     snprintf(command, 3 * capacity,
              "cp %s/paper/cfisem.tex %s/paper/refs.bib %s && "
              "cd %s && CFISEM=%s CFISEM_BUILD=%s CFISEM_SRC=%s "
              "PAPER_FILES='%s' PAPER_DIFF_FILES='%s/plt.so %s/signal.so' "
-             "PAPER_BENCH=0 PAPER_JOBS=2 paper/data/run %s 2>/dev/null",
+             "PAPER_BENCH=0 PAPER_JOBS=2 PAPER_TRACE_PROGRAMS=/bin/true "
+             "PAPER_TRACE_BARE= PAPER_SYNTH_FILES=%s "
+             "paper/data/run %s 2>/dev/null",
              src, src, paper_dir, src, getenv("CFISEM"), build, src, cases, dir,
-             dir, out_dir);
+             dir, libc, out_dir);
     ck_assert_int_eq(system(command), 0);
     free(command);
+    free(libc);
     free(build);
     free(dir);
 }
@@ -202,13 +210,161 @@ START_TEST(test_worked_examples)
 }
 END_TEST
 
+/* The trace table's row and numbers are what `cfisem trace --json` said
+ * (trace.json holds the report the script read); /bin/true has no
+ * mismatch in any engine. */
+START_TEST(test_trace_table)
+{
+    char *json = read_generated("trace.json");
+    char *table = read_generated("trace.tex");
+    char *numbers = read_generated("trace-numbers.tex");
+    const char *report = strstr(json, "\"report\": {");
+    ck_assert_ptr_nonnull(report);
+    uint64_t insns = json_number(report, "instructions");
+    uint64_t frames = json_number(report, "frames_checked");
+    ck_assert_uint_gt(insns, 1000);
+    ck_assert_uint_gt(frames, insns / 2);
+    const char *engines[3] = {"\"il\": {", "\"interp\": {", "\"compiled\": {"};
+    for (int i = 0; i < 3; i++) {
+        const char *e = strstr(report, engines[i]);
+        ck_assert_msg(e != NULL, "no engine %s in trace.json", engines[i]);
+        ck_assert_uint_eq(json_number(e, "mismatch"), 0);
+        ck_assert_uint_eq(json_number(e, "agree"), frames);
+    }
+    char want_insns[64], want_frames[64], row[400], got[64];
+    latex_number(insns, want_insns, sizeof want_insns);
+    latex_number(frames, want_frames, sizeof want_frames);
+    snprintf(row, sizeof row, "\\texttt{/bin/true} & %s & %s & 0 & 0 & 0 & ",
+             want_insns, want_frames);
+    ck_assert_msg(strstr(table, row) != NULL, "no row %s in\n%s", row, table);
+    macro(numbers, "TraceFirstInstructions", got, sizeof got);
+    ck_assert_str_eq(got, want_insns);
+    macro(numbers, "TraceFrames", got, sizeof got);
+    ck_assert_str_eq(got, want_frames);
+    macro(numbers, "TraceBareRate", got, sizeof got);
+    ck_assert_str_eq(got, "(not measured)");
+    free(numbers);
+    free(table);
+    free(json);
+}
+END_TEST
+
+/* synth's table and numbers against `cfisem synth LIBC --json`. */
+START_TEST(test_synth_table)
+{
+    char *libc = test_system_lib("libc.so.6");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/synth-check.json", paper_dir);
+    struct test_run run;
+    test_run_cfisem((const char *[]){"synth", libc, "--json", path, NULL}, &run);
+    ck_assert_int_le(run.exit_code, 1);
+    char *json = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(json);
+    const char *totals = strstr(json, "\"fdes\": ");
+    ck_assert_ptr_nonnull(totals);
+    char *numbers = read_generated("synth-numbers.tex");
+    char *table = read_generated("synth.tex");
+    char want[64], got[64], full[64], row[400];
+    latex_number(json_number(totals, "fdes"), want, sizeof want);
+    macro(numbers, "SynthFDEs", got, sizeof got);
+    ck_assert_str_eq(got, want);
+    macro(numbers, "SynthFirstFDEs", got, sizeof got);
+    ck_assert_str_eq(got, want);
+    latex_number(json_number(totals, "fully_analysed"), full, sizeof full);
+    macro(numbers, "SynthFullyAnalysed", got, sizeof got);
+    ck_assert_str_eq(got, full);
+    char insns[64];
+    latex_number(json_number(totals, "instructions"), insns, sizeof insns);
+    snprintf(row, sizeof row, "\\texttt{libc.so.6} & %s & %s & %s (", want,
+             insns, full);
+    ck_assert_msg(strstr(table, row) != NULL, "no row %s in\n%s", row, table);
+    latex_number(json_number(totals, "fdes_with_disagreement"), want, sizeof want);
+    macro(numbers, "SynthDisagreeing", got, sizeof got);
+    ck_assert_str_eq(got, want);
+    /* The limits table has a row for the reason most FDEs give. */
+    char *limits = read_generated("synth-limits.tex");
+    macro(numbers, "SynthTopLimit", got, sizeof got);
+    snprintf(row, sizeof row, "%s & ", got);
+    ck_assert_msg(strstr(limits, row) != NULL, "no row %s in\n%s", row, limits);
+    free(limits);
+    free(table);
+    free(numbers);
+    free(json);
+    free(libc);
+    test_run_free(&run);
+}
+END_TEST
+
+/* PAPER_BENCH=0: the real-stack benchmark is not run, and says so. */
+START_TEST(test_runtime_not_run)
+{
+    char *numbers = read_generated("runtime-numbers.tex");
+    char *table = read_generated("runtime.tex");
+    char got[64];
+    macro(numbers, "RuntimeRounds", got, sizeof got);
+    ck_assert_str_eq(got, "(not run)");
+    macro(numbers, "RuntimeEhElfNs", got, sizeof got);
+    ck_assert_str_eq(got, "(not measured)");
+    ck_assert_ptr_nonnull(strstr(table, "(not run: PAPER\\_BENCH=0)"));
+    free(table);
+    free(numbers);
+}
+END_TEST
+
+/* The benchmark run (one round, into a directory of its own): the
+ * eh_elf's ns per frame 1000 deep, in the numbers and the table, is the
+ * best figure bench/real_stacks printed for it. */
+START_TEST(test_runtime_numbers)
+{
+    char *src = getenv("CFISEM_SRC"), *build = test_build_path("");
+    char dir[4200], command[16384];
+    snprintf(dir, sizeof dir, "%s/runtime", paper_dir);
+    snprintf(command, sizeof command,
+             "mkdir -p %s && cd %s && CFISEM_BUILD=%s PAPER_BENCH=1 "
+             "PAPER_RUNTIME_ROUNDS=1 python3 paper/data/runtime.py %s > /dev/null",
+             dir, src, build, dir);
+    ck_assert_int_eq(system(command), 0);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/runtime-real_stacks.txt", dir);
+    char *raw = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(raw);
+    const char *stack = strstr(raw, "\nrecursion 1000, mixed shapes (");
+    ck_assert_ptr_nonnull(stack);
+    const char *line = strstr(stack, "  cfisem eh_elf (cfisem_backtrace)");
+    ck_assert_ptr_nonnull(line);
+    double median, ratio, best;
+    ck_assert_int_eq(sscanf(line + strlen("  cfisem eh_elf (cfisem_backtrace)"),
+                            "%lf %lfx %lf", &median, &ratio, &best), 3);
+    ck_assert(best > 0 && best <= median);
+    char want[64], got[64];
+    snprintf(want, sizeof want, "%.1f", best);
+    snprintf(path, sizeof path, "%s/runtime-numbers.tex", dir);
+    char *numbers = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(numbers);
+    macro(numbers, "RuntimeEhElfNs", got, sizeof got);
+    ck_assert_str_eq(got, want);
+    macro(numbers, "RuntimeRounds", got, sizeof got);
+    ck_assert_str_eq(got, "1");
+    snprintf(path, sizeof path, "%s/runtime.tex", dir);
+    char *table = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(table);
+    ck_assert_ptr_nonnull(strstr(table, "cfisem eh\\_elf (cfisem\\_backtrace) & "));
+    ck_assert_ptr_nonnull(strstr(table, "frame-pointer walk & --- & "));
+    free(table);
+    free(numbers);
+    free(raw);
+    free(build);
+}
+END_TEST
+
 /* numbers.tex inputs every NAME-numbers.tex the scripts wrote. */
 START_TEST(test_numbers_index)
 {
     char *index = read_generated("numbers.tex");
     const char *expected[] = {"bench-numbers", "diff-numbers", "explain-numbers",
-                              "findings-numbers", "stats-numbers"};
-    for (size_t i = 0; i < 5; i++) {
+                              "findings-numbers", "runtime-numbers", "stats-numbers",
+                              "synth-numbers", "trace-numbers"};
+    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
         char line[64];
         snprintf(line, sizeof line, "\\input{%s}", expected[i]);
         ck_assert_msg(strstr(index, line) != NULL, "numbers.tex lacks %s", line);
@@ -257,6 +413,10 @@ int main(void)
     tcase_add_test(tc, test_stats_numbers);
     tcase_add_test(tc, test_diff_table);
     tcase_add_test(tc, test_worked_examples);
+    tcase_add_test(tc, test_trace_table);
+    tcase_add_test(tc, test_synth_table);
+    tcase_add_test(tc, test_runtime_not_run);
+    tcase_add_test(tc, test_runtime_numbers);
     tcase_add_test(tc, test_numbers_index);
     tcase_add_test(tc, test_pdf_builds);
     suite_add_tcase(suite, tc);
