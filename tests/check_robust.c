@@ -99,6 +99,7 @@ START_TEST(test_sample_has_no_failure)
         "--cfisem", cfisem, "--runs", "300", "--seed", "7", "--jobs", "2",
         "--timeout", "60", "--out", dir, "--quiet"};
     size_t n = 13;
+    const size_t fixed = n;   /* the arguments above; the rest are malloc'd */
     n = add_cases(args, n, "corpus/cases");
     n = add_cases(args, n, "corpus/objects");
     args[n] = NULL;
@@ -110,7 +111,7 @@ START_TEST(test_sample_has_no_failure)
     ck_assert_msg(s.crashes == 0 && s.hangs == 0 && s.silent == 0 && s.bad == 0,
                   "%s(failures kept under %s/failures)", out, dir);
     ck_assert_int_eq(status, 0);
-    for (size_t i = 15; i < n; i++)
+    for (size_t i = fixed; i < n; i++)
         free((char *)args[i]);
     free(out);
     free(dir);
