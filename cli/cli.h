@@ -75,6 +75,9 @@ void cli_report_fde_error(const char *path, const struct cfi_fde *fde,
 int cli_usage_error(const char *subcommand, const char *message,
                     const char *arg);
 
+/* Whether an argument after the subcommand is --help or -h. */
+bool cli_wants_help(int argc, char **argv);
+
 /* Parses a number in decimal or 0x-hex; false when malformed. */
 bool cli_parse_u64(const char *text, uint64_t *value);
 

@@ -201,11 +201,10 @@ static int compile_file(const struct options *o, const struct cfi_file *file)
 
 int cli_compile(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
     struct options o = {NULL, NULL, NULL, CG_ABI_FULL, CG_SEARCH_TREE, 0};
     int result = parse_options(argc, argv, &o);
     if (result != CLI_OK)

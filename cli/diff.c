@@ -388,11 +388,10 @@ static int check_named_eh_elf(const struct options *o)
 
 int cli_diff(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
     struct options o = {.show = 10};
     diff_config_default(&o.config);
     o.config.jobs = default_jobs();

@@ -162,6 +162,14 @@ int cli_usage_error(const char *subcommand, const char *message,
     return CLI_USAGE;
 }
 
+bool cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return true;
+    return false;
+}
+
 bool cli_parse_u64(const char *text, uint64_t *value)
 {
     if (!text || !*text || *text == '-')

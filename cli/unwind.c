@@ -394,11 +394,10 @@ static int unwind_file(struct options *o, struct cfi_file *file)
 
 int cli_unwind(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
     struct options *o = calloc(1, sizeof *o);
     if (!o)
         return CLI_BAD_INPUT;

@@ -200,11 +200,10 @@ static void report_error(const char *path, const struct diff_validate_error *e)
 
 int cli_validate(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
     if (cli_validate_wants_table(argc, argv))
         return cli_validate_table(argc, argv);
     struct options o = {.show = 20};

@@ -133,11 +133,10 @@ static int validate_sframe(const struct options *o, const struct cfi_file *file)
 
 int cli_validate_table(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
     struct options o = {.show = 20, .nstates = 4, .seed = 1};
     int result = parse(argc, argv, &o);
     if (result != CLI_OK)
