@@ -41,6 +41,15 @@ int cli_il_sframe(int argc, char **argv);
 int cli_unwind(int argc, char **argv);
 int cli_compile(int argc, char **argv);
 int cli_diff(int argc, char **argv);
+/* What `diff` prints and writes once a run is done (also `report
+ * merge`): one line per file that could not be loaded, per file with
+ * FDEs that do not translate and per wrong .eh_frame_hdr on stderr, the
+ * text report on stdout (the first `show` new mismatches), the JSON to
+ * json_path (NULL: none). Returns diff's exit status. */
+struct diff_run;
+int cli_diff_report(const struct diff_run *run, const char *json_path,
+                    size_t show);
+int cli_report(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 /* `validate FILE --hdr` and `--sframe` (cli/validate_table.c): wanted
  * when an argument asks for one. */

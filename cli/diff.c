@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "files.h"
 #include "compile/cg.h"
+#include "diff/batch.h"
 #include "diff/harness.h"
 #include "diff/report.h"
 #include "diff/validate_hdr.h"
@@ -98,8 +100,10 @@ static const char usage[] =
 
 struct options {
     struct diff_config config;
-    const char **paths;
-    size_t npaths;
+    struct cli_files files;
+    const char *manifest;
+    const char *results_dir;
+    uint64_t shard_k, shard_n;     /* 0: the whole list */
     const char *json_path;
     size_t show;
     bool progress;
@@ -148,6 +152,20 @@ static bool parse_count(const char *text, uint64_t low, uint64_t high,
     return cli_parse_u64(text, value) && *value >= low && *value <= high;
 }
 
+/* "K/N": shard K of N. */
+static bool parse_shard(const char *text, struct options *o)
+{
+    const char *slash = strchr(text, '/');
+    char k[32];
+    size_t len = slash ? (size_t)(slash - text) : 0;
+    if (!slash || len == 0 || len >= sizeof k)
+        return false;
+    memcpy(k, text, len);
+    k[len] = 0;
+    return cli_parse_u64(k, &o->shard_k) && cli_parse_u64(slash + 1, &o->shard_n) &&
+           o->shard_k >= 1 && o->shard_k <= o->shard_n && o->shard_n <= 10000;
+}
+
 /* Options that take a value. */
 static int parse_valued(const char *arg, const char *value, struct options *o)
 {
@@ -184,6 +202,14 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
             return cli_usage_error("diff", "expected --fault BEGIN-END, got", value);
     } else if (!strcmp(arg, "--json")) {
         o->json_path = value;
+    } else if (!strcmp(arg, "--manifest")) {
+        o->manifest = value;
+    } else if (!strcmp(arg, "--results")) {
+        o->results_dir = value;
+    } else if (!strcmp(arg, "--shard")) {
+        if (!parse_shard(value, o))
+            return cli_usage_error("diff", "--shard takes K/N with 1 <= K <= N"
+                                           " <= 10000, not", value);
     } else if (!strcmp(arg, "--cache")) {
         c->engine_config.cache_dir = value;
     } else {
@@ -197,7 +223,8 @@ static bool takes_value(const char *arg)
     static const char *const valued[] = {"--engines", "--states", "--seed",
                                          "--jobs", "--show", "--keep",
                                          "--fault", "--json", "--eh-elf",
-                                         "--cache", "--timeout"};
+                                         "--cache", "--timeout", "--manifest",
+                                         "--results", "--shard"};
     for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
         if (!strcmp(arg, valued[i]))
             return true;
@@ -209,8 +236,10 @@ static int parse_options(int argc, char **argv, struct options *o)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         int status = CLI_OK;
-        if (arg[0] != '-' || !strcmp(arg, "-"))
-            o->paths[o->npaths++] = arg;
+        if (arg[0] != '-' || !strcmp(arg, "-")) {
+            if (!cli_files_add(&o->files, arg))
+                return CLI_BAD_INPUT;
+        }
         else if (!strcmp(arg, "--all-pcs"))
             o->config.all_pcs = true;
         else if (!strcmp(arg, "--progress"))
@@ -233,10 +262,25 @@ static int parse_options(int argc, char **argv, struct options *o)
         if (status != CLI_OK)
             return status;
     }
-    if (o->npaths == 0)
+    if (o->files.count == 0 && !o->manifest)
         return cli_usage_error("diff", "missing FILE", NULL);
-    if (o->config.engine_config.eh_elf_path && o->npaths != 1)
+    return CLI_OK;
+}
+
+/* The files: those given, the manifest's, then the shard's share. */
+static int gather_files(struct options *o)
+{
+    int status = o->manifest ? cli_files_add_manifest(&o->files, o->manifest,
+                                                      "diff")
+                             : CLI_OK;
+    if (status != CLI_OK)
+        return status;
+    if (o->config.engine_config.eh_elf_path && o->files.count != 1)
         return cli_usage_error("diff", "--eh-elf needs exactly one FILE", NULL);
+    if (o->shard_n && !cli_files_shard(&o->files, o->shard_k, o->shard_n)) {
+        fprintf(stderr, "cfisem diff: out of memory\n");
+        return CLI_BAD_INPUT;
+    }
     return CLI_OK;
 }
 
@@ -284,27 +328,19 @@ static unsigned default_jobs(void)
 /* Running                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Each loaded file's .eh_frame_hdr against its .eh_frame (the table
- * libgcc and libunwind search): one line on stderr for each wrong one.
- * Returns how many are wrong. */
+/* Each loaded file whose .eh_frame_hdr is wrong (the table libgcc and
+ * libunwind search), one line on stderr. Returns how many. */
 static size_t report_wrong_tables(const struct diff_run *run)
 {
     size_t wrong = 0;
-    struct diff_hdr_check *check = malloc(sizeof *check);
-    for (size_t i = 0; check && i < run->nfiles; i++) {
-        const struct diff_file_result *result = &run->files[i];
-        struct cfi_file *file = NULL;
-        struct cfi_diag diag;
-        if (result->status != CFI_OK ||
-            cfi_file_open(result->path, &file, &diag) != CFI_OK)
-            continue;
-        if (diff_hdr_check(file, check) == CFI_OK && check->nproblems) {
-            diff_hdr_summary(stderr, result->path, check);
+    for (size_t i = 0; i < run->nfiles; i++) {
+        const struct diff_file_result *f = &run->files[i];
+        if (f->status == CFI_OK && f->hdr_problems) {
+            diff_hdr_summary_line(stderr, f->path, f->hdr_problems,
+                                  f->hdr_first);
             wrong++;
         }
-        cfi_file_close(file);
     }
-    free(check);
     return wrong;
 }
 
@@ -323,24 +359,9 @@ static int write_json(const char *path, const struct diff_run *run)
     return CLI_OK;
 }
 
-static int run_diff(struct options *o)
+int cli_diff_report(const struct diff_run *run, const char *json_path,
+                    size_t show)
 {
-    struct progress_env progress = {o->progress || isatty(2), isatty(2),
-                                    false, 0};
-    o->config.progress = show_progress;
-    o->config.progress_env = &progress;
-    struct diff_run *run;
-    enum cfi_status status =
-        o->in_process ? diff_run(&o->config, o->paths, o->npaths, &run)
-                      : diff_run_isolated(&o->config, o->paths, o->npaths, &run);
-    /* (the children printed it: `printed` is theirs) */
-    if (progress.enabled && progress.tty && status == CFI_OK &&
-        (progress.printed || run->seconds >= 2.0))
-        fputc('\n', stderr);
-    if (status != CFI_OK) {
-        fprintf(stderr, "cfisem diff: out of memory\n");
-        return CLI_BAD_INPUT;
-    }
     for (size_t i = 0; i < run->nfiles; i++) {
         const struct diff_file_result *file = &run->files[i];
         if (file->status != CFI_OK)
@@ -351,13 +372,58 @@ static int run_diff(struct options *o)
                     file->path, file->nfailed_fdes, file->path);
     }
     size_t wrong_tables = report_wrong_tables(run);
-    diff_report_text(stdout, run, o->show);
+    diff_report_text(stdout, run, show);
     fflush(stdout);
-    int result = o->json_path ? write_json(o->json_path, run) : CLI_OK;
+    int result = json_path ? write_json(json_path, run) : CLI_OK;
     if (diff_run_unexplained(run) || wrong_tables)
         result = CLI_MISMATCH;
     else if (diff_run_bad_input(run))
         result = CLI_BAD_INPUT;
+    return result;
+}
+
+/* What the batch did besides running files, when it did. */
+static void report_batch(const struct options *o,
+                         const struct diff_batch_counts *counts)
+{
+    if (counts->same_contents || counts->stored)
+        fprintf(stderr, "cfisem diff: %zu files run, %zu with the contents "
+                "of an earlier file, %zu results read from %s\n", counts->ran,
+                counts->same_contents, counts->stored,
+                o->results_dir ? o->results_dir : "(no --results)");
+    if (counts->store_failures)
+        fprintf(stderr, "cfisem diff: %s: %zu results could not be written\n",
+                o->results_dir, counts->store_failures);
+}
+
+static int run_diff(struct options *o)
+{
+    struct progress_env progress = {o->progress || isatty(2), isatty(2),
+                                    false, 0};
+    o->config.progress = show_progress;
+    o->config.progress_env = &progress;
+    struct diff_batch batch = {o->results_dir, !o->in_process,
+                               o->files.places, o->files.total};
+    struct diff_batch_counts counts;
+    struct diff_run *run;
+    enum cfi_status status =
+        diff_run_batch(&o->config, &batch, (const char *const *)o->files.paths,
+                       o->files.count, &run, &counts);
+    /* (the children printed it: `printed` is theirs) */
+    if (progress.enabled && progress.tty && status == CFI_OK &&
+        (progress.printed || run->seconds >= 2.0))
+        fputc('\n', stderr);
+    if (status == CFI_E_IO) {
+        fprintf(stderr, "cfisem diff: %s: cannot create the results folder\n",
+                o->results_dir);
+        return CLI_BAD_INPUT;
+    }
+    if (status != CFI_OK) {
+        fprintf(stderr, "cfisem diff: out of memory\n");
+        return CLI_BAD_INPUT;
+    }
+    report_batch(o, &counts);
+    int result = cli_diff_report(run, o->json_path, o->show);
     diff_run_free(run);
     return result;
 }
@@ -395,27 +461,29 @@ int cli_diff(int argc, char **argv)
     struct options o = {.show = 10};
     diff_config_default(&o.config);
     o.config.jobs = default_jobs();
-    o.paths = calloc((size_t)argc, sizeof *o.paths);
-    if (!o.paths)
-        return CLI_BAD_INPUT;
+    o.config.producer = "cfisem " CFISEM_VERSION;
     int result = parse_options(argc, argv, &o);
+    if (result == CLI_OK)
+        result = gather_files(&o);
     struct trace_probe_pcs probes = {NULL, 0};
     size_t failed = 0;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
     if (result == CLI_OK && o.stapsdt_pcs &&
-        trace_probe_pcs_load(&probes, o.paths, o.npaths, &failed, &diag)) {
-        cli_report_file_error(o.paths[failed], &diag);
+        trace_probe_pcs_load(&probes, (const char *const *)o.files.paths,
+                             o.files.count, &failed, &diag)) {
+        cli_report_file_error(o.files.paths[failed], &diag);
         result = CLI_BAD_INPUT;
     }
     if (o.stapsdt_pcs) {
         o.config.pcs_of_fde = trace_probe_pcs_of_fde;
         o.config.pcs_env = &probes;
+        o.config.pcs_name = "stapsdt";
     }
     if (result == CLI_OK)
         result = check_named_eh_elf(&o);
     if (result == CLI_OK)
         result = run_diff(&o);
     trace_probe_pcs_free(&probes);
-    free(o.paths);
+    cli_files_free(&o.files);
     return result;
 }

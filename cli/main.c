@@ -21,6 +21,8 @@ static const struct cli_command commands[] = {
      cli_compile},
     {"diff", "every engine against the IL evaluator, register by register",
      cli_diff},
+    {"report", "merge the JSON results of diff runs (shards) into one report",
+     cli_report},
     {"validate", "check an eh_elf against the IL evaluator at every address",
      cli_validate},
     {"gen", "a random well-formed CFI program (.S) and its expected IL",

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "files.h"
 #include "stats.h"
 
 static const char usage[] =
@@ -40,8 +41,7 @@ static const char usage[] =
     "others still are, and one line on stderr names the first.\n";
 
 struct options {
-    char **paths;
-    size_t npaths, capacity;
+    struct cli_files files;
     const char *manifest;
     unsigned jobs;
     const char *json;
@@ -49,51 +49,13 @@ struct options {
     bool progress;
 };
 
-static bool add_path(struct options *o, const char *path)
-{
-    if (o->npaths == o->capacity) {
-        size_t capacity = o->capacity ? o->capacity * 2 : 64;
-        char **grown = realloc(o->paths, capacity * sizeof *grown);
-        if (!grown)
-            return false;
-        o->paths = grown;
-        o->capacity = capacity;
-    }
-    return (o->paths[o->npaths++] = strdup(path)) != NULL;
-}
-
-static int read_manifest(struct options *o)
-{
-    struct cfi_diag diag;
-    if (cfi_check_regular_file(o->manifest, &diag) != CFI_OK) {
-        cli_report_file_error(o->manifest, &diag);
-        return CLI_BAD_INPUT;
-    }
-    FILE *f = fopen(o->manifest, "r");
-    if (!f) {
-        fprintf(stderr, "cfisem: %s: cannot read the manifest\n", o->manifest);
-        return CLI_BAD_INPUT;
-    }
-    char *line = NULL;
-    size_t size = 0;
-    int status = CLI_OK;
-    while (status == CLI_OK && getline(&line, &size, f) > 0) {
-        line[strcspn(line, "\t\n")] = 0;
-        if (line[0] && line[0] != '#' && !add_path(o, line))
-            status = CLI_BAD_INPUT;
-    }
-    free(line);
-    fclose(f);
-    return status;
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
         if (arg[0] != '-') {
-            if (!add_path(o, arg))
+            if (!cli_files_add(&o->files, arg))
                 return CLI_BAD_INPUT;
         } else if (!strcmp(arg, "--progress")) {
             o->progress = true;
@@ -121,11 +83,11 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     if (o->manifest) {
-        int status = read_manifest(o);
+        int status = cli_files_add_manifest(&o->files, o->manifest, "stats");
         if (status != CLI_OK)
             return status;
     }
-    if (o->npaths == 0)
+    if (o->files.count == 0)
         return cli_usage_error("stats", "no FILE and no --manifest", NULL);
     return CLI_OK;
 }
@@ -152,9 +114,9 @@ static void *work(void *arg)
     const struct options *o = w->work->options;
     for (;;) {
         size_t i = atomic_fetch_add(&w->work->next, 1);
-        if (i >= o->npaths)
+        if (i >= o->files.count)
             break;
-        stats_add_file(&w->all, &w->producers, o->by_producer, o->paths[i]);
+        stats_add_file(&w->all, &w->producers, o->by_producer, o->files.paths[i]);
         atomic_fetch_add(&w->work->done, 1);
     }
     return NULL;
@@ -188,8 +150,8 @@ static bool run(const struct options *o, struct stats *all,
         workers[started].work = &shared;
         work(&workers[started]);
     }
-    while (o->progress && atomic_load(&shared.done) < o->npaths) {
-        show_progress(&shared, o->npaths, false);
+    while (o->progress && atomic_load(&shared.done) < o->files.count) {
+        show_progress(&shared, o->files.count, false);
         nanosleep(&(struct timespec){0, 250000000}, NULL);
     }
     bool ok = true;
@@ -216,7 +178,7 @@ static bool run(const struct options *o, struct stats *all,
         stats_free(&workers[i].all);
     }
     if (o->progress)
-        show_progress(&shared, o->npaths, true);
+        show_progress(&shared, o->files.count, true);
     free(workers);
     return ok && !all->out_of_memory;
 }
@@ -282,8 +244,8 @@ int cli_stats(int argc, char **argv)
     struct stats all = {0};
     struct stats_map producers = {0};
     if (result == CLI_OK) {
-        if (o.jobs > o.npaths)
-            o.jobs = (unsigned)o.npaths;
+        if (o.jobs > o.files.count)
+            o.jobs = (unsigned)o.files.count;
         if (!run(&o, &all, &producers)) {
             fprintf(stderr, "cfisem: out of memory\n");
             result = CLI_BAD_INPUT;
@@ -298,8 +260,6 @@ int cli_stats(int argc, char **argv)
         }
     stats_map_free(&producers);
     stats_free(&all);
-    for (size_t i = 0; i < o.npaths; i++)
-        free(o.paths[i]);
-    free(o.paths);
+    cli_files_free(&o.files);
     return result;
 }

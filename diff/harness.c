@@ -620,6 +620,18 @@ static void prepare_compiled(const struct diff_run *run, size_t index,
 }
 
 /* Loads one file and runs every item of it. False: out of memory. */
+/* The file's .eh_frame_hdr, checked once per file like its FDEs. */
+static void check_hdr(const struct cfi_file *file,
+                      struct diff_file_result *result)
+{
+    struct diff_hdr_check *check = malloc(sizeof *check);
+    if (check && diff_hdr_check(file, check) == CFI_OK && check->nproblems) {
+        result->hdr_problems = check->nproblems;
+        result->hdr_first = check->kept[0].kind;
+    }
+    free(check);
+}
+
 static bool run_file(struct diff_run *run, size_t index, double started)
 {
     struct diff_file_result *result = &run->files[index];
@@ -633,6 +645,7 @@ static bool run_file(struct diff_run *run, size_t index, double started)
         return false;
     }
     describe_file(il, result);
+    check_hdr(file, result);
     prepare_compiled(run, index, file, started);
     struct file_job job = {.config = &run->config, .file_index = index,
                            .file = file, .il = il,
@@ -668,15 +681,17 @@ struct diff_run *harness_run_new(const struct diff_config *config,
     run->deviation_examples = calloc(run->ndeviations + 1,
                                      sizeof *run->deviation_examples);
     run->files = calloc(npaths ? npaths : 1, sizeof *run->files);
-    run->nfiles = npaths;
+    run->nfiles = run->files_total = npaths;
     if (!run->deviation_counts || !run->deviation_examples || !run->files) {
         diff_run_free(run);
         return NULL;
     }
     for (size_t d = 0; d < run->ndeviations; d++)
         run->deviation_examples[d].engine = DIFF_ENGINE_COUNT;
-    for (size_t i = 0; i < npaths; i++)
+    for (size_t i = 0; i < npaths; i++) {
         run->files[i].path = paths[i];
+        run->files[i].index = i;
+    }
     return run;
 }
 

@@ -37,6 +37,7 @@
 #include "diff/compare.h"
 #include "diff/engine.h"
 #include "diff/state.h"
+#include "diff/validate_hdr.h"
 
 #define DIFF_CHUNK_FDES 32
 /* Bound on --fault ranges: `cfisem unwind` takes 16, one is the state's. */
@@ -93,6 +94,11 @@ struct diff_config {
                                   size_t index, struct diff_pc **pcs,
                                   size_t *count, size_t *capacity);
     void *pcs_env;
+    /* For the reports: what pcs_of_fde asks ("stapsdt"; NULL: the
+     * default PCs), and the program that ran ("cfisem 0.6.0"; NULL: not
+     * said). Runs merge only when both are the same (diff/merge.h). */
+    const char *pcs_name;
+    const char *producer;
 };
 
 /* The default of answer_timeout, in seconds: one answer normally takes
@@ -123,10 +129,18 @@ struct diff_record {
 
 struct diff_file_result {
     const char *path;            /* as given */
+    size_t index;                /* in the whole list of files asked: its
+                                  * place in a run's files, but a shard's
+                                  * run (cfisem diff --shard) holds only
+                                  * some of them */
     enum cfi_status status;      /* CFI_OK: loaded and run */
     struct cfi_diag diag;        /* why it could not be loaded */
     size_t nfdes, nrows, nfailed_fdes;
     uint64_t requests;
+    /* .eh_frame_hdr against .eh_frame (diff/validate_hdr.h): the problems
+     * found, and the first one's kind when there are. */
+    uint64_t hdr_problems;
+    enum diff_hdr_problem_kind hdr_first;
 };
 
 /* An engine that could not be opened for a file. */
@@ -141,6 +155,7 @@ struct diff_run {
     struct diff_config config;
     size_t nfiles;
     struct diff_file_result *files;
+    size_t files_total;          /* the whole list's length (>= nfiles) */
     uint64_t requests;           /* over all files */
     uint64_t reference[CFI_STATUS_COUNT];  /* the reference's answers */
     struct diff_counts counts[DIFF_ENGINE_COUNT];

@@ -153,6 +153,7 @@ static void merge_file(struct reader *r, struct diff_run *run, size_t i,
     get(r, &file, sizeof file);
     file.diag.message = get_message(r, run);
     file.path = run->files[i].path;
+    file.index = run->files[i].index;
     uint64_t reference[CFI_STATUS_COUNT];
     get(r, reference, sizeof reference);
     if (!with_file)

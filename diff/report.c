@@ -306,10 +306,12 @@ void diff_json_frame(FILE *out, const struct cfi_frame *frame)
     fprintf(out, ", \"reg\": %d, \"cfa\": ",
             frame->status == CFI_OK ? -1 : frame->diag.reg);
     if (frame->status != CFI_OK) {
-        fputs("null, \"regs\": {}}", out);
+        fputs("null, \"signal_frame\": false, \"regs\": {}}", out);
         return;
     }
     json_hex(out, frame->cfa);
+    fprintf(out, ", \"signal_frame\": %s",
+            frame->signal_frame ? "true" : "false");
     fputs(", \"regs\": {", out);
     const char *separator = "";
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
@@ -425,6 +427,8 @@ static void json_record(FILE *out, const struct diff_run *run,
     diff_json_string(out, record->row_text);
     fputs(", \"items\": ", out);
     diff_json_items(out, &record->outcome, &record->expected, &record->got);
+    fprintf(out, ", \"items_total\": %u, \"items_new\": %u",
+            record->outcome.nitems, record->outcome.nnew);
     fputs(", \"expected\": ", out);
     diff_json_frame(out, &record->expected);
     fputs(", \"got\": ", out);
@@ -442,6 +446,25 @@ static void json_record(FILE *out, const struct diff_run *run,
     fputc('}', out);
 }
 
+/* What a merge needs besides (diff/merge.h): the file's place in the
+ * whole list, its error's offset, its FDEs that do not translate, its
+ * .eh_frame_hdr. */
+static void json_file_more(FILE *out, const struct diff_file_result *f)
+{
+    fprintf(out, ", \"index\": %zu, \"error_offset\": ", f->index);
+    if (f->status != CFI_OK && f->diag.offset != CFI_NO_OFFSET)
+        fprintf(out, "%" PRIu64, f->diag.offset);
+    else
+        fputs("null", out);
+    fprintf(out, ", \"failed_fdes\": %zu, \"eh_frame_hdr\": ",
+            f->nfailed_fdes);
+    if (f->hdr_problems)
+        fprintf(out, "{\"problems\": %" PRIu64 ", \"first\": \"%s\"}}",
+                f->hdr_problems, diff_hdr_problem_name(f->hdr_first));
+    else
+        fputs("null}", out);
+}
+
 static void json_files(FILE *out, const struct diff_run *run)
 {
     fputs("\"files\": [", out);
@@ -452,8 +475,9 @@ static void json_files(FILE *out, const struct diff_run *run)
         fprintf(out, ", \"status\": \"%s\", \"error\": ",
                 cfi_status_name(f->status));
         diff_json_string(out, f->status == CFI_OK ? NULL : f->diag.message);
-        fprintf(out, ", \"fdes\": %zu, \"rows\": %zu, \"requests\": %" PRIu64
-                "}", f->nfdes, f->nrows, f->requests);
+        fprintf(out, ", \"fdes\": %zu, \"rows\": %zu, \"requests\": %" PRIu64,
+                f->nfdes, f->nrows, f->requests);
+        json_file_more(out, f);
     }
     fputs("]", out);
 }
@@ -504,6 +528,28 @@ static void json_deviations(FILE *out, const struct diff_run *run)
     fputs("}", out);
 }
 
+/* The run's other settings, which a merge checks are the same in every
+ * part (diff/merge.h). */
+static void json_run_more(FILE *out, const struct diff_run *run)
+{
+    const struct diff_config *c = &run->config;
+    fputs("\"producer\": ", out);
+    diff_json_string(out, c->producer);
+    fprintf(out, ", \"keep\": %zu, \"pcs\": ", c->keep);
+    diff_json_string(out, c->pcs_name);
+    fputs(", \"eh_elf\": ", out);
+    diff_json_string(out, c->engine_config.eh_elf_path);
+    fputs(", \"faults\": [", out);
+    for (size_t f = 0; f < c->nfaults; f++) {
+        fputs(f ? ", [" : "[", out);
+        json_hex(out, c->faults[f][0]);
+        fputs(", ", out);
+        json_hex(out, c->faults[f][1]);
+        fputc(']', out);
+    }
+    fprintf(out, "], \"files_total\": %zu,\n", run->files_total);
+}
+
 void diff_report_json(FILE *out, const struct diff_run *run)
 {
     fprintf(out, "{\"seed\": %" PRIu64 ", \"states\": %u, \"all_pcs\": %s, "
@@ -511,6 +557,7 @@ void diff_report_json(FILE *out, const struct diff_run *run)
             run->config.seed, run->config.nstates,
             run->config.all_pcs ? "true" : "false", run->seconds,
             run->requests);
+    json_run_more(out, run);
     json_files(out, run);
     fputs(",\n\"reference\": {", out);
     const char *separator = "";

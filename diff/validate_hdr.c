@@ -360,12 +360,16 @@ void diff_hdr_text(FILE *out, const char *path,
 void diff_hdr_summary(FILE *out, const char *path,
                       const struct diff_hdr_check *check)
 {
-    if (check->nproblems == 0)
-        return;
-    const struct diff_hdr_problem *first = &check->kept[0];
+    if (check->nproblems)
+        diff_hdr_summary_line(out, path, check->nproblems,
+                              check->kept[0].kind);
+}
+
+void diff_hdr_summary_line(FILE *out, const char *path, uint64_t nproblems,
+                           enum diff_hdr_problem_kind first)
+{
     fprintf(out, "cfisem diff: %s: .eh_frame_hdr is wrong: %" PRIu64
             " problem%s, first %s: %s (see cfisem validate %s --hdr)\n", path,
-            check->nproblems, check->nproblems == 1 ? "" : "s",
-            diff_hdr_problem_name(first->kind),
-            diff_hdr_problem_text(first->kind), path);
+            nproblems, nproblems == 1 ? "" : "s", diff_hdr_problem_name(first),
+            diff_hdr_problem_text(first), path);
 }

@@ -95,5 +95,8 @@ void diff_hdr_text(FILE *out, const char *path,
 /* One line naming the first problem and the count, for diff's report. */
 void diff_hdr_summary(FILE *out, const char *path,
                       const struct diff_hdr_check *check);
+/* The same line from the count and the first problem's kind. */
+void diff_hdr_summary_line(FILE *out, const char *path, uint64_t nproblems,
+                           enum diff_hdr_problem_kind first);
 
 #endif

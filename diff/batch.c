@@ -1,0 +1,298 @@
+/* batch.c — diff_run_batch (batch.h). */
+#define _GNU_SOURCE   /* dl_iterate_phdr */
+#include "batch.h"
+#include "harness_internal.h"
+#include "merge.h"
+#include "report.h"
+#include "sha256.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* What a stored result must have been made by                         */
+/* ------------------------------------------------------------------ */
+
+struct build_id {
+    char hex[2 * 64 + 1];
+};
+
+static void note_build_id(const uint8_t *p, size_t size, struct build_id *id)
+{
+    while (size >= sizeof(ElfW(Nhdr))) {
+        const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(const void *)p;
+        size_t name = (n->n_namesz + 3) & ~(size_t)3;
+        size_t desc = (n->n_descsz + 3) & ~(size_t)3;
+        size_t whole = sizeof *n + name + desc;
+        if (whole > size)
+            return;
+        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+            !memcmp(p + sizeof *n, "GNU", 4) && n->n_descsz <= 64)
+            for (size_t i = 0; i < n->n_descsz; i++)
+                snprintf(id->hex + 2 * i, 3, "%02x",
+                         p[sizeof *n + name + i]);
+        p += whole;
+        size -= whole;
+    }
+}
+
+/* The first object dl_iterate_phdr gives is the program itself. */
+static int program_notes(struct dl_phdr_info *info, size_t size, void *env)
+{
+    (void)size;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_NOTE)
+            note_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
+                          ph->p_memsz, env);
+    }
+    return 1;
+}
+
+/* The key of a stored result: the settings that make it, and this
+ * program (its build ID; without one, its size and time). */
+static void settings_key(const struct diff_config *c, char key[17])
+{
+    struct build_id id = {""};
+    dl_iterate_phdr(program_notes, &id);
+    struct stat st;
+    if (!id.hex[0] && stat("/proc/self/exe", &st) == 0)
+        snprintf(id.hex, sizeof id.hex, "%lld-%lld", (long long)st.st_size,
+                 (long long)st.st_mtime);
+    char text[1024];
+    int n = snprintf(text, sizeof text, "%s\n%s\n%" PRIu64 " %u %d %zu\n%s\n%s\n",
+                     c->producer ? c->producer : "", id.hex, c->seed,
+                     c->nstates, c->all_pcs, c->keep,
+                     c->pcs_name ? c->pcs_name : "",
+                     c->engine_config.eh_elf_path ? c->engine_config.eh_elf_path
+                                                  : "");
+    struct diff_sha256 s;
+    diff_sha256_init(&s);
+    diff_sha256_add(&s, text, n > 0 ? (size_t)n : 0);
+    diff_sha256_add(&s, c->engines, sizeof c->engines);
+    diff_sha256_add(&s, c->faults, c->nfaults * sizeof c->faults[0]);
+    char hex[DIFF_SHA256_HEX];
+    diff_sha256_hex(&s, hex);
+    memcpy(key, hex, 16);
+    key[16] = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The results folder                                                   */
+/* ------------------------------------------------------------------ */
+
+static bool make_dirs(const char *dir)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return false;
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(path, 0755) != 0 && errno != EEXIST)
+                return false;
+            *p = '/';
+        }
+    return mkdir(path, 0755) == 0 || errno == EEXIST;
+}
+
+static bool stored_path(const char *dir, const char *sha, const char *key,
+                        char *out, size_t size)
+{
+    return snprintf(out, size, "%s/%s-%s.json", dir, sha, key) < (int)size;
+}
+
+/* Written under a temporary name, then renamed: a run stopped while it
+ * writes leaves no half result. */
+static bool store(const char *path, const struct diff_run *part)
+{
+    char tmp[PATH_MAX + 192];
+    if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >=
+        (int)sizeof tmp)
+        return false;
+    FILE *out = fopen(tmp, "w");
+    if (!out)
+        return false;
+    diff_report_json(out, part);
+    bool ok = fclose(out) == 0 && rename(tmp, path) == 0;
+    if (!ok)
+        unlink(tmp);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* One file                                                             */
+/* ------------------------------------------------------------------ */
+
+struct batch_run {
+    const struct diff_config *outer;
+    const struct diff_batch *batch;
+    const char *const *paths;
+    size_t npaths;
+    struct diff_run **parts;
+    char (*sha)[DIFF_SHA256_HEX];   /* "" when it could not be read */
+    char key[17];
+    double started;
+    uint64_t requests_before;       /* of the files done */
+    size_t current;
+    struct diff_batch_counts *counts;
+};
+
+static void shifted_progress(void *env, const struct diff_progress *p)
+{
+    const struct batch_run *b = env;
+    struct diff_progress whole = *p;
+    whole.files_done = b->current + p->files_done;
+    whole.files = b->npaths;
+    whole.requests_done = b->requests_before + p->requests_done;
+    whole.seconds = harness_now() - b->started;
+    b->outer->progress(b->outer->progress_env, &whole);
+}
+
+/* A copy of an earlier part, as the result of file i. */
+static struct diff_run *same_as(struct batch_run *b, size_t i, size_t earlier)
+{
+    size_t bad;
+    char why[160];
+    struct diff_run *copy;
+    if (diff_run_merge(&b->parts[earlier], 1, &copy, &bad, why,
+                       sizeof why) != CFI_OK)
+        return NULL;
+    copy->files[0].path = harness_keep_string(copy, b->paths[i]);
+    if (!copy->files[0].path) {
+        diff_run_free(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+/* The stored result of file i, when there is one that fits. */
+static struct diff_run *read_stored(struct batch_run *b, size_t i,
+                                    const char *path)
+{
+    struct diff_run *part;
+    char why[256];
+    if (access(path, R_OK) != 0 ||
+        diff_run_read_json(path, &part, why, sizeof why) != CFI_OK)
+        return NULL;
+    if (part->nfiles != 1 || part->files_total != 1 ||
+        !(part->files[0].path = harness_keep_string(part, b->paths[i]))) {
+        diff_run_free(part);
+        return NULL;
+    }
+    return part;
+}
+
+static struct diff_run *run_one(struct batch_run *b, size_t i)
+{
+    struct diff_config config = *b->outer;
+    if (config.progress) {
+        config.progress = shifted_progress;
+        config.progress_env = b;
+    }
+    struct diff_run *part;
+    enum cfi_status status =
+        b->batch->isolate ? diff_run_isolated(&config, &b->paths[i], 1, &part)
+                          : diff_run(&config, &b->paths[i], 1, &part);
+    if (status != CFI_OK)
+        return NULL;
+    part->config.progress = NULL;
+    part->config.progress_env = NULL;
+    return part;
+}
+
+static struct diff_run *result_of(struct batch_run *b, size_t i)
+{
+    for (size_t j = 0; b->sha[i][0] && j < i; j++)
+        if (!strcmp(b->sha[i], b->sha[j])) {
+            b->counts->same_contents++;
+            return same_as(b, i, j);
+        }
+    char stored[PATH_MAX + 128];
+    bool storable = b->batch->results_dir && b->sha[i][0] &&
+                    stored_path(b->batch->results_dir, b->sha[i], b->key,
+                                stored, sizeof stored);
+    struct diff_run *part = storable ? read_stored(b, i, stored) : NULL;
+    if (part) {
+        b->counts->stored++;
+        return part;
+    }
+    part = run_one(b, i);
+    b->counts->ran++;
+    if (part && storable && !store(stored, part))
+        b->counts->store_failures++;
+    return part;
+}
+
+/* ------------------------------------------------------------------ */
+/* The run                                                              */
+/* ------------------------------------------------------------------ */
+
+static bool run_all(struct batch_run *b)
+{
+    for (size_t i = 0; i < b->npaths; i++) {
+        struct cfi_diag diag;
+        if (diff_sha256_file(b->paths[i], b->sha[i], &diag) != CFI_OK)
+            b->sha[i][0] = 0;   /* the run says what is wrong with it */
+        b->current = i;
+        b->parts[i] = result_of(b, i);
+        if (!b->parts[i])
+            return false;
+        b->requests_before += b->parts[i]->requests;
+    }
+    return true;
+}
+
+static struct diff_run *merge_all(struct batch_run *b)
+{
+    struct diff_run *run;
+    size_t bad;
+    char why[160];
+    for (size_t i = 0; i < b->npaths; i++) {
+        b->parts[i]->files[0].index = i;
+        b->parts[i]->files_total = b->npaths;
+    }
+    if (diff_run_merge(b->parts, b->npaths, &run, &bad, why, sizeof why) != CFI_OK)
+        return NULL;
+    run->seconds = harness_now() - b->started;
+    if (b->batch->places) {
+        for (size_t i = 0; i < run->nfiles; i++)
+            run->files[i].index = b->batch->places[i];
+        run->files_total = b->batch->files_total;
+    }
+    return run;
+}
+
+enum cfi_status diff_run_batch(const struct diff_config *config,
+                               const struct diff_batch *batch,
+                               const char *const *paths, size_t npaths,
+                               struct diff_run **run,
+                               struct diff_batch_counts *counts)
+{
+    *run = NULL;
+    memset(counts, 0, sizeof *counts);
+    if (npaths == 0)
+        return diff_run(config, paths, 0, run);
+    if (batch->results_dir && !make_dirs(batch->results_dir))
+        return CFI_E_IO;
+    struct batch_run b = {config, batch, paths, npaths,
+                          calloc(npaths, sizeof *b.parts),
+                          calloc(npaths, sizeof *b.sha), "", harness_now(),
+                          0, 0, counts};
+    settings_key(config, b.key);
+    bool ok = b.parts && b.sha && run_all(&b);
+    *run = ok ? merge_all(&b) : NULL;
+    for (size_t i = 0; b.parts && i < npaths; i++)
+        diff_run_free(b.parts[i]);
+    free(b.parts);
+    free(b.sha);
+    return *run ? CFI_OK : CFI_E_NOMEM;
+}
