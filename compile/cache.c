@@ -2,7 +2,11 @@
  *
  * The name of a cached eh_elf is the file's name and a hash of what makes
  * it valid: the file's real path, size and modification time, the ABI
- * flavour and version. A changed file gets a new name; an eh_elf is
+ * flavour and version, the layout. Cached eh_elfs have the table layout
+ * (sorted start offsets as data): the same answers as the tree layout
+ * (cfisem validate checks both), smaller, and several times faster to
+ * build, which is most of the time of a first `cfisem diff` over many
+ * files. A changed file gets a new name; an eh_elf is
  * written under a temporary name and renamed, so a reader never sees
  * half of one. */
 #include <errno.h>
@@ -14,6 +18,8 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+
+#define CACHED_LAYOUT CG_SEARCH_TABLE
 
 static enum cfi_status fail(struct cfi_diag *diag, enum cfi_status status,
                             const char *message)
@@ -69,10 +75,10 @@ static enum cfi_status cache_path(const struct cfi_file *file, const char *dir,
     if (!file->path || !realpath(file->path, real) || stat(real, &st) != 0)
         return fail(diag, CFI_E_IO, "cannot find the file to cache its eh_elf");
     char key[PATH_MAX + 128];
-    int n = snprintf(key, sizeof key, "%s\n%lld\n%lld.%09ld\n%s\n%u", real,
-                     (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+    int n = snprintf(key, sizeof key, "%s\n%lld\n%lld.%09ld\n%s\n%u\n%s",
+                     real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
                      (long)st.st_mtim.tv_nsec, cg_abi_name(abi),
-                     EH_ELF_ABI_VERSION);
+                     EH_ELF_ABI_VERSION, cg_search_kind_name(CACHED_LAYOUT));
     uint64_t hash = fnv(0xcbf29ce484222325ull, key, n > 0 ? (size_t)n : 0);
     const char *base = strrchr(real, '/');
     n = snprintf(out, size, "%s/%s-%016" PRIx64 ".%s.eh_elf.so", dir,
@@ -90,7 +96,8 @@ static enum cfi_status build_for(const struct cfi_file *file, enum cg_abi abi,
     if (sem_file_il_build(file, &il) != CFI_OK)
         return fail(diag, CFI_E_NOMEM, "out of memory");
     struct cg_program *program;
-    enum cfi_status status = cg_generate(il, abi, &program, diag);
+    enum cfi_status status =
+        cg_generate_search(il, abi, CACHED_LAYOUT, &program, diag);
     if (status == CFI_OK) {
         status = cg_build(program, path, options, NULL, diag);
         cg_program_free(program);

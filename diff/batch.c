@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------ */
@@ -233,11 +234,175 @@ static struct diff_run *result_of(struct batch_run *b, size_t i)
 }
 
 /* ------------------------------------------------------------------ */
+/* Files in parallel                                                    */
+/* ------------------------------------------------------------------ */
+
+/* With jobs > 1 and isolation, up to `jobs` files run at once, each in a
+ * child of the batch that runs it (isolated as usual) and writes its
+ * result as JSON: to the results folder, or to a scratch folder. The
+ * parent reads the results back, so that what it merges is the same as
+ * with one file at a time. */
+struct slot {
+    pid_t pid;
+    size_t file;
+    char json[PATH_MAX + 192];
+};
+
+static _Noreturn void file_child(struct batch_run *b, size_t i,
+                                 const char *json)
+{
+    struct diff_config quiet = *b->outer;
+    quiet.progress = NULL;
+    const struct diff_config *outer = b->outer;
+    b->outer = &quiet;
+    struct diff_run *part = run_one(b, i);
+    b->outer = outer;
+    _exit(part && store(json, part) ? 0 : 1);
+}
+
+static bool start_file(struct batch_run *b, size_t i, const char *scratch,
+                       struct slot *slot)
+{
+    slot->file = i;
+    if (b->batch->results_dir && b->sha[i][0])
+        stored_path(b->batch->results_dir, b->sha[i], b->key, slot->json,
+                    sizeof slot->json);
+    else
+        snprintf(slot->json, sizeof slot->json, "%s/%zu.json", scratch, i);
+    fflush(NULL);
+    slot->pid = fork();
+    if (slot->pid == 0)
+        file_child(b, i, slot->json);
+    return slot->pid > 0;
+}
+
+static void progress_done(struct batch_run *b, size_t done, size_t i)
+{
+    if (!b->outer->progress)
+        return;
+    struct diff_progress p = {done, b->npaths, b->requests_before,
+                              harness_now() - b->started, NULL, b->paths[i]};
+    b->outer->progress(b->outer->progress_env, &p);
+}
+
+/* The result of a child, read back; else the file run here. */
+static struct diff_run *finish_file(struct batch_run *b, struct slot *slot,
+                                    int wait_status)
+{
+    struct diff_run *part = NULL;
+    if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0)
+        part = read_stored(b, slot->file, slot->json);
+    if (!b->batch->results_dir || !b->sha[slot->file][0])
+        unlink(slot->json);
+    if (!part)
+        part = run_one(b, slot->file);
+    b->counts->ran++;
+    return part;
+}
+
+/* The file an earlier file has the contents of, or SIZE_MAX. */
+static size_t first_with_contents(const struct batch_run *b, size_t i)
+{
+    for (size_t j = 0; b->sha[i][0] && j < i; j++)
+        if (!strcmp(b->sha[i], b->sha[j]))
+            return j;
+    return SIZE_MAX;
+}
+
+static bool reap_one(struct batch_run *b, struct slot *slots, size_t nslots,
+                     size_t *running, size_t *done)
+{
+    int wait_status;
+    pid_t pid = waitpid(-1, &wait_status, 0);
+    if (pid < 0)
+        return errno == EINTR;
+    for (size_t k = 0; k < nslots; k++) {
+        if (slots[k].pid != pid)
+            continue;
+        slots[k].pid = 0;
+        (*running)--;
+        size_t i = slots[k].file;
+        b->parts[i] = finish_file(b, &slots[k], wait_status);
+        if (!b->parts[i])
+            return false;
+        b->requests_before += b->parts[i]->requests;
+        progress_done(b, ++*done, i);
+    }
+    return true;
+}
+
+/* Every file of first contents not stored yet, `jobs` at a time. */
+static bool run_parallel(struct batch_run *b, unsigned jobs, const char *scratch)
+{
+    struct slot *slots = calloc(jobs, sizeof *slots);
+    size_t running = 0, done = b->counts->stored;
+    bool ok = slots != NULL;
+    for (size_t i = 0; ok && i < b->npaths; i++) {
+        if (b->parts[i] || first_with_contents(b, i) != SIZE_MAX)
+            continue;
+        while (ok && running == jobs)
+            ok = reap_one(b, slots, jobs, &running, &done);
+        size_t k = 0;
+        while (k < jobs && slots[k].pid)
+            k++;
+        if (ok && k < jobs && start_file(b, i, scratch, &slots[k]))
+            running++;
+        else if (ok)
+            ok = (b->parts[i] = run_one(b, i)) != NULL;
+    }
+    while (running > 0 && ok)
+        ok = reap_one(b, slots, jobs, &running, &done);
+    free(slots);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ */
 /* The run                                                              */
 /* ------------------------------------------------------------------ */
 
+/* The digests, and the results the folder has already. */
+static void read_known(struct batch_run *b)
+{
+    for (size_t i = 0; i < b->npaths; i++) {
+        struct cfi_diag diag;
+        if (diff_sha256_file(b->paths[i], b->sha[i], &diag) != CFI_OK)
+            b->sha[i][0] = 0;   /* the run says what is wrong with it */
+        char stored[PATH_MAX + 128];
+        if (b->batch->results_dir && b->sha[i][0] &&
+            first_with_contents(b, i) == SIZE_MAX &&
+            stored_path(b->batch->results_dir, b->sha[i], b->key, stored,
+                        sizeof stored) &&
+            (b->parts[i] = read_stored(b, i, stored)) != NULL)
+            b->counts->stored++;
+    }
+}
+
+/* The files of the same contents as an earlier one. */
+static bool fill_copies(struct batch_run *b)
+{
+    for (size_t i = 0; i < b->npaths; i++) {
+        size_t j = first_with_contents(b, i);
+        if (j == SIZE_MAX || b->parts[i])
+            continue;
+        b->counts->same_contents++;
+        if (!b->parts[j] || !(b->parts[i] = same_as(b, i, j)))
+            return false;
+    }
+    return true;
+}
+
 static bool run_all(struct batch_run *b)
 {
+    unsigned jobs = b->outer->jobs ? b->outer->jobs : 1;
+    if (jobs > 1 && b->batch->isolate) {
+        read_known(b);
+        char scratch[] = "/tmp/cfisem-diff-XXXXXX";
+        if (!mkdtemp(scratch))
+            return false;
+        bool ok = run_parallel(b, jobs, scratch) && fill_copies(b);
+        rmdir(scratch);
+        return ok;
+    }
     for (size_t i = 0; i < b->npaths; i++) {
         struct cfi_diag diag;
         if (diff_sha256_file(b->paths[i], b->sha[i], &diag) != CFI_OK)

@@ -528,6 +528,40 @@ START_TEST(batch_results_folder)
 }
 END_TEST
 
+/* Files in parallel (each in a child writing its result), with and
+ * without a results folder: the same run. */
+START_TEST(batch_parallel)
+{
+    struct corpus c;
+    struct breaker breaker;
+    corpus_make(&c);
+    struct diff_run *whole = whole_run(&c, &breaker, 1000);
+    struct diff_config config;
+    config_make(&config, &breaker, 1000);
+    config.jobs = 2;
+    char results[4096];
+    snprintf(results, sizeof results, "%s/results", c.dir);
+    for (int stored = 0; stored < 3; stored++) {
+        struct diff_batch batch = {stored ? results : NULL, true, NULL, 0};
+        struct diff_batch_counts counts;
+        struct diff_run *run;
+        ck_assert_int_eq(diff_run_batch(&config, &batch,
+                                        (const char *const *)c.paths, NFILES,
+                                        &run, &counts), CFI_OK);
+        ck_assert_uint_eq(counts.ran, stored == 2 ? 0 : 4);
+        ck_assert_uint_eq(counts.stored, stored == 2 ? 4 : 0);
+        ck_assert_uint_eq(counts.same_contents, 1);
+        assert_same_reports(whole, run);
+        diff_run_free(run);
+    }
+    diff_run_free(whole);
+    char command[8192];
+    snprintf(command, sizeof command, "rm -r '%s'", results);
+    ck_assert_int_eq(system(command), 0);
+    corpus_free(&c);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* The commands                                                         */
 /* ------------------------------------------------------------------ */
@@ -631,6 +665,7 @@ int main(void)
     tcase_add_test(runs, merge_refused);
     tcase_add_test(runs, read_refused);
     tcase_add_test(runs, batch_results_folder);
+    tcase_add_test(runs, batch_parallel);
     suite_add_tcase(suite, runs);
     TCase *commands = tcase_create("commands");
     tcase_set_timeout(commands, 300);
