@@ -70,6 +70,11 @@ struct diff_libdw {
     Dwarf_CFI *eh_frame;      /* dwarf_getcfi_elf: ended with dwarf_cfi_end */
     Dwarf *dwarf;             /* for .debug_frame */
     Dwarf_CFI *debug_frame;   /* owned by dwarf */
+    /* The frame of the last lookup PC that had one (malloc'd by libdw):
+     * a function of the PC alone, asked for each state of that PC in
+     * turn, so it is looked up once for all of them. */
+    Dwarf_Frame *memo_frame;
+    uint64_t memo_pc;
 };
 
 static bool resolve(struct diff_libdw *ld)
@@ -89,6 +94,7 @@ void diff_libdw_close(void *self)
     struct diff_libdw *ld = self;
     if (!ld)
         return;
+    free(ld->memo_frame);
     if (ld->eh_frame)
         ld->dw.dwarf_cfi_end(ld->eh_frame);
     if (ld->dwarf)
@@ -708,11 +714,14 @@ enum cfi_status diff_libdw_answer(void *self,
         return diff_answer_not_comparable(
             answer, "libdw: the CFI names a register number that would make "
                     "libdw allocate a table that large");
+    if (ld->memo_frame && ld->memo_pc == pc)
+        return eval_frame(ld, ld->memo_frame, request, answer);
     Dwarf_Frame *frame = NULL;
     enum cfi_status status = find_frame(ld, pc, &frame, answer);
     if (status != CFI_OK)
         return status;
-    status = eval_frame(ld, frame, request, answer);
-    free(frame);
-    return status;
+    free(ld->memo_frame);
+    ld->memo_frame = frame;
+    ld->memo_pc = pc;
+    return eval_frame(ld, frame, request, answer);
 }

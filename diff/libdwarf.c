@@ -40,6 +40,15 @@ struct diff_libdwarf {
     Dwarf_Half table_size;
     Dwarf_Regtable_Entry3 *table;    /* table_size columns */
     struct sem_reg_rule rules[CFI_NREGS];
+    /* The row of the last lookup PC that gave one. libdwarf's row is a
+     * function of the PC alone and the states of one PC are asked one
+     * after another, so it is computed once for all of them. */
+    bool memo_valid;
+    uint64_t memo_pc;
+    struct sem_row memo_row;             /* its rules are `rules` */
+    bool memo_signal_frame;
+    unsigned memo_ra_column;
+    bool memo_comparable[CFI_NREGS];
 };
 
 
@@ -483,6 +492,25 @@ static bool build_row(struct diff_libdwarf *ld, const Dwarf_Regtable3 *table,
     return true;
 }
 
+/* The memo's row evaluated in the request's state. */
+static enum cfi_status answer_row(struct diff_libdwarf *ld,
+                                  const struct cfi_request *request,
+                                  struct diff_answer *answer)
+{
+    memcpy(answer->reg_comparable, ld->memo_comparable,
+           sizeof ld->memo_comparable);
+    sem_eval_row(&ld->memo_row, request->callee, request->memory,
+                 &answer->frame);
+    answer->frame.signal_frame = ld->memo_signal_frame;
+    /* cfi.h step 6, with the column libdwarf read. */
+    unsigned ra = ld->memo_ra_column;
+    if (answer->frame.status == CFI_OK && ra < CFI_NREGS) {
+        sem_apply_return_column(&answer->frame, ra);
+        answer->reg_comparable[CFI_REG_RIP] = answer->reg_comparable[ra];
+    }
+    return answer->frame.status;
+}
+
 enum cfi_status diff_libdwarf_answer(void *self,
                                      const struct cfi_request *request,
                                      struct diff_answer *answer)
@@ -490,6 +518,8 @@ enum cfi_status diff_libdwarf_answer(void *self,
     struct diff_libdwarf *ld = self;
     diff_answer_reset(answer);
     uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
+    if (ld->memo_valid && ld->memo_pc == pc)
+        return answer_row(ld, request, answer);
     const char *overlap = diff_overlap_reason(ld->file, pc);
     if (overlap)
         return diff_answer_not_comparable(answer, overlap);
@@ -513,17 +543,17 @@ enum cfi_status diff_libdwarf_answer(void *self,
         DW_DLV_OK)
         return row_error(ld->dbg, error, answer);
     struct sem_row row;
+    ld->memo_valid = false;
     if (!build_row(ld, &table, &row, answer))
         return diff_answer_not_comparable(
             answer, "libdwarf: the CFA is defined on a register above 127");
-    sem_eval_row(&row, request->callee, request->memory, &answer->frame);
     struct cie_facts facts = cie_facts(fde);
-    answer->frame.signal_frame = facts.signal_frame;
-    /* cfi.h step 6, with the column libdwarf read. */
-    if (answer->frame.status == CFI_OK && facts.ra_column < CFI_NREGS) {
-        sem_apply_return_column(&answer->frame, facts.ra_column);
-        answer->reg_comparable[CFI_REG_RIP] =
-            answer->reg_comparable[facts.ra_column];
-    }
-    return answer->frame.status;
+    ld->memo_valid = true;
+    ld->memo_pc = pc;
+    ld->memo_row = row;
+    ld->memo_signal_frame = facts.signal_frame;
+    ld->memo_ra_column = facts.ra_column;
+    memcpy(ld->memo_comparable, answer->reg_comparable,
+           sizeof ld->memo_comparable);
+    return answer_row(ld, request, answer);
 }
