@@ -15,6 +15,8 @@
 /* A result file larger than this is refused (a whole system's run with
  * the most records kept is far smaller). */
 #define RUN_JSON_MAX ((size_t)1 << 31)
+/* Bound on a whole list's files (a system has thousands). */
+#define RUN_FILES_MAX ((size_t)1 << 24)
 
 struct reading {
     struct diff_run *run;
@@ -586,7 +588,8 @@ static bool read_run(struct reading *r, const struct diff_json *root)
     return need(r, t && t->kind == DIFF_JSON_NUMBER, "seconds") &&
            read_config_strings(r, root) && read_files(r, files) &&
            size_member(r, root, "files_total", &r->run->files_total) &&
-           need(r, r->run->files_total >= r->run->nfiles, "files_total") &&
+           need(r, r->run->files_total >= r->run->nfiles &&
+                       r->run->files_total <= RUN_FILES_MAX, "files_total") &&
            read_reference(r, member(r, root, "reference")) &&
            read_summary(r, member(r, root, "summary")) &&
            read_failures(r, member(r, root, "errors")) &&

@@ -112,6 +112,8 @@ START_TEST(test_fifo_refused_by_every_command)
          "--mem", dump, NULL},
         {"stats", fifo, NULL},
         {"stats", "--manifest", fifo, NULL},
+        {"diff", "--manifest", fifo, NULL},
+        {"report", "merge", fifo, NULL},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         struct test_run r;

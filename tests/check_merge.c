@@ -374,6 +374,51 @@ START_TEST(round_trip)
 }
 END_TEST
 
+/* Mutated results (bytes changed, cut short) are read or refused,
+ * never a crash (the suite runs under ASan and UBSan too). */
+START_TEST(read_mutated)
+{
+    struct corpus c;
+    struct breaker breaker;
+    corpus_make(&c);
+    struct diff_run *run = whole_run(&c, &breaker, 20);
+    char *json = json_of(run);
+    size_t len = strlen(json);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/mutated.json", c.dir);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    static const char alphabet[] = "{}[]\",:0x1-e\\u";
+    size_t read_back = 0;
+    for (int round = 0; round < 400; round++) {
+        char *copy = strdup(json);
+        size_t n = len;
+        for (int k = 0; k < 1 + round % 4; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            copy[(x >> 17) % len] = alphabet[(x >> 41) % (sizeof alphabet - 1)];
+        }
+        if (round % 5 == 0)
+            n = (size_t)((x >> 7) % len);
+        ck_assert_int_eq(test_write_file(path, copy, n), 0);
+        struct diff_run *back;
+        char why[256];
+        enum cfi_status status = diff_run_read_json(path, &back, why, sizeof why);
+        ck_assert(status == CFI_OK || status == CFI_E_MALFORMED);
+        if (status == CFI_OK) {
+            free(text_of(back));
+            free(json_of(back));
+            diff_run_free(back);
+            read_back++;
+        }
+        free(copy);
+    }
+    printf("merge: %zu of 400 mutated results still read\n", read_back);
+    unlink(path);
+    free(json);
+    diff_run_free(run);
+    corpus_free(&c);
+}
+END_TEST
+
 /* Each file alone, read back from its JSON, then merged. */
 static struct diff_run *file_part(struct corpus *c, struct breaker *breaker,
                                   size_t keep, size_t i)
@@ -597,7 +642,7 @@ START_TEST(command_shards_merge)
     test_run_cfisem(args, &one);
     ck_assert_int_eq(one.exit_code, 2);     /* notes.txt is not an ELF */
     for (int k = 0; k < 3; k++) {
-        char which[8];
+        char which[32];
         snprintf(which, sizeof which, "%d/3", k + 1);
         snprintf(part[k], sizeof part[k], "%s/part%d.json", c.dir, k + 1);
         args[6] = part[k];
@@ -664,6 +709,7 @@ int main(void)
     tcase_add_test(runs, merge_any_order_keep);
     tcase_add_test(runs, merge_refused);
     tcase_add_test(runs, read_refused);
+    tcase_add_test(runs, read_mutated);
     tcase_add_test(runs, batch_results_folder);
     tcase_add_test(runs, batch_parallel);
     suite_add_tcase(suite, runs);
