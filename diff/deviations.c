@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff/libunwind.h"
+#include "diff/libunwind_model.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers over a mismatch                                              */

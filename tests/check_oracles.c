@@ -28,6 +28,7 @@
 #include "diff/libdw.h"
 #include "diff/libdwarf.h"
 #include "diff/libunwind.h"
+#include "diff/libunwind_model.h"
 #include "diff/memory.h"
 #include "semantics/sem.h"
 #include "support.h"
