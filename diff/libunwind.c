@@ -1,22 +1,14 @@
 /* libunwind.c — see libunwind.h. */
-#define UNW_REMOTE_ONLY
 #include "libunwind.h"
+#include "libunwind_access.h"
 #include "libunwind_model.h"
 #include "scan.h"
 
 #include <dwarf.h>
-#include <libunwind.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "semantics/sem.h"
-
-/* Exported by libunwind-x86_64 but not declared by its public headers. */
-extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
-                                              unw_word_t ip,
-                                              unw_dyn_info_t *di,
-                                              unw_proc_info_t *pi,
-                                              int need_unwind_info, void *arg);
 
 struct diff_libunwind {
     const struct cfi_file *file;
@@ -24,146 +16,6 @@ struct diff_libunwind {
     unw_dyn_info_t table;      /* .eh_frame_hdr's search table */
     struct sem_file_il *il;    /* the rows, for the checks before a step */
     struct cfi_frame model;    /* diff_libunwind_model's answer */
-};
-
-/* What the accessors see and record during one request. */
-struct step_env {
-    const struct diff_libunwind *libunwind;
-    const struct cfi_request *request;
-    uint64_t lookup_pc;        /* the rip unw_init_remote reads */
-    bool initialised;          /* later rip reads get the callee's rip */
-    bool searched;             /* the first FDE search happened */
-    int search_result;         /* ... and what it returned */
-    int unknown_reg;           /* first unknown callee register read, -1 */
-    bool memory_fault;
-    bool partial_word_fault;   /* an aligned word read failed on some of
-                                  its bytes only */
-};
-
-/* Our accessors' code for "the callee register is unknown": not one
- * libunwind itself returns for a CFI problem, so it is told apart. */
-#define UNKNOWN_REGISTER (-UNW_EUNSPEC)
-
-static int find_proc_info(unw_addr_space_t space, unw_word_t ip,
-                          unw_proc_info_t *info, int need_unwind_info,
-                          void *arg)
-{
-    struct step_env *env = arg;
-    unw_dyn_info_t table = env->libunwind->table;
-    int result = -UNW_ENOINFO;
-    if (ip >= table.start_ip && ip < table.end_ip)
-        result = _Ux86_64_dwarf_search_unwind_table(space, ip, &table, info,
-                                                    need_unwind_info, arg);
-    if (!env->searched) {
-        env->searched = true;
-        env->search_result = result;
-    }
-    return result;
-}
-
-static void put_unwind_info(unw_addr_space_t space, unw_proc_info_t *info,
-                            void *arg)
-{
-    (void)space;
-    (void)arg;
-    /* The remote-table search allocates the unwind info with malloc. */
-    free(info->unwind_info);
-    info->unwind_info = NULL;
-}
-
-static int get_dyn_info_list_addr(unw_addr_space_t space, unw_word_t *addr,
-                                  void *arg)
-{
-    (void)space, (void)addr, (void)arg;
-    return -UNW_ENOINFO;
-}
-
-/* Some of the 8 bytes at addr are readable. */
-static bool partly_readable(struct cfi_memory memory, uint64_t addr)
-{
-    for (unsigned i = 0; i < 8; i++) {
-        uint64_t byte;
-        if (memory.read(memory.env, addr + i, 1, &byte) == CFI_OK)
-            return true;
-    }
-    return false;
-}
-
-/* Expressions read memory through dwarf_readu8..64, which in remote mode
- * ask for the aligned word that holds each byte: a state whose fault
- * covers part of that word only (the harness's faults are byte ranges,
- * a real address space's are pages) asks libunwind a question its
- * word-sized accessor cannot express. Such a fault is recorded, and a
- * memory error it causes makes the request not comparable. */
-static int access_mem(unw_addr_space_t space, unw_word_t addr,
-                      unw_word_t *value, int write, void *arg)
-{
-    (void)space;
-    struct step_env *env = arg;
-    if (write)
-        return -UNW_EREADONLYREG;
-    uint64_t v;
-    struct cfi_memory memory = env->request->memory;
-    if (memory.read(memory.env, addr, 8, &v) != CFI_OK) {
-        env->memory_fault = true;
-        env->partial_word_fault |=
-            (addr & 7) == 0 && partly_readable(memory, addr);
-        return -UNW_EINVAL;
-    }
-    *value = v;
-    return 0;
-}
-
-static int access_reg(unw_addr_space_t space, unw_regnum_t reg,
-                      unw_word_t *value, int write, void *arg)
-{
-    (void)space;
-    struct step_env *env = arg;
-    if (write || reg < 0 || reg >= DIFF_LU_NREGS)
-        return -UNW_EBADREG;
-    if (reg == CFI_REG_RIP && !env->initialised) {
-        *value = env->lookup_pc;
-        return 0;
-    }
-    const struct cfi_regs *callee = env->request->callee;
-    if (callee->status[reg] != CFI_REG_VALUE) {
-        if (env->unknown_reg < 0)
-            env->unknown_reg = reg;
-        return UNKNOWN_REGISTER;
-    }
-    *value = callee->value[reg];
-    return 0;
-}
-
-static int access_fpreg(unw_addr_space_t space, unw_regnum_t reg,
-                        unw_fpreg_t *value, int write, void *arg)
-{
-    (void)space, (void)reg, (void)value, (void)write, (void)arg;
-    return -UNW_EBADREG;
-}
-
-static int resume(unw_addr_space_t space, unw_cursor_t *cursor, void *arg)
-{
-    (void)space, (void)cursor, (void)arg;
-    return -UNW_EINVAL;
-}
-
-static int get_proc_name(unw_addr_space_t space, unw_word_t addr, char *buf,
-                         size_t len, unw_word_t *offset, void *arg)
-{
-    (void)space, (void)addr, (void)buf, (void)len, (void)offset, (void)arg;
-    return -UNW_ENOINFO;
-}
-
-static unw_accessors_t accessors = {
-    .find_proc_info = find_proc_info,
-    .put_unwind_info = put_unwind_info,
-    .get_dyn_info_list_addr = get_dyn_info_list_addr,
-    .access_mem = access_mem,
-    .access_reg = access_reg,
-    .access_fpreg = access_fpreg,
-    .resume = resume,
-    .get_proc_name = get_proc_name,
 };
 
 /* ------------------------------------------------------------------ */
@@ -218,11 +70,11 @@ enum cfi_status diff_libunwind_open(const struct cfi_file *file, void **self,
     if (!lu)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     lu->file = file;
-    lu->table.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-    text_range(file, &lu->table.start_ip, &lu->table.end_ip);
-    lu->table.u.rti.segbase = file->eh_frame_hdr_addr;
-    lu->table.u.rti.table_data = file->eh_frame_hdr_addr + 12;
-    lu->table.u.rti.table_len = count * 8 / sizeof(unw_word_t);
+    uint64_t begin, end;
+    text_range(file, &begin, &end);
+    lu->table = diff_libunwind_table(file->eh_frame_hdr_addr, count, begin,
+                                     end);
+    unw_accessors_t accessors = diff_libunwind_accessors();
     lu->space = unw_create_addr_space(&accessors, 0);
     if (!lu->space) {
         free(lu);
@@ -448,8 +300,8 @@ static const char partial_word_reason[] =
     "part of one";
 
 /* unw_init_remote or unw_step failed with `code`. */
-static enum cfi_status step_failed(const struct step_env *env, int code,
-                                   struct diff_answer *answer)
+static enum cfi_status step_failed(const struct diff_libunwind_env *env,
+                                   int code, struct diff_answer *answer)
 {
     if (env->unknown_reg >= 0)
         return diff_answer_error(
@@ -480,8 +332,9 @@ static enum cfi_status step_failed(const struct step_env *env, int code,
 /* One caller register after the step: a value, undefined (no location),
  * unknown (its location is a callee register we did not give), or a
  * memory fault. */
-static bool read_register(unw_cursor_t *cursor, struct step_env *env,
-                          unsigned reg, struct cfi_frame *frame)
+static bool read_register(unw_cursor_t *cursor,
+                          struct diff_libunwind_env *env, unsigned reg,
+                          struct cfi_frame *frame)
 {
     env->unknown_reg = -1;
     env->memory_fault = false;
@@ -497,7 +350,8 @@ static bool read_register(unw_cursor_t *cursor, struct step_env *env,
 
 /* The caller's registers after a successful step, 0..16 in order (a
  * memory fault ends it, as in cfi.h step 5). */
-static enum cfi_status read_back(unw_cursor_t *cursor, struct step_env *env,
+static enum cfi_status read_back(unw_cursor_t *cursor,
+                                 struct diff_libunwind_env *env,
                                  struct diff_answer *answer)
 {
     struct cfi_frame *frame = &answer->frame;
@@ -625,10 +479,11 @@ enum cfi_status diff_libunwind_answer(void *self,
     const char *refused = row ? row_refused(lu, fde, row, request) : NULL;
     if (refused)
         return diff_answer_not_comparable(answer, refused);
-    struct step_env env = {lu, request, pc, false, false, 0, -1, false, false};
+    struct diff_libunwind_env env;
+    diff_libunwind_env_start(&env, lu->table, request->memory,
+                             request->callee, pc);
     unw_cursor_t cursor;
-    int code = unw_init_remote(&cursor, lu->space, &env);
-    env.initialised = true;
+    int code = diff_libunwind_init_remote(&cursor, lu->space, &env);
     if (code < 0)
         return step_failed(&env, code, answer);
     code = unw_step(&cursor);
