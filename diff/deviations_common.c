@@ -1,0 +1,409 @@
+/* deviations_common.c — what the predicates of the deviation table
+ * share (deviations_internal.h): questions over a mismatch, the walk over
+ * the instructions the libraries run for the lookup PC, and the IL's
+ * answer under a library's reading. */
+#include "deviations_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Helpers over a mismatch                                              */
+/* ------------------------------------------------------------------ */
+
+/* The IL's rule of `reg` in the row at the lookup PC; false when there
+ * is no row (the IL failed, or no FDE). */
+bool deviation_row_rule(const struct diff_mismatch *m, unsigned reg,
+                        struct sem_rule *rule)
+{
+    if (!m->row || reg >= CFI_NREGS)
+        return false;
+    *rule = sem_row_rule(m->row, reg);
+    return true;
+}
+
+bool deviation_has_no_rule(const struct diff_mismatch *m, unsigned reg)
+{
+    struct sem_rule rule;
+    return deviation_row_rule(m, reg, &rule) &&
+           rule.kind == SEM_RULE_UNSPECIFIED;
+}
+
+bool deviation_both_unwound(const struct diff_mismatch *m)
+{
+    return m->expected->status == CFI_OK && m->got->status == CFI_OK;
+}
+
+/* A register item where the engine unwound and the IL did too. */
+bool deviation_reg_item(const struct diff_mismatch *m, enum diff_engine_id id)
+{
+    return m->engine == id && m->item == DIFF_ITEM_REG &&
+           deviation_both_unwound(m) && m->reg < CFI_NREGS;
+}
+
+/* `frame`'s caller register `reg` is the callee's `from`, as it is. */
+bool deviation_is_callee_reg(const struct cfi_frame *frame,
+                             const struct cfi_request *request, unsigned reg,
+                             unsigned from)
+{
+    uint8_t status = frame->caller.status[reg];
+    return status == request->callee->status[from] &&
+           (status != CFI_REG_VALUE ||
+            frame->caller.value[reg] == request->callee->value[from]);
+}
+
+bool deviation_is_undefined(const struct cfi_frame *frame, unsigned reg)
+{
+    return frame->caller.status[reg] == CFI_REG_UNDEFINED;
+}
+
+/* ------------------------------------------------------------------ */
+/* What the libraries run of a program                                  */
+/* ------------------------------------------------------------------ */
+
+/* The three libraries run the whole CIE program, then the FDE program
+ * only while the location has not passed the lookup PC (libdwarf's
+ * search_over, libdw's execute_cfi, libunwind's run_cfi_program). */
+
+static uint64_t lookup_pc(const struct diff_mismatch *m)
+{
+    return cfi_lookup_pc(m->request->pc, m->request->caller_frame);
+}
+
+/* Decodes a program of the mismatch's FDE (its CIE's when in_cie) with
+ * our decoder; on a decoding error, the instructions before it. */
+static bool decode(const struct diff_mismatch *m, bool in_cie,
+                   struct sem_program *program)
+{
+    const struct cfi_fde *fde = m->fde;
+    const struct cfi_cie *cie = fde->cie;
+    struct sem_decode_env env = {
+        cie->code_align, cie->data_align, fde->section, cie->address_size,
+        cie->fde_encoding, in_cie ? 0 : fde->instructions_addr, in_cie};
+    memset(program, 0, sizeof *program);
+    struct cfi_diag diag;
+    enum cfi_status status = in_cie
+        ? sem_decode(cie->instructions, cie->instructions_len, &env, program,
+                     &diag)
+        : sem_decode(fde->instructions, fde->instructions_len, &env, program,
+                     &diag);
+    return status == CFI_OK || status == CFI_E_MALFORMED ||
+           status == CFI_E_UNSUPPORTED;
+}
+
+static bool is_advance(const struct sem_insn *insn)
+{
+    switch (insn->opcode) {
+    case SEM_CFA_advance_loc: case SEM_CFA_advance_loc1:
+    case SEM_CFA_advance_loc2: case SEM_CFA_advance_loc4:
+    case SEM_CFA_MIPS_advance_loc8: case SEM_CFA_set_loc:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Calls visit(insn, run, env) for each instruction of the CIE, then of
+ * the FDE, `run` saying whether the libraries run it for the lookup PC;
+ * stops when visit returns true, and returns that. */
+static bool walk(const struct diff_mismatch *m,
+                 bool (*visit)(const struct sem_insn *, bool, const void *),
+                 const void *env)
+{
+    if (!m->fde || !m->fde->cie)
+        return false;
+    bool found = false;
+    struct sem_program program;
+    if (decode(m, true, &program))
+        for (size_t i = 0; i < program.count && !found; i++)
+            found = visit(&program.insns[i], true, env);
+    sem_program_free(&program);
+    if (found || !decode(m, false, &program)) {
+        sem_program_free(&program);
+        return found;
+    }
+    uint64_t loc = m->fde->pc_begin, pc = lookup_pc(m);
+    bool run = true;
+    for (size_t i = 0; i < program.count && !found; i++) {
+        const struct sem_insn *insn = &program.insns[i];
+        if (run && is_advance(insn)) {
+            loc = insn->opcode == SEM_CFA_set_loc ? insn->address
+                                                  : loc + insn->delta;
+            run = loc <= pc;
+        }
+        found = visit(insn, run, env);
+    }
+    sem_program_free(&program);
+    return found;
+}
+
+static bool runs_opcode(const struct sem_insn *insn, bool run,
+                        const void *env)
+{
+    return run && insn->opcode == *(const enum sem_opcode *)env;
+}
+
+/* The libraries run an instruction `opcode` for the lookup PC. */
+bool deviation_runs(const struct diff_mismatch *m, enum sem_opcode opcode)
+{
+    return walk(m, runs_opcode, &opcode);
+}
+
+/* The instruction the IL's error names (diag.offset: its section
+ * offset), and whether the libraries run it for the lookup PC. */
+struct faulty {
+    uint64_t offset;
+    bool in_cie;
+    bool found;
+    bool run;
+    enum sem_opcode opcode;
+};
+
+static bool visit_faulty(const struct sem_insn *insn, bool run,
+                         const void *env)
+{
+    struct faulty *f = (struct faulty *)env;
+    if (insn->in_cie != f->in_cie || insn->at != f->offset)
+        return false;
+    *f = (struct faulty){f->offset, f->in_cie, true, run, insn->opcode};
+    return true;
+}
+
+/* The IL failed on an instruction of the FDE or its CIE: which one. */
+static bool il_faulty(const struct diff_mismatch *m, struct faulty *f)
+{
+    if (m->translation == CFI_OK || !m->fde ||
+        m->expected->status != m->translation)
+        return false;
+    const struct cfi_fde *fde = m->fde;
+    const struct cfi_cie *cie = fde->cie;
+    uint64_t at = m->expected->diag.offset;
+    memset(f, 0, sizeof *f);
+    if (at >= cie->instructions_offset &&
+        at - cie->instructions_offset < cie->instructions_len) {
+        f->in_cie = true;
+        f->offset = at - cie->instructions_offset;
+    } else if (at >= fde->instructions_offset &&
+               at - fde->instructions_offset < fde->instructions_len) {
+        f->offset = at - fde->instructions_offset;
+    } else {
+        return false;
+    }
+    walk(m, visit_faulty, f);
+    return f->found;
+}
+
+/* The IL says the FDE is an error because of an instruction with one of
+ * `opcodes`, the libraries run it for the lookup PC, and the engine
+ * unwound: it accepts what the IL rejects. */
+bool deviation_accepts(const struct diff_mismatch *m, enum diff_engine_id id,
+                       bool in_cie, const enum sem_opcode *opcodes, size_t n)
+{
+    struct faulty f;
+    if (m->engine != id || m->item != DIFF_ITEM_STATUS ||
+        m->got->status != CFI_OK || !il_faulty(m, &f) || !f.run ||
+        f.in_cie != in_cie)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (f.opcode == opcodes[i])
+            return true;
+    return false;
+}
+
+/* The IL's error comes from an FDE instruction that the libraries do not
+ * run for the lookup PC (it lies after it), and the engine unwound. */
+bool deviation_stops_at_lookup_pc(const struct diff_mismatch *m,
+                                  enum diff_engine_id id)
+{
+    struct faulty f;
+    return m->engine == id && m->item == DIFF_ITEM_STATUS &&
+           m->got->status == CFI_OK && il_faulty(m, &f) && !f.in_cie &&
+           !f.run;
+}
+
+#define COUNT(array) (sizeof array / sizeof array[0])
+
+bool deviation_accepts_cfa_ops_on_expression(const struct diff_mismatch *m,
+                                             enum diff_engine_id id)
+{
+    static const enum sem_opcode cfa_rule_ops[] = {
+        SEM_CFA_def_cfa_register, SEM_CFA_def_cfa_offset,
+        SEM_CFA_def_cfa_offset_sf};
+    return deviation_accepts(m, id, false, cfa_rule_ops, COUNT(cfa_rule_ops));
+}
+
+bool deviation_accepts_cie_restore_and_location(const struct diff_mismatch *m,
+                                                enum diff_engine_id id)
+{
+    static const enum sem_opcode restore_ops[] = {SEM_CFA_restore,
+                                                  SEM_CFA_restore_extended};
+    static const enum sem_opcode location_ops[] = {
+        SEM_CFA_advance_loc, SEM_CFA_advance_loc1, SEM_CFA_advance_loc2,
+        SEM_CFA_advance_loc4, SEM_CFA_MIPS_advance_loc8, SEM_CFA_set_loc};
+    return deviation_accepts(m, id, true, restore_ops, COUNT(restore_ops)) ||
+           deviation_accepts(m, id, true, location_ops, COUNT(location_ops));
+}
+
+/* ------------------------------------------------------------------ */
+/* The IL's answer under a library's reading                            */
+/* ------------------------------------------------------------------ */
+
+/* A library's deviation shows on more than the item it is about: a rule
+ * read differently changes the memory read, so the status too. These
+ * helpers compute what the library's reading gives for the whole
+ * request, so that a predicate can check that the engine's answer on the
+ * item is exactly that. */
+
+/* `model` answers the mismatch's item as the engine did. */
+bool deviation_same_item(const struct diff_mismatch *m,
+                         const struct cfi_frame *model)
+{
+    const struct cfi_frame *got = m->got;
+    switch (m->item) {
+    case DIFF_ITEM_STATUS:
+        return model->status == got->status &&
+               (got->status != CFI_E_REG_UNKNOWN ||
+                model->diag.reg == got->diag.reg);
+    case DIFF_ITEM_CFA:
+        return model->status == CFI_OK && got->status == CFI_OK &&
+               model->cfa == got->cfa;
+    case DIFF_ITEM_REG:
+        return model->status == CFI_OK && got->status == CFI_OK &&
+               m->reg < CFI_NREGS &&
+               model->caller.status[m->reg] == got->caller.status[m->reg] &&
+               (got->caller.status[m->reg] != CFI_REG_VALUE ||
+                model->caller.value[m->reg] == got->caller.value[m->reg]);
+    case DIFF_ITEM_SIGNAL:
+        return model->status == CFI_OK && got->status == CFI_OK &&
+               model->signal_frame == got->signal_frame;
+    }
+    return false;
+}
+
+/* The engine's answer differs from the reference's on the item: the
+ * predicates that compute a library's reading are meant for such items
+ * only, and say so. */
+bool deviation_item_differs(const struct diff_mismatch *m)
+{
+    return !deviation_same_item(m, m->expected);
+}
+
+/* The IL's answer (sem_eval_row) from its row at the lookup PC with
+ * every rule passed through `edit`, which may rewrite it, or drop it by
+ * returning false. */
+bool deviation_eval_edited_row(const struct diff_mismatch *m,
+                               bool (*edit)(struct sem_reg_rule *),
+                               struct cfi_frame *frame)
+{
+    if (!m->row)
+        return false;
+    struct sem_reg_rule rules[CFI_NREGS];
+    struct sem_row row = {m->row->cfa, 0, rules};
+    for (uint32_t i = 0; i < m->row->nrules && i < CFI_NREGS; i++) {
+        rules[row.nrules] = m->row->rules[i];
+        row.nrules += edit(&rules[row.nrules]);
+    }
+    sem_eval_row(&row, m->request->callee, m->request->memory, frame);
+    return true;
+}
+
+/* A copy of a program with `patch` applied to each instruction. */
+static uint8_t *patched_copy(const struct diff_mismatch *m, bool in_cie,
+                             deviation_patch_fn patch)
+{
+    const uint8_t *bytes = in_cie ? m->fde->cie->instructions
+                                  : m->fde->instructions;
+    size_t len = in_cie ? m->fde->cie->instructions_len
+                        : m->fde->instructions_len;
+    uint8_t *copy = malloc(len ? len : 1);
+    struct sem_program program;
+    if (!copy || !decode(m, in_cie, &program)) {
+        free(copy);
+        return NULL;
+    }
+    memcpy(copy, bytes, len);
+    for (size_t i = 0; i < program.count; i++)
+        patch(copy, len, &program.insns[i]);
+    sem_program_free(&program);
+    return copy;
+}
+
+/* The IL's answer (sem_eval_row on the row at the lookup PC) when the
+ * CIE's and FDE's programs are read with `patch` applied. */
+bool deviation_eval_patched(const struct diff_mismatch *m,
+                            deviation_patch_fn patch,
+                            struct cfi_frame *frame)
+{
+    if (!m->fde || !m->fde->cie)
+        return false;
+    struct cfi_cie cie = *m->fde->cie;
+    struct cfi_fde fde = *m->fde;
+    uint8_t *cie_bytes = patched_copy(m, true, patch);
+    uint8_t *fde_bytes = patched_copy(m, false, patch);
+    struct sem_arena *arena = sem_arena_new();
+    bool done = false;
+    if (cie_bytes && fde_bytes && arena) {
+        cie.instructions = cie_bytes;
+        fde.instructions = fde_bytes;
+        fde.cie = &cie;
+        struct sem_fde_il il;
+        struct cfi_diag diag;
+        const struct sem_range *range = NULL;
+        if (sem_translate_fde(&fde, arena, &il, &diag) == CFI_OK)
+            range = sem_fde_il_find(&il, lookup_pc(m));
+        if (range) {
+            /* As the adapters of libdwarf and libdw do: the row, then
+             * cfi.h step 6. */
+            if (sem_eval_row(range->row, m->request->callee,
+                             m->request->memory, frame) == CFI_OK)
+                sem_apply_return_column(frame, (unsigned)cie.ra_column);
+            done = true;
+        }
+    }
+    sem_arena_free(arena);
+    free(cie_bytes);
+    free(fde_bytes);
+    return done;
+}
+
+/* ------------------------------------------------------------------ */
+/* .debug_frame after a zero length word                                */
+/* ------------------------------------------------------------------ */
+
+/* A zero length word comes before the FDE or its CIE in .debug_frame
+ * (the section's records, walked from its start up to the later of the
+ * two: our parser accepted them, so each lies inside the section). */
+static bool zero_length_before(const struct cfi_fde *fde)
+{
+    if (fde->section != CFI_DEBUG_FRAME || !fde->cie)
+        return false;
+    const uint8_t *section = fde->instructions - fde->instructions_offset;
+    uint64_t until = fde->offset > fde->cie->offset ? fde->offset
+                                                    : fde->cie->offset;
+    uint64_t pos = 0;
+    while (until - pos >= 4) {
+        uint64_t length = cfi_load_le(section + pos, 4), header = 4;
+        if (length == 0)
+            return true;
+        if (length == 0xffffffff) {
+            if (until - pos < 12)
+                return false;
+            length = cfi_load_le(section + pos + 4, 8);
+            header = 12;
+        }
+        if (length > until - pos - header)
+            return false;
+        pos += header + length;
+    }
+    return false;
+}
+
+/* libdwarf and libdw stop reading .debug_frame at a zero length word:
+ * the FDE after it is "no FDE" for them. */
+bool deviation_stops_at_zero_length(const struct diff_mismatch *m,
+                                    enum diff_engine_id id)
+{
+    return m->engine == id && m->item == DIFF_ITEM_STATUS && m->fde &&
+           m->got->status == CFI_E_NO_FDE &&
+           m->expected->status != CFI_E_NO_FDE && zero_length_before(m->fde);
+}
