@@ -29,7 +29,11 @@
 /* ------------------------------------------------------------------ */
 
 /* The outcome of any operation. Every value but CFI_OK is an error
- * class; engines must agree on the class for the same input. */
+ * class; engines must agree on the class for the same input.
+ * CFI_E_INTERNAL is apart: a state that no input can reach (a switch
+ * default past every case, a table entry the code itself filled) says
+ * that cfisem is wrong, not the input; it is never an agreement. It is
+ * last, so that the other classes keep their numbers (eh_elf.h's). */
 #define CFI_STATUS_LIST(X)                                                  \
     X(CFI_OK, ok, "ok")                                                     \
     X(CFI_E_NO_FDE, no_fde, "no FDE covers the address")                    \
@@ -43,7 +47,8 @@
     X(CFI_E_IO, io, "cannot read file")                                     \
     X(CFI_E_NOT_ELF, not_elf, "not an ELF file")                            \
     X(CFI_E_NO_CFI, no_cfi, "no call frame information")                    \
-    X(CFI_E_NOMEM, nomem, "out of memory")
+    X(CFI_E_NOMEM, nomem, "out of memory")                                  \
+    X(CFI_E_INTERNAL, internal, "internal error")
 
 enum cfi_status {
 #define CFI_STATUS_ENUM(name, short, text) name,

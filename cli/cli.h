@@ -24,7 +24,16 @@ enum {
                               time (unwind only) */
     CLI_MISMATCH = 1,    /* diff, validate: an engine answered differently
                             from the reference, and nothing explains it */
+    CLI_INTERNAL = 70,   /* EX_SOFTWARE of sysexits.h: cfisem reached a
+                            state no input can reach (CFI_E_INTERNAL), a
+                            bug of cfisem whatever the input */
 };
+
+/* CLI_INTERNAL for CFI_E_INTERNAL, else `otherwise`. */
+static inline int cli_exit_of(enum cfi_status status, int otherwise)
+{
+    return status == CFI_E_INTERNAL ? CLI_INTERNAL : otherwise;
+}
 
 /* One subcommand: `run` gets argv with argv[0] the subcommand's name. */
 struct cli_command {

@@ -169,7 +169,7 @@ static int compile_file(const struct options *o, const struct cfi_file *file)
     int result = CLI_OK;
     if (status != CFI_OK) {
         cli_report_file_error(o->path, &diag);
-        result = CLI_BAD_INPUT;
+        result = cli_exit_of(status, CLI_BAD_INPUT);
     }
     if (result == CLI_OK) {
         const struct cg_stats *s = &program->stats;

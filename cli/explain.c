@@ -452,8 +452,10 @@ static bool wants_colour(enum ex_format format)
 
 static int exit_status(const struct explanation *e)
 {
+    if (e->state->has_regs && e->frame.status != CFI_OK)
+        return cli_exit_of(e->frame.status, CLI_NO_UNWIND);
     if (e->state->has_regs)
-        return e->frame.status == CFI_OK ? CLI_OK : CLI_NO_UNWIND;
+        return CLI_OK;
     return e->row ? CLI_OK : CLI_NO_UNWIND;
 }
 

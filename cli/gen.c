@@ -147,7 +147,7 @@ int cli_gen(int argc, char **argv)
     if (gen_program_new(&o.options, &program, &diag) != CFI_OK) {
         fprintf(stderr, "cfisem gen: seed %" PRIu64 ": %s\n", o.options.seed,
                 diag.message ? diag.message : cfi_status_text(diag.status));
-        return CLI_BAD_INPUT;
+        return cli_exit_of(diag.status, CLI_BAD_INPUT);
     }
     bool ok = write_file(o.asm_path, program, gen_write_asm) &&
               (!o.expect_path ||

@@ -144,11 +144,13 @@ struct il_failures {
     size_t count;
     const struct cfi_fde *first;
     struct cfi_diag diag;
+    bool internal;              /* one is CFI_E_INTERNAL */
 };
 
 static void note_failure(struct il_failures *f, const struct cfi_fde *fde,
                          const struct cfi_diag *diag)
 {
+    f->internal |= diag->status == CFI_E_INTERNAL;
     if (f->count++ == 0) {
         f->first = fde;
         f->diag = *diag;
@@ -231,7 +233,7 @@ static int run(const struct il_options *o, const struct cfi_file *file)
     if (failures.count) {
         cli_report_fde_error(o->path, failures.first, &failures.diag,
                              failures.count);
-        status = CLI_BAD_INPUT;
+        status = failures.internal ? CLI_INTERNAL : CLI_BAD_INPUT;
     }
     return status;
 }

@@ -366,7 +366,9 @@ static int report(const struct options *o, const struct diff_answer *answer)
         print_json(o, answer);
     else
         print_text(answer);
-    return frame->status == CFI_OK ? CLI_OK : CLI_NO_UNWIND;
+    if (frame->status == CFI_OK)
+        return CLI_OK;
+    return cli_exit_of(frame->status, CLI_NO_UNWIND);
 }
 
 static int unwind_file(struct options *o, struct cfi_file *file)

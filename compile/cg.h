@@ -96,7 +96,9 @@ struct cg_program {
 
 /* Generates the C for `il` (its file is il->file). Errors: CFI_E_NOMEM;
  * CFI_E_UNSUPPORTED when the file's addresses cannot be searched (never
- * for a valid ELF file). */
+ * for a valid ELF file); CFI_E_INTERNAL when an FDE's translation is (a
+ * state no input reaches: eh_elf.h has no code for it), with that FDE's
+ * diag. */
 enum cfi_status cg_generate(const struct sem_file_il *il, enum cg_abi abi,
                             struct cg_program **program,
                             struct cfi_diag *diag);

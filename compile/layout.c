@@ -99,6 +99,7 @@ struct builder {
     size_t leaves_cap, rows_cap, rulesets_cap, heads_cap;
     struct cg_bytes key;
     bool nomem;
+    const struct cfi_diag *internal; /* a translation's CFI_E_INTERNAL */
 };
 
 /* What an FDE's CIE adds to its rows. */
@@ -229,8 +230,13 @@ static void owner_leaves(struct builder *b, size_t owner, uint64_t x,
     struct cie_traits traits = {fde->cie->signal_frame,
                                 (uint32_t)fde->cie->ra_column};
     if (il->status[owner] != CFI_OK) {
-        /* Translation fails with these two classes only (sem.h); the
-         * others (out of memory) make the generation fail. */
+        /* Translation fails with these two classes for the input (sem.h);
+         * the others (out of memory, internal) make the generation fail:
+         * eh_elf.h has no code for them. */
+        if (il->status[owner] == CFI_E_INTERNAL) {
+            b->internal = &il->diags[owner];
+            return;
+        }
         if (il->status[owner] != CFI_E_MALFORMED &&
             il->status[owner] != CFI_E_UNSUPPORTED) {
             b->nomem = true;
@@ -291,7 +297,7 @@ static void build_leaves(struct builder *b, const uint64_t *points,
     const struct cfi_file *file = b->il->file;
     long previous = -1;
     bool pending = false;
-    for (size_t i = 0; i + 1 < npoints && !b->nomem; i++) {
+    for (size_t i = 0; i + 1 < npoints && !b->nomem && !b->internal; i++) {
         const struct cfi_fde *fde = cfi_file_lookup(file, points[i]);
         long owner = fde ? (long)(fde - file->fdes) : -1;
         if (owner < 0)
@@ -318,6 +324,11 @@ enum cfi_status cg_layout_build(const struct sem_file_il *il, enum cg_abi abi,
     build_leaves(&b, points, npoints);
     free(points);
     free(b.key.data);
+    if (b.internal) {
+        cg_layout_free(layout);
+        return cfi_fail(diag, CFI_E_INTERNAL, b.internal->offset,
+                        b.internal->message);
+    }
     if (b.nomem) {
         cg_layout_free(layout);
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");

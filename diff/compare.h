@@ -3,7 +3,10 @@
  *
  * Items, in this order (diff/deviations.h's enum diff_item):
  *   status  the error class (CFI_OK when unwound); when both fail with
- *           CFI_E_REG_UNKNOWN, also the register named by diag.reg;
+ *           CFI_E_REG_UNKNOWN, also the register named by diag.reg. An
+ *           answer of CFI_E_INTERNAL (cfisem is wrong) differs from
+ *           every answer, another CFI_E_INTERNAL too, and no deviation
+ *           explains it;
  *   cfa     when both unwound and the engine speaks for the CFA;
  *   reg N   when both unwound and the engine speaks for register N
  *           (0 .. CFI_NREGS-1): the same status (value, undefined,

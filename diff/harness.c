@@ -244,7 +244,7 @@ static void ask(struct worker *w, struct item *item, struct diff_pc at,
         .request = &q->request, .expected = w->expected};
     item->requests++;
     item->reference[w->expected->status < CFI_STATUS_COUNT
-                        ? w->expected->status : CFI_E_MALFORMED]++;
+                        ? w->expected->status : CFI_E_INTERNAL]++;
     for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
         if (job->config->engines[e])
             ask_engine(w, item, (enum diff_engine_id)e, &context);

@@ -1047,6 +1047,40 @@ START_TEST(test_signal_flag_compared)
 }
 END_TEST
 
+/* CFI_E_INTERNAL (a state no input reaches) is cfisem's bug: it never
+ * agrees, not even with itself, and no deviation explains it, for an
+ * outside engine either. */
+START_TEST(test_internal_error_never_agrees)
+{
+    static struct cfi_frame expected, got;
+    static struct diff_answer answer;
+    memset(&expected, 0, sizeof expected);
+    expected.status = CFI_E_INTERNAL;
+    got = expected;
+    ck_assert(!diff_frames_agree(&expected, &got));
+    ck_assert_str_eq(cfi_status_name(CFI_E_INTERNAL), "internal");
+    const struct cfi_request request = {0x1000, false, &expected.caller,
+                                        {NULL, NULL}};
+    enum diff_engine_id engines[] = {DIFF_ENGINE_interp,
+                                     DIFF_ENGINE_libunwind};
+    enum cfi_status reference[] = {CFI_E_INTERNAL, CFI_OK};
+    for (size_t i = 0; i < 2; i++) {
+        expected.status = reference[i];
+        diff_answer_reset(&answer);
+        answer.frame = got;
+        struct diff_mismatch context = {engines[i], NULL, NULL, NULL, CFI_OK,
+                                        &request, &expected, NULL,
+                                        DIFF_ITEM_STATUS, 0};
+        struct diff_outcome outcome;
+        diff_compare(&context, &answer, &outcome);
+        ck_assert_int_eq(outcome.verdict, DIFF_VERDICT_DIFFER);
+        ck_assert_uint_eq(outcome.nnew, 1);
+        ck_assert_int_eq(outcome.items[0].item, DIFF_ITEM_STATUS);
+        ck_assert_ptr_null(outcome.items[0].deviation);
+    }
+}
+END_TEST
+
 /* A compressed .debug_frame (SHF_COMPRESSED, and the older .zdebug_frame)
  * is what libdwarf is shown too, decompressed: it agrees with the IL. */
 START_TEST(test_compressed_debug_frame)
@@ -1850,6 +1884,7 @@ int main(void)
     tcase_add_test(command, test_bad_input_file);
     tcase_add_test(command, test_no_record_is_an_answer);
     tcase_add_test(command, test_signal_flag_compared);
+    tcase_add_test(command, test_internal_error_never_agrees);
     tcase_add_test(command, test_compressed_debug_frame);
     suite_add_tcase(suite, command);
     TCase *validation = tcase_create("validate");
