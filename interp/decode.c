@@ -20,6 +20,13 @@ static enum cfi_status malformed(const char **message, const char *text)
     return CFI_E_MALFORMED;
 }
 
+/* A state no input reaches (cfi.h): cfisem is wrong, not the input. */
+static enum cfi_status internal(const char **message, const char *text)
+{
+    *message = text;
+    return CFI_E_INTERNAL;
+}
+
 static enum cfi_status unsupported(const char **message, const char *text)
 {
     *message = text;
@@ -314,8 +321,8 @@ static enum cfi_status read_rest(struct cursor *cur, enum shape shape,
     case SHAPE_EXPR:
     case SHAPE_REG_EXPR:
         return read_expr(cur, insn, message);
-    default:
-        return malformed(message, "unknown operand shape");
+    default: /* the shape table gives only the shapes above */
+        return internal(message, "internal error: an operand shape of no kind");
     }
 }
 
@@ -324,7 +331,7 @@ enum cfi_status interp_decode(const struct interp_program *program, size_t at,
 {
     struct cursor cur = {program, at};
     if (at >= program->len)
-        return malformed(message, "no instruction here");
+        return internal(message, "internal error: no instruction here");
     uint8_t byte = program->bytes[cur.pos++];
     unsigned opcode = (byte & 0xc0) ? (byte & 0xc0u) : byte;
     unsigned low = byte & 0x3fu;

@@ -26,11 +26,13 @@ struct rule {
     size_t expr_len;
 };
 
+/* A row's rule source is an instruction that decoded and gave a rule
+ * when the row was built: anything else is cfisem's error (cfi.h). */
 static enum cfi_status internal_error(struct cfi_diag *diag)
 {
-    cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+    cfi_fail(diag, CFI_E_INTERNAL, CFI_NO_OFFSET,
              "internal error: a rule source is not a rule");
-    return CFI_E_MALFORMED;
+    return CFI_E_INTERNAL;
 }
 
 /* Decodes the instruction that `source` names again (it decoded once
@@ -136,9 +138,11 @@ static enum cfi_status eval_cfa(const struct interp_cfa *cfa,
         return interp_eval_expr(cfa->expr, cfa->expr_len, callee, memory,
                                 NULL, value, diag);
     case INTERP_CFA_NONE:
-    default:
         return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
                         "no CFA rule at this address");
+    default:
+        return cfi_fail(diag, CFI_E_INTERNAL, CFI_NO_OFFSET,
+                        "internal error: a CFA rule of no kind");
     }
 }
 

@@ -124,6 +124,14 @@ static enum cfi_status fault(struct machine *m, const char *message)
     return CFI_E_EXPR;
 }
 
+/* A state no input reaches: the table gave an operation to the wrong
+ * family, or a family no function (cfi.h's CFI_E_INTERNAL). */
+static enum cfi_status internal(struct machine *m, const char *message)
+{
+    cfi_fail(m->diag, CFI_E_INTERNAL, CFI_NO_OFFSET, message);
+    return CFI_E_INTERNAL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Stack                                                               */
 /* ------------------------------------------------------------------ */
@@ -230,7 +238,7 @@ static enum cfi_status read_operand(struct machine *m, enum operand operand,
             read = interp_read_sleb(m->bytes, m->len, &m->pc, &op->s);
         break;
     default:
-        return fault(m, "unknown operand encoding");
+        return internal(m, "internal error: an operand of no encoding");
     }
     return read == INTERP_READ_OK ? CFI_OK : read_failure(m, read);
 }
@@ -314,7 +322,7 @@ static enum cfi_status do_stack(struct machine *m, const struct operation *op)
         *entry(m, 2) = top;
         return CFI_OK;
     default:
-        return fault(m, "unknown stack operation");
+        return internal(m, "internal error: not a stack operation");
     }
 }
 
@@ -371,7 +379,7 @@ static enum cfi_status do_unary(struct machine *m, const struct operation *op)
         *top = ~*top;
         return CFI_OK;
     default:
-        return fault(m, "unknown unary operation");
+        return internal(m, "internal error: not a unary operation");
     }
 }
 
@@ -414,7 +422,7 @@ static enum cfi_status binary(struct machine *m, unsigned op, uint64_t a,
         *result = a % b;
         return CFI_OK;
     default:
-        return fault(m, "unknown binary operation");
+        return internal(m, "internal error: not a binary operation");
     }
 }
 
@@ -445,7 +453,7 @@ static enum cfi_status do_compare(struct machine *m, const struct operation *op)
     case OP_le: holds = a <= b; break;
     case OP_lt: holds = a < b; break;
     case OP_ne: holds = a != b; break;
-    default: return fault(m, "unknown comparison");
+    default: return internal(m, "internal error: not a comparison");
     }
     m->depth--;
     *entry(m, 0) = holds;
@@ -496,7 +504,8 @@ static enum cfi_status execute(struct machine *m, const struct operation *op)
     case FAMILY_BRANCH: return do_branch(m, op);
     case FAMILY_NOP: return CFI_OK;
     case FAMILY_FORBIDDEN:
-    default: return fault(m, "DW_OP not allowed in call frame information");
+        return fault(m, "DW_OP not allowed in call frame information");
+    default: return internal(m, "internal error: an operation of no family");
     }
 }
 

@@ -131,7 +131,8 @@ struct interp_insn {
 };
 
 /* Decodes the instruction at program->bytes[at] (at < len). On error
- * returns CFI_E_MALFORMED or CFI_E_UNSUPPORTED with a fixed *message. */
+ * returns CFI_E_MALFORMED or CFI_E_UNSUPPORTED with a fixed *message;
+ * CFI_E_INTERNAL when at >= len (the caller is wrong). */
 enum cfi_status interp_decode(const struct interp_program *program, size_t at,
                               struct interp_insn *insn, const char **message);
 

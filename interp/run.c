@@ -336,8 +336,9 @@ static enum cfi_status execute(struct run *run, const struct interp_insn *insn)
         return op_##name(run, insn);
         INTERP_CFA_OPCODES(CFA_DISPATCH)
 #undef CFA_DISPATCH
-    default:
-        return fail(run, CFI_E_MALFORMED, "unknown DW_CFA opcode");
+    default: /* interp_decode gives only the opcodes above */
+        return fail(run, CFI_E_INTERNAL,
+                    "internal error: an opcode without an operation");
     }
 }
 

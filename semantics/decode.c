@@ -277,7 +277,9 @@ static enum cfi_status decode_operands(struct decoding *d, enum shape shape)
             return status;
         return get_expr(d);
     }
-    return fail(d, CFI_E_MALFORMED, "unknown operand shape");
+    /* The opcode table gives only the shapes above. */
+    return fail(d, CFI_E_INTERNAL,
+                "internal error: an operand shape of no kind");
 }
 
 /* ------------------------------------------------------------------ */

@@ -66,7 +66,8 @@ static enum cfi_status eval_cfa(const struct sem_cfa *cfa,
         trace_cfa(trace, cfa, false, 0, CFI_E_MALFORMED, frame);
         return CFI_E_MALFORMED;
     }
-    return frame_fail(frame, CFI_E_MALFORMED, "invalid CFA rule");
+    return frame_fail(frame, CFI_E_INTERNAL,
+                      "internal error: a CFA rule of no kind");
 }
 
 /* The ABI default of every register (the rules then override some). */
@@ -192,7 +193,8 @@ static enum cfi_status eval_rule(const struct sem_reg_rule *entry,
                                       frame->cfa, value, &frame->diag, trace);
         break;
     default:
-        return frame_fail(frame, CFI_E_MALFORMED, "invalid register rule");
+        return frame_fail(frame, CFI_E_INTERNAL,
+                          "internal error: a register rule of no kind");
     }
     if (result == CFI_OK)
         *status = CFI_REG_VALUE;

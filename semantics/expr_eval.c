@@ -152,7 +152,7 @@ static enum cfi_status op_stack(struct machine *m, uint8_t op)
         m->stack[m->depth - 3] = c;
         return CFI_OK;
     }
-    return fault(m, CFI_E_EXPR, "unknown operation");
+    return fault(m, CFI_E_INTERNAL, "internal error: not a stack operation");
 }
 
 /* deref, deref_size n: the value at the address on top. */
@@ -242,7 +242,7 @@ static enum cfi_status binary(struct machine *m, uint8_t op, uint64_t a,
     case OP_gt: *r = sa > sb;  return CFI_OK;
     case OP_ge: *r = sa >= sb; return CFI_OK;
     }
-    return fault(m, CFI_E_EXPR, "unknown operation");
+    return fault(m, CFI_E_INTERNAL, "internal error: not a binary operation");
 }
 
 static enum cfi_status op_binary(struct machine *m, uint8_t op)

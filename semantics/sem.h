@@ -135,7 +135,8 @@ struct sem_decode_env {
  * CFI_E_MALFORMED (truncated operand, LEB128 overflow, unknown opcode,
  * register number >= CFI_NREGS, scaled operand overflow) or
  * CFI_E_UNSUPPORTED (an encoding we do not read), with diag->offset the
- * byte offset in `bytes` of the faulty instruction. */
+ * byte offset in `bytes` of the faulty instruction; CFI_E_INTERNAL for a
+ * state no input reaches (cfi.h). */
 enum cfi_status sem_decode(const uint8_t *bytes, size_t len,
                            const struct sem_decode_env *env,
                            struct sem_program *program,
@@ -241,7 +242,8 @@ void sem_arena_free(struct sem_arena *arena);
  *                     reg+offset; a location going backwards or past the
  *                     FDE's end; a location change or restore in the CIE;
  *   CFI_E_UNSUPPORTED GNU_window_save (no meaning on x86-64), an address
- *                     encoding we do not read. */
+ *                     encoding we do not read;
+ *   CFI_E_INTERNAL    a state no input reaches (cfi.h): cfisem is wrong. */
 enum cfi_status sem_translate_fde(const struct cfi_fde *fde,
                                   struct sem_arena *arena,
                                   struct sem_fde_il *il,

@@ -469,7 +469,8 @@ static enum cfi_status apply(struct translation *t, const struct sem_insn *insn)
     SEM_RULES(SEM_RULE_CASE)
 #undef SEM_RULE_CASE
     }
-    return fail(t, CFI_E_MALFORMED, "unknown opcode");
+    /* The decoder gives only the opcodes above. */
+    return fail(t, CFI_E_INTERNAL, "internal error: an opcode without a rule");
 }
 
 const char *sem_rule_name(enum sem_opcode opcode)
