@@ -64,7 +64,9 @@ struct gen_program;
 
 /* Generates the program of `options` (same options, same program, on every
  * machine). CFI_E_NOMEM, or CFI_E_MALFORMED for options out of range,
- * with diag filled. */
+ * with diag filled; CFI_E_INTERNAL when the program breaks the
+ * generator's own model of the rows (well-formed asked) or breaks none of
+ * its rules (ill_formed asked): the generator is wrong. */
 enum cfi_status gen_program_new(const struct gen_options *options,
                                 struct gen_program **program,
                                 struct cfi_diag *diag);

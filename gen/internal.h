@@ -339,7 +339,8 @@ size_t gen_node_encode(const struct gen_node *node, uint8_t *out);
 uint8_t *gen_encode_nodes(const struct gen_node *nodes, size_t count,
                           size_t *len);
 
-/* model.c: runs the rows and writes the expectation. */
+/* model.c: runs the rows and writes the expectation. gen_check_model:
+ * CFI_E_INTERNAL when the program is not what its options asked. */
 enum cfi_status gen_check_model(const struct gen_program *program,
                                 struct cfi_diag *diag);
 void gen_model_write(const struct gen_program *program, FILE *out);

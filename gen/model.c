@@ -409,11 +409,12 @@ enum cfi_status gen_check_model(const struct gen_program *p,
     struct failures failures;
     if (!run_all(p, NULL, &failures))
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    /* The generator broke its own rules: its error, not the options'. */
     if (!p->options.ill_formed && failures.count)
-        return cfi_fail(diag, CFI_E_MALFORMED, failures.first.at,
+        return cfi_fail(diag, CFI_E_INTERNAL, failures.first.at,
                         failures.first.message);
     if (p->options.ill_formed && failures.count == 0)
-        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+        return cfi_fail(diag, CFI_E_INTERNAL, CFI_NO_OFFSET,
                         "the injected error breaks no rule");
     return CFI_OK;
 }
