@@ -32,6 +32,19 @@ const char *cfi_status_name(enum cfi_status status)
     return status_names[status];
 }
 
+bool cfi_diag_in_expression(const struct cfi_diag *diag)
+{
+    switch (diag->status) {
+    case CFI_E_EXPR: case CFI_E_EXPR_STACK: case CFI_E_STEP_LIMIT:
+        return true;
+    case CFI_E_MEMORY: case CFI_E_REG_UNKNOWN:
+        /* Outside an expression these have no position (cfi.h). */
+        return diag->offset != CFI_NO_OFFSET;
+    default:
+        return false;
+    }
+}
+
 enum cfi_status cfi_fail(struct cfi_diag *diag, enum cfi_status status,
                          uint64_t offset, const char *message)
 {

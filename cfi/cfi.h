@@ -237,7 +237,22 @@ struct cfi_memory {
  * value, undefined, or unknown (a callee register the request did not
  * give, carried over by same_value, a register rule or the ABI default).
  * Otherwise status is the error class, `diag` says where and why, and
- * `caller` must not be read. */
+ * `caller` must not be read.
+ *
+ * Where, diag.offset: for an error of the CIE's or FDE's program
+ * (CFI_E_MALFORMED, CFI_E_UNSUPPORTED), the section offset of the faulty
+ * instruction, or of the record. For an error of evaluating a DWARF
+ * expression (CFI_E_EXPR, CFI_E_EXPR_STACK, CFI_E_STEP_LIMIT, and
+ * CFI_E_MEMORY or CFI_E_REG_UNKNOWN when an operation read the memory or
+ * the register), the byte offset inside that expression of the failing
+ * operation's opcode: 0 for its first operation; for the step limit, the
+ * operation that was not executed; for an empty stack at the end, the
+ * expression's length. The expression is the CFA's or the rule's being
+ * evaluated (step 4, then step 5's order). CFI_NO_OFFSET when there is no
+ * such position (no FDE, a saved slot that faults, the CFA register
+ * unknown) or the engine does not report it (an eh_elf's expressions,
+ * the outside libraries). cfi_diag_in_expression tells the two meanings
+ * apart. */
 struct cfi_frame {
     enum cfi_status status;
     struct cfi_diag diag;
@@ -245,6 +260,11 @@ struct cfi_frame {
     bool signal_frame;
     struct cfi_regs caller;
 };
+
+/* A frame's diag.offset is an offset inside a DWARF expression (struct
+ * cfi_frame), not a section offset: the status is an expression's, or a
+ * memory or register error that an operation raised. */
+bool cfi_diag_in_expression(const struct cfi_diag *diag);
 
 /* Step 1's lookup PC: a return address (caller_frame) is looked up at
  * PC-1, since the call may be the last instruction of its function, and

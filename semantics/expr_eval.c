@@ -4,6 +4,10 @@
  * depth, bounded number of operations executed, memory only through the
  * reader. One function per family of operations; `step` only dispatches.
  * interp/ has its own machine: the two must agree.
+ *
+ * An error's diag.offset is the byte offset in the expression of the
+ * operation being executed (cfi.h, struct cfi_frame): every fault below
+ * is that operation's.
  */
 #include <stdlib.h>
 
@@ -19,6 +23,7 @@ enum {
 
 struct machine {
     struct sem_cursor code;
+    size_t op_at;                  /* the operation being executed */
     uint64_t stack[CFI_EXPR_STACK_MAX];
     unsigned depth;
     const struct cfi_regs *callee;
@@ -31,7 +36,7 @@ struct machine {
 static enum cfi_status fault(struct machine *m, enum cfi_status status,
                              const char *message)
 {
-    return cfi_fail(m->diag, status, CFI_NO_OFFSET, message);
+    return cfi_fail(m->diag, status, m->op_at, message);
 }
 
 static enum cfi_status push(struct machine *m, uint64_t value)
@@ -295,8 +300,8 @@ static enum cfi_status callee_reg(struct machine *m, uint64_t reg,
     if (reg >= CFI_NREGS)
         return fault(m, CFI_E_EXPR, "register number out of range");
     if (m->callee->status[reg] != CFI_REG_VALUE) {
-        cfi_fail(m->diag, CFI_E_REG_UNKNOWN, CFI_NO_OFFSET,
-                 "expression reads a register whose value is unknown");
+        fault(m, CFI_E_REG_UNKNOWN,
+              "expression reads a register whose value is unknown");
         if (m->diag)
             m->diag->reg = (int)reg;
         return CFI_E_REG_UNKNOWN;
@@ -427,15 +432,16 @@ enum cfi_status sem_eval_expr_traced(const struct sem_expr *expr,
     if (trace)
         trace_op(&m, true, 0, CFI_OK);
     for (unsigned steps = 0; m.code.pos < m.code.len; steps++) {
+        m.op_at = m.code.pos;
         if (steps == CFI_EXPR_STEP_LIMIT)
             return fault(&m, CFI_E_STEP_LIMIT, "expression step limit reached");
-        size_t at = m.code.pos;
         enum cfi_status status = step(&m, m.code.bytes[m.code.pos++]);
         if (trace)
-            trace_op(&m, false, at, status);
+            trace_op(&m, false, m.op_at, status);
         if (status != CFI_OK)
             return status;
     }
+    m.op_at = m.code.len;
     if (m.depth == 0)
         return fault(&m, CFI_E_EXPR, "expression leaves an empty stack");
     *result = m.stack[m.depth - 1];

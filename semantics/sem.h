@@ -314,7 +314,8 @@ bool sem_expr_reads_register(const struct sem_expr *expr, unsigned reg);
 bool sem_row_reads_register(const struct sem_row *row, unsigned reg);
 
 /* Evaluates a DWARF expression (cfi.h's rules), the stack holding
- * `initial` first when has_initial. */
+ * `initial` first when has_initial. On error diag->offset is the byte
+ * offset in `expr` of the failing operation (cfi.h, struct cfi_frame). */
 enum cfi_status sem_eval_expr(const struct sem_expr *expr,
                               const struct cfi_regs *callee,
                               struct cfi_memory memory, bool has_initial,
