@@ -6,7 +6,8 @@
  * One function per family of operations; the table below says which
  * family each DW_OP belongs to and how its operand is encoded. Every
  * operation not in the table, or in the FORBIDDEN family, is an
- * expression fault. */
+ * expression fault. Every error's diag.offset is the byte offset in the
+ * expression of the operation being executed (cfi.h, struct cfi_frame). */
 #include "internal.h"
 
 /* X(name, number, operand, family). lit0, reg0 and breg0 stand for the 32
@@ -113,6 +114,7 @@ struct machine {
     const uint8_t *bytes;
     size_t len;
     size_t pc;            /* offset of the next operation */
+    size_t op_at;         /* offset of the one being executed */
     const struct cfi_regs *callee;
     struct cfi_memory memory;
     struct cfi_diag *diag;
@@ -120,7 +122,7 @@ struct machine {
 
 static enum cfi_status fault(struct machine *m, const char *message)
 {
-    cfi_fail(m->diag, CFI_E_EXPR, CFI_NO_OFFSET, message);
+    cfi_fail(m->diag, CFI_E_EXPR, m->op_at, message);
     return CFI_E_EXPR;
 }
 
@@ -128,7 +130,7 @@ static enum cfi_status fault(struct machine *m, const char *message)
  * family, or a family no function (cfi.h's CFI_E_INTERNAL). */
 static enum cfi_status internal(struct machine *m, const char *message)
 {
-    cfi_fail(m->diag, CFI_E_INTERNAL, CFI_NO_OFFSET, message);
+    cfi_fail(m->diag, CFI_E_INTERNAL, m->op_at, message);
     return CFI_E_INTERNAL;
 }
 
@@ -139,7 +141,7 @@ static enum cfi_status internal(struct machine *m, const char *message)
 static enum cfi_status push(struct machine *m, uint64_t value)
 {
     if (m->depth == CFI_EXPR_STACK_MAX)
-        return cfi_fail(m->diag, CFI_E_EXPR_STACK, CFI_NO_OFFSET,
+        return cfi_fail(m->diag, CFI_E_EXPR_STACK, m->op_at,
                         "expression stack overflow");
     m->stack[m->depth++] = value;
     return CFI_OK;
@@ -278,7 +280,7 @@ static enum cfi_status do_register(struct machine *m, const struct operation *op
         return fault(m, "bregx register out of range");
     if (m->callee->status[reg] != CFI_REG_VALUE) {
         enum cfi_status status =
-            cfi_fail(m->diag, CFI_E_REG_UNKNOWN, CFI_NO_OFFSET,
+            cfi_fail(m->diag, CFI_E_REG_UNKNOWN, m->op_at,
                      "expression reads a register whose value is unknown");
         if (m->diag)
             m->diag->reg = (int)reg;
@@ -333,7 +335,7 @@ static enum cfi_status read_memory(struct machine *m, uint64_t addr,
 {
     if (size == 1 || size == 2 || size == 4 || size == 8) {
         if (m->memory.read(m->memory.env, addr, size, value) != CFI_OK)
-            return cfi_fail(m->diag, CFI_E_MEMORY, CFI_NO_OFFSET,
+            return cfi_fail(m->diag, CFI_E_MEMORY, m->op_at,
                             "memory fault in DW_OP_deref");
         return CFI_OK;
     }
@@ -341,7 +343,7 @@ static enum cfi_status read_memory(struct machine *m, uint64_t addr,
     for (unsigned i = 0; i < size; i++) {
         uint64_t byte;
         if (m->memory.read(m->memory.env, addr + i, 1, &byte) != CFI_OK)
-            return cfi_fail(m->diag, CFI_E_MEMORY, CFI_NO_OFFSET,
+            return cfi_fail(m->diag, CFI_E_MEMORY, m->op_at,
                             "memory fault in DW_OP_deref_size");
         result |= (byte & 0xff) << (8 * i);
     }
@@ -520,14 +522,16 @@ enum cfi_status interp_eval_expr(const uint8_t *bytes, size_t len,
     m.bytes = bytes;
     m.len = len;
     m.pc = 0;
+    m.op_at = 0;
     m.callee = callee;
     m.memory = memory;
     m.diag = diag;
     if (initial)
         m.stack[m.depth++] = *initial;
     for (unsigned steps = 0; m.pc < m.len; steps++) {
+        m.op_at = m.pc;
         if (steps == CFI_EXPR_STEP_LIMIT)
-            return cfi_fail(diag, CFI_E_STEP_LIMIT, CFI_NO_OFFSET,
+            return cfi_fail(diag, CFI_E_STEP_LIMIT, m.op_at,
                             "expression step limit reached");
         struct operation op;
         enum cfi_status status = decode(&m, &op);
@@ -536,6 +540,7 @@ enum cfi_status interp_eval_expr(const uint8_t *bytes, size_t len,
         if (status != CFI_OK)
             return status;
     }
+    m.op_at = m.len;
     if (m.depth == 0)
         return fault(&m, "expression leaves an empty stack");
     *result = *entry(&m, 0);

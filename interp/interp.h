@@ -21,8 +21,11 @@
  * Both functions fill *frame and return frame->status. On error,
  * frame->diag holds the status, a fixed message, diag.reg the register
  * for CFI_E_REG_UNKNOWN (else -1), and diag.offset the section offset of
- * the faulty instruction for an error in the CIE's or FDE's program,
- * CFI_NO_OFFSET otherwise (no FDE, bad record fields, evaluation errors).
+ * the faulty instruction for an error in the CIE's or FDE's program, the
+ * byte offset of the failing operation inside the expression for an error
+ * of evaluating one (cfi.h, struct cfi_frame), CFI_NO_OFFSET otherwise
+ * (no FDE, bad record fields, a saved slot that faults, the CFA register
+ * unknown).
  *
  * request->callee may be &frame->caller (unwinding in place). */
 #ifndef CFISEM_INTERP_H

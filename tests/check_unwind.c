@@ -177,7 +177,9 @@ struct unwind_case {
     bool abi_rest;      /* every register not in regs has its ABI default */
     bool signal_frame;
     int diag_reg;       /* CFI_E_REG_UNKNOWN */
-    bool check_offset;  /* an instruction error: its section offset */
+    bool check_offset;  /* diag.offset: an instruction error's section
+                           offset, an expression error's operation offset
+                           inside the expression (cfi.h) */
     uint64_t offset;
 };
 
@@ -1371,6 +1373,7 @@ START_TEST(test_arity)
         .name = name, .cie = std_cie, .cie_len = sizeof std_cie,
         .expr = expr, .expr_len = n, .use = AS_CFA, .pc = PC0,
         .status = enough ? CFI_OK : CFI_E_EXPR, .cfa = 0,
+        .check_offset = !enough, .offset = entries,
     };
     run_case(&c, &engines[(size_t)_i % NENGINES]);
 }
@@ -1419,9 +1422,84 @@ START_TEST(test_bad_op)
     struct unwind_case c = {
         .name = b->name, .cie = std_cie, .cie_len = sizeof std_cie,
         .expr = expr, .expr_len = 1 + b->len, .use = AS_CFA, .pc = PC0,
-        .status = CFI_E_EXPR,
+        .status = CFI_E_EXPR, .check_offset = true, .offset = 1,
     };
     run_case(&c, &engines[(size_t)_i % NENGINES]);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Where an expression fails: its operation's offset (cfi.h)            */
+/* ------------------------------------------------------------------ */
+
+/* Each expression fails at one operation, not its first: diag.offset is
+ * the byte offset of that operation's opcode in the expression, for the
+ * CFA's and a register rule's expressions, whatever the error class;
+ * the step limit names the operation not executed, an empty stack at the
+ * end the expression's length. A saved slot that faults after the
+ * expression has no operation: no offset. */
+#define AT(st, at) .status = (st), .check_offset = true, .offset = (at)
+static const struct unwind_case expr_offsets[] = {
+    {.name = "div by zero, 3rd operation", STD_CIE,
+     EXPR(LIT(1), LIT(0), DW_OP_div), .use = AS_CFA, .pc = PC0,
+     AT(CFI_E_EXPR, 2)},
+    {.name = "deref fault after a const4u", STD_CIE,
+     EXPR(DW_OP_const4u, 0, 0, 3, 0, DW_OP_deref), .use = AS_CFA, .pc = PC0,
+     .fault_lo = 0x30000, .fault_hi = 0x30008, AT(CFI_E_MEMORY, 5)},
+    {.name = "breg31 unknown, 3rd operation", STD_CIE,
+     EXPR(LIT(1), DW_OP_drop, BREG(31), 0), .use = AS_CFA, .pc = PC0,
+     .diag_reg = 31, AT(CFI_E_REG_UNKNOWN, 2)},
+    {.name = "65th push overflows", STD_CIE, EXPR(LIT0_X64, LIT(0)),
+     .use = AS_CFA, .pc = PC0, AT(CFI_E_EXPR_STACK, 64)},
+    {.name = "unknown operation after a 2-byte constu", STD_CIE,
+     EXPR(DW_OP_constu, 0x80, 0x01, 0xff), .use = AS_CFA, .pc = PC0,
+     AT(CFI_E_EXPR, 3)},
+    {.name = "skip's truncated operand", STD_CIE, EXPR(LIT(1), DW_OP_skip, 1),
+     .use = AS_CFA, .pc = PC0, AT(CFI_E_EXPR, 1)},
+    {.name = "skip past the end", STD_CIE, EXPR(LIT(1), DW_OP_nop,
+     DW_OP_skip, 2, 0), .use = AS_CFA, .pc = PC0, AT(CFI_E_EXPR, 2)},
+    {.name = "step limit: the skip not executed", STD_CIE,
+     EXPR(LIT(1), DW_OP_skip, 0xfd, 0xff), .use = AS_CFA, .pc = PC0,
+     AT(CFI_E_STEP_LIMIT, 1)},
+    {.name = "empty stack at the end: the length", STD_CIE,
+     EXPR(LIT(1), DW_OP_nop, DW_OP_drop), .use = AS_CFA, .pc = PC0,
+     AT(CFI_E_EXPR, 3)},
+    {.name = "val_expression: 4th operation underflows", STD_CIE,
+     EXPR(LIT(1), DW_OP_drop, DW_OP_drop, DW_OP_drop), .use = AS_VAL_RBX,
+     .pc = PC0, AT(CFI_E_EXPR, 3)},
+    {.name = "expression: deref fault, 2nd operation", STD_CIE,
+     EXPR(DW_OP_const4u, 0, 0, 3, 0, DW_OP_deref), .use = AS_ADDR_RBX,
+     .pc = PC0, .fault_lo = 0x30000, .fault_hi = 0x30008,
+     AT(CFI_E_MEMORY, 5)},
+    {.name = "expression: the saved slot faults, no operation", STD_CIE,
+     EXPR(DW_OP_const4u, 0, 0, 3, 0), .use = AS_ADDR_RBX, .pc = PC0,
+     .fault_lo = 0x30000, .fault_hi = 0x30008,
+     AT(CFI_E_MEMORY, CFI_NO_OFFSET)},
+};
+#undef AT
+#define NEXPR_OFFSETS (sizeof expr_offsets / sizeof expr_offsets[0])
+
+START_TEST(test_expr_error_offset)
+{
+    run_case(&expr_offsets[(size_t)_i / NENGINES],
+             &engines[(size_t)_i % NENGINES]);
+}
+END_TEST
+
+/* Which meaning a frame's diag.offset has: the expression's when an
+ * operation failed, the section's for an instruction. */
+START_TEST(test_diag_in_expression)
+{
+    struct cfi_diag diag = {CFI_E_EXPR, "", 2, -1};
+    ck_assert(cfi_diag_in_expression(&diag));
+    diag.status = CFI_E_STEP_LIMIT;
+    ck_assert(cfi_diag_in_expression(&diag));
+    diag.status = CFI_E_MEMORY;
+    ck_assert(cfi_diag_in_expression(&diag));
+    diag.offset = CFI_NO_OFFSET;
+    ck_assert(!cfi_diag_in_expression(&diag));
+    diag = (struct cfi_diag){CFI_E_MALFORMED, "", 0x2c, -1};
+    ck_assert(!cfi_diag_in_expression(&diag));
 }
 END_TEST
 
@@ -1560,7 +1638,9 @@ static void interp_run(const uint8_t *program, size_t len, uint64_t pc,
     interp_unwind_fde(&fde, &request, frame);
 }
 
-/* Errors that are no instruction's: CFI_NO_OFFSET. */
+/* Errors that are no instruction's have no section offset: the CFA
+ * register unknown and no FDE have none at all; an expression's error
+ * has its operation's offset in the expression (test_expr_error_offset). */
 START_TEST(test_interp_no_offset)
 {
     static struct cfi_frame frame;
@@ -1573,7 +1653,7 @@ START_TEST(test_interp_no_offset)
                             DW_OP_div};
     interp_run(div0, sizeof div0, PC0, &frame, &callee);
     ck_assert_int_eq(frame.status, CFI_E_EXPR);
-    ck_assert_uint_eq(frame.diag.offset, CFI_NO_OFFSET);
+    ck_assert_uint_eq(frame.diag.offset, 2);
     ck_assert_int_eq(frame.diag.reg, -1);
     interp_run(div0, sizeof div0, PC_END, &frame, &callee);
     ck_assert_int_eq(frame.status, CFI_E_NO_FDE);
@@ -1622,6 +1702,11 @@ static Suite *unwind_suite(void)
     tc = tcase_create("generated");
     tcase_add_loop_test(tc, test_arity, 0, (int)(NARITIES * 2 * NENGINES));
     tcase_add_loop_test(tc, test_bad_op, 0, (int)(NBAD_OPS * NENGINES));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("expression offsets");
+    tcase_add_loop_test(tc, test_expr_error_offset, 0,
+                        (int)(NEXPR_OFFSETS * NENGINES));
+    tcase_add_test(tc, test_diag_in_expression);
     suite_add_tcase(s, tc);
     tc = tcase_create("file");
     tcase_add_loop_test(tc, test_file_lookup, 0,
