@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cfi/cfi.h"
 
@@ -79,6 +80,11 @@ const char *cli_eh_elf_v1_abi(const char *eh_elf, const char *abi);
 int cli_synth(int argc, char **argv);
 int cli_trace(int argc, char **argv);
 int cli_sites(int argc, char **argv);
+
+/* Prints where a frame's error is, after its message: " at section
+ * offset 0x2c", " at expression offset 0x3" (the failing operation's
+ * byte offset in its expression, cfi_diag_in_expression), or nothing. */
+void cli_print_error_position(FILE *out, const struct cfi_diag *diag);
 
 /* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
  * diagnostic has one) on stderr, one line. */

@@ -324,8 +324,7 @@ static void print_error(FILE *out, const struct cfi_frame *frame)
     if (frame->diag.reg >= 0)
         fprintf(out, " (%s)", cfi_reg_label((unsigned)frame->diag.reg, name,
                                             sizeof name));
-    if (frame->diag.offset != CFI_NO_OFFSET)
-        fprintf(out, " at section offset 0x%" PRIx64, frame->diag.offset);
+    cli_print_error_position(out, &frame->diag);
     fputc('\n', out);
 }
 

@@ -121,6 +121,15 @@ int main(int argc, char **argv)
     return command->run(argc - 1, argv + 1);
 }
 
+void cli_print_error_position(FILE *out, const struct cfi_diag *diag)
+{
+    if (diag->offset == CFI_NO_OFFSET)
+        return;
+    fprintf(out, " at %s offset 0x%" PRIx64,
+            cfi_diag_in_expression(diag) ? "expression" : "section",
+            diag->offset);
+}
+
 void cli_report_file_error(const char *path, const struct cfi_diag *diag)
 {
     const char *message = diag->message ? diag->message

@@ -197,8 +197,7 @@ static void print_error_text(const struct cfi_frame *frame)
     if (frame->diag.reg >= 0)
         printf(" (%s)", cfi_reg_label((unsigned)frame->diag.reg, name,
                                       sizeof name));
-    if (frame->diag.offset != CFI_NO_OFFSET)
-        printf(" at section offset 0x%" PRIx64, frame->diag.offset);
+    cli_print_error_position(stdout, &frame->diag);
     printf("\n");
 }
 

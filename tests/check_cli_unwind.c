@@ -181,6 +181,36 @@ START_TEST(test_unknown_register_named)
 }
 END_TEST
 
+/* realign.so at 0x1013: cfa=expr(breg6 -8; deref). The deref, the
+ * expression's 2nd operation at byte 2, reads a faulting word: the error
+ * line says where in the expression, and `explain` ends with the same
+ * line. */
+START_TEST(test_expression_error_offset)
+{
+    static const char *const args[] = {
+        "--pc", "0x1013", "--regs", "rsp=0x7ffe1000,rbp=0x7ffe1010",
+        "--fault", "0x7ffe1008-0x7ffe1010", NULL};
+    const char *want = "at expression offset 0x2\n";
+    struct test_run run;
+    unwind("realign", engines[_i], args, &run);
+    ck_assert_int_eq(run.exit_code, 3);
+    ck_assert_ptr_nonnull(strstr(run.out, "error: memory: "));
+    ck_assert_ptr_nonnull(strstr(run.out, want));
+    test_run_free(&run);
+    char *path = case_path("realign");
+    const char *argv[16] = {"explain", path};
+    size_t n = 2;
+    for (size_t i = 0; args[i]; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    test_run_cfisem(argv, &run);
+    ck_assert_int_eq(run.exit_code, 3);
+    ck_assert_ptr_nonnull(strstr(run.out, want));
+    test_run_free(&run);
+    free(path);
+}
+END_TEST
+
 /* rules.so: rip=undef is the end of the stack; rbx=same keeps rbx;
  * rbp=rbx copies the callee's rbx. */
 START_TEST(test_text_output)
@@ -364,6 +394,7 @@ int main(void)
     tcase_add_loop_test(tc, test_signal_frame_flag, 0, NENGINES);
     tcase_add_loop_test(tc, test_narrow_and_wide_registers, 0, NENGINES);
     tcase_add_loop_test(tc, test_no_fde, 0, NENGINES);
+    tcase_add_loop_test(tc, test_expression_error_offset, 0, NENGINES);
     tcase_add_test(tc, test_engines_print_the_same);
     tcase_add_test(tc, test_outside_engines);
     tcase_add_test(tc, test_usage_errors);
