@@ -16,6 +16,10 @@ struct diff_libunwind {
     unw_dyn_info_t table;      /* .eh_frame_hdr's search table */
     struct sem_file_il *il;    /* the rows, for the checks before a step */
     struct cfi_frame model;    /* diff_libunwind_model's answer */
+    /* scan_fde's finding for the FDE asked last: a function of the FDE,
+     * whose PCs and states are asked one after another. */
+    const struct cfi_fde *scanned;
+    int scanned_finding;       /* enum scan_finding */
 };
 
 /* ------------------------------------------------------------------ */
@@ -458,7 +462,12 @@ enum cfi_status diff_libunwind_answer(void *self,
     if (overlap)
         return diff_answer_not_comparable(answer, overlap);
     const struct cfi_fde *fde = cfi_file_lookup_in(lu->file, CFI_EH_FRAME, pc);
-    enum scan_finding finding = fde ? scan_fde(fde) : SCAN_NOTHING;
+    if (fde && fde != lu->scanned) {
+        lu->scanned = fde;
+        lu->scanned_finding = scan_fde(fde);
+    }
+    enum scan_finding finding =
+        fde ? (enum scan_finding)lu->scanned_finding : SCAN_NOTHING;
     if (finding == SCAN_REGISTER_SOURCE)
         return diff_answer_not_comparable(answer,
                               "libunwind: DW_CFA_register from a register "
