@@ -24,18 +24,23 @@ struct start {
     uint64_t size;            /* from the symbol, 0: unknown */
     const char *name;
     enum synth_origin origin;
-    bool has_entry;           /* a jump's state, not the ABI's */
-    struct synth_state entry;
+    struct synth_state *entry; /* a jump's state (malloc'd), or NULL: the
+                                  ABI's */
     bool done;
     bool redone;
 };
 
+/* The starts and the functions are kept sorted by address (binary
+ * search, insertion by memmove); `pending` is no greater than the index
+ * of any start not analysed yet. */
 struct finder {
     struct synth_decoder *decoder;
     const struct cfi_file *file;
     struct start *starts;
     size_t nstarts, capacity;
+    size_t pending;
     struct synth_code *code;
+    size_t functions_capacity;
 };
 
 const char *synth_origin_name(enum synth_origin origin)
@@ -57,24 +62,43 @@ static bool executable_code(const struct cfi_file *file, uint64_t addr)
            !cfi_file_lookup(file, addr);
 }
 
-/* The function whose code (as analysed) holds addr, or NULL. */
-static struct synth_code_function *function_at(const struct synth_code *code,
-                                               uint64_t addr)
+/* The index of the first start at or after addr. */
+static size_t start_index(const struct finder *f, uint64_t addr)
 {
-    for (size_t i = 0; i < code->count; i++) {
-        struct synth_code_function *fn = &code->functions[i];
-        if (addr >= fn->range.pc_begin && addr < fn->range.pc_end)
-            return fn;
+    size_t lo = 0, hi = f->nstarts;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->starts[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    return lo;
 }
 
-static struct start *find_start(struct finder *f, uint64_t addr)
+/* The index of the first function beginning after addr. */
+static size_t function_index(const struct synth_code *code, uint64_t addr)
 {
-    for (size_t i = 0; i < f->nstarts; i++)
-        if (f->starts[i].addr == addr)
-            return &f->starts[i];
-    return NULL;
+    size_t lo = 0, hi = code->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (code->functions[mid].range.pc_begin <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether addr lies inside (not at the start of) code already reached
+ * from another start. */
+static bool inside_function(const struct synth_code *code, uint64_t addr)
+{
+    size_t i = function_index(code, addr);
+    if (i == 0)
+        return false;
+    const struct synth_code_function *fn = &code->functions[i - 1];
+    return addr > fn->range.pc_begin && addr < fn->range.pc_end;
 }
 
 static bool abi_entry(const struct synth_state *s)
@@ -87,18 +111,25 @@ static bool abi_entry(const struct synth_state *s)
     return true;
 }
 
-/* A jump's state for a start already there: taken when the start has none
+/* A jump's state for the start at index i: taken when the start has none
  * yet (analysed again if it was analysed from the ABI's). */
-static void give_entry(struct start *s, const struct synth_state *entry)
+static enum cfi_status give_entry(struct finder *f, size_t i,
+                                  const struct synth_state *entry)
 {
-    if (!entry || abi_entry(entry) || s->has_entry || s->redone)
-        return;
-    s->has_entry = true;
-    s->entry = *entry;
+    struct start *s = &f->starts[i];
+    if (!entry || abi_entry(entry) || s->entry || s->redone)
+        return CFI_OK;
+    s->entry = malloc(sizeof *s->entry);
+    if (!s->entry)
+        return CFI_E_NOMEM;
+    *s->entry = *entry;
     if (s->done) {
         s->done = false;
         s->redone = true;
+        if (i < f->pending)
+            f->pending = i;
     }
+    return CFI_OK;
 }
 
 static enum cfi_status add_start(struct finder *f, uint64_t addr,
@@ -108,12 +139,10 @@ static enum cfi_status add_start(struct finder *f, uint64_t addr,
 {
     if (!executable_code(f->file, addr))
         return CFI_OK;
-    struct start *old = find_start(f, addr);
-    if (old) {
-        give_entry(old, entry);
-        return CFI_OK;
-    }
-    if (function_at(f->code, addr))
+    size_t i = start_index(f, addr);
+    if (i < f->nstarts && f->starts[i].addr == addr)
+        return give_entry(f, i, entry);
+    if (inside_function(f->code, addr))
         return CFI_OK; /* inside code reached from another start */
     if (f->nstarts == f->capacity) {
         size_t capacity = f->capacity ? 2 * f->capacity : 64;
@@ -123,76 +152,88 @@ static enum cfi_status add_start(struct finder *f, uint64_t addr,
         f->starts = grown;
         f->capacity = capacity;
     }
-    struct start *s = &f->starts[f->nstarts++];
-    memset(s, 0, sizeof *s);
-    s->addr = addr;
-    s->size = size;
-    s->name = name;
-    s->origin = origin;
-    give_entry(s, entry);
-    return CFI_OK;
+    memmove(&f->starts[i + 1], &f->starts[i],
+            (f->nstarts - i) * sizeof *f->starts);
+    f->nstarts++;
+    f->starts[i] = (struct start){addr, size, name, origin, NULL, false,
+                                  false};
+    if (i <= f->pending)
+        f->pending = i;
+    return give_entry(f, i, entry);
 }
 
-/* The lowest start not analysed yet, or NULL. */
-static struct start *next_start(struct finder *f)
+/* The index of the lowest start not analysed yet; nstarts: none. */
+static size_t next_start(struct finder *f)
 {
-    struct start *best = NULL;
-    for (size_t i = 0; i < f->nstarts; i++)
-        if (!f->starts[i].done && (!best || f->starts[i].addr < best->addr))
-            best = &f->starts[i];
-    return best;
+    while (f->pending < f->nstarts && f->starts[f->pending].done)
+        f->pending++;
+    return f->pending;
+}
+
+/* The first pc_begin after addr among fdes[lo, hi) (sorted). */
+static uint64_t next_fde_in(const struct cfi_file *file, size_t lo, size_t hi,
+                            uint64_t addr)
+{
+    size_t end = hi;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (file->fdes[mid].pc_begin <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < end ? file->fdes[lo].pc_begin : UINT64_MAX;
 }
 
 /* The first FDE beginning after addr, in either section (UINT64_MAX). */
 static uint64_t next_fde(const struct cfi_file *file, uint64_t addr)
 {
-    uint64_t best = UINT64_MAX;
-    for (size_t i = 0; i < file->nfdes; i++) {
-        uint64_t b = file->fdes[i].pc_begin;
-        if (b > addr && b < best && file->fdes[i].pc_end > b)
-            best = b;
-    }
-    return best;
+    uint64_t eh = next_fde_in(file, 0, file->n_eh_frame, addr);
+    uint64_t debug = next_fde_in(file, file->n_eh_frame, file->nfdes, addr);
+    return eh < debug ? eh : debug;
 }
 
-/* Where the function at s ends at the latest. */
-static uint64_t bound(const struct finder *f, const struct start *s,
-                      uint64_t fde_after)
+/* Where the function at start i ends at the latest. */
+static uint64_t bound(const struct finder *f, size_t i)
 {
+    const struct start *s = &f->starts[i];
     const struct cfi_segment *seg = cfi_file_segment(f->file, s->addr);
-    uint64_t end = seg->vaddr + seg->filesz;
-    if (fde_after < end)
-        end = fde_after;
+    uint64_t end = seg->vaddr + seg->filesz, fde = next_fde(f->file, s->addr);
+    if (fde < end)
+        end = fde;
     if (s->size && s->addr + s->size < end)
         end = s->addr + s->size;
-    for (size_t i = 0; i < f->nstarts; i++)
-        if (f->starts[i].addr > s->addr && f->starts[i].addr < end)
-            end = f->starts[i].addr;
+    if (i + 1 < f->nstarts && f->starts[i + 1].addr < end)
+        end = f->starts[i + 1].addr;
     if (end - s->addr > SYNTH_MAX_INSNS)
         end = s->addr + SYNTH_MAX_INSNS;
     return end;
 }
 
 /* The record of the function at addr: the old one (analysed again), or a
- * new one. */
-static struct synth_code_function *record(struct synth_code *code,
-                                          uint64_t addr, size_t *capacity)
+ * new one in its place by address. */
+static struct synth_code_function *record(struct finder *f, uint64_t addr)
 {
-    for (size_t i = 0; i < code->count; i++)
-        if (code->functions[i].range.pc_begin == addr) {
-            synth_table_free(&code->functions[i].table);
-            return &code->functions[i];
-        }
-    if (code->count == *capacity) {
-        size_t grown_capacity = *capacity ? 2 * *capacity : 64;
-        struct synth_code_function *grown = realloc(
-            code->functions, grown_capacity * sizeof *grown);
+    struct synth_code *code = f->code;
+    size_t i = function_index(code, addr);
+    if (i > 0 && code->functions[i - 1].range.pc_begin == addr) {
+        synth_table_free(&code->functions[i - 1].table);
+        return &code->functions[i - 1];
+    }
+    if (code->count == f->functions_capacity) {
+        size_t capacity =
+            f->functions_capacity ? 2 * f->functions_capacity : 64;
+        struct synth_code_function *grown =
+            realloc(code->functions, capacity * sizeof *grown);
         if (!grown)
             return NULL;
         code->functions = grown;
-        *capacity = grown_capacity;
+        f->functions_capacity = capacity;
     }
-    return &code->functions[code->count++];
+    memmove(&code->functions[i + 1], &code->functions[i],
+            (code->count - i) * sizeof *code->functions);
+    code->count++;
+    return &code->functions[i];
 }
 
 static enum cfi_status note_exits(struct finder *f, const struct synth_fde *a)
@@ -207,36 +248,40 @@ static enum cfi_status note_exits(struct finder *f, const struct synth_fde *a)
     return status;
 }
 
-/* Analyses the function at s into its record. */
-static enum cfi_status analyse_start(struct finder *f, struct start *s,
-                                     size_t *capacity)
+/* The analysis of the function at start i, kept in its record. */
+static enum cfi_status keep(struct finder *f, const struct start *s,
+                            const struct cfi_fde *range, struct synth_fde *a)
 {
-    s->done = true;
+    struct synth_code_function *fn = record(f, s->addr);
+    if (!fn)
+        return CFI_E_NOMEM;
+    memset(fn, 0, sizeof *fn);
+    fn->range = *range;
+    fn->range.pc_end = a->code_end;
+    fn->origin = s->origin;
+    fn->name = s->name;
+    fn->entered_mid_frame = a->entered_mid_frame;
+    fn->fully_analysed = a->fully_analysed;
+    fn->ninsns = a->ninsns;
+    a->fde = &fn->range;
+    return synth_fde_table(a, &fn->table);
+}
+
+/* Analyses the function at start i. The starts move as exits add more:
+ * the start is copied first. */
+static enum cfi_status analyse_start(struct finder *f, size_t i)
+{
+    f->starts[i].done = true;
+    struct start s = f->starts[i];
     struct cfi_fde range;
     memset(&range, 0, sizeof range);
-    range.pc_begin = s->addr;
-    range.pc_end = bound(f, s, next_fde(f->file, s->addr));
+    range.pc_begin = s.addr;
+    range.pc_end = bound(f, i);
     struct synth_fde a;
     enum cfi_status status =
-        synth_analyse_code(f->decoder, f->file, &range,
-                           s->has_entry ? &s->entry : NULL, &a);
-    struct synth_code_function *fn =
-        status == CFI_OK && a.ninsns ? record(f->code, s->addr, capacity)
-                                     : NULL;
-    if (status == CFI_OK && a.ninsns && !fn)
-        status = CFI_E_NOMEM;
-    if (fn) {
-        memset(fn, 0, sizeof *fn);
-        fn->range = range;
-        fn->range.pc_end = a.code_end;
-        fn->origin = s->origin;
-        fn->name = s->name;
-        fn->entered_mid_frame = a.entered_mid_frame;
-        fn->fully_analysed = a.fully_analysed;
-        fn->ninsns = a.ninsns;
-        a.fde = &fn->range;
-        status = synth_fde_table(&a, &fn->table);
-    }
+        synth_analyse_code(f->decoder, f->file, &range, s.entry, &a);
+    if (status == CFI_OK && a.ninsns)
+        status = keep(f, &s, &range, &a);
     if (status == CFI_OK)
         status = note_exits(f, &a);
     synth_fde_free(&a);
@@ -267,31 +312,21 @@ static enum cfi_status seed(struct finder *f, const uint64_t *targets,
     return status;
 }
 
-static int by_begin(const void *pa, const void *pb)
-{
-    const struct synth_code_function *a = pa, *b = pb;
-    return a->range.pc_begin < b->range.pc_begin ? -1
-                                                 : a->range.pc_begin >
-                                                       b->range.pc_begin;
-}
-
 enum cfi_status synth_code_find(struct synth_decoder *decoder,
                                 const struct cfi_file *file,
                                 const uint64_t *targets, size_t ntargets,
                                 struct synth_code *code)
 {
     memset(code, 0, sizeof *code);
-    struct finder f = {decoder, file, NULL, 0, 0, code};
-    size_t capacity = 0;
+    struct finder f = {decoder, file, NULL, 0, 0, 0, code, 0};
     enum cfi_status status = seed(&f, targets, ntargets);
-    struct start *s;
+    size_t at;
     /* Each start is analysed at most twice. */
-    while (status == CFI_OK && (s = next_start(&f)))
-        status = analyse_start(&f, s, &capacity);
+    while (status == CFI_OK && (at = next_start(&f)) < f.nstarts)
+        status = analyse_start(&f, at);
+    for (size_t k = 0; k < f.nstarts; k++)
+        free(f.starts[k].entry);
     free(f.starts);
-    if (code->count > 1)
-        qsort(code->functions, code->count, sizeof *code->functions,
-              by_begin);
     for (size_t i = 0; i < code->count; i++)
         code->functions[i].table.il.fde = &code->functions[i].range;
     if (status != CFI_OK)
