@@ -413,6 +413,7 @@ struct cfi_file {
     uint64_t eh_frame_hdr_addr; /* of .eh_frame_hdr, 0 if absent */
     uint64_t eh_frame_hdr_size;
     bool relocatable;         /* ET_REL */
+    uint64_t entry;           /* e_entry, the entry point (0: none) */
     struct cfi_section_bytes frame_bytes[2]; /* by enum cfi_section */
     /* Private storage. */
     uint8_t *image;           /* the whole file */
@@ -434,6 +435,34 @@ struct cfi_file {
 enum cfi_status cfi_file_open(const char *path, struct cfi_file **file,
                               struct cfi_diag *diag);
 void cfi_file_close(struct cfi_file *file);
+/* As cfi_file_open, but a file with neither frame section opens too, with
+ * no CIE and no FDE (its segments, entry point and symbols are there):
+ * for the code of files that have no CFI at all. */
+enum cfi_status cfi_file_open_code(const char *path, struct cfi_file **file,
+                                   struct cfi_diag *diag);
+
+/* A function symbol of the file (.symtab and .dynsym: STT_FUNC and
+ * STT_GNU_IFUNC, defined, with a non-zero value). `name` points into the
+ * file's image, or is "" when the string table does not hold it. */
+struct cfi_symbol {
+    uint64_t value;
+    uint64_t size;
+    const char *name;
+};
+/* Every function symbol, sorted by value, one per value (the first with
+ * a size, else the first). *symbols is malloc'd (NULL when none).
+ * CFI_E_NOMEM only: a symbol table that does not fit in the file is
+ * skipped. */
+enum cfi_status cfi_file_functions(const struct cfi_file *file,
+                                   struct cfi_symbol **symbols,
+                                   size_t *count);
+/* Code addresses the file names outside its symbol tables: each entry of
+ * .preinit_array, .init_array and .fini_array (crtstuff's frame_dummy and
+ * __do_global_dtors_aux, stripped or not) and the start of each
+ * executable section (.init, .plt, .text, .fini). *addrs is malloc'd
+ * (NULL when none); CFI_E_NOMEM only. */
+enum cfi_status cfi_file_code_starts(const struct cfi_file *file,
+                                     uint64_t **addrs, size_t *count);
 
 /* The FDE whose [pc_begin, pc_end) holds pc, in `section`; NULL when none.
  * Binary search. When FDEs overlap, the one with the greatest pc_begin

@@ -409,7 +409,184 @@ enum cfi_status cfi_elf_read(struct cfi_file *file,
     if (status == CFI_OK)
         status = find_frame_sections(file, &table, frames, diag);
     file->relocatable = status == CFI_OK && header.e_type == ET_REL;
+    file->entry = status == CFI_OK ? header.e_entry : 0;
     if (status == CFI_OK && file->relocatable)
         status = relocate_frames(file, &table, frames, diag);
     return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* Function symbols                                                     */
+/* ------------------------------------------------------------------ */
+
+struct symbol_list {
+    struct cfi_symbol *items;
+    size_t count, capacity;
+};
+
+static bool push_symbol(struct symbol_list *list, struct cfi_symbol symbol)
+{
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 64;
+        struct cfi_symbol *grown =
+            realloc(list->items, capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = symbol;
+    return true;
+}
+
+/* The name at `offset` of string table `strtab`, if it ends inside it. */
+static const char *symbol_name(const struct cfi_file *file,
+                               const Elf64_Shdr *strtab, uint32_t offset)
+{
+    if (strtab->sh_type != SHT_STRTAB || offset >= strtab->sh_size ||
+        !in_file(file, strtab->sh_offset, strtab->sh_size))
+        return "";
+    const char *start = (const char *)file->image + strtab->sh_offset;
+    return memchr(start + offset, 0, strtab->sh_size - offset) ? start + offset
+                                                                : "";
+}
+
+/* The function symbols of one symbol table section. */
+static bool table_functions(const struct cfi_file *file,
+                            const struct section_table *table,
+                            const Elf64_Shdr *symtab,
+                            struct symbol_list *list)
+{
+    if (symtab->sh_entsize < sizeof(Elf64_Sym) ||
+        !in_file(file, symtab->sh_offset, symtab->sh_size) ||
+        symtab->sh_link >= table->count)
+        return true;
+    Elf64_Shdr strtab = section_header(file, table, symtab->sh_link);
+    uint64_t count = symtab->sh_size / symtab->sh_entsize;
+    for (uint64_t i = 0; i < count; i++) {
+        Elf64_Sym sym;
+        memcpy(&sym, file->image + symtab->sh_offset + i * symtab->sh_entsize,
+               sizeof sym);
+        unsigned type = ELF64_ST_TYPE(sym.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+            sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+            continue;
+        struct cfi_symbol symbol = {sym.st_value, sym.st_size,
+                                    symbol_name(file, &strtab, sym.st_name)};
+        if (!push_symbol(list, symbol))
+            return false;
+    }
+    return true;
+}
+
+static int by_value(const void *pa, const void *pb)
+{
+    const struct cfi_symbol *a = pa, *b = pb;
+    if (a->value != b->value)
+        return a->value < b->value ? -1 : 1;
+    return (a->size == 0) - (b->size == 0); /* sized first */
+}
+
+/* One symbol per value: the first after sorting. */
+static size_t unique_values(struct cfi_symbol *items, size_t count)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++)
+        if (kept == 0 || items[kept - 1].value != items[i].value)
+            items[kept++] = items[i];
+    return kept;
+}
+
+enum cfi_status cfi_file_functions(const struct cfi_file *file,
+                                   struct cfi_symbol **symbols,
+                                   size_t *count)
+{
+    *symbols = NULL;
+    *count = 0;
+    Elf64_Ehdr header;
+    struct section_table table;
+    if (check_header(file, &header, NULL) != CFI_OK ||
+        read_section_table(file, &header, &table, NULL) != CFI_OK)
+        return CFI_OK;
+    struct symbol_list list = {NULL, 0, 0};
+    for (uint64_t i = 0; i < table.count; i++) {
+        Elf64_Shdr shdr = section_header(file, &table, i);
+        if ((shdr.sh_type == SHT_SYMTAB || shdr.sh_type == SHT_DYNSYM) &&
+            !table_functions(file, &table, &shdr, &list)) {
+            free(list.items);
+            return CFI_E_NOMEM;
+        }
+    }
+    if (list.count > 1)
+        qsort(list.items, list.count, sizeof *list.items, by_value);
+    *symbols = list.items;
+    *count = unique_values(list.items, list.count);
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Code addresses from the init and fini arrays and section starts      */
+/* ------------------------------------------------------------------ */
+
+struct address_list {
+    uint64_t *items;
+    size_t count, capacity;
+};
+
+static bool push_address(struct address_list *list, uint64_t addr)
+{
+    if (addr == 0 || addr == UINT64_MAX)
+        return true;
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 16;
+        uint64_t *grown = realloc(list->items, capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = addr;
+    return true;
+}
+
+static bool section_code_starts(const struct cfi_file *file,
+                                const Elf64_Shdr *shdr,
+                                struct address_list *list)
+{
+    bool array = shdr->sh_type == SHT_INIT_ARRAY ||
+                 shdr->sh_type == SHT_FINI_ARRAY ||
+                 shdr->sh_type == SHT_PREINIT_ARRAY;
+    if ((shdr->sh_flags & SHF_EXECINSTR) && shdr->sh_type == SHT_PROGBITS &&
+        !push_address(list, shdr->sh_addr))
+        return false;
+    if (!array || !in_file(file, shdr->sh_offset, shdr->sh_size))
+        return true;
+    for (uint64_t at = 0; at + 8 <= shdr->sh_size; at += 8)
+        if (!push_address(list, cfi_load_le(file->image + shdr->sh_offset + at,
+                                            8)))
+            return false;
+    return true;
+}
+
+enum cfi_status cfi_file_code_starts(const struct cfi_file *file,
+                                     uint64_t **addrs, size_t *count)
+{
+    *addrs = NULL;
+    *count = 0;
+    Elf64_Ehdr header;
+    struct section_table table;
+    if (check_header(file, &header, NULL) != CFI_OK ||
+        read_section_table(file, &header, &table, NULL) != CFI_OK)
+        return CFI_OK;
+    struct address_list list = {NULL, 0, 0};
+    for (uint64_t i = 0; i < table.count; i++) {
+        Elf64_Shdr shdr = section_header(file, &table, i);
+        if (!section_code_starts(file, &shdr, &list)) {
+            free(list.items);
+            return CFI_E_NOMEM;
+        }
+    }
+    *addrs = list.items;
+    *count = list.count;
+    return CFI_OK;
 }

@@ -151,7 +151,8 @@ static struct cfi_section_bytes section_bytes(const struct cfi_elf_section *s)
     return shown;
 }
 
-static enum cfi_status load(struct cfi_file *file, struct cfi_diag *diag)
+static enum cfi_status load(struct cfi_file *file, bool code_only,
+                            struct cfi_diag *diag)
 {
     struct cfi_elf_frames frames;
     enum cfi_status status = cfi_elf_read(file, &frames, diag);
@@ -164,13 +165,14 @@ static enum cfi_status load(struct cfi_file *file, struct cfi_diag *diag)
     file->eh_frame_hdr_addr = frames.eh_frame_hdr.addr;
     file->eh_frame_hdr_size = frames.eh_frame_hdr.size;
     if (!frames.eh_frame.present && !frames.debug_frame.present)
-        return cfi_fail(diag, CFI_E_NO_CFI, CFI_NO_OFFSET,
-                        "no .eh_frame or .debug_frame section");
+        return code_only ? CFI_OK
+                         : cfi_fail(diag, CFI_E_NO_CFI, CFI_NO_OFFSET,
+                                    "no .eh_frame or .debug_frame section");
     return load_frames(file, &frames, diag);
 }
 
-enum cfi_status cfi_file_open(const char *path, struct cfi_file **file,
-                              struct cfi_diag *diag)
+static enum cfi_status open_file(const char *path, bool code_only,
+                                 struct cfi_file **file, struct cfi_diag *diag)
 {
     *file = NULL;
     struct cfi_file *loaded = calloc(1, sizeof *loaded);
@@ -184,13 +186,25 @@ enum cfi_status cfi_file_open(const char *path, struct cfi_file **file,
     }
     enum cfi_status status = read_image(path, loaded, diag);
     if (status == CFI_OK)
-        status = load(loaded, diag);
+        status = load(loaded, code_only, diag);
     if (status != CFI_OK) {
         cfi_file_close(loaded);
         return status;
     }
     *file = loaded;
     return CFI_OK;
+}
+
+enum cfi_status cfi_file_open(const char *path, struct cfi_file **file,
+                              struct cfi_diag *diag)
+{
+    return open_file(path, false, file, diag);
+}
+
+enum cfi_status cfi_file_open_code(const char *path, struct cfi_file **file,
+                                   struct cfi_diag *diag)
+{
+    return open_file(path, true, file, diag);
 }
 
 void cfi_file_close(struct cfi_file *file)

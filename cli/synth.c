@@ -1,5 +1,6 @@
-/* synth.c — `cfisem synth FILE [--emit-il] [--json OUT] [--limits]`: CFI
- * synthesised from the machine code and compared with the file's. */
+/* synth.c — `cfisem synth FILE [--emit-il] [--no-fde-code] [--json OUT]
+ * [--limits]`: CFI synthesised from the machine code and compared with the
+ * file's; with --no-fde-code, also for the code no FDE covers. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,8 @@
 #include "synth/synth.h"
 
 static const char usage[] =
-    "usage: cfisem synth FILE [--emit-il] [--json OUT] [--limits]\n"
+    "usage: cfisem synth FILE [--emit-il] [--no-fde-code] [--json OUT]\n"
+    "                    [--limits]\n"
     "\n"
     "Disassembles every FDE's range of FILE (capstone), recovers the CFA\n"
     "(rsp+h, or rbp+f once the frame pointer is set up), the return\n"
@@ -29,6 +31,14 @@ static const char usage[] =
     "  --emit-il   print the synthesised table instead, in the text format\n"
     "              of `cfisem il` (an instruction without a known CFA has\n"
     "              cfa=undef)\n"
+    "  --no-fde-code  also analyse the code no FDE covers, function by\n"
+    "              function, from the symbol table (.symtab, .dynsym), the\n"
+    "              entry point, the init and fini arrays, the executable\n"
+    "              sections' starts and the direct calls and jumps into it\n"
+    "              (a file with no CFI at all is read too): with --emit-il\n"
+    "              their tables follow the FDEs', each headed\n"
+    "              `fde no-fde cie=none [BEGIN,END) found=HOW [NAME]`;\n"
+    "              else one summary line\n"
     "  --json OUT  write the report as JSON to OUT\n"
     "  --limits    print the not-analysable ranges too\n"
     "\n"
@@ -42,6 +52,7 @@ struct options {
     const char *json;
     bool emit_il;
     bool limits;
+    bool no_fde_code;
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -54,6 +65,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->emit_il = true;
         } else if (!strcmp(arg, "--limits")) {
             o->limits = true;
+        } else if (!strcmp(arg, "--no-fde-code")) {
+            o->no_fde_code = true;
         } else if (!strcmp(arg, "--json")) {
             if (i + 1 >= argc)
                 return cli_usage_error("synth", "missing value for", arg);
@@ -88,7 +101,28 @@ struct run {
     FILE *json;
     size_t json_ranges;
     size_t disagreements;
+    uint64_t *targets;        /* --no-fde-code: the FDEs' exits */
+    size_t ntargets, targets_capacity;
+    size_t code_functions;
 };
+
+/* The FDE's calls and jumps out, where code no FDE covers may start. */
+static enum cfi_status keep_exits(struct run *r, const struct synth_fde *s)
+{
+    for (size_t i = 0; i < s->nexits; i++) {
+        if (r->ntargets == r->targets_capacity) {
+            size_t capacity =
+                r->targets_capacity ? 2 * r->targets_capacity : 256;
+            uint64_t *grown = realloc(r->targets, capacity * sizeof *grown);
+            if (!grown)
+                return CFI_E_NOMEM;
+            r->targets = grown;
+            r->targets_capacity = capacity;
+        }
+        r->targets[r->ntargets++] = s->exits[i].target;
+    }
+    return CFI_OK;
+}
 
 static void json_range(struct run *r, const struct cfi_fde *fde,
                        const struct synth_range *x)
@@ -144,7 +178,9 @@ static enum cfi_status one_fde(struct run *r, size_t i)
     synth_report_add(&r->report, &s);
     r->report.not_translated += il == NULL;
     print_fde(r, &s);
-    if (r->o->emit_il) {
+    if (r->o->no_fde_code)
+        status = keep_exits(r, &s);
+    if (r->o->emit_il && status == CFI_OK) {
         struct synth_table t;
         status = synth_fde_table(&s, &t);
         if (status == CFI_OK)
@@ -170,6 +206,48 @@ static enum cfi_status uncovered(struct run *r)
     }
     free(ranges);
     return status;
+}
+
+static void code_header(const struct synth_code_function *fn)
+{
+    printf("fde no-fde cie=none [0x%" PRIx64 ",0x%" PRIx64 ") found=%s%s%s\n",
+           fn->range.pc_begin, fn->range.pc_end,
+           synth_origin_name(fn->origin), fn->name ? " " : "",
+           fn->name ? fn->name : "");
+}
+
+/* The code no FDE covers: each function's table (--emit-il) or a line. */
+static enum cfi_status code(struct run *r)
+{
+    struct synth_code c;
+    enum cfi_status status =
+        synth_code_find(r->decoder, r->file, r->targets, r->ntargets, &c);
+    if (status != CFI_OK)
+        return status;
+    size_t by_origin[SYNTH_FROM_JUMP + 1] = {0}, insns = 0, fully = 0;
+    for (size_t i = 0; i < c.count; i++) {
+        const struct synth_code_function *fn = &c.functions[i];
+        by_origin[fn->origin]++;
+        insns += fn->ninsns;
+        fully += fn->fully_analysed;
+        if (r->o->emit_il) {
+            code_header(fn);
+            sem_print_fde_text(stdout, &fn->table.il);
+            putchar('\n');
+        }
+    }
+    r->code_functions = c.count;
+    if (!r->o->emit_il)
+        printf("code no FDE covers: %zu functions (%zu from symbols, %zu the "
+               "entry point, %zu from init/fini arrays and section starts, "
+               "%zu from calls, %zu from jumps), %zu instructions: %zu fully "
+               "analysed\n",
+               c.count, by_origin[SYNTH_FROM_SYMBOL],
+               by_origin[SYNTH_FROM_ENTRY], by_origin[SYNTH_FROM_ARRAY],
+               by_origin[SYNTH_FROM_CALL], by_origin[SYNTH_FROM_JUMP], insns,
+               fully);
+    synth_code_free(&c);
+    return CFI_OK;
 }
 
 static void summary(FILE *out, const struct synth_report *rep, double secs)
@@ -214,7 +292,10 @@ static void json_end(struct run *r, double secs)
     for (int k = 1; k < SYNTH_REASON_COUNT; k++)
         fprintf(r->json, "%s\"%s\": %zu", k > 1 ? ", " : "",
                 synth_reason_name((enum synth_reason)k), rep->reason_fdes[k]);
-    fputs("}\n}\n", r->json);
+    fputs("}", r->json);
+    if (r->o->no_fde_code)
+        fprintf(r->json, ",\n  \"no_fde_functions\": %zu", r->code_functions);
+    fputs("\n}\n", r->json);
 }
 
 static int analyse_all(struct run *r)
@@ -225,6 +306,8 @@ static int analyse_all(struct run *r)
         status = one_fde(r, i);
     if (status == CFI_OK)
         status = uncovered(r);
+    if (status == CFI_OK && r->o->no_fde_code)
+        status = code(r);
     double secs = now() - start;
     if (status != CFI_OK) {
         fprintf(stderr, "cfisem: %s: %s\n", r->o->path,
@@ -279,12 +362,13 @@ out:
     sem_printer_end(r.printer);
     synth_decoder_free(r.decoder);
     sem_file_il_free(il);
+    free(r.targets);
     return status;
 }
 
 int cli_synth(int argc, char **argv)
 {
-    struct options o = {NULL, NULL, false, false};
+    struct options o = {NULL, NULL, false, false, false};
     int status = parse_options(argc, argv, &o);
     if (status == -1) {
         fputs(usage, stdout);
@@ -294,7 +378,10 @@ int cli_synth(int argc, char **argv)
         return status;
     struct cfi_file *file = NULL;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (cfi_file_open(o.path, &file, &diag) != CFI_OK) {
+    enum cfi_status opened = o.no_fde_code
+                                 ? cfi_file_open_code(o.path, &file, &diag)
+                                 : cfi_file_open(o.path, &file, &diag);
+    if (opened != CFI_OK) {
         cli_report_file_error(o.path, &diag);
         return CLI_BAD_INPUT;
     }

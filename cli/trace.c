@@ -1,5 +1,6 @@
 /* trace.c — `cfisem trace`: does the CFI describe the code that runs? */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,8 @@ static const char usage[] =
     "usage: cfisem trace [--engines LIST] [--sample N] [--at rows|stapsdt]\n"
     "                    [--from FUNCTION] [--step-limit N] [--timeout S]\n"
     "                    [--json OUT] [--dumps DIR] [--cache DIR] [--bare]\n"
-    "                    [--quiet] [--no-disassembly] -- PROGRAM ARGS...\n"
+    "                    [--quiet] [--no-disassembly] [--cfi ELF=FILE]\n"
+    "                    -- PROGRAM ARGS...\n"
     "\n"
     "Runs PROGRAM under ptrace one instruction at a time and keeps the\n"
     "truth of every live frame from the machine itself: at each call the\n"
@@ -50,6 +52,9 @@ static const char usage[] =
     "                   single-stepping, to compare with\n"
     "  --quiet          PROGRAM's stdout and stderr go to /dev/null\n"
     "  --no-disassembly do not list the code around each group (objdump)\n"
+    "  --cfi ELF=FILE   take the CFI of ELF (as the program maps it) from\n"
+    "                   FILE, a file with the same addresses: the table of\n"
+    "                   `cfisem synth ELF --emit-il` built by synth/il2s.py\n"
     "\n"
     "Example:\n"
     "  cfisem trace --engines il,interp -- /bin/true\n"
@@ -65,6 +70,7 @@ enum { CLI_TRACE_INCOMPLETE = 3 };
 
 struct options {
     struct trace_options trace;
+    char cfi_elf[PATH_MAX];   /* --cfi's ELF, resolved */
     const char *json;
     bool disassemble;
     char **argv;
@@ -90,6 +96,22 @@ static bool parse_engines(const char *list, struct trace_options *o)
 static bool positive(const char *text, uint64_t *value)
 {
     return cli_parse_u64(text, value) && *value > 0;
+}
+
+/* --cfi ELF=FILE: ELF as the kernel names its mapping (its real path). */
+static int parse_cfi(const char *value, struct options *o)
+{
+    const char *eq = strchr(value, '=');
+    if (!eq || eq == value || !eq[1] || eq - value >= PATH_MAX)
+        return cli_usage_error("trace", "--cfi takes ELF=FILE, not", value);
+    char elf[PATH_MAX];
+    memcpy(elf, value, (size_t)(eq - value));
+    elf[eq - value] = 0;
+    if (!realpath(elf, o->cfi_elf))
+        return cli_usage_error("trace", "--cfi: no such ELF", elf);
+    o->trace.cfi_elf = o->cfi_elf;
+    o->trace.cfi_file = eq + 1;
+    return CLI_OK;
 }
 
 static int parse_valued(const char *arg, const char *value, struct options *o)
@@ -126,6 +148,8 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
         o->trace.dump_dir = value;
     } else if (!strcmp(arg, "--cache")) {
         o->trace.cache_dir = value;
+    } else if (!strcmp(arg, "--cfi")) {
+        return parse_cfi(value, o);
     }
     return CLI_OK;
 }
@@ -134,7 +158,8 @@ static bool takes_value(const char *arg)
 {
     static const char *const valued[] = {"--engines", "--sample",
                                          "--step-limit", "--timeout", "--at", "--from",
-                                         "--json", "--dumps", "--cache"};
+                                         "--json", "--dumps", "--cache",
+                                         "--cfi"};
     for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
         if (!strcmp(arg, valued[i]))
             return true;

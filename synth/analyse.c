@@ -15,6 +15,12 @@ struct fde_work {
     size_t *worklist;
     bool *listed;
     bool *resolved;       /* indirect jumps whose table was found */
+    bool *noreturn;       /* calls taken not to return */
+    bool *jumped_to;      /* reached by an edge other than a fall-through */
+    uint64_t next;        /* the fall-through of the instruction at hand */
+    uint64_t *data_refs;  /* collect_data_refs */
+    size_t ndata_refs;
+    size_t nnoreturn;
     size_t nlisted;
     struct synth_pad pads[SYNTH_MAX_PADS];
     size_t npads;
@@ -38,6 +44,8 @@ static void add_succ(struct fde_work *w, uint64_t addr, bool weak)
         w->mid_insn_target = true;
         return;
     }
+    if (addr != w->next)
+        w->jumped_to[i] = true;
     if (w->nsucc < sizeof w->succ / sizeof w->succ[0]) {
         w->succ[w->nsucc] = (size_t)i;
         w->succ_pop[w->nsucc] = 0;
@@ -45,16 +53,74 @@ static void add_succ(struct fde_work *w, uint64_t addr, bool weak)
     }
 }
 
-/* The bound of a jump table: `cmp reg, N` followed by a conditional
- * jump, shortly before: N+1 entries. 0 when not found. */
-static size_t table_bound(const struct fde_work *w, size_t jmp)
+/* What a table index was loaded from, followed back from the load of
+ * the table entry: a register, or a memory operand (glibc's
+ * `cmpb $0xc,0x8(%rdx); ja; movzbl 0x8(%rdx),%ecx`). */
+struct index_source {
+    int reg;               /* -1: memory */
+    int8_t base, index;
+    int64_t disp;
+};
+
+static bool same_source(const struct synth_insn *cmp,
+                        const struct index_source *src)
 {
-    for (size_t back = 1; back <= 24 && back < jmp; back++) {
-        const struct synth_insn *in = &w->insns[jmp - back];
-        if (in->is_cmp_imm && in->imm >= 0 && in->imm < SYNTH_MAX_TABLE &&
-            w->insns[jmp - back + 1].op == SYNTH_OP_JCC)
+    if (src->reg >= 0)
+        return cmp->dst == src->reg;
+    return cmp->dst < 0 && !cmp->mem_rip && cmp->mem_base == src->base &&
+           cmp->mem_index == src->index && cmp->disp == src->disp;
+}
+
+/* A compare at `cmp` decides the conditional jump that follows it before
+ * `load`: no instruction in between sets the flags again. */
+static bool compare_decides(const struct fde_work *w, size_t cmp, size_t load)
+{
+    for (size_t k = cmp + 1; k < load; k++) {
+        if (w->insns[k].op == SYNTH_OP_JCC)
+            return true;
+        if (w->insns[k].sets_flags)
+            return false;
+    }
+    return false;
+}
+
+/* One step back: the source of the index before instruction `in`;
+ * false when `in` makes the index from something not followed. */
+static bool follow_source(const struct synth_insn *in,
+                          struct index_source *src)
+{
+    int written = src->reg >= 0 ? src->reg : src->base;
+    if (written < 0 || !((in->writes >> written) & 1))
+        return true;
+    if (src->reg < 0)
+        return false; /* the memory operand's base changed */
+    if (in->src >= 0) {
+        src->reg = in->src;
+        return true;
+    }
+    if (!in->is_mem_copy || in->mem_rip)
+        return false;
+    *src = (struct index_source){-1, in->mem_base, in->mem_index, in->disp};
+    return true;
+}
+
+/* The bound of a jump table read at `load` with index register `index`:
+ * `cmp index, N` followed by a conditional jump, shortly before: N+1
+ * entries. The index is followed back through copies (`mov %esi,%eax`,
+ * `movzbl %dl,%edx`) and a load from memory compared in place; any other
+ * write of it ends the search, and a compare of something else is not a
+ * bound (gcc's `cmp $0xef,%cl; ja` bounds cl, while the index is cl >>
+ * 4). 0 when not found. */
+static size_t table_bound(const struct fde_work *w, size_t load, int index)
+{
+    struct index_source src = {index, -1, -1, 0};
+    for (size_t back = 1; back <= 24 && back <= load && index >= 0; back++) {
+        size_t at = load - back;
+        const struct synth_insn *in = &w->insns[at];
+        if (in->is_cmp_imm && same_source(in, &src) && in->imm >= 0 &&
+            in->imm < SYNTH_MAX_TABLE && compare_decides(w, at, load))
             return (size_t)in->imm + 1;
-        if (in->op == SYNTH_OP_RET)
+        if (in->op == SYNTH_OP_RET || !follow_source(in, &src))
             break;
     }
     return 0;
@@ -107,11 +173,58 @@ static bool table_entry(const struct fde_work *w, uint64_t table, bool rel,
     return true;
 }
 
-static bool follow_table(struct fde_work *w, size_t jmp, uint64_t table,
-                         bool rel, uint64_t base)
+/* The data the FDE's code addresses (lea rip-relative, a non-PIC table's
+ * displacement), sorted: a table without a bound ends, at the latest,
+ * where the next of them begins (clang lays the tables of one function
+ * out one after the other, and a table read past its end reads the next
+ * one's entries against the wrong base). */
+static int by_address(const void *pa, const void *pb)
 {
-    size_t bound = table_bound(w, jmp), found = 0;
-    size_t limit = bound ? bound : SYNTH_MAX_TABLE;
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static enum cfi_status collect_data_refs(struct fde_work *w)
+{
+    w->data_refs = calloc(w->n ? w->n : 1, sizeof *w->data_refs);
+    if (!w->data_refs)
+        return CFI_E_NOMEM;
+    for (size_t i = 0; i < w->n; i++) {
+        const struct synth_insn *in = &w->insns[i];
+        if (in->is_lea && in->mem_rip)
+            w->data_refs[w->ndata_refs++] = in->target;
+        else if (in->op == SYNTH_OP_JMP_INDIRECT && in->mem_base < 0 &&
+                 in->mem_index >= 0 && !in->mem_rip)
+            w->data_refs[w->ndata_refs++] = (uint64_t)in->disp;
+    }
+    qsort(w->data_refs, w->ndata_refs, sizeof *w->data_refs, by_address);
+    return CFI_OK;
+}
+
+/* Entries of `size` bytes at `table` before the next data the code
+ * addresses (SYNTH_MAX_TABLE at most). */
+static size_t entries_before_next(const struct fde_work *w, uint64_t table,
+                                  unsigned size)
+{
+    size_t lo = 0, hi = w->ndata_refs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->data_refs[mid] <= table)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == w->ndata_refs)
+        return SYNTH_MAX_TABLE;
+    uint64_t n = (w->data_refs[lo] - table) / size;
+    return n < SYNTH_MAX_TABLE ? (size_t)n : SYNTH_MAX_TABLE;
+}
+
+static bool follow_table(struct fde_work *w, size_t load, int index,
+                         uint64_t table, bool rel, uint64_t base)
+{
+    size_t bound = table_bound(w, load, index), found = 0;
+    size_t limit = bound ? bound : entries_before_next(w, table, rel ? 4 : 8);
     for (size_t i = 0; i < limit; i++) {
         uint64_t target;
         if (!table_entry(w, table, rel, base, i, &target))
@@ -145,7 +258,8 @@ static bool jump_table(struct fde_work *w, size_t jmp)
     const struct synth_insn *j = &w->insns[jmp];
     if (j->mem_base < 0 && j->mem_index >= 0 && j->mem_scale == 8 &&
         !j->mem_rip)
-        return follow_table(w, jmp, (uint64_t)j->disp, false, 0);
+        return follow_table(w, jmp, j->mem_index, (uint64_t)j->disp, false,
+                            0);
     if (j->dst < 0 || j->mem_base >= 0)
         return false;
     long add = find_back(w, jmp, 16, is_add_to, j->dst, 0);
@@ -164,8 +278,8 @@ static bool jump_table(struct fde_work *w, size_t jmp)
         !lea_value(w, (size_t)mov, w->insns[mov].mem_base, &table) ||
         !lea_value(w, (size_t)add, base_reg, &base))
         return false;
-    return follow_table(w, jmp, table + (uint64_t)w->insns[mov].disp, true,
-                        base);
+    return follow_table(w, (size_t)mov, w->insns[mov].mem_index,
+                        table + (uint64_t)w->insns[mov].disp, true, base);
 }
 
 /* The GNU_args_size in effect at addr. */
@@ -183,6 +297,7 @@ static void successors(struct fde_work *w, size_t i,
     const struct synth_insn *in = &w->insns[i];
     uint64_t next = in->addr + in->len;
     w->nsucc = 0;
+    w->next = next;
     switch (in->op) {
     case SYNTH_OP_RET: case SYNTH_OP_STOP: return;
     case SYNTH_OP_JMP: add_succ(w, in->target, false); return;
@@ -191,7 +306,8 @@ static void successors(struct fde_work *w, size_t i,
         add_succ(w, next, false);
         return;
     case SYNTH_OP_CALL:
-        add_succ(w, next, true);
+        if (!w->noreturn[i])
+            add_succ(w, next, true);
         /* the unwinder lands here with the stack as it is at the call */
         for (size_t k = 0; k < w->npads; k++)
             if (in->addr >= w->pads[k].begin && in->addr < w->pads[k].end) {
@@ -223,8 +339,28 @@ static void enlist(struct fde_work *w, size_t i)
     }
 }
 
-/* The fixpoint: false when the visit limit was reached. */
-static bool fixpoint(struct fde_work *w, size_t entry)
+/* One edge into successor k of instruction i, with state s after it. */
+static void propagate(struct fde_work *w, size_t i, size_t k,
+                      const struct synth_state *s, long *lost_call)
+{
+    struct synth_state e = *s;
+    const struct synth_state *from = &w->out->states[i];
+    /* the edge's weakness, inherited only through padding (a nop between
+     * a call that does not return and the next block) */
+    e.weak = w->succ_weak[k] ||
+             (from->weak && w->insns[i].op == SYNTH_OP_PADDING);
+    e.weak_call = w->succ_weak[k] ? (uint32_t)i : from->weak_call;
+    e.h -= w->succ_pop[k];
+    if (synth_merge(&w->out->states[w->succ[k]], &e, lost_call))
+        enlist(w, w->succ[k]);
+}
+
+/* One round of the fixpoint from the entry state. A call whose
+ * fall-through loses to a jump ends the round (*lost_call, when
+ * `restart`); without `restart` such calls are only counted. False when
+ * the visit limit was reached. */
+static bool fixpoint_round(struct fde_work *w, size_t entry, bool restart,
+                           long *lost_call)
 {
     size_t budget = w->n * SYNTH_VISITS_PER_INSN;
     struct synth_state *st = w->out->states;
@@ -238,19 +374,47 @@ static bool fixpoint(struct fde_work *w, size_t entry)
         synth_transfer(&s, &w->insns[i]);
         successors(w, i, &st[i]);
         for (size_t k = 0; k < w->nsucc; k++) {
-            struct synth_state e = s;
-            /* the edge's weakness, inherited only through padding (a nop
-             * between a call that does not return and the next block) */
-            e.weak = w->succ_weak[k] ||
-                     (st[i].weak && w->insns[i].op == SYNTH_OP_PADDING);
-            e.h -= w->succ_pop[k];
-            bool weak_lost = false;
-            if (synth_merge(&st[w->succ[k]], &e, &weak_lost))
-                enlist(w, w->succ[k]);
-            w->out->noreturn_calls += weak_lost;
+            long lost = -1;
+            propagate(w, i, k, &s, &lost);
+            if (lost >= 0 && restart && !w->noreturn[lost]) {
+                *lost_call = lost;
+                return true;
+            }
+            w->out->noreturn_calls += lost >= 0;
         }
     }
     return true;
+}
+
+/* Back to the entry state alone, for another round. */
+static void reset(struct fde_work *w, size_t entry,
+                  const struct synth_state *start)
+{
+    memset(w->out->states, 0, w->n * sizeof *w->out->states);
+    memset(w->listed, 0, w->n * sizeof *w->listed);
+    w->nlisted = 0;
+    w->unresolved_jump = w->mid_insn_target = false;
+    w->out->noreturn_calls = w->nnoreturn;
+    w->out->states[entry] = *start;
+}
+
+/* The fixpoint. A call taken not to return loses its fall-through edge
+ * and the analysis starts again (at most SYNTH_MAX_RESTARTS times), so
+ * that no state that came only through that edge survives (a loop entered
+ * by it would keep it). False when the visit limit was reached. */
+static bool fixpoint(struct fde_work *w, size_t entry)
+{
+    const struct synth_state start = w->out->states[entry];
+    for (unsigned round = 0;; round++) {
+        long lost = -1;
+        if (!fixpoint_round(w, entry, round < SYNTH_MAX_RESTARTS, &lost))
+            return false;
+        if (lost < 0)
+            return true;
+        w->noreturn[lost] = true;
+        w->nnoreturn++;
+        reset(w, entry, &start);
+    }
 }
 
 /* The ABI entry state, or the IL's first row for an FDE entered with its
@@ -339,6 +503,39 @@ static void set_limits(struct fde_work *w)
     }
 }
 
+/* Whether the instruction only runs on into the next one. */
+static bool straight(enum synth_op op)
+{
+    switch (op) {
+    case SYNTH_OP_JMP: case SYNTH_OP_JMP_INDIRECT: case SYNTH_OP_JCC:
+    case SYNTH_OP_CALL: case SYNTH_OP_RET: case SYNTH_OP_STOP:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* The fall-through of a call that runs, entered by nothing else, straight
+ * into a trap (GCC after a call it knows does not return: `call
+ * fancy_abort; mov 0x0,%rax; ud2`) is dead code: its state is only the
+ * call's, and the CFI there need not describe it (a difference there is
+ * a limit, after_noreturn). */
+static void mark_dead_after_calls(struct fde_work *w)
+{
+    for (size_t c = 0; c + 1 < w->n; c++) {
+        if (w->insns[c].op != SYNTH_OP_CALL || w->noreturn[c] ||
+            !w->out->states[c + 1].weak)
+            continue;
+        size_t k = c + 1;
+        while (k < w->n && straight(w->insns[k].op) && !w->jumped_to[k])
+            k++;
+        if (k == w->n || w->insns[k].op != SYNTH_OP_STOP || w->jumped_to[k])
+            continue;
+        for (size_t j = c + 1; j <= k; j++)
+            w->out->dead[j] = true;
+    }
+}
+
 static void set_all(struct synth_fde *o, enum synth_reason reason)
 {
     for (size_t i = 0; i < o->ninsns; i++) {
@@ -354,14 +551,52 @@ static enum cfi_status allocate(struct fde_work *w, size_t max)
     w->worklist = calloc(max ? max : 1, sizeof *w->worklist);
     w->listed = calloc(max ? max : 1, sizeof *w->listed);
     w->resolved = calloc(max ? max : 1, sizeof *w->resolved);
+    w->noreturn = calloc(max ? max : 1, sizeof *w->noreturn);
+    w->jumped_to = calloc(max ? max : 1, sizeof *w->jumped_to);
     o->states = calloc(max + 1, sizeof *o->states);
     o->limits = calloc(max + 1, sizeof *o->limits);
+    o->dead = calloc(max + 1, sizeof *o->dead);
     o->addrs = calloc(max + 2, sizeof *o->addrs);
     if (!w->insns || !w->worklist || !w->listed || !w->resolved ||
-        !o->states ||
-        !o->limits || !o->addrs)
+        !w->noreturn || !w->jumped_to ||
+        !o->states || !o->limits || !o->dead || !o->addrs)
         return CFI_E_NOMEM;
     return CFI_OK;
+}
+
+/* The instruction on the straight line before `at` (16 at most) that
+ * last wrote `reg`, or -1. */
+static long last_write(const struct fde_work *w, size_t at, int reg)
+{
+    for (size_t back = 1; back <= 16 && back <= at; back++) {
+        const struct synth_insn *in = &w->insns[at - back];
+        if ((in->writes >> reg) & 1)
+            return (long)(at - back);
+        if (in->op == SYNTH_OP_RET || in->op == SYNTH_OP_JMP ||
+            in->op == SYNTH_OP_CALL)
+            return -1;
+    }
+    return -1;
+}
+
+/* A syscall whose number, set by `mov $N,%eax` on the straight line
+ * before it, is clone (56) with a new stack (rsi not zeroed: fork's
+ * clone keeps the stack) or clone3 (435): the child returns from it on
+ * the stack it was given (sanitizers' internal_clone, in inline asm). */
+static void mark_clones(struct fde_work *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        if (w->insns[i].op != SYNTH_OP_SYSCALL)
+            continue;
+        long nr = last_write(w, i, CFI_REG_RAX);
+        if (nr < 0 || !w->insns[nr].is_mov_imm)
+            continue;
+        long stack = last_write(w, i, CFI_REG_RSI);
+        bool same_stack = stack >= 0 && w->insns[stack].is_zeroing;
+        if ((w->insns[nr].imm == 56 && !same_stack) ||
+            w->insns[nr].imm == 435)
+            w->insns[i].op = SYNTH_OP_CLONE;
+    }
 }
 
 /* Decodes the range; an undecodable tail becomes one pseudo-instruction
@@ -386,8 +621,48 @@ static enum cfi_status decode_fde(struct synth_decoder *decoder,
     return CFI_OK;
 }
 
+/* The reached direct calls and jumps that leave the range. */
+static enum cfi_status collect_exits(struct fde_work *w)
+{
+    struct synth_fde *o = w->out;
+    for (size_t i = 0; i < w->n; i++) {
+        const struct synth_insn *in = &w->insns[i];
+        bool jump = in->op == SYNTH_OP_JMP || in->op == SYNTH_OP_JCC;
+        bool call = in->op == SYNTH_OP_CALL && in->target != 0;
+        if (!o->states[i].reached || (!jump && !call) ||
+            (in->target >= w->fde->pc_begin && in->target < w->fde->pc_end))
+            continue;
+        struct synth_exit *grown =
+            realloc(o->exits, (o->nexits + 1) * sizeof *grown);
+        if (!grown)
+            return CFI_E_NOMEM;
+        o->exits = grown;
+        struct synth_exit *x = &o->exits[o->nexits++];
+        x->target = in->target;
+        x->is_call = call;
+        x->state = o->states[i];
+        synth_transfer(&x->state, in);
+        x->state.weak = false;
+    }
+    return CFI_OK;
+}
+
+/* The entry state given (code no FDE covers), or the IL's. */
+static bool start_state(const struct sem_fde_il *il, size_t entry,
+                        const struct synth_state *given,
+                        struct synth_state *s, bool *mid_frame)
+{
+    if (!given)
+        return entry_state(il, entry, s, mid_frame);
+    *s = *given;
+    s->reached = true;
+    *mid_frame = s->h != 8 || !s->rsp_known;
+    return true;
+}
+
 static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
-                           const struct sem_fde_il *il)
+                           const struct sem_fde_il *il,
+                           const struct synth_state *given)
 {
     const struct cfi_fde *fde = w->fde;
     struct synth_fde *o = w->out;
@@ -407,6 +682,9 @@ static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
         return CFI_OK;
     }
     decode_fde(decoder, w, max, bytes);
+    if (collect_data_refs(w) != CFI_OK)
+        return CFI_E_NOMEM;
+    mark_clones(w);
     w->npads = synth_landing_pads(w->file, fde, w->pads, SYNTH_MAX_PADS);
     if (w->npads)
         w->nargs = synth_args_sizes(fde, w->args, SYNTH_MAX_PADS);
@@ -414,7 +692,8 @@ static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
     if (w->n == 0)
         return CFI_OK;
     size_t entry = landing_pad_first(w, il);
-    if (!entry_state(il, entry, &o->states[entry], &o->entered_mid_frame)) {
+    if (!start_state(il, entry, given, &o->states[entry],
+                     &o->entered_mid_frame)) {
         set_all(o, SYNTH_REASON_ENTRY_UNKNOWN);
         return CFI_OK;
     }
@@ -423,7 +702,53 @@ static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
         return CFI_OK;
     }
     set_limits(w);
-    return CFI_OK;
+    mark_dead_after_calls(w);
+    return collect_exits(w);
+}
+
+/* Code no FDE covers ends after the last instruction reached. */
+static void cut_after_reached(struct synth_fde *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->ninsns; i++)
+        if (o->states[i].reached)
+            n = i + 1;
+    o->ninsns = n;
+}
+
+static void free_work(struct fde_work *w)
+{
+    free(w->insns);
+    free(w->worklist);
+    free(w->listed);
+    free(w->resolved);
+    free(w->noreturn);
+    free(w->jumped_to);
+    free(w->data_refs);
+    free(w);
+}
+
+static enum cfi_status analyse(struct synth_decoder *decoder,
+                               const struct cfi_file *file,
+                               const struct cfi_fde *fde,
+                               const struct sem_fde_il *il,
+                               const struct synth_state *given,
+                               struct synth_fde *out)
+{
+    struct fde_work *w = calloc(1, sizeof *w);
+    if (!w)
+        return CFI_E_NOMEM;
+    w->file = file;
+    w->fde = fde;
+    w->out = out;
+    enum cfi_status status = run(decoder, w, il, given);
+    if (status == CFI_OK && out->no_fde)
+        cut_after_reached(out);
+    out->code_end = out->ninsns ? out->addrs[out->ninsns] : fde->pc_begin;
+    if (status == CFI_OK)
+        status = synth_compare(out, il);
+    free_work(w);
+    return status;
 }
 
 enum cfi_status synth_analyse_fde(struct synth_decoder *decoder,
@@ -434,21 +759,25 @@ enum cfi_status synth_analyse_fde(struct synth_decoder *decoder,
 {
     memset(out, 0, sizeof *out);
     out->fde = fde;
-    struct fde_work *w = calloc(1, sizeof *w);
-    if (!w)
-        return CFI_E_NOMEM;
-    w->file = file;
-    w->fde = fde;
-    w->out = out;
-    enum cfi_status status = run(decoder, w, il);
-    if (status == CFI_OK)
-        status = synth_compare(out, il);
-    free(w->insns);
-    free(w->worklist);
-    free(w->listed);
-    free(w->resolved);
-    free(w);
-    return status;
+    return analyse(decoder, file, fde, il, NULL, out);
+}
+
+enum cfi_status synth_analyse_code(struct synth_decoder *decoder,
+                                   const struct cfi_file *file,
+                                   const struct cfi_fde *range,
+                                   const struct synth_state *entry,
+                                   struct synth_fde *out)
+{
+    memset(out, 0, sizeof *out);
+    out->fde = range;
+    out->no_fde = true;
+    out->outermost = file->entry != 0 && range->pc_begin == file->entry;
+    struct synth_state abi;
+    if (!entry) {
+        entry_state(NULL, 0, &abi, &out->entered_mid_frame);
+        entry = &abi;
+    }
+    return analyse(decoder, file, range, NULL, entry, out);
 }
 
 void synth_fde_free(struct synth_fde *fde)
@@ -456,6 +785,8 @@ void synth_fde_free(struct synth_fde *fde)
     free(fde->addrs);
     free(fde->states);
     free(fde->limits);
+    free(fde->dead);
     free(fde->ranges);
+    free(fde->exits);
     memset(fde, 0, sizeof *fde);
 }

@@ -8,10 +8,11 @@
 /* The state after instruction `in`, from the state before it. */
 void synth_transfer(struct synth_state *state, const struct synth_insn *in);
 /* into := into ⊔ in (into not reached: in). True when into changed.
- * *weak_lost is set when a call's fall-through state lost to a jump's
- * (the call is then taken not to return). */
+ * When a call's fall-through state lost to a jump's (the call is then
+ * taken not to return), *lost_call is that call's instruction index;
+ * else it is left alone. */
 bool synth_merge(struct synth_state *into, const struct synth_state *in,
-                 bool *weak_lost);
+                 long *lost_call);
 
 /* The comparison of analysed states with the IL (compare.c). */
 enum cfi_status synth_compare(struct synth_fde *out,

@@ -148,12 +148,13 @@ static void compare_cfa(struct findings *f, size_t i,
     }
     if (c->kind == SEM_CFA_RULE_REG_OFFSET && cfa_matches(s, c->reg, c->offset))
         return;
-    /* rsp lost at a join is the analysis' limit, not the CFI's fault; rsp
-     * moved by an unknown amount (`sub %rax,%rsp`) is, when the CFI still
-     * counts from it. */
+    /* rsp lost at a join, or to clone's child, is the analysis' limit,
+     * not the CFI's fault; rsp moved by an unknown amount (`sub
+     * %rax,%rsp`) is, when the CFI still counts from it. */
     if (c->kind == SEM_CFA_RULE_REG_OFFSET && c->reg == CFI_REG_RSP &&
-        !s->rsp_known && s->rsp_reason == SYNTH_REASON_JOIN_CONFLICT) {
-        limit(f, i, SYNTH_REASON_JOIN_CONFLICT);
+        !s->rsp_known && (s->rsp_reason == SYNTH_REASON_JOIN_CONFLICT ||
+                          s->rsp_reason == SYNTH_REASON_NEW_STACK)) {
+        limit(f, i, s->rsp_reason);
         return;
     }
     struct finding *x = add(f, i, SYNTH_CFA_HEIGHT, SYNTH_REASON_NONE, -1);
@@ -238,6 +239,37 @@ static void compare_ra(struct findings *f, size_t i, const struct sem_row *row)
     snprintf(x->synth, sizeof x->synth, "[cfa-8]");
 }
 
+/* Whether a finding from `before` on is a disagreement (not a limit). */
+static bool disagrees_since(const struct findings *f, size_t before)
+{
+    for (size_t k = before; k < f->count; k++)
+        if (f->items[k].kind != SYNTH_NOT_ANALYSABLE)
+            return true;
+    return false;
+}
+
+/* Whether the caller's rsp is the CFA, as the ABI default has it. */
+static bool rsp_is_cfa(const struct sem_row *row)
+{
+    struct sem_rule r = sem_row_rule(row, CFI_REG_RSP);
+    return r.kind == SEM_RULE_UNSPECIFIED ||
+           (r.kind == SEM_RULE_VAL_OFFSET && r.offset == 0);
+}
+
+/* Whether the analysis knows nothing of the register the IL's CFA is on:
+ * not rsp, not an offset from the CFA, and not the caller's value (rbp
+ * set from an unknown value, as libffi's ffi_call_unix64 builds its frame
+ * in memory the caller gave it). rbp still holding the caller's value is
+ * known: no CFA can be on it. */
+static bool cfa_reg_unknown(const struct synth_state *s, uint32_t reg)
+{
+    if (reg == CFI_REG_RSP || synth_aux_find(s, (int)reg) >= 0)
+        return false;
+    if (reg == CFI_REG_RBP)
+        return !s->rbp_known && !s->regs[synth_saved_index(CFI_REG_RBP)].in_reg;
+    return true;
+}
+
 static void compare_insn(struct findings *f, const struct synth_fde *o,
                          size_t i, const struct sem_fde_il *il)
 {
@@ -249,7 +281,8 @@ static void compare_insn(struct findings *f, const struct synth_fde *o,
     if (!s->reached)
         return; /* padding */
     if (!il) {
-        limit(f, i, SYNTH_REASON_NO_IL);
+        if (!o->no_fde)
+            limit(f, i, SYNTH_REASON_NO_IL);
         return;
     }
     const struct sem_range *range = sem_fde_il_find(il, o->addrs[i]);
@@ -260,16 +293,23 @@ static void compare_insn(struct findings *f, const struct synth_fde *o,
         limit(f, i, SYNTH_REASON_OUTERMOST); /* no caller: no CFA needed */
         return;
     }
-    if (cfa->kind == SEM_CFA_RULE_REG_OFFSET && cfa->reg != CFI_REG_RSP &&
-        cfa->reg != CFI_REG_RBP &&
-        synth_aux_find(s, (int)cfa->reg) < 0) {
+    if (!rsp_is_cfa(range->row)) {
+        limit(f, i, SYNTH_REASON_RSP_RULE); /* GHC's StgRun: cfa=rsp+0 */
+        return;
+    }
+    if (cfa->kind == SEM_CFA_RULE_REG_OFFSET && cfa_reg_unknown(s, cfa->reg)) {
         limit(f, i, SYNTH_REASON_CFA_OTHER_REG); /* longjmp: cfa=rdi */
         return;
     }
+    size_t before = f->count;
     compare_cfa(f, i, s, cfa);
     compare_ra(f, i, range->row);
     for (int k = 0; k < SYNTH_NSAVED; k++)
         compare_reg(f, i, il, range, k, s);
+    if (o->dead[i] && disagrees_since(f, before)) {
+        f->count = before;
+        limit(f, i, SYNTH_REASON_AFTER_NORETURN);
+    }
 }
 
 static int by_key(const void *pa, const void *pb)

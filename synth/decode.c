@@ -224,8 +224,8 @@ static void classify_branch(const cs_insn *ci, struct synth_insn *in)
 {
     const cs_x86 *x = &ci->detail->x86;
     bool direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
-    if (direct)
-        in->target = (uint64_t)x->operands[0].imm;
+    /* an indirect branch has no target (not the address of its operand) */
+    in->target = direct ? (uint64_t)x->operands[0].imm : 0;
     switch (ci->id) {
     case X86_INS_CALL: in->op = SYNTH_OP_CALL; break;
     case X86_INS_JMP:
@@ -233,6 +233,19 @@ static void classify_branch(const cs_insn *ci, struct synth_insn *in)
         break;
     default: in->op = SYNTH_OP_JCC; break;
     }
+}
+
+/* The flags a conditional jump after a compare reads. */
+static bool sets_flags(const cs_insn *ci)
+{
+    const uint64_t written =
+        X86_EFLAGS_MODIFY_CF | X86_EFLAGS_MODIFY_ZF | X86_EFLAGS_MODIFY_SF |
+        X86_EFLAGS_MODIFY_OF | X86_EFLAGS_RESET_CF | X86_EFLAGS_RESET_ZF |
+        X86_EFLAGS_RESET_SF | X86_EFLAGS_RESET_OF | X86_EFLAGS_SET_CF |
+        X86_EFLAGS_SET_ZF | X86_EFLAGS_SET_SF | X86_EFLAGS_SET_OF |
+        X86_EFLAGS_UNDEFINED_CF | X86_EFLAGS_UNDEFINED_ZF |
+        X86_EFLAGS_UNDEFINED_SF | X86_EFLAGS_UNDEFINED_OF;
+    return (ci->detail->x86.eflags & written) != 0;
 }
 
 /* Operand facts the jump-table recogniser reads. */
@@ -248,9 +261,20 @@ static void note_operands(const struct synth_decoder *d, const cs_insn *ci,
     if (x->op_count != 2)
         return;
     const cs_x86_op *o1 = &x->operands[1];
+    bool copy = ci->id == X86_INS_MOV || ci->id == X86_INS_MOVZX ||
+                ci->id == X86_INS_MOVSX || ci->id == X86_INS_MOVSXD;
+    if (copy && o1->type == X86_OP_REG && in->dst >= 0)
+        in->src = (int8_t)gpr(d, o1->reg);
+    in->is_mem_copy = copy && o1->type == X86_OP_MEM && in->dst >= 0;
     in->is_cmp_imm = ci->id == X86_INS_CMP && o1->type == X86_OP_IMM;
-    if (in->is_cmp_imm)
+    in->is_mov_imm = ci->id == X86_INS_MOV && o1->type == X86_OP_IMM &&
+                     in->dst >= 0;
+    if (in->is_cmp_imm || in->is_mov_imm)
         in->imm = o1->imm;
+    in->is_zeroing = (in->is_mov_imm && o1->imm == 0) ||
+                     ((ci->id == X86_INS_XOR || ci->id == X86_INS_SUB) &&
+                      o1->type == X86_OP_REG && in->dst >= 0 &&
+                      gpr(d, o1->reg) == in->dst);
     in->is_movsxd = ci->id == X86_INS_MOVSXD && o1->type == X86_OP_MEM;
     in->is_lea = ci->id == X86_INS_LEA;
     in->is_add_reg = ci->id == X86_INS_ADD && o1->type == X86_OP_REG;
@@ -275,8 +299,10 @@ static void classify(const struct synth_decoder *d, const cs_insn *ci,
     memset(in, 0, sizeof *in);
     in->addr = ci->address;
     in->len = (uint8_t)ci->size;
-    in->reg = in->base = in->dst = in->mem_base = in->mem_index = -1;
+    in->reg = in->base = in->dst = in->src = in->mem_base = in->mem_index =
+        -1;
     in->writes = written(d, ci);
+    in->sets_flags = sets_flags(ci);
     note_operands(d, ci, in);
     switch (ci->id) {
     case X86_INS_PUSH: case X86_INS_PUSHFQ: case X86_INS_PUSHF:
@@ -306,6 +332,7 @@ static void classify(const struct synth_decoder *d, const cs_insn *ci,
     case X86_INS_HLT: case X86_INS_UD2: case X86_INS_UD2B: case X86_INS_INT3:
         in->op = SYNTH_OP_STOP; return;
     case X86_INS_NOP: in->op = SYNTH_OP_PADDING; return;
+    case X86_INS_SYSCALL: in->op = SYNTH_OP_SYSCALL; return;
     case X86_INS_CALL: case X86_INS_JMP: classify_branch(ci, in); return;
     default:
         break;

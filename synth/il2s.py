@@ -10,7 +10,9 @@ into a shared object with the same addresses and compiled into an eh_elf.
 
 Each FDE of the IL becomes a .cfi_startproc/.cfi_endproc pair at its
 address, its code bytes zeros (`.skip`), with the directives that change
-the row at each range's start. A range with no CFA (not analysable)
+the row at each range's start; the functions of `--no-fde-code` (headed
+`fde no-fde ...`) too, `rip=undef` (the entry point) as
+`.cfi_undefined rip`. A range with no CFA (not analysable)
 becomes `.cfi_undefined rip` on the previous CFA: an unwinder stops there
 instead of guessing. FDEs that overlap the previous one are left out.
 The text address goes to stderr as "text=0x...".
@@ -38,6 +40,8 @@ def parse(lines):
             name, _, value = rule.partition('=')
             if name == 'cfa':
                 cfa = None if value == 'undef' else value
+            elif value == 'undef':
+                regs[name] = value    # the entry point's rip
             else:
                 off = re.match(r'^\[cfa([+-]\d+)\]$', value)
                 if not off:
@@ -63,7 +67,11 @@ def directives(old_cfa, old_regs, cfa, regs):
     for reg in sorted(set(old_regs) - set(regs)):
         out.append('.cfi_restore %%%s' % reg)
     for reg, off in sorted(regs.items()):
-        if old_regs.get(reg) != off:
+        if old_regs.get(reg) == off:
+            continue
+        if off == 'undef':
+            out.append('.cfi_undefined %s' % reg)
+        else:
             out.append('.cfi_offset %%%s, %d' % (reg, off))
     return out, cfa, regs
 

@@ -28,6 +28,8 @@ enum synth_op {
     SYNTH_OP_STORE,      /* mov [base+disp], reg64: `reg` stored */
     SYNTH_OP_LOAD,       /* mov reg, [base+disp] */
     SYNTH_OP_PADDING,    /* nop */
+    SYNTH_OP_SYSCALL,
+    SYNTH_OP_CLONE,      /* a syscall with eax = clone or clone3 */
 };
 
 struct synth_insn {
@@ -38,11 +40,17 @@ struct synth_insn {
     int8_t base;         /* STORE, LOAD: the address's base register;
                             RSP_FROM_REG, RBP_FROM_REG: the source */
     int8_t dst;          /* the first operand's GPR, or -1 */
+    int8_t src;          /* a register copy (mov, movzx, movsx between
+                            GPRs): the source GPR, else -1 */
+    bool is_mem_copy;    /* mov, movzx, movsx dst, [mem] */
+    bool sets_flags;     /* writes CF, ZF, SF or OF */
     int8_t mem_base;     /* a memory operand's base, index (-1: none) */
     int8_t mem_index;
     uint8_t mem_scale;
     bool mem_rip;        /* the memory operand is rip-relative */
     bool is_cmp_imm;     /* cmp dst, imm */
+    bool is_mov_imm;     /* mov dst, imm (imm) */
+    bool is_zeroing;     /* dst := 0 (xor or sub of itself, mov $0) */
     bool is_movsxd;      /* movsxd dst, dword [mem] */
     bool is_lea;         /* lea dst, [mem] */
     bool is_add_reg;     /* add dst, reg (mem_base holds reg), or

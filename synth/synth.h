@@ -18,16 +18,20 @@
  * The abstract state (CFA = the caller's rsp just before its call):
  *   rsp      CFA - h, or unknown (with the reason);
  *   rbp      CFA - f (the frame pointer), or not a frame pointer;
- *   aux      up to SYNTH_NAUX other registers each holding CFA - a
- *            (`mov %rsp,%rbx` before a realignment, as in ld.so's
- *            _dl_runtime_resolve; `lea 0x68(%rsp),%rsi` in OpenSSL);
+ *   aux      the other registers each holding CFA - a (`mov %rsp,%rbx`
+ *            before a realignment, as in ld.so's _dl_runtime_resolve;
+ *            `lea 0x68(%rsp),%rsi` in OpenSSL; `mov %rsp,%r15` kept
+ *            across a call whose arguments are pointers to locals, then
+ *            `mov %r15,%rsp`): room for all 14, so none is forgotten;
  *   r ∈ {rbx, rbp, r12..r15}: in_reg (r holds the caller's value),
  *            slot s (CFA+s holds it), both, or neither (lost);
  *   the return address is at CFA-8 while the frame exists.
  * At a join point, differing heights make rsp unknown there ("heights
  * conflict at a join"), differing slots make the slot unknown. A call's
  * fall-through edge is weaker than a jump's: when both reach an
- * instruction with conflicting states, the call is taken not to return.
+ * instruction with conflicting states, the call is taken not to return,
+ * and the fixpoint starts again without that fall-through (the states it
+ * left behind on the way are gone with it).
  *
  * Landing pads (from the FDE's LSDA, .gcc_except_table) are successors
  * of the calls of their call-site range, with the state at the call.
@@ -51,11 +55,12 @@
 #include "../semantics/sem.h"
 
 /* Bounds on the input: instructions per FDE, fixpoint visits per
- * instruction, jump table entries. */
+ * instruction, jump table entries, restarts of the fixpoint. */
 #define SYNTH_MAX_INSNS 200000
 #define SYNTH_VISITS_PER_INSN 64
 #define SYNTH_MAX_TABLE 1024
-#define SYNTH_NAUX 4
+#define SYNTH_MAX_RESTARTS 32 /* calls taken not to return, per FDE */
+#define SYNTH_NAUX 14 /* the GPRs other than rsp and rbp */
 
 /* The callee-saved registers compared (System V: rbx rbp r12-r15). */
 #define SYNTH_NSAVED 6
@@ -89,7 +94,13 @@ extern const uint8_t synth_saved_regs[SYNTH_NSAVED];
       "the entry state cannot be taken from the IL")                           \
     X(FIXPOINT_LIMIT, fixpoint_limit, "fixpoint iteration limit reached")      \
     X(TOO_LARGE, too_large, "FDE larger than the instruction limit")           \
-    X(NOT_MAPPED, not_mapped, "FDE range outside the file's loaded segments")
+    X(NOT_MAPPED, not_mapped, "FDE range outside the file's loaded segments") \
+    X(NEW_STACK, new_stack,                                                    \
+      "after clone, the child runs on the stack it was given")                 \
+    X(RSP_RULE, rsp_rule,                                                      \
+      "the IL gives rsp its own rule: its CFA is not the caller's rsp")       \
+    X(AFTER_NORETURN, after_noreturn,                                          \
+      "dead code: a call's fall-through that runs straight into a trap")
 
 enum synth_reason {
 #define SYNTH_REASON_ENUM(name, id, text) SYNTH_REASON_##name,
@@ -144,6 +155,8 @@ struct synth_reg_state {
 struct synth_state {
     bool reached;
     bool weak;                 /* reached only by call fall-through edges */
+    uint32_t weak_call;        /* weak: the call (instruction index) whose
+                                  fall-through it came by */
     bool rsp_known;
     bool rbp_known;
     bool regs_conflict;
@@ -156,6 +169,15 @@ struct synth_state {
     struct synth_reg_state regs[SYNTH_NSAVED];
 };
 
+/* Where analysed code leaves its range for: a direct call, or a direct
+ * jump with the state it jumps with (a tail call, or a jump to a cold
+ * part). */
+struct synth_exit {
+    uint64_t target;
+    bool is_call;
+    struct synth_state state; /* jumps: the state at the target */
+};
+
 /* The result for one FDE. */
 struct synth_fde {
     const struct cfi_fde *fde;
@@ -164,6 +186,8 @@ struct synth_fde {
                                  then the end of the last */
     struct synth_state *states;
     enum synth_reason *limits; /* per instruction: why not compared */
+    bool *dead;               /* per instruction: a call's fall-through into
+                                 a trap (a difference there is excused) */
     struct synth_range *ranges; /* disagreements and limits, by address */
     size_t nranges;
     bool entered_mid_frame;
@@ -171,6 +195,13 @@ struct synth_fde {
     size_t jump_tables;       /* indirect jumps resolved */
     size_t landing_pads;      /* call sites with a landing pad (LSDA) */
     size_t noreturn_calls;    /* calls taken not to return */
+    struct synth_exit *exits; /* reached direct calls and jumps out */
+    size_t nexits;
+    bool no_fde;              /* code no FDE covers (synth_analyse_code):
+                                 nothing to compare with */
+    bool outermost;           /* the entry point: the table has rip
+                                 undefined (no caller) */
+    uint64_t code_end;        /* the end of the code analysed */
 };
 
 /* The decoder (a capstone handle and its register map). */
@@ -190,6 +221,16 @@ enum cfi_status synth_analyse_fde(struct synth_decoder *decoder,
                                   struct synth_fde *out);
 void synth_fde_free(struct synth_fde *fde);
 
+/* Code no FDE covers, analysed over range->[pc_begin, pc_end) (`range`
+ * stands for an FDE: no CIE, no instructions) from `entry` (NULL: the
+ * ABI entry state). Nothing is compared; the analysis ends after the
+ * last instruction reached (out->code_end, ninsns). */
+enum cfi_status synth_analyse_code(struct synth_decoder *decoder,
+                                   const struct cfi_file *file,
+                                   const struct cfi_fde *range,
+                                   const struct synth_state *entry,
+                                   struct synth_fde *out);
+
 /* The synthesised table of an analysed FDE as IL: one range per run of
  * equal rows, covering the FDE; an instruction with no known CFA (not
  * reached, not analysable) has a row with no CFA rule. The table owns
@@ -202,6 +243,43 @@ struct synth_table {
 enum cfi_status synth_fde_table(const struct synth_fde *fde,
                                 struct synth_table *table);
 void synth_table_free(struct synth_table *table);
+
+/* The functions of the code no FDE covers, each analysed from its start
+ * (synth_analyse_code) and kept as its synthesised table (synth/code.c):
+ * the starts are the function symbols (.symtab, .dynsym), the entry point
+ * (its table has rip undefined: the outermost frame), the init and fini
+ * arrays' entries and the executable sections' starts, `targets` (the
+ * direct calls and jumps out of the FDEs' analyses, their exits) and the
+ * calls and jumps of the functions found, to a fixpoint. A function runs
+ * from its start to the next start, FDE, symbol end or segment end, and
+ * ends after its last instruction reached. */
+enum synth_origin {
+    SYNTH_FROM_SYMBOL,
+    SYNTH_FROM_ENTRY,
+    SYNTH_FROM_ARRAY,         /* an init or fini array, a section start */
+    SYNTH_FROM_CALL,
+    SYNTH_FROM_JUMP,
+};
+const char *synth_origin_name(enum synth_origin origin); /* "symbol" */
+
+struct synth_code_function {
+    struct cfi_fde range;     /* [pc_begin, pc_end): the code analysed */
+    enum synth_origin origin;
+    const char *name;         /* the symbol's, or NULL */
+    bool entered_mid_frame;   /* from a jump with its frame built */
+    bool fully_analysed;
+    size_t ninsns;
+    struct synth_table table; /* its il.fde is &range */
+};
+struct synth_code {
+    struct synth_code_function *functions; /* by address */
+    size_t count;
+};
+enum cfi_status synth_code_find(struct synth_decoder *decoder,
+                                const struct cfi_file *file,
+                                const uint64_t *targets, size_t ntargets,
+                                struct synth_code *code);
+void synth_code_free(struct synth_code *code);
 
 /* Code covered by no FDE: the bytes between consecutive FDEs of an
  * executable segment (from the first FDE to the last) that are not

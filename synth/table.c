@@ -31,8 +31,12 @@ static struct sem_row row_at(const struct synth_fde *o, size_t i,
                 synth_saved_regs[k],
                 {SEM_RULE_OFFSET, 0, r->slot, {NULL, 0}}};
     }
-    rules[row.nrules++] = (struct sem_reg_rule){
-        CFI_REG_RIP, {SEM_RULE_OFFSET, 0, -8, {NULL, 0}}};
+    /* the entry point has no caller: rip undefined, the outermost frame */
+    rules[row.nrules++] = o->outermost
+        ? (struct sem_reg_rule){CFI_REG_RIP,
+                                {SEM_RULE_UNDEFINED, 0, 0, {NULL, 0}}}
+        : (struct sem_reg_rule){CFI_REG_RIP,
+                                {SEM_RULE_OFFSET, 0, -8, {NULL, 0}}};
     return row;
 }
 
@@ -44,6 +48,7 @@ static bool same_row(const struct sem_row *a, const struct sem_row *b)
         return false;
     for (uint32_t j = 0; j < a->nrules; j++)
         if (a->rules[j].reg != b->rules[j].reg ||
+            a->rules[j].rule.kind != b->rules[j].rule.kind ||
             a->rules[j].rule.offset != b->rules[j].rule.offset)
             return false;
     return true;

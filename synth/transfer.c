@@ -19,7 +19,8 @@ static void aux_drop(struct synth_state *s, int i)
     s->naux--;
 }
 
-/* reg := CFA - a; the oldest entry goes when all are taken. */
+/* reg := CFA - a. There is room for every register but rsp and rbp;
+ * were there not, the oldest entry would go. */
 static void aux_set(struct synth_state *s, int reg, int64_t a)
 {
     int i = synth_aux_find(s, reg);
@@ -156,6 +157,18 @@ static void clobber(struct synth_state *s, const struct synth_insn *in)
         rsp_unknown(s, SYNTH_REASON_RSP_UNKNOWN);
 }
 
+/* A call may change every register the ABI does not preserve (System V:
+ * rax rdx rcx rsi rdi r8-r11): none of them holds a CFA offset after it.
+ * The callee-saved ones keep their values and their states. */
+static void call(struct synth_state *s)
+{
+    const uint32_t preserved = 1u << CFI_REG_RBX | 1u << CFI_REG_RBP |
+                               1u << CFI_REG_RSP | 0xf000u;
+    for (int i = s->naux - 1; i >= 0; i--)
+        if (!((preserved >> s->aux_reg[i]) & 1))
+            aux_drop(s, i);
+}
+
 static void enter(struct synth_state *s, const struct synth_insn *in)
 {
     push(s, CFI_REG_RBP, 8);
@@ -214,7 +227,10 @@ void synth_transfer(struct synth_state *s, const struct synth_insn *in)
         break;
     case SYNTH_OP_ENTER: enter(s, in); break;
     case SYNTH_OP_STORE: case SYNTH_OP_LOAD: memory_move(s, in); break;
-    case SYNTH_OP_OTHER: case SYNTH_OP_CALL: case SYNTH_OP_RET:
+    case SYNTH_OP_CALL: call(s); break;
+    case SYNTH_OP_CLONE: rsp_unknown(s, SYNTH_REASON_NEW_STACK); break;
+    case SYNTH_OP_SYSCALL:
+    case SYNTH_OP_OTHER: case SYNTH_OP_RET:
     case SYNTH_OP_JMP: case SYNTH_OP_JMP_INDIRECT: case SYNTH_OP_JCC:
     case SYNTH_OP_STOP: case SYNTH_OP_PADDING:
         break;
@@ -288,7 +304,7 @@ static bool state_equal(const struct synth_state *a,
 }
 
 bool synth_merge(struct synth_state *into, const struct synth_state *in,
-                 bool *weak_lost)
+                 long *lost_call)
 {
     if (!into->reached) {
         *into = *in;
@@ -298,7 +314,7 @@ bool synth_merge(struct synth_state *into, const struct synth_state *in,
     /* A call's fall-through loses to a jump when they disagree: the call
      * is then taken not to return. */
     if (conflicting(into, in) && into->weak != in->weak) {
-        *weak_lost = true;
+        *lost_call = (long)(in->weak ? in->weak_call : into->weak_call);
         if (in->weak)
             return false;
         *into = *in;

@@ -5,18 +5,22 @@
  * expected ranges are in the files themselves (tests/synth/expect.inc),
  * written from the code, not from the tool. Also: the synthesised table
  * printed as IL parses back to the same text and agrees with the code,
- * and the command line of `cfisem synth`. */
+ * the command line of `cfisem synth`, the run's truth (`cfisem trace`)
+ * against synth's claims on the findings' mistakes, and the tables of
+ * code no FDE covers (--no-fde-code) unwinding a run. */
 #include <check.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "semantics/sem.h"
 #include "synth/synth.h"
 #include "tests/support.h"
+#include "trace/trace.h"
 
 #define MAX_EXPECT 64
 #define MAX_FOUND 256
@@ -196,8 +200,9 @@ START_TEST(test_correct_cfi_agrees)
     load(&a, "good");
     analyse_all(&a);
     check_expectations(&a);
-    /* every FDE but _start (outermost) and the conflicting join */
-    ck_assert_uint_eq(a.fully_analysed, a.nfdes - 2);
+    /* every FDE but _start (outermost), the conflicting join, and the
+     * four limits: cloned, rsprule, ffiframe, deadtrap */
+    ck_assert_uint_eq(a.fully_analysed, a.nfdes - 6);
     unload(&a);
 }
 END_TEST
@@ -423,6 +428,242 @@ START_TEST(test_emit_il_builds_back)
 }
 END_TEST
 
+/* ---- trace: the run's truth against synth's claims ------------------- */
+
+/* One disagreement synth claims, with its FDE. */
+struct claim {
+    uint64_t fde, begin, end;
+    enum synth_kind kind;
+    int reg;
+    bool seen;
+};
+
+/* Every disagreement synth finds in the file at path. */
+static size_t synth_claims(const char *path, struct claim *claims, size_t max)
+{
+    struct analysed a;
+    memset(&a, 0, sizeof a);
+    ck_assert_int_eq(cfi_file_open(path, &a.file, NULL), CFI_OK);
+    ck_assert_int_eq(sem_file_il_build(a.file, &a.il), CFI_OK);
+    struct synth_decoder *d;
+    ck_assert_int_eq(synth_decoder_new(&d, NULL), CFI_OK);
+    size_t n = 0;
+    for (size_t i = 0; i < a.file->nfdes; i++) {
+        struct synth_fde s;
+        ck_assert_int_eq(synth_analyse_fde(d, a.file, &a.file->fdes[i],
+                                           &a.il->fdes[i], &s), CFI_OK);
+        for (size_t k = 0; k < s.nranges; k++) {
+            const struct synth_range *r = &s.ranges[k];
+            if (r->kind == SYNTH_NOT_ANALYSABLE || r->kind == SYNTH_NO_FDE)
+                continue;
+            ck_assert(n < max);
+            claims[n++] = (struct claim){a.file->fdes[i].pc_begin, r->begin,
+                                         r->end, r->kind, r->reg, false};
+        }
+        synth_fde_free(&s);
+    }
+    synth_decoder_free(d);
+    unload(&a);
+    return n;
+}
+
+/* Whether a claim speaks for a mismatch of the run: cfa by cfa_height, the
+ * return address by cfa_height or rip's slot, a register by its own
+ * ranges or cfa_height (the CFA its slot is counted from). */
+static bool speaks_for(const struct claim *c, const struct trace_group *g)
+{
+    if (c->fde != g->fde_begin)
+        return false;
+    if (c->kind == SYNTH_CFA_HEIGHT)
+        return true;
+    if (g->kind == TRACE_KIND_ra)
+        return c->reg == CFI_REG_RIP;
+    return g->kind == TRACE_KIND_reg && c->reg == g->reg;
+}
+
+/* tests/synth/crosscheck.S has a function per mistake of
+ * synth/findings/README.md; run under trace, every PC where the truth and
+ * the CFI differ is inside a range synth reports for it, and every range
+ * synth reports is seen wrong in the run. */
+START_TEST(test_trace_confirms_synth)
+{
+    char *path = build_case("crosscheck");
+    struct claim claims[64];
+    size_t nclaims = synth_claims(path, claims, 64);
+    ck_assert_uint_ge(nclaims, 7);
+    struct trace_options o;
+    trace_options_default(&o);
+    o.engines[DIFF_ENGINE_compiled] = false;
+    o.timeout = 60;
+    o.quiet_program = true;
+    struct trace_report r;
+    char *argv[] = {path, NULL};
+    ck_assert_int_eq(trace_run(argv, &o, &r), CFI_OK);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    size_t compared = 0;
+    for (size_t i = 0; i < r.ngroups; i++) {
+        const struct trace_group *g = &r.groups[i];
+        ck_assert_int_ne(g->kind, TRACE_KIND_no_fde);
+        ck_assert(!g->pcs_truncated);
+        for (size_t k = 0; k < g->npcs; k++, compared++) {
+            bool inside = false;
+            for (size_t c = 0; c < nclaims; c++)
+                if (speaks_for(&claims[c], g) && g->pcs[k] >= claims[c].begin &&
+                    g->pcs[k] < claims[c].end)
+                    inside = claims[c].seen = true;
+            ck_assert_msg(inside, "the run differs at 0x%" PRIx64
+                          " (%s), synth claims nothing there", g->pcs[k],
+                          trace_kind_name(g->kind));
+        }
+    }
+    ck_assert_uint_ge(compared, 10);
+    for (size_t c = 0; c < nclaims; c++)
+        ck_assert_msg(claims[c].seen, "[0x%" PRIx64 ",0x%" PRIx64 ") %s "
+                      "not seen in the run", claims[c].begin, claims[c].end,
+                      synth_kind_name(claims[c].kind));
+    trace_report_free(&r);
+    free(path);
+}
+END_TEST
+
+/* ---- code no FDE covers (--no-fde-code) -------------------------------- */
+
+#define NO_CFI "-O2 -fno-stack-protector -fno-asynchronous-unwind-tables " \
+               "-fno-unwind-tables"
+#define STATIC "-static -nostdlib -no-pie -Wl,--build-id=none"
+
+/* Runs `sh -c command` in dir; its exit status. */
+static int shell_in(const char *dir, const char *command)
+{
+    size_t size = strlen(dir) + strlen(command) + 64;
+    char *line = malloc(size);
+    ck_assert_ptr_nonnull(line);
+    snprintf(line, size, "cd '%s' && %s", dir, command);
+    int status = system(line);
+    free(line);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The no-CFI program (NAME "nocfi": nothing has CFI) or the mixed one
+ * (NAME "mixed": nofde_cfi.c with CFI) in dir. */
+static void build_nofde(const char *dir, const char *name)
+{
+    char *src = test_src_path("tests/synth");
+    char command[4096];
+    if (!strcmp(name, "nocfi"))
+        snprintf(command, sizeof command,
+                 "cc " NO_CFI " " STATIC " -o nocfi %s/nofde_start.S "
+                 "%s/nofde.c %s/nofde_nocfi.c", src, src, src);
+    else
+        snprintf(command, sizeof command,
+                 "cc " NO_CFI " -c -o nofde.o %s/nofde.c && "
+                 "cc -O2 -fno-stack-protector -fasynchronous-unwind-tables "
+                 "-c -o nofde_cfi.o %s/nofde_cfi.c && "
+                 "cc " STATIC " -o mixed %s/nofde_start.S nofde.o nofde_cfi.o",
+                 src, src, src);
+    ck_assert_msg(shell_in(dir, command) == 0, "cannot build: %s", command);
+    free(src);
+}
+
+/* NAME's table from `cfisem synth NAME --no-fde-code --emit-il`, built
+ * back by synth/il2s.py into NAME.so, compiled into an eh_elf and
+ * validated; then NAME runs under trace with NAME.so's CFI. The trace's
+ * report in NAME.trace. */
+static void emit_build_validate_trace(const char *dir, const char *name)
+{
+    char *script = test_src_path("synth/il2s.py");
+    const char *cfisem = getenv("CFISEM");
+    ck_assert_ptr_nonnull(cfisem);
+    char command[8192];
+    snprintf(command, sizeof command,
+             "'%s' synth %s --no-fde-code --emit-il > %s.il && "
+             "python3 '%s' %s.il > %s.S 2> %s.text && "
+             "cc -shared -nostdlib -Wl,--build-id=none "
+             "-Wl,--section-start=.text=$(sed 's/text=//' %s.text) "
+             "-o %s.so %s.S && "
+             "'%s' compile %s.so -o %s.eh_elf.so > /dev/null && "
+             "'%s' validate %s.so %s.eh_elf.so > %s.validate && "
+             "'%s' trace --quiet --cfi %s=%s.so -- ./%s > %s.trace",
+             cfisem, name, name, script, name, name, name, name, name, name,
+             cfisem, name, name, cfisem, name, name, name, cfisem, name, name,
+             name, name);
+    ck_assert_msg(shell_in(dir, command) == 0, "failed: %s", command);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.validate", dir, name);
+    char *validate = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(validate);
+    ck_assert_ptr_nonnull(strstr(validate, "0 wrong ranges: pass"));
+    free(validate);
+    snprintf(path, sizeof path, "%s/%s.trace", dir, name);
+    char *trace = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(trace);
+    /* every stop of the program checked, by every engine, and right */
+    ck_assert_ptr_nonnull(strstr(trace, " 0 without FDE,"));
+    ck_assert_ptr_nonnull(strstr(trace, "il        agree "));
+    ck_assert_ptr_null(strstr(trace, "groups:"));
+    ck_assert_ptr_nonnull(strstr(trace, "compiled  agree "));
+    free(trace);
+    free(script);
+}
+
+/* A program with no CFI at all: synth refuses it without --no-fde-code,
+ * and with it gives every function (the entry point, the symbols) a table
+ * that unwinds the run at every instruction. */
+START_TEST(test_no_fde_code_unwinds)
+{
+    char *dir = test_temp_dir();
+    build_nofde(dir, "nocfi");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/nocfi", dir);
+    const char *plain[] = {"synth", path, NULL};
+    struct test_run run;
+    test_run_cfisem(plain, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    test_run_free(&run);
+    const char *code[] = {"synth", path, "--no-fde-code", NULL};
+    test_run_cfisem(code, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "code no FDE covers: 10 functions "
+                                          "(9 from symbols, 1 the entry point"));
+    ck_assert_ptr_nonnull(strstr(run.out, "instructions: 10 fully analysed"));
+    test_run_free(&run);
+    emit_build_validate_trace(dir, "nocfi");
+    free(dir);
+}
+END_TEST
+
+/* The functions that have an FDE keep their tables; those that have none
+ * are added after them, and the whole unwinds the run. */
+START_TEST(test_no_fde_code_keeps_fdes)
+{
+    char *dir = test_temp_dir();
+    build_nofde(dir, "mixed");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/mixed", dir);
+    const char *plain[] = {"synth", path, "--emit-il", NULL};
+    const char *code[] = {"synth", path, "--emit-il", "--no-fde-code", NULL};
+    struct test_run without, with;
+    test_run_cfisem(plain, &without);
+    test_run_cfisem(code, &with);
+    ck_assert_int_eq(without.exit_code, 0);
+    ck_assert_int_eq(with.exit_code, 0);
+    ck_assert_uint_gt(without.out_len, 0);
+    ck_assert(with.out_len > without.out_len);
+    ck_assert(!memcmp(with.out, without.out, without.out_len));
+    ck_assert_ptr_null(strstr(without.out, "fde no-fde"));
+    const char *added = with.out + without.out_len;
+    ck_assert(!strncmp(added, "fde no-fde cie=none [", 21));
+    ck_assert_ptr_nonnull(strstr(added, "found=entry\n"));
+    ck_assert_ptr_nonnull(strstr(added, "found=symbol saves\n"));
+    ck_assert_ptr_nonnull(strstr(added, "found=symbol variable\n"));
+    ck_assert_ptr_null(strstr(added, "with_cfi"));
+    test_run_free(&without);
+    test_run_free(&with);
+    emit_build_validate_trace(dir, "mixed");
+    free(dir);
+}
+END_TEST
+
 /* The aim: libc fully analysed for at least 95% of its FDEs. */
 START_TEST(test_libc_share)
 {
@@ -466,6 +707,9 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_cli_json);
     tcase_add_test(tc, test_cli_bad_input);
     tcase_add_test(tc, test_libc_share);
+    tcase_add_test(tc, test_trace_confirms_synth);
+    tcase_add_test(tc, test_no_fde_code_unwinds);
+    tcase_add_test(tc, test_no_fde_code_keeps_fdes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -160,6 +160,23 @@ static void new_group(struct trace_checker *c, enum diff_engine_id engine,
     g->reproducer = reproducer(c, g, stop->elf->file_path);
 }
 
+/* pc among the group's distinct PCs, in order. */
+static void add_pc(struct trace_group *g, uint64_t pc)
+{
+    size_t at = 0;
+    while (at < g->npcs && g->pcs[at] < pc)
+        at++;
+    if (at < g->npcs && g->pcs[at] == pc)
+        return;
+    if (g->npcs == TRACE_GROUP_PCS) {
+        g->pcs_truncated = true;
+        return;
+    }
+    memmove(&g->pcs[at + 1], &g->pcs[at], (g->npcs - at) * sizeof g->pcs[0]);
+    g->pcs[at] = pc;
+    g->npcs++;
+}
+
 static void record(struct trace_checker *c, enum diff_engine_id engine,
                    const struct stop *stop, const struct difference *d,
                    bool first_of_stop)
@@ -183,6 +200,7 @@ static void record(struct trace_checker *c, enum diff_engine_id engine,
         g->pc_first = stop->pc;
     if (stop->pc > g->pc_last)
         g->pc_last = stop->pc;
+    add_pc(g, stop->pc);
 }
 
 static const char *reg_status_text(uint8_t status)

@@ -93,6 +93,18 @@ static uint64_t lowest_page(const struct cfi_file *file)
     return low == UINT64_MAX ? 0 : low & ~(uint64_t)(PAGE - 1);
 }
 
+/* The lowest page of the ELF at path (its CFI read from another file, the
+ * addresses are still its own). */
+static uint64_t mapped_lowest_page(const char *path)
+{
+    struct cfi_file *file;
+    if (cfi_file_open_code(path, &file, NULL) != CFI_OK)
+        return 0;
+    uint64_t low = lowest_page(file);
+    cfi_file_close(file);
+    return low;
+}
+
 /* The ELF named `path`, opened on first sight; its index. */
 static bool elf_index(struct trace_maps *maps, struct trace_mem *mem,
                       const char *path, uint64_t start, uint64_t end,
@@ -111,7 +123,10 @@ static bool elf_index(struct trace_maps *maps, struct trace_mem *mem,
     struct trace_elf *elf = &maps->elves[maps->nelves];
     memset(elf, 0, sizeof *elf);
     elf->path = copy_text(path);
+    const struct trace_options *o = maps->options;
+    bool replaced = o->cfi_elf && !strcmp(path, o->cfi_elf);
     elf->file_path = !strcmp(path, "[vdso]") ? copy_vdso(maps, mem, start, end)
+                     : replaced              ? copy_text(o->cfi_file)
                                              : copy_text(path);
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
     if (!elf->path || !elf->file_path)
@@ -121,7 +136,8 @@ static bool elf_index(struct trace_maps *maps, struct trace_mem *mem,
         note_open_error(maps, path, diag.message ? diag.message
                                                  : "cannot open");
     } else {
-        elf->min_vaddr = lowest_page(elf->file);
+        elf->min_vaddr = replaced ? mapped_lowest_page(path)
+                                  : lowest_page(elf->file);
         open_engines(maps, elf);
     }
     *index = maps->nelves++;

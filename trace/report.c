@@ -261,7 +261,11 @@ static void group_json(FILE *out, const struct trace_group *g)
                     diff_engine_name((enum diff_engine_id)id));
             sep = ", ";
         }
-    fprintf(out, "], \"first\": {\"pc\": \"0x%" PRIx64 "\", \"runtime_pc\": "
+    fprintf(out, "], \"pcs\": [");
+    for (size_t i = 0; i < g->npcs; i++)
+        fprintf(out, "%s\"0x%" PRIx64 "\"", i ? ", " : "", g->pcs[i]);
+    fprintf(out, "], \"pcs_truncated\": %s", g->pcs_truncated ? "true" : "false");
+    fprintf(out, ", \"first\": {\"pc\": \"0x%" PRIx64 "\", \"runtime_pc\": "
             "\"0x%" PRIx64 "\", \"engine\": \"%s\", \"expected\": \"0x%" PRIx64
             "\", \"got\": \"%s\", \"row\": ", g->pc, g->runtime_pc,
             diff_engine_name(g->engine), g->expected,

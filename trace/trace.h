@@ -81,6 +81,11 @@ struct trace_options {
      * breakpoints only, at the first address of every row, or at the SDT
      * probes (with breakpoints at function entries for the truth). */
     enum trace_at { TRACE_AT_STEP, TRACE_AT_ROWS, TRACE_AT_STAPSDT } at;
+    /* The CFI of the ELF mapped from path cfi_elf (as /proc/PID/maps
+     * names it) is read from cfi_file instead, a file with the same
+     * addresses (synth's table built back by synth/il2s.py); NULL: none. */
+    const char *cfi_elf;
+    const char *cfi_file;
 };
 
 void trace_options_default(struct trace_options *options);
@@ -95,6 +100,8 @@ enum trace_end {
     TRACE_END_TRACE_FAILED,   /* ptrace itself failed */
     TRACE_END_NO_SYMBOL,      /* options.from_symbol: no such function */
 };
+
+#define TRACE_GROUP_PCS 512
 
 /* One group of mismatches: one ELF, one FDE (or none), one kind, one
  * register (rip for ra kinds, -1 for cfa), every engine that got it
@@ -114,6 +121,11 @@ struct trace_group {
      * context, which its CFI describes (explained, not a mismatch). */
     bool context_restore;
     uint64_t pc_first, pc_last;   /* lowest and highest PC, file addresses */
+    /* The distinct PCs, sorted (the first TRACE_GROUP_PCS of them; more:
+     * pcs_truncated). */
+    uint64_t pcs[TRACE_GROUP_PCS];
+    size_t npcs;
+    bool pcs_truncated;
     /* The first occurrence. */
     enum diff_engine_id engine;
     uint64_t pc;                  /* file address */

@@ -347,4 +347,200 @@ noreturn:
         ret
         .cfi_endproc
 
+/* Regression, aux registers forgotten (libcrypto's nistp224 code): rsp
+ * is kept in r15 while five other registers point into the frame, then
+ * `mov %r15,%rsp` brings it back. With room for four offsets the oldest,
+ * r15, was dropped, and the CFA after the move was unknown. (The five
+ * are caller-saved: the call forgets them; r15 it keeps.) */
+        .p2align 4
+manyaux:
+        .cfi_startproc
+        push %r15
+        .cfi_def_cfa_offset 16
+        .cfi_offset r15, -16
+        sub $64, %rsp
+        .cfi_def_cfa_offset 80
+        mov %rsp, %r15
+        lea 8(%rsp), %rdi
+        lea 16(%rsp), %rsi
+        lea 24(%rsp), %rdx
+        lea 32(%rsp), %rcx
+        lea 40(%rsp), %r8
+        push $0
+        .cfi_def_cfa_offset 88
+        call leaf
+        mov %r15, %rsp
+        .cfi_def_cfa_offset 80
+        add $64, %rsp
+        .cfi_def_cfa_offset 16
+        pop %r15
+        .cfi_def_cfa_offset 8
+        .cfi_restore r15
+        ret
+        .cfi_endproc
+
+/* Regression, a jump table bounded by a compare of another register
+ * (mesa: `cmp $0xef,%cl; ja` bounds cl, the index is cl >> 4): taken as
+ * the bound, 32 entries were read, into the next table, whose entry,
+ * against this table's base, lands on the ret with the frame still
+ * built. This table has no bound; it ends where the next table the code
+ * addresses begins. */
+        .p2align 4
+shifted:
+        .cfi_startproc
+        push %rbx
+        .cfi_def_cfa_offset 16
+        .cfi_offset rbx, -16
+        movzbl (%rdi), %ecx
+        mov %ecx, %edx
+        shr $4, %dl
+        cmp $0x1f, %cl
+        ja .Lsh_out
+        lea .Lsh_table(%rip), %rsi
+        movzbl %dl, %edx
+        movslq (%rsi,%rdx,4), %rdx
+        add %rsi, %rdx
+        jmp *%rdx
+.Lsh_case0:
+        mov $1, %ebx
+        jmp .Lsh_out
+.Lsh_case1:
+        lea .Lsh_other(%rip), %rax
+        mov $2, %ebx
+.Lsh_out:
+        mov %ebx, %eax
+        pop %rbx
+        .cfi_def_cfa_offset 8
+        .cfi_restore rbx
+.Lsh_ret:
+        ret
+        .cfi_endproc
+        .section .rodata
+        .balign 4
+.Lsh_table:
+        .long .Lsh_case0 - .Lsh_table, .Lsh_case1 - .Lsh_table
+.Lsh_other:
+        .long .Lsh_ret - .Lsh_table
+        .text
+
+/* Regression, a state left by a call that does not return (libpython):
+ * the fall-through of the first call (height 48) reaches the join and
+ * the loop after it before the jump (height 32) does; when the jump won
+ * at the join, the loop, entered again by a call's fall-through, kept
+ * the stale height its back edge had carried. The fixpoint now starts
+ * again without that fall-through. */
+        .p2align 4
+stale:
+        .cfi_startproc
+        push %rbx
+        .cfi_def_cfa_offset 16
+        .cfi_offset rbx, -16
+        sub $16, %rsp
+        .cfi_def_cfa_offset 32
+        mov %edi, %ebx
+        test %edi, %edi
+        jne .Lstale_far
+        sub $16, %rsp
+        .cfi_def_cfa_offset 48
+        call leaf
+.Lstale_join:
+        .cfi_def_cfa_offset 32
+        call leaf
+.Lstale_loop:
+        sub $1, %ebx
+        jne .Lstale_loop
+        add $16, %rsp
+        .cfi_def_cfa_offset 16
+        pop %rbx
+        .cfi_def_cfa_offset 8
+        .cfi_restore rbx
+        ret
+.Lstale_far:
+        .cfi_def_cfa_offset 32
+        .cfi_offset rbx, -16
+        add $1, %ebx
+        jmp .Lstale_join
+        .cfi_endproc
+
+/* clone's child runs on the stack it was given (the sanitizers'
+ * internal_clone pops its function from there): after the syscall the
+ * analysis stops. */
+        .p2align 4
+cloned:
+        .cfi_startproc
+        sub $8, %rsp
+        .cfi_def_cfa_offset 16
+        mov %rdi, %rsi
+        mov $56, %eax
+        syscall
+.Lcloned_after:
+        test %rax, %rax
+        jne 1f
+        pop %rax
+        pop %rdi
+        call *%rax
+1:      add $8, %rsp
+        .cfi_def_cfa_offset 8
+        ret
+.Lcloned_end:
+        .cfi_endproc
+        expect .Lcloned_after, .Lcloned_end, "not_analysable:new_stack"
+
+/* The IL gives rsp its own rule (GHC's StgRun: cfa=rsp+0, the caller's
+ * rsp an expression): its CFA is not the caller's rsp, not compared. */
+        .p2align 4
+rsprule:
+        .cfi_startproc
+        sub $8, %rsp
+        .cfi_def_cfa rsp, 0
+        .cfi_escape 0x16, 0x07, 0x02, 0x77, 0x10
+        .cfi_offset rip, 8
+.Lrsprule_body:
+        nop
+        add $8, %rsp
+.Lrsprule_ret:
+        .cfi_def_cfa rsp, 8
+        .cfi_restore rsp
+        .cfi_offset rip, -8
+        ret
+        .cfi_endproc
+        expect .Lrsprule_body, .Lrsprule_ret, "not_analysable:rsp_rule"
+
+/* The IL's CFA on rbp set from a value the analysis does not know
+ * (libffi's ffi_call_unix64 builds its frame in memory it was given). */
+        .p2align 4
+ffiframe:
+        .cfi_startproc
+        push %rbp
+        .cfi_def_cfa_offset 16
+        .cfi_offset rbp, -16
+        lea 64(%rdi), %rbp
+.Lffi_frame:
+        .cfi_def_cfa rbp, 16
+        nop
+        pop %rbp
+.Lffi_ret:
+        .cfi_def_cfa rsp, 8
+        .cfi_restore rbp
+        ret
+        .cfi_endproc
+        expect .Lffi_frame, .Lffi_ret, "not_analysable:cfa_other_reg"
+
+/* Dead code after a call that does not return, running into a trap
+ * (GCC: `call fancy_abort; mov 0x0,%rax; ud2`): GCC's row there is the
+ * function's entry row, which need not describe it. */
+        .p2align 4
+deadtrap:
+        .cfi_startproc
+        push %rax
+        .cfi_def_cfa_offset 16
+        call leaf
+.Ldead_after:
+        .cfi_def_cfa_offset 8
+        mov 8, %rax
+        ud2
+.Ldead_end:
+        .cfi_endproc
+        expect .Ldead_after, .Ldead_end, "not_analysable:after_noreturn"
+
         expect_end
