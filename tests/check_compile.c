@@ -1155,6 +1155,48 @@ static void expect_load_error(const char *path, enum cfi_status status,
                   diag.message ? diag.message : "(none)", message);
 }
 
+/* A read_memory that always fails. */
+static int read_nothing(void *data, uint64_t addr, unsigned size,
+                        uint64_t *value)
+{
+    (void)data, (void)addr, (void)size;
+    *value = 0;
+    return 1;
+}
+
+/* The window of direct loads (eh_elf.h, version 3), on prologue.so's row
+ * [0x1001,0x1004): cfa=rsp+16 rbp=[cfa-16] rip=[cfa-8]. With the stack
+ * inside the window the eh_elf loads it itself (read_memory would fail);
+ * without a window, or with one that stops short, every read goes to
+ * read_memory; _i: the tree and the table layouts. */
+START_TEST(test_direct_window)
+{
+    char *path = eh_elf_path("cases/prologue", _i ? "table" : "full");
+    struct cg_eh_elf *eh = load(path);
+    eh_elf_unwind_fn *unwind = cg_eh_elf_entry(eh);
+    ck_assert_ptr_nonnull(unwind);
+    uint64_t stack[4] = {0x1111, 0xfeed0001, 0x2020, 0x3030};
+    uint64_t base = (uint64_t)(uintptr_t)stack;
+    struct eh_elf_regs callee = {{0}, 0, 0};
+    callee.value[CFI_REG_RSP] = base;
+    callee.value[CFI_REG_RBP] = 0xbbbb;
+    callee.known = 1u << CFI_REG_RSP | 1u << CFI_REG_RBP;
+    struct eh_elf_env env = {read_nothing, NULL, NULL, base, sizeof stack - 7};
+    struct eh_elf_frame frame;
+    ck_assert_int_eq(unwind(0x1002, &callee, &env, &frame), EH_ELF_OK);
+    ck_assert_uint_eq(frame.cfa, base + 16);
+    ck_assert_uint_eq(frame.caller.value[CFI_REG_RBP], 0x1111);
+    ck_assert_uint_eq(frame.caller.value[CFI_REG_RIP], 0xfeed0001);
+    ck_assert_uint_eq(frame.caller.value[CFI_REG_RSP], base + 16);
+    env.direct_span = 0;
+    ck_assert_int_eq(unwind(0x1002, &callee, &env, &frame), EH_ELF_E_MEMORY);
+    env.direct_span = 1; /* the 8 bytes at base only: rip's read fails */
+    ck_assert_int_eq(unwind(0x1002, &callee, &env, &frame), EH_ELF_E_MEMORY);
+    cg_unload(eh);
+    free(path);
+}
+END_TEST
+
 START_TEST(test_load_errors)
 {
     char *dir = test_temp_dir();
@@ -1360,6 +1402,7 @@ int main(void)
     TCase *load_cli = tcase_create("load_and_cli");
     tcase_set_timeout(load_cli, 300);
     tcase_add_test(load_cli, test_load_errors);
+    tcase_add_loop_test(load_cli, test_direct_window, 0, 2);
     tcase_add_test(load_cli, test_load_not_regular_file);
     tcase_add_test(load_cli, test_cli_compile);
     tcase_add_test(load_cli, test_cli_unwind_cache);
