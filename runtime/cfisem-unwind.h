@@ -17,7 +17,10 @@
  *     any layout of the full ABI (compile --layout tree or table);
  *   - an object with no eh_elf is unwound by cfisem's interpreter
  *     (interp/) on the object's own .eh_frame, found through its
- *     .eh_frame_hdr; cfisem_stats counts those frames.
+ *     .eh_frame_hdr; cfisem_stats counts those frames. The rows the
+ *     interpreter decodes are kept in a process-wide cache of 256 rows
+ *     keyed by lookup PC (lock-free, no allocation), so that a PC met
+ *     again is not decoded again; errors are never kept.
  *
  * Async-signal safety. cfisem_prepare loads shared objects (dlopen) and
  * is not async-signal-safe: call it at start-up, and again after loading
@@ -150,8 +153,15 @@ int cfisem_get_reg(const struct cfisem_cursor *cursor, unsigned r,
 /* Which engine the cursor's steps use. CFISEM_ENGINE_AUTO (the start):
  * the object's eh_elf, else the interpreter; CFISEM_ENGINE_INTERP: the
  * interpreter on .eh_frame for every frame (to compare the two on the
- * same stack). Returns CFISEM_OK or CFISEM_E_ARGUMENT. */
-enum cfisem_engine { CFISEM_ENGINE_AUTO = 0, CFISEM_ENGINE_INTERP = 1 };
+ * same stack); CFISEM_ENGINE_INTERP_NO_CACHE: the same, every row
+ * decoded afresh (the interpreter's rows are otherwise kept in its
+ * row cache, above).
+ * Returns CFISEM_OK or CFISEM_E_ARGUMENT. */
+enum cfisem_engine {
+    CFISEM_ENGINE_AUTO = 0,
+    CFISEM_ENGINE_INTERP = 1,
+    CFISEM_ENGINE_INTERP_NO_CACHE = 2,
+};
 int cfisem_set_engine(struct cfisem_cursor *cursor, enum cfisem_engine engine);
 
 /* How the cursor's steps so far were made. */

@@ -186,7 +186,7 @@ static eh_elf_unwind_fn *load_eh_elf(const char *path)
     const uint32_t *version = dlsym(handle, "eh_elf_abi_version");
     void *entry = dlsym(handle, "eh_elf_unwind");
     if (!ident || !version || !entry || strcmp(ident, EH_ELF_IDENT_FULL) ||
-        *version != EH_ELF_ABI_VERSION) {
+        *version < EH_ELF_ABI_VERSION_MIN || *version > EH_ELF_ABI_VERSION) {
         dlclose(handle);
         return NULL;
     }
