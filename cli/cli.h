@@ -40,6 +40,7 @@ bool cli_il_wants_sframe(int argc, char **argv);
 int cli_il_sframe(int argc, char **argv);
 int cli_unwind(int argc, char **argv);
 int cli_compile(int argc, char **argv);
+int cli_cache(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 /* `validate FILE --hdr` and `--sframe` (cli/validate_table.c): wanted

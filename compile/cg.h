@@ -153,6 +153,13 @@ struct cg_sizes {
 enum cfi_status cg_section_sizes(const char *path, struct cg_sizes *sizes,
                                  struct cfi_diag *diag);
 
+/* The GNU build-id of an ELF file, from the notes of its PT_NOTE
+ * segments (what the run-time library reads from a loaded object): at
+ * most `cap` bytes into id, *len their number, 0 when the file has none.
+ * Errors as cg_section_sizes (CFI_E_NOT_ELF for a bad header table). */
+enum cfi_status cg_build_id(const char *path, uint8_t *id, size_t cap,
+                            size_t *len, struct cfi_diag *diag);
+
 /* An eh_elf for `file` in `cache_dir` (NULL: ${XDG_CACHE_HOME:-$HOME/.cache}
  * /cfisem), built when absent: the name is keyed by the file's path, size,
  * modification time, the ABI flavour and EH_ELF_ABI_VERSION. *path is

@@ -12,7 +12,7 @@
  *   - its eh_elf is the one cfisem_prepare loaded for it: beside the
  *     object (OBJECT.eh_elf.so), or in a cache folder keyed by the
  *     object's build-id (CACHE/.build-id/xx/rest.eh_elf.so, as
- *     /usr/lib/debug does; scripts/cfisem-cache fills it), or, for a build
+ *     /usr/lib/debug does; `cfisem cache` fills it), or, for a build
  *     tree, in a folder keyed by file name (NAME.full.eh_elf.so);
  *     any layout of the full ABI (compile --layout tree or table);
  *   - an object with no eh_elf is unwound by cfisem's interpreter

@@ -103,21 +103,25 @@ static bool is_eh_elf_name(const char *path)
     return n >= k && !strcmp(path + n - k, suffix);
 }
 
-/* The GNU build-id note among the object's PT_NOTE segments. */
+/* The GNU build-id note among the object's PT_NOTE segments (padded to
+ * 4 bytes, or 8 in a segment aligned so), as `cfisem cache` reads it
+ * from the file (compile/elf.c, cg_build_id). */
 static size_t note_build_id(const struct dl_phdr_info *info, uint8_t *out)
 {
     for (unsigned i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_NOTE)
             continue;
+        size_t align = ph->p_align == 8 ? 8 : 4;
         const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
         const uint8_t *end = p + ph->p_memsz;
         while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
             const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
-            size_t name = (note->n_namesz + 3u) & ~3u;
-            size_t desc = (note->n_descsz + 3u) & ~3u;
+            size_t name = (note->n_namesz + align - 1) & ~(align - 1);
+            size_t desc = (note->n_descsz + align - 1) & ~(align - 1);
             const uint8_t *data = p + sizeof *note;
-            if (name + desc > (size_t)(end - data))
+            if (name > (size_t)(end - data) ||
+                desc > (size_t)(end - data) - name)
                 break;
             if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
                 !memcmp(data, "GNU", 4) && note->n_descsz <= RT_BUILD_ID_MAX) {

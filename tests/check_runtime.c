@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/workload/workload.h"
@@ -434,27 +435,45 @@ START_TEST(test_cxx_through_libstdcxx)
 }
 END_TEST
 
-/* scripts/cfisem-cache fills a cache keyed by build-id, where
- * cfisem_prepare finds the copy's eh_elf. */
+/* The output of `cfisem cache --cache DIR FILE`, and its exit status. */
+static int cfisem_cache(const char *dir, const char *file, char *out,
+                        size_t size)
+{
+    const char *cfisem = getenv("CFISEM");
+    ck_assert_ptr_nonnull(cfisem);
+    char command[8192];
+    snprintf(command, sizeof command, "'%s' cache --cache '%s' '%s' -j 1",
+             cfisem, dir, file);
+    FILE *pipe = popen(command, "r");
+    ck_assert_ptr_nonnull(pipe);
+    size_t n = fread(out, 1, size - 1, pipe);
+    out[n] = 0;
+    int status = pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* `cfisem cache` fills a cache keyed by build-id, where cfisem_prepare
+ * finds the copy's eh_elf; a second run keeps it. */
 START_TEST(test_build_id_cache)
 {
     char *dir = test_temp_dir();
-    char *script = test_src_path("scripts/cfisem-cache");
     const char *workload = getenv("CFISEM_WORKLOAD");
     ck_assert_ptr_nonnull(workload);
-    char command[8192];
-    snprintf(command, sizeof command,
-             "'%s' --cache '%s' '%s/libcfisem-shapes-noeh.so' > /dev/null",
-             script, dir, workload);
-    ck_assert_int_eq(system(command), 0);
+    char file[4096], out[8192];
+    snprintf(file, sizeof file, "%s/libcfisem-shapes-noeh.so", workload);
+    ck_assert_int_eq(cfisem_cache(dir, file, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "/.build-id/") && strstr(out, "(compiled)"),
+                  "%s", out);
+    ck_assert_int_eq(cfisem_cache(dir, file, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "(kept)"), "%s", out);
     setup_with(dir);
     struct local_result *r = run(the.noeh.recurse, 100, leaf_compare);
     assert_same_callers(&r->ours, &r->gcc, 100);
     ck_assert_uint_ge(r->stats.frames_eh_elf, 100);
     free(r);
+    char command[8192];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(command), 0);
-    free(script);
     free(dir);
 }
 END_TEST
