@@ -13,8 +13,9 @@
  * even again; a reader copies the slot and keeps the copy only when the
  * sequence was even and did not change meanwhile. The slot's words are
  * relaxed atomics, so that a reader racing a writer reads a torn copy
- * it then throws away, never undefined behaviour. A slot is chosen by
- * a hash of the PC; a newer row replaces an older one.
+ * it then throws away, never undefined behaviour. A set of four slots
+ * is chosen by a hash of the PC; a newer row takes an empty slot of it,
+ * else replaces one of the four rows, in turn.
  *
  * A lookup PC names the same row for as long as its object is loaded
  * (a run-time address, like the object table: an object unloaded with
@@ -53,21 +54,32 @@ struct slot {
     _Atomic uint64_t words[ROW_WORDS];
 };
 
-static struct slot slots[ROW_SLOTS];
+/* WAYS slots per set, so that a few PCs of one walk that hash alike do
+ * not push each other out at every walk; `victim` is the way the next
+ * new row takes when all are full. */
+enum { WAYS = 4 };
 
-static struct slot *slot_of(uint64_t pc)
+struct set {
+    struct slot way[WAYS];
+    _Atomic uint32_t victim;
+};
+
+static struct set sets[ROW_SLOTS / WAYS];
+
+static struct set *set_of(uint64_t pc)
 {
-    return &slots[(pc * 0x9e3779b97f4a7c15ull) >> 56];
+    return &sets[(pc * 0x9e3779b97f4a7c15ull) >> 58];
 }
 
-_Static_assert(ROW_SLOTS == 256, "slot_of takes the hash's top 8 bits");
+_Static_assert(ROW_SLOTS / WAYS == 64, "set_of takes the hash's top 6 bits");
 
-bool rt_row_lookup(uint64_t pc, struct interp_decoded_row *row)
+/* The row of the slot, when it holds pc's and no writer is at it. */
+static bool read_slot(struct slot *s, uint64_t pc,
+                      struct interp_decoded_row *row)
 {
-    struct slot *s = slot_of(pc);
     uint32_t before = atomic_load_explicit(&s->sequence, memory_order_acquire);
     if ((before & 1) ||
-        atomic_load_explicit(&s->pc, memory_order_relaxed) != pc || pc == 0)
+        atomic_load_explicit(&s->pc, memory_order_relaxed) != pc)
         return false;
     /* A torn copy is thrown away below; nrules is read from the copy,
      * and bounded, so even a torn one stays inside the row. */
@@ -84,9 +96,30 @@ bool rt_row_lookup(uint64_t pc, struct interp_decoded_row *row)
     return atomic_load_explicit(&s->sequence, memory_order_relaxed) == before;
 }
 
+bool rt_row_lookup(uint64_t pc, struct interp_decoded_row *row)
+{
+    struct set *set = set_of(pc);
+    for (unsigned way = 0; way < WAYS && pc != 0; way++)
+        if (read_slot(&set->way[way], pc, row))
+            return true;
+    return false;
+}
+
 void rt_row_keep(uint64_t pc, const struct interp_decoded_row *row)
 {
-    struct slot *s = slot_of(pc);
+    struct set *set = set_of(pc);
+    unsigned way = 0;
+    while (way < WAYS &&
+           atomic_load_explicit(&set->way[way].pc, memory_order_relaxed) !=
+               0)
+        way++;
+    if (way == WAYS) { /* all full: the victim, and the next one next */
+        way = atomic_load_explicit(&set->victim, memory_order_relaxed) %
+              WAYS;
+        atomic_store_explicit(&set->victim, (way + 1) % WAYS,
+                              memory_order_relaxed);
+    }
+    struct slot *s = &set->way[way];
     uint32_t sequence = atomic_load_explicit(&s->sequence,
                                              memory_order_relaxed);
     if ((sequence & 1) ||
