@@ -7,9 +7,12 @@
  * The stacks are bench/workload/workload.h's: recursion 10, 100 and
  * 1,000 deep through five frame shapes (the mixed build), the same under
  * qsort_r's comparison callback inside libc, a C++ chain through
- * libstdc++ (its ostream writing into our stream buffer), and the
- * frame-pointer build
- * for the frame-pointer walk (the physical floor: one load per frame).
+ * libstdc++ (its ostream writing into our stream buffer), the
+ * frame-pointer build for the frame-pointer walk (the physical floor: one
+ * load per frame), and the Csmith workloads bench/csmith.sh built, when
+ * there are any ($CFISEM_WORKLOAD/csmith/workloads.txt): random programs,
+ * each unwound from the first point where its calls are deepest (the
+ * depth its list gives; inlined calls count).
  * At the top of each stack every method unwinds it in turn, and every
  * method's PC list must name the same frames (checked: the run fails
  * otherwise). Methods: cfisem_backtrace (eh_elfs: the workload's beside
@@ -178,6 +181,8 @@ static double now_ns(void)
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
+typedef int csmith_fn(int depth, workload_leaf_fn *leaf, void *arg);
+
 struct spec {
     const char *name;
     recurse_fn *recurse;
@@ -188,6 +193,7 @@ struct spec {
 struct stack {
     const char *name;
     recurse_fn *recurse;
+    csmith_fn *csmith;    /* instead of recurse: a Csmith workload */
     int depth;
     bool fp_build;
     /* Filled by the leaf. */
@@ -342,6 +348,54 @@ static void *workload_symbol(const char *lib_name, const char *symbol)
     return must(dlsym(handle, symbol), symbol);
 }
 
+/* The Csmith workloads bench/csmith.sh listed, loaded (before
+ * cfisem_prepare, which then finds their eh_elfs beside them). */
+enum { MAX_CSMITH = 16 };
+
+struct csmith_workload {
+    char name[160];
+    int depth;
+    csmith_fn *run;
+};
+
+static int load_csmith(struct csmith_workload *list)
+{
+    const char *dir = getenv("CFISEM_WORKLOAD");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/csmith/workloads.txt",
+             dir ? dir : "build/workload");
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("Csmith workloads: none (%s: not built; make bench runs "
+               "bench/csmith.sh)\n", path);
+        return 0;
+    }
+    int n = 0;
+    char file[128];
+    int depth;
+    while (n < MAX_CSMITH && fscanf(f, "%127s %d", file, &depth) == 2) {
+        snprintf(path, sizeof path, "%s/csmith/%s",
+                 dir ? dir : "build/workload", file);
+        void *handle = must(dlopen(path, RTLD_NOW | RTLD_LOCAL), path);
+        void *p = must(dlsym(handle, "workload_csmith"), "workload_csmith");
+        memcpy(&list[n].run, &p, sizeof p);
+        /* libcfisem-csmith-SEED-CC.so */
+        unsigned seed = 0;
+        char cc[32] = "?";
+        sscanf(file, "libcfisem-csmith-%u-%31[a-z]", &seed, cc);
+        snprintf(list[n].name, sizeof list[n].name,
+                 "Csmith seed %u, %s -O2, %d of its calls deep", seed, cc,
+                 depth);
+        list[n].depth = depth;
+        n++;
+    }
+    fclose(f);
+    if (n == 0)
+        printf("Csmith workloads: none (csmith not installed: bench/csmith.sh "
+               "built no program)\n");
+    return n;
+}
+
 static void load_libraries(void)
 {
     void *gcc = must(dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL),
@@ -371,6 +425,8 @@ int main(int argc, char **argv)
     recurse_fn *cxx;
     p = workload_symbol("libcfisem-cxx.so", "workload_cxx");
     memcpy(&cxx, &p, sizeof p);
+    struct csmith_workload csmith[MAX_CSMITH];
+    int ncsmith = load_csmith(csmith);
     /* CFISEM_EH_ELF_FLAVOUR=table: the system libraries' eh_elfs of the
      * table layout (make eh-elfs builds both). */
     struct cfisem_options options = {
@@ -397,16 +453,30 @@ int main(int argc, char **argv)
         {"recursion 1000, frame pointers", fp, 1000, true},
     };
     bool ok = true;
-    for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++) {
+    size_t nstacks = sizeof stacks / sizeof stacks[0];
+    for (size_t i = 0; i < nstacks + (size_t)ncsmith; i++) {
         struct stack *s = calloc(1, sizeof *s);
         if (!s)
             return 2;
-        s->name = stacks[i].name;
-        s->recurse = stacks[i].recurse;
-        s->depth = stacks[i].depth;
-        s->fp_build = stacks[i].fp_build;
         s->rounds = rounds;
-        s->recurse(s->depth, leaf, s);
+        if (i < nstacks) {
+            s->name = stacks[i].name;
+            s->recurse = stacks[i].recurse;
+            s->depth = stacks[i].depth;
+            s->fp_build = stacks[i].fp_build;
+            s->recurse(s->depth, leaf, s);
+        } else {
+            const struct csmith_workload *w = &csmith[i - nstacks];
+            s->name = w->name;
+            s->csmith = w->run;
+            s->depth = w->depth;
+            if (s->csmith(s->depth, leaf, s) < 0) {
+                printf("\n%s: its calls never went that deep\n", s->name);
+                ok = false;
+                free(s);
+                continue;
+            }
+        }
         ok = report(s) && ok;
         free(s);
     }
