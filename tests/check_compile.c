@@ -865,13 +865,16 @@ static struct cg_program *generate(const struct sem_file_il *il,
     return generate_search(il, abi, CG_SEARCH_TREE);
 }
 
+/* _i: the tree layout, then the table layout (whose simple rule sets and
+ * register-plus-offset rows are data). */
 START_TEST(test_hand_rows)
 {
     struct hand_rows h;
     struct cfi_file *file;
     struct sem_file_il *il = hand_il(&h, &file);
     char *dir = test_temp_dir();
-    struct cg_program *program = generate(il, CG_ABI_FULL);
+    struct cg_program *program = generate_search(
+        il, CG_ABI_FULL, _i ? CG_SEARCH_TABLE : CG_SEARCH_TREE);
     struct cg_eh_elf *eh = build_and_load(program, dir, "hand");
     struct memories m;
     memories_open(&m, NULL);
@@ -1035,11 +1038,16 @@ START_TEST(test_c_warnings_hand_rows)
     struct cfi_file *file;
     struct sem_file_il *il = hand_il(&h, &file);
     char *dir = test_temp_dir();
-    for (int abi = CG_ABI_FULL; abi <= CG_ABI_V1; abi++) {
-        struct cg_program *program = generate(il, (enum cg_abi)abi);
-        compiles_cleanly(program, dir, cg_abi_name((enum cg_abi)abi));
-        cg_program_free(program);
-    }
+    for (int abi = CG_ABI_FULL; abi <= CG_ABI_V1; abi++)
+        for (int kind = CG_SEARCH_TREE; kind <= CG_SEARCH_TABLE; kind++) {
+            struct cg_program *program = generate_search(
+                il, (enum cg_abi)abi, (enum cg_search_kind)kind);
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", cg_abi_name((enum cg_abi)abi),
+                     cg_search_kind_name((enum cg_search_kind)kind));
+            compiles_cleanly(program, dir, name);
+            cg_program_free(program);
+        }
     rmdir(dir);
     free(dir);
     sem_file_il_free(il);
@@ -1383,7 +1391,7 @@ int main(void)
     tcase_add_loop_test(files, test_libc, 0, 2);
     tcase_add_loop_test(files, test_ld_so, 0, 2);
     tcase_add_loop_test(files, test_libstdcxx, 0, 2);
-    tcase_add_test(files, test_hand_rows);
+    tcase_add_loop_test(files, test_hand_rows, 0, 2);
     tcase_add_loop_test(files, test_overlaps_and_failures, 0, 2);
     suite_add_tcase(suite, files);
     TCase *v1 = tcase_create("v1");
