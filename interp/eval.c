@@ -143,7 +143,7 @@ static enum cfi_status eval_cfa(const struct interp_cfa *cfa,
 }
 
 /* A register with no rule: the ABI default. */
-static void apply_default(unsigned reg, uint64_t cfa,
+static inline void apply_default(unsigned reg, uint64_t cfa,
                           const struct cfi_regs *callee,
                           struct cfi_regs *caller)
 {

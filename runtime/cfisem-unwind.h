@@ -95,7 +95,9 @@ int cfisem_prepare(const struct cfisem_options *options);
 struct cfisem_stats {
     uint64_t objects;         /* objects in the table */
     uint64_t objects_eh_elf;  /* of which with an eh_elf */
-    uint64_t frames_interp;   /* frames unwound by the interpreter */
+    uint64_t frames_interp;   /* frames unwound by the interpreter (a
+                                 walk adds its own when it ends, and every
+                                 32 meanwhile) */
     uint64_t frames_failed;   /* steps that ended with an error */
 };
 void cfisem_stats(struct cfisem_stats *stats);

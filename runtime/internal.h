@@ -40,6 +40,7 @@ struct rt_walk {
     struct rt_object objects[2];
     uint32_t frames_eh_elf;
     uint32_t frames_interp;
+    uint32_t interp_counted;  /* of frames_interp, in cfisem_stats already */
 };
 
 static inline const struct rt_object *rt_walk_object(const struct rt_walk *w)
@@ -58,8 +59,8 @@ struct rt_cursor {
  * _dl_find_object (no eh_elf: the interpreter). Async-signal-safe. */
 bool rt_find_object(uint64_t pc, struct rt_object *object);
 
-/* Counts a frame the interpreter unwound, or a failed step. */
-void rt_count_interp(void);
+/* Counts frames the interpreter unwound, or a failed step. */
+void rt_count_interp(uint32_t frames);
 void rt_count_failure(void);
 
 /* Memory of a local walk: the readable stack extent around sp (per

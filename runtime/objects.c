@@ -31,9 +31,9 @@ static _Atomic uint64_t frames_interp;
 static _Atomic uint64_t frames_failed;
 static pthread_mutex_t prepare_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void rt_count_interp(void)
+void rt_count_interp(uint32_t frames)
 {
-    atomic_fetch_add_explicit(&frames_interp, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&frames_interp, frames, memory_order_relaxed);
 }
 
 void rt_count_failure(void)

@@ -108,7 +108,6 @@ static int unwind_other(struct rt_walk *w, const struct eh_elf_regs *callee,
                                             &w->env, frame));
     }
     w->frames_interp++;
-    rt_count_interp();
     return rt_step_interp(w, callee, caller_frame, lookup_pc, frame);
 }
 
@@ -162,6 +161,19 @@ static inline int walk_step(struct rt_walk *w,
     return end_of_step(result, frame);
 }
 
+/* The interpreter's frames go to cfisem_stats in batches: an atomic add
+ * per frame would cost as much as a tenth of the frame. A walk adds
+ * them when it ends (a step gives 0 or an error, cfisem_backtrace
+ * returns) and every INTERP_BATCH frames meanwhile. */
+enum { INTERP_BATCH = 32 };
+
+static void count_interp(struct rt_walk *w)
+{
+    if (w->frames_interp != w->interp_counted)
+        rt_count_interp(w->frames_interp - w->interp_counted);
+    w->interp_counted = w->frames_interp;
+}
+
 /* Steps up from the frame `callee` (whose PC is a return address when
  * caller_frame) at most max times, the frames taking turns in frames[0]
  * and frames[1], so that no step copies a register file; each caller's
@@ -193,6 +205,8 @@ static int walk_up(struct rt_walk *w, const struct eh_elf_regs *callee,
         other = done;
     }
     *last = result;
+    if (w->frames_interp - w->interp_counted >= INTERP_BATCH || result != 1)
+        count_interp(w);
     return n;
 }
 
@@ -317,5 +331,7 @@ int cfisem_backtrace(void **pcs, int max)
     walk_start_local(&walk, context.regs[CFISEM_REG_RSP]);
     struct eh_elf_frame frames[2];
     int last;
-    return walk_up(&walk, &regs, true, frames, pcs, max, &last);
+    int n = walk_up(&walk, &regs, true, frames, pcs, max, &last);
+    count_interp(&walk);
+    return n;
 }
