@@ -177,9 +177,10 @@ static void count_interp(struct rt_walk *w)
 /* Steps up from the frame `callee` (whose PC is a return address when
  * caller_frame) at most max times, the frames taking turns in frames[0]
  * and frames[1], so that no step copies a register file; each caller's
- * PC goes to pcs[] when pcs is not NULL. Returns the number of steps
- * made, frames[(steps - 1) % 2] the last frame reached; *last is the
- * result of the last step tried (1 when all max were made). */
+ * PC goes to pcs[]. Returns the number of steps made, frames[(steps - 1)
+ * % 2] the last frame reached; *last is the result of the last step
+ * tried (1 when all max were made). A step sets the frame's signal_frame
+ * (the eh_elf, or the interpreter) when it succeeds. */
 static int walk_up(struct rt_walk *w, const struct eh_elf_regs *callee,
                    bool caller_frame, struct eh_elf_frame frames[2],
                    void **pcs, int max, int *last)
@@ -191,15 +192,12 @@ static int walk_up(struct rt_walk *w, const struct eh_elf_regs *callee,
     const struct eh_elf_regs *regs = callee;
     int n = 0, result = 1;
     while (n < max) {
-        next->signal_frame = 0;
         result = walk_step(w, regs, caller_frame, next);
         if (result != 1)
             break;
         caller_frame = !next->signal_frame;
         regs = &next->caller;
-        if (pcs)
-            pcs[n] = (void *)(uintptr_t)regs->value[CFISEM_REG_RIP];
-        n++;
+        pcs[n++] = (void *)(uintptr_t)regs->value[CFISEM_REG_RIP];
         struct eh_elf_frame *done = next;
         next = other;
         other = done;
@@ -270,8 +268,9 @@ int cfisem_step(struct cfisem_cursor *cursor)
 {
     struct rt_cursor *c = private_of(cursor);
     struct eh_elf_frame frames[2];
+    void *pc[1];
     int result;
-    if (walk_up(&c->walk, &c->regs, c->caller_frame != 0, frames, NULL, 1,
+    if (walk_up(&c->walk, &c->regs, c->caller_frame != 0, frames, pc, 1,
                 &result) == 1) {
         const struct eh_elf_regs *caller = &frames[0].caller;
         rt_copy_values(c->regs.value, caller->value, caller->known);
