@@ -296,7 +296,7 @@ $(CSMITH_WORKLOADS): bench/csmith.sh bench/workload/csmith_hook.c $(WORKLOAD_HDR
 	bench/csmith.sh $(WORKLOAD_DIR)/csmith $(EH_ELF_TOOL)
 
 check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS) \
-             $(WORKLOADS) $(BUILD)/bench/real_stacks
+             $(WORKLOADS) $(BUILD)/bench/real_stacks $(BUILD)/bench/real_stacks.eh_elf.so
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \
