@@ -91,6 +91,10 @@ static bool add_unit(struct generator *g, const char *prefix, size_t number,
                      struct cg_text *text)
 {
     struct cg_program *p = g->program;
+    if (!text->failed && text->len == 0) { /* all of it is data (table.c) */
+        cg_text_free(text);
+        return true;
+    }
     if (p->nunits == g->units_cap) {
         size_t cap = g->units_cap ? g->units_cap * 2 : 16;
         struct cg_unit *units = realloc(p->units, cap * sizeof *units);
