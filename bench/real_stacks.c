@@ -425,8 +425,6 @@ int main(int argc, char **argv)
     recurse_fn *cxx;
     p = workload_symbol("libcfisem-cxx.so", "workload_cxx");
     memcpy(&cxx, &p, sizeof p);
-    struct csmith_workload csmith[MAX_CSMITH];
-    int ncsmith = load_csmith(csmith);
     /* CFISEM_EH_ELF_FLAVOUR=table: the system libraries' eh_elfs of the
      * table layout (make eh-elfs builds both). */
     struct cfisem_options options = {
@@ -453,31 +451,40 @@ int main(int argc, char **argv)
         {"recursion 1000, frame pointers", fp, 1000, true},
     };
     bool ok = true;
-    size_t nstacks = sizeof stacks / sizeof stacks[0];
-    for (size_t i = 0; i < nstacks + (size_t)ncsmith; i++) {
+    for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++) {
         struct stack *s = calloc(1, sizeof *s);
         if (!s)
             return 2;
+        s->name = stacks[i].name;
+        s->recurse = stacks[i].recurse;
+        s->depth = stacks[i].depth;
+        s->fp_build = stacks[i].fp_build;
         s->rounds = rounds;
-        if (i < nstacks) {
-            s->name = stacks[i].name;
-            s->recurse = stacks[i].recurse;
-            s->depth = stacks[i].depth;
-            s->fp_build = stacks[i].fp_build;
-            s->recurse(s->depth, leaf, s);
-        } else {
-            const struct csmith_workload *w = &csmith[i - nstacks];
-            s->name = w->name;
-            s->csmith = w->run;
-            s->depth = w->depth;
-            if (s->csmith(s->depth, leaf, s) < 0) {
-                printf("\n%s: its calls never went that deep\n", s->name);
-                ok = false;
-                free(s);
-                continue;
-            }
-        }
+        s->recurse(s->depth, leaf, s);
         ok = report(s) && ok;
+        free(s);
+    }
+    /* The Csmith workloads are loaded only now (and prepared, for their
+     * eh_elfs), so that their objects do not slow, on the stacks above,
+     * the unwinders that search every loaded object. */
+    printf("\n");
+    struct csmith_workload csmith[MAX_CSMITH];
+    int ncsmith = load_csmith(csmith);
+    cfisem_prepare(&options);
+    for (int i = 0; i < ncsmith; i++) {
+        struct stack *s = calloc(1, sizeof *s);
+        if (!s)
+            return 2;
+        s->name = csmith[i].name;
+        s->csmith = csmith[i].run;
+        s->depth = csmith[i].depth;
+        s->rounds = rounds;
+        if (s->csmith(s->depth, leaf, s) < 0) {
+            printf("\n%s: its calls never went that deep\n", s->name);
+            ok = false;
+        } else {
+            ok = report(s) && ok;
+        }
         free(s);
     }
     cfisem_stats(&stats);
