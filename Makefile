@@ -287,13 +287,13 @@ $(WORKLOAD_DIR)/%.so.eh_elf.so: $(WORKLOAD_DIR)/%.so $(EH_ELF_DEPS) | $(EH_ELF_T
 workloads: $(WORKLOADS)
 TEST_ENV += CFISEM_WORKLOAD=$(abspath $(WORKLOAD_DIR))
 
-# The Csmith workloads of the real-stack benchmark (bench/csmith.sh):
+# The Csmith workloads of the real-stack benchmark (bench/workload/csmith.sh):
 # random programs and their eh_elfs, listed in workloads.txt (empty, with
 # a message, when csmith is not installed). Only make bench builds them.
 CSMITH_WORKLOADS := $(WORKLOAD_DIR)/csmith/workloads.txt
-$(CSMITH_WORKLOADS): bench/csmith.sh bench/workload/csmith_hook.c $(WORKLOAD_HDR) \
+$(CSMITH_WORKLOADS): bench/workload/csmith.sh bench/workload/csmith_hook.c $(WORKLOAD_HDR) \
                      $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
-	bench/csmith.sh $(WORKLOAD_DIR)/csmith $(EH_ELF_TOOL)
+	bench/workload/csmith.sh $(WORKLOAD_DIR)/csmith $(EH_ELF_TOOL)
 
 check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS) \
              $(WORKLOADS) $(BUILD)/bench/real_stacks $(BUILD)/bench/real_stacks.eh_elf.so

@@ -9,10 +9,11 @@
  * qsort_r's comparison callback inside libc, a C++ chain through
  * libstdc++ (its ostream writing into our stream buffer), the
  * frame-pointer build for the frame-pointer walk (the physical floor: one
- * load per frame), and the Csmith workloads bench/csmith.sh built, when
- * there are any ($CFISEM_WORKLOAD/csmith/workloads.txt): random programs,
- * each unwound from the first point where its calls are deepest (the
- * depth its list gives; inlined calls count).
+ * load per frame), and the Csmith workloads bench/workload/csmith.sh
+ * built, when there are any ($CFISEM_WORKLOAD/csmith/workloads.txt):
+ * random programs, each unwound from the first point where its calls are
+ * deepest (the depth its list gives; inlined calls count), loaded after
+ * the other stacks ran.
  * At the top of each stack every method unwinds it in turn, and every
  * method's PC list must name the same frames (checked: the run fails
  * otherwise). Methods: cfisem_backtrace (eh_elfs: the workload's beside
@@ -348,8 +349,8 @@ static void *workload_symbol(const char *lib_name, const char *symbol)
     return must(dlsym(handle, symbol), symbol);
 }
 
-/* The Csmith workloads bench/csmith.sh listed, loaded (before
- * cfisem_prepare, which then finds their eh_elfs beside them). */
+/* The Csmith workloads bench/workload/csmith.sh listed, loaded (the
+ * caller prepares again: their eh_elfs are beside them). */
 enum { MAX_CSMITH = 16 };
 
 struct csmith_workload {
@@ -367,7 +368,7 @@ static int load_csmith(struct csmith_workload *list)
     FILE *f = fopen(path, "r");
     if (!f) {
         printf("Csmith workloads: none (%s: not built; make bench runs "
-               "bench/csmith.sh)\n", path);
+               "bench/workload/csmith.sh)\n", path);
         return 0;
     }
     int n = 0;
@@ -391,8 +392,8 @@ static int load_csmith(struct csmith_workload *list)
     }
     fclose(f);
     if (n == 0)
-        printf("Csmith workloads: none (csmith not installed: bench/csmith.sh "
-               "built no program)\n");
+        printf("Csmith workloads: none (csmith not installed: "
+               "bench/workload/csmith.sh built no program)\n");
     return n;
 }
 

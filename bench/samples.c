@@ -723,10 +723,12 @@ static bool perf_style_run(recurse_fn *small, long count)
     printf("\n== perf-style: %ld samples of the registers and 16 KiB of "
            "stack, recursion 40 (small frames), unwound offline\n", count);
     bool libdw = dw_open();
-    /* Same frames: every PC two methods both give, on every sample. */
+    /* Same frames: every PC two methods both give, on every sample. (The
+     * lists are static: on this frame they would push the frames below
+     * it out of the samples' 16 KiB.) */
     long agree = 0, shorter = 0, agree_dw = 0, shorter_dw = 0;
     for (long k = 0; k < count; k++) {
-        void *a[MAX_PCS], *b[MAX_PCS], *c[MAX_PCS];
+        static void *a[MAX_PCS], *b[MAX_PCS], *c[MAX_PCS];
         int na = offline_cfisem(&capture.samples[k], a, MAX_PCS);
         int nb = offline_libunwind(&capture.samples[k], b, MAX_PCS);
         int n = na < nb ? na : nb;

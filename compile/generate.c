@@ -48,14 +48,14 @@ struct generator {
 };
 
 static const char entry_full[] =
-    "\n/* Offset rules of a rule set off the window (rows.c): each read\n"
-    " * through eh_load, the first that fails the answer. */\n"
+    "\n/* Offset rules of a rule set not all in the window (rows.c): each\n"
+    " * read through read_memory, the first that fails the answer. */\n"
     "int eh_load_slots(uint64_t cfa, eh_env_t env, eh_out_t f,\n"
     "                  const int32_t *offset, const uint8_t *reg, unsigned n)\n"
     "{\n"
     "    for (unsigned k = 0; k < n; k++)\n"
-    "        if (eh_load(env, cfa + (uint64_t)(int64_t)offset[k], 8,\n"
-    "                    &f->caller.value[reg[k]]))\n"
+    "        if (env->read_memory(env->data, cfa + (uint64_t)(int64_t)offset[k],\n"
+    "                             8, &f->caller.value[reg[k]]))\n"
     "            return EH_ELF_E_MEMORY;\n"
     "    return EH_ELF_OK;\n}\n"
     "\nconst char eh_elf_ident[] = EH_ELF_IDENT_FULL;\n"

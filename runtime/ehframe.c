@@ -353,7 +353,7 @@ int rt_step_interp(struct rt_walk *walk, const struct eh_elf_regs *callee,
     /* The callee's registers 0-16; the others unknown (their values are
      * read only when their status is a value). */
     struct cfi_regs regs;
-    rt_copy_values(regs.value, callee->value, callee->known);
+    memcpy(regs.value, callee->value, sizeof callee->value);
     memset(regs.status + CFISEM_NREGS, CFI_REG_UNKNOWN,
            sizeof regs.status - CFISEM_NREGS);
     status_bytes(callee->known, callee->undefined, regs.status);
@@ -367,9 +367,8 @@ int rt_step_interp(struct rt_walk *walk, const struct eh_elf_regs *callee,
     enum cfi_status status = interpret(walk, lookup_pc, &request, &frame);
     if (status != CFI_OK)
         return result_of(status);
-    uint32_t known = status_bits(frame.caller.status, CFI_REG_VALUE);
-    rt_copy_values(out->caller.value, frame.caller.value, known);
-    out->caller.known = known;
+    memcpy(out->caller.value, frame.caller.value, sizeof out->caller.value);
+    out->caller.known = status_bits(frame.caller.status, CFI_REG_VALUE);
     out->caller.undefined = status_bits(frame.caller.status,
                                         CFI_REG_UNDEFINED);
     out->signal_frame = frame.signal_frame;

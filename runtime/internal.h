@@ -73,11 +73,7 @@ int rt_read_local(void *walk, uint64_t addr, unsigned size, uint64_t *value);
 int rt_read_other(struct rt_walk *walk, uint64_t addr, unsigned size,
                   uint64_t *value);
 
-/* Registers 0-16's values, those of `known` (the others 0), 8 bytes at
- * a time: the values were just stored one by one (by an eh_elf or the
- * interpreter), and a wider load of two would wait for both stores to
- * reach the cache instead of taking them from the store buffer. (A
- * plain copy loop would become memcpy's wide moves.) */
+/* Registers 0-16's values, those of `known` (the others 0). */
 static inline void rt_copy_values(uint64_t *to, const uint64_t *from,
                                   uint32_t known)
 {

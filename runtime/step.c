@@ -63,6 +63,7 @@ static void walk_start_local(struct rt_walk *w, uint64_t sp)
 {
     walk_start(w, NULL, NULL);
     rt_stack_extent(sp, &w->stack_lo, &w->stack_hi);
+    rt_direct_window(w);
 }
 
 static bool inside(const struct rt_object *object, uint64_t pc)
@@ -123,9 +124,9 @@ static int end_of_step(int result, const struct eh_elf_frame *frame)
 
 /* One step: the caller of the frame `callee` (whose PC is a return
  * address when caller_frame) into frame->caller. 1: a frame; 0: the end
- * of the stack; negative: an error. The common path (the same object as the last step's,
- * with an eh_elf) is written to be inlined in walk_up, its one caller;
- * the rest is in the two functions above. */
+ * of the stack; negative: an error. The common path (the same object as
+ * the last step's, with an eh_elf) is written to be inlined in walk_up
+ * and cfisem_step; the rest is in the two functions above. */
 static inline int walk_step(struct rt_walk *w,
                             const struct eh_elf_regs *callee,
                             bool caller_frame, struct eh_elf_frame *frame)
@@ -187,7 +188,6 @@ static int walk_up(struct rt_walk *w, const struct eh_elf_regs *callee,
 {
     if (!w->remote)
         w->env.data = w;
-    rt_direct_window(w);
     struct eh_elf_frame *next = &frames[0], *other = &frames[1];
     const struct eh_elf_regs *regs = callee;
     int n = 0, result = 1;
@@ -267,17 +267,17 @@ int cfisem_init_remote(struct cfisem_cursor *cursor,
 int cfisem_step(struct cfisem_cursor *cursor)
 {
     struct rt_cursor *c = private_of(cursor);
-    struct eh_elf_frame frames[2];
-    void *pc[1];
-    int result;
-    if (walk_up(&c->walk, &c->regs, c->caller_frame != 0, frames, pc, 1,
-                &result) == 1) {
-        const struct eh_elf_regs *caller = &frames[0].caller;
-        rt_copy_values(c->regs.value, caller->value, caller->known);
-        c->regs.known = caller->known;
-        c->regs.undefined = caller->undefined;
-        c->caller_frame = !frames[0].signal_frame;
+    struct rt_walk *w = &c->walk;
+    if (!w->remote)
+        w->env.data = w; /* the cursor may have been copied */
+    struct eh_elf_frame frame;
+    int result = walk_step(w, &c->regs, c->caller_frame != 0, &frame);
+    if (result == 1) {
+        c->regs = frame.caller;
+        c->caller_frame = !frame.signal_frame;
     }
+    if (w->frames_interp - w->interp_counted >= INTERP_BATCH || result != 1)
+        count_interp(w);
     return result;
 }
 
@@ -323,7 +323,8 @@ int cfisem_backtrace(void **pcs, int max)
     if (!pcs || max <= 0)
         return 0;
     struct eh_elf_regs regs;
-    rt_copy_values(regs.value, context.regs, context.known);
+    /* (the values of the registers it does not set are unspecified) */
+    memcpy(regs.value, context.regs, sizeof regs.value);
     regs.known = context.known & ALL_REGS;
     regs.undefined = 0;
     struct rt_walk walk;

@@ -1,5 +1,5 @@
 /* csmith_hook.c — the hook of the Csmith workloads of bench/real_stacks
- * (built by bench/csmith.sh). A Csmith program is built with
+ * (built by bench/workload/csmith.sh). A Csmith program is built with
  * -finstrument-functions, its main renamed csmith_main and its printf
  * csmith_printf (it prints its checksum): every function of it calls
  * __cyg_profile_func_enter on entry and __cyg_profile_func_exit on

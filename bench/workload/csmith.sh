@@ -1,5 +1,5 @@
 #!/bin/sh
-# csmith.sh OUTDIR CFISEM [COUNT] — the Csmith workloads of the
+# bench/workload/csmith.sh OUTDIR CFISEM [COUNT] — the Csmith workloads of the
 # real-stack benchmark (bench/real_stacks.c): random C programs whose own
 # frames the benchmark unwinds.
 #
@@ -32,7 +32,7 @@ mkdir -p "$out"
 list=$out/workloads.txt
 : > "$list.tmp"
 if ! command -v csmith > /dev/null 2>&1 || [ ! -f /usr/include/csmith/csmith.h ]; then
-    echo "csmith.sh: csmith or /usr/include/csmith/csmith.h missing (make corpus installs them): no Csmith workloads" >&2
+    echo "bench/workload/csmith.sh: csmith or /usr/include/csmith/csmith.h missing (make corpus installs them): no Csmith workloads" >&2
     mv "$list.tmp" "$list"
     exit 0
 fi
@@ -45,7 +45,7 @@ flags="-O2 -w -I/usr/include/csmith -finstrument-functions -Dmain=csmith_main -D
 probe() {
     # shellcheck disable=SC2086 # the flags are words
     $1 $flags -c -o "$work/probe.o" "$work/program.c" &&
-        $1 -O2 -DCSMITH_DEPTH_PROBE -c -o "$work/hook-probe.o" "$here/workload/csmith_hook.c" &&
+        $1 -O2 -DCSMITH_DEPTH_PROBE -c -o "$work/hook-probe.o" "$here/csmith_hook.c" &&
         $1 -o "$work/probe" "$work/probe.o" "$work/hook-probe.o" &&
         timeout "$timeout" "$work/probe"
 }
@@ -56,7 +56,7 @@ probe() {
 build() {
     # shellcheck disable=SC2086
     $1 $flags -fPIC -c -o "$work/program.o" "$work/program.c" &&
-        $1 -O2 -fPIC -c -o "$work/hook.o" "$here/workload/csmith_hook.c" &&
+        $1 -O2 -fPIC -c -o "$work/hook.o" "$here/csmith_hook.c" &&
         $1 -shared -Wl,-Bsymbolic -o "$out/$2" "$work/program.o" "$work/hook.o" &&
         "$cfisem" compile "$out/$2" -o "$out/$2.eh_elf.so" > /dev/null
 }
@@ -79,4 +79,4 @@ while [ "$kept" -lt "$count" ] && [ "$seed" -lt "$seeds" ]; do
     done
 done
 mv "$list.tmp" "$list"
-echo "csmith.sh: $kept Csmith workloads in $out ($seed seeds tried)"
+echo "bench/workload/csmith.sh: $kept Csmith workloads in $out ($seed seeds tried)"
