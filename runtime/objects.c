@@ -52,11 +52,31 @@ void cfisem_stats(struct cfisem_stats *stats)
         atomic_load_explicit(&frames_failed, memory_order_relaxed);
 }
 
+/* Which table entry held a PC of each 64 KiB block lately: a walk finds
+ * its objects anew, and most are the last walk's. A hint is checked
+ * against the (unchanging) entry it names before it is used, so a stale
+ * or torn one costs only the scan it failed to save. */
+enum { HINTS = 64 };
+static _Atomic uint16_t hints[HINTS];
+
+static size_t hint_of(uint64_t pc)
+{
+    return (size_t)(pc >> 16) % HINTS;
+}
+
 bool rt_find_object(uint64_t pc, struct rt_object *object)
 {
     size_t n = atomic_load_explicit(&nobjects, memory_order_acquire);
+    size_t hint = atomic_load_explicit(&hints[hint_of(pc)],
+                                       memory_order_relaxed);
+    if (hint < n && pc >= objects[hint].start && pc < objects[hint].end) {
+        *object = objects[hint];
+        return true;
+    }
     for (size_t i = 0; i < n; i++)
         if (pc >= objects[i].start && pc < objects[i].end) {
+            atomic_store_explicit(&hints[hint_of(pc)], (uint16_t)i,
+                                  memory_order_relaxed);
             *object = objects[i];
             return true;
         }
