@@ -127,6 +127,9 @@ void rt_row_keep(uint64_t pc, const struct interp_decoded_row *row)
             &s->sequence, &sequence, sequence + 1, memory_order_acq_rel,
             memory_order_relaxed))
         return; /* being written: keep nothing */
+    /* The odd sequence before any word (a reader that sees a new word
+     * then sees the sequence changed). */
+    atomic_thread_fence(memory_order_release);
     uint64_t words[ROW_WORDS];
     memcpy(words, row, sizeof *row);
     atomic_store_explicit(&s->pc, pc, memory_order_relaxed);
