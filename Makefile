@@ -287,8 +287,16 @@ $(WORKLOAD_DIR)/%.so.eh_elf.so: $(WORKLOAD_DIR)/%.so $(EH_ELF_DEPS) | $(EH_ELF_T
 workloads: $(WORKLOADS)
 TEST_ENV += CFISEM_WORKLOAD=$(abspath $(WORKLOAD_DIR))
 
+# The Csmith workloads of the real-stack benchmark (bench/workload/csmith.sh):
+# random programs and their eh_elfs, listed in workloads.txt (empty, with
+# a message, when csmith is not installed). Only make bench builds them.
+CSMITH_WORKLOADS := $(WORKLOAD_DIR)/csmith/workloads.txt
+$(CSMITH_WORKLOADS): bench/workload/csmith.sh bench/workload/csmith_hook.c $(WORKLOAD_HDR) \
+                     $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	bench/workload/csmith.sh $(WORKLOAD_DIR)/csmith $(EH_ELF_TOOL)
+
 check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS) \
-             $(WORKLOADS) $(BUILD)/bench/real_stacks
+             $(WORKLOADS) $(BUILD)/bench/real_stacks $(BUILD)/bench/real_stacks.eh_elf.so
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \
@@ -309,7 +317,8 @@ BENCH_EH_ELFS := $(BUILD)/bench/real_stacks.eh_elf.so $(BUILD)/bench/samples.eh_
 $(BUILD)/bench/%.eh_elf.so: $(BUILD)/bench/% | $(BUILD)/cfisem
 	$(BUILD)/cfisem compile $< -o $@ > /dev/null
 
-bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(EH_ELFS) $(BENCH_EH_ELFS)
+bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(CSMITH_WORKLOADS) $(EH_ELFS) \
+       $(BENCH_EH_ELFS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
 	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
 

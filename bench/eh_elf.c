@@ -208,7 +208,8 @@ static enum cfi_status eh_elf_direct(const struct cg_eh_elf *eh,
                                      const struct cfi_request *request,
                                      struct cfi_frame *frame)
 {
-    struct eh_elf_env eh_env = {read_memory, NULL, (void *)&request->memory};
+    struct eh_elf_env eh_env = {read_memory, NULL, (void *)&request->memory,
+                                0, 0};
     struct eh_elf_frame out;
     int error = cg_eh_elf_entry(eh)(
         request->pc, &env->eh_states[request->callee - env->states], &eh_env,

@@ -7,9 +7,13 @@
  * The stacks are bench/workload/workload.h's: recursion 10, 100 and
  * 1,000 deep through five frame shapes (the mixed build), the same under
  * qsort_r's comparison callback inside libc, a C++ chain through
- * libstdc++ (its ostream writing into our stream buffer), and the
- * frame-pointer build
- * for the frame-pointer walk (the physical floor: one load per frame).
+ * libstdc++ (its ostream writing into our stream buffer), the
+ * frame-pointer build for the frame-pointer walk (the physical floor: one
+ * load per frame), and the Csmith workloads bench/workload/csmith.sh
+ * built, when there are any ($CFISEM_WORKLOAD/csmith/workloads.txt):
+ * random programs, each unwound from the first point where its calls are
+ * deepest (the depth its list gives; inlined calls count), loaded after
+ * the other stacks ran.
  * At the top of each stack every method unwinds it in turn, and every
  * method's PC list must name the same frames (checked: the run fails
  * otherwise). Methods: cfisem_backtrace (eh_elfs: the workload's beside
@@ -178,6 +182,8 @@ static double now_ns(void)
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
+typedef int csmith_fn(int depth, workload_leaf_fn *leaf, void *arg);
+
 struct spec {
     const char *name;
     recurse_fn *recurse;
@@ -188,6 +194,7 @@ struct spec {
 struct stack {
     const char *name;
     recurse_fn *recurse;
+    csmith_fn *csmith;    /* instead of recurse: a Csmith workload */
     int depth;
     bool fp_build;
     /* Filled by the leaf. */
@@ -342,6 +349,54 @@ static void *workload_symbol(const char *lib_name, const char *symbol)
     return must(dlsym(handle, symbol), symbol);
 }
 
+/* The Csmith workloads bench/workload/csmith.sh listed, loaded (the
+ * caller prepares again: their eh_elfs are beside them). */
+enum { MAX_CSMITH = 16 };
+
+struct csmith_workload {
+    char name[160];
+    int depth;
+    csmith_fn *run;
+};
+
+static int load_csmith(struct csmith_workload *list)
+{
+    const char *dir = getenv("CFISEM_WORKLOAD");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/csmith/workloads.txt",
+             dir ? dir : "build/workload");
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("Csmith workloads: none (%s: not built; make bench runs "
+               "bench/workload/csmith.sh)\n", path);
+        return 0;
+    }
+    int n = 0;
+    char file[128];
+    int depth;
+    while (n < MAX_CSMITH && fscanf(f, "%127s %d", file, &depth) == 2) {
+        snprintf(path, sizeof path, "%s/csmith/%s",
+                 dir ? dir : "build/workload", file);
+        void *handle = must(dlopen(path, RTLD_NOW | RTLD_LOCAL), path);
+        void *p = must(dlsym(handle, "workload_csmith"), "workload_csmith");
+        memcpy(&list[n].run, &p, sizeof p);
+        /* libcfisem-csmith-SEED-CC.so */
+        unsigned seed = 0;
+        char cc[32] = "?";
+        sscanf(file, "libcfisem-csmith-%u-%31[a-z]", &seed, cc);
+        snprintf(list[n].name, sizeof list[n].name,
+                 "Csmith seed %u, %s -O2, %d of its calls deep", seed, cc,
+                 depth);
+        list[n].depth = depth;
+        n++;
+    }
+    fclose(f);
+    if (n == 0)
+        printf("Csmith workloads: none (csmith not installed: "
+               "bench/workload/csmith.sh built no program)\n");
+    return n;
+}
+
 static void load_libraries(void)
 {
     void *gcc = must(dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL),
@@ -408,6 +463,29 @@ int main(int argc, char **argv)
         s->rounds = rounds;
         s->recurse(s->depth, leaf, s);
         ok = report(s) && ok;
+        free(s);
+    }
+    /* The Csmith workloads are loaded only now (and prepared, for their
+     * eh_elfs), so that their objects do not slow, on the stacks above,
+     * the unwinders that search every loaded object. */
+    printf("\n");
+    struct csmith_workload csmith[MAX_CSMITH];
+    int ncsmith = load_csmith(csmith);
+    cfisem_prepare(&options);
+    for (int i = 0; i < ncsmith; i++) {
+        struct stack *s = calloc(1, sizeof *s);
+        if (!s)
+            return 2;
+        s->name = csmith[i].name;
+        s->csmith = csmith[i].run;
+        s->depth = csmith[i].depth;
+        s->rounds = rounds;
+        if (s->csmith(s->depth, leaf, s) < 0) {
+            printf("\n%s: its calls never went that deep\n", s->name);
+            ok = false;
+        } else {
+            ok = report(s) && ok;
+        }
         free(s);
     }
     cfisem_stats(&stats);

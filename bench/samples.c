@@ -18,15 +18,21 @@
  * 2. Perf-style. SAMPLES (default 500) samples of the registers and the
  *    16 KiB above the stack pointer, taken in the handler at the top of a
  *    recursion of 40 small frames, then unwound offline by cfisem's
- *    remote cursor and by libunwind's remote API (its own accessors over
+ *    remote cursor, by libunwind's remote API (its own accessors over
  *    the copy; the objects' .eh_frame_hdr tables found with
- *    dl_iterate_phdr); the PC lists must agree on every frame both give.
- *    Reported: time per sample and per frame, the best of 7 passes.
- *    elfutils libdw is not measured here.
+ *    dl_iterate_phdr), and by elfutils libdw's unwinder (libdwfl:
+ *    dwfl_linux_proc_report for the objects, which libdw reads from
+ *    their files, and dwfl_attach_state with thread callbacks of ours:
+ *    the sample's registers, memory_read over the copy), as perf does
+ *    with libdw; libdw is loaded with dlopen (its dwarf_* names are
+ *    also libdwarf's). The PC lists must agree on every frame two
+ *    methods both give, on every sample. Reported: time per sample and
+ *    per frame, the best of 7 passes, and the ratio to cfisem's.
  *
  * Not a test: the numbers depend on the machine and its load. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elfutils/libdwfl.h>
 #include <libunwind.h>
 #include <link.h>
 #include <signal.h>
@@ -523,6 +529,167 @@ static int offline_libunwind(struct sample *s, void **pcs, int max)
     return n;
 }
 
+/* elfutils libdw's unwinder over the samples: one Dwfl for the process's
+ * objects, one thread whose state is the sample being unwound. The
+ * functions are resolved with dlsym: X(name, return, parameters). */
+#define DWFL_FUNCTIONS(X)                                                    \
+    X(dwfl_begin, Dwfl *, (const Dwfl_Callbacks *))                          \
+    X(dwfl_end, void, (Dwfl *))                                              \
+    X(dwfl_report_begin, void, (Dwfl *))                                     \
+    X(dwfl_report_end, int,                                                  \
+      (Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr,      \
+                       void *), void *))                                     \
+    X(dwfl_linux_proc_report, int, (Dwfl *, pid_t))                          \
+    X(dwfl_linux_proc_find_elf, int,                                         \
+      (Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **))   \
+    X(dwfl_standard_find_debuginfo, int,                                     \
+      (Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,       \
+       const char *, GElf_Word, char **))                                    \
+    X(dwfl_attach_state, bool,                                               \
+      (Dwfl *, Elf *, pid_t, const Dwfl_Thread_Callbacks *, void *))         \
+    X(dwfl_getthread_frames, int,                                            \
+      (Dwfl *, pid_t, int (*)(Dwfl_Frame *, void *), void *))                \
+    X(dwfl_thread_state_registers, bool,                                     \
+      (Dwfl_Thread *, int, unsigned, const Dwarf_Word *))                    \
+    X(dwfl_frame_pc, bool, (Dwfl_Frame *, Dwarf_Addr *, bool *))             \
+    X(dwfl_errno, int, (void))                                               \
+    X(dwfl_errmsg, const char *, (int))
+
+static struct {
+#define DWFL_POINTER(name, ret, params) ret(*name) params;
+    DWFL_FUNCTIONS(DWFL_POINTER)
+#undef DWFL_POINTER
+    Dwfl *dwfl;
+    Dwfl_Callbacks callbacks;
+    struct sample *current;   /* the sample dwfl_getthread_frames walks */
+} dw;
+
+/* RTLD_DEEPBIND: libdw's own dwarf_* calls stay libdw's; AddressSanitizer
+ * refuses it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#endif
+#endif
+#ifndef DW_DLOPEN_FLAGS
+#define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
+#endif
+
+static pid_t dw_next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
+{
+    (void)dwfl, (void)arg;
+    if (*thread_arg)
+        return 0; /* one thread */
+    *thread_arg = &dw;
+    return getpid();
+}
+
+static bool dw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
+{
+    (void)dwfl, (void)arg;
+    *thread_arg = &dw;
+    return tid == getpid();
+}
+
+/* The stack from the copy, else this process's memory (as for
+ * libunwind). */
+static bool dw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+                           void *arg)
+{
+    (void)dwfl, (void)arg;
+    uint64_t v;
+    if (read_sample(dw.current, addr, 8, &v) == 0) {
+        *result = v;
+        return true;
+    }
+    struct iovec to = {&v, 8};
+    struct iovec from = {(void *)(uintptr_t)addr, 8};
+    if (process_vm_readv(getpid(), &to, 1, &from, 1, 0) != 8)
+        return false;
+    *result = v;
+    return true;
+}
+
+static bool dw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+    (void)arg;
+    Dwarf_Word regs[CFISEM_NREGS];
+    for (unsigned r = 0; r < CFISEM_NREGS; r++)
+        regs[r] = dw.current->regs[r];
+    return dw.dwfl_thread_state_registers(thread, 0, CFISEM_NREGS, regs);
+}
+
+static const Dwfl_Thread_Callbacks dw_thread_callbacks = {
+    .next_thread = dw_next_thread,
+    .get_thread = dw_get_thread,
+    .memory_read = dw_memory_read,
+    .set_initial_registers = dw_set_initial_registers,
+};
+
+/* libdw loaded and attached to this process; false (with a message) when
+ * it cannot be. */
+static bool dw_open(void)
+{
+    void *handle = dlopen("libdw.so.1", DW_DLOPEN_FLAGS);
+    if (!handle) {
+        printf("  (elfutils libdw: %s)\n", dlerror());
+        return false;
+    }
+#define DWFL_RESOLVE(name, ret, params)                                      \
+    {                                                                        \
+        void *symbol = dlsym(handle, #name);                                 \
+        if (!symbol) {                                                       \
+            printf("  (elfutils libdw: no %s)\n", #name);                    \
+            return false;                                                    \
+        }                                                                    \
+        memcpy(&dw.name, &symbol, sizeof symbol);                            \
+    }
+    DWFL_FUNCTIONS(DWFL_RESOLVE)
+#undef DWFL_RESOLVE
+    dw.callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
+    dw.callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
+    dw.dwfl = dw.dwfl_begin(&dw.callbacks);
+    if (!dw.dwfl)
+        return false;
+    dw.dwfl_report_begin(dw.dwfl);
+    bool ok = dw.dwfl_linux_proc_report(dw.dwfl, getpid()) == 0 &&
+              dw.dwfl_report_end(dw.dwfl, NULL, NULL) == 0 &&
+              dw.dwfl_attach_state(dw.dwfl, NULL, getpid(),
+                                   &dw_thread_callbacks, NULL);
+    if (!ok) {
+        printf("  (elfutils libdw: %s)\n", dw.dwfl_errmsg(dw.dwfl_errno()));
+        dw.dwfl_end(dw.dwfl);
+        dw.dwfl = NULL;
+    }
+    return ok;
+}
+
+struct dw_list {
+    void **pcs;
+    int n, max;
+};
+
+static int dw_frame(Dwfl_Frame *state, void *arg)
+{
+    struct dw_list *list = arg;
+    Dwarf_Addr pc;
+    bool activation;
+    if (list->n == list->max || !dw.dwfl_frame_pc(state, &pc, &activation))
+        return DWARF_CB_ABORT;
+    list->pcs[list->n++] = (void *)(uintptr_t)pc;
+    return DWARF_CB_OK;
+}
+
+static int offline_libdw(struct sample *s, void **pcs, int max)
+{
+    struct dw_list list = {pcs, 0, max};
+    dw.current = s;
+    dw.dwfl_getthread_frames(dw.dwfl, getpid(), dw_frame, &list);
+    return list.n;
+}
+
 typedef int offline_fn(struct sample *s, void **pcs, int max);
 
 static double time_offline(offline_fn *fn, long count, long *frames)
@@ -553,44 +720,66 @@ static bool perf_style_run(recurse_fn *small, long count)
     dl_iterate_phdr(collect_object, &objects);
     lu_space = unw_create_addr_space(&lu_accessors, 0);
     unw_set_caching_policy(lu_space, UNW_CACHE_GLOBAL);
-    /* Same frames: every PC both give, on every sample. */
-    long agree = 0, shorter = 0;
+    printf("\n== perf-style: %ld samples of the registers and 16 KiB of "
+           "stack, recursion 40 (small frames), unwound offline\n", count);
+    bool libdw = dw_open();
+    /* Same frames: every PC two methods both give, on every sample. (The
+     * lists are static: on this frame they would push the frames below
+     * it out of the samples' 16 KiB.) */
+    long agree = 0, shorter = 0, agree_dw = 0, shorter_dw = 0;
     for (long k = 0; k < count; k++) {
-        void *a[MAX_PCS], *b[MAX_PCS];
+        static void *a[MAX_PCS], *b[MAX_PCS], *c[MAX_PCS];
         int na = offline_cfisem(&capture.samples[k], a, MAX_PCS);
         int nb = offline_libunwind(&capture.samples[k], b, MAX_PCS);
         int n = na < nb ? na : nb;
         agree += n >= 40 && !memcmp(a, b, (size_t)n * sizeof *a);
         shorter += na < nb;
+        if (libdw) {
+            int nc = offline_libdw(&capture.samples[k], c, MAX_PCS);
+            n = na < nc ? na : nc;
+            agree_dw += n >= 40 && !memcmp(a, c, (size_t)n * sizeof *a);
+            shorter_dw += na < nc;
+        }
     }
-    /* The best of 7 passes over all the samples, the two alternating: a
+    /* The best of 7 passes over all the samples, the methods in turn: a
      * pass is short, and one preemption on a loaded machine would
      * dominate it. */
-    long frames_c, frames_l;
-    double ns_c = 1e300, ns_l = 1e300;
+    long frames_c, frames_l, frames_d = 0;
+    double ns_c = 1e300, ns_l = 1e300, ns_d = 1e300;
     for (int pass = 0; pass < 7; pass++) {
         double c = time_offline(offline_cfisem, count, &frames_c);
         double l = time_offline(offline_libunwind, count, &frames_l);
+        double d = libdw ? time_offline(offline_libdw, count, &frames_d) : 0;
         ns_c = c < ns_c ? c : ns_c;
         ns_l = l < ns_l ? l : ns_l;
+        ns_d = d < ns_d ? d : ns_d;
     }
-    printf("\n== perf-style: %ld samples of the registers and 16 KiB of "
-           "stack, recursion 40 (small frames), unwound offline\n", count);
+    double per_c = ns_c / (double)frames_c;
     printf("  %-36s %11s %10s %10s %14s\n", "method", "ns/sample",
            "ns/frame", "vs cfisem", "frames/sample");
     printf("  %-36s %11.0f %10.2f %9.2fx %14.1f\n",
-           "cfisem remote cursor (eh_elf)", ns_c / count,
-           ns_c / (double)frames_c, 1.0, (double)frames_c / count);
+           "cfisem remote cursor (eh_elf)", ns_c / count, per_c, 1.0,
+           (double)frames_c / count);
     printf("  %-36s %11.0f %10.2f %9.2fx %14.1f\n",
            "libunwind remote (CACHE_GLOBAL)", ns_l / count,
-           ns_l / (double)frames_l,
-           (ns_l / (double)frames_l) / (ns_c / (double)frames_c),
+           ns_l / (double)frames_l, (ns_l / (double)frames_l) / per_c,
            (double)frames_l / count);
-    printf("  same PCs on every frame both give: %ld of %ld samples (cfisem "
-           "shorter on %ld)\n", agree, count, shorter);
+    if (libdw && frames_d > 0)
+        printf("  %-36s %11.0f %10.2f %9.2fx %14.1f\n",
+               "elfutils libdw (dwfl_getthread_frames)", ns_d / count,
+               ns_d / (double)frames_d, (ns_d / (double)frames_d) / per_c,
+               (double)frames_d / count);
+    printf("  same PCs on every frame both give: libunwind %ld of %ld samples "
+           "(cfisem shorter on %ld)", agree, count, shorter);
+    if (libdw)
+        printf(", libdw %ld of %ld (cfisem shorter on %ld)", agree_dw, count,
+               shorter_dw);
+    printf("\n");
+    if (libdw)
+        dw.dwfl_end(dw.dwfl);
     unw_destroy_addr_space(lu_space);
     free(capture.samples);
-    return agree == count;
+    return agree == count && (!libdw || agree_dw == count);
 }
 
 /* ------------------------------------------------------------------ */

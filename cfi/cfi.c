@@ -174,20 +174,6 @@ void cfi_regs_set(struct cfi_regs *regs, unsigned reg, uint64_t value)
     regs->status[reg] = CFI_REG_VALUE;
 }
 
-enum cfi_abi_default cfi_abi_default(unsigned reg)
-{
-    switch (reg) {
-    case CFI_REG_RSP:
-        return CFI_DEFAULT_CFA;
-    case CFI_REG_RBX:
-    case CFI_REG_RBP:
-    case 12: case 13: case 14: case 15:
-        return CFI_DEFAULT_SAME_VALUE;
-    default:
-        return CFI_DEFAULT_UNDEFINED;
-    }
-}
-
 const char *cfi_section_name(enum cfi_section section)
 {
     return section == CFI_DEBUG_FRAME ? ".debug_frame" : ".eh_frame";

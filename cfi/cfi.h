@@ -292,7 +292,19 @@ enum cfi_abi_default {
     CFI_DEFAULT_SAME_VALUE,
     CFI_DEFAULT_CFA,
 };
-enum cfi_abi_default cfi_abi_default(unsigned reg);
+static inline enum cfi_abi_default cfi_abi_default(unsigned reg)
+{
+    switch (reg) {
+    case CFI_REG_RSP:
+        return CFI_DEFAULT_CFA;
+    case CFI_REG_RBX:
+    case CFI_REG_RBP:
+    case 12: case 13: case 14: case 15:
+        return CFI_DEFAULT_SAME_VALUE;
+    default:
+        return CFI_DEFAULT_UNDEFINED;
+    }
+}
 
 /* ------------------------------------------------------------------ */
 /* CIE and FDE records                                                 */

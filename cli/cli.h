@@ -50,6 +50,7 @@ bool cli_il_wants_sframe(int argc, char **argv);
 int cli_il_sframe(int argc, char **argv);
 int cli_unwind(int argc, char **argv);
 int cli_compile(int argc, char **argv);
+int cli_cache(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 /* What `diff` prints and writes once a run is done (also `report
  * merge`): one line per file that could not be loaded, per file with

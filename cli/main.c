@@ -19,6 +19,8 @@ static const struct cli_command commands[] = {
     {"unwind", "unwind one frame with one engine", cli_unwind},
     {"compile", "compile a file's CFI into an eh_elf (a shared object)",
      cli_compile},
+    {"cache", "compile eh_elfs into the run-time library's build-id cache",
+     cli_cache},
     {"diff", "every engine against the IL evaluator, register by register",
      cli_diff},
     {"report", "merge the JSON results of diff runs (shards) into one report",

@@ -9,7 +9,8 @@
  *   2. cg_build: that C compiled by the system's C compiler ($CC, else
  *      cc) into one shared object, several translation units in parallel.
  *   3. cg_load / cg_unwind: an eh_elf opened with dlopen and checked (an
- *      eh_elf of ours, a known flavour, this ABI version), then used as an
+ *      eh_elf of ours, a known flavour, an ABI version this header can
+ *      call: EH_ELF_ABI_VERSION_MIN to EH_ELF_ABI_VERSION), then used as an
  *      engine with the contract of the others: a struct cfi_request in, a
  *      struct cfi_frame out.
  *
@@ -154,6 +155,13 @@ struct cg_sizes {
 enum cfi_status cg_section_sizes(const char *path, struct cg_sizes *sizes,
                                  struct cfi_diag *diag);
 
+/* The GNU build-id of an ELF file, from the notes of its PT_NOTE
+ * segments (what the run-time library reads from a loaded object): at
+ * most `cap` bytes into id, *len their number, 0 when the file has none.
+ * Errors as cg_section_sizes (CFI_E_NOT_ELF for a bad header table). */
+enum cfi_status cg_build_id(const char *path, uint8_t *id, size_t cap,
+                            size_t *len, struct cfi_diag *diag);
+
 /* An eh_elf for `file` in `cache_dir` (NULL: ${XDG_CACHE_HOME:-$HOME/.cache}
  * /cfisem), built when absent: the name is keyed by the file's path, size,
  * modification time, the ABI flavour and EH_ELF_ABI_VERSION. *path is
@@ -173,7 +181,8 @@ struct cg_eh_elf;
 /* Opens an eh_elf. Errors, each with its own message: CFI_E_IO (cannot
  * be loaded: missing, not a shared object of this machine),
  * CFI_E_UNSUPPORTED (not an eh_elf of ours: no eh_elf_ident; an unknown
- * flavour; another ABI version; its entry point missing). A v1 eh_elf
+ * flavour; an ABI version outside EH_ELF_ABI_VERSION_MIN to
+ * EH_ELF_ABI_VERSION; its entry point missing). A v1 eh_elf
  * from the 2018-2019 tools (only _eh_elf, no ident) loads as v1. */
 enum cfi_status cg_load(const char *path, struct cg_eh_elf **eh,
                         struct cfi_diag *diag);

@@ -86,8 +86,20 @@
  * error).
  *
  * Memory. Every memory read goes through env->read_memory, 8 bytes for
- * offset and expression rules and DW_OP_deref. An eh_elf has no state:
- * calls are reentrant, and may run in parallel with distinct frames.
+ * offset and expression rules and DW_OP_deref, except the 8-byte reads
+ * inside the window the caller offers (env->direct_base, direct_span:
+ * since version 3), which are plain loads: the caller vouches that
+ * those bytes are mapped and hold what read_memory would give (a
+ * thread's own stack, checked readable), and saves a call per saved
+ * register. A caller that offers no window (direct_span 0) sees every
+ * read. An eh_elf has no state: calls are reentrant, and may run in
+ * parallel with distinct frames.
+ *
+ * Versions. 3 added the window to struct eh_elf_env; the rest is as in
+ * 2. A consumer of this header may call eh_elfs of every version from
+ * EH_ELF_ABI_VERSION_MIN to EH_ELF_ABI_VERSION (one of version 2 reads
+ * no window, and answers the same); a consumer built for version 2
+ * refuses those of version 3.
  */
 #ifndef EH_ELF_H
 #define EH_ELF_H
@@ -96,7 +108,8 @@
  * copy of the text from here to the closing marker. */
 #include <stdint.h>
 
-#define EH_ELF_ABI_VERSION 2u
+#define EH_ELF_ABI_VERSION 3u
+#define EH_ELF_ABI_VERSION_MIN 2u
 #define EH_ELF_IDENT_FULL "cfisem eh_elf full"
 #define EH_ELF_IDENT_V1 "cfisem eh_elf v1"
 
@@ -148,12 +161,18 @@ struct eh_elf_regs {
  * returns 0, or anything else when the memory cannot be read.
  * read_register gives the callee's register `reg` for 17 <= reg <
  * EH_ELF_DWARF_REGS (a rule rarely needs one) and returns its status;
- * NULL means every such register is unknown. Both get `data`. */
+ * NULL means every such register is unknown. Both get `data`.
+ * An 8-byte read at addr with addr - direct_base < direct_span (unsigned
+ * arithmetic) is a plain load instead: [direct_base, direct_base +
+ * direct_span + 7) must be readable and hold what read_memory would
+ * give; direct_span 0 offers no window. */
 struct eh_elf_env {
     int (*read_memory)(void *data, uint64_t addr, unsigned size,
                        uint64_t *value);
     int (*read_register)(void *data, unsigned reg, uint64_t *value);
     void *data;
+    uint64_t direct_base;      /* version 3 */
+    uint64_t direct_span;
 };
 
 /* The result of unwinding one frame. When error is EH_ELF_OK: cfa, the

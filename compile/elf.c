@@ -1,7 +1,8 @@
 /* elf.c — what compile/ needs to know of an ELF file without loading it:
- * section sizes (for the size report) and whether a dynamic symbol is
+ * section sizes (for the size report), whether a dynamic symbol is
  * defined (to tell an eh_elf from a foreign shared object before dlopen
- * runs any of its code). Every offset is checked against the file. */
+ * runs any of its code), and its GNU build-id (the key of the run-time
+ * library's cache). Every offset is checked against the file. */
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -159,6 +160,58 @@ enum cfi_status cg_elf_has_symbol(const char *path, const char *name,
     for (size_t i = 0; status == CFI_OK && i < image.nsections && !*found; i++)
         if (image.sections[i].sh_type == SHT_DYNSYM)
             *found = defines(&image, &image.sections[i], name);
+    free(image.bytes);
+    return status;
+}
+
+/* The GNU build-id among the notes of [at, at + size) of the file,
+ * padded to `align` (4, or 8 for a segment aligned so). */
+static size_t build_id_in(const struct image *image, uint64_t at,
+                          uint64_t size, uint64_t align, uint8_t *id,
+                          size_t cap)
+{
+    if (!in_file(image, at, size))
+        return 0;
+    const uint8_t *p = image->bytes + at, *end = p + size;
+    while ((size_t)(end - p) >= sizeof(Elf64_Nhdr)) {
+        Elf64_Nhdr note;
+        memcpy(&note, p, sizeof note);
+        uint64_t name = ((uint64_t)note.n_namesz + align - 1) & ~(align - 1);
+        uint64_t desc = ((uint64_t)note.n_descsz + align - 1) & ~(align - 1);
+        const uint8_t *data = p + sizeof note;
+        if (name > (uint64_t)(end - data) || desc > (uint64_t)(end - data) - name)
+            return 0;
+        if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+            !memcmp(data, "GNU", 4) && note.n_descsz <= cap) {
+            memcpy(id, data + name, note.n_descsz);
+            return note.n_descsz;
+        }
+        p = data + name + desc;
+    }
+    return 0;
+}
+
+enum cfi_status cg_build_id(const char *path, uint8_t *id, size_t cap,
+                            size_t *len, struct cfi_diag *diag)
+{
+    struct image image = {0};
+    *len = 0;
+    enum cfi_status status = read_image(path, &image, diag);
+    if (status == CFI_OK)
+        status = parse(&image, diag);
+    const Elf64_Ehdr *h = image.header;
+    if (status == CFI_OK && h->e_phnum &&
+        (h->e_phentsize != sizeof(Elf64_Phdr) ||
+         !in_file(&image, h->e_phoff, (uint64_t)h->e_phnum * sizeof(Elf64_Phdr))))
+        status = cfi_fail(diag, CFI_E_NOT_ELF, CFI_NO_OFFSET,
+                          "bad ELF program header table");
+    for (size_t i = 0; status == CFI_OK && *len == 0 && i < h->e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, image.bytes + h->e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_NOTE)
+            *len = build_id_in(&image, ph.p_offset, ph.p_filesz,
+                               ph.p_align == 8 ? 8 : 4, id, cap);
+    }
     free(image.bytes);
     return status;
 }

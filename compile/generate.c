@@ -3,12 +3,15 @@
  *
  * Units, in this order (one translation unit each when built):
  *   main      the exported symbols and the dispatch over parts (the
- *             table layout: the whole search, as data, table.c);
+ *             table layout: the whole search, as data, and for the full
+ *             ABI the rows and the simple rule sets as data too, with
+ *             the code that applies them: table.c);
  *   part<k>   one part of the search (the tree layout only);
  *   rules<k>  rule sets, RULES_PER_UNIT each;
  *   heads<k>  the CFA register checks before rule sets, HEADS_PER_UNIT
- *             each;
- *   rows<k>   row bodies, ROWS_PER_UNIT each.
+ *             each (none when rows are data);
+ *   rows<k>   row bodies, ROWS_PER_UNIT each (when rows are data, only
+ *             those that are not: a CFA expression, a failed FDE).
  * Nothing in the output depends on memory addresses or hashing: the same
  * IL gives the same bytes. */
 #include <stdlib.h>
@@ -45,22 +48,27 @@ struct generator {
 };
 
 static const char entry_full[] =
+    "\n/* Offset rules of a rule set not all in the window (rows.c): each\n"
+    " * read through read_memory, the first that fails the answer. */\n"
+    "int eh_load_slots(uint64_t cfa, eh_env_t env, eh_out_t f,\n"
+    "                  const int32_t *offset, const uint8_t *reg, unsigned n)\n"
+    "{\n"
+    "    for (unsigned k = 0; k < n; k++)\n"
+    "        if (env->read_memory(env->data, cfa + (uint64_t)(int64_t)offset[k],\n"
+    "                             8, &f->caller.value[reg[k]]))\n"
+    "            return EH_ELF_E_MEMORY;\n"
+    "    return EH_ELF_OK;\n}\n"
     "\nconst char eh_elf_ident[] = EH_ELF_IDENT_FULL;\n"
     "const uint32_t eh_elf_abi_version = EH_ELF_ABI_VERSION;\n"
     "\nint eh_elf_unwind(uint64_t pc, const struct eh_elf_regs *callee,\n"
     "                  const struct eh_elf_env *env, "
     "struct eh_elf_frame *frame)\n{\n"
     "    int error;\n"
+    "    /* cfa and the caller's registers: every rule set writes them */\n"
     "    frame->error_reg = -1;\n"
     "    frame->error_offset = ~UINT64_C(0);\n"
-    "    frame->cfa = 0;\n"
     "    frame->signal_frame = 0;\n"
     "    frame->reserved = 0;\n"
-    "    /* registers that keep their value need no copy of their own */\n"
-    "    memcpy(frame->caller.value, callee->value, "
-    "sizeof frame->caller.value);\n"
-    "    frame->caller.known = 0;\n"
-    "    frame->caller.undefined = 0;\n"
     "    error = eh_search(pc, callee, env, frame);\n"
     "    frame->error = (uint32_t)error;\n"
     "    return error;\n}\n";
@@ -83,6 +91,10 @@ static bool add_unit(struct generator *g, const char *prefix, size_t number,
                      struct cg_text *text)
 {
     struct cg_program *p = g->program;
+    if (!text->failed && text->len == 0) { /* all of it is data (table.c) */
+        cg_text_free(text);
+        return true;
+    }
     if (p->nunits == g->units_cap) {
         size_t cap = g->units_cap ? g->units_cap * 2 : 16;
         struct cg_unit *units = realloc(p->units, cap * sizeof *units);
@@ -111,6 +123,10 @@ static void emit_rules_unit(struct generator *g, struct cg_text *t,
 {
     struct cg_expr_set exprs = {.unit = (unsigned)g->program->nunits};
     for (size_t k = first; k < end; k++) {
+        struct cg_set_data data;
+        if (g->layout->rows_as_data &&
+            cg_ruleset_data(&g->layout->rulesets[k], &data))
+            continue; /* in the table (table.c) */
         cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
                      "eh_env_t env, eh_out_t f);", k);
         cg_emit_rules(t, &exprs, g->layout, k);
@@ -145,7 +161,8 @@ static void emit_rows_unit(struct generator *g, struct cg_text *t,
     cg_puts(t, "\n");
     for (size_t k = first; k < end; k++) {
         const struct cg_row *row = &layout->rows[k];
-        if (row->kind != CG_ROW_RULES)
+        if (row->kind != CG_ROW_RULES || cg_row_is_data(layout, k) ||
+            layout->rows_as_data) /* those call eh_apply_set */
             continue;
         bool by_head = row->row->cfa.kind == SEM_CFA_RULE_REG_OFFSET;
         size_t index = by_head ? layout->nrulesets + row->head : row->ruleset;
@@ -160,6 +177,8 @@ static void emit_rows_unit(struct generator *g, struct cg_text *t,
                          "eh_env_t env, eh_out_t f);\n", row->ruleset);
     }
     for (size_t k = first; k < end; k++) {
+        if (cg_row_is_data(layout, k))
+            continue; /* in the table (table.c) */
         cg_printf(t, "\nEH_HIDDEN int eh_row_%zu(uint64_t pc, eh_in_t in, "
                      "eh_env_t env, eh_out_t f);", k);
         cg_emit_row(t, &exprs, layout, k);
@@ -191,7 +210,8 @@ static bool emit_units(struct generator *g)
         if (!add_unit(g, "rules", k / RULES_PER_UNIT, &t))
             return false;
     }
-    for (size_t k = 0; k < g->layout->nheads; k += HEADS_PER_UNIT) {
+    for (size_t k = 0; !g->layout->rows_as_data && k < g->layout->nheads;
+         k += HEADS_PER_UNIT) {
         size_t end = k + HEADS_PER_UNIT;
         emit_heads_unit(g, &t, k, end < g->layout->nheads ? end
                                                           : g->layout->nheads);
@@ -279,6 +299,7 @@ enum cfi_status cg_generate_search(const struct sem_file_il *il,
     enum cfi_status status = cg_layout_build(il, abi, &layout, diag);
     if (status != CFI_OK)
         return status;
+    layout.rows_as_data = kind == CG_SEARCH_TABLE && abi == CG_ABI_FULL;
     struct cg_search *search = NULL;
     struct cg_program *program = calloc(1, sizeof *program);
     if (program && (kind == CG_SEARCH_TABLE ||

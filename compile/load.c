@@ -61,7 +61,7 @@ static enum cfi_status check_ident(struct cg_eh_elf *eh, struct cfi_diag *diag)
     if (!version)
         return fail(diag, CFI_E_UNSUPPORTED,
                     "eh_elf has no eh_elf_abi_version symbol");
-    if (*version != EH_ELF_ABI_VERSION)
+    if (*version < EH_ELF_ABI_VERSION_MIN || *version > EH_ELF_ABI_VERSION)
         return fail(diag, CFI_E_UNSUPPORTED,
                     "eh_elf built for another ABI version (rebuild it)");
     if (eh->abi == CG_ABI_FULL)

@@ -215,9 +215,104 @@ static void emit_return_column(struct cg_text *t, const struct cg_expr_set *expr
     }
 }
 
+/* The values of the registers that keep the callee's (their status bits
+ * are copied with the masks); the other values come from the rules. One
+ * 8-byte move each: the callee's values were stored 8 bytes at a time,
+ * and a wider load of two of them would wait for both stores to reach
+ * the cache instead of taking them from the store buffer. */
+static void emit_same_values(struct cg_text *t, uint32_t same)
+{
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+        if (same >> reg & 1u)
+            cg_printf(t, "    f->caller.value[%u] = in->value[%u];\n", reg,
+                      reg);
+}
+
+/* The saved registers of a rule set whose only memory reads are offset
+ * rules of registers 0-16 (most of them): read together, one range check
+ * of the caller's window for all of them (eh_elf.h, version 3), then a
+ * plain load each; off the window, eh_load_slots reads them one by one
+ * through read_memory. Any of them failing is EH_ELF_E_MEMORY, whichever
+ * it is, and no other rule of such a set can fail: the order of the
+ * reads does not show. */
+struct slots {
+    unsigned n;
+    uint32_t reg[CFI_NGPRS];
+    int64_t offset[CFI_NGPRS];
+    int64_t lowest, highest;
+};
+
+static bool gather_slots(const struct cg_ruleset *set, struct slots *slots)
+{
+    const struct sem_row *row = set->row;
+    slots->n = 0;
+    if (set->ra_column != CFI_REG_RIP)
+        return false;
+    for (uint32_t i = 0; i < row->nrules; i++) {
+        const struct sem_reg_rule *entry = &row->rules[i];
+        enum sem_rule_kind kind = entry->rule.kind;
+        if (!matters_full(entry->reg, kind) || kind != SEM_RULE_OFFSET)
+            continue;
+        if (entry->reg >= CFI_NGPRS || entry->rule.offset < INT32_MIN ||
+            entry->rule.offset > INT32_MAX)
+            return false;
+        slots->reg[slots->n] = entry->reg;
+        slots->offset[slots->n++] = entry->rule.offset;
+    }
+    for (uint32_t i = 0; i < row->nrules; i++) {
+        enum sem_rule_kind kind = row->rules[i].rule.kind;
+        if (matters_full(row->rules[i].reg, kind) &&
+            (kind == SEM_RULE_EXPRESSION || kind == SEM_RULE_VAL_EXPRESSION))
+            return false;
+    }
+    if (slots->n < 2)
+        return false;
+    slots->lowest = slots->highest = slots->offset[0];
+    for (unsigned k = 1; k < slots->n; k++) {
+        if (slots->offset[k] < slots->lowest)
+            slots->lowest = slots->offset[k];
+        if (slots->offset[k] > slots->highest)
+            slots->highest = slots->offset[k];
+    }
+    return true;
+}
+
+/* The tables eh_load_slots reads, before the rule set's function. */
+static void emit_slot_tables(struct cg_text *t, size_t index,
+                             const struct slots *slots)
+{
+    cg_printf(t, "\nstatic const int32_t eh_slot_offset_%zu[%u] = {", index,
+              slots->n);
+    for (unsigned k = 0; k < slots->n; k++)
+        cg_printf(t, "%s%lld", k ? ", " : "", (long long)slots->offset[k]);
+    cg_printf(t, "};\nstatic const uint8_t eh_slot_reg_%zu[%u] = {", index,
+              slots->n);
+    for (unsigned k = 0; k < slots->n; k++)
+        cg_printf(t, "%s%u", k ? ", " : "", slots->reg[k]);
+    cg_puts(t, "};\n");
+}
+
+static void emit_slots(struct cg_text *t, size_t index,
+                       const struct slots *slots)
+{
+    cg_puts(t, "    if (!eh_direct(env, cfa");
+    emit_offset(t, slots->lowest);
+    cg_puts(t, ") || !eh_direct(env, cfa");
+    emit_offset(t, slots->highest);
+    cg_printf(t, "))\n        return eh_load_slots(cfa, env, f, "
+                 "eh_slot_offset_%zu, eh_slot_reg_%zu, %u);\n", index, index,
+              slots->n);
+    for (unsigned k = 0; k < slots->n; k++) {
+        cg_printf(t, "    f->caller.value[%u] = eh_word(cfa", slots->reg[k]);
+        emit_offset(t, slots->offset[k]);
+        cg_puts(t, ");\n");
+    }
+}
+
 static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
                             const struct cg_ruleset *set,
-                            const struct rule_exprs *numbers)
+                            const struct rule_exprs *numbers, size_t index,
+                            const struct slots *slots)
 {
     const struct sem_row *row = set->row;
     struct masks m = static_masks(row);
@@ -229,11 +324,81 @@ static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
               m.known, m.same, m.undefined, m.same);
     if (m.rsp_is_cfa)
         cg_puts(t, "    f->caller.value[7] = cfa;\n");
+    emit_same_values(t, m.same);
     for (uint32_t i = 0; i < row->nrules; i++)
-        if (matters_full(row->rules[i].reg, row->rules[i].rule.kind))
+        if (matters_full(row->rules[i].reg, row->rules[i].rule.kind) &&
+            !(slots->n && row->rules[i].rule.kind == SEM_RULE_OFFSET))
             emit_rule_full(t, exprs, &row->rules[i], numbers->number[i]);
+    if (slots->n)
+        emit_slots(t, index, slots);
     if (set->ra_column != CFI_REG_RIP)
         emit_return_column(t, exprs, set, numbers);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rule sets and rows as data (the table layout, table.c)                */
+/* ------------------------------------------------------------------ */
+
+/* One rule of a set as data, in its list; false: the set is code. */
+static bool add_data_rule(const struct sem_reg_rule *entry,
+                          struct cg_set_data *d, unsigned *n,
+                          enum sem_rule_kind kind)
+{
+    const struct sem_rule *rule = &entry->rule;
+    if (rule->kind != kind)
+        return true;
+    if (entry->reg >= CFI_NGPRS ||
+        (kind == SEM_RULE_REGISTER && rule->reg >= CFI_NGPRS) ||
+        (kind != SEM_RULE_REGISTER &&
+         (rule->offset < INT32_MIN || rule->offset > INT32_MAX)))
+        return false;
+    d->reg[*n] = entry->reg;
+    d->from[*n] = kind == SEM_RULE_REGISTER ? rule->reg : 0;
+    d->offset[*n] = kind == SEM_RULE_REGISTER ? 0 : rule->offset;
+    (*n)++;
+    return true;
+}
+
+bool cg_ruleset_data(const struct cg_ruleset *set, struct cg_set_data *d)
+{
+    const struct sem_row *row = set->row;
+    *d = (struct cg_set_data){0};
+    if (set->ra_column != CFI_REG_RIP)
+        return false;
+    for (uint32_t i = 0; i < row->nrules; i++) {
+        enum sem_rule_kind kind = row->rules[i].rule.kind;
+        if (!matters_full(row->rules[i].reg, kind))
+            continue;
+        if (row->rules[i].reg >= CFI_NGPRS || kind == SEM_RULE_EXPRESSION ||
+            kind == SEM_RULE_VAL_EXPRESSION)
+            return false;
+    }
+    /* In lists by kind, each in increasing register order. */
+    unsigned n = 0;
+    static const enum sem_rule_kind kinds[3] = {
+        SEM_RULE_OFFSET, SEM_RULE_VAL_OFFSET, SEM_RULE_REGISTER};
+    unsigned *counts[3] = {&d->loads, &d->vals, &d->regs};
+    for (unsigned k = 0; k < 3; k++) {
+        unsigned before = n;
+        for (uint32_t i = 0; i < row->nrules; i++)
+            if (matters_full(row->rules[i].reg, row->rules[i].rule.kind) &&
+                !add_data_rule(&row->rules[i], d, &n, kinds[k]))
+                return false;
+        *counts[k] = n - before;
+    }
+    struct masks m = static_masks(row);
+    d->known = m.known;
+    d->undefined = m.undefined;
+    d->same = m.same;
+    d->signal_frame = set->signal_frame;
+    return true;
+}
+
+bool cg_row_is_data(const struct cg_layout *layout, size_t index)
+{
+    const struct cg_row *row = &layout->rows[index];
+    return layout->rows_as_data && row->kind == CG_ROW_RULES &&
+           row->row->cfa.kind == SEM_CFA_RULE_REG_OFFSET;
 }
 
 /* ------------------------------------------------------------------ */
@@ -385,6 +550,11 @@ void cg_emit_rules(struct cg_text *t, struct cg_expr_set *exprs,
     for (unsigned i = 0; i < CFI_NREGS; i++)
         numbers.number[i] = -1;
     emit_exprs(t, exprs, set->row, layout->abi, set->ra_column, &numbers);
+    struct slots slots = {0};
+    if (layout->abi == CG_ABI_FULL && gather_slots(set, &slots))
+        emit_slot_tables(t, index, &slots);
+    else
+        slots.n = 0; /* every rule read on its own */
     cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
                  "eh_env_t env, eh_out_t f)\n{\n"
                  "    uint64_t v = 0;\n    int e = EH_ELF_OK, s = 0;\n"
@@ -393,7 +563,7 @@ void cg_emit_rules(struct cg_text *t, struct cg_expr_set *exprs,
     if (layout->abi == CG_ABI_V1)
         emit_rules_v1(t, exprs, set, &numbers);
     else
-        emit_rules_full(t, exprs, set, &numbers);
+        emit_rules_full(t, exprs, set, &numbers, index, &slots);
     cg_puts(t, "    return EH_ELF_OK;\n}\n");
 }
 
@@ -415,7 +585,8 @@ void cg_emit_head(struct cg_text *t, const struct cg_layout *layout,
 }
 
 static void emit_cfa(struct cg_text *t, const struct cg_expr_set *exprs,
-                     const struct cg_row *row, long number)
+                     const struct cg_layout *layout, const struct cg_row *row,
+                     long number)
 {
     const struct sem_cfa *cfa = &row->row->cfa;
     switch (cfa->kind) {
@@ -426,9 +597,13 @@ static void emit_cfa(struct cg_text *t, const struct cg_expr_set *exprs,
         return;
     case SEM_CFA_RULE_EXPR:
         cg_printf(t, "    e = eh_x%u_%ld(in, env, f, 0, &cfa);\n"
-                     "    if (e != EH_ELF_OK) return e;\n"
-                     "    return eh_rules_%u(cfa, in, env, f);\n",
-                  exprs->unit, number, row->ruleset);
+                     "    if (e != EH_ELF_OK) return e;\n", exprs->unit, number);
+        if (layout->rows_as_data) /* the rule set may be data (table.c) */
+            cg_printf(t, "    return eh_apply_set(%u, cfa, in, env, f);\n",
+                      row->ruleset);
+        else
+            cg_printf(t, "    return eh_rules_%u(cfa, in, env, f);\n",
+                      row->ruleset);
         return;
     default:
         cg_puts(t, "    return EH_ELF_E_MALFORMED; /* no CFA rule */\n");
@@ -455,7 +630,7 @@ void cg_emit_row(struct cg_text *t, struct cg_expr_set *exprs,
                   row->status == CFI_E_UNSUPPORTED ? "EH_ELF_E_UNSUPPORTED"
                                                    : "EH_ELF_E_MALFORMED");
     } else {
-        emit_cfa(t, exprs, row, number);
+        emit_cfa(t, exprs, layout, row, number);
     }
     cg_puts(t, "}\n");
 }

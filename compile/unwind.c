@@ -104,14 +104,17 @@ static void frame_error(struct cfi_frame *frame, enum cfi_status status,
     frame->diag = (struct cfi_diag){status, message_of(status), offset, reg};
 }
 
-/* The caller's registers: 0-16 from the eh_elf, the others undefined
- * (their values are left as they are: only a value's is meaningful). */
+/* The caller's registers: 0-16 from the eh_elf (the value of one that
+ * holds none is 0: the eh_elf leaves it unspecified), the others
+ * undefined (their values are left as they are: only a value's is
+ * meaningful). */
 static void caller_regs(const struct eh_elf_regs *out, struct cfi_regs *caller)
 {
     _Static_assert(CFI_REG_UNKNOWN == 0 && CFI_REG_VALUE == 1 &&
                        CFI_REG_UNDEFINED == 2, "status = known + 2 undefined");
     uint32_t known = out->known, undefined = out->undefined & ~known;
-    memcpy(caller->value, out->value, sizeof out->value);
+    for (unsigned r = 0; r < EH_ELF_NREGS; r++)
+        caller->value[r] = known >> r & 1u ? out->value[r] : 0;
     for (unsigned k = 0; k < 2; k++)
         store_le(caller->status + 8 * k,
                  bits_to_bytes(known >> (8 * k)) |
@@ -127,7 +130,8 @@ static enum cfi_status unwind_full(const struct cg_eh_elf *eh,
 {
     struct eh_elf_regs in;
     struct eh_elf_frame out;
-    struct eh_elf_env env = {read_memory, read_register, (void *)request};
+    struct eh_elf_env env = {read_memory, read_register, (void *)request,
+                             0, 0}; /* every read through read_memory */
     callee_regs(request->callee, &in);
     int error = eh->unwind(lookup_pc(request), &in, &env, &out);
     if (error != EH_ELF_OK) {

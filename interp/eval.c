@@ -9,13 +9,13 @@
 
 /* A register rule, as the instruction that gave it states it. */
 enum rule_kind {
-    RULE_UNDEFINED,       /* undefined */
-    RULE_SAME_VALUE,      /* same_value */
-    RULE_OFFSET,          /* addr(cfa + offset) */
-    RULE_VAL_OFFSET,      /* val(cfa + offset) */
-    RULE_REGISTER,        /* reg(reg): the callee's reg */
-    RULE_EXPRESSION,      /* addr(expr), the CFA pushed first */
-    RULE_VAL_EXPRESSION,  /* val(expr), the CFA pushed first */
+    RULE_UNDEFINED = INTERP_RULE_UNDEFINED,
+    RULE_SAME_VALUE = INTERP_RULE_SAME_VALUE,
+    RULE_OFFSET = INTERP_RULE_OFFSET,
+    RULE_VAL_OFFSET = INTERP_RULE_VAL_OFFSET,
+    RULE_REGISTER = INTERP_RULE_REGISTER,         /* reg: the callee's */
+    RULE_EXPRESSION = INTERP_RULE_EXPRESSION,
+    RULE_VAL_EXPRESSION = INTERP_RULE_VAL_EXPRESSION,
 };
 
 struct rule {
@@ -147,7 +147,7 @@ static enum cfi_status eval_cfa(const struct interp_cfa *cfa,
 }
 
 /* A register with no rule: the ABI default. */
-static void apply_default(unsigned reg, uint64_t cfa,
+static inline void apply_default(unsigned reg, uint64_t cfa,
                           const struct cfi_regs *callee,
                           struct cfi_regs *caller)
 {
@@ -219,21 +219,18 @@ static enum cfi_status eval_rule(const struct interp_programs *programs,
     return status;
 }
 
-/* Whether a register from CFI_NGPRS up has a rule. */
-static bool high_rules(const struct interp_row *row)
+/* Whether register `reg` has a rule. */
+static bool has_rule(const struct interp_row *row, unsigned reg)
 {
-    if (row->has_rule[0] >> CFI_NGPRS)
-        return true;
-    for (unsigned word = 1; word < INTERP_RULE_WORDS; word++)
-        if (row->has_rule[word])
-            return true;
-    return false;
+    return row->has_rule[reg / 64] >> (reg % 64) & 1;
 }
 
 /* Registers are visited in increasing number, so the first error is the
  * one cfi.h names. From CFI_NGPRS up, cfi.h's ABI default is "undefined"
  * for every register: they are set so in bulk, and only those with a
- * rule are visited. */
+ * rule are visited. Which registers have one is read from has_rule (a
+ * word with no bit set skips 64 registers); source[] is read only for
+ * those. */
 enum cfi_status interp_eval_row(const struct interp_programs *programs,
                                 const struct interp_row *row,
                                 const struct cfi_regs *callee,
@@ -255,14 +252,107 @@ enum cfi_status interp_eval_row(const struct interp_programs *programs,
            CFI_NREGS - CFI_NGPRS);
     memset(frame->caller.value + CFI_NGPRS, 0,
            (CFI_NREGS - CFI_NGPRS) * sizeof frame->caller.value[0]);
-    for (unsigned reg = 0; reg < CFI_NREGS && status == CFI_OK; reg++) {
-        if (reg == CFI_NGPRS && !high_rules(row))
-            break;
-        if (row->source[reg] != 0)
+    for (unsigned reg = 0; reg < CFI_NGPRS && status == CFI_OK; reg++) {
+        if (has_rule(row, reg))
             status = eval_rule(programs, row->source[reg], reg, cfa, callee,
                                memory, frame);
-        else if (reg < CFI_NGPRS)
+        else
             apply_default(reg, cfa, callee, &frame->caller);
+    }
+    for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS && status == CFI_OK;
+         reg++) {
+        if (row->has_rule[reg / 64] >> (reg % 64) == 0)
+            reg |= 63; /* none up to the end of the word */
+        else if (has_rule(row, reg))
+            status = eval_rule(programs, row->source[reg], reg, cfa, callee,
+                               memory, frame);
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* Kept rows (interp.h: interp_decode_row, interp_apply_row)           */
+/* ------------------------------------------------------------------ */
+
+enum cfi_status interp_keep_rules(const struct interp_programs *programs,
+                                  const struct interp_row *row,
+                                  struct interp_decoded_row *kept,
+                                  struct cfi_diag *diag)
+{
+    kept->nrules = 0;
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        if (row->has_rule[reg / 64] >> (reg % 64) == 0) {
+            reg |= 63; /* none up to the end of the word */
+            continue;
+        }
+        if (!has_rule(row, reg))
+            continue;
+        if (kept->nrules == INTERP_ROW_RULES)
+            return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                            "row too large to keep");
+        struct rule rule;
+        enum cfi_status status = rule_of(programs, row->source[reg], &rule,
+                                         diag);
+        if (status != CFI_OK)
+            return status;
+        if (rule.expr_len > UINT32_MAX)
+            return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                            "row too large to keep");
+        kept->rules[kept->nrules++] = (struct interp_kept_rule){
+            .reg = (uint8_t)reg,
+            .kind = (uint8_t)rule.kind,
+            .from = (uint8_t)(rule.kind == RULE_REGISTER ? rule.reg : 0),
+            .expr_len = (uint32_t)rule.expr_len,
+            .offset = rule.offset,
+            .expr = rule.expr,
+        };
+    }
+    return CFI_OK;
+}
+
+static struct rule unkept(const struct interp_kept_rule *kept)
+{
+    return (struct rule){(enum rule_kind)kept->kind, kept->from,
+                         kept->offset, kept->expr, kept->expr_len};
+}
+
+/* interp_eval_row with the rules decoded already: the same order, the
+ * same defaults, but the registers from CFI_NGPRS up are not made
+ * undefined in bulk (interp.h: they are left unspecified). */
+enum cfi_status interp_eval_kept(const struct interp_decoded_row *kept,
+                                 const struct cfi_regs *callee,
+                                 struct cfi_memory memory,
+                                 struct cfi_frame *frame)
+{
+    struct cfi_regs callee_copy;
+    if (callee == &frame->caller) { /* unwinding in place */
+        callee_copy = *callee;
+        callee = &callee_copy;
+    }
+    struct interp_cfa rule = {(enum interp_cfa_kind)kept->cfa_kind,
+                              kept->cfa_reg, kept->cfa_offset, kept->cfa_expr,
+                              kept->cfa_expr_len};
+    uint64_t cfa;
+    enum cfi_status status = eval_cfa(&rule, callee, memory, &cfa,
+                                      &frame->diag);
+    if (status != CFI_OK)
+        return status;
+    frame->cfa = cfa;
+    unsigned next = 0, n = kept->nrules < INTERP_ROW_RULES
+                               ? kept->nrules : INTERP_ROW_RULES;
+    for (unsigned reg = 0; reg < CFI_NGPRS && status == CFI_OK; reg++) {
+        if (next < n && kept->rules[next].reg == reg) {
+            struct rule r = unkept(&kept->rules[next++]);
+            status = apply_rule(&r, reg, cfa, callee, memory, &frame->caller,
+                                &frame->diag);
+        } else {
+            apply_default(reg, cfa, callee, &frame->caller);
+        }
+    }
+    for (; next < n && status == CFI_OK; next++) {
+        struct rule r = unkept(&kept->rules[next]);
+        status = apply_rule(&r, kept->rules[next].reg, cfa, callee, memory,
+                            &frame->caller, &frame->diag);
     }
     return status;
 }

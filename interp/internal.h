@@ -8,7 +8,8 @@
  *   expr.c     the DWARF expression stack machine (DW_OP)
  *   eval.c     applying a row to the callee's registers: CFA, then every
  *              register (cfi.h, steps 4 and 5)
- *   unwind.c   interp_unwind_fde: the steps of cfi.h in order
+ *   unwind.c   interp_unwind_fde: the steps of cfi.h in order; its two
+ *              halves, interp_decode_row and interp_apply_row
  *   lookup.c   interp_unwind: FDE lookup in a loaded file
  *
  * Words used throughout: a *program* is the instruction bytes of a CIE or
@@ -210,6 +211,18 @@ enum cfi_status interp_eval_row(const struct interp_programs *programs,
                                 const struct cfi_regs *callee,
                                 struct cfi_memory memory,
                                 struct cfi_frame *frame);
+
+/* A row kept for later (interp.h): its rules decoded, in increasing
+ * register order; CFI_E_UNSUPPORTED when there are too many. */
+enum cfi_status interp_keep_rules(const struct interp_programs *programs,
+                                  const struct interp_row *row,
+                                  struct interp_decoded_row *kept,
+                                  struct cfi_diag *diag);
+/* interp_eval_row on a kept row. */
+enum cfi_status interp_eval_kept(const struct interp_decoded_row *kept,
+                                 const struct cfi_regs *callee,
+                                 struct cfi_memory memory,
+                                 struct cfi_frame *frame);
 
 /* Evaluates a DWARF expression as cfi.h defines it, the stack holding
  * *initial first when initial is non-NULL. */

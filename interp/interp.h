@@ -48,4 +48,65 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
                                   const struct cfi_request *request,
                                   struct cfi_frame *frame);
 
+/* interp_unwind_fde in two halves, for an unwinder that meets the same
+ * lookup PC again and again (libcfisem-unwind's row cache):
+ * interp_decode_row runs the checks and both programs (cfi.h steps 1-3)
+ * and keeps the row in effect at the lookup PC in *row, its rules
+ * decoded, a plain value that may be copied anywhere; interp_apply_row
+ * applies it (steps 4-7) to the callee's registers of a request with
+ * the same lookup PC. Together they compute exactly what
+ * interp_unwind_fde computes, which is made of the same steps. The row
+ * points into the CIE's and FDE's bytes (the expressions): they must
+ * stay where they were. A row whose registers with a rule are more than
+ * INTERP_ROW_RULES cannot be kept: CFI_E_UNSUPPORTED, "row too large to
+ * keep" (interp_unwind_fde takes any). On an error of the programs, the
+ * status and diagnostic are interp_unwind_fde's. One difference, for
+ * unwinders that report registers 0-16 only: interp_apply_row writes
+ * frame->caller's registers 0 to CFI_NGPRS - 1 (and the status, cfa,
+ * diag, signal_frame) but not the registers from CFI_NGPRS up, whose
+ * contents are unspecified after it (interp_unwind_fde makes them
+ * undefined); their rules are evaluated all the same, for their
+ * errors. */
+#define INTERP_ROW_RULES 20
+
+/* A register's rule, as the instruction that gave it states it. */
+enum interp_rule_kind {
+    INTERP_RULE_UNDEFINED,       /* undefined */
+    INTERP_RULE_SAME_VALUE,      /* same_value */
+    INTERP_RULE_OFFSET,          /* addr(cfa + offset) */
+    INTERP_RULE_VAL_OFFSET,      /* val(cfa + offset) */
+    INTERP_RULE_REGISTER,        /* reg(from): the callee's from */
+    INTERP_RULE_EXPRESSION,      /* addr(expr), the CFA pushed first */
+    INTERP_RULE_VAL_EXPRESSION,  /* val(expr), the CFA pushed first */
+};
+
+struct interp_kept_rule {
+    uint8_t reg;              /* whose rule it is */
+    uint8_t kind;             /* enum interp_rule_kind */
+    uint8_t from;             /* INTERP_RULE_REGISTER */
+    uint32_t expr_len;        /* the expressions' */
+    int64_t offset;           /* the offset rules' */
+    const uint8_t *expr;
+};
+
+struct interp_decoded_row {
+    uint8_t nrules;           /* rules[0 .. nrules), reg increasing */
+    uint8_t ra_column;
+    uint8_t cfa_kind;         /* 0 none, 1 register + offset, 2 expr */
+    uint8_t cfa_reg;
+    bool signal_frame;
+    uint32_t cfa_expr_len;
+    uint64_t cfa_offset;
+    const uint8_t *cfa_expr;
+    struct interp_kept_rule rules[INTERP_ROW_RULES];
+};
+
+enum cfi_status interp_decode_row(const struct cfi_fde *fde,
+                                  uint64_t lookup_pc,
+                                  struct interp_decoded_row *row,
+                                  struct cfi_diag *diag);
+enum cfi_status interp_apply_row(const struct interp_decoded_row *row,
+                                 const struct cfi_request *request,
+                                 struct cfi_frame *frame);
+
 #endif

@@ -1,5 +1,7 @@
 /* unwind.c — interp_unwind_fde: the steps of "unwinding one frame"
- * (cfi.h) in order, for one given FDE. */
+ * (cfi.h) in order, for one given FDE; and its two halves as
+ * interp_decode_row and interp_apply_row, the row in between kept as a
+ * plain value. */
 #include "internal.h"
 
 /* Both programs with what decoding them needs. */
@@ -62,6 +64,17 @@ static enum cfi_status finish(struct cfi_frame *frame, enum cfi_status status)
     return status;
 }
 
+/* 6. The return address column gives the caller's PC. */
+static enum cfi_status return_address(enum cfi_status status, unsigned ra,
+                                      struct cfi_frame *frame)
+{
+    if (status == CFI_OK && ra != CFI_REG_RIP) {
+        frame->caller.value[CFI_REG_RIP] = frame->caller.value[ra];
+        frame->caller.status[CFI_REG_RIP] = frame->caller.status[ra];
+    }
+    return finish(frame, status);
+}
+
 enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
                                   const struct cfi_request *request,
                                   struct cfi_frame *frame)
@@ -84,11 +97,53 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
     /* 4, 5. CFA, then every register. */
     status = interp_eval_row(&programs, &row, request->callee,
                              request->memory, frame);
-    /* 6. The return address column gives the caller's PC. */
-    unsigned ra = (unsigned)fde->cie->ra_column;
-    if (status == CFI_OK && ra != CFI_REG_RIP) {
-        frame->caller.value[CFI_REG_RIP] = frame->caller.value[ra];
-        frame->caller.status[CFI_REG_RIP] = frame->caller.status[ra];
-    }
-    return finish(frame, status);
+    return return_address(status, (unsigned)fde->cie->ra_column, frame);
+}
+
+/* ------------------------------------------------------------------ */
+/* A decoded row kept for later (interp.h)                              */
+/* ------------------------------------------------------------------ */
+
+_Static_assert(CFI_NREGS <= 256, "a register number fits uint8_t");
+_Static_assert(INTERP_CFA_NONE == 0 && INTERP_CFA_REG_OFFSET == 1 &&
+                   INTERP_CFA_EXPR == 2,
+               "cfa_kind is enum interp_cfa_kind");
+
+enum cfi_status interp_decode_row(const struct cfi_fde *fde,
+                                  uint64_t lookup_pc,
+                                  struct interp_decoded_row *row,
+                                  struct cfi_diag *diag)
+{
+    enum cfi_status status = check_records(fde, lookup_pc, diag);
+    if (status != CFI_OK)
+        return status;
+    struct interp_programs programs;
+    programs_of(fde, &programs);
+    struct interp_row found;
+    status = interp_find_row(&programs, lookup_pc, &found, diag);
+    if (status != CFI_OK)
+        return status;
+    if (found.cfa.expr_len > UINT32_MAX)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        "row too large to keep");
+    row->ra_column = (uint8_t)fde->cie->ra_column;
+    row->signal_frame = fde->cie->signal_frame;
+    row->cfa_kind = (uint8_t)found.cfa.kind;
+    row->cfa_reg = (uint8_t)found.cfa.reg;
+    row->cfa_expr_len = (uint32_t)found.cfa.expr_len;
+    row->cfa_offset = found.cfa.offset;
+    row->cfa_expr = found.cfa.expr;
+    return interp_keep_rules(&programs, &found, row, diag);
+}
+
+enum cfi_status interp_apply_row(const struct interp_decoded_row *row,
+                                 const struct cfi_request *request,
+                                 struct cfi_frame *frame)
+{
+    frame->cfa = 0;
+    frame->signal_frame = row->signal_frame; /* 7. */
+    /* 4, 5. CFA, then every register. */
+    enum cfi_status status = interp_eval_kept(row, request->callee,
+                                              request->memory, frame);
+    return return_address(status, row->ra_column, frame);
 }

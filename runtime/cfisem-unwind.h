@@ -12,12 +12,15 @@
  *   - its eh_elf is the one cfisem_prepare loaded for it: beside the
  *     object (OBJECT.eh_elf.so), or in a cache folder keyed by the
  *     object's build-id (CACHE/.build-id/xx/rest.eh_elf.so, as
- *     /usr/lib/debug does; scripts/cfisem-cache fills it), or, for a build
+ *     /usr/lib/debug does; `cfisem cache` fills it), or, for a build
  *     tree, in a folder keyed by file name (NAME.full.eh_elf.so);
  *     any layout of the full ABI (compile --layout tree or table);
  *   - an object with no eh_elf is unwound by cfisem's interpreter
  *     (interp/) on the object's own .eh_frame, found through its
- *     .eh_frame_hdr; cfisem_stats counts those frames.
+ *     .eh_frame_hdr; cfisem_stats counts those frames. The rows the
+ *     interpreter decodes are kept in a process-wide cache of 256 rows
+ *     keyed by lookup PC (lock-free, no allocation), so that a PC met
+ *     again is not decoded again; errors are never kept.
  *
  * Async-signal safety. cfisem_prepare loads shared objects (dlopen) and
  * is not async-signal-safe: call it at start-up, and again after loading
@@ -92,7 +95,9 @@ int cfisem_prepare(const struct cfisem_options *options);
 struct cfisem_stats {
     uint64_t objects;         /* objects in the table */
     uint64_t objects_eh_elf;  /* of which with an eh_elf */
-    uint64_t frames_interp;   /* frames unwound by the interpreter */
+    uint64_t frames_interp;   /* frames unwound by the interpreter (a
+                                 walk adds its own when it ends, and every
+                                 32 meanwhile) */
     uint64_t frames_failed;   /* steps that ended with an error */
 };
 void cfisem_stats(struct cfisem_stats *stats);
@@ -150,8 +155,15 @@ int cfisem_get_reg(const struct cfisem_cursor *cursor, unsigned r,
 /* Which engine the cursor's steps use. CFISEM_ENGINE_AUTO (the start):
  * the object's eh_elf, else the interpreter; CFISEM_ENGINE_INTERP: the
  * interpreter on .eh_frame for every frame (to compare the two on the
- * same stack). Returns CFISEM_OK or CFISEM_E_ARGUMENT. */
-enum cfisem_engine { CFISEM_ENGINE_AUTO = 0, CFISEM_ENGINE_INTERP = 1 };
+ * same stack); CFISEM_ENGINE_INTERP_NO_CACHE: the same, every row
+ * decoded afresh (the interpreter's rows are otherwise kept in its
+ * row cache, above).
+ * Returns CFISEM_OK or CFISEM_E_ARGUMENT. */
+enum cfisem_engine {
+    CFISEM_ENGINE_AUTO = 0,
+    CFISEM_ENGINE_INTERP = 1,
+    CFISEM_ENGINE_INTERP_NO_CACHE = 2,
+};
 int cfisem_set_engine(struct cfisem_cursor *cursor, enum cfisem_engine engine);
 
 /* How the cursor's steps so far were made. */

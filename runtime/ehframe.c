@@ -254,53 +254,123 @@ bool rt_find_fde(const struct rt_object *object, uint64_t pc,
     return pc >= fde->pc_begin && pc < fde->pc_end;
 }
 
-/* The interpreter's memory callback: the cursor's reader. */
+/* The interpreter's memory callback: the walk's reader. */
 static enum cfi_status read_for_interp(void *env, uint64_t addr,
                                        unsigned size, uint64_t *value)
 {
-    const struct rt_cursor *cursor = env;
-    int failed = cursor->read
-                     ? cursor->read(cursor->read_data, addr, size, value)
-                     : rt_read_local((void *)(uintptr_t)cursor, addr, size,
-                                     value);
+    const struct rt_walk *walk = env;
+    int failed = walk->env.read_memory(walk->env.data, addr, size, value);
     return failed ? CFI_E_MEMORY : CFI_OK;
 }
 
-int rt_step_interp(const struct rt_cursor *cursor, uint64_t lookup_pc,
-                   struct eh_elf_regs *caller, uint32_t *signal_frame)
+static int result_of(enum cfi_status status)
 {
-    struct cfi_cie cie;
-    struct cfi_fde fde;
-    if (!rt_find_fde(&cursor->object, lookup_pc, &cie, &fde))
-        return CFISEM_E_NO_CFI;
-    struct cfi_regs callee;
-    cfi_regs_clear(&callee);
-    for (unsigned r = 0; r < CFISEM_NREGS; r++) {
-        if (cursor->regs.known & (1u << r))
-            cfi_regs_set(&callee, r, cursor->regs.value[r]);
-        else if (cursor->regs.undefined & (1u << r))
-            callee.status[r] = CFI_REG_UNDEFINED;
-    }
-    struct cfi_request request = {
-        .pc = cursor->regs.value[CFISEM_REG_RIP],
-        .caller_frame = cursor->caller_frame != 0,
-        .callee = &callee,
-        .memory = {read_for_interp, (void *)(uintptr_t)cursor},
-    };
-    struct cfi_frame frame;
-    enum cfi_status status = interp_unwind_fde(&fde, &request, &frame);
     if (status == CFI_E_MEMORY)
         return CFISEM_E_MEMORY;
+    if (status == CFI_E_NO_FDE)
+        return CFISEM_E_NO_CFI;
+    return CFISEM_E_BAD_FRAME;
+}
+
+/* The interpreter on the FDE of the lookup PC: the row from the cache,
+ * else decoded (and kept), then applied; without the cache, the whole
+ * of interp_unwind_fde. */
+static enum cfi_status interpret(struct rt_walk *walk, uint64_t lookup_pc,
+                                 const struct cfi_request *request,
+                                 struct cfi_frame *frame)
+{
+    struct interp_decoded_row row;
+    if (walk->row_cache && rt_row_lookup(lookup_pc, &row))
+        return interp_apply_row(&row, request, frame);
+    struct cfi_cie cie;
+    struct cfi_fde fde;
+    if (!rt_find_fde(rt_walk_object(walk), lookup_pc, &cie, &fde))
+        return CFI_E_NO_FDE;
+    if (!walk->row_cache)
+        return interp_unwind_fde(&fde, request, frame);
+    struct cfi_diag diag;
+    enum cfi_status status = interp_decode_row(&fde, lookup_pc, &row, &diag);
+    if (status == CFI_E_UNSUPPORTED) /* a row too large to keep, say */
+        return interp_unwind_fde(&fde, request, frame);
     if (status != CFI_OK)
-        return CFISEM_E_BAD_FRAME;
-    caller->known = caller->undefined = 0;
-    for (unsigned r = 0; r < CFISEM_NREGS; r++) {
-        caller->value[r] = frame.caller.value[r];
-        if (frame.caller.status[r] == CFI_REG_VALUE)
-            caller->known |= 1u << r;
-        else if (frame.caller.status[r] == CFI_REG_UNDEFINED)
-            caller->undefined |= 1u << r;
+        return status;
+    rt_row_keep(lookup_pc, &row);
+    return interp_apply_row(&row, request, frame);
+}
+
+/* Registers 0-16's status bytes from the eh_elf ABI's bits and back
+ * (eight at a time: byte k of a word is register k's status). */
+#define ONES 0x0101010101010101ull
+#define HIGH 0x8080808080808080ull
+#define LOW7 0x7f7f7f7f7f7f7f7full
+
+/* The high bit of each byte of w that is not zero. */
+static uint64_t nonzero_bytes(uint64_t w)
+{
+    return (((w & LOW7) + LOW7) | w) & HIGH;
+}
+
+/* Byte k is bit k of `bits` (0 or 1), for k < 8. */
+static uint64_t bits_to_bytes(uint32_t bits)
+{
+    uint64_t spread = ((bits & 0xff) * ONES) & 0x8040201008040201ull;
+    return nonzero_bytes(spread) >> 7;
+}
+
+/* Bit k set when bytes[k] == value, for k < 8. */
+static uint32_t bytes_equal(const uint8_t *bytes, uint8_t value)
+{
+    uint64_t w;
+    memcpy(&w, bytes, sizeof w);
+    uint64_t zero = ~nonzero_bytes(w ^ (value * ONES)) & HIGH;
+    return (uint32_t)(((zero >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+static void status_bytes(uint32_t known, uint32_t undefined, uint8_t *status)
+{
+    _Static_assert(CFI_REG_UNKNOWN == 0 && CFI_REG_VALUE == 1 &&
+                       CFI_REG_UNDEFINED == 2,
+                   "status = known + 2 undefined");
+    undefined &= ~known;
+    for (unsigned k = 0; k < 2; k++) {
+        uint64_t w = bits_to_bytes(known >> (8 * k)) |
+                     bits_to_bytes(undefined >> (8 * k)) << 1;
+        memcpy(status + 8 * k, &w, sizeof w);
     }
-    *signal_frame = frame.signal_frame;
+    status[16] = (uint8_t)((known >> 16 & 1u) | (undefined >> 16 & 1u) << 1);
+}
+
+static uint32_t status_bits(const uint8_t *status, uint8_t value)
+{
+    return bytes_equal(status, value) | bytes_equal(status + 8, value) << 8 |
+           (uint32_t)(status[16] == value) << 16;
+}
+
+int rt_step_interp(struct rt_walk *walk, const struct eh_elf_regs *callee,
+                   bool caller_frame, uint64_t lookup_pc,
+                   struct eh_elf_frame *out)
+{
+    /* The callee's registers 0-16; the others unknown (their values are
+     * read only when their status is a value). */
+    struct cfi_regs regs;
+    memcpy(regs.value, callee->value, sizeof callee->value);
+    memset(regs.status + CFISEM_NREGS, CFI_REG_UNKNOWN,
+           sizeof regs.status - CFISEM_NREGS);
+    status_bytes(callee->known, callee->undefined, regs.status);
+    struct cfi_request request = {
+        .pc = callee->value[CFISEM_REG_RIP],
+        .caller_frame = caller_frame,
+        .callee = &regs,
+        .memory = {read_for_interp, walk},
+    };
+    struct cfi_frame frame;
+    enum cfi_status status = interpret(walk, lookup_pc, &request, &frame);
+    if (status != CFI_OK)
+        return result_of(status);
+    memcpy(out->caller.value, frame.caller.value, sizeof out->caller.value);
+    out->caller.known = status_bits(frame.caller.status, CFI_REG_VALUE);
+    out->caller.undefined = status_bits(frame.caller.status,
+                                        CFI_REG_UNDEFINED);
+    out->signal_frame = frame.signal_frame;
     return CFISEM_OK;
 }

@@ -20,34 +20,75 @@ struct rt_object {
     eh_elf_unwind_fn *unwind; /* its eh_elf's entry, or NULL: interp */
 };
 
+/* Everything a walk up one stack keeps besides the registers: where
+ * memory comes from, the engine, and the objects of the last steps (a
+ * walk goes back and forth between a few). */
+struct rt_walk {
+    /* What the eh_elfs are given: the caller's read for a remote walk;
+     * for a local one rt_read_local on this walk (data, set again at
+     * the start of each walk_up: a cursor may have been copied) and the
+     * stack extent as the window of direct loads. */
+    struct eh_elf_env env;
+    uint64_t stack_lo;        /* local: [lo, hi) known readable */
+    uint64_t stack_hi;
+    uint32_t remote;          /* reads through the caller's callback */
+    uint32_t interp_only;     /* CFISEM_ENGINE_INTERP or _NO_CACHE */
+    uint32_t row_cache;       /* the interpreter uses the row cache */
+    uint32_t current;         /* objects[current & 1] */
+    /* The object of the last step, objects[current & 1], and the one
+     * before it: switching back is a flip of `current`. */
+    struct rt_object objects[2];
+    uint32_t frames_eh_elf;
+    uint32_t frames_interp;
+    uint32_t interp_counted;  /* of frames_interp, in cfisem_stats already */
+};
+
+static inline const struct rt_object *rt_walk_object(const struct rt_walk *w)
+{
+    return &w->objects[w->current & 1];
+}
+
 /* The private contents of struct cfisem_cursor. */
 struct rt_cursor {
     struct eh_elf_regs regs;  /* the frame the cursor is on */
     uint32_t caller_frame;    /* its PC is a return address (PC-1) */
-    uint32_t frames_eh_elf;
-    uint32_t frames_interp;
-    uint32_t interp_only;     /* CFISEM_ENGINE_INTERP */
-    cfisem_read_fn *read;     /* remote reads; NULL for a local cursor */
-    void *read_data;
-    uint64_t stack_lo;        /* local: [lo, hi) known readable */
-    uint64_t stack_hi;
-    struct rt_object object;  /* the object of the last step */
+    struct rt_walk walk;
 };
 
 /* The object holding run-time address pc: the table, then
  * _dl_find_object (no eh_elf: the interpreter). Async-signal-safe. */
 bool rt_find_object(uint64_t pc, struct rt_object *object);
 
-/* Counts a frame the interpreter unwound, or a failed step. */
-void rt_count_interp(void);
+/* Counts frames the interpreter unwound, or a failed step. */
+void rt_count_interp(uint32_t frames);
 void rt_count_failure(void);
 
-/* Memory of a local cursor: the readable stack extent around sp (per
+/* Memory of a local walk: the readable stack extent around sp (per
  * thread, remembered), and a read that fails instead of faulting. */
 void rt_stack_extent(uint64_t sp, uint64_t *lo, uint64_t *hi);
-int rt_read_local(void *cursor, uint64_t addr, unsigned size,
-                  uint64_t *value);
 bool rt_readable(uint64_t addr, uint64_t size);
+/* The read of a local walk (data: the struct rt_walk): an 8-byte read
+ * inside the extent is a load, anything else rt_read_other. */
+int rt_read_local(void *walk, uint64_t addr, unsigned size, uint64_t *value);
+int rt_read_other(struct rt_walk *walk, uint64_t addr, unsigned size,
+                  uint64_t *value);
+
+/* Registers 0-16's values, those of `known` (the others 0). */
+static inline void rt_copy_values(uint64_t *to, const uint64_t *from,
+                                  uint32_t known)
+{
+    for (unsigned r = 0; r < CFISEM_NREGS; r++)
+        to[r] = known >> r & 1u ? from[r] : 0;
+}
+
+/* The window of a walk's memory its eh_elfs load directly (eh_elf.h,
+ * version 3): a local walk's stack extent; none for a remote walk. */
+static inline void rt_direct_window(struct rt_walk *walk)
+{
+    uint64_t extent = walk->stack_hi - walk->stack_lo;
+    walk->env.direct_base = walk->stack_lo;
+    walk->env.direct_span = !walk->remote && extent >= 8 ? extent - 7 : 0;
+}
 
 /* The FDE of lookup PC pc in the object, read from its mapped
  * .eh_frame_hdr and .eh_frame (run-time addresses). false: none, or
@@ -55,8 +96,17 @@ bool rt_readable(uint64_t addr, uint64_t size);
 bool rt_find_fde(const struct rt_object *object, uint64_t pc,
                  struct cfi_cie *cie, struct cfi_fde *fde);
 
-/* One step by the interpreter: callee registers in, caller's out. */
-int rt_step_interp(const struct rt_cursor *cursor, uint64_t lookup_pc,
-                   struct eh_elf_regs *caller, uint32_t *signal_frame);
+/* The interpreter's row cache (rows.c): the row decoded at lookup PC pc
+ * before, if it is still there; keeping one. Async-signal-safe,
+ * lock-free. */
+struct interp_decoded_row;
+bool rt_row_lookup(uint64_t pc, struct interp_decoded_row *row);
+void rt_row_keep(uint64_t pc, const struct interp_decoded_row *row);
+
+/* One step by the interpreter: the caller of `callee` into
+ * frame->caller and frame->signal_frame. */
+int rt_step_interp(struct rt_walk *walk, const struct eh_elf_regs *callee,
+                   bool caller_frame, uint64_t lookup_pc,
+                   struct eh_elf_frame *frame);
 
 #endif

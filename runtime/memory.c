@@ -1,4 +1,4 @@
-/* memory.c — reads of a local cursor that fail instead of faulting.
+/* memory.c — reads of a local walk that fail instead of faulting.
  *
  * Reads inside the current thread's stack are plain loads: its readable
  * extent above the stack pointer is checked once, by one
@@ -75,33 +75,36 @@ bool rt_readable(uint64_t addr, uint64_t size)
 
 /* The stack goes on above the remembered extent: probe the pages above
  * and extend it (and the thread's copy, when it is the same stack). */
-static bool extend(struct rt_cursor *cursor, uint64_t addr)
+static bool extend(struct rt_walk *walk, uint64_t addr)
 {
-    if (addr < cursor->stack_hi ||
-        addr - cursor->stack_hi >= (uint64_t)PROBE_PAGES * PAGE)
+    if (addr < walk->stack_hi ||
+        addr - walk->stack_hi >= (uint64_t)PROBE_PAGES * PAGE)
         return false;
-    uint64_t pages = probe_pages(cursor->stack_hi);
+    uint64_t pages = probe_pages(walk->stack_hi);
     if (pages == 0)
         return false;
-    if (known_lo == cursor->stack_lo && known_hi == cursor->stack_hi)
+    if (known_lo == walk->stack_lo && known_hi == walk->stack_hi)
         known_hi += pages * PAGE; /* one store: a handler sees either */
-    cursor->stack_hi += pages * PAGE;
+    walk->stack_hi += pages * PAGE;
+    rt_direct_window(walk);
     return true;
 }
 
-/* Anything but an 8-byte read inside the remembered extent. */
-static int read_other(struct rt_cursor *cursor, uint64_t addr, unsigned size,
-                      uint64_t *value)
+/* Anything but an 8-byte read inside the remembered extent. In a
+ * function of its own, apart from rt_read_local's load, which then
+ * saves no register. */
+int rt_read_other(struct rt_walk *walk, uint64_t addr, unsigned size,
+                  uint64_t *value)
 {
     *value = 0;
     if (size > 8 || addr + size < addr)
         return 1;
     for (int attempt = 0; attempt < 2; attempt++) {
-        if (addr >= cursor->stack_lo && addr + size <= cursor->stack_hi) {
+        if (addr >= walk->stack_lo && addr + size <= walk->stack_hi) {
             memcpy(value, (const void *)(uintptr_t)addr, size);
             return 0;
         }
-        if (!extend(cursor, addr + size))
+        if (!extend(walk, addr + size))
             break;
     }
     uint8_t bytes[8];
@@ -116,12 +119,12 @@ static int read_other(struct rt_cursor *cursor, uint64_t addr, unsigned size,
 
 int rt_read_local(void *data, uint64_t addr, unsigned size, uint64_t *value)
 {
-    struct rt_cursor *cursor = data;
-    uint64_t lo = cursor->stack_lo, extent = cursor->stack_hi - lo;
+    struct rt_walk *walk = data;
+    uint64_t lo = walk->stack_lo, extent = walk->stack_hi - lo;
     /* The common read: a saved register or return address on the stack. */
     if (size == 8 && addr >= lo && extent >= 8 && addr - lo <= extent - 8) {
         memcpy(value, (const void *)(uintptr_t)addr, 8);
         return 0;
     }
-    return read_other(cursor, addr, size, value);
+    return rt_read_other(walk, addr, size, value);
 }

@@ -31,9 +31,9 @@ static _Atomic uint64_t frames_interp;
 static _Atomic uint64_t frames_failed;
 static pthread_mutex_t prepare_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void rt_count_interp(void)
+void rt_count_interp(uint32_t frames)
 {
-    atomic_fetch_add_explicit(&frames_interp, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&frames_interp, frames, memory_order_relaxed);
 }
 
 void rt_count_failure(void)
@@ -52,11 +52,31 @@ void cfisem_stats(struct cfisem_stats *stats)
         atomic_load_explicit(&frames_failed, memory_order_relaxed);
 }
 
+/* Which table entry held a PC of each 64 KiB block lately: a walk finds
+ * its objects anew, and most are the last walk's. A hint is checked
+ * against the (unchanging) entry it names before it is used, so a stale
+ * or torn one costs only the scan it failed to save. */
+enum { HINTS = 64 };
+static _Atomic uint16_t hints[HINTS];
+
+static size_t hint_of(uint64_t pc)
+{
+    return (size_t)(pc >> 16) % HINTS;
+}
+
 bool rt_find_object(uint64_t pc, struct rt_object *object)
 {
     size_t n = atomic_load_explicit(&nobjects, memory_order_acquire);
+    size_t hint = atomic_load_explicit(&hints[hint_of(pc)],
+                                       memory_order_relaxed);
+    if (hint < n && pc >= objects[hint].start && pc < objects[hint].end) {
+        *object = objects[hint];
+        return true;
+    }
     for (size_t i = 0; i < n; i++)
         if (pc >= objects[i].start && pc < objects[i].end) {
+            atomic_store_explicit(&hints[hint_of(pc)], (uint16_t)i,
+                                  memory_order_relaxed);
             *object = objects[i];
             return true;
         }
@@ -103,21 +123,25 @@ static bool is_eh_elf_name(const char *path)
     return n >= k && !strcmp(path + n - k, suffix);
 }
 
-/* The GNU build-id note among the object's PT_NOTE segments. */
+/* The GNU build-id note among the object's PT_NOTE segments (padded to
+ * 4 bytes, or 8 in a segment aligned so), as `cfisem cache` reads it
+ * from the file (compile/elf.c, cg_build_id). */
 static size_t note_build_id(const struct dl_phdr_info *info, uint8_t *out)
 {
     for (unsigned i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_NOTE)
             continue;
+        size_t align = ph->p_align == 8 ? 8 : 4;
         const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
         const uint8_t *end = p + ph->p_memsz;
         while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
             const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
-            size_t name = (note->n_namesz + 3u) & ~3u;
-            size_t desc = (note->n_descsz + 3u) & ~3u;
+            size_t name = (note->n_namesz + align - 1) & ~(align - 1);
+            size_t desc = (note->n_descsz + align - 1) & ~(align - 1);
             const uint8_t *data = p + sizeof *note;
-            if (name + desc > (size_t)(end - data))
+            if (name > (size_t)(end - data) ||
+                desc > (size_t)(end - data) - name)
                 break;
             if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
                 !memcmp(data, "GNU", 4) && note->n_descsz <= RT_BUILD_ID_MAX) {
@@ -186,7 +210,7 @@ static eh_elf_unwind_fn *load_eh_elf(const char *path)
     const uint32_t *version = dlsym(handle, "eh_elf_abi_version");
     void *entry = dlsym(handle, "eh_elf_unwind");
     if (!ident || !version || !entry || strcmp(ident, EH_ELF_IDENT_FULL) ||
-        *version != EH_ELF_ABI_VERSION) {
+        *version < EH_ELF_ABI_VERSION_MIN || *version > EH_ELF_ABI_VERSION) {
         dlclose(handle);
         return NULL;
     }

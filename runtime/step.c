@@ -46,16 +46,185 @@ const char *cfisem_strerror(int result)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* Walks                                                                 */
+/* ------------------------------------------------------------------ */
+
+static void walk_start(struct rt_walk *w, cfisem_read_fn *read, void *data)
+{
+    memset(w, 0, sizeof *w);
+    w->env.read_memory = read ? read : rt_read_local;
+    w->env.data = data;
+    w->remote = read != NULL;
+    w->row_cache = 1;
+}
+
+static void walk_start_local(struct rt_walk *w, uint64_t sp)
+{
+    walk_start(w, NULL, NULL);
+    rt_stack_extent(sp, &w->stack_lo, &w->stack_hi);
+    rt_direct_window(w);
+}
+
+static bool inside(const struct rt_object *object, uint64_t pc)
+{
+    return pc >= object->start && pc < object->end;
+}
+
+/* The walk's object becomes the one holding pc: the one before it, or
+ * one found in the table, which takes the place of the one before. */
+static bool switch_object(struct rt_walk *w, uint64_t pc)
+{
+    struct rt_object *other = &w->objects[(w->current & 1) ^ 1];
+    if (!inside(other, pc) && !rt_find_object(pc, other))
+        return false;
+    w->current ^= 1;
+    return true;
+}
+
+static int eh_elf_result(int error)
+{
+    if (error == EH_ELF_OK)
+        return CFISEM_OK;
+    if (error == EH_ELF_E_NO_FDE)
+        return CFISEM_E_NO_CFI;
+    if (error == EH_ELF_E_MEMORY)
+        return CFISEM_E_MEMORY;
+    return CFISEM_E_BAD_FRAME;
+}
+
+/* Phase 2 off the common path: the lookup PC in another object than the
+ * last step's, or no eh_elf (the interpreter). */
+static int unwind_other(struct rt_walk *w, const struct eh_elf_regs *callee,
+                        bool caller_frame, uint64_t lookup_pc,
+                        struct eh_elf_frame *frame)
+{
+    if (!inside(rt_walk_object(w), lookup_pc) &&
+        !switch_object(w, lookup_pc))
+        return CFISEM_E_NO_OBJECT;
+    const struct rt_object *object = rt_walk_object(w);
+    if (object->unwind && !w->interp_only) {
+        w->frames_eh_elf++;
+        return eh_elf_result(object->unwind(lookup_pc - object->bias, callee,
+                                            &w->env, frame));
+    }
+    w->frames_interp++;
+    return rt_step_interp(w, callee, caller_frame, lookup_pc, frame);
+}
+
+/* Phase 3 off the common path: the end of the stack, or a failure. */
+static int end_of_step(int result, const struct eh_elf_frame *frame)
+{
+    if (result == CFISEM_OK && (frame->caller.undefined & RIP_BIT) &&
+        !(frame->caller.known & RIP_BIT))
+        return 0; /* the clean end of the stack */
+    rt_count_failure();
+    return result == CFISEM_OK ? CFISEM_E_BAD_FRAME : result;
+}
+
+/* One step: the caller of the frame `callee` (whose PC is a return
+ * address when caller_frame) into frame->caller. 1: a frame; 0: the end
+ * of the stack; negative: an error. The common path (the same object as
+ * the last step's, with an eh_elf) is written to be inlined in walk_up
+ * and cfisem_step; the rest is in the two functions above. */
+static inline int walk_step(struct rt_walk *w,
+                            const struct eh_elf_regs *callee,
+                            bool caller_frame, struct eh_elf_frame *frame)
+{
+    if (!(callee->known & RIP_BIT) || callee->value[CFISEM_REG_RIP] == 0)
+        return 0;
+    uint64_t pc = callee->value[CFISEM_REG_RIP];
+    /* 1. The object of the lookup PC: PC-1 for a return address, as a
+     * call may be the last instruction of its function (libunwind#54). */
+    uint64_t lookup_pc = caller_frame ? pc - 1 : pc;
+    /* 2. One frame, by the object's eh_elf or the interpreter. */
+    int result;
+    const struct rt_object *object = rt_walk_object(w);
+    if (inside(object, lookup_pc) && object->unwind && !w->interp_only) {
+        w->frames_eh_elf++;
+        result = eh_elf_result(object->unwind(lookup_pc - object->bias,
+                                              callee, &w->env, frame));
+    } else {
+        result = unwind_other(w, callee, caller_frame, lookup_pc, frame);
+    }
+    /* 3. A frame further up: its PC and stack pointer known (a known
+     * register is never undefined), the stack pointer above the
+     * callee's unless the callee is a signal frame (its interrupted
+     * context may be anywhere). Only `known` is read here: the eh_elf
+     * has just stored it and `undefined` apart, and one load of both
+     * would wait for the two stores to reach the cache. */
+    const struct eh_elf_regs *caller = &frame->caller;
+    if (result == CFISEM_OK &&
+        (caller->known & (RIP_BIT | RSP_BIT)) == (RIP_BIT | RSP_BIT) &&
+        (frame->signal_frame ||
+         caller->value[CFISEM_REG_RSP] > callee->value[CFISEM_REG_RSP]))
+        return 1;
+    return end_of_step(result, frame);
+}
+
+/* The interpreter's frames go to cfisem_stats in batches: an atomic add
+ * per frame would cost as much as a tenth of the frame. A walk adds
+ * them when it ends (a step gives 0 or an error, cfisem_backtrace
+ * returns) and every INTERP_BATCH frames meanwhile. */
+enum { INTERP_BATCH = 32 };
+
+static void count_interp(struct rt_walk *w)
+{
+    if (w->frames_interp != w->interp_counted)
+        rt_count_interp(w->frames_interp - w->interp_counted);
+    w->interp_counted = w->frames_interp;
+}
+
+/* Steps up from the frame `callee` (whose PC is a return address when
+ * caller_frame) at most max times, the frames taking turns in frames[0]
+ * and frames[1], so that no step copies a register file; each caller's
+ * PC goes to pcs[]. Returns the number of steps made, frames[(steps - 1)
+ * % 2] the last frame reached; *last is the result of the last step
+ * tried (1 when all max were made). A step sets the frame's signal_frame
+ * (the eh_elf, or the interpreter) when it succeeds. */
+static int walk_up(struct rt_walk *w, const struct eh_elf_regs *callee,
+                   bool caller_frame, struct eh_elf_frame frames[2],
+                   void **pcs, int max, int *last)
+{
+    if (!w->remote)
+        w->env.data = w;
+    struct eh_elf_frame *next = &frames[0], *other = &frames[1];
+    const struct eh_elf_regs *regs = callee;
+    int n = 0, result = 1;
+    while (n < max) {
+        result = walk_step(w, regs, caller_frame, next);
+        if (result != 1)
+            break;
+        caller_frame = !next->signal_frame;
+        regs = &next->caller;
+        pcs[n++] = (void *)(uintptr_t)regs->value[CFISEM_REG_RIP];
+        struct eh_elf_frame *done = next;
+        next = other;
+        other = done;
+    }
+    *last = result;
+    if (w->frames_interp - w->interp_counted >= INTERP_BATCH || result != 1)
+        count_interp(w);
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cursors                                                               */
+/* ------------------------------------------------------------------ */
+
 static int start(struct rt_cursor *c, const uint64_t *regs, uint32_t known,
-                 bool caller_frame)
+                 bool caller_frame, cfisem_read_fn *read, void *data)
 {
     if ((known & (RIP_BIT | RSP_BIT)) != (RIP_BIT | RSP_BIT))
         return CFISEM_E_ARGUMENT;
-    memset(c, 0, sizeof *c);
-    for (unsigned r = 0; r < CFISEM_NREGS; r++)
-        c->regs.value[r] = (known & (1u << r)) ? regs[r] : 0;
+    rt_copy_values(c->regs.value, regs, known);
     c->regs.known = known & ALL_REGS;
+    c->regs.undefined = 0;
     c->caller_frame = caller_frame;
+    if (read)
+        walk_start(&c->walk, read, data);
+    else
+        walk_start_local(&c->walk, c->regs.value[CFISEM_REG_RSP]);
     return CFISEM_OK;
 }
 
@@ -64,12 +233,8 @@ int cfisem_init_local(struct cfisem_cursor *cursor,
 {
     if (!cursor || !context)
         return CFISEM_E_ARGUMENT;
-    struct rt_cursor *c = private_of(cursor);
-    int result = start(c, context->regs, context->known, true);
-    if (result == CFISEM_OK)
-        rt_stack_extent(c->regs.value[CFISEM_REG_RSP], &c->stack_lo,
-                        &c->stack_hi);
-    return result;
+    return start(private_of(cursor), context->regs, context->known, true,
+                 NULL, NULL);
 }
 
 /* ucontext_t's gregs in DWARF order (x86-64 <sys/ucontext.h>). */
@@ -87,12 +252,7 @@ int cfisem_init_ucontext(struct cfisem_cursor *cursor,
     uint64_t regs[CFISEM_NREGS];
     for (unsigned r = 0; r < CFISEM_NREGS; r++)
         regs[r] = (uint64_t)context->uc_mcontext.gregs[greg_of_dwarf[r]];
-    struct rt_cursor *c = private_of(cursor);
-    int result = start(c, regs, ALL_REGS, false);
-    if (result == CFISEM_OK)
-        rt_stack_extent(c->regs.value[CFISEM_REG_RSP], &c->stack_lo,
-                        &c->stack_hi);
-    return result;
+    return start(private_of(cursor), regs, ALL_REGS, false, NULL, NULL);
 }
 
 int cfisem_init_remote(struct cfisem_cursor *cursor,
@@ -101,75 +261,24 @@ int cfisem_init_remote(struct cfisem_cursor *cursor,
 {
     if (!cursor || !regs || !read)
         return CFISEM_E_ARGUMENT;
-    struct rt_cursor *c = private_of(cursor);
-    int result = start(c, regs, known, !pc_is_exact);
-    c->read = read;
-    c->read_data = data;
-    return result;
-}
-
-/* Phase 2 with the eh_elf: frame->caller and frame->signal_frame. */
-static int step_eh_elf(struct rt_cursor *c, uint64_t lookup_pc,
-                       struct eh_elf_frame *frame)
-{
-    struct eh_elf_env env = {
-        .read_memory = c->read ? c->read : rt_read_local,
-        .read_register = NULL,
-        .data = c->read ? c->read_data : (void *)c,
-    };
-    int error = c->object.unwind(lookup_pc - c->object.bias, &c->regs, &env,
-                                 frame);
-    if (error == EH_ELF_E_NO_FDE)
-        return CFISEM_E_NO_CFI;
-    if (error == EH_ELF_E_MEMORY)
-        return CFISEM_E_MEMORY;
-    if (error != EH_ELF_OK)
-        return CFISEM_E_BAD_FRAME;
-    return CFISEM_OK;
-}
-
-/* Phase 2: frame->caller and frame->signal_frame, by either engine. */
-static int unwind_frame(struct rt_cursor *c, uint64_t lookup_pc,
-                        struct eh_elf_frame *frame)
-{
-    if (!(lookup_pc >= c->object.start && lookup_pc < c->object.end) &&
-        !rt_find_object(lookup_pc, &c->object))
-        return CFISEM_E_NO_OBJECT;
-    if (c->object.unwind && !c->interp_only) {
-        c->frames_eh_elf++;
-        return step_eh_elf(c, lookup_pc, frame);
-    }
-    c->frames_interp++;
-    rt_count_interp();
-    return rt_step_interp(c, lookup_pc, &frame->caller, &frame->signal_frame);
+    return start(private_of(cursor), regs, known, !pc_is_exact, read, data);
 }
 
 int cfisem_step(struct cfisem_cursor *cursor)
 {
     struct rt_cursor *c = private_of(cursor);
-    if (!(c->regs.known & RIP_BIT) || c->regs.value[CFISEM_REG_RIP] == 0)
-        return 0;
-    uint64_t pc = c->regs.value[CFISEM_REG_RIP];
-    uint64_t lookup_pc = c->caller_frame ? pc - 1 : pc;
+    struct rt_walk *w = &c->walk;
+    if (!w->remote)
+        w->env.data = w; /* the cursor may have been copied */
     struct eh_elf_frame frame;
-    frame.signal_frame = 0;
-    int result = unwind_frame(c, lookup_pc, &frame);
-    const struct eh_elf_regs *caller = &frame.caller;
-    bool signal_frame = frame.signal_frame != 0;
-    if (result == CFISEM_OK && (caller->undefined & RIP_BIT))
-        return 0; /* the clean end of the stack */
-    if (result == CFISEM_OK &&
-        (!(caller->known & RIP_BIT) || !(caller->known & RSP_BIT) ||
-         (!signal_frame && caller->value[CFISEM_REG_RSP] <=
-                               c->regs.value[CFISEM_REG_RSP])))
-        result = CFISEM_E_BAD_FRAME;
-    if (result != CFISEM_OK) {
-        rt_count_failure();
-        return result;
+    int result = walk_step(w, &c->regs, c->caller_frame != 0, &frame);
+    if (result == 1) {
+        c->regs = frame.caller;
+        c->caller_frame = !frame.signal_frame;
     }
-    c->regs = *caller;
-    c->caller_frame = !signal_frame;
-    return 1;
+    if (w->frames_interp - w->interp_counted >= INTERP_BATCH || result != 1)
+        count_interp(w);
+    return result;
 }
 
 int cfisem_get_reg(const struct cfisem_cursor *cursor, unsigned r,
@@ -184,10 +293,13 @@ int cfisem_get_reg(const struct cfisem_cursor *cursor, unsigned r,
 
 int cfisem_set_engine(struct cfisem_cursor *cursor, enum cfisem_engine engine)
 {
-    if (!cursor ||
-        (engine != CFISEM_ENGINE_AUTO && engine != CFISEM_ENGINE_INTERP))
+    if (!cursor || (engine != CFISEM_ENGINE_AUTO &&
+                    engine != CFISEM_ENGINE_INTERP &&
+                    engine != CFISEM_ENGINE_INTERP_NO_CACHE))
         return CFISEM_E_ARGUMENT;
-    private_of(cursor)->interp_only = engine == CFISEM_ENGINE_INTERP;
+    struct rt_walk *w = &private_of(cursor)->walk;
+    w->interp_only = engine != CFISEM_ENGINE_AUTO;
+    w->row_cache = engine != CFISEM_ENGINE_INTERP_NO_CACHE;
     return CFISEM_OK;
 }
 
@@ -195,20 +307,31 @@ void cfisem_cursor_stats(const struct cfisem_cursor *cursor,
                          struct cfisem_cursor_stats *stats)
 {
     const struct rt_cursor *c = const_private_of(cursor);
-    stats->frames_eh_elf = c->frames_eh_elf;
-    stats->frames_interp = c->frames_interp;
+    stats->frames_eh_elf = c->walk.frames_eh_elf;
+    stats->frames_interp = c->walk.frames_interp;
 }
 
+/* ------------------------------------------------------------------ */
+/* Backtraces                                                            */
+/* ------------------------------------------------------------------ */
+
+/* The cursor's loop without a cursor. */
 int cfisem_backtrace(void **pcs, int max)
 {
     struct cfisem_context context;
     cfisem_getcontext(&context);
-    struct cfisem_cursor cursor;
-    if (!pcs || max <= 0 || cfisem_init_local(&cursor, &context) != CFISEM_OK)
+    if (!pcs || max <= 0)
         return 0;
-    int n = 0;
-    const struct rt_cursor *c = const_private_of(&cursor);
-    while (n < max && cfisem_step(&cursor) == 1)
-        pcs[n++] = (void *)(uintptr_t)c->regs.value[CFISEM_REG_RIP];
+    struct eh_elf_regs regs;
+    /* (the values of the registers it does not set are unspecified) */
+    memcpy(regs.value, context.regs, sizeof regs.value);
+    regs.known = context.known & ALL_REGS;
+    regs.undefined = 0;
+    struct rt_walk walk;
+    walk_start_local(&walk, context.regs[CFISEM_REG_RSP]);
+    struct eh_elf_frame frames[2];
+    int last;
+    int n = walk_up(&walk, &regs, true, frames, pcs, max, &last);
+    count_interp(&walk);
     return n;
 }

@@ -103,6 +103,7 @@ START_TEST(test_fifo_refused_by_every_command)
         {"unwind", good, "--pc", "0x1000", "--regs", "rsp=0x1000", "--engine",
          "compiled", "--eh-elf", fifo, NULL},
         {"compile", fifo, "-o", so, NULL},
+        {"cache", fifo, "--cache", s.dir, NULL},
         {"diff", fifo, "--engines", "il", NULL},
         {"validate", fifo, so, NULL},
         {"validate", good, fifo, NULL},

@@ -867,13 +867,16 @@ static struct cg_program *generate(const struct sem_file_il *il,
     return generate_search(il, abi, CG_SEARCH_TREE);
 }
 
+/* _i: the tree layout, then the table layout (whose simple rule sets and
+ * register-plus-offset rows are data). */
 START_TEST(test_hand_rows)
 {
     struct hand_rows h;
     struct cfi_file *file;
     struct sem_file_il *il = hand_il(&h, &file);
     char *dir = test_temp_dir();
-    struct cg_program *program = generate(il, CG_ABI_FULL);
+    struct cg_program *program = generate_search(
+        il, CG_ABI_FULL, _i ? CG_SEARCH_TABLE : CG_SEARCH_TREE);
     struct cg_eh_elf *eh = build_and_load(program, dir, "hand");
     struct memories m;
     memories_open(&m, NULL);
@@ -1037,11 +1040,16 @@ START_TEST(test_c_warnings_hand_rows)
     struct cfi_file *file;
     struct sem_file_il *il = hand_il(&h, &file);
     char *dir = test_temp_dir();
-    for (int abi = CG_ABI_FULL; abi <= CG_ABI_V1; abi++) {
-        struct cg_program *program = generate(il, (enum cg_abi)abi);
-        compiles_cleanly(program, dir, cg_abi_name((enum cg_abi)abi));
-        cg_program_free(program);
-    }
+    for (int abi = CG_ABI_FULL; abi <= CG_ABI_V1; abi++)
+        for (int kind = CG_SEARCH_TREE; kind <= CG_SEARCH_TABLE; kind++) {
+            struct cg_program *program = generate_search(
+                il, (enum cg_abi)abi, (enum cg_search_kind)kind);
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", cg_abi_name((enum cg_abi)abi),
+                     cg_search_kind_name((enum cg_search_kind)kind));
+            compiles_cleanly(program, dir, name);
+            cg_program_free(program);
+        }
     rmdir(dir);
     free(dir);
     sem_file_il_free(il);
@@ -1156,6 +1164,48 @@ static void expect_load_error(const char *path, enum cfi_status status,
                   "%s: message \"%s\", expected \"%s\"", path,
                   diag.message ? diag.message : "(none)", message);
 }
+
+/* A read_memory that always fails. */
+static int read_nothing(void *data, uint64_t addr, unsigned size,
+                        uint64_t *value)
+{
+    (void)data, (void)addr, (void)size;
+    *value = 0;
+    return 1;
+}
+
+/* The window of direct loads (eh_elf.h, version 3), on prologue.so's row
+ * [0x1001,0x1004): cfa=rsp+16 rbp=[cfa-16] rip=[cfa-8]. With the stack
+ * inside the window the eh_elf loads it itself (read_memory would fail);
+ * without a window, or with one that stops short, every read goes to
+ * read_memory; _i: the tree and the table layouts. */
+START_TEST(test_direct_window)
+{
+    char *path = eh_elf_path("cases/prologue", _i ? "table" : "full");
+    struct cg_eh_elf *eh = load(path);
+    eh_elf_unwind_fn *unwind = cg_eh_elf_entry(eh);
+    ck_assert_ptr_nonnull(unwind);
+    uint64_t stack[4] = {0x1111, 0xfeed0001, 0x2020, 0x3030};
+    uint64_t base = (uint64_t)(uintptr_t)stack;
+    struct eh_elf_regs callee = {{0}, 0, 0};
+    callee.value[CFI_REG_RSP] = base;
+    callee.value[CFI_REG_RBP] = 0xbbbb;
+    callee.known = 1u << CFI_REG_RSP | 1u << CFI_REG_RBP;
+    struct eh_elf_env env = {read_nothing, NULL, NULL, base, sizeof stack - 7};
+    struct eh_elf_frame frame;
+    ck_assert_int_eq(unwind(0x1002, &callee, &env, &frame), EH_ELF_OK);
+    ck_assert_uint_eq(frame.cfa, base + 16);
+    ck_assert_uint_eq(frame.caller.value[CFI_REG_RBP], 0x1111);
+    ck_assert_uint_eq(frame.caller.value[CFI_REG_RIP], 0xfeed0001);
+    ck_assert_uint_eq(frame.caller.value[CFI_REG_RSP], base + 16);
+    env.direct_span = 0;
+    ck_assert_int_eq(unwind(0x1002, &callee, &env, &frame), EH_ELF_E_MEMORY);
+    env.direct_span = 1; /* the 8 bytes at base only: rip's read fails */
+    ck_assert_int_eq(unwind(0x1002, &callee, &env, &frame), EH_ELF_E_MEMORY);
+    cg_unload(eh);
+    free(path);
+}
+END_TEST
 
 START_TEST(test_load_errors)
 {
@@ -1343,7 +1393,7 @@ int main(void)
     tcase_add_loop_test(files, test_libc, 0, 2);
     tcase_add_loop_test(files, test_ld_so, 0, 2);
     tcase_add_loop_test(files, test_libstdcxx, 0, 2);
-    tcase_add_test(files, test_hand_rows);
+    tcase_add_loop_test(files, test_hand_rows, 0, 2);
     tcase_add_loop_test(files, test_overlaps_and_failures, 0, 2);
     suite_add_tcase(suite, files);
     TCase *v1 = tcase_create("v1");
@@ -1362,6 +1412,7 @@ int main(void)
     TCase *load_cli = tcase_create("load_and_cli");
     tcase_set_timeout(load_cli, 300);
     tcase_add_test(load_cli, test_load_errors);
+    tcase_add_loop_test(load_cli, test_direct_window, 0, 2);
     tcase_add_test(load_cli, test_load_not_regular_file);
     tcase_add_test(load_cli, test_cli_compile);
     tcase_add_test(load_cli, test_cli_unwind_cache);

@@ -10,8 +10,9 @@
  *   - backtraces 10, 100 and 1,000 frames deep through every shape equal
  *     libgcc's, and the frame-pointer walk's on the frame-pointer build;
  *   - the workload's frames went through its eh_elf, the copy's through
- *     the interpreter (counters), or through an eh_elf found by build-id
- *     in a cache that scripts/cfisem-cache filled;
+ *     the interpreter (counters), with and without its row cache (the
+ *     same PCs as the eh_elfs'), or through an eh_elf found by build-id
+ *     in a cache that `cfisem cache` filled;
  *   - through libc: qsort_r's comparison callback; through libstdc++: a
  *     C++ chain, then its ostream into our stream buffer (eh_elfs and
  *     the interpreter);
@@ -34,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/workload/workload.h"
@@ -355,6 +357,66 @@ START_TEST(test_engine_interp)
 }
 END_TEST
 
+/* The PCs of a cursor walk from here with `engine`. */
+static void engine_walk(enum cfisem_engine engine, struct pcs *list,
+                        struct cfisem_cursor_stats *stats)
+{
+    struct cfisem_context context;
+    cfisem_getcontext(&context);
+    struct cfisem_cursor cursor;
+    ck_assert_int_eq(cfisem_init_local(&cursor, &context), CFISEM_OK);
+    ck_assert_int_eq(cfisem_set_engine(&cursor, engine), CFISEM_OK);
+    list->n = 0;
+    uint64_t pc;
+    while (list->n < MAX_PCS && cfisem_step(&cursor) == 1 &&
+           cfisem_get_reg(&cursor, CFISEM_REG_RIP, &pc) == CFISEM_OK)
+        list->pc[list->n++] = (void *)(uintptr_t)pc;
+    cfisem_cursor_stats(&cursor, stats);
+}
+
+struct engines_result {
+    struct pcs eh_elf, cached, again, uncached;
+    struct cfisem_cursor_stats stats[4];
+};
+
+/* One call site for every walk: the same PCs from each. */
+static void leaf_engines(void *arg)
+{
+    struct engines_result *r = arg;
+    for (int k = 0; k < 4; k++) {
+        static const enum cfisem_engine which[4] = {
+            CFISEM_ENGINE_AUTO, CFISEM_ENGINE_INTERP, CFISEM_ENGINE_INTERP,
+            CFISEM_ENGINE_INTERP_NO_CACHE};
+        struct pcs *lists[4] = {&r->eh_elf, &r->cached, &r->again,
+                                &r->uncached};
+        engine_walk(which[k], lists[k], &r->stats[k]);
+    }
+}
+
+/* The interpreter with its row cache (a first walk fills it, a second
+ * takes every row from it) and without gives the eh_elfs' PCs. */
+START_TEST(test_engine_interp_row_cache)
+{
+    setup();
+    struct engines_result *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    the.mixed.recurse(depths[_i], leaf_engines, r);
+    ck_assert_int_ge(r->eh_elf.n, depths[_i]);
+    const struct pcs *others[3] = {&r->cached, &r->again, &r->uncached};
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_eq(others[k]->n, r->eh_elf.n);
+        for (int i = 0; i < r->eh_elf.n; i++)
+            ck_assert_msg(others[k]->pc[i] == r->eh_elf.pc[i],
+                          "walk %d, frame %d: %p, eh_elf %p", k, i,
+                          others[k]->pc[i], r->eh_elf.pc[i]);
+        ck_assert_uint_eq(r->stats[k + 1].frames_eh_elf, 0);
+        ck_assert_uint_ge(r->stats[k + 1].frames_interp,
+                          (unsigned)depths[_i]);
+    }
+    free(r);
+}
+END_TEST
+
 /* C++ frames (CIEs with a personality and an LSDA, 'zPLR') through
  * libstdc++'s ostream into our stream buffer: _i 0 the eh_elfs, 1 the
  * interpreter on every frame. */
@@ -373,27 +435,45 @@ START_TEST(test_cxx_through_libstdcxx)
 }
 END_TEST
 
-/* scripts/cfisem-cache fills a cache keyed by build-id, where
- * cfisem_prepare finds the copy's eh_elf. */
+/* The output of `cfisem cache --cache DIR FILE`, and its exit status. */
+static int cfisem_cache(const char *dir, const char *file, char *out,
+                        size_t size)
+{
+    const char *cfisem = getenv("CFISEM");
+    ck_assert_ptr_nonnull(cfisem);
+    char command[8192];
+    snprintf(command, sizeof command, "'%s' cache --cache '%s' '%s' -j 1",
+             cfisem, dir, file);
+    FILE *pipe = popen(command, "r");
+    ck_assert_ptr_nonnull(pipe);
+    size_t n = fread(out, 1, size - 1, pipe);
+    out[n] = 0;
+    int status = pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* `cfisem cache` fills a cache keyed by build-id, where cfisem_prepare
+ * finds the copy's eh_elf; a second run keeps it. */
 START_TEST(test_build_id_cache)
 {
     char *dir = test_temp_dir();
-    char *script = test_src_path("scripts/cfisem-cache");
     const char *workload = getenv("CFISEM_WORKLOAD");
     ck_assert_ptr_nonnull(workload);
-    char command[8192];
-    snprintf(command, sizeof command,
-             "'%s' --cache '%s' '%s/libcfisem-shapes-noeh.so' > /dev/null",
-             script, dir, workload);
-    ck_assert_int_eq(system(command), 0);
+    char file[4096], out[8192];
+    snprintf(file, sizeof file, "%s/libcfisem-shapes-noeh.so", workload);
+    ck_assert_int_eq(cfisem_cache(dir, file, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "/.build-id/") && strstr(out, "(compiled)"),
+                  "%s", out);
+    ck_assert_int_eq(cfisem_cache(dir, file, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "(kept)"), "%s", out);
     setup_with(dir);
     struct local_result *r = run(the.noeh.recurse, 100, leaf_compare);
     assert_same_callers(&r->ours, &r->gcc, 100);
     ck_assert_uint_ge(r->stats.frames_eh_elf, 100);
     free(r);
+    char command[8192];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(command), 0);
-    free(script);
     free(dir);
 }
 END_TEST
@@ -767,6 +847,7 @@ static Suite *runtime_suite(void)
     tcase_add_loop_test(local, test_cursor_uses_eh_elf, 0, 3);
     tcase_add_loop_test(local, test_fallback_interp, 0, 3);
     tcase_add_loop_test(local, test_engine_interp, 0, 3);
+    tcase_add_loop_test(local, test_engine_interp_row_cache, 0, 3);
     tcase_add_loop_test(local, test_frame_pointer_walk, 0, 3);
     tcase_add_test(local, test_qsort_callback);
     tcase_add_loop_test(local, test_cxx_through_libstdcxx, 0, 2);

@@ -1,7 +1,8 @@
 /* check_unwind.c — "unwinding one frame" (cfi.h), for every engine.
  *
  * One table of cases; each case runs against each engine of `engines`
- * (the direct interpreter, the IL evaluator). A case is a CIE program, an
+ * (the direct interpreter, the IL evaluator, and the interpreter in its
+ * two halves: interp_decode_row, then interp_apply_row). A case is a CIE program, an
  * FDE program, a request (PC, caller frame, callee registers) and a
  * memory, with the expected result: the status and, when it is CFI_OK,
  * the CFA and chosen registers (or, for errors, diag.reg and the section
@@ -1068,9 +1069,40 @@ struct engine {
     unwind_fde_fn unwind_fde;
 };
 
+/* The interpreter in its two halves (interp.h): the row decoded and kept
+ * as a value, then applied. interp_apply_row leaves the registers from
+ * CFI_NGPRS up as they were: they are made undefined here first, so
+ * that every register compares with what interp_unwind_fde gives. A row
+ * too large to keep goes to interp_unwind_fde, as libcfisem-unwind
+ * does. */
+static enum cfi_status interp_kept_unwind_fde(const struct cfi_fde *fde,
+                                              const struct cfi_request *request,
+                                              struct cfi_frame *frame)
+{
+    struct interp_decoded_row row;
+    uint64_t lookup_pc = cfi_lookup_pc(request->pc, request->caller_frame);
+    enum cfi_status status = interp_decode_row(fde, lookup_pc, &row,
+                                               &frame->diag);
+    if (status == CFI_E_UNSUPPORTED &&
+        !strcmp(frame->diag.message, "row too large to keep"))
+        return interp_unwind_fde(fde, request, frame);
+    if (status != CFI_OK) {
+        frame->status = status;
+        frame->cfa = 0;
+        frame->signal_frame = false;
+        return status;
+    }
+    memset(frame->caller.status + CFI_NGPRS, CFI_REG_UNDEFINED,
+           CFI_NREGS - CFI_NGPRS);
+    memset(frame->caller.value + CFI_NGPRS, 0,
+           (CFI_NREGS - CFI_NGPRS) * sizeof frame->caller.value[0]);
+    return interp_apply_row(&row, request, frame);
+}
+
 static const struct engine engines[] = {
     {"interp", interp_unwind_fde},
     {"il", sem_unwind_fde},
+    {"interp-kept", interp_kept_unwind_fde},
 };
 #define NENGINES (sizeof engines / sizeof engines[0])
 
@@ -1693,6 +1725,36 @@ START_TEST(test_interp_in_place)
 }
 END_TEST
 
+/* A row with more registers with a rule than a kept row holds is no
+ * error of the CFI: interp_decode_row says it cannot keep it, and
+ * interp_unwind_fde unwinds it. */
+START_TEST(test_interp_row_too_large)
+{
+    uint8_t program[2 * 40];
+    size_t len = 0;
+    for (unsigned reg = 20; reg < 20 + INTERP_ROW_RULES + 1; reg++) {
+        program[len++] = DW_CFA_undefined;
+        program[len++] = (uint8_t)reg;
+    }
+    static struct unwind_case c;
+    static struct cfi_cie cie;
+    static struct cfi_fde fde;
+    memset(&c, 0, sizeof c);
+    c.cie = std_cie;
+    c.cie_len = sizeof std_cie;
+    build_records(&c, program, len, &cie, &fde);
+    struct interp_decoded_row row;
+    struct cfi_diag diag;
+    ck_assert_int_eq(interp_decode_row(&fde, PC0, &row, &diag),
+                     CFI_E_UNSUPPORTED);
+    ck_assert_str_eq(diag.message, "row too large to keep");
+    static struct cfi_frame frame;
+    struct cfi_regs callee;
+    interp_run(program, len, PC0, &frame, &callee);
+    ck_assert_int_eq(frame.status, CFI_OK);
+}
+END_TEST
+
 static Suite *unwind_suite(void)
 {
     Suite *s = suite_create("unwind");
@@ -1715,6 +1777,7 @@ static Suite *unwind_suite(void)
     tc = tcase_create("interp");
     tcase_add_test(tc, test_interp_no_offset);
     tcase_add_test(tc, test_interp_in_place);
+    tcase_add_test(tc, test_interp_row_too_large);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -36,6 +36,12 @@ long workload_recurse_small(int depth, workload_leaf_fn *leaf, void *arg);
  * xsputn calls leaf(arg). */
 long workload_cxx(int depth, workload_leaf_fn *leaf, void *arg);
 
+/* In each Csmith workload (bench/workload/csmith.sh, csmith_hook.c):
+ * runs the random program once and calls leaf(arg) the first time
+ * `depth` of its frames are live. Returns the most frames it had live at
+ * once, negated when leaf was not called. */
+int workload_csmith(int depth, workload_leaf_fn *leaf, void *arg);
+
 /* Reads *p with its first instruction: given NULL, a fault whose PC is
  * the function's first byte (the previous byte is another function's,
  * or no function's), under `depth` frames of workload_recurse. */

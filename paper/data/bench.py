@@ -19,8 +19,10 @@ def parse(text):
         f = line.split()
         # file layout .eh_frame .text .rodata ratio all gen-s build-s
         if section and section.startswith("== sizes") and len(f) == 9 and f[5].endswith("x"):
-            sizes.append((f[0], f[1], int(f[2]), int(f[3]), float(f[5][:-1]),
-                          float(f[8])))
+            # file, layout, .eh_frame, .text, .rodata, (.text + .rodata) /
+            # .eh_frame, build s: the table layout is mostly data
+            sizes.append((f[0], f[1], int(f[2]), int(f[3]), int(f[4]),
+                          float(f[6][:-1]), float(f[8])))
         elif section and section.startswith("== building") and "tree layout" in section:
             g = re.match(r"-j (\d+):\s+([\d.]+) s wall", line)
             if g:
@@ -40,7 +42,8 @@ def main():
         text, _ = run([os.path.join(BUILD, "bench", "eh_elf"), "100000", "5"])
         write_text("bench-eh_elf.txt", text)
         sizes, builds, frames = parse(text)
-    write_csv("size-ratio.csv", ["file", "layout", "eh_frame", "text", "ratio", "build_s"],
+    write_csv("size-ratio.csv", ["file", "layout", "eh_frame", "text", "rodata",
+                                 "ratio", "build_s"],
               [list(s) for s in sizes])
     write_csv("speed.csv", ["index", "engine", "ns", "ratio"],
               [[i] + list(f) for i, f in enumerate(frames)])
@@ -59,11 +62,12 @@ def main():
         " {generated/speed-plot.csv};" if frames else
         "\\addplot[draw=none] coordinates {(1,0)}; % not measured",
         "\\end{axis}", "\\end{tikzpicture}", ""]))
-    rows = [["\\texttt{%s}" % tex_escape(s[0]), s[1], num(s[2]), num(s[3]), "%.2f" % s[4],
-             "%.1f" % s[5]] for s in sizes] or [["(not measured)", "", "", "", "", ""]]
-    write_text("size.tex", tabular("llrrrr", ["file", "layout", "\\texttt{.eh\\_frame}",
-                                              "\\texttt{.text}", "ratio",
-                                              "build (s)"], rows))
+    rows = [["\\texttt{%s}" % tex_escape(s[0]), s[1], num(s[2]), num(s[3]), num(s[4]),
+             "%.2f" % s[5], "%.1f" % s[6]] for s in sizes] \
+        or [["(not measured)", "", "", "", "", "", ""]]
+    write_text("size.tex", tabular("llrrrrr", ["file", "layout", "\\texttt{.eh\\_frame}",
+                                               "\\texttt{.text}", "\\texttt{.rodata}",
+                                               "ratio", "build (s)"], rows))
     rows = [[tex_escape(f[0]), "%.1f" % f[1], "%.1f" % f[2]] for f in frames] \
         or [["(not measured)", "", ""]]
     write_text("speed.tex", tabular("lrr", ["engine", "ns per frame", "/ compiled"], rows))
@@ -78,7 +82,7 @@ def main():
         for k in ("BenchCompiledNs", "BenchLibunwindNs", "BenchSpeedup"):
             m.add(k, "(not measured)")
     libc = next((s for s in sizes if s[0] == "libc.so.6" and s[1] == "tree"), None)
-    m.add("BenchLibcRatio", "%.2f" % libc[4] if libc else "(not measured)")
+    m.add("BenchLibcRatio", "%.2f" % libc[5] if libc else "(not measured)")
     for jobs, seconds in builds:
         m.add("BenchLibcBuild" + "ABCDEFGH"[jobs - 1], "%.1f" % seconds)
     if not builds:
