@@ -331,13 +331,51 @@ static bool reap_one(struct batch_run *b, struct slot *slots, size_t nslots,
     return true;
 }
 
+struct sized {
+    size_t file;
+    off_t size;
+};
+
+static int larger_first(const void *a, const void *b)
+{
+    const struct sized *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size < y->size ? 1 : -1;
+    return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/* The files by size, largest first: started in that order, the last
+ * ones to end are small, and the slots stay busy to the end. */
+static size_t *largest_first(const struct batch_run *b)
+{
+    struct sized *sized = calloc(b->npaths, sizeof *sized);
+    size_t *order = calloc(b->npaths, sizeof *order);
+    for (size_t i = 0; sized && order && i < b->npaths; i++) {
+        struct stat st;
+        sized[i] = (struct sized){i, stat(b->paths[i], &st) == 0 ? st.st_size : 0};
+    }
+    if (sized && order) {
+        qsort(sized, b->npaths, sizeof *sized, larger_first);
+        for (size_t i = 0; i < b->npaths; i++)
+            order[i] = sized[i].file;
+    }
+    free(sized);
+    if (!sized) {
+        free(order);
+        return NULL;
+    }
+    return order;
+}
+
 /* Every file of first contents not stored yet, `jobs` at a time. */
 static bool run_parallel(struct batch_run *b, unsigned jobs, const char *scratch)
 {
     struct slot *slots = calloc(jobs, sizeof *slots);
+    size_t *order = largest_first(b);
     size_t running = 0, done = b->counts->stored;
-    bool ok = slots != NULL;
-    for (size_t i = 0; ok && i < b->npaths; i++) {
+    bool ok = slots && order;
+    for (size_t n = 0; ok && n < b->npaths; n++) {
+        size_t i = order[n];
         if (b->parts[i] || first_with_contents(b, i) != SIZE_MAX)
             continue;
         while (ok && running == jobs)
@@ -353,6 +391,7 @@ static bool run_parallel(struct batch_run *b, unsigned jobs, const char *scratch
     while (running > 0 && ok)
         ok = reap_one(b, slots, jobs, &running, &done);
     free(slots);
+    free(order);
     return ok;
 }
 
