@@ -332,7 +332,7 @@ HARNESS_SRCS   := $(wildcard fuzz/harness/fuzz_*.c)
 HARNESS_BINS   := $(patsubst fuzz/harness/%.c,$(BUILD)/harness/%,$(HARNESS_SRCS))
 HARNESS_DRIVER := $(BUILD)/obj/fuzz/harness/driver.o
 # Only the modules the harnesses use (libraries in link order).
-HARNESS_LIBS   := $(foreach m,fuzz diff interp semantics cfi,$(filter %/lib$(m).a,$(LIBFILES)))
+HARNESS_LIBS   := $(foreach m,fuzz diff compile interp semantics sframe cfi,$(filter %/lib$(m).a,$(LIBFILES)))
 AFL_CC       ?= afl-clang-fast
 FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_HARNESS ?= cfi_bytes elf oracles
