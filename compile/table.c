@@ -82,7 +82,11 @@ static void emit_list_u64(struct cg_text *t, const char *type, const char *name,
 static bool emit_arrays(struct cg_text *t, const struct cg_layout *layout,
                         const struct table_shape *s)
 {
-    size_t count = s->nleaves > s->nblocks + 1 ? s->nleaves : s->nblocks + 1;
+    /* The block index is written only in the blocked form, whose block
+     * count shape_of bounded by the leaves: never size by the span. */
+    size_t count = s->nleaves;
+    if (s->blocked && s->nblocks + 1 > count)
+        count = (size_t)s->nblocks + 1;
     uint64_t *values = calloc(count, sizeof *values);
     if (!values)
         return false;

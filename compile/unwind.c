@@ -97,11 +97,17 @@ static void callee_regs(const struct cfi_regs *callee, struct eh_elf_regs *in)
     in->undefined = status_bits(callee->status, CFI_REG_UNDEFINED);
 }
 
+/* An error result, every field set: a consumer that copies the frame
+ * whole (validate's child) must not read an indeterminate bool. */
 static void frame_error(struct cfi_frame *frame, enum cfi_status status,
                         int reg, uint64_t offset)
 {
     frame->status = status;
     frame->diag = (struct cfi_diag){status, message_of(status), offset, reg};
+    frame->cfa = 0;
+    frame->signal_frame = false;
+    memset(frame->caller.value, 0, sizeof frame->caller.value);
+    memset(frame->caller.status, CFI_REG_UNDEFINED, sizeof frame->caller.status);
 }
 
 /* The caller's registers: 0-16 from the eh_elf (the value of one that

@@ -1384,6 +1384,120 @@ START_TEST(test_cli_unwind_cache)
 }
 END_TEST
 
+/* An FDE of .eh_frame at 0x1000 and one of .debug_frame at 2^63: the
+ * leaves span 2^63 bytes, two of them. */
+static const char far_fde_source[] =
+    "    .text\n"
+    "    .globl f\n"
+    "f:\n"
+    "    .cfi_startproc\n"
+    "    push %rbp\n"
+    "    .cfi_def_cfa_offset 16\n"
+    "    pop %rbp\n"
+    "    .cfi_def_cfa_offset 8\n"
+    "    ret\n"
+    "    .cfi_endproc\n"
+    "    .section .debug_frame,\"\",@progbits\n"
+    "    .long 1f - 0f\n"
+    "0:  .long 0xffffffff\n"
+    "    .byte 1\n"
+    "    .string \"\"\n"
+    "    .uleb128 1\n"
+    "    .sleb128 -8\n"
+    "    .byte 16\n"
+    "    .byte 0x0c, 7, 8, 0x90, 1\n"
+    "    .balign 8, 0\n"
+    "1:  .long 3f - 2f\n"
+    "2:  .long 0\n"
+    "    .quad 0x8000000000000000\n"
+    "    .quad 0x10\n"
+    "    .byte 0x41, 0x0e, 16\n"
+    "    .balign 8, 0\n"
+    "3:\n";
+
+/* Regression (table_layout_sized_by_span): the table layout sized its
+ * leaf array by the address span's 64 KiB blocks even in the flat form,
+ * 2^47 entries here: "out of memory", or an ASan abort. */
+START_TEST(test_table_layout_sized_by_span)
+{
+    char *dir = test_temp_dir();
+    char src[4200], so[4200], out[4200];
+    snprintf(src, sizeof src, "%s/far.S", dir);
+    snprintf(so, sizeof so, "%s/far.so", dir);
+    snprintf(out, sizeof out, "%s/far.eh_elf.so", dir);
+    ck_assert_int_eq(test_write_file(src, far_fde_source,
+                                     strlen(far_fde_source)), 0);
+    ck_assert_int_eq(run_cc("-shared -nostdlib -Wl,--section-start=.text=0x1000",
+                            so, src), 0);
+    const char *layouts[] = {"table", "tree"};
+    for (size_t i = 0; i < 2; i++) {
+        expect_exit((const char *[]){"compile", so, "-o", out, "--layout",
+                                     layouts[i], NULL},
+                    0, "eh_elf .text");
+        expect_exit((const char *[]){"validate", so, out, NULL}, 0, NULL);
+        struct test_run il, compiled;
+        const char *pc = "0x8000000000000001";
+        test_run_cfisem((const char *[]){"unwind", so, "--pc", pc, "--regs",
+                                         "rsp=0x7ffe1000", "--engine", "il",
+                                         NULL}, &il);
+        test_run_cfisem((const char *[]){"unwind", so, "--pc", pc, "--regs",
+                                         "rsp=0x7ffe1000", "--engine",
+                                         "compiled", "--eh-elf", out, NULL},
+                        &compiled);
+        ck_assert_msg(il.exit_code == 0, "%s", il.err);
+        ck_assert_msg(compiled.exit_code == 0, "%s", compiled.err);
+        ck_assert_str_eq(il.out, compiled.out);
+        ck_assert_ptr_nonnull(strstr(il.out, "cfa = 0x7ffe1010"));
+        test_run_free(&il);
+        test_run_free(&compiled);
+        unlink(out);
+    }
+    unlink(so);
+    unlink(src);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* Regression (error_result_fields_unset): an error result of the
+ * compiled engine left signal_frame as the caller's memory had it, and
+ * validate's child copied it: UBSan stopped every call ("load of value
+ * 190 ... _Bool"). Every field of an error result is set. */
+START_TEST(test_error_result_fields_unset)
+{
+    char *so = test_build_path("corpus/cases/prologue.so");
+    char *dir = test_temp_dir();
+    char out[4200];
+    snprintf(out, sizeof out, "%s/prologue.eh_elf.so", dir);
+    expect_exit((const char *[]){"compile", so, "-o", out, NULL}, 0, NULL);
+    struct cg_eh_elf *eh = load(out);
+    struct cfi_regs callee;
+    cfi_regs_clear(&callee);
+    struct diff_memory *memory = diff_memory_new(true, 1);
+    /* 0x10: no FDE; 0x1001: the CFA register rsp is unknown */
+    const uint64_t pcs[] = {0x10, 0x1001};
+    for (size_t i = 0; i < 2; i++) {
+        struct cfi_request request = {pcs[i], false, &callee,
+                                      diff_memory_reader(memory)};
+        struct cfi_frame frame;
+        memset(&frame, 0xbe, sizeof frame);
+        ck_assert_int_ne(cg_unwind(eh, &request, &frame), CFI_OK);
+        unsigned char flag;
+        memcpy(&flag, &frame.signal_frame, 1);
+        ck_assert_uint_eq(flag, 0);
+        ck_assert_uint_eq(frame.cfa, 0);
+        for (unsigned r = 0; r < sizeof frame.caller.status; r++)
+            ck_assert_uint_eq(frame.caller.status[r], CFI_REG_UNDEFINED);
+    }
+    diff_memory_free(memory);
+    cg_unload(eh);
+    unlink(out);
+    rmdir(dir);
+    free(dir);
+    free(so);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("compile");
@@ -1416,6 +1530,8 @@ int main(void)
     tcase_add_test(load_cli, test_load_not_regular_file);
     tcase_add_test(load_cli, test_cli_compile);
     tcase_add_test(load_cli, test_cli_unwind_cache);
+    tcase_add_test(load_cli, test_table_layout_sized_by_span);
+    tcase_add_test(load_cli, test_error_result_fields_unset);
     suite_add_tcase(suite, load_cli);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
