@@ -203,6 +203,26 @@ eh_elf_unwind_fn eh_elf_unwind;
 extern const char eh_elf_ident[];
 extern const uint32_t eh_elf_abi_version;
 
+/* Which ELF file an eh_elf was built from (since version 4). kind
+ * EH_ELF_OBJECT_ID_BUILD_ID: id holds the file's GNU build-id (the
+ * NT_GNU_BUILD_ID note's descriptor, `size` bytes); kind
+ * EH_ELF_OBJECT_ID_FRAME_SHA256: the file has no build-id, and id holds
+ * the SHA-256 of its frame sections (.eh_frame, then .debug_frame, as
+ * they are in the file), 32 bytes. A consumer compares the stamp with the
+ * object it is about to unwind and refuses an eh_elf of another object. */
+#define EH_ELF_OBJECT_ID_MAX 64
+enum eh_elf_object_id_kind {
+    EH_ELF_OBJECT_ID_NONE = 0,
+    EH_ELF_OBJECT_ID_BUILD_ID = 1,
+    EH_ELF_OBJECT_ID_FRAME_SHA256 = 2,
+};
+struct eh_elf_object_id {
+    uint32_t kind;             /* enum eh_elf_object_id_kind */
+    uint32_t size;             /* bytes of id in use */
+    uint8_t id[EH_ELF_OBJECT_ID_MAX];
+};
+extern const struct eh_elf_object_id eh_elf_object_id;
+
 /* The v1 ABI (2018-2019), with its published names. `flags` has bit
  * 1 << UNWF_x set for each register the context defines, and bit
  * 1 << UNWF_ERROR when unwinding failed (the registers are then zero).
