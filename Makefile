@@ -12,7 +12,9 @@
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
 #   make install    the binary, manual pages, eh_elf.h, the bash
 #                   completion and libcfisem-unwind (.a, .so, header,
-#                   pkg-config file) under $(DESTDIR)$(PREFIX) (/usr/local);
+#                   pkg-config file, the system eh_elf folder
+#                   lib/MULTIARCH/cfisem/eh_elf) under $(DESTDIR)$(PREFIX)
+#                   (/usr/local);
 #                   make uninstall removes them
 #   make paper-data run the tools, write the paper's data: paper/generated/
 #   make paper      paper-data, then build/paper/cfisem.pdf (LaTeX from Debian)
@@ -150,8 +152,12 @@ $(BUILD)/pic/%.o: %.S
 $(BUILD)/libcfisem-unwind.a: $(RT_PIC_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
+# The soname's number changes with the library's ABI (a public struct's
+# size or fields): 1 added cfisem_options.system_dir and the refusal
+# counters of cfisem_stats.
+RT_SONAME := libcfisem-unwind.so.1
 $(BUILD)/libcfisem-unwind.so: $(RT_PIC_OBJS) runtime/exports.map
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libcfisem-unwind.so.0 \
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(RT_SONAME) \
 	  -Wl,--version-script=runtime/exports.map -Wl,--no-undefined \
 	  -o $@ $(RT_PIC_OBJS) -ldl -lpthread
 
@@ -159,7 +165,8 @@ $(BUILD)/libcfisem-unwind.so: $(RT_PIC_OBJS) runtime/exports.map
 # again by make install (for the prefix installed to).
 define rt_pc_text
 printf '%s\n' 'prefix=$(1)' 'libdir=$${prefix}/lib' \
-  'includedir=$${prefix}/include/cfisem' '' \
+  'includedir=$${prefix}/include/cfisem' \
+  'ehelfdir=$(call rt_system_dir,$(1))' '' \
   'Name: cfisem-unwind' \
   'Description: stack unwinding through eh_elfs (compiled DWARF CFI)' \
   'Version: $(CFISEM_VERSION)' \
@@ -380,6 +387,20 @@ COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 LIBDIR  := $(DESTDIR)$(PREFIX)/lib
 PCDIR   := $(LIBDIR)/pkgconfig
 
+# The system folder of eh_elfs keyed by build-id, compiled into
+# libcfisem-unwind (cfisem_system_eh_elf_dir): $(1) the prefix. A
+# change of PREFIX rebuilds the one file that names it.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+rt_system_dir = $(1)/lib/$(if $(MULTIARCH),$(MULTIARCH)/)cfisem/eh_elf
+RT_SYSTEM_DIR := $(call rt_system_dir,$(PREFIX))
+EHELFDIR := $(DESTDIR)$(RT_SYSTEM_DIR)
+RT_SYSTEM_DIR_STAMP := $(BUILD)/rt-system-dir.txt
+$(shell mkdir -p $(BUILD) && { echo '$(RT_SYSTEM_DIR)' | \
+  cmp -s - $(RT_SYSTEM_DIR_STAMP) || echo '$(RT_SYSTEM_DIR)' > $(RT_SYSTEM_DIR_STAMP); })
+$(BUILD)/obj/runtime/objects.o $(BUILD)/pic/runtime/objects.o: $(RT_SYSTEM_DIR_STAMP)
+$(BUILD)/obj/runtime/objects.o $(BUILD)/pic/runtime/objects.o: \
+  CFLAGS += -DCFISEM_SYSTEM_EH_ELF_DIR='"$(RT_SYSTEM_DIR)"'
+
 $(BUILD)/man/cfisem.1: $(BUILD)/cfisem scripts/man.sh
 	scripts/man.sh $(BUILD)/cfisem $(BUILD)/man
 
@@ -397,17 +418,19 @@ install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash $(RT_LIBS)
 	install -m 644 $(BUILD)/cfisem.bash $(COMPDIR)/cfisem
 	install -m 644 runtime/cfisem-unwind.h $(INCDIR)/cfisem-unwind.h
 	install -m 644 $(BUILD)/libcfisem-unwind.a $(LIBDIR)/libcfisem-unwind.a
-	install -m 755 $(BUILD)/libcfisem-unwind.so $(LIBDIR)/libcfisem-unwind.so.0
-	ln -sf libcfisem-unwind.so.0 $(LIBDIR)/libcfisem-unwind.so
+	install -m 755 $(BUILD)/libcfisem-unwind.so $(LIBDIR)/$(RT_SONAME)
+	ln -sf $(RT_SONAME) $(LIBDIR)/libcfisem-unwind.so
+	install -d -m 755 $(EHELFDIR)/.build-id
 	$(call rt_pc_text,$(PREFIX)) > $(PCDIR)/cfisem-unwind.pc
 
 uninstall:
 	rm -f $(BINDIR)/cfisem $(MANDIR)/cfisem.1 $(MANDIR)/cfisem-*.1 \
 	      $(INCDIR)/eh_elf.h $(COMPDIR)/cfisem
 	rm -f $(INCDIR)/cfisem-unwind.h $(LIBDIR)/libcfisem-unwind.a \
-	      $(LIBDIR)/libcfisem-unwind.so.0 $(LIBDIR)/libcfisem-unwind.so \
+	      $(LIBDIR)/$(RT_SONAME) $(LIBDIR)/libcfisem-unwind.so \
 	      $(PCDIR)/cfisem-unwind.pc
 	-rmdir $(INCDIR) $(PCDIR) 2>/dev/null
+	-rmdir $(EHELFDIR)/.build-id $(EHELFDIR) $(dir $(EHELFDIR)) 2>/dev/null
 
 # ---- The paper (paper/: see paper/README.md) --------------------------
 # paper-data runs the tools and writes paper/generated/ (every number and

@@ -10,17 +10,39 @@
  *     _dl_find_object (glibc 2.35 and later), which also sees objects
  *     loaded after cfisem_prepare;
  *   - its eh_elf is the one cfisem_prepare loaded for it: beside the
- *     object (OBJECT.eh_elf.so), or in a cache folder keyed by the
- *     object's build-id (CACHE/.build-id/xx/rest.eh_elf.so, as
- *     /usr/lib/debug does; `cfisem cache` fills it), or, for a build
- *     tree, in a folder keyed by file name (NAME.full.eh_elf.so);
+ *     object (OBJECT.eh_elf.so), or in the user's cache folder keyed by
+ *     the object's GNU build-id (CACHE/.build-id/xx/rest.eh_elf.so, as
+ *     /usr/lib/debug does; `cfisem cache` fills it), or in the system
+ *     folder of the same layout (cfisem_system_eh_elf_dir), or, for a
+ *     build tree, in a folder keyed by file name (NAME.full.eh_elf.so);
  *     any layout of the full ABI (compile --layout tree or table);
+ *   - an eh_elf whose stamp (eh_elf.h, eh_elf_object_id) names another
+ *     object than the one it is found for is not used;
+ *   - an entry of the table is used only while its object is loaded
+ *     (checked against _dl_find_object, with the build-id in the
+ *     object's headers): after dlclose its PCs go to the object loaded
+ *     there now, unwound by the interpreter until cfisem_prepare runs
+ *     again; an eh_elf of an unloaded object is never called;
  *   - an object with no eh_elf is unwound by cfisem's interpreter
  *     (interp/) on the object's own .eh_frame, found through its
  *     .eh_frame_hdr; cfisem_stats counts those frames. The rows the
  *     interpreter decodes are kept in a process-wide cache of 256 rows
  *     keyed by lookup PC (lock-free, no allocation), so that a PC met
  *     again is not decoded again; errors are never kept.
+ *
+ * Trust. An eh_elf is code: cfisem_prepare dlopens it and the steps
+ * call it, with the process's privileges. It loads one only when the
+ * file and every folder from the root of the place searched down to it
+ * (the object's folder; the cache folder; name_dir) are owned by the
+ * effective user or root and writable by no one else (no group or
+ * other write bit); the checks are made on the opened file, which is
+ * the one loaded (through /proc/self/fd). Refusals are counted
+ * (cfisem_stats). The user's cache comes from the environment
+ * ($CFISEM_CACHE, $XDG_CACHE_HOME, $HOME): a secure process (setuid,
+ * setgid, file capabilities: getauxval(AT_SECURE)) has no user cache,
+ * the system folder only. An eh_elf's symbols count only when it
+ * defines them itself. At most 256 eh_elfs are loaded; each keeps its
+ * file descriptor (close-on-exec) open.
  *
  * Async-signal safety. cfisem_prepare loads shared objects (dlopen) and
  * is not async-signal-safe: call it at start-up, and again after loading
@@ -70,10 +92,12 @@ const char *cfisem_strerror(int result);
 #define CFISEM_NREGS 17
 enum { CFISEM_REG_RBP = 6, CFISEM_REG_RSP = 7, CFISEM_REG_RIP = 16 };
 
-/* Where cfisem_prepare looks for eh_elfs, beside the objects first. */
+/* Where cfisem_prepare looks for eh_elfs, beside the objects first.
+ * Zero-initialise it: later versions may add fields at the end. */
 struct cfisem_options {
-    /* Folder keyed by build-id; NULL: $CFISEM_CACHE, else
-     * ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem. */
+    /* The user's folder keyed by build-id; NULL: $CFISEM_CACHE, else
+     * ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem (none in a secure
+     * process). */
     const char *cache_dir;
     /* Folder of NAME.FLAVOUR.eh_elf.so keyed by the object's file name,
      * or NULL. The caller vouches that they were built from these very
@@ -83,7 +107,15 @@ struct cfisem_options {
      * eh_elfs of cfisem compile --layout table (make eh-elfs builds
      * both). */
     const char *name_flavour;
+    /* The system folder keyed by build-id, searched after cache_dir;
+     * NULL: cfisem_system_eh_elf_dir(); "": none. */
+    const char *system_dir;
 };
+
+/* The system-wide folder of eh_elfs keyed by build-id,
+ * PREFIX/lib/MULTIARCH/cfisem/eh_elf (make install creates it; `cfisem
+ * cache --cache` with this folder fills it). */
+const char *cfisem_system_eh_elf_dir(void);
 
 /* Loads the eh_elfs of every object loaded now that has one (objects
  * already prepared are kept). Not async-signal-safe; thread-safe.
@@ -99,6 +131,11 @@ struct cfisem_stats {
                                  walk adds its own when it ends, and every
                                  32 meanwhile) */
     uint64_t frames_failed;   /* steps that ended with an error */
+    uint64_t objects_unloaded;  /* entries retired: the object is gone */
+    uint64_t eh_elfs_untrusted; /* eh_elfs refused: owner or mode of the
+                                   file or a folder above it */
+    uint64_t eh_elfs_stale;     /* eh_elfs refused: stamped for another
+                                   object */
 };
 void cfisem_stats(struct cfisem_stats *stats);
 

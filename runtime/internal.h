@@ -59,6 +59,26 @@ struct rt_cursor {
  * _dl_find_object (no eh_elf: the interpreter). Async-signal-safe. */
 bool rt_find_object(uint64_t pc, struct rt_object *object);
 
+/* Loading an eh_elf (load.c). */
+enum { RT_MAX_EH_ELFS = 256 }; /* loaded at once, at most */
+enum rt_load {
+    RT_LOAD_ABSENT,     /* no such file, or not an eh_elf of the full ABI
+                           and of a version this library takes */
+    RT_LOAD_OK,
+    RT_LOAD_UNTRUSTED,  /* a folder on the way or the file is owned by
+                           another user than the effective one or root,
+                           or writable by group or others */
+    RT_LOAD_STALE,      /* its stamp names another object */
+    RT_LOAD_LIMIT,      /* RT_MAX_EH_ELFS are loaded already */
+};
+/* Loads root/rel (rel: a relative path without "." or "..", whose
+ * folders are checked as the root is) when every check passes; *entry
+ * its eh_elf_unwind. build_id: the object's (build_id_len 0: none).
+ * *loads counts the eh_elfs loaded. Not async-signal-safe. */
+enum rt_load rt_load_eh_elf(const char *root, const char *rel,
+                            const uint8_t *build_id, size_t build_id_len,
+                            unsigned *loads, eh_elf_unwind_fn **entry);
+
 /* Counts frames the interpreter unwound, or a failed step. */
 void rt_count_interp(uint32_t frames);
 void rt_count_failure(void);

@@ -7,7 +7,14 @@
  * written completely, then published by a release store of the count;
  * readers load the count with acquire and read only published entries,
  * which never change. The counters are relaxed atomics (lock-free on
- * x86-64), so both are async-signal-safe and thread-safe. */
+ * x86-64), so both are async-signal-safe and thread-safe.
+ *
+ * Objects come and go (dlclose). An entry is used only while the object
+ * that _dl_find_object finds at the PC is the entry's: the same link
+ * map, extent and .eh_frame_hdr, and the same build-id read from its
+ * headers in memory. Otherwise the entry is retired for good (an atomic
+ * flag) and the PC goes to the object loaded there now, without an
+ * eh_elf until cfisem_prepare finds its own. */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -20,16 +27,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
+
+#ifndef CFISEM_SYSTEM_EH_ELF_DIR /* set by the Makefile from PREFIX */
+#define CFISEM_SYSTEM_EH_ELF_DIR "/usr/local/lib/x86_64-linux-gnu/cfisem/eh_elf"
+#endif
 
 enum { RT_MAX_OBJECTS = 512, RT_BUILD_ID_MAX = 64 };
 
+/* What tells an entry's object from another loaded at the same place
+ * later: written with the entry, never changed. */
+struct rt_identity {
+    const void *link_map;
+    uint64_t map_start;       /* _dl_find_object's extent */
+    uint64_t map_end;
+    uint8_t build_id[RT_BUILD_ID_MAX];
+    size_t build_id_len;
+};
+
 static struct rt_object objects[RT_MAX_OBJECTS];
+static struct rt_identity identities[RT_MAX_OBJECTS];
+static _Atomic uint8_t retired[RT_MAX_OBJECTS]; /* its object is gone */
 static _Atomic size_t nobjects;
 static _Atomic uint64_t objects_eh_elf;
+static _Atomic uint64_t objects_unloaded;
+static _Atomic uint64_t eh_elfs_untrusted;
+static _Atomic uint64_t eh_elfs_stale;
 static _Atomic uint64_t frames_interp;
 static _Atomic uint64_t frames_failed;
+static unsigned eh_elf_loads; /* under prepare_lock */
 static pthread_mutex_t prepare_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *cfisem_system_eh_elf_dir(void)
+{
+    return CFISEM_SYSTEM_EH_ELF_DIR;
+}
 
 void rt_count_interp(uint32_t frames)
 {
@@ -50,6 +83,132 @@ void cfisem_stats(struct cfisem_stats *stats)
         atomic_load_explicit(&frames_interp, memory_order_relaxed);
     stats->frames_failed =
         atomic_load_explicit(&frames_failed, memory_order_relaxed);
+    stats->objects_unloaded =
+        atomic_load_explicit(&objects_unloaded, memory_order_relaxed);
+    stats->eh_elfs_untrusted =
+        atomic_load_explicit(&eh_elfs_untrusted, memory_order_relaxed);
+    stats->eh_elfs_stale =
+        atomic_load_explicit(&eh_elfs_stale, memory_order_relaxed);
+}
+
+/* The GNU build-id note among the PT_NOTE segments of an object loaded
+ * at bias (padded to 4 bytes, or 8 in a segment aligned so), as `cfisem
+ * cache` reads it from the file (compile/elf.c, cg_build_id). Reads
+ * only memory the caller knows mapped. */
+static size_t note_build_id(const ElfW(Phdr) *phdrs, unsigned phnum,
+                            uint64_t bias, uint8_t *out)
+{
+    for (unsigned i = 0; i < phnum; i++) {
+        const ElfW(Phdr) *ph = &phdrs[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        size_t align = ph->p_align == 8 ? 8 : 4;
+        const uint8_t *p = (const uint8_t *)(uintptr_t)(bias + ph->p_vaddr);
+        const uint8_t *end = p + ph->p_memsz;
+        while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+            const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
+            size_t name = (note->n_namesz + align - 1) & ~(align - 1);
+            size_t desc = (note->n_descsz + align - 1) & ~(align - 1);
+            const uint8_t *data = p + sizeof *note;
+            if (name > (size_t)(end - data) ||
+                desc > (size_t)(end - data) - name)
+                break;
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+                !memcmp(data, "GNU", 4) && note->n_descsz <= RT_BUILD_ID_MAX) {
+                memcpy(out, data + name, note->n_descsz);
+                return note->n_descsz;
+            }
+            p = data + name + desc;
+        }
+    }
+    return 0;
+}
+
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+/* Every PT_NOTE of the program headers lies inside a readable PT_LOAD
+ * segment (so it is mapped). */
+static bool notes_mapped(const ElfW(Phdr) *phdrs, unsigned phnum)
+{
+    for (unsigned i = 0; i < phnum; i++) {
+        if (phdrs[i].p_type != PT_NOTE)
+            continue;
+        bool inside = false;
+        for (unsigned k = 0; k < phnum && !inside; k++)
+            inside = phdrs[k].p_type == PT_LOAD && (phdrs[k].p_flags & PF_R) &&
+                     phdrs[i].p_vaddr >= phdrs[k].p_vaddr &&
+                     phdrs[i].p_vaddr + phdrs[i].p_memsz <=
+                         phdrs[k].p_vaddr + phdrs[k].p_memsz;
+        if (!inside)
+            return false;
+    }
+    return true;
+}
+
+/* The build-id of the object _dl_find_object found, read from its ELF
+ * header at the start of its first segment (mapped: the loader maps
+ * the first page of the file there) and its program headers when they
+ * lie in that first page; 0 when it cannot be read so. */
+static size_t mapped_build_id(const struct dl_find_object *found,
+                              uint8_t *out)
+{
+    const ElfW(Ehdr) *ehdr = found->dlfo_map_start;
+    if (memcmp(ehdr->e_ident, ELFMAG, SELFMAG) ||
+        ehdr->e_phentsize != sizeof(ElfW(Phdr)) ||
+        ehdr->e_phoff + (uint64_t)ehdr->e_phnum * sizeof(ElfW(Phdr)) > 4096)
+        return 0;
+    const ElfW(Phdr) *phdrs =
+        (const ElfW(Phdr) *)((const char *)ehdr + ehdr->e_phoff);
+    if (!notes_mapped(phdrs, ehdr->e_phnum))
+        return 0;
+    return note_build_id(phdrs, ehdr->e_phnum,
+                         (uint64_t)found->dlfo_link_map->l_addr, out);
+}
+
+/* The object loaded at pc now is entry i's. Async-signal-safe:
+ * _dl_find_object is lock-free (glibc 2.35), the rest reads mapped
+ * memory. */
+static bool still_loaded(size_t i, uint64_t pc)
+{
+    const struct rt_object *o = &objects[i];
+    const struct rt_identity *id = &identities[i];
+    if (!id->link_map)
+        return true; /* unknown to _dl_find_object (the vDSO): stays */
+    struct dl_find_object found;
+    if (_dl_find_object((void *)(uintptr_t)pc, &found) != 0 ||
+        found.dlfo_link_map != id->link_map ||
+        (uint64_t)(uintptr_t)found.dlfo_map_start != id->map_start ||
+        (uint64_t)(uintptr_t)found.dlfo_map_end != id->map_end ||
+        (uint64_t)found.dlfo_link_map->l_addr != o->bias ||
+        (uint64_t)(uintptr_t)found.dlfo_eh_frame != o->eh_frame_hdr)
+        return false;
+    uint8_t now[RT_BUILD_ID_MAX];
+    size_t len = mapped_build_id(&found, now);
+    return len == id->build_id_len && !memcmp(now, id->build_id, len);
+}
+#else
+/* Without _dl_find_object (glibc before 2.35) the table is believed: a
+ * program that unloads objects calls cfisem_prepare before it unwinds
+ * again (cfisem-unwind.h). */
+static bool still_loaded(size_t i, uint64_t pc)
+{
+    (void)i;
+    (void)pc;
+    return true;
+}
+#endif
+
+/* Entry i answers for pc: its object is loaded there still; else it is
+ * retired. */
+static bool entry_valid(size_t i, uint64_t pc)
+{
+    if (atomic_load_explicit(&retired[i], memory_order_relaxed))
+        return false;
+    if (still_loaded(i, pc))
+        return true;
+    if (!atomic_exchange_explicit(&retired[i], 1, memory_order_relaxed))
+        atomic_fetch_add_explicit(&objects_unloaded, 1,
+                                  memory_order_relaxed);
+    return false;
 }
 
 /* Which table entry held a PC of each 64 KiB block lately: a walk finds
@@ -64,22 +223,32 @@ static size_t hint_of(uint64_t pc)
     return (size_t)(pc >> 16) % HINTS;
 }
 
+/* The published entry whose extent holds pc, not retired; n if none. */
+static size_t entry_of(uint64_t pc, size_t n)
+{
+    size_t hint = atomic_load_explicit(&hints[hint_of(pc)],
+                                       memory_order_relaxed);
+    if (hint < n && pc >= objects[hint].start && pc < objects[hint].end &&
+        !atomic_load_explicit(&retired[hint], memory_order_relaxed))
+        return hint;
+    for (size_t i = 0; i < n; i++)
+        if (pc >= objects[i].start && pc < objects[i].end &&
+            !atomic_load_explicit(&retired[i], memory_order_relaxed)) {
+            atomic_store_explicit(&hints[hint_of(pc)], (uint16_t)i,
+                                  memory_order_relaxed);
+            return i;
+        }
+    return n;
+}
+
 bool rt_find_object(uint64_t pc, struct rt_object *object)
 {
     size_t n = atomic_load_explicit(&nobjects, memory_order_acquire);
-    size_t hint = atomic_load_explicit(&hints[hint_of(pc)],
-                                       memory_order_relaxed);
-    if (hint < n && pc >= objects[hint].start && pc < objects[hint].end) {
-        *object = objects[hint];
+    size_t i = entry_of(pc, n);
+    if (i < n && entry_valid(i, pc)) {
+        *object = objects[i];
         return true;
     }
-    for (size_t i = 0; i < n; i++)
-        if (pc >= objects[i].start && pc < objects[i].end) {
-            atomic_store_explicit(&hints[hint_of(pc)], (uint16_t)i,
-                                  memory_order_relaxed);
-            *object = objects[i];
-            return true;
-        }
 #ifdef DLFO_STRUCT_HAS_EH_DBASE
     /* An object loaded after cfisem_prepare: no eh_elf, the
      * interpreter on its .eh_frame. _dl_find_object is lock-free and
@@ -115,43 +284,14 @@ struct candidates {
     size_t capacity;
 };
 
+/* An eh_elf: by its name, or loaded through its descriptor. */
 static bool is_eh_elf_name(const char *path)
 {
     size_t n = strlen(path);
     const char *suffix = ".eh_elf.so";
     size_t k = strlen(suffix);
-    return n >= k && !strcmp(path + n - k, suffix);
-}
-
-/* The GNU build-id note among the object's PT_NOTE segments (padded to
- * 4 bytes, or 8 in a segment aligned so), as `cfisem cache` reads it
- * from the file (compile/elf.c, cg_build_id). */
-static size_t note_build_id(const struct dl_phdr_info *info, uint8_t *out)
-{
-    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE)
-            continue;
-        size_t align = ph->p_align == 8 ? 8 : 4;
-        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-        const uint8_t *end = p + ph->p_memsz;
-        while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-            const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
-            size_t name = (note->n_namesz + align - 1) & ~(align - 1);
-            size_t desc = (note->n_descsz + align - 1) & ~(align - 1);
-            const uint8_t *data = p + sizeof *note;
-            if (name > (size_t)(end - data) ||
-                desc > (size_t)(end - data) - name)
-                break;
-            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
-                !memcmp(data, "GNU", 4) && note->n_descsz <= RT_BUILD_ID_MAX) {
-                memcpy(out, data + name, note->n_descsz);
-                return note->n_descsz;
-            }
-            p = data + name + desc;
-        }
-    }
-    return 0;
+    return (n >= k && !strcmp(path + n - k, suffix)) ||
+           !strncmp(path, "/proc/self/fd/", 14);
 }
 
 static void describe(const struct dl_phdr_info *info, struct candidate *c)
@@ -173,7 +313,8 @@ static void describe(const struct dl_phdr_info *info, struct candidate *c)
     c->object.start = lo == UINT64_MAX ? 0 : info->dlpi_addr + lo;
     c->object.end = info->dlpi_addr + hi;
     c->object.unwind = NULL;
-    c->build_id_len = note_build_id(info, c->build_id);
+    c->build_id_len = note_build_id(info->dlpi_phdr, info->dlpi_phnum,
+                                      info->dlpi_addr, c->build_id);
 }
 
 static int collect(struct dl_phdr_info *info, size_t size, void *data)
@@ -197,80 +338,147 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-/* The eh_elf's entry when `path` is an eh_elf of ours, of the full ABI
- * and this version; the handle stays open for the process's life. */
-static eh_elf_unwind_fn *load_eh_elf(const char *path)
+/* Where eh_elfs are looked for, besides beside the objects. */
+struct places {
+    const char *user_cache; /* keyed by build-id, or NULL */
+    const char *system;     /* keyed by build-id, or NULL */
+    const char *name_dir;   /* keyed by file name, or NULL */
+    const char *flavour;
+};
+
+/* A secure process (setuid, setgid, file capabilities: AT_SECURE) got
+ * its environment from a caller it must not trust: no user cache. */
+static bool secure_process(void)
 {
-    if (access(path, R_OK) != 0)
-        return NULL;
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!handle)
-        return NULL;
-    const char *ident = dlsym(handle, "eh_elf_ident");
-    const uint32_t *version = dlsym(handle, "eh_elf_abi_version");
-    void *entry = dlsym(handle, "eh_elf_unwind");
-    if (!ident || !version || !entry || strcmp(ident, EH_ELF_IDENT_FULL) ||
-        *version < EH_ELF_ABI_VERSION_MIN || *version > EH_ELF_ABI_VERSION) {
-        dlclose(handle);
-        return NULL;
-    }
-    eh_elf_unwind_fn *fn;
-    memcpy(&fn, &entry, sizeof fn); /* object pointer to function pointer */
-    return fn;
+    return getauxval(AT_SECURE) != 0;
 }
 
-static const char *default_cache_dir(char *buf, size_t size)
+/* The user's cache: $CFISEM_CACHE, else
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem; NULL when secure. */
+static const char *user_cache_dir(bool secure, char *buf, size_t size)
 {
-    const char *env = getenv("CFISEM_CACHE");
+    if (secure)
+        return NULL;
+    const char *env = secure_getenv("CFISEM_CACHE");
     if (env && *env)
         return env;
-    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *xdg = secure_getenv("XDG_CACHE_HOME");
     if (xdg && *xdg) {
         snprintf(buf, size, "%s/cfisem", xdg);
         return buf;
     }
-    const char *home = getenv("HOME");
+    const char *home = secure_getenv("HOME");
     if (!home || !*home)
         return NULL;
     snprintf(buf, size, "%s/.cache/cfisem", home);
     return buf;
 }
 
-/* Beside the object, by build-id in the cache, by name in name_dir. */
-static eh_elf_unwind_fn *find_eh_elf(const struct candidate *c,
-                                     const char *cache_dir,
-                                     const char *name_dir,
-                                     const char *flavour)
+static void places_of(const struct cfisem_options *o, bool secure,
+                      char *buf, size_t size, struct places *p)
 {
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s.eh_elf.so", c->path);
-    eh_elf_unwind_fn *fn = load_eh_elf(path);
-    if (!fn && cache_dir && c->build_id_len > 1) {
-        int n = snprintf(path, sizeof path, "%s/.build-id/%02x/", cache_dir,
-                         c->build_id[0]);
-        for (size_t i = 1; i < c->build_id_len && n > 0 &&
-                           (size_t)n + 3 < sizeof path; i++)
-            n += snprintf(path + n, sizeof path - (size_t)n, "%02x",
-                          c->build_id[i]);
-        if (n > 0 && (size_t)n + 12 < sizeof path) {
-            snprintf(path + n, sizeof path - (size_t)n, ".eh_elf.so");
-            fn = load_eh_elf(path);
-        }
+    p->user_cache = o && o->cache_dir ? o->cache_dir
+                                      : user_cache_dir(secure, buf, size);
+    p->system = o && o->system_dir ? o->system_dir
+                                   : cfisem_system_eh_elf_dir();
+    if (p->system && !*p->system)
+        p->system = NULL;
+    p->name_dir = o ? o->name_dir : NULL;
+    p->flavour = o && o->name_flavour ? o->name_flavour : "full";
+}
+
+/* Tries root/rel, counting a refusal. */
+static eh_elf_unwind_fn *try_load(const struct candidate *c,
+                                  const char *root, const char *rel)
+{
+    eh_elf_unwind_fn *fn;
+    switch (rt_load_eh_elf(root, rel, c->build_id, c->build_id_len,
+                           &eh_elf_loads, &fn)) {
+    case RT_LOAD_OK:
+        return fn;
+    case RT_LOAD_UNTRUSTED:
+        atomic_fetch_add_explicit(&eh_elfs_untrusted, 1,
+                                  memory_order_relaxed);
+        return NULL;
+    case RT_LOAD_STALE:
+        atomic_fetch_add_explicit(&eh_elfs_stale, 1, memory_order_relaxed);
+        return NULL;
+    case RT_LOAD_ABSENT:
+    case RT_LOAD_LIMIT:
+        return NULL;
     }
-    if (!fn && name_dir) {
-        const char *slash = strrchr(c->path, '/');
-        snprintf(path, sizeof path, "%s/%s.%s.eh_elf.so", name_dir,
-                 slash ? slash + 1 : c->path, flavour);
-        fn = load_eh_elf(path);
+    return NULL;
+}
+
+/* .build-id/xx/rest.eh_elf.so of the object's build-id in a cache. */
+static eh_elf_unwind_fn *try_build_id(const struct candidate *c,
+                                      const char *cache)
+{
+    if (!cache || c->build_id_len < 2)
+        return NULL;
+    char rel[32 + 2 * RT_BUILD_ID_MAX];
+    int n = snprintf(rel, sizeof rel, ".build-id/%02x/", c->build_id[0]);
+    for (size_t i = 1; i < c->build_id_len; i++)
+        n += snprintf(rel + n, sizeof rel - (size_t)n, "%02x",
+                      c->build_id[i]);
+    snprintf(rel + n, sizeof rel - (size_t)n, ".eh_elf.so");
+    return try_load(c, cache, rel);
+}
+
+/* Beside the object, by build-id in the user's cache then the system
+ * folder, by name in name_dir. */
+static eh_elf_unwind_fn *find_eh_elf(const struct candidate *c,
+                                     const struct places *p)
+{
+    char root[PATH_MAX], rel[NAME_MAX + 1];
+    const char *slash = strrchr(c->path, '/');
+    const char *base = slash ? slash + 1 : c->path;
+    eh_elf_unwind_fn *fn = NULL;
+    if (slash && (size_t)(slash - c->path) < sizeof root &&
+        snprintf(rel, sizeof rel, "%s.eh_elf.so", base) < (int)sizeof rel) {
+        size_t len = slash == c->path ? 1 : (size_t)(slash - c->path);
+        memcpy(root, c->path, len);
+        root[len] = '\0';
+        fn = try_load(c, root, rel);
     }
+    if (!fn)
+        fn = try_build_id(c, p->user_cache);
+    if (!fn)
+        fn = try_build_id(c, p->system);
+    if (!fn && p->name_dir &&
+        snprintf(rel, sizeof rel, "%s.%s.eh_elf.so", base, p->flavour) <
+            (int)sizeof rel)
+        fn = try_load(c, p->name_dir, rel);
     return fn;
 }
 
-static bool known(const struct rt_object *object, size_t n)
+/* What tells the candidate's object from another at the same place. */
+static void identify(const struct candidate *c, struct rt_identity *id)
+{
+    memset(id, 0, sizeof *id);
+    memcpy(id->build_id, c->build_id, c->build_id_len);
+    id->build_id_len = c->build_id_len;
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+    struct dl_find_object found;
+    if (_dl_find_object((void *)(uintptr_t)c->object.start, &found) == 0) {
+        id->link_map = found.dlfo_link_map;
+        id->map_start = (uint64_t)(uintptr_t)found.dlfo_map_start;
+        id->map_end = (uint64_t)(uintptr_t)found.dlfo_map_end;
+    }
+#endif
+}
+
+/* The candidate's object has an entry already (not retired). */
+static bool known(const struct candidate *c, const struct rt_identity *id,
+                  size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (objects[i].start == object->start &&
-            objects[i].bias == object->bias)
+        if (!atomic_load_explicit(&retired[i], memory_order_relaxed) &&
+            objects[i].start == c->object.start &&
+            objects[i].bias == c->object.bias &&
+            identities[i].link_map == id->link_map &&
+            identities[i].build_id_len == id->build_id_len &&
+            !memcmp(identities[i].build_id, id->build_id, id->build_id_len))
             return true;
     return false;
 }
@@ -278,19 +486,24 @@ static bool known(const struct rt_object *object, size_t n)
 static int publish(struct candidates *all, const struct cfisem_options *o)
 {
     char buf[PATH_MAX];
-    const char *cache = o && o->cache_dir ? o->cache_dir
-                                          : default_cache_dir(buf, sizeof buf);
-    const char *name_dir = o ? o->name_dir : NULL;
-    const char *flavour = o && o->name_flavour ? o->name_flavour : "full";
+    struct places places;
+    places_of(o, secure_process(), buf, sizeof buf, &places);
     size_t n = atomic_load_explicit(&nobjects, memory_order_relaxed);
+    /* Entries of objects unloaded since: retired. */
+    for (size_t i = 0; i < n; i++)
+        entry_valid(i, objects[i].start);
     for (size_t i = 0; i < all->count; i++) {
         struct candidate *c = &all->list[i];
-        if (known(&c->object, n))
+        struct rt_identity id;
+        identify(c, &id);
+        if (known(c, &id, n))
             continue;
         if (n == RT_MAX_OBJECTS)
             return CFISEM_E_NOT_READY;
-        c->object.unwind = find_eh_elf(c, cache, name_dir, flavour);
+        c->object.unwind = find_eh_elf(c, &places);
         objects[n] = c->object;
+        identities[n] = id;
+        atomic_store_explicit(&retired[n], 0, memory_order_relaxed);
         atomic_store_explicit(&nobjects, ++n, memory_order_release);
         if (c->object.unwind)
             atomic_fetch_add_explicit(&objects_eh_elf, 1,

@@ -159,6 +159,10 @@ START_TEST(test_make_install_and_uninstall)
              "-I'%s/usr/include/cfisem' -x c -", root);
     ck_assert_msg(shell(command) == 0, "eh_elf.h does not compile alone");
     assert_unwind_library(root);
+    snprintf(command, sizeof command,
+             "test -d '%s/usr/lib/'\"$(cc -print-multiarch)\"'"
+             "/cfisem/eh_elf/.build-id'", root);
+    ck_assert_msg(shell(command) == 0, "no system eh_elf folder installed");
     ck_assert_int_eq(make("uninstall", root), 0);
     snprintf(command, sizeof command, "find '%s' -type f | grep -c .", root);
     char *left = shell_output(command);

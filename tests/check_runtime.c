@@ -25,6 +25,8 @@
 #define _GNU_SOURCE /* REG_RIP, process_vm_readv */
 #include <check.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -33,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -94,6 +97,7 @@ static void load_workload(const char *name, struct workload *w)
 }
 
 static void setup_with(const char *cache_dir);
+static void load_libgcc(void);
 
 static void setup(void)
 {
@@ -112,15 +116,21 @@ static void setup_with(const char *cache_dir)
     ck_assert_msg(cxx != NULL, "dlopen %s: %s", path, dlerror());
     void *c = symbol(cxx, "workload_cxx");
     memcpy(&the.cxx, &c, sizeof c);
+    load_libgcc();
+    struct cfisem_options options = {.cache_dir = cache_dir,
+                                     .name_dir = getenv("CFISEM_EH_ELF"),
+                                     .system_dir = ""};
+    ck_assert_int_eq(cfisem_prepare(&options), CFISEM_OK);
+}
+
+static void load_libgcc(void)
+{
     void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(gcc != NULL, "dlopen libgcc_s.so.1: %s", dlerror());
     void *b = symbol(gcc, "_Unwind_Backtrace");
     void *g = symbol(gcc, "_Unwind_GetIP");
     memcpy(&the.backtrace, &b, sizeof b);
     memcpy(&the.get_ip, &g, sizeof g);
-    struct cfisem_options options = {.cache_dir = cache_dir,
-                                     .name_dir = getenv("CFISEM_EH_ELF")};
-    ck_assert_int_eq(cfisem_prepare(&options), CFISEM_OK);
 }
 
 /* ------------------------------------------------------------------ */
@@ -817,6 +827,417 @@ START_TEST(test_corrupt_garbage)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* What is trusted: eh_elfs are code                                     */
+/* ------------------------------------------------------------------ */
+
+struct found_id {
+    const char *suffix;
+    uint8_t id[64];
+    size_t len;
+};
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct found_id *f = data;
+    size_t n = strlen(info->dlpi_name), k = strlen(f->suffix);
+    if (n < k || strcmp(info->dlpi_name + n - k, f->suffix))
+        return 0;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+        const uint8_t *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
+            const uint8_t *desc = p + sizeof *note + ((note->n_namesz + 3) & ~3u);
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_descsz <= 64) {
+                memcpy(f->id, desc, note->n_descsz);
+                f->len = note->n_descsz;
+                return 1;
+            }
+            p = desc + ((note->n_descsz + 3) & ~3u);
+        }
+    }
+    return 0;
+}
+
+/* The build-id of the loaded object whose name ends with suffix. */
+static size_t loaded_build_id(const char *suffix, uint8_t id[64])
+{
+    struct found_id f = {.suffix = suffix};
+    dl_iterate_phdr(find_build_id, &f);
+    ck_assert_msg(f.len > 0, "no build-id for %s", suffix);
+    memcpy(id, f.id, f.len);
+    return f.len;
+}
+
+static void *load_noeh(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/libcfisem-shapes-noeh.so",
+             getenv("CFISEM_WORKLOAD"));
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(handle != NULL, "dlopen %s: %s", path, dlerror());
+    return handle;
+}
+
+/* dir/.build-id/xx/rest.eh_elf.so of a build-id (dir/.build-id/xx made). */
+static void build_id_path(const char *dir, const uint8_t *id, size_t len,
+                          char *path, size_t size)
+{
+    int n = snprintf(path, size, "%s/.build-id", dir);
+    mkdir(path, 0755);
+    n += snprintf(path + n, size - (size_t)n, "/%02x", id[0]);
+    mkdir(path, 0755);
+    n += snprintf(path + n, size - (size_t)n, "/");
+    for (size_t i = 1; i < len; i++)
+        n += snprintf(path + n, size - (size_t)n, "%02x", id[i]);
+    snprintf(path + n, size - (size_t)n, ".eh_elf.so");
+}
+
+/* A stand-in eh_elf stamped with the build-id `id` (its unwinder finds
+ * no FDE): what cfisem_prepare checks, built with the C compiler. */
+static void fake_eh_elf(const char *path, const uint8_t *id, size_t len)
+{
+    char source[4200], text[4096], command[13000];
+    snprintf(source, sizeof source, "%s.c", path);
+    int n = snprintf(text, sizeof text,
+        "#include \"compile/eh_elf.h\"\n"
+        "const char eh_elf_ident[] = EH_ELF_IDENT_FULL;\n"
+        "const uint32_t eh_elf_abi_version = EH_ELF_ABI_VERSION;\n"
+        "const struct eh_elf_object_id eh_elf_object_id = {\n"
+        "    EH_ELF_OBJECT_ID_BUILD_ID, %zu, {", len);
+    for (size_t i = 0; i < len; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%u,", id[i]);
+    snprintf(text + n, sizeof text - (size_t)n,
+        "}};\n"
+        "int eh_elf_unwind(uint64_t pc, const struct eh_elf_regs *callee,\n"
+        "                  const struct eh_elf_env *env,\n"
+        "                  struct eh_elf_frame *frame)\n"
+        "{ (void)pc; (void)callee; (void)env;\n"
+        "  return (int)(frame->error = EH_ELF_E_NO_FDE); }\n");
+    ck_assert_int_eq(test_write_file(source, text, strlen(text)), 0);
+    snprintf(command, sizeof command,
+             "cc -shared -fPIC -I'%s' -o '%s' '%s' && rm -f '%s'",
+             getenv("CFISEM_SRC"), path, source, source);
+    ck_assert_int_eq(system(command), 0);
+}
+
+/* cfisem_prepare's stats in a child that loads the noeh workload, with
+ * `cache` as the user's cache and no system folder. */
+static struct cfisem_stats prepare_in_child(const char *cache)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        load_noeh();
+        struct cfisem_options options = {.cache_dir = cache,
+                                         .system_dir = ""};
+        struct cfisem_stats stats;
+        cfisem_prepare(&options);
+        cfisem_stats(&stats);
+        _exit(write(fds[1], &stats, sizeof stats) == sizeof stats ? 0 : 1);
+    }
+    close(fds[1]);
+    struct cfisem_stats stats;
+    ck_assert_int_eq(read(fds[0], &stats, sizeof stats), sizeof stats);
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return stats;
+}
+
+static void run_command(const char *format, const char *a, const char *b)
+{
+    char command[9000];
+    snprintf(command, sizeof command, format, a, b);
+    ck_assert_msg(system(command) == 0, "%s", command);
+}
+
+/* A cache with the noeh workload's eh_elf (cfisem cache), its path in
+ * file; dir is made readable by every user. */
+static void filled_cache(const char *dir, char *file, size_t size)
+{
+    char workload[4096], out[8192];
+    snprintf(workload, sizeof workload, "%s/libcfisem-shapes-noeh.so",
+             getenv("CFISEM_WORKLOAD"));
+    ck_assert_int_eq(cfisem_cache(dir, workload, out, sizeof out), 0);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    uint8_t id[64];
+    void *handle = load_noeh();
+    size_t len = loaded_build_id("/libcfisem-shapes-noeh.so", id);
+    dlclose(handle);
+    build_id_path(dir, id, len, file, size);
+}
+
+/* Any user but root could have put code there: an eh_elf writable by
+ * group or others, under such a folder, or owned by another user, is
+ * never loaded (ssh's rule for its keys). */
+START_TEST(test_untrusted_eh_elf_refused)
+{
+    char *dir = test_temp_dir();
+    char file[4096], folder[4096];
+    filled_cache(dir, file, sizeof file);
+    snprintf(folder, sizeof folder, "%s", file);
+    *strrchr(folder, '/') = '\0';
+    struct cfisem_stats s = prepare_in_child(dir);
+    ck_assert_uint_eq(s.objects_eh_elf, 1);
+    ck_assert_uint_eq(s.eh_elfs_untrusted, 0);
+    static const char *const spoil[][2] = {
+        {"chmod g+w '%s'%s", "chmod g-w '%s'%s"},
+        {"chmod o+w '%s'%s", "chmod o-w '%s'%s"},
+        {"chown nobody '%s'%s", "chown root '%s'%s"},
+    };
+    const char *const targets[3] = {file, folder, dir};
+    for (int t = 0; t < 3; t++)
+        for (int k = 0; k < 3; k++) {
+            run_command(spoil[k][0], targets[t], "");
+            s = prepare_in_child(dir);
+            ck_assert_msg(s.objects_eh_elf == 0 && s.eh_elfs_untrusted >= 1,
+                          "%s after %s: %d eh_elfs loaded", targets[t],
+                          spoil[k][0], (int)s.objects_eh_elf);
+            run_command(spoil[k][1], targets[t], "");
+        }
+    /* A symbolic link in the cache is not followed. */
+    char moved[4200];
+    snprintf(moved, sizeof moved, "%s.real", file);
+    ck_assert_int_eq(rename(file, moved), 0);
+    ck_assert_int_eq(symlink(moved, file), 0);
+    s = prepare_in_child(dir);
+    ck_assert_uint_eq(s.objects_eh_elf, 0);
+    run_command("rm -rf '%s'%s", dir, "");
+    free(dir);
+}
+END_TEST
+
+/* The eh_elfs this program loads, as printed by its probe mode run with
+ * `env` (a string of NAME=value words) as the user `owner` owns it,
+ * setuid when `setuid`. */
+static int probe_eh_elfs(const char *program, const char *env)
+{
+    char command[9000], out[64] = "";
+    snprintf(command, sizeof command, "env -u CFISEM_CACHE -u XDG_CACHE_HOME "
+             "%s '%s' --prepare-probe", env, program);
+    FILE *pipe = popen(command, "r");
+    ck_assert_ptr_nonnull(pipe);
+    size_t n = fread(out, 1, sizeof out - 1, pipe);
+    out[n] = '\0';
+    ck_assert_int_eq(pclose(pipe), 0);
+    return atoi(out);
+}
+
+/* A setuid program gets its environment from whoever runs it: a cache
+ * named by $CFISEM_CACHE, $XDG_CACHE_HOME or $HOME would let that user
+ * choose code the program runs with its privileges. Run here as root,
+ * a copy of this program setuid to nobody is such a process
+ * (AT_SECURE). */
+START_TEST(test_secure_environment_ignores_cache_variables)
+{
+    char *dir = test_temp_dir();
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    char cache[4200], file[4096], program[4200], xdg[4200], home[4200];
+    snprintf(xdg, sizeof xdg, "%s/xdg", dir);
+    snprintf(cache, sizeof cache, "%s/xdg/cfisem", dir);
+    snprintf(home, sizeof home, "%s/home", dir);
+    ck_assert_int_eq(mkdir(xdg, 0755), 0);
+    ck_assert_int_eq(mkdir(cache, 0755), 0);
+    ck_assert_int_eq(mkdir(home, 0755), 0);
+    filled_cache(cache, file, sizeof file);
+    run_command("ln -s '%s' '%s/.cache'", xdg, home);
+    snprintf(program, sizeof program, "%s/probe", dir);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    ck_assert_int_gt(n, 0);
+    self[n] = '\0';
+    run_command("cp '%s' '%s'", self, program);
+    char env[3][4400];
+    snprintf(env[0], sizeof env[0], "CFISEM_CACHE='%s'", cache);
+    snprintf(env[1], sizeof env[1], "XDG_CACHE_HOME='%s'", xdg);
+    snprintf(env[2], sizeof env[2], "HOME='%s'", home);
+    for (int k = 0; k < 3; k++)
+        ck_assert_msg(probe_eh_elfs(program, env[k]) == 1,
+                      "%s: the cache is not used", env[k]);
+    run_command("chown nobody '%s' && chmod 4755 '%s'", program, program);
+    for (int k = 0; k < 3; k++)
+        ck_assert_msg(probe_eh_elfs(program, env[k]) == 0,
+                      "setuid, %s: the cache is used", env[k]);
+    run_command("rm -rf '%s'%s", dir, "");
+    free(dir);
+}
+END_TEST
+
+/* The probe mode of this program: loads the noeh workload, prepares
+ * with the default folders but the system one, prints how many eh_elfs
+ * were loaded. */
+static int prepare_probe(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/libcfisem-shapes-noeh.so",
+             getenv("CFISEM_WORKLOAD"));
+    if (!dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
+        fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+        return 1;
+    }
+    struct cfisem_options options = {.system_dir = ""};
+    cfisem_prepare(&options);
+    struct cfisem_stats stats;
+    cfisem_stats(&stats);
+    printf("%d\n", (int)stats.objects_eh_elf);
+    return 0;
+}
+
+/* An eh_elf unwinds the object it was built from: one found under an
+ * object's build-id but stamped with another's (a cache filled by hand,
+ * a hash collision of names) is not used. */
+START_TEST(test_stale_eh_elf_refused)
+{
+    char *dir = test_temp_dir();
+    uint8_t id[64];
+    void *handle = load_noeh();
+    size_t len = loaded_build_id("/libcfisem-shapes-noeh.so", id);
+    dlclose(handle);
+    char file[4096];
+    build_id_path(dir, id, len, file, sizeof file);
+    fake_eh_elf(file, id, len);
+    struct cfisem_stats s = prepare_in_child(dir);
+    ck_assert_uint_eq(s.objects_eh_elf, 1);
+    ck_assert_uint_eq(s.eh_elfs_stale, 0);
+    id[len - 1] ^= 1;
+    fake_eh_elf(file, id, len);
+    s = prepare_in_child(dir);
+    ck_assert_uint_eq(s.objects_eh_elf, 0);
+    ck_assert_uint_eq(s.eh_elfs_stale, 1);
+    run_command("rm -rf '%s'%s", dir, "");
+    free(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Objects unloaded                                                      */
+/* ------------------------------------------------------------------ */
+
+static recurse_fn *recurse_of(void *handle, void **base)
+{
+    void *r = symbol(handle, "workload_recurse");
+    Dl_info info;
+    ck_assert(dladdr(r, &info));
+    *base = info.dli_fbase;
+    recurse_fn *fn;
+    memcpy(&fn, &r, sizeof r);
+    return fn;
+}
+
+/* A copy of file at copy whose build-id (id) has one bit changed: the
+ * same code, another object. */
+static void copy_other_build_id(const char *file, const char *copy,
+                                const uint8_t *id, size_t len)
+{
+    size_t size;
+    char *bytes = test_read_file(file, &size);
+    ck_assert_ptr_nonnull(bytes);
+    uint8_t *at = memmem(bytes, size, id, len);
+    ck_assert_ptr_nonnull(at);
+    at[len - 1] ^= 1;
+    ck_assert_int_eq(test_write_file(copy, bytes, size), 0);
+    free(bytes);
+}
+
+/* After dlclose, the table's entry of the object and its eh_elf stay;
+ * another object loaded at the same place must not be unwound by that
+ * eh_elf (it would read the other object's stack with the wrong CFI). */
+START_TEST(test_unloaded_object_eh_elf_not_used)
+{
+    load_libgcc();
+    char *dir = test_temp_dir();
+    const char *workload = getenv("CFISEM_WORKLOAD");
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/a.so", dir);
+    snprintf(b, sizeof b, "%s/b.so", dir);
+    run_command("cp '%s/libcfisem-shapes.so' '%s'", workload, a);
+    run_command("cp '%s/libcfisem-shapes.so.eh_elf.so' '%s.eh_elf.so'",
+                workload, a);
+    void *first = dlopen(a, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(first != NULL, "dlopen %s: %s", a, dlerror());
+    uint8_t id[64];
+    size_t len = loaded_build_id("/a.so", id);
+    copy_other_build_id(a, b, id, len);
+    struct cfisem_options options = {.cache_dir = "/nonexistent",
+                                     .system_dir = ""};
+    ck_assert_int_eq(cfisem_prepare(&options), CFISEM_OK);
+    void *base_a, *base_b;
+    struct local_result *r = run(recurse_of(first, &base_a), 50,
+                                 leaf_compare);
+    assert_same_callers(&r->ours, &r->gcc, 50);
+    ck_assert_uint_ge(r->stats.frames_eh_elf, 50);
+    free(r);
+    ck_assert_int_eq(dlclose(first), 0);
+    void *second = dlopen(b, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(second != NULL, "dlopen %s: %s", b, dlerror());
+    recurse_fn *recurse = recurse_of(second, &base_b);
+    ck_assert_msg(base_a == base_b, "b.so at %p, not where a.so was (%p)",
+                  base_b, base_a);
+    for (int k = 0; k < 2; k++) {
+        r = run(recurse, 50, leaf_compare);
+        assert_same_callers(&r->ours, &r->gcc, 50);
+        ck_assert_int_eq(r->last, 0);
+        ck_assert_uint_eq(r->stats.frames_eh_elf, 0);
+        ck_assert_uint_ge(r->stats.frames_interp, 50);
+        free(r);
+        struct cfisem_stats stats;
+        cfisem_stats(&stats);
+        ck_assert_uint_eq(stats.objects_unloaded, 1);
+        ck_assert_int_eq(cfisem_prepare(&options), CFISEM_OK); /* again */
+    }
+    run_command("rm -rf '%s'%s", dir, "");
+    free(dir);
+}
+END_TEST
+
+/* The system folder is named by the prefix it was built for. */
+START_TEST(test_system_eh_elf_dir)
+{
+    const char *dir = cfisem_system_eh_elf_dir();
+    ck_assert_ptr_nonnull(dir);
+    ck_assert_msg(dir[0] == '/' && strstr(dir, "/lib/") &&
+                  strstr(dir, "/cfisem/eh_elf"), "%s", dir);
+}
+END_TEST
+
+/* The system folder is searched by build-id, as the user's cache. */
+START_TEST(test_system_folder_used)
+{
+    char *dir = test_temp_dir();
+    char file[4096];
+    filled_cache(dir, file, sizeof file);
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        load_noeh();
+        struct cfisem_options options = {.cache_dir = "/nonexistent",
+                                         .system_dir = dir};
+        struct cfisem_stats stats;
+        cfisem_prepare(&options);
+        cfisem_stats(&stats);
+        _exit(write(fds[1], &stats, sizeof stats) == sizeof stats ? 0 : 1);
+    }
+    close(fds[1]);
+    struct cfisem_stats stats;
+    ck_assert_int_eq(read(fds[0], &stats, sizeof stats), sizeof stats);
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    ck_assert_uint_eq(stats.objects_eh_elf, 1);
+    run_command("rm -rf '%s'%s", dir, "");
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_arguments)
 {
     struct cfisem_cursor cursor;
@@ -868,11 +1289,22 @@ static Suite *runtime_suite(void)
     tcase_add_test(corrupt, test_corrupt_garbage);
     tcase_add_test(corrupt, test_arguments);
     suite_add_tcase(s, corrupt);
+    TCase *trust = tcase_create("trust");
+    tcase_set_timeout(trust, 120);
+    tcase_add_test(trust, test_untrusted_eh_elf_refused);
+    tcase_add_test(trust, test_secure_environment_ignores_cache_variables);
+    tcase_add_test(trust, test_stale_eh_elf_refused);
+    tcase_add_test(trust, test_unloaded_object_eh_elf_not_used);
+    tcase_add_test(trust, test_system_eh_elf_dir);
+    tcase_add_test(trust, test_system_folder_used);
+    suite_add_tcase(s, trust);
     return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "--prepare-probe"))
+        return prepare_probe();
     SRunner *runner = srunner_create(runtime_suite());
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
