@@ -55,8 +55,9 @@ static bool next_part(const char **rel, char *part, size_t size)
     return true;
 }
 
-/* A descriptor of root/rel, or -1: absent (*refused false), or a folder
- * or the file untrusted (*refused true). */
+/* A descriptor of root/rel, or -1: absent (*refused false), or there
+ * but a folder on the way or the file untrusted (*refused true: only a
+ * file that exists is counted as refused). */
 static int open_trusted(const char *root, const char *rel, bool *refused)
 {
     *refused = false;
@@ -64,27 +65,27 @@ static int open_trusted(const char *root, const char *rel, bool *refused)
     if (dir < 0)
         return -1;
     char part[NAME_MAX + 1];
-    int fd = -1;
     bool ok = trusted(dir, true);
-    while (ok && next_part(&rel, part, sizeof part)) {
+    while (next_part(&rel, part, sizeof part)) {
         bool last = *rel == '\0';
         int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
                     (last ? O_NONBLOCK : O_DIRECTORY);
         int next = openat(dir, part, flags);
+        close(dir);
         if (next < 0)
-            break;
-        close(dir);
-        dir = next;
-        ok = trusted(next, !last);
-        if (last && ok) {
-            fd = next;
-            dir = -1;
+            return -1;
+        ok = ok && trusted(next, !last);
+        if (last) {
+            if (ok)
+                return next;
+            close(next);
+            *refused = true;
+            return -1;
         }
+        dir = next;
     }
-    *refused = !ok;
-    if (dir >= 0)
-        close(dir);
-    return fd;
+    close(dir);
+    return -1;
 }
 
 /* `name` when the object `map` itself defines it, else NULL. */
