@@ -44,6 +44,11 @@ struct rt_identity {
     uint64_t map_end;
     uint8_t build_id[RT_BUILD_ID_MAX];
     size_t build_id_len;
+    /* Where the build-id lies in memory, when that is in the first page
+     * of the object's extent (the first page of its first segment: the
+     * ELF header's, mapped and readable on x86-64 whatever object is
+     * loaded there), else NULL. */
+    const uint8_t *build_id_at;
 };
 
 static struct rt_object objects[RT_MAX_OBJECTS];
@@ -96,7 +101,8 @@ void cfisem_stats(struct cfisem_stats *stats)
  * cache` reads it from the file (compile/elf.c, cg_build_id). Reads
  * only memory the caller knows mapped. */
 static size_t note_build_id(const ElfW(Phdr) *phdrs, unsigned phnum,
-                            uint64_t bias, uint8_t *out)
+                            uint64_t bias, uint8_t *out,
+                            const uint8_t **where)
 {
     for (unsigned i = 0; i < phnum; i++) {
         const ElfW(Phdr) *ph = &phdrs[i];
@@ -116,6 +122,7 @@ static size_t note_build_id(const ElfW(Phdr) *phdrs, unsigned phnum,
             if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
                 !memcmp(data, "GNU", 4) && note->n_descsz <= RT_BUILD_ID_MAX) {
                 memcpy(out, data + name, note->n_descsz);
+                *where = data + name;
                 return note->n_descsz;
             }
             p = data + name + desc;
@@ -160,8 +167,9 @@ static size_t mapped_build_id(const struct dl_find_object *found,
         (const ElfW(Phdr) *)((const char *)ehdr + ehdr->e_phoff);
     if (!notes_mapped(phdrs, ehdr->e_phnum))
         return 0;
+    const uint8_t *where;
     return note_build_id(phdrs, ehdr->e_phnum,
-                         (uint64_t)found->dlfo_link_map->l_addr, out);
+                         (uint64_t)found->dlfo_link_map->l_addr, out, &where);
 }
 
 /* The object loaded at pc now is entry i's. Async-signal-safe:
@@ -181,6 +189,8 @@ static bool still_loaded(size_t i, uint64_t pc)
         (uint64_t)found.dlfo_link_map->l_addr != o->bias ||
         (uint64_t)(uintptr_t)found.dlfo_eh_frame != o->eh_frame_hdr)
         return false;
+    if (id->build_id_at) /* the same place in the first page */
+        return !memcmp(id->build_id_at, id->build_id, id->build_id_len);
     uint8_t now[RT_BUILD_ID_MAX];
     size_t len = mapped_build_id(&found, now);
     return len == id->build_id_len && !memcmp(now, id->build_id, len);
@@ -276,6 +286,7 @@ struct candidate {
     char path[PATH_MAX];
     uint8_t build_id[RT_BUILD_ID_MAX];
     size_t build_id_len;
+    const uint8_t *build_id_at;
 };
 
 struct candidates {
@@ -313,8 +324,10 @@ static void describe(const struct dl_phdr_info *info, struct candidate *c)
     c->object.start = lo == UINT64_MAX ? 0 : info->dlpi_addr + lo;
     c->object.end = info->dlpi_addr + hi;
     c->object.unwind = NULL;
+    c->build_id_at = NULL;
     c->build_id_len = note_build_id(info->dlpi_phdr, info->dlpi_phnum,
-                                      info->dlpi_addr, c->build_id);
+                                      info->dlpi_addr, c->build_id,
+                                      &c->build_id_at);
 }
 
 static int collect(struct dl_phdr_info *info, size_t size, void *data)
@@ -464,6 +477,10 @@ static void identify(const struct candidate *c, struct rt_identity *id)
         id->link_map = found.dlfo_link_map;
         id->map_start = (uint64_t)(uintptr_t)found.dlfo_map_start;
         id->map_end = (uint64_t)(uintptr_t)found.dlfo_map_end;
+        uint64_t at = (uint64_t)(uintptr_t)c->build_id_at;
+        if (c->build_id_len && at >= id->map_start &&
+            at + c->build_id_len <= id->map_start + 4096)
+            id->build_id_at = c->build_id_at;
     }
 #endif
 }
