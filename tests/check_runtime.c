@@ -898,9 +898,20 @@ static void build_id_path(const char *dir, const uint8_t *id, size_t len,
     snprintf(path + n, size - (size_t)n, ".eh_elf.so");
 }
 
+static void fake_eh_elf_with(const char *path, const uint8_t *id,
+                             size_t len, const char *link);
+
 /* A stand-in eh_elf stamped with the build-id `id` (its unwinder finds
  * no FDE): what cfisem_prepare checks, built with the C compiler. */
 static void fake_eh_elf(const char *path, const uint8_t *id, size_t len)
+{
+    fake_eh_elf_with(path, id, len, NULL);
+}
+
+/* The same; when link is not NULL, the file defines no symbol of its
+ * own and is linked with `link` (a library that defines them). */
+static void fake_eh_elf_with(const char *path, const uint8_t *id,
+                             size_t len, const char *link)
 {
     char source[4200], text[4096], command[13000];
     snprintf(source, sizeof source, "%s.c", path);
@@ -919,10 +930,13 @@ static void fake_eh_elf(const char *path, const uint8_t *id, size_t len)
         "                  struct eh_elf_frame *frame)\n"
         "{ (void)pc; (void)callee; (void)env;\n"
         "  return (int)(frame->error = EH_ELF_E_NO_FDE); }\n");
+    if (link)
+        snprintf(text, sizeof text, "int eh_elf_nothing;\n");
     ck_assert_int_eq(test_write_file(source, text, strlen(text)), 0);
     snprintf(command, sizeof command,
-             "cc -shared -fPIC -I'%s' -o '%s' '%s' && rm -f '%s'",
-             getenv("CFISEM_SRC"), path, source, source);
+             "cc -shared -fPIC -I'%s' -o '%s' '%s' %s%s%s && rm -f '%s'",
+             getenv("CFISEM_SRC"), path, source, link ? "-Wl,--no-as-needed '" : "",
+             link ? link : "", link ? "'" : "", source);
     ck_assert_int_eq(system(command), 0);
 }
 
@@ -1117,6 +1131,31 @@ START_TEST(test_stale_eh_elf_refused)
 }
 END_TEST
 
+/* dlsym on an eh_elf's handle also finds the symbols of the libraries
+ * it depends on: an eh_elf that defines none of its own, linked with a
+ * library that does, is not an eh_elf. */
+START_TEST(test_eh_elf_symbols_of_a_dependency_ignored)
+{
+    char *dir = test_temp_dir();
+    uint8_t id[64];
+    void *handle = load_noeh();
+    size_t len = loaded_build_id("/libcfisem-shapes-noeh.so", id);
+    dlclose(handle);
+    char file[4096], dep[4200];
+    build_id_path(dir, id, len, file, sizeof file);
+    snprintf(dep, sizeof dep, "%s/dep.so", dir);
+    fake_eh_elf(dep, id, len);
+    fake_eh_elf_with(file, id, len, dep);
+    struct cfisem_stats s = prepare_in_child(dir);
+    ck_assert_uint_eq(s.objects_eh_elf, 0);
+    fake_eh_elf(file, id, len);
+    s = prepare_in_child(dir);
+    ck_assert_uint_eq(s.objects_eh_elf, 1);
+    run_command("rm -rf '%s'%s", dir, "");
+    free(dir);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Objects unloaded                                                      */
 /* ------------------------------------------------------------------ */
@@ -1294,6 +1333,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(trust, test_untrusted_eh_elf_refused);
     tcase_add_test(trust, test_secure_environment_ignores_cache_variables);
     tcase_add_test(trust, test_stale_eh_elf_refused);
+    tcase_add_test(trust, test_eh_elf_symbols_of_a_dependency_ignored);
     tcase_add_test(trust, test_unloaded_object_eh_elf_not_used);
     tcase_add_test(trust, test_system_eh_elf_dir);
     tcase_add_test(trust, test_system_folder_used);
