@@ -39,8 +39,10 @@
  * the one loaded (through /proc/self/fd). Refusals are counted
  * (cfisem_stats). The user's cache comes from the environment
  * ($CFISEM_CACHE, $XDG_CACHE_HOME, $HOME): a secure process (setuid,
- * setgid, file capabilities: getauxval(AT_SECURE)) has no user cache,
- * the system folder only. An eh_elf's symbols count only when it
+ * setgid, file capabilities: getauxval(AT_SECURE)) has no user cache:
+ * besides the objects' folders and the folders the program names in
+ * cfisem_options, the system folder only. Loading needs /proc (the
+ * file is loaded through /proc/self/fd). An eh_elf's symbols count only when it
  * defines them itself. At most 256 eh_elfs are loaded; each keeps its
  * file descriptor (close-on-exec) open.
  *
