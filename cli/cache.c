@@ -8,11 +8,12 @@
 
 #include "cli.h"
 #include "compile/cg.h"
+#include "runtime/cfisem-unwind.h"
 #include "semantics/sem.h"
 
 static const char usage[] =
-    "usage: cfisem cache FILE... [--cache DIR] [--layout tree|table] [-j N]\n"
-    "                    [--force] [--path]\n"
+    "usage: cfisem cache FILE... [--cache DIR | --system] [--layout tree|table]\n"
+    "                    [-j N] [--force] [--path]\n"
     "\n"
     "Fills the eh_elf cache of the run-time library (libcfisem-unwind):\n"
     "for each FILE with a GNU build-id, its eh_elf (the full ABI) is compiled\n"
@@ -26,9 +27,11 @@ static const char usage[] =
     "\n"
     "  --cache DIR   the cache (default: $CFISEM_CACHE, else\n"
     "                ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem, as\n"
-    "                cfisem_prepare); the run-time library's system\n"
-    "                folder, PREFIX/lib/MULTIARCH/cfisem/eh_elf (make\n"
-    "                install creates it), is filled as root with --cache\n"
+    "                cfisem_prepare)\n"
+    "  --system      the run-time library's system folder,\n"
+    "                PREFIX/lib/MULTIARCH/cfisem/eh_elf (make install\n"
+    "                creates it; root fills it: every user's programs\n"
+    "                and setuid programs use it)\n"
     "  --layout L    tree (default) or table, as for cfisem compile\n"
     "  -j N          compile N translation units at a time (default: the\n"
     "                number of CPUs)\n"
@@ -67,6 +70,10 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
     }
     if (!strcmp(arg, "--path")) {
         o->path_only = true;
+        return CLI_OK;
+    }
+    if (!strcmp(arg, "--system")) {
+        o->dir = cfisem_system_eh_elf_dir();
         return CLI_OK;
     }
     bool takes_value = !strcmp(arg, "--cache") || !strcmp(arg, "--layout") ||

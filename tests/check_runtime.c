@@ -1238,13 +1238,27 @@ START_TEST(test_unloaded_object_eh_elf_not_used)
 }
 END_TEST
 
-/* The system folder is named by the prefix it was built for. */
+/* The system folder is named by the prefix it was built for, and
+ * `cfisem cache --system` writes there. */
 START_TEST(test_system_eh_elf_dir)
 {
     const char *dir = cfisem_system_eh_elf_dir();
     ck_assert_ptr_nonnull(dir);
     ck_assert_msg(dir[0] == '/' && strstr(dir, "/lib/") &&
                   strstr(dir, "/cfisem/eh_elf"), "%s", dir);
+    /* cfisem cache --system fills it */
+    char command[8192], out[8192];
+    snprintf(command, sizeof command,
+             "'%s' cache --system --path '%s/libcfisem-shapes-noeh.so'",
+             getenv("CFISEM"), getenv("CFISEM_WORKLOAD"));
+    FILE *pipe = popen(command, "r");
+    ck_assert_ptr_nonnull(pipe);
+    size_t n = fread(out, 1, sizeof out - 1, pipe);
+    out[n] = '\0';
+    ck_assert_int_eq(pclose(pipe), 0);
+    char expected[4200];
+    snprintf(expected, sizeof expected, "-> %s/.build-id/", dir);
+    ck_assert_msg(strstr(out, expected), "%s", out);
 }
 END_TEST
 
