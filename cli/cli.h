@@ -90,6 +90,12 @@ void cli_print_error_position(FILE *out, const struct cfi_diag *diag);
 /* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
  * diagnostic has one) on stderr, one line. */
 void cli_report_file_error(const char *path, const struct cfi_diag *diag);
+/* An eh_elf of cfisem given for `object_path` must have been built from
+ * it (cg_check_stamp): CLI_OK, or, after one line on stderr naming the
+ * eh_elf and both object ids, CLI_BAD_INPUT. A file that is not an
+ * eh_elf of cfisem (nor one of the 2018-2019 tools, which carry no
+ * stamp) passes: its loader says what is wrong with it. */
+int cli_check_eh_elf_stamp(const char *eh_elf, const char *object_path);
 /* Prints "cfisem: PATH: .eh_frame FDE 0x18: instruction at +0x3: MESSAGE
  * (and N more FDEs with errors)" on stderr: the first of `count` FDEs of
  * a file that do not translate, with the position of the faulty

@@ -450,6 +450,9 @@ static int check_named_eh_elf(const struct options *o)
     const char *path = o->config.engine_config.eh_elf_path;
     if (!path || !o->config.engines[DIFF_ENGINE_compiled])
         return CLI_OK;
+    if (o->files.count == 1 &&
+        cli_check_eh_elf_stamp(path, o->files.paths[0]) != CLI_OK)
+        return CLI_BAD_INPUT;
     struct cg_eh_elf *eh;
     struct cfi_diag diag;
     if (cg_load(path, &eh, &diag) != CFI_OK) {

@@ -404,6 +404,8 @@ int cli_unwind(int argc, char **argv)
         return CLI_BAD_INPUT;
     o->timeout = DIFF_ANSWER_TIMEOUT_DEFAULT;
     int result = parse_options(argc, argv, o);
+    if (result == CLI_OK && o->eh_elf)
+        result = cli_check_eh_elf_stamp(o->eh_elf, o->path);
     if (result == CLI_OK) {
         struct cfi_file *file;
         struct cfi_diag diag;

@@ -210,6 +210,8 @@ int cli_validate(int argc, char **argv)
     diff_validate_config_default(&o.config);
     o.config.keep = 1000;
     int result = parse_options(argc, argv, &o);
+    if (result == CLI_OK)
+        result = cli_check_eh_elf_stamp(o.eh_elf_path, o.path);
     if (result != CLI_OK)
         return result;
     struct progress_env progress = {o.progress || isatty(2), isatty(2), false,
