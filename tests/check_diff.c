@@ -1172,11 +1172,16 @@ static char *build_eh_elf(const char *source_name, const char *dir,
     char *src_dir = test_src_path("");
     char *output = malloc(4200);
     snprintf(output, 4200, "%s/%s", dir, name);
+    /* the hand-written eh_elfs are prologue.so's */
+    char *prologue = test_build_path("corpus/cases/prologue.so");
+    char *stamp = test_object_id_flag(prologue);
     char command[13000];
     snprintf(command, sizeof command,
-             "cc -shared -fPIC -O2 -Wall -Wextra -Werror -I'%s' %s -o '%s' '%s'",
-             src_dir, defines, output, source);
+             "cc -shared -fPIC -O2 -Wall -Wextra -Werror -I'%s' %s %s -o '%s' '%s'",
+             src_dir, stamp, defines, output, source);
     ck_assert_msg(system(command) == 0, "cannot build: %s", command);
+    free(stamp);
+    free(prologue);
     free(source);
     free(src_dir);
     return output;
