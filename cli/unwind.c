@@ -31,9 +31,12 @@ static const char usage[] =
     "                   an outside engine: libdwarf, libdw, libunwind (as\n"
     "                   cfisem diff drives them; what one cannot express is\n"
     "                   printed as \"not comparable\")\n"
-    "  --eh-elf EH_ELF  the eh_elf of FILE for --engine compiled; without\n"
-    "                   it, one is built once into\n"
-    "                   ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem/ and reused\n"
+    "  --eh-elf EH_ELF  the eh_elf of FILE for --engine compiled (one of\n"
+    "                   cfisem's must carry FILE's stamp, cfisem compile\n"
+    "                   --help; one of the 2018-2019 tools carries none,\n"
+    "                   and is used unchecked); without it, one is built\n"
+    "                   once into ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem/\n"
+    "                   and reused while its stamp is FILE's\n"
     "  --abi A          the eh_elf's ABI: full, v1 (with deref) or v1-direct\n"
     "                   (default: what the eh_elf says; v1 for one without\n"
     "                   eh_elf_ident). A v1 eh_elf is asked in a child\n"
@@ -58,7 +61,8 @@ static const char usage[] =
     "      --regs rsp=0x7ffe1000 --engine il\n"
     "\n"
     "Exit status: 0 unwound, 3 cannot unwind (the error is printed),\n"
-    "2 bad input file, 4 the engine crashed or gave no answer in time\n"
+    "2 bad input file (an eh_elf built from another file: one line naming\n"
+    "both ids), 4 the engine crashed or gave no answer in time\n"
     "(one line on stderr names it and the signal), 64 usage error.\n";
 
 struct options {

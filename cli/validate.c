@@ -62,10 +62,15 @@ static const char usage[] =
     "  cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
     "  cfisem validate /lib/x86_64-linux-gnu/libc.so.6 libc.eh_elf.so\n"
     "\n"
+    "An eh_elf of cfisem must carry FILE's stamp (cfisem compile --help);\n"
+    "one of the 2018-2019 tools (v1, no eh_elf_ident) carries none and is\n"
+    "validated unchecked.\n"
+    "\n"
     "Exit status: 0 no wrong address (or only \"unsupported\" ones, with\n"
     "--allow-unsupported); 1 wrong addresses; 2 FILE or EH_ELF.so cannot\n"
-    "be loaded (one line on stderr naming it and saying why); 64 a usage\n"
-    "error (then nothing is run).\n";
+    "be loaded, or EH_ELF.so was built from another file (one line on\n"
+    "stderr naming it and saying why); 64 a usage error (then nothing is\n"
+    "run).\n";
 
 struct options {
     struct diff_validate_config config;
