@@ -1457,6 +1457,45 @@ START_TEST(test_frame_sha256_stamp)
 }
 END_TEST
 
+/* An eh_elf of ABI version 3 carries no stamp (test_unstamped_eh_elf_used):
+ * it was used for any file; now it is refused, to be rebuilt. */
+START_TEST(test_unstamped_eh_elf_used)
+{
+    char *dir = test_temp_dir();
+    char *a = tiny_program(dir, "A", program_a, "-O1");
+    char *old = tiny_so(dir, "unstamped",
+        "#include <stdint.h>\n"
+        "const char eh_elf_ident[] = \"cfisem eh_elf full\";\n"
+        "const uint32_t eh_elf_abi_version = 3;\n"
+        "int eh_elf_unwind(void) { return 1; }\n");
+    char id[200], line[1024];
+    object_id_text(a, id, sizeof id);
+    snprintf(line, sizeof line,
+             "cfisem: %s: carries no stamp of the file it was built from (ABI "
+             "version 2 or 3): rebuild it for %s (%s)\n", old, a, id);
+    const char *const commands[][9] = {
+        {"validate", a, old, NULL},
+        {"unwind", a, "--pc", "0x1000", "--engine", "compiled", "--eh-elf", old,
+         NULL},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        struct test_run run;
+        test_run_cfisem(commands[k], &run);
+        ck_assert_msg(run.exit_code == 2, "%s: exit %d (%s)", commands[k][0],
+                      run.exit_code, run.err);
+        ck_assert_msg(!strcmp(run.err, line), "stderr:\n%s\nexpected:\n%s",
+                      run.err, line);
+        test_run_free(&run);
+    }
+    unlink(a);
+    unlink(old);
+    free(a);
+    free(old);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 /* A cached eh_elf whose stamp is not its file's (test_stale_cache_entry_used):
  * the cache's name (path, size, modification time) kept a file rewritten
  * with its old size and time on its old eh_elf. */
@@ -1793,6 +1832,7 @@ int main(void)
     tcase_set_timeout(stamp, 300);
     tcase_add_test(stamp, test_stale_eh_elf_refused);
     tcase_add_test(stamp, test_frame_sha256_stamp);
+    tcase_add_test(stamp, test_unstamped_eh_elf_used);
     tcase_add_test(stamp, test_stale_cache_entry_used);
     suite_add_tcase(suite, stamp);
     SRunner *runner = srunner_create(suite);
