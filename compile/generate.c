@@ -12,8 +12,10 @@
  *             each (none when rows are data);
  *   rows<k>   row bodies, ROWS_PER_UNIT each (when rows are data, only
  *             those that are not: a CFA expression, a failed FDE).
- * Nothing in the output depends on memory addresses or hashing: the same
- * IL gives the same bytes. */
+ * The main unit also defines eh_elf_object_id, the stamp of the file
+ * the IL was read from (cg_file_object_id). Nothing in the output depends
+ * on memory addresses or hash table order: the same IL of the same file
+ * gives the same bytes. */
 #include <stdlib.h>
 #include <string.h>
 
