@@ -66,6 +66,8 @@ int cli_validate(int argc, char **argv);
  * when an argument asks for one. */
 bool cli_validate_wants_table(int argc, char **argv);
 int cli_validate_table(int argc, char **argv);
+/* The help of --hdr and --sframe, after their synopsis. */
+void cli_validate_table_help(FILE *out);
 int cli_gen(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_stats(int argc, char **argv);
