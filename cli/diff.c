@@ -108,8 +108,9 @@ static const char usage[] =
     "\n"
     "Exit status: 0 no new mismatch (known deviations and errors do not\n"
     "count); 1 at least one new mismatch or a wrong .eh_frame_hdr; 2 a\n"
-    "FILE cannot be loaded (one line on stderr for each; the other files\n"
-    "still run; 1 wins over 2); 64 a usage error (then nothing is run and\n"
+    "FILE cannot be loaded (one line on stderr for each, saying why, and\n"
+    "their count on the result line; the other files still run; 1 wins\n"
+    "over 2); 64 a usage error (then nothing is run and\n"
     "the message names the option).\n";
 
 struct options {
