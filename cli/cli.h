@@ -61,6 +61,13 @@ struct diff_run;
 int cli_diff_report(const struct diff_run *run, const char *json_path,
                     size_t show);
 int cli_report(int argc, char **argv);
+/* A frame as `cfisem unwind --json` prints it (without the end of line):
+ * {"engine", "pc", "cfa", "error", "signal_frame", "regs": {"N": VALUE}},
+ * or for an error {"engine", "pc", "cfa": null, "error", "message",
+ * "reg", "offset", "offset_in", "regs": {}}. */
+struct diff_answer;
+void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
+                    const struct diff_answer *answer);
 int cli_validate(int argc, char **argv);
 /* `validate FILE --hdr` and `--sframe` (cli/validate_table.c): wanted
  * when an argument asks for one. */
