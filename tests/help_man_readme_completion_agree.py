@@ -135,6 +135,7 @@ def main():
                     failures.append(f'{command}: {where} has {o}, '
                                     f'--help does not')
             check_defaults(command, text, readme_text, failures)
+    check_engines(tool, failures)
     check_unwind_default(tool, src, failures)
     check_exit_status(tool, readme, failures)
     for f in failures:
@@ -156,6 +157,21 @@ def check_defaults(command, text, readme_text, failures):
         if said and value not in said:
             failures.append(f'{command}: README does not say {option} '
                             f'defaults to {value}')
+
+
+def check_engines(tool, failures):
+    """Every engine `cfisem --help` lists is named by the help of the
+    options that choose one (unwind --engine, diff --engines)."""
+    line = re.search(r'^Engines \([^)]*\): (.*)$', run(tool, '--help'), re.M)
+    engines = line.group(1).split() if line else []
+    if not engines:
+        failures.append('cfisem --help lists no engine')
+    for command, option in (('unwind', '--engine'), ('diff', '--engines')):
+        block = help_blocks(run(tool, command, '--help')).get(option, '')
+        for engine in engines:
+            if not re.search(rf'\b{engine}\b', block):
+                failures.append(f'{command}: {option} does not name the '
+                                f'engine {engine}')
 
 
 def check_unwind_default(tool, src, failures):
