@@ -61,11 +61,20 @@ struct diff_run;
 int cli_diff_report(const struct diff_run *run, const char *json_path,
                     size_t show);
 int cli_report(int argc, char **argv);
+/* A frame as `cfisem unwind --json` prints it (without the end of line):
+ * {"engine", "pc", "cfa", "error", "signal_frame", "regs": {"N": VALUE}},
+ * or for an error {"engine", "pc", "cfa": null, "error", "message",
+ * "reg", "offset", "offset_in", "regs": {}}. */
+struct diff_answer;
+void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
+                    const struct diff_answer *answer);
 int cli_validate(int argc, char **argv);
 /* `validate FILE --hdr` and `--sframe` (cli/validate_table.c): wanted
  * when an argument asks for one. */
 bool cli_validate_wants_table(int argc, char **argv);
 int cli_validate_table(int argc, char **argv);
+/* The help of --hdr and --sframe, after their synopsis. */
+void cli_validate_table_help(FILE *out);
 int cli_gen(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_stats(int argc, char **argv);

@@ -47,7 +47,8 @@ static const char usage[] =
     "                   the same settings and cfisem reads it instead of\n"
     "                   running the file again (resumable)\n"
     "  --engines LIST   comma-separated, from: il interp compiled libdwarf\n"
-    "                   libdw libunwind (default: all). il is also run as\n"
+    "                   libdw libunwind sframe, or all (default: all but\n"
+    "                   sframe, which most files lack). il is also run as\n"
     "                   an engine: a second instance against the reference\n"
     "  --states N       states per PC (default 4, at most 1024)\n"
     "  --seed S         seed of the registers, PCs and memories (default 1)\n"
@@ -110,8 +111,9 @@ static const char usage[] =
     "\n"
     "Exit status: 0 no new mismatch (known deviations and errors do not\n"
     "count); 1 at least one new mismatch or a wrong .eh_frame_hdr; 2 a\n"
-    "FILE cannot be loaded (one line on stderr for each; the other files\n"
-    "still run; 1 wins over 2); 64 a usage error (then nothing is run and\n"
+    "FILE cannot be loaded (one line on stderr for each, saying why, and\n"
+    "their count on the result line; the other files still run; 1 wins\n"
+    "over 2); 64 a usage error (then nothing is run and\n"
     "the message names the option).\n";
 
 struct options {

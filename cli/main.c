@@ -91,7 +91,9 @@ static void print_help(FILE *out)
             "Exit status: 0 success; 1 differences found (diff, validate:\n"
             "an engine differs from the reference, a wrong address); 2 bad\n"
             "input file; 3 the frame cannot be unwound (unwind, explain); 4\n"
-            "the engine crashed or gave no answer (unwind); 64 usage error.\n");
+            "the engine crashed or gave no answer (unwind); 64 usage error;\n"
+            "70 internal error (a state no input can reach: a bug of\n"
+            "cfisem's).\n");
 }
 
 int main(int argc, char **argv)

@@ -15,6 +15,8 @@ static const char usage[] =
     "                       [--states N] [--seed S] [--json OUT] [--show N]\n"
     "                       [--keep N] [--progress] [--allow-unsupported]\n"
     "                       [--timeout S] [--pcs stapsdt]\n"
+    "       cfisem validate FILE --hdr [--show N]\n"
+    "       cfisem validate FILE --sframe [--states N] [--seed S] [--show N]\n"
     "\n"
     "Checks a compiled unwinder (an eh_elf built for FILE) against the IL\n"
     "evaluator at every address of every FDE of FILE, as an innermost\n"
@@ -207,6 +209,8 @@ int cli_validate(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
         fputs(usage, stdout);
+        fputc('\n', stdout);
+        cli_validate_table_help(stdout);
         return CLI_OK;
     }
     if (cli_validate_wants_table(argc, argv))
