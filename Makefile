@@ -307,7 +307,10 @@ check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS
 	@status=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  $(TEST_ENV) $$t || status=1; \
-	done; exit $$status
+	done; \
+	echo "== tests/help_man_readme_completion_agree.py"; \
+	tests/help_man_readme_completion_agree.py $(BUILD)/cfisem . || status=1; \
+	exit $$status
 
 check-asan: eh-elfs workloads
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 EH_ELF_DIR=$(abspath $(EH_ELF_DIR)) \

@@ -20,10 +20,14 @@ static const char usage[] =
     "into DIR/.build-id/xx/rest.eh_elf.so, xx the first byte of the build-id\n"
     "and rest the others in hex, where cfisem_prepare looks for the eh_elf\n"
     "of a loaded object with that build-id. An eh_elf already there that\n"
-    "loads (cfisem's full ABI, a version this cfisem can call) is kept. An\n"
-    "eh_elf is written under a temporary name and renamed: a process that\n"
-    "loads it meanwhile sees the old one or the new one, never half of one.\n"
-    "Prints one line per file: FILE -> PATH (compiled, or kept).\n"
+    "loads (cfisem's full ABI, a version this cfisem can call) and is\n"
+    "stamped with FILE's build-id is kept; one stamped with another (or with\n"
+    "none: ABI version 2 or 3) is compiled again. An eh_elf is written\n"
+    "under a temporary name and renamed: a process that loads it meanwhile\n"
+    "sees the old one or the new one, never half of one. Prints one line\n"
+    "per file: FILE -> PATH (compiled, or kept); for an eh_elf there that\n"
+    "was built from another file: (compiled; the eh_elf there was built\n"
+    "from build-id ...).\n"
     "\n"
     "  --cache DIR   the cache (default: $CFISEM_CACHE, else\n"
     "                ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem, as\n"
@@ -145,23 +149,36 @@ static bool cache_path(const char *dir, const uint8_t *id, size_t len,
     return n > 0 && (size_t)n < size;
 }
 
-/* An eh_elf of the full ABI that loads is at `path`. */
-static bool usable(const char *path)
+/* An eh_elf of the full ABI built from `file` (its stamp) that loads is
+ * at `path`. One of another file (whose build-id collides, or copied
+ * there) is not: *stale then says what it was built from. */
+static bool usable(const char *path, const char *file, char *stale,
+                   size_t size)
 {
     struct stat st;
+    stale[0] = 0;
     if (stat(path, &st) != 0)
         return false;
+    struct eh_elf_object_id object;
+    struct cg_stale mismatch;
     struct cg_eh_elf *eh;
     struct cfi_diag diag;
-    if (cg_load(path, &eh, &diag) != CFI_OK)
+    if (cg_object_id(file, &object, &diag) != CFI_OK)
         return false;
+    if (cg_load_for(path, &object, &eh, &mismatch, &diag) != CFI_OK) {
+        if (mismatch.ours && mismatch.stamped &&
+            !cg_object_id_equal(&mismatch.built_from, &object))
+            cg_object_id_text(&mismatch.built_from, stale, size);
+        return false;
+    }
     bool full = cg_eh_elf_abi(eh) == CG_ABI_FULL;
     cg_unload(eh);
     return full;
 }
 
 /* FILE's eh_elf built into `out`. */
-static int build(const struct options *o, const char *path, const char *out)
+static int build(const struct options *o, const char *path, const char *out,
+                 const char *stale)
 {
     struct cfi_file *file;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
@@ -193,7 +210,8 @@ static int build(const struct options *o, const char *path, const char *out)
             cli_report_file_error(out, &diag);
             result = CLI_BAD_INPUT;
         } else {
-            printf("%s -> %s (compiled)\n", path, out);
+            printf("%s -> %s (compiled%s%s)\n", path, out,
+                   *stale ? "; the eh_elf there was built from " : "", stale);
         }
     }
     cg_program_free(program);
@@ -224,7 +242,8 @@ static int cache_file(const struct options *o, const char *path)
         printf("%s -> %s\n", path, out);
         return CLI_OK;
     }
-    if (!o->force && usable(out)) {
+    char stale[2 * EH_ELF_OBJECT_ID_MAX + 32] = "";
+    if (!o->force && usable(out, path, stale, sizeof stale)) {
         printf("%s -> %s (kept)\n", path, out);
         return CLI_OK;
     }
@@ -236,7 +255,7 @@ static int cache_file(const struct options *o, const char *path)
                 cfi_errno_text(errno));
         return CLI_BAD_INPUT;
     }
-    return build(o, path, out);
+    return build(o, path, out, stale);
 }
 
 int cli_cache(int argc, char **argv)

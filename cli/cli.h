@@ -61,11 +61,20 @@ struct diff_run;
 int cli_diff_report(const struct diff_run *run, const char *json_path,
                     size_t show);
 int cli_report(int argc, char **argv);
+/* A frame as `cfisem unwind --json` prints it (without the end of line):
+ * {"engine", "pc", "cfa", "error", "signal_frame", "regs": {"N": VALUE}},
+ * or for an error {"engine", "pc", "cfa": null, "error", "message",
+ * "reg", "offset", "offset_in", "regs": {}}. */
+struct diff_answer;
+void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
+                    const struct diff_answer *answer);
 int cli_validate(int argc, char **argv);
 /* `validate FILE --hdr` and `--sframe` (cli/validate_table.c): wanted
  * when an argument asks for one. */
 bool cli_validate_wants_table(int argc, char **argv);
 int cli_validate_table(int argc, char **argv);
+/* The help of --hdr and --sframe, after their synopsis. */
+void cli_validate_table_help(FILE *out);
 int cli_gen(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_stats(int argc, char **argv);
@@ -90,6 +99,12 @@ void cli_print_error_position(FILE *out, const struct cfi_diag *diag);
 /* Prints "cfisem: PATH: MESSAGE" (with the section offset when the
  * diagnostic has one) on stderr, one line. */
 void cli_report_file_error(const char *path, const struct cfi_diag *diag);
+/* An eh_elf of cfisem given for `object_path` must have been built from
+ * it (cg_check_stamp): CLI_OK, or, after one line on stderr naming the
+ * eh_elf and both object ids, CLI_BAD_INPUT. A file that is not an
+ * eh_elf of cfisem (nor one of the 2018-2019 tools, which carry no
+ * stamp) passes: its loader says what is wrong with it. */
+int cli_check_eh_elf_stamp(const char *eh_elf, const char *object_path);
 /* Prints "cfisem: PATH: .eh_frame FDE 0x18: instruction at +0x3: MESSAGE
  * (and N more FDEs with errors)" on stderr: the first of `count` FDEs of
  * a file that do not translate, with the position of the faulty

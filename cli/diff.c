@@ -47,7 +47,8 @@ static const char usage[] =
     "                   the same settings and cfisem reads it instead of\n"
     "                   running the file again (resumable)\n"
     "  --engines LIST   comma-separated, from: il interp compiled libdwarf\n"
-    "                   libdw libunwind (default: all). il is also run as\n"
+    "                   libdw libunwind sframe, or all (default: all but\n"
+    "                   sframe, which most files lack). il is also run as\n"
     "                   an engine: a second instance against the reference\n"
     "  --states N       states per PC (default 4, at most 1024)\n"
     "  --seed S         seed of the registers, PCs and memories (default 1)\n"
@@ -56,10 +57,12 @@ static const char usage[] =
     "  --json OUT       write the whole result as JSON to OUT\n"
     "  --jobs N         worker threads (default: the CPUs, at most 8); the\n"
     "                   result and its order do not depend on N\n"
-    "  --eh-elf FILE    the compiled engine uses this eh_elf (one FILE only)\n"
+    "  --eh-elf FILE    the compiled engine uses this eh_elf (one FILE only;\n"
+    "                   it must carry FILE's stamp: cfisem compile --help)\n"
     "  --cache DIR      else it builds one per FILE, once, into DIR (default\n"
     "                   ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem), with the\n"
-    "                   table layout (cfisem compile --layout table)\n"
+    "                   table layout (cfisem compile --layout table); one\n"
+    "                   there whose stamp is not FILE's is built again\n"
     "  --fault B-E      reads of [B, E) fault in every state (repeatable,\n"
     "                   at most 15)\n"
     "  --show N         new mismatches printed (default 10)\n"
@@ -108,8 +111,9 @@ static const char usage[] =
     "\n"
     "Exit status: 0 no new mismatch (known deviations and errors do not\n"
     "count); 1 at least one new mismatch or a wrong .eh_frame_hdr; 2 a\n"
-    "FILE cannot be loaded (one line on stderr for each; the other files\n"
-    "still run; 1 wins over 2); 64 a usage error (then nothing is run and\n"
+    "FILE cannot be loaded (one line on stderr for each, saying why, and\n"
+    "their count on the result line; the other files still run; 1 wins\n"
+    "over 2); 64 a usage error (then nothing is run and\n"
     "the message names the option).\n";
 
 struct options {
@@ -450,6 +454,9 @@ static int check_named_eh_elf(const struct options *o)
     const char *path = o->config.engine_config.eh_elf_path;
     if (!path || !o->config.engines[DIFF_ENGINE_compiled])
         return CLI_OK;
+    if (o->files.count == 1 &&
+        cli_check_eh_elf_stamp(path, o->files.paths[0]) != CLI_OK)
+        return CLI_BAD_INPUT;
     struct cg_eh_elf *eh;
     struct cfi_diag diag;
     if (cg_load(path, &eh, &diag) != CFI_OK) {

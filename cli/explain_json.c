@@ -10,41 +10,33 @@
  *               "instruction": TEXT | null, "rule": NAME | null,
  *               "effect": TEXT, "changed": [COLUMN...], "depth",
  *               "error": null | TEXT, "lookup_here": BOOL}],
- *  "rows": [{"begin": A, "end": A, "columns": {COLUMN: RULE}}],
+ *  "rows": [{"begin": A, "end": A, "columns": {COLUMN: RULE},
+ *            "il": IL_ROW}],
  *  "row": null | {"index", "begin": A, "end": A, "why": TEXT,
- *                 "columns": [{"column", "rule", "origin"}]},
+ *                 "columns": [{"column", "rule", "data", "origin"}]},
  *  "evaluation": null | {"cfa": VALUE, "regs": [VALUE + {"reg", "name"}]},
- *  "result": {"status": NAME, "message": TEXT | null, "text": TEXT}}
+ *  "result": {"status": NAME, "message": TEXT | null, "text": TEXT,
+ *             "frame": FRAME | null}}
  *
  * COLUMN is "cfa" or a register name; RULE is in translate.c's notation;
+ * IL_ROW and "data" (a CFA or register rule) are as `cfisem il --format
+ * json` writes them (sem_print_range_json); FRAME is what `cfisem unwind
+ * --engine il --json` prints (cli_frame_json);
  * VALUE is {"rule", "address": A | null, "reads": [READ], "ops": [OP],
- * "status": NAME, "value": A | "undefined" | "unknown" | null}; READ is
- * {"address", "size", "source", "value": A | null}; OP is {"op": TEXT,
- * "stack": [A...], "status": NAME}. */
+ * "status": NAME, "value": A | "undefined" | "unknown" | null, "data"};
+ * READ is {"address", "size", "source", "value": A | null}; OP is
+ * {"op": TEXT, "stack": [A...], "status": NAME}. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff/engine.h"
+#include "diff/report.h"
 #include "explain.h"
 
 static void json_string(FILE *out, const char *s)
 {
-    if (!s) {
-        fputs("null", out);
-        return;
-    }
-    putc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p < 0x20 || *p >= 0x7f)
-            fprintf(out, "\\u%04x", *p);
-        else
-            putc(*p, out);
-    }
-    putc('"', out);
+    diff_json_string(out, s);
 }
 
 /* Prints the malloc'd string and frees it. */
@@ -163,9 +155,23 @@ static void rows(const struct explanation *e, FILE *out)
         json_addr(out, range->end);
         fputs(", \"columns\": ", out);
         row_columns(out, range->row);
+        fputs(", \"il\": ", out);
+        sem_print_range_json(out, range);
         putc('}', out);
     }
     fputs("]", out);
+}
+
+/* A column's rule as data, as `cfisem il --format json` writes it. */
+static void column_data(FILE *out, const struct sem_row *row,
+                        unsigned column)
+{
+    if (column == EX_CFA) {
+        sem_print_cfa_json(out, &row->cfa);
+        return;
+    }
+    struct sem_rule rule = sem_row_rule(row, column);
+    sem_print_rule_json(out, &rule);
 }
 
 static void row_column(const struct explanation *e, FILE *out,
@@ -176,6 +182,8 @@ static void row_column(const struct explanation *e, FILE *out,
     json_owned(out, ex_column_name(column));
     fputs(", \"rule\": ", out);
     json_owned(out, ex_column_rule(range->range.row, column));
+    fputs(", \"data\": ", out);
+    column_data(out, range->range.row, column);
     fputs(", \"origin\": ", out);
     json_owned(out, ex_origin_text(e, range->origin[column]));
     putc('}', out);
@@ -275,6 +283,8 @@ static void evaluation(const struct explanation *e, FILE *out)
     cfa.caller_status = CFI_REG_VALUE;
     value(e, out, &cfa, rule);
     free(rule);
+    fputs(", \"data\": ", out);
+    column_data(out, e->row->row, EX_CFA);
     fputs("},\n  \"regs\": [", out);
     const char *sep = "\n   ";
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
@@ -286,10 +296,26 @@ static void evaluation(const struct explanation *e, FILE *out)
         rule = ex_column_rule(e->row->row, reg);
         value(e, out, &e->regs[reg], rule);
         free(rule);
+        fputs(", \"data\": ", out);
+        column_data(out, e->row->row, reg);
         fprintf(out, ", \"reg\": %u, \"name\": \"%s\"}", reg,
                 cfi_reg_label(reg, name, sizeof name));
     }
     fputs("]}", out);
+}
+
+/* The result as data: what `cfisem unwind --engine il --json` prints.
+ * The IL evaluator speaks for the CFA and every register. */
+static void frame(const struct explanation *e, FILE *out)
+{
+    struct diff_answer answer;
+    memset(&answer, 0, sizeof answer);
+    answer.frame = e->frame;
+    answer.comparable = answer.cfa_comparable = true;
+    answer.signal_comparable = true;
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++)
+        answer.reg_comparable[reg] = true;
+    cli_frame_json(out, diff_engine_name(DIFF_ENGINE_il), e->pc, &answer);
 }
 
 static void result(const struct explanation *e, FILE *out)
@@ -300,6 +326,11 @@ static void result(const struct explanation *e, FILE *out)
     fputs(", \"text\": ", out);
     if (e->state->has_regs)
         json_owned(out, ex_result_text(e));
+    else
+        fputs("null", out);
+    fputs(", \"frame\": ", out);
+    if (e->state->has_regs)
+        frame(e, out);
     else
         fputs("null", out);
     fputs("}", out);

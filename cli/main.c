@@ -11,6 +11,7 @@
 #include <libunwind.h>
 
 #include "cli.h"
+#include "compile/cg.h"
 #include "compile/eh_elf.h"
 #include "diff/engine.h"
 
@@ -90,7 +91,9 @@ static void print_help(FILE *out)
             "Exit status: 0 success; 1 differences found (diff, validate:\n"
             "an engine differs from the reference, a wrong address); 2 bad\n"
             "input file; 3 the frame cannot be unwound (unwind, explain); 4\n"
-            "the engine crashed or gave no answer (unwind); 64 usage error.\n");
+            "the engine crashed or gave no answer (unwind); 64 usage error;\n"
+            "70 internal error (a state no input can reach: a bug of\n"
+            "cfisem's).\n");
 }
 
 int main(int argc, char **argv)
@@ -141,6 +144,26 @@ void cli_report_file_error(const char *path, const struct cfi_diag *diag)
                 message, diag->offset);
     else
         fprintf(stderr, "cfisem: %s: %s\n", path, message);
+}
+
+int cli_check_eh_elf_stamp(const char *eh_elf, const char *object_path)
+{
+    struct eh_elf_object_id object;
+    struct cg_stale stale;
+    struct cfi_diag diag;
+    if (cg_object_id(object_path, &object, &diag) != CFI_OK)
+        return CLI_OK; /* opening the file says why */
+    if (cg_check_stamp(eh_elf, &object, &stale, &diag) == CFI_OK ||
+        !stale.ours) /* not an eh_elf of ours: its loader says why */
+        return CLI_OK;
+    if (diag.status != CFI_E_UNSUPPORTED) {
+        cli_report_file_error(eh_elf, &diag);
+        return CLI_BAD_INPUT;
+    }
+    char text[512];
+    cg_stale_text(&stale, object_path, text, sizeof text);
+    fprintf(stderr, "cfisem: %s: %s\n", eh_elf, text);
+    return CLI_BAD_INPUT;
 }
 
 void cli_report_fde_error(const char *path, const struct cfi_fde *fde,

@@ -25,8 +25,11 @@ static const char usage[] =
     "  [0x1010,0x1011)  restored_early  rbx  il=unspecified  code=[cfa-16]\n"
     "kinds: cfa_height, save_slot (rip: the return address rule),\n"
     "restored_early, restored_late, no_fde (code between FDEs that is not\n"
-    "padding), not_analysable (with its reason; printed with --limits),\n"
-    "then a summary: FDEs, the share fully analysed, the time.\n"
+    "padding), no_fde_crtstuff (a known deviation: such code that is GCC's\n"
+    "crtstuff.c, deregister_tm_clones to frame_dummy, which crtbegin.o\n"
+    "and crtbeginS.o build without CFI; printed and counted, but not a\n"
+    "disagreement), not_analysable (with its reason; printed with\n"
+    "--limits), then a summary: FDEs, the share fully analysed, the time.\n"
     "\n"
     "  --emit-il   print the synthesised table instead, in the text format\n"
     "              of `cfisem il` (an instruction without a known CFA has\n"
@@ -44,8 +47,9 @@ static const char usage[] =
     "\n"
     "Example: cfisem synth /lib/x86_64-linux-gnu/libc.so.6\n"
     "\n"
-    "Exit status: 0 the CFI agrees with the code wherever it was analysed;\n"
-    "1 a disagreement was found; 2 bad input file; 64 usage error.\n";
+    "Exit status: 0 the CFI agrees with the code wherever it was analysed\n"
+    "(no_fde_crtstuff ranges do not count); 1 a disagreement was found; 2\n"
+    "bad input file; 64 usage error.\n";
 
 struct options {
     const char *path;
@@ -197,8 +201,8 @@ static enum cfi_status uncovered(struct run *r)
     size_t n = 0;
     enum cfi_status status = synth_uncovered(r->decoder, r->file, &ranges, &n);
     for (size_t i = 0; i < n && status == CFI_OK; i++) {
-        r->report.kind_ranges[SYNTH_NO_FDE]++;
-        r->disagreements++;
+        r->report.kind_ranges[ranges[i].kind]++;
+        r->disagreements += ranges[i].kind != SYNTH_NO_FDE_CRTSTUFF;
         if (r->json)
             json_range(r, NULL, &ranges[i]);
         if (!r->o->emit_il)
@@ -264,8 +268,10 @@ static void summary(FILE *out, const struct synth_report *rep, double secs)
             rep->jump_tables, rep->noreturn_calls, secs);
     for (int k = 0; k < SYNTH_KIND_COUNT; k++)
         if (rep->kind_ranges[k])
-            fprintf(out, "  %-16s %zu ranges\n",
-                    synth_kind_name((enum synth_kind)k), rep->kind_ranges[k]);
+            fprintf(out, "  %-16s %zu ranges%s\n",
+                    synth_kind_name((enum synth_kind)k), rep->kind_ranges[k],
+                    k == SYNTH_NO_FDE_CRTSTUFF
+                        ? " (known deviation, not a disagreement)" : "");
     for (int k = 1; k < SYNTH_REASON_COUNT; k++)
         if (rep->reason_fdes[k])
             fprintf(out, "  limit %-18s %zu FDEs (%s)\n",

@@ -9,6 +9,7 @@
 #include "diff/engine.h"
 #include "diff/harness.h"
 #include "diff/memory.h"
+#include "diff/report.h"
 
 static const char usage[] =
     "usage: cfisem unwind FILE --pc ADDR --regs REG=VALUE[,REG=VALUE...]\n"
@@ -25,15 +26,20 @@ static const char usage[] =
     "                   names (rax..r15, rip) or DWARF numbers (r3, 3). A\n"
     "                   register not given is unknown: a rule that needs it\n"
     "                   fails. rip defaults to the PC.\n"
-    "  --engine E       interp (the direct interpreter, default), il (the\n"
-    "                   evaluator of the intermediate language), compiled\n"
-    "                   (an eh_elf: FILE's CFI compiled to machine code), or\n"
-    "                   an outside engine: libdwarf, libdw, libunwind (as\n"
-    "                   cfisem diff drives them; what one cannot express is\n"
-    "                   printed as \"not comparable\")\n"
-    "  --eh-elf EH_ELF  the eh_elf of FILE for --engine compiled; without\n"
-    "                   it, one is built once into\n"
-    "                   ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem/ and reused\n"
+    "  --engine E       il (the evaluator of the intermediate language,\n"
+    "                   the reference, default), interp (the direct\n"
+    "                   interpreter), compiled (an eh_elf: FILE's CFI\n"
+    "                   compiled to machine code), an outside engine:\n"
+    "                   libdwarf, libdw, libunwind (as cfisem diff drives\n"
+    "                   them; what one cannot express is printed as \"not\n"
+    "                   comparable\"), or sframe (FILE's .sframe: the CFA,\n"
+    "                   rbp and rip only)\n"
+    "  --eh-elf EH_ELF  the eh_elf of FILE for --engine compiled (one of\n"
+    "                   cfisem's must carry FILE's stamp, cfisem compile\n"
+    "                   --help; one of the 2018-2019 tools carries none,\n"
+    "                   and is used unchecked); without it, one is built\n"
+    "                   once into ${XDG_CACHE_HOME:-$HOME/.cache}/cfisem/\n"
+    "                   and reused while its stamp is FILE's\n"
     "  --abi A          the eh_elf's ABI: full, v1 (with deref) or v1-direct\n"
     "                   (default: what the eh_elf says; v1 for one without\n"
     "                   eh_elf_ident). A v1 eh_elf is asked in a child\n"
@@ -58,7 +64,8 @@ static const char usage[] =
     "      --regs rsp=0x7ffe1000 --engine il\n"
     "\n"
     "Exit status: 0 unwound, 3 cannot unwind (the error is printed),\n"
-    "2 bad input file, 4 the engine crashed or gave no answer in time\n"
+    "2 bad input file (an eh_elf built from another file: one line naming\n"
+    "both ids), 4 the engine crashed or gave no answer in time\n"
     "(one line on stderr names it and the signal), 64 usage error.\n";
 
 struct options {
@@ -226,33 +233,62 @@ static void print_text(const struct diff_answer *answer)
         printf("signal frame: the caller's PC is exact (not a return address)\n");
 }
 
-static void print_json(const struct options *o, const struct diff_answer *answer)
+/* The error of a frame that is not unwound: its status, message, the
+ * register it names and where (a section or expression offset). */
+static void json_error(FILE *out, const struct cfi_frame *frame)
+{
+    char name[16];
+    fprintf(out, "\"cfa\": null, \"error\": \"%s\", \"message\": ",
+            cfi_status_name(frame->status));
+    diff_json_string(out, frame->diag.message ? frame->diag.message
+                                              : cfi_status_text(frame->status));
+    fputs(", \"reg\": ", out);
+    diff_json_string(out, frame->diag.reg >= 0
+                              ? cfi_reg_label((unsigned)frame->diag.reg, name,
+                                              sizeof name)
+                              : NULL);
+    if (frame->diag.offset == CFI_NO_OFFSET)
+        fputs(", \"offset\": null, \"offset_in\": null", out);
+    else
+        fprintf(out, ", \"offset\": %" PRIu64 ", \"offset_in\": \"%s\"",
+                frame->diag.offset,
+                cfi_diag_in_expression(&frame->diag) ? "expression"
+                                                     : "section");
+    fputs(", \"regs\": {}}", out);
+}
+
+void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
+                    const struct diff_answer *answer)
 {
     const struct cfi_frame *frame = &answer->frame;
-    printf("{\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", ",
-           diff_engine_name(o->engine), o->pc);
+    fprintf(out, "{\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", ", engine,
+            pc);
     if (frame->status != CFI_OK) {
-        printf("\"cfa\": null, \"error\": \"%s\", \"message\": \"%s\", "
-               "\"regs\": {}}\n", cfi_status_name(frame->status),
-               frame->diag.message ? frame->diag.message : "");
+        json_error(out, frame);
         return;
     }
     char buf[32];
     if (answer->cfa_comparable)
-        printf("\"cfa\": \"0x%" PRIx64 "\", ", frame->cfa);
+        fprintf(out, "\"cfa\": \"0x%" PRIx64 "\", ", frame->cfa);
     else
-        printf("\"cfa\": \"not comparable\", ");
-    printf("\"error\": null, \"signal_frame\": %s, \"regs\": {",
-           frame->signal_frame ? "true" : "false");
+        fputs("\"cfa\": \"not comparable\", ", out);
+    fprintf(out, "\"error\": null, \"signal_frame\": %s, \"regs\": {",
+            frame->signal_frame ? "true" : "false");
     const char *separator = "";
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
         if (!reported(answer, reg))
             continue;
-        printf("%s\"%u\": \"%s\"", separator, reg,
-               reg_text(answer, reg, buf, sizeof buf));
+        fprintf(out, "%s\"%u\": \"%s\"", separator, reg,
+                reg_text(answer, reg, buf, sizeof buf));
         separator = ", ";
     }
-    printf("}}\n");
+    fputs("}}", out);
+}
+
+static void print_json(const struct options *o, const struct diff_answer *answer)
+{
+    cli_frame_json(stdout, diff_engine_name(o->engine), o->pc, answer);
+    putchar('\n');
 }
 
 /* ------------------------------------------------------------------ */
@@ -404,6 +440,8 @@ int cli_unwind(int argc, char **argv)
         return CLI_BAD_INPUT;
     o->timeout = DIFF_ANSWER_TIMEOUT_DEFAULT;
     int result = parse_options(argc, argv, o);
+    if (result == CLI_OK && o->eh_elf)
+        result = cli_check_eh_elf_stamp(o->eh_elf, o->path);
     if (result == CLI_OK) {
         struct cfi_file *file;
         struct cfi_diag diag;

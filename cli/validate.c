@@ -15,6 +15,8 @@ static const char usage[] =
     "                       [--states N] [--seed S] [--json OUT] [--show N]\n"
     "                       [--keep N] [--progress] [--allow-unsupported]\n"
     "                       [--timeout S] [--pcs stapsdt]\n"
+    "       cfisem validate FILE --hdr [--show N]\n"
+    "       cfisem validate FILE --sframe [--states N] [--seed S] [--show N]\n"
     "\n"
     "Checks a compiled unwinder (an eh_elf built for FILE) against the IL\n"
     "evaluator at every address of every FDE of FILE, as an innermost\n"
@@ -62,10 +64,15 @@ static const char usage[] =
     "  cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
     "  cfisem validate /lib/x86_64-linux-gnu/libc.so.6 libc.eh_elf.so\n"
     "\n"
+    "An eh_elf of cfisem must carry FILE's stamp (cfisem compile --help);\n"
+    "one of the 2018-2019 tools (v1, no eh_elf_ident) carries none and is\n"
+    "validated unchecked.\n"
+    "\n"
     "Exit status: 0 no wrong address (or only \"unsupported\" ones, with\n"
     "--allow-unsupported); 1 wrong addresses; 2 FILE or EH_ELF.so cannot\n"
-    "be loaded (one line on stderr naming it and saying why); 64 a usage\n"
-    "error (then nothing is run).\n";
+    "be loaded, or EH_ELF.so was built from another file (one line on\n"
+    "stderr naming it and saying why); 64 a usage error (then nothing is\n"
+    "run).\n";
 
 struct options {
     struct diff_validate_config config;
@@ -202,6 +209,8 @@ int cli_validate(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
         fputs(usage, stdout);
+        fputc('\n', stdout);
+        cli_validate_table_help(stdout);
         return CLI_OK;
     }
     if (cli_validate_wants_table(argc, argv))
@@ -210,6 +219,8 @@ int cli_validate(int argc, char **argv)
     diff_validate_config_default(&o.config);
     o.config.keep = 1000;
     int result = parse_options(argc, argv, &o);
+    if (result == CLI_OK)
+        result = cli_check_eh_elf_stamp(o.eh_elf_path, o.path);
     if (result != CLI_OK)
         return result;
     struct progress_env progress = {o.progress || isatty(2), isatty(2), false,

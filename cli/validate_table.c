@@ -10,10 +10,12 @@
 #include "diff/validate_sframe.h"
 #include "sframe/sframe.h"
 
-static const char usage[] =
+static const char synopsis[] =
     "usage: cfisem validate FILE --hdr [--show N]\n"
     "       cfisem validate FILE --sframe [--states N] [--seed S] [--show N]\n"
-    "\n"
+    "\n";
+
+static const char details[] =
     "--hdr: checks the linker's .eh_frame_hdr lookup table against\n"
     ".eh_frame: version and encodings, eh_frame_ptr, one entry per FDE and\n"
     "none extra, sorted, each entry's initial location and FDE address.\n"
@@ -35,6 +37,11 @@ static const char usage[] =
     "\n"
     "Exit status: 0 no problem; 1 problems; 2 FILE cannot be loaded (one\n"
     "line on stderr naming it); 64 a usage error.\n";
+
+void cli_validate_table_help(FILE *out)
+{
+    fputs(details, out);
+}
 
 bool cli_validate_wants_table(int argc, char **argv)
 {
@@ -134,7 +141,8 @@ static int validate_sframe(const struct options *o, const struct cfi_file *file)
 int cli_validate_table(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
-        fputs(usage, stdout);
+        fputs(synopsis, stdout);
+        fputs(details, stdout);
         return CLI_OK;
     }
     struct options o = {.show = 20, .nstates = 4, .seed = 1};

@@ -8,7 +8,10 @@
  * build, which is most of the time of a first `cfisem diff` over many
  * files. A changed file gets a new name; an eh_elf is
  * written under a temporary name and renamed, so a reader never sees
- * half of one. */
+ * half of one. The name alone does not vouch for the eh_elf (a file
+ * rewritten with its old size and modification time keeps its name): an
+ * eh_elf found there whose stamp is not the file's object id is built
+ * again. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -119,8 +122,14 @@ enum cfi_status cg_cached_eh_elf(const struct cfi_file *file,
     enum cfi_status status = cache_path(file, dir, abi, so, sizeof so, diag);
     if (status != CFI_OK)
         return status;
+    struct eh_elf_object_id object;
+    status = cg_file_object_id(file, &object, diag);
+    if (status != CFI_OK)
+        return status;
     struct stat st;
-    if (stat(so, &st) != 0) {
+    struct cfi_diag ignored;
+    if (stat(so, &st) != 0 ||
+        cg_check_stamp(so, &object, NULL, &ignored) != CFI_OK) {
         if (!make_dirs(dir))
             return fail(diag, CFI_E_IO, "cannot create the cache folder");
         status = build_for(file, abi, options, so, diag);

@@ -88,6 +88,7 @@ struct cg_unit {
 
 struct cg_program {
     enum cg_abi abi;
+    struct eh_elf_object_id object_id; /* the stamp (cg_file_object_id) */
     char *prelude;
     size_t prelude_len;
     struct cg_unit *units;
@@ -95,11 +96,12 @@ struct cg_program {
     struct cg_stats stats;
 };
 
-/* Generates the C for `il` (its file is il->file). Errors: CFI_E_NOMEM;
+/* Generates the C for `il` (its file is il->file), stamped with the
+ * file's object id (cg_file_object_id). Errors: CFI_E_NOMEM;
  * CFI_E_UNSUPPORTED when the file's addresses cannot be searched (never
  * for a valid ELF file); CFI_E_INTERNAL when an FDE's translation is (a
  * state no input reaches: eh_elf.h has no code for it), with that FDE's
- * diag. */
+ * diag; those of cg_file_object_id. */
 enum cfi_status cg_generate(const struct sem_file_il *il, enum cg_abi abi,
                             struct cg_program **program,
                             struct cfi_diag *diag);
@@ -162,9 +164,41 @@ enum cfi_status cg_section_sizes(const char *path, struct cg_sizes *sizes,
 enum cfi_status cg_build_id(const char *path, uint8_t *id, size_t cap,
                             size_t *len, struct cfi_diag *diag);
 
+/* The object id of an ELF file (eh_elf.h, struct eh_elf_object_id): its
+ * GNU build-id as cg_build_id finds it (else, in a file without program
+ * headers, from its SHT_NOTE sections), or, when it has none, the SHA-256
+ * of the bytes of its .eh_frame and then its .debug_frame sections as
+ * they are in the file (compressed, unrelocated). What an eh_elf built
+ * from the file is stamped with, and what a consumer compares the stamp
+ * with. Errors as cg_build_id. cg_object_id_of_bytes: of a file's bytes
+ * in memory (8-aligned); cg_file_object_id: of an opened file's image
+ * (kind EH_ELF_OBJECT_ID_NONE for CFI from memory, which has none). */
+enum cfi_status cg_object_id(const char *path, struct eh_elf_object_id *id,
+                             struct cfi_diag *diag);
+enum cfi_status cg_object_id_of_bytes(const uint8_t *bytes, size_t size,
+                                      struct eh_elf_object_id *id,
+                                      struct cfi_diag *diag);
+enum cfi_status cg_file_object_id(const struct cfi_file *file,
+                                  struct eh_elf_object_id *id,
+                                  struct cfi_diag *diag);
+bool cg_object_id_equal(const struct eh_elf_object_id *a,
+                        const struct eh_elf_object_id *b);
+/* "build-id 1a2b...", "frame sha256 3c4d..." (every byte in hex), or "no
+ * recorded file" for kind NONE or a bad size. */
+void cg_object_id_text(const struct eh_elf_object_id *id, char *buf,
+                       size_t size);
+
+/* The stamp an eh_elf carries, read from its file's dynamic symbol
+ * eh_elf_object_id without loading it. *found false when it defines no
+ * such symbol (an eh_elf of ABI version 2 or 3, or of the 2018-2019
+ * tools). Errors as cg_build_id. */
+enum cfi_status cg_eh_elf_stamp(const char *path, struct eh_elf_object_id *id,
+                                bool *found, struct cfi_diag *diag);
+
 /* An eh_elf for `file` in `cache_dir` (NULL: ${XDG_CACHE_HOME:-$HOME/.cache}
  * /cfisem), built when absent: the name is keyed by the file's path, size,
- * modification time, the ABI flavour and EH_ELF_ABI_VERSION. *path is
+ * modification time, the ABI flavour and EH_ELF_ABI_VERSION; one found
+ * there whose stamp is not the file's object id is built again. *path is
  * malloc'd. *built says whether it was built now. */
 enum cfi_status cg_cached_eh_elf(const struct cfi_file *file,
                                  const char *cache_dir, enum cg_abi abi,
@@ -183,9 +217,41 @@ struct cg_eh_elf;
  * CFI_E_UNSUPPORTED (not an eh_elf of ours: no eh_elf_ident; an unknown
  * flavour; an ABI version outside EH_ELF_ABI_VERSION_MIN to
  * EH_ELF_ABI_VERSION; its entry point missing). A v1 eh_elf
- * from the 2018-2019 tools (only _eh_elf, no ident) loads as v1. */
+ * from the 2018-2019 tools (only _eh_elf, no ident) loads as v1. The
+ * stamp is not checked: see cg_load_for. */
 enum cfi_status cg_load(const char *path, struct cg_eh_elf **eh,
                         struct cfi_diag *diag);
+
+/* What a stale eh_elf was built from, and the file it was given for. */
+struct cg_stale {
+    bool ours;                          /* an eh_elf with eh_elf_ident */
+    bool stamped;                       /* the eh_elf has a stamp */
+    struct eh_elf_object_id built_from; /* its stamp */
+    struct eh_elf_object_id object;
+};
+
+/* Whether the eh_elf at `path` was built from the file whose object id
+ * is *object (cg_object_id), read from the eh_elf's file before any of
+ * its code runs. CFI_OK when its stamp is that id, and for an eh_elf of
+ * the 2018-2019 tools (no eh_elf_ident: it carries no stamp, and cannot
+ * be checked). CFI_E_UNSUPPORTED for another stamp, "eh_elf built from
+ * another file (rebuild it)", with *stale filled when non-NULL; and for
+ * an eh_elf of ours without stamp (ABI version 2 or 3), with
+ * stale->stamped false. Errors of cg_eh_elf_stamp. */
+enum cfi_status cg_check_stamp(const char *path,
+                               const struct eh_elf_object_id *object,
+                               struct cg_stale *stale, struct cfi_diag *diag);
+/* cg_check_stamp, then cg_load: how to open an eh_elf for a file. */
+enum cfi_status cg_load_for(const char *path,
+                            const struct eh_elf_object_id *object,
+                            struct cg_eh_elf **eh, struct cg_stale *stale,
+                            struct cfi_diag *diag);
+/* The one line that says so, without the eh_elf's name: "built from
+ * build-id 1a2b..., not from OBJECT (build-id 3c4d...)", or for an
+ * eh_elf without stamp "carries no stamp of the file it was built from
+ * (ABI version 2 or 3): rebuild it for OBJECT (build-id 3c4d...)". */
+void cg_stale_text(const struct cg_stale *stale, const char *object_path,
+                   char *buf, size_t size);
 void cg_unload(struct cg_eh_elf *eh);
 enum cg_abi cg_eh_elf_abi(const struct cg_eh_elf *eh);
 /* The entry point of a full-ABI eh_elf (NULL for v1), for callers that

@@ -21,11 +21,16 @@
  *   const char eh_elf_ident[];          "cfisem eh_elf full" or
  *                                       "cfisem eh_elf v1"
  *   const uint32_t eh_elf_abi_version;  EH_ELF_ABI_VERSION
+ *   const struct eh_elf_object_id eh_elf_object_id;
+ *                                       the ELF file it was built from
  *
  * so that a loader tells an eh_elf from a foreign shared object (no
- * eh_elf_ident), its flavour (the ident), and refuses a version it was
- * not written for. The version changes whenever anything in this header
- * changes meaning.
+ * eh_elf_ident), its flavour (the ident), refuses a version it was not
+ * written for, and refuses an eh_elf of another file, or of another
+ * version of the file (a stale eh_elf answers for code that is no longer
+ * there). The version changes whenever anything in this header changes
+ * meaning. The eh_elfs of the 2018-2019 tools define _eh_elf only: they
+ * carry no stamp, and nothing can tell which file they were built from.
  *
  * Addresses. An eh_elf answers for addresses of its ELF file as readelf
  * prints them (file addresses: the load bias of a shared object is not
@@ -95,11 +100,13 @@
  * read. An eh_elf has no state: calls are reentrant, and may run in
  * parallel with distinct frames.
  *
- * Versions. 3 added the window to struct eh_elf_env; the rest is as in
- * 2. A consumer of this header may call eh_elfs of every version from
- * EH_ELF_ABI_VERSION_MIN to EH_ELF_ABI_VERSION (one of version 2 reads
- * no window, and answers the same); a consumer built for version 2
- * refuses those of version 3.
+ * Versions. 3 added the window to struct eh_elf_env; 4 added the stamp,
+ * eh_elf_object_id; the rest is as in 2. A consumer of this header may
+ * call eh_elfs of every version from EH_ELF_ABI_VERSION_MIN to
+ * EH_ELF_ABI_VERSION, and refuses the others: those of versions 2 and 3
+ * would unwind as well, but carry no stamp, so that which file they were
+ * built from cannot be checked; they are to be rebuilt. A consumer built
+ * for version 2 or 3 refuses those of version 4.
  */
 #ifndef EH_ELF_H
 #define EH_ELF_H
@@ -108,8 +115,8 @@
  * copy of the text from here to the closing marker. */
 #include <stdint.h>
 
-#define EH_ELF_ABI_VERSION 3u
-#define EH_ELF_ABI_VERSION_MIN 2u
+#define EH_ELF_ABI_VERSION 4u
+#define EH_ELF_ABI_VERSION_MIN 4u
 #define EH_ELF_IDENT_FULL "cfisem eh_elf full"
 #define EH_ELF_IDENT_V1 "cfisem eh_elf v1"
 

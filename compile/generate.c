@@ -12,8 +12,10 @@
  *             each (none when rows are data);
  *   rows<k>   row bodies, ROWS_PER_UNIT each (when rows are data, only
  *             those that are not: a CFA expression, a failed FDE).
- * Nothing in the output depends on memory addresses or hashing: the same
- * IL gives the same bytes. */
+ * The main unit also defines eh_elf_object_id, the stamp of the file
+ * the IL was read from (cg_file_object_id). Nothing in the output depends
+ * on memory addresses or hash table order: the same IL of the same file
+ * gives the same bytes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +87,17 @@ static const char entry_v1[] =
     "        out.flags = 1u << UNWF_ERROR;\n"
     "    }\n"
     "    return out;\n}\n";
+
+/* The definition of eh_elf_object_id: the file's stamp. */
+static void emit_object_id(struct cg_text *t, const struct eh_elf_object_id *id)
+{
+    cg_printf(t, "\nconst struct eh_elf_object_id eh_elf_object_id = {\n"
+                 "    %u, %u, {", (unsigned)id->kind, (unsigned)id->size);
+    for (uint32_t i = 0; i < id->size && i < EH_ELF_OBJECT_ID_MAX; i++)
+        cg_printf(t, "%s0x%02x", i == 0 ? "" : i % 12 ? ", " : ",\n        ",
+                  id->id[i]);
+    cg_puts(t, id->size ? "}};\n" : "0}};\n");
+}
 
 /* A new unit named prefix<number>; its body is built in *text. */
 static bool add_unit(struct generator *g, const char *prefix, size_t number,
@@ -196,6 +209,7 @@ static bool emit_units(struct generator *g)
     else
         cg_emit_dispatch(&t, g->search);
     cg_puts(&t, g->layout->abi == CG_ABI_V1 ? entry_v1 : entry_full);
+    emit_object_id(&t, &g->program->object_id);
     if (!add_unit(g, "main", 0, &t))
         return false;
     for (size_t k = 0; g->search && k < cg_search_parts(g->search); k++) {
@@ -295,8 +309,12 @@ enum cfi_status cg_generate_search(const struct sem_file_il *il,
                                    struct cg_program **result,
                                    struct cfi_diag *diag)
 {
+    struct eh_elf_object_id object_id;
+    enum cfi_status status = cg_file_object_id(il->file, &object_id, diag);
+    if (status != CFI_OK)
+        return status;
     struct cg_layout layout;
-    enum cfi_status status = cg_layout_build(il, abi, &layout, diag);
+    status = cg_layout_build(il, abi, &layout, diag);
     if (status != CFI_OK)
         return status;
     layout.rows_as_data = kind == CG_SEARCH_TABLE && abi == CG_ABI_FULL;
@@ -305,6 +323,7 @@ enum cfi_status cg_generate_search(const struct sem_file_il *il,
     if (program && (kind == CG_SEARCH_TABLE ||
                     cg_search_build(&layout, &search) == CFI_OK)) {
         program->abi = abi;
+        program->object_id = object_id;
         struct generator g = {&layout, search, program, 0, 0};
         status = generate(&g, il->file);
     } else {

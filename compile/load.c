@@ -2,9 +2,11 @@
  *
  * Before dlopen runs any code of the file, its dynamic symbols are read:
  * a shared object that defines neither eh_elf_ident nor _eh_elf is not an
- * eh_elf. Then the ident names the flavour and eh_elf_abi_version must be
- * ours. */
+ * eh_elf, and one opened for a file must carry that file's stamp
+ * (eh_elf_object_id). Then the ident names the flavour and
+ * eh_elf_abi_version must be ours. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,6 +63,11 @@ static enum cfi_status check_ident(struct cg_eh_elf *eh, struct cfi_diag *diag)
     if (!version)
         return fail(diag, CFI_E_UNSUPPORTED,
                     "eh_elf has no eh_elf_abi_version symbol");
+    if (*version < EH_ELF_ABI_VERSION_MIN && *version >= 2)
+        return fail(diag, CFI_E_UNSUPPORTED,
+                    "eh_elf of ABI version 2 or 3: it carries no stamp of "
+                    "the file it was built from, and cannot be checked "
+                    "(rebuild it)");
     if (*version < EH_ELF_ABI_VERSION_MIN || *version > EH_ELF_ABI_VERSION)
         return fail(diag, CFI_E_UNSUPPORTED,
                     "eh_elf built for another ABI version (rebuild it)");
@@ -141,4 +148,58 @@ enum cg_abi cg_eh_elf_abi(const struct cg_eh_elf *eh)
 eh_elf_unwind_fn *cg_eh_elf_entry(const struct cg_eh_elf *eh)
 {
     return eh->unwind;
+}
+
+enum cfi_status cg_check_stamp(const char *path,
+                               const struct eh_elf_object_id *object,
+                               struct cg_stale *stale, struct cfi_diag *diag)
+{
+    struct cg_stale local;
+    if (!stale)
+        stale = &local;
+    *stale = (struct cg_stale){.object = *object};
+    bool ident = false, found = false;
+    enum cfi_status status = check_symbols(path, diag);
+    if (status == CFI_OK)
+        status = cg_elf_has_symbol(path, "eh_elf_ident", &ident, diag);
+    if (status != CFI_OK || !ident) /* the 2018-2019 tools: no stamp */
+        return status;
+    stale->ours = true;
+    status = cg_eh_elf_stamp(path, &stale->built_from, &found, diag);
+    if (status != CFI_OK)
+        return status;
+    stale->stamped = found;
+    if (!found)
+        return fail(diag, CFI_E_UNSUPPORTED,
+                    "eh_elf without stamp (ABI version 2 or 3): it cannot be "
+                    "checked against its file (rebuild it)");
+    if (!cg_object_id_equal(&stale->built_from, object))
+        return fail(diag, CFI_E_UNSUPPORTED,
+                    "eh_elf built from another file (rebuild it)");
+    return CFI_OK;
+}
+
+enum cfi_status cg_load_for(const char *path,
+                            const struct eh_elf_object_id *object,
+                            struct cg_eh_elf **eh, struct cg_stale *stale,
+                            struct cfi_diag *diag)
+{
+    enum cfi_status status = cg_check_stamp(path, object, stale, diag);
+    return status == CFI_OK ? cg_load(path, eh, diag) : status;
+}
+
+void cg_stale_text(const struct cg_stale *stale, const char *object_path,
+                   char *buf, size_t size)
+{
+    char built[2 * EH_ELF_OBJECT_ID_MAX + 32];
+    char object[2 * EH_ELF_OBJECT_ID_MAX + 32];
+    cg_object_id_text(&stale->built_from, built, sizeof built);
+    cg_object_id_text(&stale->object, object, sizeof object);
+    if (!stale->stamped)
+        snprintf(buf, size, "carries no stamp of the file it was built from "
+                 "(ABI version 2 or 3): rebuild it for %s (%s)", object_path,
+                 object);
+    else
+        snprintf(buf, size, "built from %s, not from %s (%s)", built,
+                 object_path, object);
 }

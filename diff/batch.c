@@ -4,7 +4,7 @@
 #include "harness_internal.h"
 #include "merge.h"
 #include "report.h"
-#include "sha256.h"
+#include "cfi/sha256.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -75,13 +75,13 @@ static void settings_key(const struct diff_config *c, char key[17])
                      c->pcs_name ? c->pcs_name : "",
                      c->engine_config.eh_elf_path ? c->engine_config.eh_elf_path
                                                   : "");
-    struct diff_sha256 s;
-    diff_sha256_init(&s);
-    diff_sha256_add(&s, text, n > 0 ? (size_t)n : 0);
-    diff_sha256_add(&s, c->engines, sizeof c->engines);
-    diff_sha256_add(&s, c->faults, c->nfaults * sizeof c->faults[0]);
-    char hex[DIFF_SHA256_HEX];
-    diff_sha256_hex(&s, hex);
+    struct cfi_sha256 s;
+    cfi_sha256_init(&s);
+    cfi_sha256_add(&s, text, n > 0 ? (size_t)n : 0);
+    cfi_sha256_add(&s, c->engines, sizeof c->engines);
+    cfi_sha256_add(&s, c->faults, c->nfaults * sizeof c->faults[0]);
+    char hex[CFI_SHA256_HEX];
+    cfi_sha256_hex(&s, hex);
     memcpy(key, hex, 16);
     key[16] = 0;
 }
@@ -139,7 +139,7 @@ struct batch_run {
     const char *const *paths;
     size_t npaths;
     struct diff_run **parts;
-    char (*sha)[DIFF_SHA256_HEX];   /* "" when it could not be read */
+    char (*sha)[CFI_SHA256_HEX];   /* "" when it could not be read */
     char key[17];
     double started;
     uint64_t requests_before;       /* of the files done */
@@ -404,7 +404,7 @@ static void read_known(struct batch_run *b)
 {
     for (size_t i = 0; i < b->npaths; i++) {
         struct cfi_diag diag;
-        if (diff_sha256_file(b->paths[i], b->sha[i], &diag) != CFI_OK)
+        if (cfi_sha256_file(b->paths[i], b->sha[i], &diag) != CFI_OK)
             b->sha[i][0] = 0;   /* the run says what is wrong with it */
         char stored[PATH_MAX + 128];
         if (b->batch->results_dir && b->sha[i][0] &&
@@ -444,7 +444,7 @@ static bool run_all(struct batch_run *b)
     }
     for (size_t i = 0; i < b->npaths; i++) {
         struct cfi_diag diag;
-        if (diff_sha256_file(b->paths[i], b->sha[i], &diag) != CFI_OK)
+        if (cfi_sha256_file(b->paths[i], b->sha[i], &diag) != CFI_OK)
             b->sha[i][0] = 0;   /* the run says what is wrong with it */
         b->current = i;
         b->parts[i] = result_of(b, i);

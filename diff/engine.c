@@ -238,8 +238,14 @@ static enum cfi_status compiled_open(const struct cfi_file *file,
             return status;
         path = built_path;
     }
+    /* CFI from memory has no file an eh_elf could be stale against. */
+    struct eh_elf_object_id object;
     struct cg_eh_elf *eh;
-    enum cfi_status status = cg_load(path, &eh, diag);
+    enum cfi_status status = cg_file_object_id(file, &object, diag);
+    if (status == CFI_OK)
+        status = object.kind == EH_ELF_OBJECT_ID_NONE
+                     ? cg_load(path, &eh, diag)
+                     : cg_load_for(path, &object, &eh, NULL, diag);
     free(built_path);
     if (status != CFI_OK)
         return status;

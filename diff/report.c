@@ -251,6 +251,19 @@ void diff_report_record(FILE *out, const struct diff_run *run,
     fputs("\n", out);
 }
 
+/* A file that could not be loaded was not compared at all: its count is
+ * part of the result, so that "0 new mismatches" never stands alone for a
+ * run that asked nothing of it. */
+static void print_unloaded(FILE *out, const struct diff_run *run)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < run->nfiles; i++)
+        bad += run->files[i].status != CFI_OK;
+    if (bad)
+        fprintf(out, "; %zu of %zu file%s could not be loaded (bad input)",
+                bad, run->nfiles, run->nfiles == 1 ? "" : "s");
+}
+
 void diff_report_text(FILE *out, const struct diff_run *run, size_t show)
 {
     print_headline(out, run);
@@ -267,8 +280,10 @@ void diff_report_text(FILE *out, const struct diff_run *run, size_t show)
             fprintf(out, "(run a reproducer with --engine il to see the"
                     " reference's answer)\n");
     }
-    fprintf(out, "\nresult: %" PRIu64 " new mismatch%s\n", run->records_total,
+    fprintf(out, "\nresult: %" PRIu64 " new mismatch%s", run->records_total,
             run->records_total == 1 ? "" : "es");
+    print_unloaded(out, run);
+    fputc('\n', out);
 }
 
 /* ------------------------------------------------------------------ */

@@ -549,11 +549,34 @@ static void hint_abi(struct diff_validation *v)
     diff_validation_free(sample);
 }
 
+/* The eh_elf must have been built from the file (cg_check_stamp); a
+ * file that cannot be read is left to the validation to report. */
+static enum cfi_status check_stamp(const char *path, const char *eh_elf_path,
+                                   struct diff_validate_error *error)
+{
+    struct eh_elf_object_id object;
+    struct cg_stale stale;
+    error->path = eh_elf_path;
+    error->detail[0] = 0;
+    if (cg_object_id(path, &object, &error->diag) != CFI_OK)
+        return CFI_OK;
+    enum cfi_status status =
+        cg_check_stamp(eh_elf_path, &object, &stale, &error->diag);
+    if (status == CFI_OK || !stale.ours)
+        return CFI_OK;
+    if (status == CFI_E_UNSUPPORTED)
+        cg_stale_text(&stale, path, error->detail, sizeof error->detail);
+    return status;
+}
+
 enum cfi_status diff_validate(const struct diff_validate_config *config,
                               const char *path, const char *eh_elf_path,
                               struct diff_validation **result,
                               struct diff_validate_error *error)
 {
+    enum cfi_status stamp = check_stamp(path, eh_elf_path, error);
+    if (stamp != CFI_OK)
+        return stamp;
     /* dlopen searches the library path for a name without '/': the
      * file meant is the one in the current folder. */
     size_t len = strlen(eh_elf_path);

@@ -182,7 +182,8 @@ struct diff_validate_error {
  * findings (wrong ranges are findings, not errors). Otherwise *error
  * names the file that could not be used (the ELF or the eh_elf) and says
  * why: the file's own error classes, CFI_E_IO or CFI_E_UNSUPPORTED for an
- * eh_elf that cannot be loaded (with dlerror()'s text in detail),
+ * eh_elf that cannot be loaded (with dlerror()'s text in detail) or was
+ * built from another file (cg_check_stamp; cg_stale_text in detail),
  * CFI_E_NOMEM. The eh_elf is first loaded in a child process: a
  * constructor that crashes is an error, not a crash. */
 enum cfi_status diff_validate(const struct diff_validate_config *config,

@@ -299,7 +299,9 @@ static void json_cfa(FILE *out, const struct sem_cfa *cfa)
 static void json_rule(FILE *out, const struct sem_rule *rule)
 {
     switch (rule->kind) {
-    case SEM_RULE_UNSPECIFIED: /* absent from rows */
+    case SEM_RULE_UNSPECIFIED: /* absent from il's rows */
+        fputs("{\"rule\": \"unspecified\"}", out);
+        return;
     case SEM_RULE_UNDEFINED: fputs("{\"rule\": \"undefined\"}", out); return;
     case SEM_RULE_SAME_VALUE: fputs("{\"rule\": \"same_value\"}", out); return;
     case SEM_RULE_OFFSET:
@@ -339,6 +341,21 @@ static void json_row(FILE *out, const struct sem_range *range)
         first = false;
     }
     fputs("}}", out);
+}
+
+void sem_print_cfa_json(FILE *out, const struct sem_cfa *cfa)
+{
+    json_cfa(out, cfa);
+}
+
+void sem_print_rule_json(FILE *out, const struct sem_rule *rule)
+{
+    json_rule(out, rule);
+}
+
+void sem_print_range_json(FILE *out, const struct sem_range *range)
+{
+    json_row(out, range);
 }
 
 static void json_fde(struct sem_printer *p, const struct sem_fde_il *il,

@@ -283,6 +283,15 @@ void sem_printer_fde_error(struct sem_printer *printer,
                            const struct cfi_fde *fde,
                            const struct cfi_diag *diag);
 void sem_printer_end(struct sem_printer *printer); /* frees it */
+/* The pieces of the JSON format, for other documents that show rules as
+ * data: a row {"begin", "end", "cfa", "regs": {"N": RULE}} (unspecified
+ * rules left out), a CFA rule {"reg", "offset"} | {"expr": HEX} | null,
+ * a rule {"rule": KIND, "offset" | "reg" | "expr"} (KIND unspecified,
+ * undefined, same_value, offset, val_offset, register, expression,
+ * val_expression). */
+void sem_print_range_json(FILE *out, const struct sem_range *range);
+void sem_print_cfa_json(FILE *out, const struct sem_cfa *cfa);
+void sem_print_rule_json(FILE *out, const struct sem_rule *rule);
 
 /* Parses one line of the text format into *range (row allocated in
  * `arena`). Returns CFI_E_MALFORMED with diag->offset the column. */

@@ -118,6 +118,10 @@ const char *synth_reason_name(enum synth_reason reason); /* "join_conflict" */
     X(RESTORED_EARLY, restored_early, "register restored too early")           \
     X(RESTORED_LATE, restored_late, "register restored too late")              \
     X(NO_FDE, no_fde, "code covered by no FDE")                                \
+    X(NO_FDE_CRTSTUFF, no_fde_crtstuff,                                        \
+      "code covered by no FDE, known: GCC's crtstuff.c (deregister_tm_clones, " \
+      "register_tm_clones, __do_global_dtors_aux, frame_dummy), whose "       \
+      "crtbegin.o and crtbeginS.o carry no .eh_frame")                        \
     X(NOT_ANALYSABLE, not_analysable, "code not analysable")
 
 enum synth_kind {
@@ -283,7 +287,11 @@ void synth_code_free(struct synth_code *code);
 
 /* Code covered by no FDE: the bytes between consecutive FDEs of an
  * executable segment (from the first FDE to the last) that are not
- * padding (nop, int3, zero). Appended to *ranges (kind NO_FDE). */
+ * padding (nop, int3, zero). Appended to *ranges (kind NO_FDE, or
+ * NO_FDE_CRTSTUFF for a range that is GCC's crtstuff.c functions: it
+ * starts as deregister_tm_clones does and is no longer than crtbeginS.o's
+ * .text, SYNTH_CRTSTUFF_MAX bytes). */
+#define SYNTH_CRTSTUFF_MAX 192
 enum cfi_status synth_uncovered(struct synth_decoder *decoder,
                                 const struct cfi_file *file,
                                 struct synth_range **ranges, size_t *count);

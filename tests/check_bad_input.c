@@ -263,6 +263,7 @@ static const char rogue_eh_elf[] =
     "#include <unistd.h>\n"
     "const char eh_elf_ident[] = EH_ELF_IDENT_FULL;\n"
     "const uint32_t eh_elf_abi_version = EH_ELF_ABI_VERSION;\n"
+    "const struct eh_elf_object_id eh_elf_object_id = OBJECT_ID;\n"
     "int eh_elf_unwind(uint64_t pc, const struct eh_elf_regs *callee,\n"
     "                  const struct eh_elf_env *env,\n"
     "                  struct eh_elf_frame *frame)\n"
@@ -281,11 +282,15 @@ static char *build_rogue(struct scratch *s)
                                      strlen(rogue_eh_elf)), 0);
     char *src_dir = test_src_path("");
     char *out = strdup(scratch_path(s, "rogue.so"));
+    char *prologue = test_build_path("corpus/cases/prologue.so");
+    char *stamp = test_object_id_flag(prologue); /* it answers for prologue.so */
     char command[13000];
     snprintf(command, sizeof command,
-             "cc -shared -fPIC -O2 -I'%s' -o '%s' '%s/rogue.c'", src_dir, out,
-             s->dir);
+             "cc -shared -fPIC -O2 -I'%s' %s -o '%s' '%s/rogue.c'", src_dir,
+             stamp, out, s->dir);
     ck_assert_int_eq(system(command), 0);
+    free(stamp);
+    free(prologue);
     free(src_dir);
     return out;
 }

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfi/sha256.h"
 #include "compile/cg.h"
 #include "diff/compare.h"
 #include "diff/memory.h"
@@ -1230,8 +1231,15 @@ START_TEST(test_load_errors)
     expect_load_error(ident, CFI_E_UNSUPPORTED, "unknown eh_elf_ident");
     char *entry = tiny_so(dir, "entry",
         "const char eh_elf_ident[] = \"cfisem eh_elf full\";\n"
-        "const unsigned eh_elf_abi_version = 2;\n");
+        "const unsigned eh_elf_abi_version = 4;\n");
     expect_load_error(entry, CFI_E_UNSUPPORTED, "no entry point");
+    /* Versions 2 and 3 carry no stamp: refused, to be rebuilt. */
+    char *unstamped = tiny_so(dir, "unstamped",
+        "const char eh_elf_ident[] = \"cfisem eh_elf full\";\n"
+        "const unsigned eh_elf_abi_version = 3;\n"
+        "int eh_elf_unwind(void) { return 0; }\n");
+    expect_load_error(unstamped, CFI_E_UNSUPPORTED,
+                      "ABI version 2 or 3: it carries no stamp");
     /* A v1 eh_elf of the 2018-2019 tools has _eh_elf only. */
     char *old = tiny_so(dir, "old",
         "#include <stdint.h>\n"
@@ -1249,8 +1257,8 @@ START_TEST(test_load_errors)
     ck_assert_int_eq(cg_unwind(eh, &request, &frame), CFI_E_UNSUPPORTED);
     diff_memory_free(memory);
     cg_unload(eh);
-    char *made[] = {foreign, version, ident, entry, old};
-    for (size_t i = 0; i < 5; i++) {
+    char *made[] = {foreign, version, ident, entry, old, unstamped};
+    for (size_t i = 0; i < 6; i++) {
         unlink(made[i]);
         free(made[i]);
     }
@@ -1275,6 +1283,293 @@ static void expect_exit(const char *const *args, int code, const char *text)
                       "no \"%s\" in:\n%s%s", text, run.out, run.err);
     test_run_free(&run);
 }
+
+/* ------------------------------------------------------------------ */
+/* The stamp: which file an eh_elf was built from                       */
+/* ------------------------------------------------------------------ */
+
+/* DIR/NAME, a program linked from the C `source` with `flags`. */
+static char *tiny_program(const char *dir, const char *name,
+                          const char *source, const char *flags)
+{
+    char c_path[4096];
+    snprintf(c_path, sizeof c_path, "%s/%s.c", dir, name);
+    ck_assert_int_eq(test_write_file(c_path, source, strlen(source)), 0);
+    char *out = malloc(4096);
+    snprintf(out, 4096, "%s/%s", dir, name);
+    ck_assert_int_eq(run_cc(flags, out, c_path), 0);
+    unlink(c_path);
+    return out;
+}
+
+static const char program_a[] =
+    "int twice(int x) { return 2 * x; }\n"
+    "int main(void) { return twice(1); }\n";
+static const char program_b[] =
+    "int thrice(int x) { return 3 * x; }\n"
+    "int more(int x) { return thrice(x) + thrice(x + 1); }\n"
+    "int main(void) { return more(1); }\n";
+
+/* cfisem compile FILE -o OUT (extra: one more option and its value). */
+static void compile_cli(const char *file, const char *out, const char *option,
+                        const char *value)
+{
+    expect_exit((const char *[]){"compile", file, "-o", out, option, value,
+                                 NULL},
+                0, NULL);
+}
+
+static void object_id_text(const char *path, char *buf, size_t size)
+{
+    struct eh_elf_object_id id;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cg_object_id(path, &id, &diag), CFI_OK);
+    cg_object_id_text(&id, buf, size);
+}
+
+/* The one line: "EH: built from <B's id>, not from A (<A's id>)". */
+static void expect_stale_line(const struct test_run *run, const char *eh_elf,
+                              const char *built_from, const char *object)
+{
+    char built[200], wanted_object[200], line[1024];
+    object_id_text(built_from, built, sizeof built);
+    object_id_text(object, wanted_object, sizeof wanted_object);
+    snprintf(line, sizeof line, "cfisem: %s: built from %s, not from %s (%s)\n",
+             eh_elf, built, object, wanted_object);
+    ck_assert_msg(run->exit_code == 2, "exit %d, expected 2 (%s)",
+                  run->exit_code, run->err);
+    ck_assert_msg(!strcmp(run->err, line), "stderr:\n%s\nexpected:\n%s",
+                  run->err, line);
+}
+
+/* An eh_elf presented for a file it was not built from (test_stale_eh_elf_refused):
+ * unwind, validate and diff used it and answered for the other file's code. */
+START_TEST(test_stale_eh_elf_refused)
+{
+    char *dir = test_temp_dir();
+    char *a = tiny_program(dir, "A", program_a, "-O1");
+    char *b = tiny_program(dir, "B", program_b, "-O1");
+    char a_eh[4200], b_eh[4200], beside[4200];
+    snprintf(a_eh, sizeof a_eh, "%s/A.own.eh_elf.so", dir);
+    snprintf(b_eh, sizeof b_eh, "%s/B.eh_elf.so", dir);
+    snprintf(beside, sizeof beside, "%s/A.eh_elf.so", dir);
+    compile_cli(a, a_eh, "--layout", "tree");
+    compile_cli(b, b_eh, "--layout", "table");
+    size_t len;
+    char *bytes = test_read_file(b_eh, &len);
+    ck_assert_ptr_nonnull(bytes);
+    ck_assert_int_eq(test_write_file(beside, bytes, len), 0);
+    free(bytes);
+    chmod(beside, 0755);
+    const char *given[] = {b_eh, beside};
+    for (size_t k = 0; k < 2; k++) {
+        struct test_run run;
+        test_run_cfisem((const char *[]){"unwind", a, "--pc", "0x1000",
+                                         "--engine", "compiled", "--eh-elf",
+                                         given[k], NULL},
+                        &run);
+        expect_stale_line(&run, given[k], b, a);
+        test_run_free(&run);
+        test_run_cfisem((const char *[]){"validate", a, given[k], NULL}, &run);
+        expect_stale_line(&run, given[k], b, a);
+        test_run_free(&run);
+        test_run_cfisem((const char *[]){"diff", a, "--engines",
+                                         "interp,compiled", "--eh-elf",
+                                         given[k], NULL},
+                        &run);
+        expect_stale_line(&run, given[k], b, a);
+        test_run_free(&run);
+    }
+    /* its own eh_elf passes; the loader refuses the other one */
+    expect_exit((const char *[]){"validate", a, a_eh, NULL}, 0, NULL);
+    struct eh_elf_object_id id;
+    struct cfi_diag diag;
+    struct cg_stale stale;
+    struct cg_eh_elf *eh = NULL;
+    ck_assert_int_eq(cg_object_id(a, &id, &diag), CFI_OK);
+    ck_assert_uint_eq(id.kind, EH_ELF_OBJECT_ID_BUILD_ID);
+    ck_assert_int_eq(cg_load_for(b_eh, &id, &eh, &stale, &diag),
+                     CFI_E_UNSUPPORTED);
+    ck_assert_ptr_null(eh);
+    ck_assert(stale.ours && stale.stamped);
+    ck_assert(!cg_object_id_equal(&stale.built_from, &id));
+    ck_assert_int_eq(cg_load_for(a_eh, &id, &eh, &stale, &diag), CFI_OK);
+    cg_unload(eh);
+    const char *made[] = {a, b, a_eh, b_eh, beside};
+    for (size_t i = 0; i < 5; i++)
+        unlink(made[i]);
+    free(a);
+    free(b);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* A file without build-id is stamped with the SHA-256 of its frame
+ * sections, and another .eh_frame is told apart. */
+START_TEST(test_frame_sha256_stamp)
+{
+    char *dir = test_temp_dir();
+    char *a = tiny_program(dir, "A", program_a, "-O1 -Wl,--build-id=none");
+    char *b = tiny_program(dir, "B", program_b, "-O1 -Wl,--build-id=none");
+    struct eh_elf_object_id id;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cg_object_id(a, &id, &diag), CFI_OK);
+    ck_assert_uint_eq(id.kind, EH_ELF_OBJECT_ID_FRAME_SHA256);
+    ck_assert_uint_eq(id.size, 32);
+    /* the digest of .eh_frame as objcopy extracts it (no .debug_frame) */
+    char section[4200], command[9000];
+    snprintf(section, sizeof section, "%s/eh_frame.bin", dir);
+    snprintf(command, sizeof command,
+             "objcopy --dump-section .eh_frame='%s' '%s' '%s/scratch'",
+             section, a, dir);
+    ck_assert_int_eq(system(command), 0);
+    size_t len;
+    char *bytes = test_read_file(section, &len);
+    ck_assert_ptr_nonnull(bytes);
+    struct cfi_sha256 sha;
+    uint8_t digest[CFI_SHA256_BYTES];
+    cfi_sha256_init(&sha);
+    cfi_sha256_add(&sha, bytes, len);
+    cfi_sha256_digest(&sha, digest);
+    ck_assert_mem_eq(id.id, digest, sizeof digest);
+    free(bytes);
+    /* the v1 flavour is stamped too */
+    char b_eh[4200];
+    snprintf(b_eh, sizeof b_eh, "%s/B.eh_elf.so", dir);
+    compile_cli(b, b_eh, "--abi", "v1");
+    struct test_run run;
+    test_run_cfisem((const char *[]){"validate", a, b_eh, "--abi", "v1", NULL},
+                    &run);
+    expect_stale_line(&run, b_eh, b, a);
+    ck_assert_ptr_nonnull(strstr(run.err, "frame sha256"));
+    test_run_free(&run);
+    expect_exit((const char *[]){"validate", b, b_eh, "--abi", "v1", NULL}, 0,
+                NULL);
+    snprintf(command, sizeof command, "%s/scratch", dir);
+    const char *made[] = {a, b, b_eh, section, command};
+    for (size_t i = 0; i < 5; i++)
+        unlink(made[i]);
+    free(a);
+    free(b);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* An eh_elf of ABI version 3 carries no stamp (test_unstamped_eh_elf_used):
+ * it was used for any file; now it is refused, to be rebuilt. */
+START_TEST(test_unstamped_eh_elf_used)
+{
+    char *dir = test_temp_dir();
+    char *a = tiny_program(dir, "A", program_a, "-O1");
+    char *old = tiny_so(dir, "unstamped",
+        "#include <stdint.h>\n"
+        "const char eh_elf_ident[] = \"cfisem eh_elf full\";\n"
+        "const uint32_t eh_elf_abi_version = 3;\n"
+        "int eh_elf_unwind(void) { return 1; }\n");
+    char id[200], line[1024];
+    object_id_text(a, id, sizeof id);
+    snprintf(line, sizeof line,
+             "cfisem: %s: carries no stamp of the file it was built from (ABI "
+             "version 2 or 3): rebuild it for %s (%s)\n", old, a, id);
+    const char *const commands[][9] = {
+        {"validate", a, old, NULL},
+        {"unwind", a, "--pc", "0x1000", "--engine", "compiled", "--eh-elf", old,
+         NULL},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        struct test_run run;
+        test_run_cfisem(commands[k], &run);
+        ck_assert_msg(run.exit_code == 2, "%s: exit %d (%s)", commands[k][0],
+                      run.exit_code, run.err);
+        ck_assert_msg(!strcmp(run.err, line), "stderr:\n%s\nexpected:\n%s",
+                      run.err, line);
+        test_run_free(&run);
+    }
+    unlink(a);
+    unlink(old);
+    free(a);
+    free(old);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* A cached eh_elf whose stamp is not its file's (test_stale_cache_entry_used):
+ * the cache's name (path, size, modification time) kept a file rewritten
+ * with its old size and time on its old eh_elf. */
+START_TEST(test_stale_cache_entry_used)
+{
+    char *dir = test_temp_dir();
+    char *a = tiny_program(dir, "A", program_a, "-O1");
+    char *b = tiny_program(dir, "B", program_b, "-O1");
+    char cache[4200], b_eh[4200];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    snprintf(b_eh, sizeof b_eh, "%s/B.eh_elf.so", dir);
+    compile_cli(b, b_eh, "--layout", "table");
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(a, &file, &diag), CFI_OK);
+    struct cg_build_options options = {NULL, 1, true};
+    char *entry = NULL;
+    bool built = false;
+    ck_assert_int_eq(cg_cached_eh_elf(file, cache, CG_ABI_FULL, &options,
+                                      &entry, &built, &diag), CFI_OK);
+    ck_assert(built);
+    size_t len;
+    char *bytes = test_read_file(b_eh, &len);
+    ck_assert_int_eq(test_write_file(entry, bytes, len), 0);
+    free(bytes);
+    char *again = NULL;
+    ck_assert_int_eq(cg_cached_eh_elf(file, cache, CG_ABI_FULL, &options,
+                                      &again, &built, &diag), CFI_OK);
+    ck_assert_msg(built, "the stale entry was used");
+    ck_assert_str_eq(again, entry);
+    struct eh_elf_object_id object, stamp;
+    bool found;
+    ck_assert_int_eq(cg_file_object_id(file, &object, &diag), CFI_OK);
+    ck_assert_int_eq(cg_eh_elf_stamp(entry, &stamp, &found, &diag), CFI_OK);
+    ck_assert(found && cg_object_id_equal(&stamp, &object));
+    cfi_file_close(file);
+    /* cfisem cache: the run-time library's cache, keyed by build-id */
+    char out[4200], wanted[600], b_id[200];
+    struct test_run run;
+    test_run_cfisem((const char *[]){"cache", a, "--cache", cache, "--path",
+                                     NULL},
+                    &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    char *arrow = strstr(run.out, " -> ");
+    ck_assert_ptr_nonnull(arrow);
+    snprintf(out, sizeof out, "%s", arrow + 4);
+    out[strcspn(out, "\n")] = 0;
+    test_run_free(&run);
+    expect_exit((const char *[]){"cache", a, "--cache", cache, NULL}, 0,
+                "(compiled)");
+    bytes = test_read_file(b_eh, &len);
+    ck_assert_int_eq(test_write_file(out, bytes, len), 0);
+    free(bytes);
+    object_id_text(b, b_id, sizeof b_id);
+    snprintf(wanted, sizeof wanted,
+             "(compiled; the eh_elf there was built from %s)", b_id);
+    expect_exit((const char *[]){"cache", a, "--cache", cache, NULL}, 0,
+                wanted);
+    expect_exit((const char *[]){"cache", a, "--cache", cache, NULL}, 0,
+                "(kept)");
+    char command[9000];
+    snprintf(command, sizeof command, "rm -rf '%s'", cache);
+    ck_assert_int_eq(system(command), 0);
+    unlink(a);
+    unlink(b);
+    unlink(b_eh);
+    free(a);
+    free(b);
+    free(entry);
+    free(again);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
 
 /* Regression (validate_eh_elf_dev_zero): `cfisem validate FILE
  * /dev/zero` read /dev/zero to the end, never; a FIFO blocked in open. */
@@ -1533,6 +1828,13 @@ int main(void)
     tcase_add_test(load_cli, test_table_layout_sized_by_span);
     tcase_add_test(load_cli, test_error_result_fields_unset);
     suite_add_tcase(suite, load_cli);
+    TCase *stamp = tcase_create("stamp");
+    tcase_set_timeout(stamp, 300);
+    tcase_add_test(stamp, test_stale_eh_elf_refused);
+    tcase_add_test(stamp, test_frame_sha256_stamp);
+    tcase_add_test(stamp, test_unstamped_eh_elf_used);
+    tcase_add_test(stamp, test_stale_cache_entry_used);
+    suite_add_tcase(suite, stamp);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);

@@ -1158,6 +1158,58 @@ START_TEST(test_bad_input_file)
 }
 END_TEST
 
+/* Writes dir/name: a copy of cases' prologue.so with e_machine 183
+ * (EM_AARCH64), an ELF cfisem does not load. */
+static void write_aarch64_elf(const char *dir, const char *name, char *out,
+                              size_t size)
+{
+    char *x86 = case_path("prologue.so");
+    size_t len;
+    unsigned char *bytes = (unsigned char *)test_read_file(x86, &len);
+    ck_assert(bytes && len > 20);
+    bytes[18] = 183;
+    bytes[19] = 0;
+    snprintf(out, size, "%s/%s", dir, name);
+    ck_assert_int_eq(test_write_file(out, bytes, len), 0);
+    free(bytes);
+    free(x86);
+}
+
+/* A FILE that cannot be loaded was not compared: "result: 0 new
+ * mismatches" alone said it agreed; named or from a manifest, it is bad
+ * input, said on stderr and counted on the result line. */
+START_TEST(test_diff_unloadable_file_is_bad_input)
+{
+    char *dir = test_temp_dir();
+    char elf[4200], manifest[4200];
+    write_aarch64_elf(dir, "aarch64.so", elf, sizeof elf);
+    const char *named[] = {"diff", elf, "--engines", "il,interp", NULL};
+    struct test_run run;
+    test_run_cfisem(named, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, elf));
+    ck_assert_ptr_nonnull(strstr(run.err, "not an x86-64 ELF file"));
+    ck_assert_ptr_nonnull(strstr(run.out, "result: 0 new mismatches; 1 of 1 "
+                                          "file could not be loaded"));
+    test_run_free(&run);
+    snprintf(manifest, sizeof manifest, "%s/manifest.txt", dir);
+    char *path = case_path("prologue.so");
+    char list[9000];
+    snprintf(list, sizeof list, "%s\t1\n%s\t2\n", elf, path);
+    ck_assert_int_eq(test_write_file(manifest, list, strlen(list)), 0);
+    const char *listed[] = {"diff", "--manifest", manifest, "--engines",
+                            "il,interp", NULL};
+    test_run_cfisem(listed, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_ptr_nonnull(strstr(run.out, "result: 0 new mismatches; 1 of 2 "
+                                          "files could not be loaded"));
+    test_run_free(&run);
+    free(path);
+    free(dir);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* validate                                                             */
 /* ------------------------------------------------------------------ */
@@ -1172,11 +1224,16 @@ static char *build_eh_elf(const char *source_name, const char *dir,
     char *src_dir = test_src_path("");
     char *output = malloc(4200);
     snprintf(output, 4200, "%s/%s", dir, name);
+    /* the hand-written eh_elfs are prologue.so's */
+    char *prologue = test_build_path("corpus/cases/prologue.so");
+    char *stamp = test_object_id_flag(prologue);
     char command[13000];
     snprintf(command, sizeof command,
-             "cc -shared -fPIC -O2 -Wall -Wextra -Werror -I'%s' %s -o '%s' '%s'",
-             src_dir, defines, output, source);
+             "cc -shared -fPIC -O2 -Wall -Wextra -Werror -I'%s' %s %s -o '%s' '%s'",
+             src_dir, stamp, defines, output, source);
     ck_assert_msg(system(command) == 0, "cannot build: %s", command);
+    free(stamp);
+    free(prologue);
     free(source);
     free(src_dir);
     return output;
@@ -1882,6 +1939,7 @@ int main(void)
     tcase_add_test(command, test_jobs_deterministic_command);
     tcase_add_test(command, test_exit_codes);
     tcase_add_test(command, test_bad_input_file);
+    tcase_add_test(command, test_diff_unloadable_file_is_bad_input);
     tcase_add_test(command, test_no_record_is_an_answer);
     tcase_add_test(command, test_signal_flag_compared);
     tcase_add_test(command, test_internal_error_never_agrees);

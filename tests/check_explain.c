@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff/json.h"
 #include "diff/memory.h"
 #include "semantics/sem.h"
 #include "tests/support.h"
@@ -494,6 +495,103 @@ START_TEST(test_result_is_unwinds)
 }
 END_TEST
 
+/* Whether the golden case gives --regs (then there is a result). */
+static bool has_regs(const struct golden *g)
+{
+    for (size_t i = 0; g->args[i]; i++)
+        if (!strcmp(g->args[i], "--regs"))
+            return true;
+    return false;
+}
+
+static const struct diff_json *at(const struct diff_json *v, const char *path)
+{
+    char key[64];
+    while (v && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, path);
+        v = diff_json_member(v, key);
+        path += n + (path[n] == '.');
+    }
+    ck_assert_msg(v != NULL, "no member %s", path);
+    return v;
+}
+
+/* The row's rules as data are the IL's row: the CFA column's data is the
+ * chosen row's "il" cfa (cfa=reg+offset in these cases, or an expression). */
+static void assert_rule_data(const struct diff_json *j)
+{
+    const struct diff_json *row = at(j, "row");
+    if (row->kind == DIFF_JSON_NULL)
+        return;
+    uint64_t index;
+    ck_assert(diff_json_u64(at(row, "index"), &index));
+    const struct diff_json *rows = at(j, "rows");
+    ck_assert_uint_lt(index, rows->count);
+    const struct diff_json *il_cfa = at(&rows->elements[index], "il.cfa");
+    const struct diff_json *data = at(&at(row, "columns")->elements[0], "data");
+    ck_assert_str_eq(diff_json_text(at(&at(row, "columns")->elements[0],
+                                       "column")), "cfa");
+    int64_t a, b;
+    if (diff_json_member(il_cfa, "reg")) {
+        ck_assert(diff_json_i64(at(il_cfa, "offset"), &a) &&
+                  diff_json_i64(at(data, "offset"), &b));
+        ck_assert_int_eq(a, b);
+    } else {
+        ck_assert_str_eq(diff_json_text(at(il_cfa, "expr")),
+                         diff_json_text(at(data, "expr")));
+    }
+}
+
+/* explain --format json gave the result as text only; now result.frame
+ * is the object `unwind --engine il --json` prints, byte for byte (CFA,
+ * each register's status and value; the error, its register and offset),
+ * and every rule is also data as `il --format json` writes it. */
+START_TEST(test_explain_json_result_is_unwind_json)
+{
+    const struct golden *g = &goldens[_i];
+    struct test_run run, unwind;
+    char *out = run_golden(g, "json", &run);
+    ck_assert_int_eq(run.exit_code, g->exit_code);
+    struct diff_json_error error;
+    struct diff_json *j = diff_json_parse(run.out, run.out_len, &error);
+    ck_assert_msg(j != NULL, "%s: not JSON: %s at %zu", g->name, error.message,
+                  error.offset);
+    assert_rule_data(j);
+    const struct diff_json *frame = at(j, "result.frame");
+    if (!has_regs(g)) {
+        ck_assert_int_eq(frame->kind, DIFF_JSON_NULL);
+    } else {
+        char *path = case_path(g);
+        const char *args[16] = {"unwind", path, "--engine", "il", "--json"};
+        size_t n = 5;
+        for (size_t i = 0; g->args[i]; i++)
+            args[n++] = g->args[i];
+        test_run_cfisem(args, &unwind);
+        ck_assert_int_eq(unwind.exit_code, run.exit_code);
+        ck_assert(unwind.out_len > 1 && unwind.out[unwind.out_len - 1] == '\n');
+        unwind.out[unwind.out_len - 1] = '\0';
+        char *expected = malloc(unwind.out_len + 16);
+        sprintf(expected, "\"frame\": %s}", unwind.out);
+        ck_assert_msg(strstr(run.out, expected), "%s: no %s", g->name,
+                      expected);
+        const char *status = diff_json_text(at(j, "result.status"));
+        if (!strcmp(status, "ok")) {
+            ck_assert_int_eq(at(frame, "error")->kind, DIFF_JSON_NULL);
+        } else {
+            ck_assert_str_eq(diff_json_text(at(frame, "error")), status);
+            ck_assert(diff_json_member(frame, "offset") != NULL);
+        }
+        free(expected);
+        free(path);
+        test_run_free(&unwind);
+    }
+    diff_json_free(j);
+    free(out);
+    test_run_free(&run);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* The command line                                                     */
 /* ------------------------------------------------------------------ */
@@ -574,6 +672,8 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_golden_text, 0, (int)NGOLDENS);
     tcase_add_loop_test(tc, test_golden_json, 0, (int)NGOLDENS);
+    tcase_add_loop_test(tc, test_explain_json_result_is_unwind_json, 0,
+                        (int)NGOLDENS);
     tcase_add_loop_test(tc, test_golden_formats, 0, (int)NFORMAT_GOLDENS);
     tcase_add_test(tc, test_error_on_stderr);
     tcase_add_test(tc, test_html_in_a_browser);

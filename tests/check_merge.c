@@ -1,5 +1,5 @@
 /* check_merge.c — results read back and merged (diff/json.h,
- * diff/merge.h, diff/batch.h, diff/sha256.h) and the commands that use
+ * diff/merge.h, diff/batch.h, cfi/sha256.h) and the commands that use
  * them (`cfisem diff --shard/--results/--manifest`, `cfisem report
  * merge`).
  *
@@ -31,7 +31,7 @@
 #include "diff/json.h"
 #include "diff/merge.h"
 #include "diff/report.h"
-#include "diff/sha256.h"
+#include "cfi/sha256.h"
 #include "support.h"
 
 /* ------------------------------------------------------------------ */
@@ -145,12 +145,12 @@ END_TEST
 static void assert_sha(const void *bytes, size_t n, size_t repeat,
                        const char *expected)
 {
-    struct diff_sha256 s;
-    diff_sha256_init(&s);
+    struct cfi_sha256 s;
+    cfi_sha256_init(&s);
     for (size_t r = 0; r < repeat; r++)
-        diff_sha256_add(&s, bytes, n);
-    char hex[DIFF_SHA256_HEX];
-    diff_sha256_hex(&s, hex);
+        cfi_sha256_add(&s, bytes, n);
+    char hex[CFI_SHA256_HEX];
+    cfi_sha256_hex(&s, hex);
     ck_assert_str_eq(hex, expected);
 }
 
@@ -165,11 +165,11 @@ START_TEST(sha256_vectors)
     char path[4096];
     snprintf(path, sizeof path, "%s/abc", dir);
     ck_assert_int_eq(test_write_file(path, "abc", 3), 0);
-    char hex[DIFF_SHA256_HEX];
+    char hex[CFI_SHA256_HEX];
     struct cfi_diag diag;
-    ck_assert_int_eq(diff_sha256_file(path, hex, &diag), CFI_OK);
+    ck_assert_int_eq(cfi_sha256_file(path, hex, &diag), CFI_OK);
     ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    ck_assert_int_eq(diff_sha256_file(dir, hex, &diag), CFI_E_IO);
+    ck_assert_int_eq(cfi_sha256_file(dir, hex, &diag), CFI_E_IO);
     unlink(path);
     rmdir(dir);
     free(dir);

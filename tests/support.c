@@ -1,6 +1,8 @@
 /* support.c — see support.h. */
 #include "support.h"
 
+#include "compile/cg.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +32,25 @@ char *test_src_path(const char *rel)
 char *test_build_path(const char *rel)
 {
     return join("CFISEM_BUILD", "build", rel);
+}
+
+char *test_object_id_flag(const char *object)
+{
+    struct eh_elf_object_id id;
+    struct cfi_diag diag;
+    if (cg_object_id(object, &id, &diag) != CFI_OK)
+        return strdup("");
+    size_t size = 64 + 5 * (size_t)EH_ELF_OBJECT_ID_MAX;
+    char *flag = malloc(size);
+    if (!flag)
+        return NULL;
+    int n = snprintf(flag, size, "'-DOBJECT_ID={%u,%u,{%s", (unsigned)id.kind,
+                     (unsigned)id.size, id.size ? "" : "0");
+    for (uint32_t i = 0; i < id.size && i < EH_ELF_OBJECT_ID_MAX; i++)
+        n += snprintf(flag + n, size - (size_t)n, "%s0x%02x", i ? "," : "",
+                      id.id[i]);
+    snprintf(flag + n, size - (size_t)n, "}}'");
+    return flag;
 }
 
 struct sink {

@@ -12,6 +12,11 @@
 /* $CFISEM_SRC/rel, $CFISEM_BUILD/rel: malloc'd paths. */
 char *test_src_path(const char *rel);
 char *test_build_path(const char *rel);
+/* A compiler option defining OBJECT_ID as the initialiser of the stamp
+ * (struct eh_elf_object_id) of `object`, the ELF file at that path, for
+ * eh_elfs written by hand: '-DOBJECT_ID={kind,size,{bytes}}', quoted
+ * for the shell. malloc'd. */
+char *test_object_id_flag(const char *object);
 
 /* The output of one run of the cfisem binary ($CFISEM). */
 struct test_run {

@@ -5,13 +5,16 @@
  * -DABORT calls abort() at [0x1009,0x100f); -DSEGV writes through a null
  * pointer there; -DUNSUPPORTED answers EH_ELF_E_UNSUPPORTED at
  * [0x1004,0x1009) (a generator's declared limitation).
- * Built with -I for the source tree (it includes compile/eh_elf.h). */
+ * Built with -I for the source tree (it includes compile/eh_elf.h), and
+ * -DOBJECT_ID=... the stamp of prologue.so (tests/support.h
+ * test_object_id_flag). */
 #include "compile/eh_elf.h"
 
 #include <stdlib.h>
 
 const char eh_elf_ident[] = EH_ELF_IDENT_FULL;
 const uint32_t eh_elf_abi_version = EH_ELF_ABI_VERSION;
+const struct eh_elf_object_id eh_elf_object_id = OBJECT_ID;
 
 #ifdef WRONG
 #define F1_BODY_CFA 24

@@ -52,7 +52,7 @@ static void compress(uint32_t h[8], const uint8_t block[64])
         h[i] += v[i];
 }
 
-void diff_sha256_init(struct diff_sha256 *s)
+void cfi_sha256_init(struct cfi_sha256 *s)
 {
     static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
                                         0xa54ff53a, 0x510e527f, 0x9b05688c,
@@ -62,7 +62,7 @@ void diff_sha256_init(struct diff_sha256 *s)
     s->length = 0;
 }
 
-void diff_sha256_add(struct diff_sha256 *s, const void *bytes, size_t n)
+void cfi_sha256_add(struct cfi_sha256 *s, const void *bytes, size_t n)
 {
     const uint8_t *p = bytes;
     s->length += n;
@@ -79,36 +79,44 @@ void diff_sha256_add(struct diff_sha256 *s, const void *bytes, size_t n)
     }
 }
 
-void diff_sha256_hex(struct diff_sha256 *s, char hex[DIFF_SHA256_HEX])
+void cfi_sha256_digest(struct cfi_sha256 *s, uint8_t digest[CFI_SHA256_BYTES])
 {
     uint64_t bits = s->length * 8;
     uint8_t pad = 0x80, zero = 0, length[8];
-    diff_sha256_add(s, &pad, 1);
+    cfi_sha256_add(s, &pad, 1);
     while (s->used != 56)
-        diff_sha256_add(s, &zero, 1);
+        cfi_sha256_add(s, &zero, 1);
     for (int i = 0; i < 8; i++)
         length[i] = (uint8_t)(bits >> (56 - 8 * i));
-    diff_sha256_add(s, length, 8);
-    for (int i = 0; i < 8; i++)
-        snprintf(hex + 8 * i, 9, "%08x", (unsigned)s->h[i]);
+    cfi_sha256_add(s, length, 8);
+    for (int i = 0; i < 32; i++)
+        digest[i] = (uint8_t)(s->h[i / 4] >> (24 - 8 * (i % 4)));
 }
 
-enum cfi_status diff_sha256_file(const char *path, char hex[DIFF_SHA256_HEX],
+void cfi_sha256_hex(struct cfi_sha256 *s, char hex[CFI_SHA256_HEX])
+{
+    uint8_t digest[CFI_SHA256_BYTES];
+    cfi_sha256_digest(s, digest);
+    for (int i = 0; i < CFI_SHA256_BYTES; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+}
+
+enum cfi_status cfi_sha256_file(const char *path, char hex[CFI_SHA256_HEX],
                                  struct cfi_diag *diag)
 {
     if (cfi_check_regular_file(path, diag) != CFI_OK)
         return CFI_E_IO;
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     uint8_t *buf = fd >= 0 ? malloc(1 << 20) : NULL;
-    struct diff_sha256 s;
-    diff_sha256_init(&s);
+    struct cfi_sha256 s;
+    cfi_sha256_init(&s);
     ssize_t n = buf ? 1 : -1;
     while (buf && (n = read(fd, buf, 1 << 20)) != 0) {
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             break;
-        diff_sha256_add(&s, buf, (size_t)n);
+        cfi_sha256_add(&s, buf, (size_t)n);
     }
     int error = errno;
     free(buf);
@@ -117,6 +125,6 @@ enum cfi_status diff_sha256_file(const char *path, char hex[DIFF_SHA256_HEX],
     if (n != 0)
         return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
                         fd < 0 ? cfi_errno_text(error) : "cannot be read");
-    diff_sha256_hex(&s, hex);
+    cfi_sha256_hex(&s, hex);
     return CFI_OK;
 }
