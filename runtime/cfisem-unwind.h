@@ -16,8 +16,11 @@
  *     folder of the same layout (cfisem_system_eh_elf_dir), or, for a
  *     build tree, in a folder keyed by file name (NAME.full.eh_elf.so);
  *     any layout of the full ABI (compile --layout tree or table);
- *   - an eh_elf whose stamp (eh_elf.h, eh_elf_object_id) names another
- *     object than the one it is found for is not used;
+ *   - an eh_elf is used only when its stamp (eh_elf.h, eh_elf_object_id)
+ *     is the build-id of the object it is found for: one without a
+ *     stamp, or of another object, is not (cfisem_stats counts it as
+ *     stale), nor are eh_elfs of objects without a build-id (their stamp
+ *     is a hash of frame sections not all in memory);
  *   - an entry of the table is used only while its object is loaded
  *     (checked against _dl_find_object, with the build-id in the
  *     object's headers): after dlclose its PCs go to the object loaded
@@ -42,9 +45,9 @@
  * setgid, file capabilities: getauxval(AT_SECURE)) has no user cache:
  * besides the objects' folders and the folders the program names in
  * cfisem_options, the system folder only. Loading needs /proc (the
- * file is loaded through /proc/self/fd). An eh_elf's symbols count only when it
- * defines them itself. At most 256 eh_elfs are loaded; each keeps its
- * file descriptor (close-on-exec) open.
+ * file is loaded through /proc/self/fd). An eh_elf's symbols count only
+ * when it defines them itself. At most 256 eh_elfs are loaded; each
+ * keeps its file descriptor (close-on-exec) open.
  *
  * Async-signal safety. cfisem_prepare loads shared objects (dlopen) and
  * is not async-signal-safe: call it at start-up, and again after loading
@@ -136,8 +139,8 @@ struct cfisem_stats {
     uint64_t objects_unloaded;  /* entries retired: the object is gone */
     uint64_t eh_elfs_untrusted; /* eh_elfs refused: owner or mode of the
                                    file or a folder above it */
-    uint64_t eh_elfs_stale;     /* eh_elfs refused: stamped for another
-                                   object */
+    uint64_t eh_elfs_stale;     /* eh_elfs refused: not stamped with the
+                                   object's build-id */
 };
 void cfisem_stats(struct cfisem_stats *stats);
 

@@ -68,7 +68,8 @@ enum rt_load {
     RT_LOAD_UNTRUSTED,  /* a folder on the way or the file is owned by
                            another user than the effective one or root,
                            or writable by group or others */
-    RT_LOAD_STALE,      /* its stamp names another object */
+    RT_LOAD_STALE,      /* no stamp, or one that names another object
+                           than the build-id given */
     RT_LOAD_LIMIT,      /* RT_MAX_EH_ELFS are loaded already */
 };
 /* Loads root/rel (rel: a relative path without "." or "..", whose

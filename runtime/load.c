@@ -102,8 +102,9 @@ static void *own_symbol(void *handle, const struct link_map *map,
 }
 
 /* The stamp names the object: its build-id. An eh_elf without a stamp,
- * or stamped with a frame-section hash (not computed here), is not
- * used. */
+ * or stamped with the hash of the frame sections (an object without a
+ * build-id: .debug_frame is not in memory, hashing the file is not
+ * done here), is not used. */
 static bool stamp_matches(const struct eh_elf_object_id *stamp,
                           const uint8_t *build_id, size_t build_id_len)
 {
@@ -130,7 +131,7 @@ static enum rt_load check_loaded(void *handle, const uint8_t *build_id,
         return RT_LOAD_ABSENT;
     const struct eh_elf_object_id *stamp =
         own_symbol(handle, map, "eh_elf_object_id");
-    if (stamp && !stamp_matches(stamp, build_id, build_id_len))
+    if (!stamp_matches(stamp, build_id, build_id_len))
         return RT_LOAD_STALE;
     memcpy(entry, &fn, sizeof fn); /* object pointer to function pointer */
     return RT_LOAD_OK;

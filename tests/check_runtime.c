@@ -901,8 +901,9 @@ static void build_id_path(const char *dir, const uint8_t *id, size_t len,
 static void fake_eh_elf_with(const char *path, const uint8_t *id,
                              size_t len, const char *link);
 
-/* A stand-in eh_elf stamped with the build-id `id` (its unwinder finds
- * no FDE): what cfisem_prepare checks, built with the C compiler. */
+/* A stand-in eh_elf stamped with the build-id `id` (NULL: no stamp; its
+ * unwinder finds no FDE): what cfisem_prepare checks, built with the C
+ * compiler. */
 static void fake_eh_elf(const char *path, const uint8_t *id, size_t len)
 {
     fake_eh_elf_with(path, id, len, NULL);
@@ -918,13 +919,16 @@ static void fake_eh_elf_with(const char *path, const uint8_t *id,
     int n = snprintf(text, sizeof text,
         "#include \"compile/eh_elf.h\"\n"
         "const char eh_elf_ident[] = EH_ELF_IDENT_FULL;\n"
-        "const uint32_t eh_elf_abi_version = EH_ELF_ABI_VERSION;\n"
-        "const struct eh_elf_object_id eh_elf_object_id = {\n"
-        "    EH_ELF_OBJECT_ID_BUILD_ID, %zu, {", len);
-    for (size_t i = 0; i < len; i++)
-        n += snprintf(text + n, sizeof text - (size_t)n, "%u,", id[i]);
+        "const uint32_t eh_elf_abi_version = EH_ELF_ABI_VERSION;\n");
+    if (id) {
+        n += snprintf(text + n, sizeof text - (size_t)n,
+            "const struct eh_elf_object_id eh_elf_object_id = {\n"
+            "    EH_ELF_OBJECT_ID_BUILD_ID, %zu, {", len);
+        for (size_t i = 0; i < len; i++)
+            n += snprintf(text + n, sizeof text - (size_t)n, "%u,", id[i]);
+        n += snprintf(text + n, sizeof text - (size_t)n, "}};\n");
+    }
     snprintf(text + n, sizeof text - (size_t)n,
-        "}};\n"
         "int eh_elf_unwind(uint64_t pc, const struct eh_elf_regs *callee,\n"
         "                  const struct eh_elf_env *env,\n"
         "                  struct eh_elf_frame *frame)\n"
@@ -1124,6 +1128,20 @@ START_TEST(test_stale_eh_elf_refused)
     ck_assert_uint_eq(s.eh_elfs_stale, 0);
     id[len - 1] ^= 1;
     fake_eh_elf(file, id, len);
+    s = prepare_in_child(dir);
+    ck_assert_uint_eq(s.objects_eh_elf, 0);
+    ck_assert_uint_eq(s.eh_elfs_stale, 1);
+    /* No stamp: which object it was built from cannot be told. */
+    fake_eh_elf(file, NULL, 0);
+    s = prepare_in_child(dir);
+    ck_assert_uint_eq(s.objects_eh_elf, 0);
+    ck_assert_uint_eq(s.eh_elfs_stale, 1);
+    /* A real eh_elf of another object (the frame-pointer build) in the
+     * place of the noeh build's. */
+    char other[4200];
+    snprintf(other, sizeof other, "%s/libcfisem-shapes-fp.so.eh_elf.so",
+             getenv("CFISEM_WORKLOAD"));
+    run_command("cp '%s' '%s'", other, file);
     s = prepare_in_child(dir);
     ck_assert_uint_eq(s.objects_eh_elf, 0);
     ck_assert_uint_eq(s.eh_elfs_stale, 1);
