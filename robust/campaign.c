@@ -1083,8 +1083,8 @@ static int mutate_only(const struct options *o)
 
 static const char usage[] =
     "usage: robust [--cfisem PATH] [--walker PATH] [--runs N] [--seed S]\n"
-    "              [--jobs J]\n"
-    "              [--timeout SECONDS] [--out DIR] [--compile-share N]\n"
+    "              [--jobs J] [--timeout SECONDS] [--out DIR]\n"
+    "              [--compile-share N]\n"
     "              [--no-odd] [--no-usage] [--stats] [--quiet] SEEDFILE...\n"
     "              [--skip-odd NAME]...\n"
     "       robust --mutate SEEDFILE [--seed S] --index I [--kind K] -o OUT\n"
