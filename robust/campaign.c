@@ -645,14 +645,42 @@ static void copy_file(const char *from, const char *to)
     if (out) fclose(out);
 }
 
+/* The files of a mutant a command may name, and their names when kept. */
+enum { NKEPT_FILES = 3 };
+static const char *const kept_names[NKEPT_FILES] = {"input", "eh_elf.so",
+                                                    "walked.so"};
+
 static void write_command(FILE *f, const struct rb_command *cmd,
-                          const char *replace, const char *with)
+                          const char *const *replace,
+                          char with[][PATH_MAX_LEN + 32])
 {
     for (unsigned i = 0; i < cmd->argc; i++) {
-        const char *a = replace && !strcmp(cmd->argv[i], replace) ? with : cmd->argv[i];
+        const char *a = cmd->argv[i];
+        for (unsigned k = 0; k < NKEPT_FILES; k++)
+            if (replace[k] && replace[k][0] && !strcmp(a, replace[k]))
+                a = with[k];
         fprintf(f, "%s'%s'", i ? " " : "", a);
     }
     fputc('\n', f);
+}
+
+/* The mutant's files the command names, copied into dir; kept[k] their
+ * copies' paths. */
+static void keep_files(const struct job *j, const char *dir,
+                       const char **files, char kept[][PATH_MAX_LEN + 32])
+{
+    const struct mutant *m = j->mutant;
+    files[0] = m ? m->path : NULL;
+    files[1] = m ? m->eh_elf : NULL;
+    files[2] = m ? m->walk : NULL;
+    for (unsigned k = 0; k < NKEPT_FILES; k++) {
+        snprintf(kept[k], PATH_MAX_LEN + 32, "%s/%s", dir, kept_names[k]);
+        bool named = false;
+        for (unsigned i = 0; files[k] && files[k][0] && i < j->cmd.argc; i++)
+            named |= !strcmp(j->cmd.argv[i], files[k]);
+        if (named || (k == 0 && m))
+            copy_file(files[k], kept[k]);
+    }
 }
 
 /* failures/CLASS/N-SUBCOMMAND/: input, command (cfisem's, with the kept
@@ -669,21 +697,14 @@ static void keep_run(struct campaign *c, const struct rb_slot *s,
     snprintf(dir, sizeof dir, "%s/failures/%s/%03" PRIu64 "-%s", c->opt.out,
              folder, n, j->cmd.subcommand);
     mkdir(dir, 0755);
-    snprintf(p, sizeof p, "%s/input", dir);
-    if (j->mutant)
-        copy_file(j->mutant->path, p);
+    const char *files[NKEPT_FILES];
+    char kept[NKEPT_FILES][PATH_MAX_LEN + 32];
+    keep_files(j, dir, files, kept);
     char cmdpath[PATH_MAX_LEN + 32];
     snprintf(cmdpath, sizeof cmdpath, "%s/command", dir);
     FILE *f = fopen(cmdpath, "w");
     if (f) {
-        bool walk = j->mutant && !strcmp(j->cmd.subcommand, "walk");
-        if (walk) {
-            char walked[PATH_MAX_LEN + 32];
-            snprintf(walked, sizeof walked, "%s/walked.so", dir);
-            write_command(f, &j->cmd, j->mutant->walk, walked);
-        } else {
-            write_command(f, &j->cmd, j->mutant ? j->mutant->path : NULL, p);
-        }
+        write_command(f, &j->cmd, files, kept);
         if (j->mutant)
             fprintf(f, "# mutant: robust --mutate '%s' --seed %" PRIu64
                        " --index %" PRIu64 " -o OUT   (kind %s)\n",
@@ -698,10 +719,6 @@ static void keep_run(struct campaign *c, const struct rb_slot *s,
     if (j->json[0]) {
         snprintf(p, sizeof p, "%s/report.json", dir);
         copy_file(j->json, p);
-    }
-    if (j->mutant && j->mutant->walk[0] && !strcmp(j->cmd.subcommand, "walk")) {
-        snprintf(p, sizeof p, "%s/walked.so", dir);
-        copy_file(j->mutant->walk, p);
     }
     snprintf(p, sizeof p, "%s/stdout", dir);
     write_bytes(p, s->outcome.out, s->outcome.out_len);

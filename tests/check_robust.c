@@ -374,6 +374,16 @@ START_TEST(test_own_engine_disagreement_fails_the_campaign)
              dir);
     char *report = test_read_file(kept, NULL);
     ck_assert_msg(report && strstr(report, "\"interp\""), "%s not kept", kept);
+    /* the eh_elf the crashed child ran is kept, and the command names it */
+    snprintf(kept, sizeof kept, "%s/out-interp/failures/child-crash/000-unwind",
+             dir);
+    char eh_elf[4500], command[4500];
+    snprintf(eh_elf, sizeof eh_elf, "%s/eh_elf.so", kept);
+    snprintf(command, sizeof command, "%s/command", kept);
+    char *line = test_read_file(command, NULL);
+    ck_assert_msg(access(eh_elf, F_OK) == 0 && line && strstr(line, eh_elf),
+                  "%s: %s", kept, line ? line : "no command");
+    free(line);
     /* every eh_elf path: both layouts, the v1 ABI, cfisem cache */
     ck_assert_msg(strstr(log, "--layout tree") && strstr(log, "--layout table") &&
                       strstr(log, "--abi v1") && strstr(log, "cache "),
