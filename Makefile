@@ -469,11 +469,16 @@ paper: paper-data
 
 # ---- Robustness campaign (robust/: see robust/README.md) ---------------
 # robust/ is no module: its mutator reads the formats itself and links
-# nothing of cfisem. `make robust` runs the campaign against the ASan+UBSan
-# cfisem (ROBUST_RUNS runs from ROBUST_SEED, ROBUST_JOBS at a time, each
-# killed after ROBUST_TIMEOUT s); failures go to $(BUILD)/robust/failures.
+# nothing of cfisem. robust-walk (robust/walk/) links the run-time library:
+# the campaign runs it on shared objects carrying a mutant's frame
+# sections. `make robust` runs the campaign against the ASan+UBSan cfisem
+# and robust-walk (ROBUST_RUNS runs from ROBUST_SEED, ROBUST_JOBS at a
+# time, each killed after ROBUST_TIMEOUT s); a crash, hang, silent error,
+# bad exit code, own-engine disagreement, wrong range or child crash fails
+# it; failures go to $(BUILD)/robust/failures.
 ROBUST_OBJS    := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard robust/*.c))
 ROBUST_TOOL    := $(BUILD)/robust/robust
+ROBUST_WALK    := $(BUILD)/robust/robust-walk
 ROBUST_RUNS    ?= 100000
 ROBUST_SEED    ?= 1
 ROBUST_JOBS    ?= 2
@@ -484,17 +489,26 @@ ROBUST_SEEDS    = $(CASE_SOS) $(CASE_OBJS) $(wildcard fuzz/seeds/elf/*.so) \
                   $(ROBUST_SYSTEM)
 .PHONY: robust
 
-$(ROBUST_TOOL): $(ROBUST_OBJS)
+$(ROBUST_TOOL): $(ROBUST_OBJS) | $(ROBUST_WALK)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(ROBUST_OBJS)
 
+$(ROBUST_WALK): $(BUILD)/obj/robust/walk/walk.o $(BUILD)/libcfisem-unwind.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libcfisem-unwind.a -ldl -lpthread
+
 # check_robust runs the tool (a short campaign) against $(CFISEM).
-$(BUILD)/tests/check_robust: $(ROBUST_TOOL)
+# It also links robust's classifier (run.c, json.c) to test it directly.
+ROBUST_CLASSIFIER := $(BUILD)/obj/robust/run.o $(BUILD)/obj/robust/json.o
+$(BUILD)/tests/check_robust: $(ROBUST_TOOL) $(ROBUST_CLASSIFIER)
+$(BUILD)/tests/check_robust: TEST_SUPPORT += $(ROBUST_CLASSIFIER)
 TEST_ENV += CFISEM_ROBUST=$(abspath $(ROBUST_TOOL))
 
 robust: cases $(ROBUST_TOOL)
-	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 $(BUILD)/asan/cfisem
+	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 $(BUILD)/asan/cfisem \
+	  $(BUILD)/asan/robust/robust-walk
 	nice $(ROBUST_TOOL) --cfisem $(abspath $(BUILD)/asan/cfisem) \
+	  --walker $(abspath $(BUILD)/asan/robust/robust-walk) \
 	  --runs $(ROBUST_RUNS) --seed $(ROBUST_SEED) --jobs $(ROBUST_JOBS) \
 	  --timeout $(ROBUST_TIMEOUT) --out $(BUILD)/robust --stats $(ROBUST_SEEDS)
 

@@ -1,11 +1,13 @@
 /* campaign.c — robust: mutants of seed files and odd inputs through every
  * cfisem command, each run classified; failures kept with their command
  * line. See robust/README.md. */
+#define _XOPEN_SOURCE 700  /* nftw */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@ enum { MAX_SEEDS = 256, PATH_MAX_LEN = 1024, KEEP_PER_CLASS = 1000,
 
 struct options {
     const char *cfisem;
+    const char *walker;     /* robust-walk: the run-time library's walks */
     const char *out;        /* work folder: mutants, failures */
     uint64_t runs, seed;
     unsigned jobs;
@@ -42,10 +45,16 @@ struct seed {
     size_t size;
 };
 
+/* The eh_elf paths of a mutant, one a compiled mutant (in turn). */
+enum eh_elf_path { PATH_TREE, PATH_TABLE, PATH_V1, PATH_CACHE, NPATHS };
+
 /* A mutant on disk, shared by the runs made of it. */
 struct mutant {
     char path[PATH_MAX_LEN];
     char eh_elf[PATH_MAX_LEN];
+    char cache[PATH_MAX_LEN];   /* cfisem cache's folder, or "" */
+    char walk[PATH_MAX_LEN];    /* its seed with its frame sections, or "" */
+    enum eh_elf_path eh_elf_path;
     const char *seed_path;
     uint64_t index;
     enum rb_kind kind;
@@ -61,6 +70,7 @@ struct job {
     size_t used;
     struct mutant *mutant;  /* NULL for fixed inputs */
     bool then_validate;
+    char json[PATH_MAX_LEN];  /* its --json report, or "" */
     struct job *next;
 };
 
@@ -92,6 +102,7 @@ struct campaign {
     char *envp[512];
     double start, last_progress;
     uint64_t next_mutant;
+    uint64_t next_report;   /* names the --json reports */
 };
 
 /* ---- jobs ------------------------------------------------------------- */
@@ -126,13 +137,13 @@ static unsigned allowed_statuses(const char *sub)
     return 0x5;      /* compile, gen: 0, 2 */
 }
 
-static struct job *job_new(struct campaign *c, const char *sub,
-                           struct mutant *m)
+static struct job *job_new_tool(const char *tool, const char *sub,
+                                struct mutant *m)
 {
     struct job *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
-    job_arg(j, c->opt.cfisem);
+    job_arg(j, tool);
     if (sub)
         job_arg(j, sub);
     j->cmd.subcommand = sub ? j->cmd.argv[1] : "cfisem";
@@ -141,6 +152,22 @@ static struct job *job_new(struct campaign *c, const char *sub,
     if (m)
         m->refs++;
     return j;
+}
+
+static struct job *job_new(struct campaign *c, const char *sub,
+                           struct mutant *m)
+{
+    return job_new_tool(c->opt.cfisem, sub, m);
+}
+
+/* --json OUT/work/rN.json, read by the classifier (rb_classify_report). */
+static void job_json(struct campaign *c, struct job *j)
+{
+    snprintf(j->json, sizeof j->json, "%s/work/r%" PRIu64 ".json",
+             c->opt.out, c->next_report++);
+    job_arg(j, "--json");
+    job_arg(j, j->json);
+    j->cmd.json = j->json;
 }
 
 static void enqueue(struct campaign *c, struct job *j)
@@ -166,6 +193,14 @@ static struct job *dequeue(struct campaign *c)
     return j;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
 static void mutant_release(struct mutant *m)
 {
     if (!m || --m->refs > 0)
@@ -173,6 +208,10 @@ static void mutant_release(struct mutant *m)
     if (m->owned) {
         unlink(m->path);
         unlink(m->eh_elf);
+        if (m->walk[0])
+            unlink(m->walk);
+        if (m->cache[0])
+            nftw(m->cache, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     }
     free(m);
 }
@@ -238,6 +277,10 @@ static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
     if (!strcmp(engine, "compiled")) {
         job_arg(j, "--eh-elf");
         job_arg(j, m->eh_elf);
+        if (m->eh_elf_path == PATH_V1) {
+            job_arg(j, "--abi");
+            job_arg(j, "v1");
+        }
     }
     if (rb_one_in(rng, 3))
         job_arg(j, "--caller");
@@ -273,17 +316,38 @@ static void add_diff(struct campaign *c, struct mutant *m, const char *path,
         job_arg(j, "--engines");
         job_arg(j, "il,interp,libdwarf,libdw,libunwind");
     }
+    job_json(c, j);
     enqueue(c, j);
 }
 
+/* compile with the tree layout, the table layout or the v1 ABI, then
+ * validate and unwind with it; or cfisem cache into a folder of the
+ * mutant's own. */
 static void add_compile(struct campaign *c, struct mutant *m)
 {
-    struct job *j = job_new(c, "compile", m);
+    bool cache = m->eh_elf_path == PATH_CACHE;
+    struct job *j = job_new(c, cache ? "cache" : "compile", m);
     if (!j)
         return;
     job_arg(j, m->path);
+    if (cache) {
+        snprintf(m->cache, sizeof m->cache, "%.1000s.cache", m->path);
+        job_arg(j, "--cache");
+        job_arg(j, m->cache);
+        job_arg(j, "-j");
+        job_arg(j, "1");
+        if (m->index / c->opt.compile_share % 8 == 3)
+            job_arg(j, "--force");
+        enqueue(c, j);
+        return;
+    }
     job_arg(j, "-o");
     job_arg(j, m->eh_elf);
+    static const char *const how[][2] = {{"--layout", "tree"},
+                                         {"--layout", "table"},
+                                         {"--abi", "v1"}};
+    job_arg(j, how[m->eh_elf_path][0]);
+    job_arg(j, how[m->eh_elf_path][1]);
     j->then_validate = true;
     enqueue(c, j);
 }
@@ -298,6 +362,11 @@ static void add_validate(struct campaign *c, struct mutant *m,
     job_arg(j, eh_elf);
     job_arg(j, "--states");
     job_arg(j, "1");
+    if (m && m->eh_elf_path == PATH_V1) {
+        job_arg(j, "--abi");
+        job_arg(j, "v1");
+    }
+    job_json(c, j);
     enqueue(c, j);
 }
 
@@ -319,6 +388,20 @@ static void add_il(struct campaign *c, struct mutant *m, const char *path,
     enqueue(c, j);
 }
 
+/* robust-walk on the seed carrying the mutant's frame sections: the
+ * run-time library's interpreter on them, in a child like the rest. */
+static void add_walk(struct campaign *c, struct mutant *m)
+{
+    struct job *j = job_new_tool(c->opt.walker, NULL, m);
+    if (!j)
+        return;
+    j->cmd.subcommand = "walk";
+    j->cmd.allowed = 0x5;   /* 0, 2 (the copy does not load) */
+    job_arg(j, m->walk);
+    job_argf(j, "%" PRIu64, m->index);
+    enqueue(c, j);
+}
+
 /* The runs of one mutant: il in a format, il --pc, unwind with two
  * engines, a short diff; now and then every engine, compile + validate. */
 static void plan_mutant(struct campaign *c, struct mutant *m,
@@ -335,7 +418,11 @@ static void plan_mutant(struct campaign *c, struct mutant *m,
     add_unwind(c, m, m->path, pc, engines[e1], rng);
     add_unwind(c, m, m->path, pc, engines[e2], rng);
     add_diff(c, m, m->path, false, rng);
+    if (m->walk[0])
+        add_walk(c, m);
     if (c->opt.compile_share && m->index % c->opt.compile_share == 0) {
+        m->eh_elf_path = (enum eh_elf_path)(m->index / c->opt.compile_share
+                                            % NPATHS);
         add_diff(c, m, m->path, true, rng);
         add_compile(c, m);
     }
@@ -467,6 +554,51 @@ static void plan_gen(struct campaign *c, uint64_t index)
 
 /* ---- mutants ---------------------------------------------------------- */
 
+/* The seed, a shared object, with the bytes of the mutant at its
+ * .eh_frame and .eh_frame_hdr (as the seed's section headers place
+ * them) and nowhere else: the loader sees the seed, the unwinder the
+ * mutant's frames. False when the seed is no shared object or the frame
+ * sections came out the same. */
+static bool frames_into_seed(const struct seed *s, const struct rb_mutant *m,
+                             uint8_t *copy)
+{
+    struct rb_elf *e = malloc(sizeof *e);
+    if (!e)
+        return false;
+    rb_elf_scan(e, s->bytes, s->size);
+    bool changed = false;
+    memcpy(copy, s->bytes, s->size);
+    int frames[2] = {e->eh_frame, e->eh_frame_hdr};
+    for (unsigned k = 0; e->elf64 && rb_load(s->bytes, s->size, 16, 2) == 3 &&
+                         k < 2; k++) {
+        if (frames[k] < 0)
+            continue;
+        const struct rb_section *sec = &e->sections[frames[k]];
+        uint64_t end = sec->offset + sec->size;
+        if (sec->offset >= s->size || end > s->size || end < sec->offset)
+            continue;
+        uint64_t stop = end < m->size ? end : m->size;
+        for (uint64_t at = sec->offset; at < stop; at++) {
+            changed |= copy[at] != m->bytes[at];
+            copy[at] = m->bytes[at];
+        }
+    }
+    free(e);
+    return changed;
+}
+
+static void write_walk_copy(struct campaign *c, struct mutant *mu,
+                            const struct seed *s, const struct rb_mutant *m)
+{
+    uint8_t *copy = c->opt.walker ? malloc(s->size) : NULL;
+    if (copy && frames_into_seed(s, m, copy)) {
+        snprintf(mu->walk, sizeof mu->walk, "%.1000s.rt.so", mu->path);
+        if (!write_bytes(mu->walk, copy, s->size))
+            mu->walk[0] = 0;
+    }
+    free(copy);
+}
+
 static struct mutant *new_mutant(struct campaign *c, uint64_t index)
 {
     const struct seed *s = &c->seeds[index % c->nseeds];
@@ -489,6 +621,8 @@ static struct mutant *new_mutant(struct campaign *c, uint64_t index)
     snprintf(mu->path, sizeof mu->path, "%s/work/m%" PRIu64, c->opt.out, index);
     snprintf(mu->eh_elf, sizeof mu->eh_elf, "%.1000s.eh_elf.so", mu->path);
     bool ok = write_bytes(mu->path, m.bytes, m.size);
+    if (ok)
+        write_walk_copy(c, mu, s, &m);
     struct rb_rng rng;
     rb_rng_seed(&rng, c->opt.seed, ~index);
     mu->refs = 1;  /* held while planning */
@@ -511,14 +645,42 @@ static void copy_file(const char *from, const char *to)
     if (out) fclose(out);
 }
 
+/* The files of a mutant a command may name, and their names when kept. */
+enum { NKEPT_FILES = 3 };
+static const char *const kept_names[NKEPT_FILES] = {"input", "eh_elf.so",
+                                                    "walked.so"};
+
 static void write_command(FILE *f, const struct rb_command *cmd,
-                          const char *replace, const char *with)
+                          const char *const *replace,
+                          char with[][PATH_MAX_LEN + 32])
 {
     for (unsigned i = 0; i < cmd->argc; i++) {
-        const char *a = replace && !strcmp(cmd->argv[i], replace) ? with : cmd->argv[i];
+        const char *a = cmd->argv[i];
+        for (unsigned k = 0; k < NKEPT_FILES; k++)
+            if (replace[k] && replace[k][0] && !strcmp(a, replace[k]))
+                a = with[k];
         fprintf(f, "%s'%s'", i ? " " : "", a);
     }
     fputc('\n', f);
+}
+
+/* The mutant's files the command names, copied into dir; kept[k] their
+ * copies' paths. */
+static void keep_files(const struct job *j, const char *dir,
+                       const char **files, char kept[][PATH_MAX_LEN + 32])
+{
+    const struct mutant *m = j->mutant;
+    files[0] = m ? m->path : NULL;
+    files[1] = m ? m->eh_elf : NULL;
+    files[2] = m ? m->walk : NULL;
+    for (unsigned k = 0; k < NKEPT_FILES; k++) {
+        snprintf(kept[k], PATH_MAX_LEN + 32, "%s/%s", dir, kept_names[k]);
+        bool named = false;
+        for (unsigned i = 0; files[k] && files[k][0] && i < j->cmd.argc; i++)
+            named |= !strcmp(j->cmd.argv[i], files[k]);
+        if (named || (k == 0 && m))
+            copy_file(files[k], kept[k]);
+    }
 }
 
 /* failures/CLASS/N-SUBCOMMAND/: input, command (cfisem's, with the kept
@@ -535,14 +697,14 @@ static void keep_run(struct campaign *c, const struct rb_slot *s,
     snprintf(dir, sizeof dir, "%s/failures/%s/%03" PRIu64 "-%s", c->opt.out,
              folder, n, j->cmd.subcommand);
     mkdir(dir, 0755);
-    snprintf(p, sizeof p, "%s/input", dir);
-    if (j->mutant)
-        copy_file(j->mutant->path, p);
+    const char *files[NKEPT_FILES];
+    char kept[NKEPT_FILES][PATH_MAX_LEN + 32];
+    keep_files(j, dir, files, kept);
     char cmdpath[PATH_MAX_LEN + 32];
     snprintf(cmdpath, sizeof cmdpath, "%s/command", dir);
     FILE *f = fopen(cmdpath, "w");
     if (f) {
-        write_command(f, &j->cmd, j->mutant ? j->mutant->path : NULL, p);
+        write_command(f, &j->cmd, files, kept);
         if (j->mutant)
             fprintf(f, "# mutant: robust --mutate '%s' --seed %" PRIu64
                        " --index %" PRIu64 " -o OUT   (kind %s)\n",
@@ -554,6 +716,10 @@ static void keep_run(struct campaign *c, const struct rb_slot *s,
     }
     snprintf(p, sizeof p, "%s/stderr", dir);
     write_bytes(p, s->outcome.err, s->outcome.err_len);
+    if (j->json[0]) {
+        snprintf(p, sizeof p, "%s/report.json", dir);
+        copy_file(j->json, p);
+    }
     snprintf(p, sizeof p, "%s/stdout", dir);
     write_bytes(p, s->outcome.out, s->outcome.out_len);
 }
@@ -635,7 +801,22 @@ static size_t count_lines(const char *text)
 static uint64_t failures(const struct tally *t)
 {
     return t->by_class[RB_CRASH] + t->by_class[RB_HANG] +
-           t->by_class[RB_SILENT] + t->by_class[RB_BAD_EXIT];
+           t->by_class[RB_SILENT] + t->by_class[RB_BAD_EXIT] +
+           t->by_class[RB_DISAGREE] + t->by_class[RB_WRONG_RANGE] +
+           t->by_class[RB_CHILD_CRASH];
+}
+
+/* "C crashes, H hangs, ..., K child crashes": every failure class. */
+static void failure_counts(FILE *f, const struct tally *t)
+{
+    fprintf(f, "%" PRIu64 " crashes, %" PRIu64 " hangs, %" PRIu64
+            " silent, %" PRIu64 " bad exit codes, %" PRIu64
+            " own-engine disagreements, %" PRIu64 " wrong ranges, %" PRIu64
+            " child crashes",
+            t->by_class[RB_CRASH], t->by_class[RB_HANG],
+            t->by_class[RB_SILENT], t->by_class[RB_BAD_EXIT],
+            t->by_class[RB_DISAGREE], t->by_class[RB_WRONG_RANGE],
+            t->by_class[RB_CHILD_CRASH]);
 }
 
 static void progress(struct campaign *c, bool force)
@@ -645,13 +826,10 @@ static void progress(struct campaign *c, bool force)
         return;
     c->last_progress = now;
     const struct tally *t = &c->tally;
-    fprintf(stderr,
-            "robust: %" PRIu64 "/%" PRIu64 " runs, %" PRIu64 " mutants, %"
-            PRIu64 " crashes, %" PRIu64 " hangs, %" PRIu64 " silent, %" PRIu64
-            " bad exit codes, %.0f runs/s\n",
-            t->runs, c->opt.runs, t->mutants, t->by_class[RB_CRASH],
-            t->by_class[RB_HANG], t->by_class[RB_SILENT],
-            t->by_class[RB_BAD_EXIT], t->runs / (now - c->start + 1e-9));
+    fprintf(stderr, "robust: %" PRIu64 "/%" PRIu64 " runs, %" PRIu64
+            " mutants, ", t->runs, c->opt.runs, t->mutants);
+    failure_counts(stderr, t);
+    fprintf(stderr, ", %.0f runs/s\n", t->runs / (now - c->start + 1e-9));
 }
 
 static void finish(struct campaign *c, struct rb_slot *s)
@@ -662,6 +840,8 @@ static void finish(struct campaign *c, struct rb_slot *s)
     c->tally.by_class[cls]++;
     if (cls != RB_OK && cls != RB_CLEAN)
         keep_failure(c, s, j);
+    if (j->json[0])
+        unlink(j->json);
     if (j->then_validate && access(j->mutant->eh_elf, F_OK) == 0) {
         add_validate(c, j->mutant, j->mutant->path, j->mutant->eh_elf);
         add_unwind_compiled(c, j->mutant);
@@ -828,10 +1008,9 @@ static void run_loop(struct campaign *c)
 static void print_summary(const struct campaign *c, double seconds)
 {
     const struct tally *t = &c->tally;
-    printf("robust: %" PRIu64 " runs, %" PRIu64 " crashes, %" PRIu64
-           " hangs, %" PRIu64 " silent, %" PRIu64 " bad exit codes\n",
-           t->runs, t->by_class[RB_CRASH], t->by_class[RB_HANG],
-           t->by_class[RB_SILENT], t->by_class[RB_BAD_EXIT]);
+    printf("robust: %" PRIu64 " runs, ", t->runs);
+    failure_counts(stdout, t);
+    putchar('\n');
     printf("robust: %.1f s; ok %" PRIu64 ", clean errors %" PRIu64
            " (%" PRIu64 " of more than one stderr line), mismatches %" PRIu64
            "; seed %" PRIu64 ", %" PRIu64 " mutants of %u seeds; kept under "
@@ -841,7 +1020,7 @@ static void print_summary(const struct campaign *c, double seconds)
            c->opt.out);
     for (unsigned i = 0; i < t->nsignatures; i++)
         if (t->signatures[i].cls != RB_MISMATCH)
-            printf("  %-8s %6" PRIu64 "  %s\n",
+            printf("  %-11s %6" PRIu64 "  %s\n",
                    rb_class_name(t->signatures[i].cls), t->signatures[i].runs,
                    t->signatures[i].text);
     if (!c->opt.stats)
@@ -920,8 +1099,9 @@ static int mutate_only(const struct options *o)
 }
 
 static const char usage[] =
-    "usage: robust [--cfisem PATH] [--runs N] [--seed S] [--jobs J]\n"
-    "              [--timeout SECONDS] [--out DIR] [--compile-share N]\n"
+    "usage: robust [--cfisem PATH] [--walker PATH] [--runs N] [--seed S]\n"
+    "              [--jobs J] [--timeout SECONDS] [--out DIR]\n"
+    "              [--compile-share N]\n"
     "              [--no-odd] [--no-usage] [--stats] [--quiet] SEEDFILE...\n"
     "              [--skip-odd NAME]...\n"
     "       robust --mutate SEEDFILE [--seed S] --index I [--kind K] -o OUT\n"
@@ -955,6 +1135,7 @@ static bool parse_option(struct options *o, int argc, char **argv, int *i)
         return false;
     (*i)++;
     if (!strcmp(a, "--cfisem")) o->cfisem = v;
+    else if (!strcmp(a, "--walker")) o->walker = v;
     else if (!strcmp(a, "--out")) o->out = v;
     else if (!strcmp(a, "--mutate")) o->mutate = v;
     else if (!strcmp(a, "-o")) o->mutate_out = v;
@@ -970,6 +1151,15 @@ static bool parse_option(struct options *o, int argc, char **argv, int *i)
     else if (!strcmp(a, "--compile-share")) o->compile_share = (unsigned)n;
     else return false;
     return true;
+}
+
+/* robust-walk beside robust, when it is there. */
+static bool default_walker(const char *self, char *path, size_t size)
+{
+    const char *slash = strrchr(self, '/');
+    int dir = slash ? (int)(slash - self) : 1;
+    snprintf(path, size, "%.*s/robust-walk", dir, slash ? self : ".");
+    return access(path, X_OK) == 0;
 }
 
 int main(int argc, char **argv)
@@ -999,6 +1189,11 @@ int main(int argc, char **argv)
         free(c);
         return 0;
     }
+    char walker[PATH_MAX_LEN];
+    if (!o->walker && default_walker(argv[0], walker, sizeof walker))
+        o->walker = walker;
+    else if (o->walker && !*o->walker)
+        o->walker = NULL;   /* --walker '': no walks */
     int status = o->mutate ? mutate_only(o) : campaign(c);
     free(c);
     return status;

@@ -147,6 +147,11 @@ enum rb_class {
     RB_CRASH,        /* a signal or a sanitizer report */
     RB_HANG,         /* past the timeout */
     RB_BAD_EXIT,     /* an exit status the README does not give */
+    RB_DISAGREE,     /* diff: cfisem's own engines (il, interp, compiled)
+                        differ from the reference */
+    RB_WRONG_RANGE,  /* validate: wrong ranges in an eh_elf cfisem compiled */
+    RB_CHILD_CRASH,  /* an own engine's child process crashed or hung:
+                        diff's, validate's, unwind --engine compiled's */
     RB_NCLASSES
 };
 
@@ -161,6 +166,8 @@ struct rb_command {
     unsigned allowed;                   /* bit s: exit status s documented */
     bool usage;                         /* the line is a usage error: only
                                            RB_EXIT_USAGE is documented */
+    const char *json;                   /* the --json report it writes, read
+                                           by rb_classify_report, or NULL */
 };
 
 /* The exit status of a usage error (README: "Commands"). */
@@ -178,9 +185,36 @@ struct rb_outcome {
     enum rb_class cls;
 };
 
-/* Classifies a finished run of cmd. */
+/* Classifies a finished run of cmd by its exit status and output. */
 enum rb_class rb_classify(const struct rb_command *cmd,
                           const struct rb_outcome *o);
+
+/* The class of a diff or validate run of class `base` (ok or mismatch)
+ * after its --json report report[0, len): RB_DISAGREE when an own
+ * engine (il, interp, compiled) differs from the reference,
+ * RB_CHILD_CRASH when one crashed or hung in its child process (diff's
+ * "errors", validate's "crashes"), RB_WRONG_RANGE when validate found
+ * wrong ranges other than "unsupported" ones; else `base` (an outside
+ * engine's differences stay RB_MISMATCH). A report that does not parse
+ * leaves `base`. */
+enum rb_class rb_classify_report(const char *subcommand, enum rb_class base,
+                                 const char *report, size_t len);
+
+/* ---- the JSON reports, read just enough ------------------------------ */
+
+/* The value after skipping the one at p, or NULL when it does not parse. */
+const char *rb_json_skip(const char *p, const char *end);
+/* The value of member `key` of the object at `object`, or NULL. */
+const char *rb_json_member(const char *object, const char *end,
+                           const char *key);
+bool rb_json_u64(const char *value, const char *end, uint64_t *out);
+bool rb_json_string_is(const char *value, const char *end, const char *text);
+bool rb_json_string_starts(const char *value, const char *end,
+                           const char *prefix);
+/* The first element of the array at `array`, the one after `element`;
+ * NULL at the end or on a syntax error. */
+const char *rb_json_first(const char *array, const char *end);
+const char *rb_json_next(const char *element, const char *end);
 
 /* Up to RB_MAX_JOBS commands at a time, each in its own process group
  * (a timeout kills the group: compilers and diff's children too). */

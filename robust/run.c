@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,7 +22,8 @@ double rb_now(void)
 const char *rb_class_name(enum rb_class c)
 {
     static const char *const names[RB_NCLASSES] = {
-        "ok", "clean", "mismatch", "silent", "crash", "hang", "bad-exit"};
+        "ok", "clean", "mismatch", "silent", "crash", "hang", "bad-exit",
+        "disagree", "wrong-range", "child-crash"};
     return c < RB_NCLASSES ? names[c] : "?";
 }
 
@@ -32,6 +34,15 @@ static bool has_sanitizer_report(const char *err)
            strstr(err, "runtime error:") ||
            strstr(err, "Sanitizer:DEADLYSIGNAL") ||
            strstr(err, "SUMMARY: UndefinedBehaviorSanitizer");
+}
+
+static bool runs_compiled(const struct rb_command *cmd)
+{
+    for (unsigned i = 1; i + 1 < cmd->argc; i++)
+        if (!strcmp(cmd->argv[i], "--engine") &&
+            !strcmp(cmd->argv[i + 1], "compiled"))
+            return true;
+    return false;
 }
 
 enum rb_class rb_classify(const struct rb_command *cmd,
@@ -47,6 +58,10 @@ enum rb_class rb_classify(const struct rb_command *cmd,
               (cmd->allowed & (1u << o->exit_code));
     if (!documented)
         return RB_BAD_EXIT;
+    /* unwind's 4: the engine's child crashed or hung; the eh_elf is ours */
+    if (!strcmp(cmd->subcommand, "unwind") && o->exit_code == 4 &&
+        runs_compiled(cmd))
+        return RB_CHILD_CRASH;
     if (o->exit_code == 0)
         return RB_OK;
     bool reports = !strcmp(cmd->subcommand, "diff") ||
@@ -63,6 +78,107 @@ enum rb_class rb_classify(const struct rb_command *cmd,
     if (o->err_len == 0)
         return RB_SILENT;
     return RB_CLEAN;
+}
+
+/* cfisem's own engines: a difference of one of them is a defect. */
+static bool own_engine(const char *value, const char *end)
+{
+    return rb_json_string_is(value, end, "il") ||
+           rb_json_string_is(value, end, "interp") ||
+           rb_json_string_is(value, end, "compiled");
+}
+
+/* diff: "summary": {ENGINE: {"differ": N, ...}}; "errors": [{"engine",
+ * "message": "crashed (...)" or "timed out (...)"}]; a file whose
+ * reference crashed has "error": "cfisem crashed on this file ...". */
+static enum rb_class classify_diff(enum rb_class base, const char *r,
+                                   const char *end)
+{
+    static const char *const own[] = {"il", "interp", "compiled"};
+    const char *errors = rb_json_member(r, end, "errors");
+    for (const char *e = rb_json_first(errors, end); e; e = rb_json_next(e, end)) {
+        const char *msg = rb_json_member(e, end, "message");
+        if (own_engine(rb_json_member(e, end, "engine"), end) &&
+            (rb_json_string_starts(msg, end, "crashed") ||
+             rb_json_string_starts(msg, end, "timed out")))
+            return RB_CHILD_CRASH;
+    }
+    const char *files = rb_json_member(r, end, "files");
+    for (const char *f = rb_json_first(files, end); f; f = rb_json_next(f, end)) {
+        const char *err = rb_json_member(f, end, "error");
+        if (rb_json_string_starts(err, end, "cfisem crashed") ||
+            rb_json_string_starts(err, end, "cfisem stopped answering"))
+            return RB_CHILD_CRASH;
+    }
+    const char *summary = rb_json_member(r, end, "summary");
+    for (unsigned i = 0; summary && i < 3; i++) {
+        uint64_t differ = 0;
+        const char *counts = rb_json_member(summary, end, own[i]);
+        if (counts && rb_json_u64(rb_json_member(counts, end, "differ"), end,
+                                  &differ) && differ > 0)
+            return RB_DISAGREE;
+    }
+    return base;
+}
+
+/* validate: "crashes": N, "wrong_ranges_total": N,
+ * "unsupported_ranges": N (the eh_elf says it cannot: no wrong value). */
+static enum rb_class classify_validate(enum rb_class base, const char *r,
+                                       const char *end)
+{
+    uint64_t crashes = 0, wrong = 0, unsupported = 0;
+    if (rb_json_u64(rb_json_member(r, end, "crashes"), end, &crashes) &&
+        crashes > 0)
+        return RB_CHILD_CRASH;
+    if (rb_json_u64(rb_json_member(r, end, "wrong_ranges_total"), end, &wrong)) {
+        rb_json_u64(rb_json_member(r, end, "unsupported_ranges"), end,
+                    &unsupported);
+        if (wrong > unsupported)
+            return RB_WRONG_RANGE;
+    }
+    return base;
+}
+
+enum rb_class rb_classify_report(const char *subcommand, enum rb_class base,
+                                 const char *report, size_t len)
+{
+    if (!report)
+        return base;
+    const char *end = report + len;
+    if (!rb_json_skip(report, end))
+        return base;
+    if (!strcmp(subcommand, "diff"))
+        return classify_diff(base, report, end);
+    if (!strcmp(subcommand, "validate"))
+        return classify_validate(base, report, end);
+    return base;
+}
+
+/* The --json report of a finished run: read, classified, removed. */
+static enum rb_class refine_by_report(const struct rb_command *cmd,
+                                      enum rb_class base)
+{
+    if (!cmd->json || (base != RB_OK && base != RB_MISMATCH))
+        return base;
+    FILE *f = fopen(cmd->json, "rb");
+    if (!f)
+        return base;
+    size_t cap = 1 << 16, len = 0, got;
+    char *text = malloc(cap);
+    while (text && (got = fread(text + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap) {
+            char *more = realloc(text, cap *= 2);
+            if (!more)
+                break;
+            text = more;
+        }
+    }
+    fclose(f);
+    enum rb_class cls = text ? rb_classify_report(cmd->subcommand, base,
+                                                  text, len) : base;
+    free(text);
+    return cls;
 }
 
 void rb_pool_init(struct rb_pool *pool, unsigned jobs, double timeout,
@@ -163,7 +279,7 @@ static bool try_reap(struct rb_slot *s)
     o->timed_out = s->killed;
     o->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     o->signal = WIFSIGNALED(status) && !s->killed ? WTERMSIG(status) : 0;
-    o->cls = rb_classify(&s->cmd, o);
+    o->cls = refine_by_report(&s->cmd, rb_classify(&s->cmd, o));
     return true;
 }
 

@@ -33,6 +33,7 @@
 #include "cfi/sha256.h"
 #include "compile/cg.h"
 #include "diff/compare.h"
+#include "diff/json.h"
 #include "diff/memory.h"
 #include "semantics/sem.h"
 #include "support.h"
@@ -1793,6 +1794,75 @@ START_TEST(test_error_result_fields_unset)
 }
 END_TEST
 
+/* ---- compile and validate through the command line ----------------- */
+
+/* FILE compiled with `layout`, then validated: exit 0, and the JSON
+ * report has no crashed call and no wrong range. */
+static void compile_and_validate(const char *file, const char *dir,
+                                 const char *layout)
+{
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    char eh[4400], json[4400];
+    snprintf(eh, sizeof eh, "%s/%s.%s.eh_elf.so", dir, base, layout);
+    snprintf(json, sizeof json, "%s/%s.%s.json", dir, base, layout);
+    struct test_run run;
+    test_run_cfisem((const char *[]){"compile", file, "-o", eh, "--layout",
+                                     layout, NULL}, &run);
+    ck_assert_msg(run.exit_code == 0, "compile %s --layout %s: exit %d, signal "
+                  "%d\n%s", file, layout, run.exit_code, run.signal, run.err);
+    test_run_free(&run);
+    test_run_cfisem((const char *[]){"validate", file, eh, "--states", "1",
+                                     "--json", json, NULL}, &run);
+    char *text = test_read_file(json, NULL);
+    struct diff_json_error error;
+    struct diff_json *report = text ? diff_json_parse(text, strlen(text), &error)
+                                    : NULL;
+    uint64_t crashes = 1, wrong = 1;
+    ck_assert_msg(report &&
+                      diff_json_u64(diff_json_member(report, "crashes"), &crashes) &&
+                      diff_json_u64(diff_json_member(report, "wrong_ranges_total"),
+                                    &wrong),
+                  "validate %s (%s): no report; exit %d\n%s", file, layout,
+                  run.exit_code, run.err);
+    ck_assert_msg(crashes == 0 && wrong == 0 && run.exit_code == 0,
+                  "validate %s (%s): %" PRIu64 " calls crashed, %" PRIu64
+                  " wrong ranges, exit %d\n%.2000s\n%.2000s", file, layout,
+                  crashes, wrong, run.exit_code, run.out, run.err);
+    diff_json_free(report);
+    free(text);
+    test_run_free(&run);
+}
+
+/* Regression (validate_under_sanitizers_no_crashed_calls): under the
+ * ASan+UBSan build ($CFISEM in make check-asan), validate's child
+ * stopped at an error result's unset bool, and validate reported every
+ * call crashed; only the command line on real files shows it. Small
+ * system libraries and a test program, both layouts. */
+START_TEST(test_validate_under_sanitizers_no_crashed_calls)
+{
+    static const char *const libs[] = {"libXau.so.6", "libdl.so.2",
+                                       "libz.so.1", "libffi.so.8"};
+    char *dir = test_temp_dir();
+    unsigned files = 0;
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
+        char *lib = test_system_lib(libs[i]);
+        for (unsigned l = 0; lib && l < 2; l++)
+            compile_and_validate(lib, dir, l ? "table" : "tree");
+        files += lib != NULL;
+        free(lib);
+    }
+    char *program = test_build_path("bench/real_stacks");
+    if (access(program, R_OK) == 0) {
+        compile_and_validate(program, dir, "tree");
+        compile_and_validate(program, dir, "table");
+        files++;
+    }
+    ck_assert_uint_ge(files, 2);
+    free(program);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("compile");
@@ -1835,6 +1905,10 @@ int main(void)
     tcase_add_test(stamp, test_unstamped_eh_elf_used);
     tcase_add_test(stamp, test_stale_cache_entry_used);
     suite_add_tcase(suite, stamp);
+    TCase *sanitizers = tcase_create("validate_cli");
+    tcase_set_timeout(sanitizers, 900);
+    tcase_add_test(sanitizers, test_validate_under_sanitizers_no_crashed_calls);
+    suite_add_tcase(suite, sanitizers);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);

@@ -21,11 +21,13 @@
 #include <unistd.h>
 
 #include "support.h"
+#include "../robust/robust.h"
 
 enum { MAX_ARGS = 160, SAMPLE_RUNS = 300 };
 
 struct summary {
     unsigned long runs, crashes, hangs, silent, bad;
+    unsigned long disagreements, wrong_ranges, child_crashes;
 };
 
 static const char *robust_tool(void)
@@ -64,8 +66,11 @@ static bool parse_summary(const char *out, struct summary *s)
     for (; line; line = strstr(line + 1, "robust: "))
         if (sscanf(line,
                    "robust: %lu runs, %lu crashes, %lu hangs, %lu silent, "
-                   "%lu bad exit codes",
-                   &s->runs, &s->crashes, &s->hangs, &s->silent, &s->bad) == 5)
+                   "%lu bad exit codes, %lu own-engine disagreements, "
+                   "%lu wrong ranges, %lu child crashes",
+                   &s->runs, &s->crashes, &s->hangs, &s->silent, &s->bad,
+                   &s->disagreements, &s->wrong_ranges,
+                   &s->child_crashes) == 8)
             return true;
     return false;
 }
@@ -108,7 +113,9 @@ START_TEST(test_sample_has_no_failure)
     struct summary s;
     ck_assert_msg(parse_summary(out, &s), "no summary line:\n%s", out);
     ck_assert_msg(s.runs >= SAMPLE_RUNS, "%lu runs", s.runs);
-    ck_assert_msg(s.crashes == 0 && s.hangs == 0 && s.silent == 0 && s.bad == 0,
+    ck_assert_msg(s.crashes == 0 && s.hangs == 0 && s.silent == 0 && s.bad == 0 &&
+                      s.disagreements == 0 && s.wrong_ranges == 0 &&
+                      s.child_crashes == 0,
                   "%s(failures kept under %s/failures)", out, dir);
     ck_assert_int_eq(status, 0);
     for (size_t i = fixed; i < n; i++)
@@ -243,6 +250,156 @@ START_TEST(test_classifier_catches_each_failure)
 }
 END_TEST
 
+/* ---- the classifier on the --json reports ---------------------------- */
+
+/* A diff report: one engine's counts with `differ` differences. */
+static enum rb_class classify_diff_report(const char *engine, unsigned differ,
+                                          const char *errors)
+{
+    char report[2048];
+    snprintf(report, sizeof report,
+             "{\"seed\": 1, \"files\": [{\"path\": \"a \\\"b\\\".so\", "
+             "\"status\": \"ok\", \"error\": null}],\n"
+             "\"summary\": {\"il\": {\"compared\": 9, \"agree\": 9, "
+             "\"differ\": 0}, \"%s\": {\"compared\": 9, \"agree\": 8, "
+             "\"differ\": %u, \"errors\": 0}},\n\"errors\": [%s],\n"
+             "\"mismatches\": [{\"engine\": \"%s\", \"items\": []}]}",
+             engine, differ, errors, engine);
+    return rb_classify_report("diff", RB_MISMATCH, report, strlen(report));
+}
+
+/* il, interp and compiled are cfisem's: their differences are defects. */
+START_TEST(test_own_engine_differences_counted_as_mismatch_data)
+{
+    ck_assert_int_eq(classify_diff_report("interp", 1, ""), RB_DISAGREE);
+    ck_assert_int_eq(classify_diff_report("compiled", 3, ""), RB_DISAGREE);
+    /* an outside engine's differences stay data */
+    ck_assert_int_eq(classify_diff_report("libdw", 1, ""), RB_MISMATCH);
+    ck_assert_int_eq(classify_diff_report("libunwind", 0, ""), RB_MISMATCH);
+    ck_assert_int_eq(
+        classify_diff_report("libdwarf", 0,
+                             "{\"engine\": \"compiled\", \"file\": \"x\", "
+                             "\"message\": \"crashed (SIGSEGV)\", \"requests\": 4}"),
+        RB_CHILD_CRASH);
+    ck_assert_int_eq(
+        classify_diff_report("libdw", 0,
+                             "{\"engine\": \"libdw\", \"file\": \"x\", "
+                             "\"message\": \"crashed (SIGSEGV)\", \"requests\": 4}"),
+        RB_MISMATCH);
+    /* a report cut short is no verdict */
+    const char *cut = "{\"summary\": {\"il\": {\"differ\": 1}";
+    ck_assert_int_eq(rb_classify_report("diff", RB_OK, cut, strlen(cut)), RB_OK);
+}
+END_TEST
+
+/* validate's crashed calls and wrong ranges were read from its text
+ * ("wrong range"), a crash of the eh_elf's child was no failure. */
+START_TEST(test_validate_crashed_calls_counted_as_mismatch_data)
+{
+    const char *crashed = "{\"crashes\": 37, \"wrong_ranges_total\": 2, "
+                          "\"unsupported_ranges\": 0, \"wrong_ranges\": []}";
+    const char *wrong = "{\"crashes\": 0, \"wrong_ranges_total\": 2, "
+                        "\"unsupported_ranges\": 1, \"wrong_ranges\": []}";
+    const char *unsupported = "{\"crashes\": 0, \"wrong_ranges_total\": 2, "
+                              "\"unsupported_ranges\": 2}";
+    const char *pass = "{\"crashes\": 0, \"wrong_ranges_total\": 0}";
+    ck_assert_int_eq(rb_classify_report("validate", RB_MISMATCH, crashed,
+                                        strlen(crashed)), RB_CHILD_CRASH);
+    ck_assert_int_eq(rb_classify_report("validate", RB_MISMATCH, wrong,
+                                        strlen(wrong)), RB_WRONG_RANGE);
+    ck_assert_int_eq(rb_classify_report("validate", RB_MISMATCH, unsupported,
+                                        strlen(unsupported)), RB_MISMATCH);
+    ck_assert_int_eq(rb_classify_report("validate", RB_OK, pass, strlen(pass)),
+                     RB_OK);
+}
+END_TEST
+
+/* A cfisem whose diff reports an il-vs-interp disagreement on every file
+ * (and whose unwind --engine compiled says its child crashed), or only a
+ * libdw one: the campaign fails on the first, not on the second. Every
+ * call is logged, to see the eh_elf paths taken. */
+static const char report_tool[] =
+    "#!/bin/sh\n"
+    "echo \"$*\" >> \"$0.log\"\n"
+    "json=; prev=; out=; engine=\n"
+    "for a; do\n"
+    "  [ \"$prev\" = --json ] && json=$a\n"
+    "  [ \"$prev\" = -o ] && out=$a\n"
+    "  [ \"$prev\" = --engine ] && engine=$a\n"
+    "  prev=$a\n"
+    "done\n"
+    "case \"$1\" in\n"
+    "diff) printf '{\"files\": [], \"summary\": {\"%s\": {\"differ\": 1}}, "
+    "\"errors\": []}' \"$ENGINE\" > \"$json\"; echo 'result: 1 new mismatch'; exit 1 ;;\n"
+    "compile) : > \"$out\"; exit 0 ;;\n"
+    "validate) printf '{\"crashes\": 0, \"wrong_ranges_total\": 0}' > \"$json\"; exit 0 ;;\n"
+    "unwind) [ \"$engine\" = compiled ] && [ \"$ENGINE\" = interp ] && "
+    "{ echo 'cfisem: the eh_elf crashed (SIGSEGV)' >&2; exit 4; }; exit 0 ;;\n"
+    "*) exit 0 ;;\n"
+    "esac\n";
+
+static int run_report_tool(const char *dir, const char *engine, char **out,
+                           char **log)
+{
+    char tool[4200], out_dir[4200], log_path[4300];
+    snprintf(tool, sizeof tool, "%s/cfisem-%s", dir, engine);
+    snprintf(out_dir, sizeof out_dir, "%s/out-%s", dir, engine);
+    snprintf(log_path, sizeof log_path, "%s.log", tool);
+    ck_assert_int_eq(test_write_file(tool, report_tool, strlen(report_tool)), 0);
+    ck_assert_int_eq(chmod(tool, 0755), 0);
+    setenv("ENGINE", engine, 1);
+    char *seed = test_build_path("corpus/cases/prologue.so");
+    int status = run_robust((const char *[]){"--cfisem", tool, "--runs", "60",
+                                             "--timeout", "5", "--jobs", "2",
+                                             "--no-odd", "--no-usage", "--quiet",
+                                             "--compile-share", "1",
+                                             "--out", out_dir, seed, NULL},
+                            out);
+    *log = test_read_file(log_path, NULL);
+    ck_assert_ptr_nonnull(*log);
+    free(seed);
+    return status;
+}
+
+START_TEST(test_own_engine_disagreement_fails_the_campaign)
+{
+    char *dir = test_temp_dir(), *out, *log;
+    int status = run_report_tool(dir, "interp", &out, &log);
+    struct summary s;
+    ck_assert_msg(parse_summary(out, &s), "no summary line:\n%s", out);
+    ck_assert_msg(s.disagreements > 0 && s.child_crashes > 0, "%s", out);
+    ck_assert_int_eq(status, 1);
+    char kept[4400];
+    snprintf(kept, sizeof kept, "%s/out-interp/failures/disagree/000-diff/report.json",
+             dir);
+    char *report = test_read_file(kept, NULL);
+    ck_assert_msg(report && strstr(report, "\"interp\""), "%s not kept", kept);
+    /* the eh_elf the crashed child ran is kept, and the command names it */
+    snprintf(kept, sizeof kept, "%s/out-interp/failures/child-crash/000-unwind",
+             dir);
+    char eh_elf[4500], command[4500];
+    snprintf(eh_elf, sizeof eh_elf, "%s/eh_elf.so", kept);
+    snprintf(command, sizeof command, "%s/command", kept);
+    char *line = test_read_file(command, NULL);
+    ck_assert_msg(access(eh_elf, F_OK) == 0 && line && strstr(line, eh_elf),
+                  "%s: %s", kept, line ? line : "no command");
+    free(line);
+    /* every eh_elf path: both layouts, the v1 ABI, cfisem cache */
+    ck_assert_msg(strstr(log, "--layout tree") && strstr(log, "--layout table") &&
+                      strstr(log, "--abi v1") && strstr(log, "cache "),
+                  "%s", log);
+    free(report); free(out); free(log);
+    out = log = NULL;
+    status = run_report_tool(dir, "libdw", &out, &log);
+    ck_assert_msg(parse_summary(out, &s), "no summary line:\n%s", out);
+    ck_assert_msg(s.disagreements == 0 && s.child_crashes == 0 &&
+                      s.crashes == 0 && s.bad == 0, "%s", out);
+    ck_assert_msg(strstr(out, "mismatches 0") == NULL, "%s", out);
+    ck_assert_int_eq(status, 0);
+    free(out); free(log); free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("robust");
@@ -251,8 +408,13 @@ int main(void)
     tcase_add_test(tc, test_every_kind_changes_the_file);
     tcase_add_test(tc, test_same_seed_same_mutant);
     tcase_add_test(tc, test_classifier_catches_each_failure);
+    tcase_add_test(tc, test_own_engine_disagreement_fails_the_campaign);
     tcase_add_test(tc, test_sample_has_no_failure);
     suite_add_tcase(suite, tc);
+    TCase *reports = tcase_create("reports");
+    tcase_add_test(reports, test_own_engine_differences_counted_as_mismatch_data);
+    tcase_add_test(reports, test_validate_crashed_calls_counted_as_mismatch_data);
+    suite_add_tcase(suite, reports);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
