@@ -112,6 +112,50 @@ static size_t fde_before(const struct cfi_file *file, uint64_t pc)
     return best;
 }
 
+/* The lowest start of an FDE above pc (UINT64_MAX: none): where a gap
+ * that contains pc ends. */
+static uint64_t next_fde_begin(const struct cfi_file *file, uint64_t pc)
+{
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < file->nfdes; i++) {
+        const struct cfi_fde *f = &file->fdes[i];
+        if (f->pc_end > f->pc_begin && f->pc_begin > pc && f->pc_begin < next)
+            next = f->pc_begin;
+    }
+    return next;
+}
+
+/* The addresses of text range [begin, end) that no FDE covers, at most
+ * FDE_ADDRESSES_MAX per gap. The walk jumps over each covering FDE and
+ * over a gap's addresses past the cap, so that its time follows the
+ * FDEs and the cap, never the size a section header claims. */
+static bool range_gap_addresses(const struct cfi_file *file, uint64_t begin,
+                                uint64_t end, struct address_list *list,
+                                uint64_t *count)
+{
+    uint64_t run = 0;
+    size_t before = SIZE_MAX;
+    for (uint64_t pc = begin; pc < end;) {
+        const struct cfi_fde *fde = cfi_file_lookup(file, pc);
+        if (fde) {
+            run = 0;
+            pc = fde->pc_end > pc ? fde->pc_end : pc + 1;
+            continue;
+        }
+        if (run == 0)
+            before = fde_before(file, pc);
+        if (run++ == FDE_ADDRESSES_MAX) {
+            pc = next_fde_begin(file, pc);
+            continue;
+        }
+        if (!list_push(list, before, pc, true))
+            return false;
+        ++*count;
+        pc++;
+    }
+    return true;
+}
+
 /* Every address of the text that no FDE covers (at most
  * FDE_ADDRESSES_MAX per gap); without text ranges, the first address
  * after each FDE that no FDE covers. */
@@ -123,21 +167,8 @@ static bool gap_addresses(const struct cfi_file *file,
     if (!validate_text_ranges(file, &text, &ntext))
         return false;
     bool ok = true;
-    for (size_t t = 0; t < ntext && ok; t++) {
-        uint64_t run = 0, before = SIZE_MAX;
-        for (uint64_t pc = text[t][0]; pc < text[t][1] && ok; pc++) {
-            if (cfi_file_lookup(file, pc)) {
-                run = 0;
-                continue;
-            }
-            if (run == 0)
-                before = fde_before(file, pc);
-            if (run++ < FDE_ADDRESSES_MAX) {
-                ok = list_push(list, before, pc, true);
-                ++*count;
-            }
-        }
-    }
+    for (size_t t = 0; t < ntext && ok; t++)
+        ok = range_gap_addresses(file, text[t][0], text[t][1], list, count);
     for (size_t i = 0; i < file->nfdes && ok && ntext == 0; i++) {
         uint64_t end = file->fdes[i].pc_end;
         if (!cfi_file_lookup(file, end)) {

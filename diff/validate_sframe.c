@@ -10,6 +10,10 @@
 #include "diff/state.h"
 #include "semantics/sem.h"
 
+/* At most 1 MiB of addresses per FDE are checked, as validate does: the
+ * time follows the file, never the range an FDE claims. */
+#define SFRAME_FDE_ADDRESSES_MAX ((uint64_t)1 << 20)
+
 /* What one run shares: the IL, one memory per state. */
 struct run {
     const struct cfi_file *file;
@@ -200,8 +204,10 @@ static enum cfi_status check_fde(struct run *r, size_t index)
     r->open = NULL;
     const struct sframe_fde *last = NULL;
     bool uncovered = false;
+    uint64_t budget = SFRAME_FDE_ADDRESSES_MAX;
     for (size_t i = 0; i < il->nranges; i++)
-        for (uint64_t pc = il->ranges[i].begin; pc < il->ranges[i].end; pc++) {
+        for (uint64_t pc = il->ranges[i].begin;
+             pc < il->ranges[i].end && budget > 0; pc++, budget--) {
             v->addresses++;
             sfde = sframe_lookup(r->table, pc);
             uncovered |= !sfde;

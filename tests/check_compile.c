@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1755,6 +1756,33 @@ START_TEST(test_table_layout_sized_by_span)
 }
 END_TEST
 
+/* Regression (validate_huge_text_section): a .text section header of
+ * 758 GB (robust/findings/validate-huge-text) was walked address by
+ * address for the gaps no FDE covers, and validate never ended. Its time
+ * follows the FDEs and the per-gap cap now. */
+START_TEST(test_validate_huge_text_section_ends)
+{
+    char *input = test_src_path("robust/findings/validate-huge-text/input");
+    char *dir = test_temp_dir();
+    char out[4200];
+    snprintf(out, sizeof out, "%s/huge.eh_elf.so", dir);
+    expect_exit((const char *[]){"compile", input, "-o", out, "--layout",
+                                 "table", NULL},
+                0, NULL);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    expect_exit((const char *[]){"validate", input, out, "--states", "1",
+                                 NULL},
+                0, "0 wrong ranges");
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    ck_assert_int_lt(end.tv_sec - start.tv_sec, 60);
+    unlink(out);
+    rmdir(dir);
+    free(dir);
+    free(input);
+}
+END_TEST
+
 /* Regression (error_result_fields_unset): an error result of the
  * compiled engine left signal_frame as the caller's memory had it, and
  * validate's child copied it: UBSan stopped every call ("load of value
@@ -1897,6 +1925,7 @@ int main(void)
     tcase_add_test(load_cli, test_cli_unwind_cache);
     tcase_add_test(load_cli, test_table_layout_sized_by_span);
     tcase_add_test(load_cli, test_error_result_fields_unset);
+    tcase_add_test(load_cli, test_validate_huge_text_section_ends);
     suite_add_tcase(suite, load_cli);
     TCase *stamp = tcase_create("stamp");
     tcase_set_timeout(stamp, 300);

@@ -820,6 +820,35 @@ START_TEST(sframe_validate_coverage)
 }
 END_TEST
 
+/* An FDE whose pc_range claims 2 GiB (a mutated file): the check visits
+ * at most 1 MiB of its addresses, and ends (it walked every one). */
+START_TEST(test_sframe_validate_huge_fde_range_ends)
+{
+    struct built b;
+    build(&b, three_functions, "-Wa,--gsframe");
+    struct cfi_file *file;
+    struct sframe_table *t = open_sframe(b.object, &file);
+    ck_assert_uint_gt(file->nfdes, 0);
+    const struct cfi_fde *last = &file->fdes[file->nfdes - 1];
+    ck_assert_int_eq(last->section, CFI_EH_FRAME);
+    uint64_t range_at = last->offset + 4 + 4 + 4; /* length, CIE, begin */
+    sframe_free(t);
+    cfi_file_close(file);
+    uint64_t offset, size;
+    ck_assert(find_section(b.object, ".eh_frame", &offset, &size));
+    uint8_t *field = (uint8_t *)b.bytes + offset + range_at;
+    const uint32_t range = 0x7fffffff;
+    for (unsigned i = 0; i < 4; i++)
+        field[i] = (uint8_t)(range >> (8 * i));
+    ck_assert_int_eq(test_write_file(b.edited, b.bytes, b.size), 0);
+    struct diff_sframe_validation *v = validate_sframe(b.edited);
+    ck_assert_uint_le(v->addresses, 3 * ((uint64_t)1 << 20));
+    ck_assert_uint_ge(v->addresses, (uint64_t)1 << 20);
+    free(v);
+    built_free(&b);
+}
+END_TEST
+
 /* The command: exit 0 on agreement, 1 on a wrong range, 2 with one line
  * for a file without .sframe; and the sframe engine of unwind. */
 START_TEST(sframe_commands)
@@ -886,6 +915,7 @@ int main(void)
     tcase_add_test(sframe, sframe_validate_nested_remember);
     tcase_add_test(sframe, sframe_validate_dropped);
     tcase_add_test(sframe, sframe_validate_coverage);
+    tcase_add_test(sframe, test_sframe_validate_huge_fde_range_ends);
     tcase_add_test(sframe, sframe_commands);
     suite_add_tcase(suite, sframe);
     SRunner *runner = srunner_create(suite);
