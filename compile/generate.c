@@ -123,10 +123,6 @@ static void emit_rules_unit(struct generator *g, struct cg_text *t,
 {
     struct cg_expr_set exprs = {.unit = (unsigned)g->program->nunits};
     for (size_t k = first; k < end; k++) {
-        struct cg_set_data data;
-        if (g->layout->rows_as_data &&
-            cg_ruleset_data(&g->layout->rulesets[k], &data))
-            continue; /* in the table (table.c) */
         cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
                      "eh_env_t env, eh_out_t f);", k);
         cg_emit_rules(t, &exprs, g->layout, k);
@@ -161,8 +157,7 @@ static void emit_rows_unit(struct generator *g, struct cg_text *t,
     cg_puts(t, "\n");
     for (size_t k = first; k < end; k++) {
         const struct cg_row *row = &layout->rows[k];
-        if (row->kind != CG_ROW_RULES || cg_row_is_data(layout, k) ||
-            layout->rows_as_data) /* those call eh_apply_set */
+        if (row->kind != CG_ROW_RULES)
             continue;
         bool by_head = row->row->cfa.kind == SEM_CFA_RULE_REG_OFFSET;
         size_t index = by_head ? layout->nrulesets + row->head : row->ruleset;
@@ -177,8 +172,6 @@ static void emit_rows_unit(struct generator *g, struct cg_text *t,
                          "eh_env_t env, eh_out_t f);\n", row->ruleset);
     }
     for (size_t k = first; k < end; k++) {
-        if (cg_row_is_data(layout, k))
-            continue; /* in the table (table.c) */
         cg_printf(t, "\nEH_HIDDEN int eh_row_%zu(uint64_t pc, eh_in_t in, "
                      "eh_env_t env, eh_out_t f);", k);
         cg_emit_row(t, &exprs, layout, k);
@@ -210,7 +203,7 @@ static bool emit_units(struct generator *g)
         if (!add_unit(g, "rules", k / RULES_PER_UNIT, &t))
             return false;
     }
-    for (size_t k = 0; !g->layout->rows_as_data && k < g->layout->nheads;
+    for (size_t k = 0; k < g->layout->nheads;
          k += HEADS_PER_UNIT) {
         size_t end = k + HEADS_PER_UNIT;
         emit_heads_unit(g, &t, k, end < g->layout->nheads ? end
@@ -299,7 +292,6 @@ enum cfi_status cg_generate_search(const struct sem_file_il *il,
     enum cfi_status status = cg_layout_build(il, abi, &layout, diag);
     if (status != CFI_OK)
         return status;
-    layout.rows_as_data = kind == CG_SEARCH_TABLE && abi == CG_ABI_FULL;
     struct cg_search *search = NULL;
     struct cg_program *program = calloc(1, sizeof *program);
     if (program && (kind == CG_SEARCH_TABLE ||
