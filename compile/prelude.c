@@ -2,11 +2,14 @@
  * declarations of eh_elf.h (a copy, checked against the header by the
  * tests) and the helpers the generated code calls, for one ABI.
  *
- * The generated code uses two GNU extensions:
+ * The generated code uses these GNU extensions:
  * __attribute__((visibility("hidden"))) on its internal functions, so
  * that calls between units are direct (no PLT) and only the ABI's symbols
  * are exported; __attribute__((always_inline)) on these helpers, so that
- * a register test folds into one instruction even at -Os. */
+ * a register test folds into one instruction even at -Os. The table
+ * layout's search (table.c) adds __builtin_ctzll and the SSE2
+ * intrinsics of <emmintrin.h> (every x86-64 processor has SSE2; eh_elfs
+ * are x86-64 code). */
 #include "internal.h"
 
 static const char declarations[] =

@@ -12,9 +12,10 @@
  *                   low + b * 64 KiB, for b in [0, blocks]; the last is M;
  *     eh_sub[g]     (uint16) the first leaf starting at or after
  *                   low + g * 2^sub_bits, minus its block's eh_block,
- *                   for every sub-block g and one more (sub_bits from 8
- *                   up: 256-byte sub-blocks unless they would far
- *                   outnumber the leaves);
+ *                   for every sub-block g of the span and one more
+ *                   (sub-blocks of 64 bytes, or larger ones as needed
+ *                   to keep them under a fifth of the leaves, plus 256:
+ *                   256 bytes for libc and libstdc++);
  *     eh_start[i]   (uint16) leaf i's start minus low, modulo 64 KiB,
  *                   and SCAN zeros after the last;
  *   flat form, otherwise:
@@ -46,8 +47,9 @@
 
 #define BLOCK_BITS 16
 /* The sub-blocks of a block: 2^sub_bits bytes each, the smallest from
- * 2^SUB_BITS_MIN up whose number stays near the leaves'. */
-#define SUB_BITS_MIN 8
+ * 2^SUB_BITS_MIN up whose number is at most a fifth of the leaves' plus
+ * 256 (0.4 bytes a leaf). */
+#define SUB_BITS_MIN 6
 /* The leaves the search compares with the key at once (two SSE2
  * vectors of 8 starts). */
 #define SCAN 16
@@ -74,7 +76,7 @@ static struct table_shape shape_of(const struct cg_layout *layout)
     s.blocked = span <= UINT32_MAX && s.nblocks <= 4 * (uint64_t)s.nleaves + 64;
     s.sub_bits = SUB_BITS_MIN;
     while (s.sub_bits < BLOCK_BITS &&
-           s.nblocks << (BLOCK_BITS - s.sub_bits) > 2 * (uint64_t)s.nleaves + 256)
+           ((span - 1) >> s.sub_bits) + 2 > s.nleaves / 5 + 256)
         s.sub_bits++;
     s.target_type = layout->nrows + 1 <= UINT8_MAX    ? "uint8_t"
                     : layout->nrows + 1 <= UINT16_MAX ? "uint16_t"
@@ -92,14 +94,14 @@ static void emit_list_u64(struct cg_text *t, const char *type, const char *name,
     cg_puts(t, "\n};\n");
 }
 
-/* eh_sub[g], for each sub-block g of every block and one past them:
+/* eh_sub[g], for each sub-block g of the span and one past them:
  * the first leaf starting at or after low + g * 2^sub_bits, minus the
  * first of its block (eh_block). A block's leaves start at distinct
  * addresses, so fewer than 65,536 start before its last sub-block. */
 static bool emit_sub_blocks(struct cg_text *t, const struct cg_layout *layout,
                             const struct table_shape *s)
 {
-    size_t count = (size_t)(s->nblocks << (BLOCK_BITS - s->sub_bits)) + 1;
+    size_t count = (size_t)((s->high - s->low - 1) >> s->sub_bits) + 2;
     uint64_t *values = calloc(count, sizeof *values);
     if (!values)
         return false;
