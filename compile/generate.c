@@ -3,15 +3,13 @@
  *
  * Units, in this order (one translation unit each when built):
  *   main      the exported symbols and the dispatch over parts (the
- *             table layout: the whole search, as data, and for the full
- *             ABI the rows and the simple rule sets as data too, with
- *             the code that applies them: table.c);
+ *             table layout: the whole search, as data, and the switch
+ *             to the row bodies: table.c);
  *   part<k>   one part of the search (the tree layout only);
  *   rules<k>  rule sets, RULES_PER_UNIT each;
  *   heads<k>  the CFA register checks before rule sets, HEADS_PER_UNIT
- *             each (none when rows are data);
- *   rows<k>   row bodies, ROWS_PER_UNIT each (when rows are data, only
- *             those that are not: a CFA expression, a failed FDE).
+ *             each;
+ *   rows<k>   row bodies, ROWS_PER_UNIT each.
  * Nothing in the output depends on memory addresses or hashing: the same
  * IL gives the same bytes. */
 #include <stdlib.h>

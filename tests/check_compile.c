@@ -867,8 +867,7 @@ static struct cg_program *generate(const struct sem_file_il *il,
     return generate_search(il, abi, CG_SEARCH_TREE);
 }
 
-/* _i: the tree layout, then the table layout (whose simple rule sets and
- * register-plus-offset rows are data). */
+/* _i: the tree layout, then the table layout. */
 START_TEST(test_hand_rows)
 {
     struct hand_rows h;
