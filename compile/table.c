@@ -31,15 +31,16 @@
  * and covers the sub-block's beginning). Leaf 0 starts at low, so there
  * is always one. Flat, a binary search.
  *
- * The target reaches its row body through a switch (gcc makes it a table
- * of 32-bit offsets, position-independent, with no relocations), and the
- * row body is the tree layout's: its CFA register, offset and rules are
- * constants in code. That is for speed on real stacks: a walk's next
- * frame depends on this one's CFA and return address, and when they came
- * from data (the row's offset, its slots' offsets, loaded after the
- * search's loads) every frame waited for a chain of dependent loads;
- * through the switch the processor predicts the row and runs its code
- * ahead, the loads only confirming the prediction. */
+ * The target reaches its row body through a balanced if/else tree on
+ * the target (eh_goto_row; conditional branches, each predicted on its
+ * own, were as fast on real stacks as a switch's one indirect jump, and
+ * need no jump table), and the row body is the tree layout's: its CFA register, offset
+ * and rules are constants in code. That is for speed on real stacks: a
+ * walk's next frame depends on this one's CFA and return address, and
+ * when they came from data (the row's offset, its slots' offsets, loaded
+ * after the search's loads) every frame waited for a chain of dependent
+ * loads; through branches the processor predicts the row and runs its
+ * code ahead, the loads only confirming the prediction. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,43 +160,61 @@ static bool emit_arrays(struct cg_text *t, const struct cg_layout *layout,
     return true;
 }
 
-/* eh_goto_row: a target to its row body. */
-static void emit_row_switch(struct cg_text *t, const struct cg_layout *layout)
+/* The targets [lo, hi) as a balanced if/else tree on `target`, at
+ * indentation `depth`. */
+static void emit_target_tree(struct cg_text *t, size_t lo, size_t hi,
+                             unsigned depth)
+{
+    if (hi - lo == 1) {
+        if (lo == 0)
+            cg_printf(t, "%*sreturn EH_ELF_E_NO_FDE;\n", (int)depth * 4, "");
+        else
+            cg_printf(t, "%*sreturn eh_row_%zu(pc, in, env, f);\n",
+                      (int)depth * 4, "", lo - 1);
+        return;
+    }
+    size_t mid = lo + (hi - lo) / 2;
+    cg_printf(t, "%*sif (target < %zuu) {\n", (int)depth * 4, "", mid);
+    emit_target_tree(t, lo, mid, depth + 1);
+    cg_printf(t, "%*s} else {\n", (int)depth * 4, "");
+    emit_target_tree(t, mid, hi, depth + 1);
+    cg_printf(t, "%*s}\n", (int)depth * 4, "");
+}
+
+/* eh_goto_row: a target to its row body, through conditional branches
+ * (each predicted on its own, where one indirect jump would serve every
+ * row). */
+static void emit_row_branches(struct cg_text *t, const struct cg_layout *layout)
 {
     for (size_t k = 0; k < layout->nrows; k++)
         cg_printf(t, "EH_HIDDEN int eh_row_%zu(uint64_t pc, eh_in_t in, "
                      "eh_env_t env, eh_out_t f);\n", k);
     cg_puts(t, "\nstatic int eh_goto_row(uint32_t target, uint64_t pc, "
                "eh_in_t in, eh_env_t env, eh_out_t f)\n{\n"
-               "    (void)pc; (void)in; (void)env; (void)f;\n"
-               "    switch (target) {\n");
-    for (size_t k = 0; k < layout->nrows; k++)
-        cg_printf(t, "    case %zu: return eh_row_%zu(pc, in, env, f);\n",
-                  k + 1, k);
-    cg_puts(t, "    default: return EH_ELF_E_NO_FDE;\n    }\n}\n");
+               "    (void)pc; (void)in; (void)env; (void)f;\n");
+    emit_target_tree(t, 0, layout->nrows + 1, 1);
+    cg_puts(t, "}\n");
 }
 
 /* The blocked form's last step, without a branch: the leaves of [lo,
  * hi) (at most SCAN) that start at or before the key are a prefix of
- * them (they are sorted), counted in two vectors of 8 starts. a <= key
- * is a - key == 0 in unsigned saturated arithmetic; lanes from hi on are
- * masked off. */
+ * them (they are sorted), found in two vectors of 8 starts: a <= key is
+ * a - key == 0 in unsigned saturated arithmetic, two bits a lane in the
+ * mask, whose bits from lane hi - lo on are cleared; the prefix ends at
+ * the mask's first clear bit. */
 static const char scan_code[] =
     "    const __m128i k = _mm_set1_epi16((short)key);\n"
-    "    const __m128i n = _mm_set1_epi16((short)(hi - lo));\n"
     "    const __m128i zero = _mm_setzero_si128();\n"
-    "    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)"
+    "    const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)"
     "&eh_start[lo]);\n"
-    "    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)"
+    "    const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)"
     "&eh_start[lo + 8]);\n"
-    "    a = _mm_and_si128(_mm_cmpeq_epi16(_mm_subs_epu16(a, k), zero),\n"
-    "                      _mm_cmplt_epi16(_mm_setr_epi16(0, 1, 2, 3, 4, 5, "
-    "6, 7), n));\n"
-    "    b = _mm_and_si128(_mm_cmpeq_epi16(_mm_subs_epu16(b, k), zero),\n"
-    "                      _mm_cmplt_epi16(_mm_setr_epi16(8, 9, 10, 11, 12, "
-    "13, 14, 15), n));\n"
-    "    const uint64_t below = (uint64_t)(uint32_t)_mm_movemask_epi8(a) |\n"
-    "                           (uint64_t)(uint32_t)_mm_movemask_epi8(b) << 16;\n"
+    "    const uint64_t below =\n"
+    "        ((uint64_t)(uint32_t)_mm_movemask_epi8(\n"
+    "             _mm_cmpeq_epi16(_mm_subs_epu16(a, k), zero)) |\n"
+    "         (uint64_t)(uint32_t)_mm_movemask_epi8(\n"
+    "             _mm_cmpeq_epi16(_mm_subs_epu16(b, k), zero)) << 16) &\n"
+    "        ((UINT64_C(1) << 2 * (hi - lo)) - 1);\n"
     "    lo += (uint32_t)__builtin_ctzll(~below) / 2;\n";
 
 static void emit_search(struct cg_text *t, const struct table_shape *s)
@@ -250,7 +269,7 @@ bool cg_emit_table_search(struct cg_text *t, const struct cg_layout *layout)
     }
     if (!emit_arrays(t, layout, &s))
         return false;
-    emit_row_switch(t, layout);
+    emit_row_branches(t, layout);
     emit_search(t, &s);
     return !t->failed;
 }
