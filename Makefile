@@ -78,7 +78,7 @@ CASE_SOS  := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/cases/%.so,$(CASE_SRCS)
 # relocating, which the loader does as readelf does.
 CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS))
 
-.PHONY: runtime-libs workloads
+.PHONY: runtime-libs workloads layouts-eh-elfs
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
         man completion install uninstall \
         corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data
@@ -327,8 +327,34 @@ BENCH_EH_ELFS := $(BUILD)/bench/real_stacks.eh_elf.so $(BUILD)/bench/samples.eh_
 $(BUILD)/bench/%.eh_elf.so: $(BUILD)/bench/% | $(BUILD)/cfisem
 	$(BUILD)/cfisem compile $< -o $@ > /dev/null
 
+# The layouts benchmark (bench/layouts.c) finds every eh_elf of its stacks
+# by file name in $(EH_ELF_DIR), of both layouts (NAME.full.eh_elf.so: the
+# tree, NAME.table.eh_elf.so: the table): the system libraries' (above),
+# the workloads' and its own; none beside its program.
+LAYOUT_EH_ELFS := $(foreach n,libcfisem-shapes.so libcfisem-shapes-fp.so libcfisem-cxx.so layouts libcfisem-unwind.so,\
+                    $(foreach f,full table,$(EH_ELF_DIR)/$(n).$(f).eh_elf.so))
+$(EH_ELF_DIR)/%.so.full.eh_elf.so: $(WORKLOAD_DIR)/%.so $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $(dir $@)
+	$(EH_ELF_TOOL) compile $< -o $@ --layout tree > /dev/null
+$(EH_ELF_DIR)/%.so.table.eh_elf.so: $(WORKLOAD_DIR)/%.so $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $(dir $@)
+	$(EH_ELF_TOOL) compile $< -o $@ --layout table > /dev/null
+# $(1) the ELF file, $(2) its name.
+define layout_eh_elf_rule
+$(EH_ELF_DIR)/$(2).full.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $$(dir $$@)
+	$(EH_ELF_TOOL) compile $$< -o $$@ --layout tree > /dev/null
+$(EH_ELF_DIR)/$(2).table.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $$(dir $$@)
+	$(EH_ELF_TOOL) compile $$< -o $$@ --layout table > /dev/null
+endef
+$(eval $(call layout_eh_elf_rule,$(BUILD)/bench/layouts,layouts))
+$(eval $(call layout_eh_elf_rule,$(BUILD)/libcfisem-unwind.so,libcfisem-unwind.so))
+LAYOUT_EH_ELFS += $(foreach l,$(EH_ELF_LIBS),$(foreach f,full table,$(EH_ELF_DIR)/$(notdir $(l)).$(f).eh_elf.so))
+layouts-eh-elfs: $(LAYOUT_EH_ELFS) $(WORKLOADS) $(BUILD)/libcfisem-unwind.so
+
 bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(CSMITH_WORKLOADS) $(EH_ELFS) \
-       $(BENCH_EH_ELFS)
+       $(BENCH_EH_ELFS) layouts-eh-elfs
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
 	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
 

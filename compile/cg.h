@@ -59,8 +59,10 @@ bool cg_abi_parse(const char *text, enum cg_abi *abi);
 enum cg_search_kind {
     CG_SEARCH_TREE,  /* an if/else binary search in code (the default) */
     CG_SEARCH_TABLE, /* sorted start offsets as data, 16-bit within 64 KiB
-                        blocks with a block index, and a binary search
-                        over them (compile/table.c): smaller */
+                        blocks, with an index of the blocks and of their
+                        sub-blocks, and a search over a sub-block's
+                        leaves; the row bodies as for the tree
+                        (compile/table.c): smaller */
 };
 
 /* "tree" / "table"; parsing returns false for anything else. */

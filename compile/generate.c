@@ -3,15 +3,13 @@
  *
  * Units, in this order (one translation unit each when built):
  *   main      the exported symbols and the dispatch over parts (the
- *             table layout: the whole search, as data, and for the full
- *             ABI the rows and the simple rule sets as data too, with
- *             the code that applies them: table.c);
+ *             table layout: the whole search, as data, and the switch
+ *             to the row bodies: table.c);
  *   part<k>   one part of the search (the tree layout only);
  *   rules<k>  rule sets, RULES_PER_UNIT each;
  *   heads<k>  the CFA register checks before rule sets, HEADS_PER_UNIT
- *             each (none when rows are data);
- *   rows<k>   row bodies, ROWS_PER_UNIT each (when rows are data, only
- *             those that are not: a CFA expression, a failed FDE).
+ *             each;
+ *   rows<k>   row bodies, ROWS_PER_UNIT each.
  * The main unit also defines eh_elf_object_id, the stamp of the file
  * the IL was read from (cg_file_object_id). Nothing in the output depends
  * on memory addresses or hash table order: the same IL of the same file
@@ -136,10 +134,6 @@ static void emit_rules_unit(struct generator *g, struct cg_text *t,
 {
     struct cg_expr_set exprs = {.unit = (unsigned)g->program->nunits};
     for (size_t k = first; k < end; k++) {
-        struct cg_set_data data;
-        if (g->layout->rows_as_data &&
-            cg_ruleset_data(&g->layout->rulesets[k], &data))
-            continue; /* in the table (table.c) */
         cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
                      "eh_env_t env, eh_out_t f);", k);
         cg_emit_rules(t, &exprs, g->layout, k);
@@ -174,8 +168,7 @@ static void emit_rows_unit(struct generator *g, struct cg_text *t,
     cg_puts(t, "\n");
     for (size_t k = first; k < end; k++) {
         const struct cg_row *row = &layout->rows[k];
-        if (row->kind != CG_ROW_RULES || cg_row_is_data(layout, k) ||
-            layout->rows_as_data) /* those call eh_apply_set */
+        if (row->kind != CG_ROW_RULES)
             continue;
         bool by_head = row->row->cfa.kind == SEM_CFA_RULE_REG_OFFSET;
         size_t index = by_head ? layout->nrulesets + row->head : row->ruleset;
@@ -190,8 +183,6 @@ static void emit_rows_unit(struct generator *g, struct cg_text *t,
                          "eh_env_t env, eh_out_t f);\n", row->ruleset);
     }
     for (size_t k = first; k < end; k++) {
-        if (cg_row_is_data(layout, k))
-            continue; /* in the table (table.c) */
         cg_printf(t, "\nEH_HIDDEN int eh_row_%zu(uint64_t pc, eh_in_t in, "
                      "eh_env_t env, eh_out_t f);", k);
         cg_emit_row(t, &exprs, layout, k);
@@ -224,7 +215,7 @@ static bool emit_units(struct generator *g)
         if (!add_unit(g, "rules", k / RULES_PER_UNIT, &t))
             return false;
     }
-    for (size_t k = 0; !g->layout->rows_as_data && k < g->layout->nheads;
+    for (size_t k = 0; k < g->layout->nheads;
          k += HEADS_PER_UNIT) {
         size_t end = k + HEADS_PER_UNIT;
         emit_heads_unit(g, &t, k, end < g->layout->nheads ? end
@@ -317,7 +308,6 @@ enum cfi_status cg_generate_search(const struct sem_file_il *il,
     status = cg_layout_build(il, abi, &layout, diag);
     if (status != CFI_OK)
         return status;
-    layout.rows_as_data = kind == CG_SEARCH_TABLE && abi == CG_ABI_FULL;
     struct cg_search *search = NULL;
     struct cg_program *program = calloc(1, sizeof *program);
     if (program && (kind == CG_SEARCH_TABLE ||

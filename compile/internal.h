@@ -117,10 +117,6 @@ struct cg_head {
 
 struct cg_layout {
     enum cg_abi abi;
-    /* The table layout of the full ABI (table.c): rows of a CFA register
-     * plus offset and the simple rule sets are data, applied by code of
-     * the main unit; only the other rows and rule sets are functions. */
-    bool rows_as_data;
     struct cg_leaf *leaves; /* increasing begin; the last is CG_NO_FDE and
                                covers everything above the last FDE */
     size_t nleaves;
@@ -175,27 +171,6 @@ void cg_emit_head(struct cg_text *text, const struct cg_layout *layout,
                   size_t head);
 void cg_emit_row(struct cg_text *text, struct cg_expr_set *exprs,
                  const struct cg_layout *layout, size_t row);
-
-/* A rule set as data (the table layout of the full ABI): every rule that
- * matters is an offset, val_offset or register rule of registers 0-16
- * (register: from another of them), undefined or same_value, and the
- * return address column is 16. The masks are the status bits set
- * without looking at the callee (`same`: copied from it); then `loads`
- * offset rules (reg, offset: the 8 bytes at CFA + offset), `vals`
- * val_offset rules (CFA + offset), `regs` register rules (reg := from).
- * false: the rule set is a function (eh_rules_<n>). */
-struct cg_set_data {
-    uint32_t known, undefined, same;
-    bool signal_frame;
-    unsigned loads, vals, regs;
-    uint32_t reg[CFI_NGPRS];
-    uint32_t from[CFI_NGPRS];
-    int64_t offset[CFI_NGPRS];
-};
-bool cg_ruleset_data(const struct cg_ruleset *set, struct cg_set_data *data);
-/* Whether row `row` is data in that layout: its CFA is a register plus
- * an offset. */
-bool cg_row_is_data(const struct cg_layout *layout, size_t row);
 
 /* The search: parts (one function each) and the dispatch over them. */
 struct cg_search;

@@ -2,11 +2,14 @@
  * declarations of eh_elf.h (a copy, checked against the header by the
  * tests) and the helpers the generated code calls, for one ABI.
  *
- * The generated code uses two GNU extensions:
+ * The generated code uses these GNU extensions:
  * __attribute__((visibility("hidden"))) on its internal functions, so
  * that calls between units are direct (no PLT) and only the ABI's symbols
  * are exported; __attribute__((always_inline)) on these helpers, so that
- * a register test folds into one instruction even at -Os. */
+ * a register test folds into one instruction even at -Os. The table
+ * layout's search (table.c) adds __builtin_ctzll and the SSE2
+ * intrinsics of <emmintrin.h> (every x86-64 processor has SSE2; eh_elfs
+ * are x86-64 code). */
 #include "internal.h"
 
 static const char declarations[] =
@@ -211,9 +214,6 @@ static const char full_helpers[] =
     "    uint64_t value;\n"
     "    memcpy(&value, (const void *)(uintptr_t)addr, 8);\n"
     "    return value;\n}\n"
-    "\n/* Rule set `set` applied to the CFA (the table layout, table.c). */\n"
-    "EH_HIDDEN int eh_apply_set(uint32_t set, uint64_t cfa, eh_in_t in,\n"
-    "                           eh_env_t env, eh_out_t f);\n"
     "\n/* A rule set's offset rules read one by one (generate.c). */\n"
     "EH_HIDDEN int eh_load_slots(uint64_t cfa, eh_env_t env, eh_out_t f,\n"
     "                            const int32_t *offset, const uint8_t *reg,\n"

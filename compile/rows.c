@@ -336,72 +336,6 @@ static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
 }
 
 /* ------------------------------------------------------------------ */
-/* Rule sets and rows as data (the table layout, table.c)                */
-/* ------------------------------------------------------------------ */
-
-/* One rule of a set as data, in its list; false: the set is code. */
-static bool add_data_rule(const struct sem_reg_rule *entry,
-                          struct cg_set_data *d, unsigned *n,
-                          enum sem_rule_kind kind)
-{
-    const struct sem_rule *rule = &entry->rule;
-    if (rule->kind != kind)
-        return true;
-    if (entry->reg >= CFI_NGPRS ||
-        (kind == SEM_RULE_REGISTER && rule->reg >= CFI_NGPRS) ||
-        (kind != SEM_RULE_REGISTER &&
-         (rule->offset < INT32_MIN || rule->offset > INT32_MAX)))
-        return false;
-    d->reg[*n] = entry->reg;
-    d->from[*n] = kind == SEM_RULE_REGISTER ? rule->reg : 0;
-    d->offset[*n] = kind == SEM_RULE_REGISTER ? 0 : rule->offset;
-    (*n)++;
-    return true;
-}
-
-bool cg_ruleset_data(const struct cg_ruleset *set, struct cg_set_data *d)
-{
-    const struct sem_row *row = set->row;
-    *d = (struct cg_set_data){0};
-    if (set->ra_column != CFI_REG_RIP)
-        return false;
-    for (uint32_t i = 0; i < row->nrules; i++) {
-        enum sem_rule_kind kind = row->rules[i].rule.kind;
-        if (!matters_full(row->rules[i].reg, kind))
-            continue;
-        if (row->rules[i].reg >= CFI_NGPRS || kind == SEM_RULE_EXPRESSION ||
-            kind == SEM_RULE_VAL_EXPRESSION)
-            return false;
-    }
-    /* In lists by kind, each in increasing register order. */
-    unsigned n = 0;
-    static const enum sem_rule_kind kinds[3] = {
-        SEM_RULE_OFFSET, SEM_RULE_VAL_OFFSET, SEM_RULE_REGISTER};
-    unsigned *counts[3] = {&d->loads, &d->vals, &d->regs};
-    for (unsigned k = 0; k < 3; k++) {
-        unsigned before = n;
-        for (uint32_t i = 0; i < row->nrules; i++)
-            if (matters_full(row->rules[i].reg, row->rules[i].rule.kind) &&
-                !add_data_rule(&row->rules[i], d, &n, kinds[k]))
-                return false;
-        *counts[k] = n - before;
-    }
-    struct masks m = static_masks(row);
-    d->known = m.known;
-    d->undefined = m.undefined;
-    d->same = m.same;
-    d->signal_frame = set->signal_frame;
-    return true;
-}
-
-bool cg_row_is_data(const struct cg_layout *layout, size_t index)
-{
-    const struct cg_row *row = &layout->rows[index];
-    return layout->rows_as_data && row->kind == CG_ROW_RULES &&
-           row->row->cfa.kind == SEM_CFA_RULE_REG_OFFSET;
-}
-
-/* ------------------------------------------------------------------ */
 /* v1 ABI                                                                */
 /* ------------------------------------------------------------------ */
 
@@ -585,8 +519,7 @@ void cg_emit_head(struct cg_text *t, const struct cg_layout *layout,
 }
 
 static void emit_cfa(struct cg_text *t, const struct cg_expr_set *exprs,
-                     const struct cg_layout *layout, const struct cg_row *row,
-                     long number)
+                     const struct cg_row *row, long number)
 {
     const struct sem_cfa *cfa = &row->row->cfa;
     switch (cfa->kind) {
@@ -598,12 +531,8 @@ static void emit_cfa(struct cg_text *t, const struct cg_expr_set *exprs,
     case SEM_CFA_RULE_EXPR:
         cg_printf(t, "    e = eh_x%u_%ld(in, env, f, 0, &cfa);\n"
                      "    if (e != EH_ELF_OK) return e;\n", exprs->unit, number);
-        if (layout->rows_as_data) /* the rule set may be data (table.c) */
-            cg_printf(t, "    return eh_apply_set(%u, cfa, in, env, f);\n",
-                      row->ruleset);
-        else
-            cg_printf(t, "    return eh_rules_%u(cfa, in, env, f);\n",
-                      row->ruleset);
+        cg_printf(t, "    return eh_rules_%u(cfa, in, env, f);\n",
+                  row->ruleset);
         return;
     default:
         cg_puts(t, "    return EH_ELF_E_MALFORMED; /* no CFA rule */\n");
@@ -630,7 +559,7 @@ void cg_emit_row(struct cg_text *t, struct cg_expr_set *exprs,
                   row->status == CFI_E_UNSUPPORTED ? "EH_ELF_E_UNSUPPORTED"
                                                    : "EH_ELF_E_MALFORMED");
     } else {
-        emit_cfa(t, exprs, layout, row, number);
+        emit_cfa(t, exprs, row, number);
     }
     cg_puts(t, "}\n");
 }

@@ -870,8 +870,7 @@ static struct cg_program *generate(const struct sem_file_il *il,
     return generate_search(il, abi, CG_SEARCH_TREE);
 }
 
-/* _i: the tree layout, then the table layout (whose simple rule sets and
- * register-plus-offset rows are data). */
+/* _i: the tree layout, then the table layout. */
 START_TEST(test_hand_rows)
 {
     struct hand_rows h;
@@ -958,6 +957,56 @@ START_TEST(test_overlaps_and_failures)
         compare_at(eh, il, &m, pc, true, &tally);
     }
     ck_assert_uint_gt(tally.no_fde, 100);
+    memories_close(&m);
+    cg_unload(eh);
+    cg_program_free(program);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    free(dir);
+}
+END_TEST
+
+/* The table layout's search at its edges: 40 one-byte leaves in a row
+ * (sub-blocks of more than the 16 leaves the vector count takes, so the
+ * binary steps run first), then the same across the 64 KiB block
+ * boundary (starts modulo 64 KiB wrap there), with one long FDE
+ * between; every address and the first past each run compared, as a
+ * callee and as a caller frame. */
+static char *program_text(const struct cg_program *program, size_t *len);
+
+START_TEST(test_table_dense_sub_blocks)
+{
+    enum { RUN = 40 };
+    struct fde_spec specs[2 * RUN + 1];
+    size_t n = 0;
+    for (uint32_t i = 0; i < RUN; i++)
+        specs[n++] = (struct fde_spec){0x1000 + i, 1,
+                                       {0x0e, (uint8_t)(i % 2 ? 0x18 : 0x10)}};
+    specs[n++] = (struct fde_spec){0x1000 + RUN, 0xffe0 - RUN, {0x0e, 0x20}};
+    for (uint32_t i = 0; i < RUN; i++)
+        specs[n++] = (struct fde_spec){0x10fe0 + i, 1,
+                                       {0x0e, (uint8_t)(i % 2 ? 0x28 : 0x30)}};
+    struct cfi_file *file = fdes_section(specs, n);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    char *dir = test_temp_dir();
+    struct cg_program *program = generate_search(il, CG_ABI_FULL,
+                                                 CG_SEARCH_TABLE);
+    size_t len = 0;
+    char *text = program_text(program, &len);
+    ck_assert_ptr_nonnull(strstr(text, "eh_sub["));
+    free(text);
+    struct cg_eh_elf *eh = build_and_load(program, dir, "dense");
+    struct memories m;
+    memories_open(&m, NULL);
+    struct tally tally = {0};
+    static const uint64_t runs[][2] = {{0xff0, 0x1040}, {0x10fc0, 0x11030}};
+    for (size_t r = 0; r < 2; r++)
+        for (uint64_t pc = runs[r][0]; pc < runs[r][1]; pc++) {
+            compare_at(eh, il, &m, pc, false, &tally);
+            compare_at(eh, il, &m, pc, true, &tally);
+        }
+    ck_assert_uint_gt(tally.ok, 100);
     memories_close(&m);
     cg_unload(eh);
     cg_program_free(program);
@@ -1902,6 +1951,7 @@ int main(void)
     tcase_add_loop_test(files, test_libstdcxx, 0, 2);
     tcase_add_loop_test(files, test_hand_rows, 0, 2);
     tcase_add_loop_test(files, test_overlaps_and_failures, 0, 2);
+    tcase_add_test(files, test_table_dense_sub_blocks);
     suite_add_tcase(suite, files);
     TCase *v1 = tcase_create("v1");
     tcase_set_timeout(v1, 900);
