@@ -138,7 +138,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "robust-walk: %s: no executable segment\n", argv[1]);
         return 2;
     }
-    struct cfisem_options options = {"/nonexistent/robust-walk", NULL, NULL};
+    struct cfisem_options options = {.cache_dir = "/nonexistent/robust-walk",
+                                     .system_dir = ""};
     cfisem_prepare(&options);
     struct fake_stack *stack = malloc(sizeof *stack);
     if (!stack)
