@@ -31,7 +31,10 @@ static char *shell_output(const char *command)
     return text;
 }
 
-/* make TARGET in the source tree, with this build's BUILD and SANITIZE. */
+/* make TARGET in the source tree, with this build's BUILD and SANITIZE,
+ * and the Makefile's default PREFIX: another one would rebuild the
+ * run-time library's objects.o (it names its system folder) in the
+ * build the other suites use. */
 static int make(const char *target, const char *destdir)
 {
     char *src = test_src_path("");
@@ -40,7 +43,7 @@ static int make(const char *target, const char *destdir)
     char command[13000];
     snprintf(command, sizeof command,
              "make -s -C '%s' BUILD='%s' SANITIZE='%s' DESTDIR='%s' "
-             "PREFIX=/usr %s > /dev/null", src, build, sanitize ? sanitize : "",
+             "PREFIX=/usr/local %s > /dev/null", src, build, sanitize ? sanitize : "",
              destdir, target);
     free(src);
     free(build);
@@ -78,7 +81,7 @@ static void assert_man_pages(const char *root, const char *binary)
     for (char *name = strtok(commands, "\n"); name; name = strtok(NULL, "\n")) {
         snprintf(command, sizeof command,
                  "LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "
-                 "'%s/usr/share/man/man1/cfisem-%s.1' 2>&1 | "
+                 "'%s/usr/local/share/man/man1/cfisem-%s.1' 2>&1 | "
                  "grep -c 'cfisem %s FILE\\|cfisem %s --seed\\|cfisem %s \\[\\|"
                  "cfisem %s merge RESULT\\|warning'",
                  root, name, name, name, name, name);
@@ -87,7 +90,7 @@ static void assert_man_pages(const char *root, const char *binary)
         free(count);
         snprintf(command, sizeof command,
                  "LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "
-                 "'%s/usr/share/man/man1/cfisem-%s.1' 2>&1 >/dev/null", root,
+                 "'%s/usr/local/share/man/man1/cfisem-%s.1' 2>&1 >/dev/null", root,
                  name);
         char *warnings = shell_output(command);
         ck_assert_msg(warnings[0] == 0, "cfisem-%s.1: %s", name, warnings);
@@ -104,7 +107,7 @@ static void assert_completion(const char *root)
 {
     char command[9000];
     snprintf(command, sizeof command,
-             "bash -c 'source \"%s/usr/share/bash-completion/completions/"
+             "bash -c 'source \"%s/usr/local/share/bash-completion/completions/"
              "cfisem\"; t() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); "
              "_cfisem; echo \"${COMPREPLY[*]}\"; }; t cfisem un; "
              "t cfisem diff --eng; t cfisem unwind x --engine libd; "
@@ -135,9 +138,9 @@ static void assert_unwind_library(const char *root)
                             ? "-fsanitize=address,undefined" : "";
     snprintf(command, sizeof command,
              "cd '%s' && export PKG_CONFIG_SYSROOT_DIR='%s' "
-             "PKG_CONFIG_PATH='%s/usr/lib/pkgconfig' && "
+             "PKG_CONFIG_PATH='%s/usr/local/lib/pkgconfig' && "
              "cc -O0 -Wall -Werror %s -o bt bt.c $(pkg-config --cflags --libs "
-             "cfisem-unwind) && LD_LIBRARY_PATH='%s/usr/lib' ./bt > /dev/null "
+             "cfisem-unwind) && LD_LIBRARY_PATH='%s/usr/local/lib' ./bt > /dev/null "
              "&& rm -f bt bt.c",
              root, root, root, flags, root);
     ck_assert_msg(shell(command) == 0,
@@ -149,18 +152,18 @@ START_TEST(test_make_install_and_uninstall)
     char *root = test_temp_dir();
     ck_assert_int_eq(make("install", root), 0);
     char binary[4200];
-    snprintf(binary, sizeof binary, "%s/usr/bin/cfisem", root);
+    snprintf(binary, sizeof binary, "%s/usr/local/bin/cfisem", root);
     assert_runs(binary);
     assert_man_pages(root, binary);
     assert_completion(root);
     char command[9000];
     snprintf(command, sizeof command,
              "echo '#include <eh_elf.h>' | cc -fsyntax-only -Wall -Werror "
-             "-I'%s/usr/include/cfisem' -x c -", root);
+             "-I'%s/usr/local/include/cfisem' -x c -", root);
     ck_assert_msg(shell(command) == 0, "eh_elf.h does not compile alone");
     assert_unwind_library(root);
     snprintf(command, sizeof command,
-             "test -d '%s/usr/lib/'\"$(cc -print-multiarch)\"'"
+             "test -d '%s/usr/local/lib/'\"$(cc -print-multiarch)\"'"
              "/cfisem/eh_elf/.build-id'", root);
     ck_assert_msg(shell(command) == 0, "no system eh_elf folder installed");
     ck_assert_int_eq(make("uninstall", root), 0);

@@ -1072,10 +1072,20 @@ START_TEST(test_secure_environment_ignores_cache_variables)
     ck_assert_int_gt(n, 0);
     self[n] = '\0';
     run_command("cp '%s' '%s'", self, program);
-    char env[3][4400];
-    snprintf(env[0], sizeof env[0], "CFISEM_CACHE='%s'", cache);
-    snprintf(env[1], sizeof env[1], "XDG_CACHE_HOME='%s'", xdg);
-    snprintf(env[2], sizeof env[2], "HOME='%s'", home);
+    /* The workload where the setuid probe (user nobody) can read it: the
+     * build tree may lie in a folder only root enters. */
+    char workload[4200];
+    snprintf(workload, sizeof workload, "%s/workload", dir);
+    ck_assert_int_eq(mkdir(workload, 0755), 0);
+    run_command("cp \"$CFISEM_WORKLOAD/libcfisem-shapes-noeh.so\" '%s'",
+                workload, "");
+    char env[3][8800];
+    snprintf(env[0], sizeof env[0], "CFISEM_WORKLOAD='%s' CFISEM_CACHE='%s'",
+             workload, cache);
+    snprintf(env[1], sizeof env[1], "CFISEM_WORKLOAD='%s' XDG_CACHE_HOME='%s'",
+             workload, xdg);
+    snprintf(env[2], sizeof env[2], "CFISEM_WORKLOAD='%s' HOME='%s'",
+             workload, home);
     for (int k = 0; k < 3; k++)
         ck_assert_msg(probe_eh_elfs(program, env[k]) == 1,
                       "%s: the cache is not used", env[k]);
