@@ -1,12 +1,10 @@
-/* sha256.c — see sha256.h; FIPS 180-4 §6.2, written for clarity. */
+/* sha256.c — see sha256.h; FIPS 180-4 §6.2, written for clarity. The
+ * digest of a file is in sha256_file.c, so that the run-time library
+ * takes this file alone. */
 #include "sha256.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const uint32_t k[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -99,32 +97,4 @@ void cfi_sha256_hex(struct cfi_sha256 *s, char hex[CFI_SHA256_HEX])
     cfi_sha256_digest(s, digest);
     for (int i = 0; i < CFI_SHA256_BYTES; i++)
         snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-}
-
-enum cfi_status cfi_sha256_file(const char *path, char hex[CFI_SHA256_HEX],
-                                 struct cfi_diag *diag)
-{
-    if (cfi_check_regular_file(path, diag) != CFI_OK)
-        return CFI_E_IO;
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    uint8_t *buf = fd >= 0 ? malloc(1 << 20) : NULL;
-    struct cfi_sha256 s;
-    cfi_sha256_init(&s);
-    ssize_t n = buf ? 1 : -1;
-    while (buf && (n = read(fd, buf, 1 << 20)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            break;
-        cfi_sha256_add(&s, buf, (size_t)n);
-    }
-    int error = errno;
-    free(buf);
-    if (fd >= 0)
-        close(fd);
-    if (n != 0)
-        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
-                        fd < 0 ? cfi_errno_text(error) : "cannot be read");
-    cfi_sha256_hex(&s, hex);
-    return CFI_OK;
 }

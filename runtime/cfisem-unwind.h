@@ -17,10 +17,13 @@
  *     build tree, in a folder keyed by file name (NAME.full.eh_elf.so);
  *     any layout of the full ABI (compile --layout tree or table);
  *   - an eh_elf is used only when its stamp (eh_elf.h, eh_elf_object_id)
- *     is the build-id of the object it is found for: one without a
- *     stamp, or of another object, is not (cfisem_stats counts it as
- *     stale), nor are eh_elfs of objects without a build-id (their stamp
- *     is a hash of frame sections not all in memory);
+ *     names the object it is found for: its build-id, or for an object
+ *     without one the SHA-256 of its file's .eh_frame and .debug_frame,
+ *     read by cfisem_prepare from the object's path, and taken only when
+ *     the file's .eh_frame is byte for byte the one loaded (a file
+ *     replaced since it was loaded is not the object). One without a
+ *     stamp, or of another object, is not used (cfisem_stats counts it
+ *     as stale);
  *   - an entry of the table is used only while its object is loaded
  *     (checked against _dl_find_object, with the build-id in the
  *     object's headers): after dlclose its PCs go to the object loaded

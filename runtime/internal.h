@@ -59,6 +59,15 @@ struct rt_cursor {
  * _dl_find_object (no eh_elf: the interpreter). Async-signal-safe. */
 bool rt_find_object(uint64_t pc, struct rt_object *object);
 
+/* The SHA-256 of the frame sections of the file at path (frame_id.c),
+ * the stamp of an eh_elf of an object without build-id
+ * (EH_ELF_OBJECT_ID_FRAME_SHA256), when the file's allocated .eh_frame is
+ * the loaded object's (info: its program headers); false otherwise. Not
+ * async-signal-safe. */
+struct dl_phdr_info;
+bool rt_frame_sha256(const char *path, const struct dl_phdr_info *info,
+                     uint8_t digest[32]);
+
 /* Loading an eh_elf (load.c). */
 enum { RT_MAX_EH_ELFS = 256 }; /* loaded at once, at most */
 enum rt_load {
@@ -69,15 +78,17 @@ enum rt_load {
                            another user than the effective one or root,
                            or writable by group or others */
     RT_LOAD_STALE,      /* no stamp, or one that names another object
-                           than the build-id given */
+                           than the id given */
     RT_LOAD_LIMIT,      /* RT_MAX_EH_ELFS are loaded already */
 };
 /* Loads root/rel (rel: a relative path without "." or "..", whose
  * folders are checked as the root is) when every check passes; *entry
- * its eh_elf_unwind. build_id: the object's (build_id_len 0: none).
- * *loads counts the eh_elfs loaded. Not async-signal-safe. */
+ * its eh_elf_unwind. id: the object's (its build-id, else the hash of
+ * its frame sections; kind EH_ELF_OBJECT_ID_NONE: neither is known, and
+ * no eh_elf is taken). *loads counts the eh_elfs loaded. Not
+ * async-signal-safe. */
 enum rt_load rt_load_eh_elf(const char *root, const char *rel,
-                            const uint8_t *build_id, size_t build_id_len,
+                            const struct eh_elf_object_id *id,
                             unsigned *loads, eh_elf_unwind_fn **entry);
 
 /* Counts frames the interpreter unwound, or a failed step. */

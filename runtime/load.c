@@ -101,23 +101,22 @@ static void *own_symbol(void *handle, const struct link_map *map,
     return p;
 }
 
-/* The stamp names the object: its build-id. An eh_elf without a stamp,
- * or stamped with the hash of the frame sections (an object without a
- * build-id: .debug_frame is not in memory, hashing the file is not
- * done here), is not used. */
+/* The stamp names the object: its build-id, or for an object without
+ * one the hash of its file's frame sections (frame_id.c). An eh_elf
+ * without a stamp names no object and is not used. */
 static bool stamp_matches(const struct eh_elf_object_id *stamp,
-                          const uint8_t *build_id, size_t build_id_len)
+                          const struct eh_elf_object_id *id)
 {
-    return stamp && stamp->kind == EH_ELF_OBJECT_ID_BUILD_ID &&
-           build_id_len > 0 && stamp->size == build_id_len &&
-           build_id_len <= EH_ELF_OBJECT_ID_MAX &&
-           !memcmp(stamp->id, build_id, build_id_len);
+    return stamp && id->kind != EH_ELF_OBJECT_ID_NONE &&
+           stamp->kind == id->kind && id->size > 0 &&
+           id->size <= EH_ELF_OBJECT_ID_MAX && stamp->size == id->size &&
+           !memcmp(stamp->id, id->id, id->size);
 }
 
 /* The checks of a loaded eh_elf: ours, of the full ABI and a version
  * this library takes, built from the object. */
-static enum rt_load check_loaded(void *handle, const uint8_t *build_id,
-                                 size_t build_id_len,
+static enum rt_load check_loaded(void *handle,
+                                 const struct eh_elf_object_id *id,
                                  eh_elf_unwind_fn **entry)
 {
     struct link_map *map = NULL;
@@ -131,14 +130,14 @@ static enum rt_load check_loaded(void *handle, const uint8_t *build_id,
         return RT_LOAD_ABSENT;
     const struct eh_elf_object_id *stamp =
         own_symbol(handle, map, "eh_elf_object_id");
-    if (!stamp_matches(stamp, build_id, build_id_len))
+    if (!stamp_matches(stamp, id))
         return RT_LOAD_STALE;
     memcpy(entry, &fn, sizeof fn); /* object pointer to function pointer */
     return RT_LOAD_OK;
 }
 
 enum rt_load rt_load_eh_elf(const char *root, const char *rel,
-                            const uint8_t *build_id, size_t build_id_len,
+                            const struct eh_elf_object_id *id,
                             unsigned *loads, eh_elf_unwind_fn **entry)
 {
     *entry = NULL;
@@ -157,7 +156,7 @@ enum rt_load rt_load_eh_elf(const char *root, const char *rel,
         close(fd);
         return RT_LOAD_ABSENT;
     }
-    enum rt_load result = check_loaded(handle, build_id, build_id_len, entry);
+    enum rt_load result = check_loaded(handle, id, entry);
     if (result != RT_LOAD_OK) {
         dlclose(handle);
         close(fd);

@@ -287,6 +287,7 @@ struct candidate {
     uint8_t build_id[RT_BUILD_ID_MAX];
     size_t build_id_len;
     const uint8_t *build_id_at;
+    struct eh_elf_object_id id; /* what its eh_elf's stamp must name */
 };
 
 struct candidates {
@@ -330,6 +331,23 @@ static void describe(const struct dl_phdr_info *info, struct candidate *c)
                                       &c->build_id_at);
 }
 
+/* The id an eh_elf of the candidate is stamped with: its build-id, else
+ * the hash of its file's frame sections, read now, while the loader
+ * holds the object (the file must be what is loaded: frame_id.c). */
+static void object_id(const struct dl_phdr_info *info, struct candidate *c)
+{
+    struct eh_elf_object_id *id = &c->id;
+    memset(id, 0, sizeof *id);
+    if (c->build_id_len > 0) {
+        id->kind = EH_ELF_OBJECT_ID_BUILD_ID;
+        id->size = (uint32_t)c->build_id_len;
+        memcpy(id->id, c->build_id, c->build_id_len);
+    } else if (c->path[0] && rt_frame_sha256(c->path, info, id->id)) {
+        id->kind = EH_ELF_OBJECT_ID_FRAME_SHA256;
+        id->size = 32;
+    }
+}
+
 static int collect(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -347,6 +365,7 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
     } else {
         snprintf(c->path, sizeof c->path, "%s", name);
     }
+    object_id(info, c);
     all->count++;
     return 0;
 }
@@ -405,8 +424,7 @@ static eh_elf_unwind_fn *try_load(const struct candidate *c,
                                   const char *root, const char *rel)
 {
     eh_elf_unwind_fn *fn;
-    switch (rt_load_eh_elf(root, rel, c->build_id, c->build_id_len,
-                           &eh_elf_loads, &fn)) {
+    switch (rt_load_eh_elf(root, rel, &c->id, &eh_elf_loads, &fn)) {
     case RT_LOAD_OK:
         return fn;
     case RT_LOAD_UNTRUSTED:

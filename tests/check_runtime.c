@@ -1160,6 +1160,134 @@ START_TEST(test_stale_eh_elf_refused)
 }
 END_TEST
 
+/* A shared object without build-id, from `body` (C source), with its
+ * eh_elf compiled by cfisem beside it (PATH.eh_elf.so) when eh_elf. */
+static void object_without_build_id(const char *path, const char *body,
+                                    bool eh_elf)
+{
+    char source[4200];
+    snprintf(source, sizeof source, "%s.c", path);
+    ck_assert_int_eq(test_write_file(source, body, strlen(body)), 0);
+    run_command("cc -O2 -shared -fPIC -Wl,--build-id=none -o '%s' '%s'", path,
+                source);
+    if (eh_elf)
+        run_command("\"$CFISEM\" compile '%s' -o '%s.eh_elf.so' > /dev/null",
+                    path, path);
+}
+
+/* cfisem_prepare in a child that has loaded `object`, then run `after`
+ * (a shell command, or NULL); no cache, no system folder. */
+static struct cfisem_stats prepare_loading(const char *object,
+                                           const char *after)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (!dlopen(object, RTLD_NOW | RTLD_LOCAL) ||
+            (after && system(after) != 0))
+            _exit(1);
+        struct cfisem_options options = {.cache_dir = "/nonexistent",
+                                         .system_dir = ""};
+        struct cfisem_stats stats;
+        cfisem_prepare(&options);
+        cfisem_stats(&stats);
+        _exit(write(fds[1], &stats, sizeof stats) == sizeof stats ? 0 : 1);
+    }
+    close(fds[1]);
+    struct cfisem_stats stats = {0};
+    ck_assert_int_eq(read(fds[0], &stats, sizeof stats), sizeof stats);
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return stats;
+}
+
+/* The last DW_CFA_nop of the last FDE of the .eh_frame of the file at
+ * path (before its 4-byte terminator) becomes DW_CFA_remember_state: the
+ * same layout, other frame bytes, the same meaning. */
+static void patch_last_nop(const char *path)
+{
+    size_t size;
+    uint8_t *bytes = (uint8_t *)test_read_file(path, &size);
+    ck_assert_ptr_nonnull(bytes);
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(void *)bytes;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(void *)(bytes + eh->e_shoff);
+    const char *names = (const char *)bytes + sh[eh->e_shstrndx].sh_offset;
+    bool patched = false;
+    for (unsigned i = 0; i < eh->e_shnum && !patched; i++) {
+        if (strcmp(names + sh[i].sh_name, ".eh_frame") || sh[i].sh_size < 8)
+            continue;
+        uint8_t *last = bytes + sh[i].sh_offset + sh[i].sh_size - 5;
+        ck_assert_uint_eq(*last, 0x00); /* DW_CFA_nop */
+        *last = 0x0a;                   /* DW_CFA_remember_state */
+        patched = true;
+    }
+    ck_assert(patched);
+    ck_assert_int_eq(test_write_file(path, bytes, size), 0);
+    free(bytes);
+}
+
+/* An object without build-id: its eh_elf is stamped with the hash of its
+ * frame sections, and the run-time library takes it when that hash is
+ * the object's file's and the file's .eh_frame is what is loaded; an
+ * eh_elf of another such object, or of the file that replaced the one
+ * loaded, is stale. */
+START_TEST(test_eh_elf_of_object_without_build_id)
+{
+    static const char body[] = "int f(int x) { return x + 1; }\n";
+    char *dir = test_temp_dir();
+    char mine[4200], other[4200], patched[4200], folder[4200];
+    snprintf(mine, sizeof mine, "%s/libnoid.so", dir);
+    snprintf(other, sizeof other, "%s/other/libnoid.so", dir);
+    snprintf(patched, sizeof patched, "%s/patched/libnoid.so", dir);
+    snprintf(folder, sizeof folder, "%s/other", dir);
+    ck_assert_int_eq(mkdir(folder, 0755), 0);
+    snprintf(folder, sizeof folder, "%s/patched", dir);
+    ck_assert_int_eq(mkdir(folder, 0755), 0);
+    object_without_build_id(mine, body, false);
+    object_without_build_id(
+        other, "#include <stdio.h>\nint f(int x) { return x + 1; }\n"
+               "int g(const char *s) { char b[256];\n"
+               "  snprintf(b, sizeof b, \"%s\", s); return puts(b); }\n",
+        true);
+    struct cfisem_stats base = prepare_loading(mine, NULL);
+    ck_assert_uint_eq(base.eh_elfs_stale, 0);
+    object_without_build_id(mine, body, true);
+    struct cfisem_stats s = prepare_loading(mine, NULL);
+    ck_assert_uint_eq(s.objects_eh_elf, base.objects_eh_elf + 1);
+    ck_assert_uint_eq(s.eh_elfs_stale, 0);
+    /* The other object's eh_elf beside this one. */
+    run_command("cp '%s.eh_elf.so' '%s.eh_elf.so'", other, mine);
+    s = prepare_loading(mine, NULL);
+    ck_assert_uint_eq(s.objects_eh_elf, base.objects_eh_elf);
+    ck_assert_uint_eq(s.eh_elfs_stale, 1);
+    /* The same object with one frame byte changed, and its eh_elf:
+     * taken when it is the file loaded... */
+    run_command("cp '%s' '%s'", mine, patched);
+    patch_last_nop(patched);
+    run_command("\"$CFISEM\" compile '%s' -o '%s.eh_elf.so' > /dev/null",
+                patched, patched);
+    s = prepare_loading(patched, NULL);
+    ck_assert_uint_eq(s.objects_eh_elf, base.objects_eh_elf + 1);
+    ck_assert_uint_eq(s.eh_elfs_stale, 0);
+    /* ...not when it replaced, with its eh_elf, the file loaded: the
+     * file and the eh_elf agree, the memory does not. */
+    char after[30000];
+    snprintf(after, sizeof after,
+             "cp '%s' '%s.new' && mv '%s.new' '%s' && "
+             "cp '%s.eh_elf.so' '%s.eh_elf.so'",
+             patched, mine, mine, mine, patched, mine);
+    s = prepare_loading(mine, after);
+    ck_assert_uint_eq(s.objects_eh_elf, base.objects_eh_elf);
+    ck_assert_uint_eq(s.eh_elfs_stale, 1);
+    run_command("rm -rf '%s'%s", dir, "");
+    free(dir);
+}
+END_TEST
+
 /* dlsym on an eh_elf's handle also finds the symbols of the libraries
  * it depends on: an eh_elf that defines none of its own, linked with a
  * library that does, is not an eh_elf. */
@@ -1376,6 +1504,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(trust, test_untrusted_eh_elf_refused);
     tcase_add_test(trust, test_secure_environment_ignores_cache_variables);
     tcase_add_test(trust, test_stale_eh_elf_refused);
+    tcase_add_test(trust, test_eh_elf_of_object_without_build_id);
     tcase_add_test(trust, test_eh_elf_symbols_of_a_dependency_ignored);
     tcase_add_test(trust, test_unloaded_object_eh_elf_not_used);
     tcase_add_test(trust, test_system_eh_elf_dir);
