@@ -944,30 +944,51 @@ static void fake_eh_elf_with(const char *path, const uint8_t *id,
     ck_assert_int_eq(system(command), 0);
 }
 
-/* cfisem_prepare's stats in a child that loads the noeh workload, with
- * `cache` as the user's cache and no system folder. */
-static struct cfisem_stats prepare_in_child(const char *cache)
+/* What a child loads and prepares with (prepare_child). */
+struct child_prepare {
+    const char *object; /* dlopen'd first; NULL: the noeh workload */
+    const char *after;  /* a shell command run after the load, or NULL */
+    const char *cache;  /* cfisem_options.cache_dir */
+    const char *system; /* cfisem_options.system_dir ("": none) */
+};
+
+/* cfisem_prepare in a child, as `how` says; the child's statistics. */
+static struct cfisem_stats prepare_child(const struct child_prepare *how)
 {
     int fds[2];
     ck_assert_int_eq(pipe(fds), 0);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        load_noeh();
-        struct cfisem_options options = {.cache_dir = cache,
-                                         .system_dir = ""};
+        if (!how->object)
+            load_noeh();
+        else if (!dlopen(how->object, RTLD_NOW | RTLD_LOCAL))
+            _exit(1);
+        if (how->after && system(how->after) != 0)
+            _exit(1);
+        struct cfisem_options options = {.cache_dir = how->cache,
+                                         .system_dir = how->system};
         struct cfisem_stats stats;
         cfisem_prepare(&options);
         cfisem_stats(&stats);
         _exit(write(fds[1], &stats, sizeof stats) == sizeof stats ? 0 : 1);
     }
     close(fds[1]);
-    struct cfisem_stats stats;
+    struct cfisem_stats stats = {0};
     ck_assert_int_eq(read(fds[0], &stats, sizeof stats), sizeof stats);
     close(fds[0]);
     int status;
     waitpid(pid, &status, 0);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     return stats;
+}
+
+/* cfisem_prepare's stats in a child that loads the noeh workload, with
+ * `cache` as the user's cache and no system folder. */
+static struct cfisem_stats prepare_in_child(const char *cache)
+{
+    struct child_prepare how = {.cache = cache, .system = ""};
+    return prepare_child(&how);
 }
 
 static void run_command(const char *format, const char *a, const char *b)
@@ -1180,29 +1201,9 @@ static void object_without_build_id(const char *path, const char *body,
 static struct cfisem_stats prepare_loading(const char *object,
                                            const char *after)
 {
-    int fds[2];
-    ck_assert_int_eq(pipe(fds), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        if (!dlopen(object, RTLD_NOW | RTLD_LOCAL) ||
-            (after && system(after) != 0))
-            _exit(1);
-        struct cfisem_options options = {.cache_dir = "/nonexistent",
-                                         .system_dir = ""};
-        struct cfisem_stats stats;
-        cfisem_prepare(&options);
-        cfisem_stats(&stats);
-        _exit(write(fds[1], &stats, sizeof stats) == sizeof stats ? 0 : 1);
-    }
-    close(fds[1]);
-    struct cfisem_stats stats = {0};
-    ck_assert_int_eq(read(fds[0], &stats, sizeof stats), sizeof stats);
-    close(fds[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    return stats;
+    struct child_prepare how = {.object = object, .after = after,
+                                .cache = "/nonexistent", .system = ""};
+    return prepare_child(&how);
 }
 
 /* The last DW_CFA_nop of the last FDE of the .eh_frame of the file at
@@ -1424,24 +1425,8 @@ START_TEST(test_system_folder_used)
     char *dir = test_temp_dir();
     char file[4096];
     filled_cache(dir, file, sizeof file);
-    int fds[2];
-    ck_assert_int_eq(pipe(fds), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        load_noeh();
-        struct cfisem_options options = {.cache_dir = "/nonexistent",
-                                         .system_dir = dir};
-        struct cfisem_stats stats;
-        cfisem_prepare(&options);
-        cfisem_stats(&stats);
-        _exit(write(fds[1], &stats, sizeof stats) == sizeof stats ? 0 : 1);
-    }
-    close(fds[1]);
-    struct cfisem_stats stats;
-    ck_assert_int_eq(read(fds[0], &stats, sizeof stats), sizeof stats);
-    close(fds[0]);
-    waitpid(pid, NULL, 0);
+    struct child_prepare how = {.cache = "/nonexistent", .system = dir};
+    struct cfisem_stats stats = prepare_child(&how);
     ck_assert_uint_eq(stats.objects_eh_elf, 1);
     run_command("rm -rf '%s'%s", dir, "");
     free(dir);
