@@ -39,10 +39,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/stats.h"
 #include "bench/workload/workload.h"
 #include "runtime/cfisem-unwind.h"
 
-enum { MAX_PCS = 2048, MAX_ROUNDS = 64, SKIP = 4 };
+enum { MAX_PCS = 2048, MAX_ROUNDS = BENCH_MAX_ROUNDS, SKIP = 4 };
 
 typedef long recurse_fn(int depth, workload_leaf_fn *leaf, void *arg);
 typedef int uw_trace_fn(void *context, void *arg);
@@ -175,13 +176,6 @@ static int m_fp_walk(void **pcs, int max)
 /* Timing at the top of a stack                                          */
 /* ------------------------------------------------------------------ */
 
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 typedef int csmith_fn(int depth, workload_leaf_fn *leaf, void *arg);
 
 struct spec {
@@ -219,18 +213,18 @@ static void time_method(struct stack *s, int m, int round)
     int frames = s->n[m] > 0 ? s->n[m] : 1;
     void *scratch[MAX_PCS];
     /* About 2 ms of unwinding: calibrated on one call. */
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     methods[m].run(scratch, MAX_PCS);
-    double one = now_ns() - t0;
+    double one = bench_now_ns() - t0;
     long reps = one > 0 ? (long)(2e6 / one) : 1000;
     if (reps < 3)
         reps = 3;
     if (reps > 200000)
         reps = 200000;
-    t0 = now_ns();
+    t0 = bench_now_ns();
     for (long r = 0; r < reps; r++)
         methods[m].run(scratch, MAX_PCS);
-    s->ns[m][round] = (now_ns() - t0) / (double)reps / frames;
+    s->ns[m][round] = (bench_now_ns() - t0) / (double)reps / frames;
 }
 
 static void leaf(void *arg)
@@ -280,35 +274,11 @@ static bool check_method(const struct stack *s, int m)
     return false;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double best(const double *values, int count)
-{
-    double b = values[0];
-    for (int i = 1; i < count; i++)
-        if (values[i] < b)
-            b = values[i];
-    return b;
-}
-
-static double median(const double *values, int count)
-{
-    double sorted[MAX_ROUNDS];
-    memcpy(sorted, values, (size_t)count * sizeof *values);
-    qsort(sorted, (size_t)count, sizeof *sorted, compare_double);
-    return count % 2 ? sorted[count / 2]
-                     : (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
-}
-
 static bool report(const struct stack *s)
 {
     bool ok = true;
-    double base = median(s->ns[0], s->rounds);
-    double base_best = best(s->ns[0], s->rounds);
+    double base = bench_median(s->ns[0], s->rounds);
+    double base_best = bench_best(s->ns[0], s->rounds);
     printf("\n%s (%d frames unwound by cfisem)\n", s->name, s->n[0]);
     printf("  %-36s %10s %10s %9s %9s %7s\n", "method", "median ns",
            "vs eh_elf", "best ns", "vs eh_elf", "frames");
@@ -317,8 +287,8 @@ static bool report(const struct stack *s)
             continue;
         bool same = check_method(s, m);
         ok = ok && same;
-        double ns = median(s->ns[m], s->rounds);
-        double b = best(s->ns[m], s->rounds);
+        double ns = bench_median(s->ns[m], s->rounds);
+        double b = bench_best(s->ns[m], s->rounds);
         printf("  %-36s %10.2f %9.2fx %9.2f %8.2fx %7d%s\n", methods[m].name,
                ns, ns / base, b, b / base_best, s->n[m],
                same ? "" : "  DIFFERENT PCs");

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/stats.h"
 #include "bench/workload/workload.h"
 #include "runtime/cfisem-unwind.h"
 
@@ -70,13 +71,6 @@ static struct {
     uw_get_ip_fn *gcc_get_ip;
     glibc_backtrace_fn *glibc_backtrace;
 } lib;
-
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
 
 /* ------------------------------------------------------------------ */
 /* 1. Methods in the handler                                             */
@@ -216,9 +210,9 @@ static void on_sigprof(int sig, siginfo_t *info, void *ucontext)
         return;
     if (sampling.samples == MAX_SAMPLES)
         return;
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     int n = handler_methods[m].run(ucontext, sampling.pcs, MAX_PCS);
-    double ns = now_ns() - t0;
+    double ns = bench_now_ns() - t0;
     sampling.ns[sampling.samples] = ns;
     sampling.ns_per_frame[sampling.samples] = n > 0 ? ns / n : ns;
     sampling.samples++;
@@ -246,21 +240,6 @@ static void leaf_spin(void *arg)
         continue;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *values, long count)
-{
-    if (count == 0)
-        return 0;
-    qsort(values, (size_t)count, sizeof *values, compare_double);
-    return count % 2 ? values[count / 2]
-                     : (values[count / 2 - 1] + values[count / 2]) / 2;
-}
-
 static bool sampling_run(recurse_fn *mixed, double seconds)
 {
     struct sigaction action = {.sa_sigaction = on_sigprof,
@@ -281,12 +260,12 @@ static bool sampling_run(recurse_fn *mixed, double seconds)
         atomic_store(&sampling.method, m);
         mixed(100, leaf_spin, NULL);
         atomic_store(&sampling.method, -1);
-        double per_frame = median(sampling.ns_per_frame, sampling.samples);
+        double per_frame = bench_median_sorting(sampling.ns_per_frame, sampling.samples);
         if (m == 0)
             base = per_frame;
         printf("  %-40s %8ld %11.0f %10.2f %9.2fx %6.1f%s\n",
                handler_methods[m].name, sampling.samples,
-               median(sampling.ns, sampling.samples),
+               bench_median_sorting(sampling.ns, sampling.samples),
                per_frame, base > 0 ? per_frame / base : 0,
                sampling.samples ? (double)sampling.frames / sampling.samples
                                 : 0,
@@ -696,10 +675,10 @@ static double time_offline(offline_fn *fn, long count, long *frames)
 {
     void *pcs[MAX_PCS];
     *frames = 0;
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long k = 0; k < count; k++)
         *frames += fn(&capture.samples[k], pcs, MAX_PCS);
-    return now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 static bool perf_style_run(recurse_fn *small, long count)

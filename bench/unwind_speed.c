@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/stats.h"
+
 #include "diff/libunwind.h"
 #include "diff/memory.h"
 #include "interp/interp.h"
@@ -112,13 +114,6 @@ static struct pair *make_pairs(const struct context *c, size_t count,
     return pairs;
 }
 
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
 /* ns per frame for one pass; counts the frames that unwound. */
 static double time_engine(const struct engine *e, const struct pair *pairs,
                           size_t count, struct cfi_memory memory,
@@ -126,13 +121,13 @@ static double time_engine(const struct engine *e, const struct pair *pairs,
 {
     struct cfi_frame *frame = malloc(sizeof *frame);
     *unwound = 0;
-    double start = now_ns();
+    double start = bench_now_ns();
     for (size_t i = 0; i < count; i++) {
         struct cfi_request request = {pairs[i].pc, false, pairs[i].callee,
                                       memory};
         *unwound += e->unwind(e->env, &request, frame) == CFI_OK;
     }
-    double elapsed = now_ns() - start;
+    double elapsed = bench_now_ns() - start;
     free(frame);
     return elapsed / (double)count;
 }
@@ -150,9 +145,9 @@ int main(int argc, char **argv)
         return 2;
     }
     c.file = file;
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     sem_file_il_build(file, &c.il);
-    double prepare_ms = (now_ns() - t0) / 1e6;
+    double prepare_ms = (bench_now_ns() - t0) / 1e6;
     if (diff_libunwind_open(file, &c.libunwind_cached, &diag) != CFI_OK ||
         diff_libunwind_open(file, &c.libunwind_uncached, &diag) != CFI_OK) {
         fprintf(stderr, "unwind_speed: %s: %s\n", path, diag.message);
