@@ -89,6 +89,11 @@ const char *cfi_errno_text(int error);
 enum cfi_status cfi_check_regular_file(const char *path,
                                        struct cfi_diag *diag);
 
+/* mkdir -p: `dir` and the folders above it (mode 0755 less the umask);
+ * true when all exist afterwards as folders or were made (errno says why
+ * not otherwise). */
+bool cfi_make_dirs(const char *dir);
+
 /* ------------------------------------------------------------------ */
 /* Registers                                                           */
 /* ------------------------------------------------------------------ */

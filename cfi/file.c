@@ -3,7 +3,9 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -275,4 +277,23 @@ const struct cfi_segment *cfi_file_segment(const struct cfi_file *file,
             return segment;
     }
     return NULL;
+}
+
+bool cfi_make_dirs(const char *dir)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        bool ok = mkdir(path, 0755) == 0 || errno == EEXIST;
+        *p = '/';
+        if (!ok)
+            return false;
+    }
+    return mkdir(path, 0755) == 0 || errno == EEXIST;
 }

@@ -121,21 +121,6 @@ static bool default_dir(char *buf, size_t size)
     return n > 0 && (size_t)n < size;
 }
 
-/* mkdir -p */
-static bool make_dirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        bool ok = mkdir(path, 0755) == 0 || errno == EEXIST;
-        *p = '/';
-        if (!ok)
-            return false;
-    }
-    return mkdir(path, 0755) == 0 || errno == EEXIST;
-}
-
 /* DIR/.build-id/xx/rest.eh_elf.so; false when too long. */
 static bool cache_path(const char *dir, const uint8_t *id, size_t len,
                        char *out, size_t size)
@@ -250,7 +235,7 @@ static int cache_file(const struct options *o, const char *path)
     char folder[8192];
     snprintf(folder, sizeof folder, "%s", out);
     *strrchr(folder, '/') = 0;
-    if (!make_dirs(folder)) {
+    if (!cfi_make_dirs(folder)) {
         fprintf(stderr, "cfisem: %s: cannot create the folder: %s\n", folder,
                 cfi_errno_text(errno));
         return CLI_BAD_INPUT;

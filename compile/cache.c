@@ -30,21 +30,6 @@ static enum cfi_status fail(struct cfi_diag *diag, enum cfi_status status,
     return cfi_fail(diag, status, CFI_NO_OFFSET, message);
 }
 
-/* mkdir -p */
-static bool make_dirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        bool ok = mkdir(path, 0755) == 0 || errno == EEXIST;
-        *p = '/';
-        if (!ok)
-            return false;
-    }
-    return mkdir(path, 0755) == 0 || errno == EEXIST;
-}
-
 static bool cache_dir_of(const char *given, char *out, size_t size)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -130,7 +115,7 @@ enum cfi_status cg_cached_eh_elf(const struct cfi_file *file,
     struct cfi_diag ignored;
     if (stat(so, &st) != 0 ||
         cg_check_stamp(so, &object, NULL, &ignored) != CFI_OK) {
-        if (!make_dirs(dir))
+        if (!cfi_make_dirs(dir))
             return fail(diag, CFI_E_IO, "cannot create the cache folder");
         status = build_for(file, abi, options, so, diag);
         if (status != CFI_OK)

@@ -90,21 +90,6 @@ static void settings_key(const struct diff_config *c, char key[17])
 /* The results folder                                                   */
 /* ------------------------------------------------------------------ */
 
-static bool make_dirs(const char *dir)
-{
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-        return false;
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(path, 0755) != 0 && errno != EEXIST)
-                return false;
-            *p = '/';
-        }
-    return mkdir(path, 0755) == 0 || errno == EEXIST;
-}
-
 static bool stored_path(const char *dir, const char *sha, const char *key,
                         char *out, size_t size)
 {
@@ -485,7 +470,7 @@ enum cfi_status diff_run_batch(const struct diff_config *config,
     memset(counts, 0, sizeof *counts);
     if (npaths == 0)
         return diff_run(config, paths, 0, run);
-    if (batch->results_dir && !make_dirs(batch->results_dir))
+    if (batch->results_dir && !cfi_make_dirs(batch->results_dir))
         return CFI_E_IO;
     struct batch_run b = {config, batch, paths, npaths,
                           calloc(npaths, sizeof *b.parts),
