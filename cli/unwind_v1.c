@@ -99,7 +99,7 @@ int cli_unwind_v1(const char *eh_elf, const char *abi_name,
     if (!local)
         return CLI_BAD_INPUT;
     snprintf(local, len + 3, "%s%s", strchr(eh_elf, '/') ? "" : "./", eh_elf);
-    uint64_t lookup = request->caller_frame ? request->pc - 1 : request->pc;
+    uint64_t lookup = cfi_lookup_pc(request->pc, request->caller_frame);
     struct diff_v1_answer answer;
     struct cfi_diag diag;
     char detail[320];

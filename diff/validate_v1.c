@@ -53,7 +53,7 @@ enum cfi_status validate_v1_reference(const struct sem_file_il *il,
                                       const struct cfi_request *request,
                                       struct cfi_frame *frame)
 {
-    uint64_t lookup = request->caller_frame ? request->pc - 1 : request->pc;
+    uint64_t lookup = cfi_lookup_pc(request->pc, request->caller_frame);
     const struct cfi_fde *fde = cfi_file_lookup(il->file, lookup);
     if (!fde)
         return frame_fail(frame, CFI_E_NO_FDE, NULL,

@@ -136,7 +136,7 @@ static inline int walk_step(struct rt_walk *w,
     uint64_t pc = callee->value[CFISEM_REG_RIP];
     /* 1. The object of the lookup PC: PC-1 for a return address, as a
      * call may be the last instruction of its function (libunwind#54). */
-    uint64_t lookup_pc = caller_frame ? pc - 1 : pc;
+    uint64_t lookup_pc = cfi_lookup_pc(pc, caller_frame);
     /* 2. One frame, by the object's eh_elf or the interpreter. */
     int result;
     const struct rt_object *object = rt_walk_object(w);
