@@ -25,8 +25,11 @@
  *                   index.
  * The search finds the last leaf whose start is at or below the PC's
  * offset. Blocked, it takes the sub-block's leaves, a handful, and counts
- * those at or below the offset with SSE2 compares, without a branch
- * (more than SCAN of them: binary search steps first); when there is
+ * those at or below the offset with SSE2 compares, without a branch: one
+ * vector of 8 starts when no sub-block holds more than 8 leaves, else
+ * two, and binary search steps first only in a file where a sub-block
+ * holds more than SCAN (each costs instructions on every frame, and a
+ * walk is bound by the instructions of its frames); when there is
  * none, the answer is the leaf before the sub-block (it started earlier
  * and covers the sub-block's beginning). Leaf 0 starts at low, so there
  * is always one. Flat, a binary search.
@@ -61,8 +64,26 @@ struct table_shape {
     bool blocked;
     uint64_t nblocks;
     unsigned sub_bits;
+    size_t most_in_sub;   /* blocked: the most leaves starting in one
+                             sub-block */
     const char *target_type;
 };
+
+/* The most leaves that start in one sub-block of 2^sub_bits bytes. */
+static size_t most_in_sub_block(const struct cg_layout *layout,
+                                const struct table_shape *s)
+{
+    size_t most = 0, run = 0;
+    uint64_t current = 0;
+    for (size_t i = 0; i < s->nleaves; i++) {
+        uint64_t g = (layout->leaves[i].begin - s->low) >> s->sub_bits;
+        run = i > 0 && g == current ? run + 1 : 1;
+        current = g;
+        if (run > most)
+            most = run;
+    }
+    return most;
+}
 
 static struct table_shape shape_of(const struct cg_layout *layout)
 {
@@ -79,6 +100,8 @@ static struct table_shape shape_of(const struct cg_layout *layout)
     while (s.sub_bits < BLOCK_BITS &&
            ((span - 1) >> s.sub_bits) + 2 > s.nleaves / 5 + 256)
         s.sub_bits++;
+    if (s.blocked)
+        s.most_in_sub = most_in_sub_block(layout, &s);
     s.target_type = layout->nrows + 1 <= UINT8_MAX    ? "uint8_t"
                     : layout->nrows + 1 <= UINT16_MAX ? "uint16_t"
                                                       : "uint32_t";
@@ -217,6 +240,33 @@ static const char scan_code[] =
     "        ((UINT64_C(1) << 2 * (hi - lo)) - 1);\n"
     "    lo += (uint32_t)__builtin_ctzll(~below) / 2;\n";
 
+/* The same with one vector, when no sub-block holds more than 8
+ * leaves. */
+static const char scan_code_8[] =
+    "    const __m128i k = _mm_set1_epi16((short)key);\n"
+    "    const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)"
+    "&eh_start[lo]);\n"
+    "    const uint32_t below =\n"
+    "        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi16(\n"
+    "            _mm_subs_epu16(a, k), _mm_setzero_si128())) &\n"
+    "        ((1u << 2 * (hi - lo)) - 1);\n"
+    "    lo += (uint32_t)__builtin_ctz(~below) / 2;\n";
+
+/* The binary search down to SCAN leaves (blocked: only when a sub-block
+ * holds more; flat: all of it). */
+static void emit_bisection(struct cg_text *t, const struct table_shape *s)
+{
+    if (s->blocked && s->most_in_sub <= SCAN)
+        return;
+    cg_printf(t, "    while (hi - lo > %d) {\n"
+                 "        const uint32_t mid = lo + (hi - lo) / 2;\n"
+                 "        if (eh_start[mid] <= key)\n"
+                 "            lo = mid + 1;\n"
+                 "        else\n"
+                 "            hi = mid;\n"
+                 "    }\n", s->blocked ? SCAN : 0);
+}
+
 static void emit_search(struct cg_text *t, const struct table_shape *s)
 {
     if (s->blocked)
@@ -243,15 +293,9 @@ static void emit_search(struct cg_text *t, const struct table_shape *s)
                      "    uint32_t lo = 0, hi = %zu;\n", s->nleaves);
     /* The blocked form: a binary search down to SCAN leaves (rarely
      * needed), then the scan; the flat form: a binary search. */
-    cg_printf(t, "    while (hi - lo > %d) {\n"
-                 "        const uint32_t mid = lo + (hi - lo) / 2;\n"
-                 "        if (eh_start[mid] <= key)\n"
-                 "            lo = mid + 1;\n"
-                 "        else\n"
-                 "            hi = mid;\n"
-                 "    }\n", s->blocked ? SCAN : 0);
+    emit_bisection(t, s);
     if (s->blocked)
-        cg_puts(t, scan_code);
+        cg_puts(t, s->most_in_sub <= 8 ? scan_code_8 : scan_code);
     cg_puts(t, "    return ");
     cg_puts(t, "eh_goto_row(eh_target[lo - 1], pc, in, env, f);\n}\n");
 }
