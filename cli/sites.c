@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cfi/json.h"
 #include "trace/trace.h"
 
 static const char usage[] =
@@ -23,36 +24,21 @@ static const char usage[] =
     "Exit status: 0 listed (none is no error), 2 bad input file, 64 usage\n"
     "error.\n";
 
-static void json_string(const char *text)
-{
-    putchar('"');
-    for (const char *p = text; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 static void print_json(const char *path, const struct trace_sites *sites)
 {
     printf("{\"file\": ");
-    json_string(path);
+    cfi_json_string(stdout, path);
     printf(", \"probes\": [");
     for (size_t i = 0; i < sites->n; i++) {
         const struct trace_site *s = &sites->sites[i];
         printf("%s\n  {\"provider\": ", i ? "," : "");
-        json_string(s->provider);
+        cfi_json_string(stdout, s->provider);
         printf(", \"name\": ");
-        json_string(s->name);
+        cfi_json_string(stdout, s->name);
         printf(", \"pc\": \"0x%" PRIx64 "\", \"link_pc\": \"0x%" PRIx64
                "\", \"base\": \"0x%" PRIx64 "\", \"semaphore\": \"0x%" PRIx64
                "\", \"args\": ", s->pc, s->link_pc, s->base, s->semaphore);
-        json_string(s->args);
+        cfi_json_string(stdout, s->args);
         putchar('}');
     }
     printf("]}\n");

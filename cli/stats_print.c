@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "cfi/json.h"
 
 static const char *const rule_names[STATS_RULE_KINDS] = {
     [SEM_RULE_UNSPECIFIED] = "none", [SEM_RULE_UNDEFINED] = "undefined",
@@ -177,22 +178,6 @@ void stats_print_text(FILE *out, const struct stats *all,
 
 /* ------------------------------------------------------------------ */
 /* JSON                                                                 */
-/* ------------------------------------------------------------------ */
-
-static void json_string(FILE *out, const char *s)
-{
-    putc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f)
-            fprintf(out, "\\u%04x", *p);
-        else
-            putc(*p, out);
-    }
-    putc('"', out);
-}
-
 static void json_map(FILE *out, const char *name, const struct stats_map *map)
 {
     fprintf(out, ",\n \"%s\": [", name);
@@ -200,9 +185,9 @@ static void json_map(FILE *out, const char *name, const struct stats_map *map)
     for (size_t i = 0; order && i < map->count; i++) {
         size_t k = order[i];
         fputs(i ? ",\n  {\"text\": " : "\n  {\"text\": ", out);
-        json_string(out, map->keys[k]);
+        cfi_json_string(out, map->keys[k]);
         fprintf(out, ", \"count\": %" PRIu64 ", \"example\": ", map->counts[k]);
-        json_string(out, map->examples[k]);
+        cfi_json_string(out, map->examples[k]);
         putc('}', out);
     }
     free(order);
@@ -281,7 +266,7 @@ void stats_print_json(FILE *out, const struct stats *all,
         size_t *order = stats_map_sorted(producers);
         for (size_t i = 0; order && i < producers->count; i++) {
             fputs(i ? ",\n " : "\n ", out);
-            json_string(out, producers->keys[order[i]]);
+            cfi_json_string(out, producers->keys[order[i]]);
             fputs(": ", out);
             json_stats(out, producers->values[order[i]]);
             fputs("}", out);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cfi/json.h"
 
 /* ------------------------------------------------------------------ */
 /* Values                                                               */
@@ -292,25 +293,12 @@ void diff_report_text(FILE *out, const struct diff_run *run, size_t show)
 
 void diff_json_string(FILE *out, const char *text)
 {
-    if (!text) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
+    cfi_json_string(out, text);
 }
 
 static void json_hex(FILE *out, uint64_t value)
 {
-    fprintf(out, "\"0x%" PRIx64 "\"", value);
+    cfi_json_address(out, value);
 }
 
 void diff_json_frame(FILE *out, const struct cfi_frame *frame)

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cfi/json.h"
+
 static void print_offset(FILE *out, const char *base, int64_t offset)
 {
     fprintf(out, "%s%+" PRId64, base, offset);
@@ -217,44 +219,6 @@ void sem_printer_end(struct sem_printer *p)
 /* JSON                                                                 */
 /* ------------------------------------------------------------------ */
 
-/* The length of the well-formed UTF-8 sequence at s, or 0. */
-static size_t utf8_length(const unsigned char *s)
-{
-    size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
-             : s[0] >= 0xe0                 ? 3
-             : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) ||
-        (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
-        (n == 4 && s[0] == 0xf0 && s[1] < 0x90) ||
-        (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
-        return 0;
-    return n;
-}
-
-/* A JSON string. Bytes that are not UTF-8 (paths and augmentation strings
- * are arbitrary bytes) become U+FFFD. */
-static void json_string(FILE *out, const char *s, size_t max)
-{
-    putc('"', out);
-    for (size_t i = 0; i < max && s[i];) {
-        unsigned char c = (unsigned char)s[i];
-        size_t n = c < 0x80 ? 1 : utf8_length((const unsigned char *)s + i);
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else if (n == 0)
-            fputs("\\ufffd", out);
-        else
-            fwrite(s + i, 1, n, out);
-        i += n ? n : 1;
-    }
-    putc('"', out);
-}
-
 static void json_hex(FILE *out, const struct sem_expr *expr)
 {
     static const char digits[] = "0123456789abcdef";
@@ -269,7 +233,7 @@ static void json_hex(FILE *out, const struct sem_expr *expr)
 static void json_begin(struct sem_printer *p)
 {
     fputs("{\"file\": ", p->out);
-    json_string(p->out, p->file_name, SIZE_MAX);
+    cfi_json_string_n(p->out, p->file_name, SIZE_MAX);
     fputs(", \"fdes\": [", p->out);
 }
 
@@ -369,13 +333,13 @@ static void json_fde(struct sem_printer *p, const struct sem_fde_il *il,
                  ", \"end\": %" PRIu64 ", \"augmentation\": ",
             p->nfdes ? ",\n" : "\n", cfi_section_name(fde->section),
             fde->offset, fde->cie_offset, fde->pc_begin, fde->pc_end);
-    json_string(out, cie->augmentation, CFI_AUGMENTATION_MAX);
+    cfi_json_string_n(out, cie->augmentation, CFI_AUGMENTATION_MAX);
     fprintf(out, ", \"code_align\": %" PRIu64 ", \"data_align\": %" PRId64
                  ", \"ra\": %" PRIu64 ", ",
             cie->code_align, cie->data_align, cie->ra_column);
     if (error) {
         fputs("\"error\": ", out);
-        json_string(out, error->message ? error->message
+        cfi_json_string_n(out, error->message ? error->message
                                         : cfi_status_text(error->status),
                     SIZE_MAX);
         fputs(", ", out);

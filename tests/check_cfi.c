@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cfi/cfi.h"
+#include "cfi/json.h"
 #include "tests/support.h"
 
 /* ------------------------------------------------------------------ */
@@ -2067,9 +2068,83 @@ START_TEST(test_debug_frame_augmentation_s)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* JSON text (cfi/json.h)                                               */
+/* ------------------------------------------------------------------ */
+
+/* What cfi_json_string_n writes for the first max bytes of text. */
+static char *json_of(const char *text, size_t max)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&buf, &size);
+    ck_assert_ptr_nonnull(out);
+    cfi_json_string_n(out, text, max);
+    fclose(out);
+    return buf;
+}
+
+static void expect_json(const char *text, size_t max, const char *expected)
+{
+    char *got = json_of(text, max);
+    ck_assert_msg(!strcmp(got, expected), "%s: got %s, expected %s", text,
+                  got, expected);
+    free(got);
+}
+
+START_TEST(test_json_string_escapes)
+{
+    expect_json("a\"b\\c", SIZE_MAX, "\"a\\\"b\\\\c\"");
+    expect_json("tab\tnl\n\x01", SIZE_MAX, "\"tab\\u0009nl\\u000a\\u0001\"");
+    expect_json("\x7f", SIZE_MAX, "\"\x7f\"");
+    expect_json("abcdef", 3, "\"abc\"");
+}
+END_TEST
+
+/* Well-formed UTF-8 passes; every byte of an ill-formed sequence is
+ * U+FFFD (Unicode table 3-7: no overlong form, no surrogate, nothing
+ * above U+10FFFF), and a sequence cut by max is ill-formed. */
+START_TEST(test_json_string_utf8)
+{
+    expect_json("caf\xc3\xa9", SIZE_MAX, "\"caf\xc3\xa9\"");
+    expect_json("\xf0\x9f\x98\x80", SIZE_MAX, "\"\xf0\x9f\x98\x80\"");
+    expect_json("\xff", SIZE_MAX, "\"\\ufffd\"");
+    expect_json("\xc0\xaf", SIZE_MAX, "\"\\ufffd\\ufffd\"");
+    expect_json("\xed\xa0\x80", SIZE_MAX, "\"\\ufffd\\ufffd\\ufffd\"");
+    expect_json("\xf4\x90\x80\x80", SIZE_MAX,
+                "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    expect_json("\xf5\x80\x80", SIZE_MAX, "\"\\ufffd\\ufffd\\ufffd\"");
+    expect_json("caf\xc3\xa9", 4, "\"caf\\ufffd\"");
+    expect_json("\xe2\x82", SIZE_MAX, "\"\\ufffd\\ufffd\"");
+}
+END_TEST
+
+START_TEST(test_json_null_and_address)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&buf, &size);
+    ck_assert_ptr_nonnull(out);
+    cfi_json_string(out, NULL);
+    fputc(' ', out);
+    cfi_json_address(out, 0);
+    fputc(' ', out);
+    cfi_json_address(out, UINT64_MAX);
+    fclose(out);
+    ck_assert_str_eq(buf, "null \"0x0\" \"0xffffffffffffffff\"");
+    free(buf);
+}
+END_TEST
+
 static Suite *cfi_suite(void)
 {
     Suite *suite = suite_create("cfi");
+    TCase *json = tcase_create("json");
+    tcase_add_test(json, test_json_string_escapes);
+    tcase_add_test(json, test_json_string_utf8);
+    tcase_add_test(json, test_json_null_and_address);
+    suite_add_tcase(suite, json);
+
     TCase *parse = tcase_create("from_section");
     tcase_add_test(parse, test_minimal_eh_frame);
     tcase_add_test(parse, test_from_section_copies);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "cfi/json.h"
 
 static const struct {
     const char *name;
@@ -226,27 +227,11 @@ void trace_report_text(FILE *out, const struct trace_report *r, bool disasm)
         group_text(out, &r->groups[i], disasm);
 }
 
-/* A JSON string: the characters that need escaping are escaped. */
-static void json_string(FILE *out, const char *text)
-{
-    fputc('"', out);
-    for (const char *p = text ? text : ""; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 static void group_json(FILE *out, const struct trace_group *g)
 {
     char name[16], buf[32];
     fprintf(out, "{\"elf\": ");
-    json_string(out, g->elf);
+    cfi_json_string(out, g->elf ? g->elf : "");
     fprintf(out, ", \"kind\": \"%s\", \"reg\": \"%s\", "
             "\"fde\": [\"0x%" PRIx64 "\", \"0x%" PRIx64 "\"], "
             "\"pc_first\": \"0x%" PRIx64 "\", \"pc_last\": \"0x%" PRIx64 "\", "
@@ -270,12 +255,12 @@ static void group_json(FILE *out, const struct trace_group *g)
             "\", \"got\": \"%s\", \"row\": ", g->pc, g->runtime_pc,
             diff_engine_name(g->engine), g->expected,
             got_text(g, buf, sizeof buf));
-    json_string(out, g->row_il);
+    cfi_json_string(out, g->row_il ? g->row_il : "");
     fprintf(out, ", \"dump\": ");
-    json_string(out, g->dump_path);
+    cfi_json_string(out, g->dump_path ? g->dump_path : "");
     fprintf(out, ", \"dump_addr\": \"0x%" PRIx64 "\", \"reproducer\": ",
             g->dump_addr);
-    json_string(out, g->reproducer);
+    cfi_json_string(out, g->reproducer ? g->reproducer : "");
     fprintf(out, "}}");
 }
 
@@ -283,7 +268,7 @@ void trace_report_json(FILE *out, const struct trace_report *r)
 {
     char end[128];
     fprintf(out, "{\"program\": ");
-    json_string(out, trace_end_text(r, end, sizeof end));
+    cfi_json_string(out, trace_end_text(r, end, sizeof end));
     fprintf(out, ", \"end\": %d, \"end_value\": %d, \"instructions\": %" PRIu64
             ", \"seconds\": %.3f, \"frames_checked\": %" PRIu64
             ", \"no_frame\": %" PRIu64 ", \"no_fde\": %" PRIu64
@@ -308,12 +293,12 @@ void trace_report_json(FILE *out, const struct trace_report *r)
     fprintf(out, "}, \"not_checked\": [");
     for (size_t i = 0; i < r->nopen_errors; i++) {
         fputs(i ? ", " : "", out);
-        json_string(out, r->open_errors[i]);
+        cfi_json_string(out, r->open_errors[i] ? r->open_errors[i] : "");
     }
     fprintf(out, "], \"elves\": [");
     for (size_t i = 0; i < r->nelves; i++) {
         fprintf(out, "%s{\"path\": ", i ? ", " : "");
-        json_string(out, r->elves[i].path);
+        cfi_json_string(out, r->elves[i].path ? r->elves[i].path : "");
         fprintf(out, ", \"checked\": %" PRIu64 "}", r->elves[i].checked);
     }
     fprintf(out, "], \"groups\": [");
