@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cfi/json.h"
 #include "cli.h"
 #include "semantics/sem.h"
 #include "synth/synth.h"
@@ -132,19 +133,23 @@ static void json_range(struct run *r, const struct cfi_fde *fde,
                        const struct synth_range *x)
 {
     char buf[8];
-    fprintf(r->json,
-            "%s\n    {\"fde\": %" PRIu64 ", \"begin\": %" PRIu64
-            ", \"end\": %" PRIu64 ", \"kind\": \"%s\"",
-            r->json_ranges++ ? "," : "", fde ? fde->offset : 0, x->begin,
-            x->end, synth_kind_name(x->kind));
+    fprintf(r->json, "%s\n    {\"fde\": %" PRIu64 ", \"begin\": ",
+            r->json_ranges++ ? "," : "", fde ? fde->offset : 0);
+    cfi_json_address(r->json, x->begin);
+    fputs(", \"end\": ", r->json);
+    cfi_json_address(r->json, x->end);
+    fprintf(r->json, ", \"kind\": \"%s\"", synth_kind_name(x->kind));
     if (x->kind == SYNTH_NOT_ANALYSABLE)
         fprintf(r->json, ", \"reason\": \"%s\"", synth_reason_name(x->reason));
     if (x->reg >= 0)
         fprintf(r->json, ", \"reg\": \"%s\"",
                 cfi_reg_label((unsigned)x->reg, buf, sizeof buf));
-    if (x->il[0])
-        fprintf(r->json, ", \"il\": \"%s\", \"code\": \"%s\"", x->il,
-                x->synth);
+    if (x->il[0]) {
+        fputs(", \"il\": ", r->json);
+        cfi_json_string(r->json, x->il);
+        fputs(", \"code\": ", r->json);
+        cfi_json_string(r->json, x->synth);
+    }
     fputc('}', r->json);
 }
 
@@ -332,10 +337,9 @@ static FILE *open_json(const struct options *o, const char *file_name)
     FILE *f = fopen(o->json, "w");
     if (!f)
         return NULL;
-    fputs("{\n  \"file\": \"", f);
-    for (const char *p = file_name; *p; p++)
-        fprintf(f, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
-    fputs("\",\n  \"ranges\": [", f);
+    fputs("{\n  \"file\": ", f);
+    cfi_json_string(f, file_name);
+    fputs(",\n  \"ranges\": [", f);
     return f;
 }
 

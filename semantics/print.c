@@ -291,8 +291,11 @@ static void json_rule(FILE *out, const struct sem_rule *rule)
 
 static void json_row(FILE *out, const struct sem_range *range)
 {
-    fprintf(out, "{\"begin\": %" PRIu64 ", \"end\": %" PRIu64 ", \"cfa\": ",
-            range->begin, range->end);
+    fputs("{\"begin\": ", out);
+    cfi_json_address(out, range->begin);
+    fputs(", \"end\": ", out);
+    cfi_json_address(out, range->end);
+    fputs(", \"cfa\": ", out);
     json_cfa(out, &range->row->cfa);
     fputs(", \"regs\": {", out);
     bool first = true;
@@ -329,10 +332,13 @@ static void json_fde(struct sem_printer *p, const struct sem_fde_il *il,
     const struct cfi_fde *fde = il->fde;
     const struct cfi_cie *cie = fde->cie;
     fprintf(out, "%s{\"section\": \"%s\", \"offset\": %" PRIu64
-                 ", \"cie_offset\": %" PRIu64 ", \"begin\": %" PRIu64
-                 ", \"end\": %" PRIu64 ", \"augmentation\": ",
+                 ", \"cie_offset\": %" PRIu64 ", \"begin\": ",
             p->nfdes ? ",\n" : "\n", cfi_section_name(fde->section),
-            fde->offset, fde->cie_offset, fde->pc_begin, fde->pc_end);
+            fde->offset, fde->cie_offset);
+    cfi_json_address(out, fde->pc_begin);
+    fputs(", \"end\": ", out);
+    cfi_json_address(out, fde->pc_end);
+    fputs(", \"augmentation\": ", out);
     cfi_json_string_n(out, cie->augmentation, CFI_AUGMENTATION_MAX);
     fprintf(out, ", \"code_align\": %" PRIu64 ", \"data_align\": %" PRId64
                  ", \"ra\": %" PRIu64 ", ",

@@ -311,7 +311,7 @@ START_TEST(cli_pc_json)
     test_run_cfisem(args, &run);
     ck_assert_int_eq(run.exit_code, 0);
     ck_assert_ptr_nonnull(strstr(run.out,
-        "\"rows\": [{\"begin\": 4113, \"end\": 4115, \"cfa\": {\"reg\": 7,"
+        "\"rows\": [{\"begin\": \"0x1011\", \"end\": \"0x1013\", \"cfa\": {\"reg\": 7,"
         " \"offset\": 8}, \"regs\": {\"16\": {\"rule\": \"offset\","
         " \"offset\": -8}}}]}\n]}\n"));
     test_run_free(&run);
