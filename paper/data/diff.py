@@ -68,7 +68,7 @@ def main():
         rows.append(["\\texttt{%s}" % tex_escape(ident), num(dev["count"]),
                      tex_escape(dev["summary"])])
     write_text("diff-deviations.tex", tabular(
-        "p{4.6cm}rp{8.4cm}", ["deviation", "requests", "what the engine does"], rows))
+        "lrp{8.4cm}", ["deviation", "requests", "what the engine does"], rows))
 
 
 if __name__ == "__main__":

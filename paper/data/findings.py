@@ -75,8 +75,9 @@ def main():
         up = newest.get(rep)
         status = ("%s (%s, \\texttt{%s})" % (up["status"], up["date"], up["commit"][:8])
                   if up else "not checked")
-        rows.append([tex_escape(lib), "\\texttt{%s}" % tex_escape(rep), tex_escape(what),
-                     status])
+        # long DWARF names (DW_DLE_...) may break after an underscore
+        what_tex = tex_escape(what).replace("\\_", "\\_\\allowbreak{}")
+        rows.append([tex_escape(lib), "\\texttt{%s}" % tex_escape(rep), what_tex, status])
     fuzz_rows = campaigns()
     m2 = Macros("fuzz")
     m2.add("FuzzCampaigns", num(len(fuzz_rows)))
@@ -87,7 +88,7 @@ def main():
          "crashes", "hangs"],
         [[tex_escape(c) for c in row] for row in fuzz_rows]
         or [["(no campaign recorded)", "", "", "", "", "", ""]]))
-    write_text("findings.tex", tabular("p{2.2cm}p{3.4cm}p{6.6cm}p{2.8cm}",
+    write_text("findings.tex", tabular("p{2.0cm}p{4.6cm}p{6.4cm}p{2.0cm}",
                                        ["library", "reproducer", "what happens",
                                         "newest source"], rows))
 
