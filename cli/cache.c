@@ -35,7 +35,7 @@ static const char usage[] =
     "  --system      the run-time library's system folder,\n"
     "                PREFIX/lib/MULTIARCH/cfisem/eh_elf (make install\n"
     "                creates it; root fills it: every user's programs\n"
-    "                and setuid programs use it)\n"
+    "                use it, and setuid programs use no other)\n"
     "  --layout L    tree (default) or table, as for cfisem compile\n"
     "  -j N          compile N translation units at a time (default: the\n"
     "                number of CPUs)\n"
