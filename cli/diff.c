@@ -154,7 +154,7 @@ static const char usage[] =
         "Questions, in detail. The stack of the full states is 0x7ffe00000000 + up to\n"
         "256 KiB. --all-pcs asks up to 1 MiB per FDE. An FDE that cannot be\n"
         "translated is asked at its first and last address. States by index modulo 4:\n"
-        "two full states (registers 0–16 random), a partial one (rsp, rip and the\n"
+        "two full states (registers 0-16 random), a partial one (rsp, rip and the\n"
         "CFA's register known, each other register known or not; one in eight lacks\n"
         "the CFA's register itself), and a fault one (as full, with one of the reads\n"
         "the reference makes turned into a fault, so that engines must agree on\n"

@@ -56,7 +56,7 @@ static const char usage[] =
         "the CFA as rsp+h, or rbp+f once the frame pointer is set up, and any other\n"
         "register known to hold CFA-a (mov %rsp,%r15 kept across a call whose\n"
         "arguments point into the frame, then mov %r15,%rsp; a call forgets the\n"
-        "registers the ABI does not preserve); for rbx, rbp and r12–r15 whether the\n"
+        "registers the ABI does not preserve); for rbx, rbp and r12-r15 whether the\n"
         "caller's value is still in the register, at a slot CFA+s, both, or lost; the\n"
         "return address at CFA-8. It follows push/pop (of registers, immediates,\n"
         "flags), add/sub/lea on rsp, mov/lea between rsp and rbp, and $-N,%rsp (rsp\n"

@@ -64,7 +64,7 @@ static const char usage[] =
         "PROGRAM runs under ptrace, one instruction at a time, and a shadow stack\n"
         "keeps the truth of every live frame, taken from the machine: at each call\n"
         "(direct, indirect, through the PLT) the return address the call pushed, the\n"
-        "CFA (rsp just before the call) and rbx, rbp, r12–r15 as they were. At each\n"
+        "CFA (rsp just before the call) and rbx, rbp, r12-r15 as they were. At each\n"
         "stop the innermost frame is unwound by each engine asked (il, interp,\n"
         "compiled: by default all three, through diff/engine.h) from the real\n"
         "registers and the real memory (process_vm_readv; a fault is a real fault),\n"
