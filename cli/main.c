@@ -88,12 +88,17 @@ static void print_help(FILE *out)
             "\n"
             "'cfisem COMMAND --help' or 'cfisem help COMMAND' describes a\n"
             "command; 'cfisem --version' gives the versions.\n"
-            "Exit status: 0 success; 1 differences found (diff, validate:\n"
-            "an engine differs from the reference, a wrong address); 2 bad\n"
-            "input file; 3 the frame cannot be unwound (unwind, explain); 4\n"
-            "the engine crashed or gave no answer (unwind); 64 usage error;\n"
-            "70 internal error (a state no input can reach: a bug of\n"
-            "cfisem's).\n");
+            "Exit status, one per outcome (as diff(1) and cmp(1) do, with a\n"
+            "usage error apart): 0 success; 1 differences found (diff,\n"
+            "validate: an engine differs from the reference, a wrong\n"
+            "address); 2 bad input file (one line on stderr naming the file\n"
+            "and what is wrong: not a regular file, the system's reason it\n"
+            "cannot be opened, or what is malformed); 3 the frame cannot be\n"
+            "unwound (unwind, explain), or no FDE at the address asked (il\n"
+            "--pc); 4 the engine asked crashed or gave no answer in time\n"
+            "(unwind); 64 usage error (EX_USAGE of sysexits.h); 70 internal\n"
+            "error (EX_SOFTWARE: a state no input can reach, a bug of\n"
+            "cfisem's, reported apart from bad input).\n");
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,6 @@
-/* model.c — the generator's own statement of the row semantics (README,
- * "The semantics"; DWARF 5 §6.4), run over the lists layout.c gives each
- * CIE and FDE, and the expected IL printed from it.
+/* model.c — the generator's own statement of the row semantics
+ * (docs/semantics.md, "The semantics"; DWARF 5 §6.4), run over the lists
+ * layout.c gives each CIE and FDE, and the expected IL printed from it.
  *
  * The state: the current row (CFA rule and a rule per register), the
  * CIE's initial row (for restore), the stack of remembered rows, the

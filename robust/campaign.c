@@ -125,7 +125,7 @@ static void job_argf(struct job *j, const char *fmt, uint64_t v)
     job_arg(j, buf);
 }
 
-/* The documented statuses of a well-formed command line (README). */
+/* The documented statuses of a well-formed command line (the help texts). */
 static unsigned allowed_statuses(const char *sub)
 {
     if (!strcmp(sub, "unwind"))

@@ -146,7 +146,7 @@ enum rb_class {
     RB_SILENT,       /* non-zero, nothing on stderr */
     RB_CRASH,        /* a signal or a sanitizer report */
     RB_HANG,         /* past the timeout */
-    RB_BAD_EXIT,     /* an exit status the README does not give */
+    RB_BAD_EXIT,     /* an exit status the help texts do not give */
     RB_DISAGREE,     /* diff: cfisem's own engines (il, interp, compiled)
                         differ from the reference */
     RB_WRONG_RANGE,  /* validate: wrong ranges in an eh_elf cfisem compiled */
@@ -170,7 +170,7 @@ struct rb_command {
                                            by rb_classify_report, or NULL */
 };
 
-/* The exit status of a usage error (README: "Commands"). */
+/* The exit status of a usage error (cfisem --help, "Exit status"). */
 enum { RB_EXIT_USAGE = 64 };
 
 struct rb_outcome {

@@ -8,7 +8,7 @@
  * generator's lists occurs over the seeds, and the command line.
  *
  * When `cfisem il` and the expectation differ, one of the two statements
- * of the semantics is wrong: decide by DWARF 5 §6.4 and the README. */
+ * of the semantics is wrong: decide by DWARF 5 §6.4 and docs/semantics.md. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -201,6 +201,20 @@ START_TEST(test_debian_package)
              work, version, work, work, version);
     char *found = shell_output(command);
     ck_assert_msg(atoi(found) == 3, "the package holds %s of 3 files", found);
+    /* Its copyright file (debian/copyright) states LICENSE's holder and
+     * terms, word for word. */
+    snprintf(command, sizeof command,
+             "doc='%s/root/usr/share/doc/cfisem/copyright' && "
+             "holder=$(sed -n 's/^Copyright (c) //p' \"$CFISEM_SRC/LICENSE\") && "
+             "grep -qx \"Copyright: $holder\" \"$doc\" && "
+             "sed -n '/^ Permission/,$p' \"$doc\" | "
+             "sed -e 's/^ //' -e 's/^\\.$//' > '%s/terms' && "
+             "sed -n '/^Permission/,$p' \"$CFISEM_SRC/LICENSE\" | "
+             "cmp -s - '%s/terms'",
+             work, work, work);
+    ck_assert_msg(shell(command) == 0,
+                  "the package's copyright file is not LICENSE's (see %s)",
+                  work);
     char binary[4200];
     snprintf(binary, sizeof binary, "%s/root/usr/bin/cfisem", work);
     assert_runs(binary);

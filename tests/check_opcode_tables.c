@@ -4,12 +4,12 @@
  * The engines decode the instructions each with a table of its own, by
  * design (DESIGN.md: a shared decoder would hide a decoding bug), and so
  * do the generator, the adapters' safety scanners and the fuzzing
- * dictionary. Adding an opcode means adding it to each (README, "Adding an
- * opcode"); this suite says which one was forgotten. It reads the sources
- * as text and shares no code with them: the reference is the list below,
- * written from DWARF 5 §7.24 (Table 7.29) and the GNU extensions of
- * DESIGN.md. A table that leaves an opcode out on purpose names it here,
- * with the reason. */
+ * dictionary. Adding an opcode means adding it to each
+ * (docs/architecture.md, "Adding an opcode"); this suite says which one was
+ * forgotten. It reads the sources as text and shares no code with them:
+ * the reference is the list below, written from DWARF 5 §7.24 (Table
+ * 7.29) and the GNU extensions of DESIGN.md. A table that leaves an opcode
+ * out on purpose names it here, with the reason. */
 #include <check.h>
 #include <ctype.h>
 #include <stdbool.h>

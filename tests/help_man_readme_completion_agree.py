@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """test_help_man_readme_completion_agree: `cfisem CMD --help`, the manual
-pages, the bash completion and the README state the same options and the
-same defaults for every command, and the defaults stated are the ones the
-parser applies.
+pages and the bash completion state the same options and the same defaults
+for every command, the defaults stated are the ones the parser applies, and
+the README and docs/ agree with them.
 
 The options a command accepts are read from its --help (the synopsis and
 every line that starts with an option), the manual page from
 scripts/man.sh, the completion from scripts/completion.sh (its
-_cfisem_options), the README from the headings `cfisem CMD ...` of the
-command's sections.
+_cfisem_options). Every command of `cfisem --help` has exactly one line in
+the README's table of commands (naming `man cfisem-CMD`) and a manual
+page, and the table names no other command. Every `cfisem CMD ...` that the
+README or a page of docs/ writes names only options CMD's --help has. The
+README's test command is the one CI runs (.ci/run).
 
     tests/help_man_readme_completion_agree.py CFISEM SRCDIR
 Exit status 0 when all agree, 1 with one line per difference.
@@ -58,25 +61,36 @@ def completion_options(script, command):
     return set(out.split()) - {'--help'}
 
 
-def readme_sections(readme):
-    """command -> (options of its headings, text of its sections)."""
-    sections = {}
-    current = None
-    for line in readme.splitlines():
-        m = re.match(r'^#{2,4} ', line)
+def readme_table(readme):
+    """The commands of the rows of the README's table of commands, in
+    order (repeats kept): rows `| `cfisem CMD` | ... | `man cfisem-CMD` |`
+    of the section `## Commands`."""
+    section = readme.split('\n## Commands\n', 1)
+    if len(section) < 2:
+        return []
+    rows = []
+    for line in section[1].split('\n## ', 1)[0].splitlines():
+        if not line.startswith('|'):
+            continue
+        m = re.match(r'^\|\s*`cfisem ([a-z]+)`\s*\|.*\|\s*`man cfisem-([a-z]+)`'
+                     r'\s*\|$', line)
         if m:
-            heads = re.findall(r'`cfisem ([a-z]+)([^`]*)`', line)
-            if heads:
-                current = heads[0][0]
-                opts, body = sections.setdefault(current, (set(), []))
-                for name, rest in heads:
-                    opts.update(OPTION.findall(rest))
-                continue
-            if line.startswith('## '):
-                current = None
-        if current:
-            sections[current][1].append(line)
-    return {c: (o, '\n'.join(b)) for c, (o, b) in sections.items()}
+            rows.append(m.group(1) if m.group(1) == m.group(2)
+                        else f'{m.group(1)}/{m.group(2)}')
+    return rows
+
+
+def doc_invocations(text):
+    """(command, options) of every code span or indented line of `text`
+    that runs `cfisem CMD ...`."""
+    found = []
+    spans = re.findall(r'`([^`\n]*)`', text)
+    spans += [l for l in text.splitlines() if l.startswith('    ')]
+    for span in spans:
+        for m in re.finditer(r'\bcfisem ([a-z]+)((?:(?!\bcfisem )[^|;&])*)',
+                             span):
+            found.append((m.group(1), set(OPTION.findall(m.group(2)))))
+    return found
 
 
 def help_blocks(text):
@@ -108,6 +122,7 @@ def choice_defaults(text):
 def main():
     tool, src = sys.argv[1], sys.argv[2]
     failures = []
+    readme = open(os.path.join(src, 'README.md')).read()
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([os.path.join(src, 'scripts/man.sh'), tool, tmp],
                        check=True)
@@ -115,18 +130,23 @@ def main():
         with open(script, 'w') as out:
             subprocess.run([os.path.join(src, 'scripts/completion.sh'), tool],
                            stdout=out, check=True)
-        readme = readme_sections(open(os.path.join(src, 'README.md')).read())
-        for command in commands(tool):
+        names = commands(tool)
+        if not names:
+            failures.append('cfisem --help lists no command')
+        helps = {}
+        for command in names:
             text = run(tool, command, '--help')
-            truth = help_options(text)
+            helps[command] = help_options(text)
+            truth = helps[command]
             if not truth:
                 failures.append(f'{command}: --help names no option')
-            readme_opts, readme_text = readme.get(command, (set(), ''))
+            page = os.path.join(tmp, f'cfisem-{command}.1')
+            if not os.path.exists(page):
+                failures.append(f'{command}: no manual page cfisem-{command}.1')
+                continue
             others = {
-                'man page': man_options(os.path.join(tmp,
-                                                     f'cfisem-{command}.1')),
+                'man page': man_options(page),
                 'completion': completion_options(script, command),
-                'README': readme_opts,
             }
             for where, opts in others.items():
                 for o in sorted(truth - opts):
@@ -134,29 +154,94 @@ def main():
                 for o in sorted(opts - truth - {'--help'}):
                     failures.append(f'{command}: {where} has {o}, '
                                     f'--help does not')
-            check_defaults(command, text, readme_text, failures)
+            check_defaults(command, text, man_text(page), failures)
+    check_table(names, readme_table(readme), failures)
+    check_invocations(src, helps, failures)
+    check_ci_command(src, readme, failures)
     check_engines(tool, failures)
     check_unwind_default(tool, src, failures)
-    check_exit_status(tool, readme, failures)
+    check_exit_status(tool, failures)
     for f in failures:
         print(f'help/man/README/completion: {f}')
     print(f'{len(failures)} difference(s)')
     return 1 if failures else 0
 
 
-def check_defaults(command, text, readme_text, failures):
-    """Every `V` (default) of the README's section is a default that
-    --help states, and --help's defaults of that form are the README's."""
-    helps = choice_defaults(text)
-    said = set(re.findall(r'`([a-z][a-z0-9-]*)` \((?:[^()]*, )?default[):]',
-                          readme_text))
-    for value in sorted(said - set(helps.values())):
-        failures.append(f'{command}: README says `{value}` is a default, '
-                        f'--help does not')
+def man_text(path):
+    """The DESCRIPTION of a manual page as text (troff escapes undone)."""
+    text = open(path).read().replace('\\-', '-').replace('\\e', '\\')
+    text = re.sub(r"^\\&", '', text, flags=re.M)
+    return text.split('.SH DESCRIPTION\n', 1)[1].split('.SH', 1)[0]
+
+
+def check_table(names, rows, failures):
+    """Each command has exactly one row in the README's table, and the
+    table has no row for anything else."""
+    for command in names:
+        count = rows.count(command)
+        if count != 1:
+            failures.append(f'{command}: {count} lines in the README\'s '
+                            f'table of commands, not 1')
+    for row in sorted(set(rows) - set(names)):
+        failures.append(f'README\'s table of commands has {row}, '
+                        f'cfisem --help does not')
+
+
+def check_invocations(src, helps, failures):
+    """Every `cfisem CMD ...` of the README and docs/ names a command and
+    only options of its --help."""
+    paths = [os.path.join(src, 'README.md')]
+    docs = os.path.join(src, 'docs')
+    if os.path.isdir(docs):
+        paths += sorted(os.path.join(docs, f) for f in os.listdir(docs)
+                        if f.endswith('.md'))
+    for path in paths:
+        name = os.path.relpath(path, src)
+        for command, opts in doc_invocations(open(path).read()):
+            if command not in helps:
+                continue
+            for o in sorted(opts - helps[command] - {'--help', '--version'}):
+                failures.append(f'{name}: cfisem {command} {o}: --help has '
+                                f'no {o}')
+
+
+def check_ci_command(src, readme, failures):
+    """The README's test command (`make test` in its set-up block) is the
+    command CI runs, a line of .ci/run."""
+    setup = readme.split('## Set-up', 1)
+    m = re.search(r'^    (make \S+)\s+#[^\n]*test', setup[-1], re.M)
+    if len(setup) < 2 or not m:
+        failures.append('README: no test command in its set-up section')
+        return
+    ci = open(os.path.join(src, '.ci/run')).read().splitlines()
+    if m.group(1) not in (line.strip() for line in ci):
+        failures.append(f'.ci/run does not run the README\'s test command '
+                        f'`{m.group(1)}`')
+
+
+def stated_defaults(text):
+    """option -> its default, as its help says it: `V (default)` or
+    `(default N)`, `(default: N)`, `(default N, ...)`."""
+    found = choice_defaults(text)
+    for option, block in help_blocks(text).items():
+        m = re.search(r'\(default:? ([^,;()\s]+)', block)
+        if m and option not in found:
+            found[option] = m.group(1)
+    return found
+
+
+def check_defaults(command, text, man, failures):
+    """The defaults --help states (`V (default)`, `(default N)`) are the
+    manual page's, option by option."""
+    helps = stated_defaults(text)
+    mans = stated_defaults(man)
     for option, value in sorted(helps.items()):
-        if said and value not in said:
-            failures.append(f'{command}: README does not say {option} '
-                            f'defaults to {value}')
+        if mans.get(option) != value:
+            failures.append(f'{command}: the manual page does not say '
+                            f'{option} defaults to {value}')
+    for option in sorted(set(mans) - set(helps)):
+        failures.append(f'{command}: the manual page says {option} defaults '
+                        f'to {mans[option]}, --help does not')
 
 
 def check_engines(tool, failures):
@@ -186,18 +271,13 @@ def check_unwind_default(tool, src, failures):
                         f' it runs {ran}')
 
 
-def check_exit_status(tool, readme, failures):
+def check_exit_status(tool, failures):
     """Every exit status of cli.h is in `cfisem --help`."""
     text = run(tool, '--help')
     for status in ('0', '1', '2', '3', '4', '64', '70'):
         if not re.search(rf"\b{status}\s+[a-z(]", text):
             failures.append(f'cfisem --help does not list exit status '
                             f'{status}')
-    explain = readme.get('explain', (set(), ''))[1]
-    usage = re.search(r'(\d+) usage', explain)
-    if usage and usage.group(1) != '64':
-        failures.append(f'explain: README says usage error is '
-                        f'{usage.group(1)}, not 64')
 
 
 if __name__ == '__main__':

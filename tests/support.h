@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
-/* The exit status of a usage error (README: "Commands"), apart from every
- * outcome. */
+/* The exit status of a usage error (cfisem --help, "Exit status"), apart
+ * from every outcome. */
 #define TEST_EXIT_USAGE 64
 
 /* $CFISEM_SRC/rel, $CFISEM_BUILD/rel: malloc'd paths. */
