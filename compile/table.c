@@ -14,8 +14,8 @@
  *                   low + g * 2^sub_bits, minus its block's eh_block,
  *                   for every sub-block g of the span and one more
  *                   (sub-blocks of 64 bytes, or larger ones as needed
- *                   to keep them under a fifth of the leaves, plus 256:
- *                   256 bytes for libc and libstdc++);
+ *                   to keep them under half the leaves, plus 256:
+ *                   128 bytes for libc and libstdc++);
  *     eh_start[i]   (uint16) leaf i's start minus low, modulo 64 KiB,
  *                   and SCAN zeros after the last;
  *   flat form, otherwise:
@@ -51,8 +51,11 @@
 
 #define BLOCK_BITS 16
 /* The sub-blocks of a block: 2^sub_bits bytes each, the smallest from
- * 2^SUB_BITS_MIN up whose number is at most a fifth of the leaves' plus
- * 256 (0.4 bytes a leaf). */
+ * 2^SUB_BITS_MIN up whose number is at most half the leaves' plus 256
+ * (about a byte a leaf): 128 bytes for libc and libstdc++, whose
+ * sub-blocks then hold 8 leaves or fewer for about half their leaves
+ * (at 256 bytes, a fifth of the leaves' number, the search cost 4 to 8%
+ * more a frame on stacks through them, for 8 KB less in libc). */
 #define SUB_BITS_MIN 6
 /* The leaves the search compares with the key at once (two SSE2
  * vectors of 8 starts). */
@@ -98,7 +101,7 @@ static struct table_shape shape_of(const struct cg_layout *layout)
     s.blocked = span <= UINT32_MAX && s.nblocks <= 4 * (uint64_t)s.nleaves + 64;
     s.sub_bits = SUB_BITS_MIN;
     while (s.sub_bits < BLOCK_BITS &&
-           ((span - 1) >> s.sub_bits) + 2 > s.nleaves / 5 + 256)
+           ((span - 1) >> s.sub_bits) + 2 > s.nleaves / 2 + 256)
         s.sub_bits++;
     if (s.blocked)
         s.most_in_sub = most_in_sub_block(layout, &s);
