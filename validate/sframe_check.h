@@ -1,4 +1,4 @@
-/* validate_sframe.h — a file's own .sframe checked against its .eh_frame
+/* validate/sframe_check.h — a file's own .sframe checked against its .eh_frame
  * (`cfisem validate FILE --sframe`). gas derives both from the same
  * .cfi_* directives, whichever section they go to: the DWARF FDEs are
  * those of .eh_frame, and those of .debug_frame where .eh_frame has none.
@@ -25,8 +25,8 @@
  *   alone     addresses an SFrame FDE covers and no .eh_frame FDE does.
  * Wrong ranges, range problems and addresses SFrame covers alone are
  * problems; dropped FDEs are listed, not counted as problems. */
-#ifndef CFISEM_DIFF_VALIDATE_SFRAME_H
-#define CFISEM_DIFF_VALIDATE_SFRAME_H
+#ifndef CFISEM_VALIDATE_SFRAME_CHECK_H
+#define CFISEM_VALIDATE_SFRAME_CHECK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,51 +35,51 @@
 #include "cfi/cfi.h"
 #include "sframe/sframe.h"
 
-#define DIFF_SFRAME_KEPT 200
+#define VALIDATE_SFRAME_KEPT 200
 
-enum diff_sframe_item { DIFF_SF_STATUS, DIFF_SF_CFA, DIFF_SF_RBP, DIFF_SF_RIP };
+enum validate_sframe_item { VALIDATE_SF_STATUS, VALIDATE_SF_CFA, VALIDATE_SF_RBP, VALIDATE_SF_RIP };
 
-struct diff_sframe_wrong {
+struct validate_sframe_wrong {
     uint64_t begin, end;             /* the wrong addresses */
-    enum diff_sframe_item item;      /* the first differing item */
+    enum validate_sframe_item item;      /* the first differing item */
     const struct cfi_fde *fde;       /* the .eh_frame FDE */
     const struct sframe_fde *sfde;
     unsigned state;                  /* of the first wrong answer */
     struct cfi_frame expected, got;  /* its two answers */
 };
 
-struct diff_sframe_coverage {
+struct validate_sframe_coverage {
     const struct cfi_fde *fde;       /* range, dropped */
     const struct sframe_fde *sfde;   /* range (NULL: covered in part), alone */
     uint64_t begin, end;             /* alone: the addresses */
     const char *reason;              /* dropped: NULL when none is seen */
 };
 
-struct diff_sframe_validation {
+struct validate_sframe_result {
     const struct sframe_table *table;
     size_t n_eh_frame, nfdes;
     unsigned nstates;
     uint64_t addresses, compared, agree;
     uint64_t nwrong, nrange, ndropped, ndropped_reason, nalone;
     size_t kept_wrong, kept_range, kept_dropped, kept_alone;
-    struct diff_sframe_wrong wrong[DIFF_SFRAME_KEPT];
-    struct diff_sframe_coverage range[DIFF_SFRAME_KEPT];
-    struct diff_sframe_coverage dropped[DIFF_SFRAME_KEPT];
-    struct diff_sframe_coverage alone[DIFF_SFRAME_KEPT];
+    struct validate_sframe_wrong wrong[VALIDATE_SFRAME_KEPT];
+    struct validate_sframe_coverage range[VALIDATE_SFRAME_KEPT];
+    struct validate_sframe_coverage dropped[VALIDATE_SFRAME_KEPT];
+    struct validate_sframe_coverage alone[VALIDATE_SFRAME_KEPT];
 };
 
 /* Fills *v (allocated by the caller) for `file` and its SFrame `table`.
  * CFI_OK, or CFI_E_NOMEM. */
-enum cfi_status diff_sframe_validate(const struct cfi_file *file,
+enum cfi_status validate_sframe_check(const struct cfi_file *file,
                                      const struct sframe_table *table,
                                      unsigned nstates, uint64_t seed,
-                                     struct diff_sframe_validation *v);
+                                     struct validate_sframe_result *v);
 
 /* Problems: wrong ranges, range problems, addresses SFrame covers alone. */
-uint64_t diff_sframe_problems(const struct diff_sframe_validation *v);
+uint64_t validate_sframe_problems(const struct validate_sframe_result *v);
 
 /* The result as text, up to `show` entries of each list. */
-void diff_sframe_text(FILE *out, const char *path,
-                      const struct diff_sframe_validation *v, size_t show);
+void validate_sframe_text(FILE *out, const char *path,
+                      const struct validate_sframe_result *v, size_t show);
 
 #endif

@@ -1,4 +1,4 @@
-/* validate_child.c — the eh_elf's calls, in child processes, for every
+/* validate/child.c — the eh_elf's calls, in child processes, for every
  * ABI (validate.h, "Isolation").
  *
  * Questions go by batches of at most BATCH_REQUESTS, addresses times
@@ -13,7 +13,7 @@
  * question that killed it, and a new child goes on after it (after
  * RESTARTS_MAX deaths in a batch, the rest of the batch is reported
  * crashed, not run). The parent then sums the batch up. */
-#include "validate_internal.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -354,7 +354,7 @@ static struct crash_info crash_of(const struct batch *b,
 struct verdict {
     uint64_t wrong;
     size_t slot;
-    enum diff_wrong_class wrong_class;
+    enum validate_wrong_class wrong_class;
     uint32_t kind;
     enum cfi_status expected_status, got_status;
     struct crash_info crash;
@@ -385,14 +385,14 @@ static void judge_slot(struct validator *v, const struct batch *b,
     v->result->reference[expected_status]++;
     if (!crash.crashed && !raw->wrong)
         return;
-    uint32_t kind = crash.crashed ? DIFF_KIND_CRASH : raw->kind;
+    uint32_t kind = crash.crashed ? VALIDATE_KIND_CRASH : raw->kind;
     enum cfi_status got_status = crash.crashed
                                      ? CFI_E_UNSUPPORTED
                                      : (enum cfi_status)raw->got_status;
-    enum diff_wrong_class c = validate_class(kind, expected_status, got_status);
+    enum validate_wrong_class c = validate_class(kind, expected_status, got_status);
     bool better = verdict->wrong == 0 ||
-                  (verdict->wrong_class == DIFF_WRONG_UNSUPPORTED &&
-                   c != DIFF_WRONG_UNSUPPORTED);
+                  (verdict->wrong_class == VALIDATE_WRONG_UNSUPPORTED &&
+                   c != VALIDATE_WRONG_UNSUPPORTED);
     verdict->wrong++;
     if (better)
         *verdict = (struct verdict){verdict->wrong, s, c, kind,
@@ -411,7 +411,7 @@ static enum cfi_status merge_batch(struct validator *v, const struct batch *b,
         memset(&verdict, 0, sizeof verdict);
         for (unsigned k = 0; k < nstates; k++)
             judge_slot(v, b, shared, k * b->count + i, &verdict);
-        struct diff_wrong_range wrong;
+        struct validate_wrong_range wrong;
         memset(&wrong, 0, sizeof wrong);
         if (verdict.wrong) {
             remake(v, &b->at[i], (unsigned)(verdict.slot / b->count));
@@ -484,7 +484,7 @@ enum cfi_status validate_run(struct validator *v,
                              const struct check_address *addresses,
                              size_t count)
 {
-    bool direct = v->config->abi == DIFF_ABI_V1_DIRECT;
+    bool direct = v->config->abi == VALIDATE_ABI_V1_DIRECT;
     uint8_t *region = direct ? mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE,
                                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
                              : NULL;
@@ -553,7 +553,7 @@ enum cfi_status validate_try_load(const char *path, struct cfi_diag *diag,
     enum cfi_status result = CFI_OK;
     detail[0] = 0;
     if (waited && WIFSIGNALED(status)) {
-        snprintf(detail, size, "%s", diff_crash_text(WTERMSIG(status)));
+        snprintf(detail, size, "%s", validate_crash_text(WTERMSIG(status)));
         result = cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
                           "loading the eh_elf crashed");
     } else if (waited && !report->loaded) {

@@ -15,7 +15,7 @@
  *   v1, v1-direct (diff/eh_elf_v1.h) only what v1 carries: error or not,
  *              the CFA (the result's rsp, whose flag must be set), rip,
  *              rbp, rbx. The states know only rip, rsp, rbp, rbx. The
- *              reference (validate_v1.c) is the IL row restricted to the
+ *              reference (validate/v1.c) is the IL row restricted to the
  *              rules of rbx, rbp and of the return address column (the
  *              caller's rip), evaluated as the IL evaluates them; where
  *              one of those rules is DW_CFA_register of a register v1's
@@ -30,7 +30,7 @@
  *              expected is not a value. A read that faults (v1) makes
  *              the answer a memory fault.
  *
- * Isolation. The eh_elf runs only in child processes (validate_child.c),
+ * Isolation. The eh_elf runs only in child processes (validate/child.c),
  * one per batch of questions, which send their answers back through
  * shared memory. A child catches the signals of a call that crashes
  * (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, SIGSYS), records
@@ -59,23 +59,24 @@
  * nothing else differs: a generator's limitation, safe for a consumer
  * that falls back to DWARF, apart from a wrong value (unsafe).
  */
-#ifndef CFISEM_DIFF_VALIDATE_H
-#define CFISEM_DIFF_VALIDATE_H
+#ifndef CFISEM_VALIDATE_VALIDATE_H
+#define CFISEM_VALIDATE_VALIDATE_H
 
 #include <stdio.h>
 
 #include "diff/compare.h"
 #include "diff/eh_elf_v1.h"
 #include "diff/state.h"
+#include "validate/sframe_check.h"
 
-enum diff_abi { DIFF_ABI_FULL, DIFF_ABI_V1, DIFF_ABI_V1_DIRECT };
+enum validate_abi { VALIDATE_ABI_FULL, VALIDATE_ABI_V1, VALIDATE_ABI_V1_DIRECT };
 
 /* "full", "v1", "v1-direct"; parse returns false for anything else. */
-const char *diff_abi_name(enum diff_abi abi);
-bool diff_abi_parse(const char *text, enum diff_abi *abi);
+const char *validate_abi_name(enum validate_abi abi);
+bool validate_abi_parse(const char *text, enum validate_abi *abi);
 
-struct diff_validate_config {
-    enum diff_abi abi;
+struct validate_config {
+    enum validate_abi abi;
     unsigned nstates;        /* default 4 */
     uint64_t seed;           /* default 1 */
     size_t keep;             /* wrong ranges kept (all are counted) */
@@ -91,32 +92,32 @@ struct diff_validate_config {
     size_t nonly_pcs;
 };
 
-void diff_validate_config_default(struct diff_validate_config *config);
+void validate_config_default(struct validate_config *config);
 
 /* Bits of a wrong range's kind. */
 enum {
-    DIFF_KIND_STATUS = 1u << 0,
-    DIFF_KIND_CFA = 1u << 1,
-    DIFF_KIND_REG0 = 1u << 2,          /* reg r: DIFF_KIND_REG0 << r, r < 17 */
-    DIFF_KIND_CRASH = 1u << 20,
+    VALIDATE_KIND_STATUS = 1u << 0,
+    VALIDATE_KIND_CFA = 1u << 1,
+    VALIDATE_KIND_REG0 = 1u << 2,          /* reg r: VALIDATE_KIND_REG0 << r, r < 17 */
+    VALIDATE_KIND_CRASH = 1u << 20,
 };
 
 /* What a wrong range means for whoever ships the eh_elf. */
-enum diff_wrong_class {
-    DIFF_WRONG_VALUE,        /* a wrong answer: unsafe */
-    DIFF_WRONG_UNSUPPORTED,  /* the eh_elf says it cannot: safe with a
+enum validate_wrong_class {
+    VALIDATE_WRONG_VALUE,        /* a wrong answer: unsafe */
+    VALIDATE_WRONG_UNSUPPORTED,  /* the eh_elf says it cannot: safe with a
                                 fallback */
-    DIFF_WRONG_CRASH,        /* the call crashed (or hung) */
+    VALIDATE_WRONG_CRASH,        /* the call crashed (or hung) */
 };
-const char *diff_wrong_class_name(enum diff_wrong_class c);
+const char *validate_wrong_class_name(enum validate_wrong_class c);
 
-struct diff_wrong_range {
+struct validate_wrong_range {
     bool has_fde;
     enum cfi_section fde_section;
     uint64_t fde_offset, fde_begin, fde_end;
     uint64_t begin, end;         /* lookup PCs [begin, end) */
-    uint32_t kind;               /* DIFF_KIND_* */
-    enum cfi_status expected_status, got_status;  /* with DIFF_KIND_STATUS */
+    uint32_t kind;               /* VALIDATE_KIND_* */
+    enum cfi_status expected_status, got_status;  /* with VALIDATE_KIND_STATUS */
     uint64_t wrong_requests;     /* (address, state) pairs wrong */
     /* The first wrong question. */
     struct diff_state state;
@@ -129,12 +130,12 @@ struct diff_wrong_range {
                                     stderr, the first lines */
     char *row_text;              /* owned, or NULL */
     bool in_gap;                 /* addresses no FDE covers */
-    enum diff_wrong_class wrong_class;
+    enum validate_wrong_class wrong_class;
 };
 
 /* Wrong ranges of one kind (kind, statuses, signal), summed. */
-struct diff_kind_total {
-    enum diff_wrong_class wrong_class;
+struct validate_kind_total {
+    enum validate_wrong_class wrong_class;
     uint32_t kind;
     enum cfi_status expected_status, got_status;
     int signal;
@@ -143,10 +144,10 @@ struct diff_kind_total {
 
 /* A crashed call's signal, as text: "SIGSEGV", "timed out (SIGALRM)",
  * "exited" (0). */
-const char *diff_crash_text(int signal);
+const char *validate_crash_text(int signal);
 
-struct diff_validation {
-    struct diff_validate_config config;
+struct validate_result {
+    struct validate_config config;
     const char *path;
     const char *eh_elf_path;
     size_t nfdes;
@@ -154,25 +155,25 @@ struct diff_validation {
     uint64_t gap_addresses;            /* of `addresses`, in no FDE */
     uint64_t wrong_addresses, wrong_requests, crashes;
     uint64_t reference[CFI_STATUS_COUNT];
-    struct diff_wrong_range *ranges;   /* the first config.keep */
+    struct validate_wrong_range *ranges;   /* the first config.keep */
     size_t nranges;
     uint64_t ranges_total;
-    struct diff_kind_total *kinds;     /* every range, summed by kind */
+    struct validate_kind_total *kinds;     /* every range, summed by kind */
     size_t nkinds;
     uint64_t unsupported_ranges;       /* of ranges_total */
     /* When most calls crashed: the ABI that fits, if another does. */
     bool abi_hint;
-    enum diff_abi hint_abi;
+    enum validate_abi hint_abi;
     uint64_t hint_addresses, hint_wrong;
     double seconds;
 };
 
 /* Whether the validation fails: a wrong range, not counting the
  * "unsupported" ones when config.allow_unsupported. */
-bool diff_validation_failed(const struct diff_validation *v);
+bool validate_result_failed(const struct validate_result *v);
 
 /* Why the file or the eh_elf could not be used. */
-struct diff_validate_error {
+struct validate_error {
     const char *path;            /* the file at fault */
     struct cfi_diag diag;
     char detail[320];            /* e.g. dlerror()'s text, or "" */
@@ -186,11 +187,11 @@ struct diff_validate_error {
  * built from another file (cg_check_stamp; cg_stale_text in detail),
  * CFI_E_NOMEM. The eh_elf is first loaded in a child process: a
  * constructor that crashes is an error, not a crash. */
-enum cfi_status diff_validate(const struct diff_validate_config *config,
+enum cfi_status validate_eh_elf(const struct validate_config *config,
                               const char *path, const char *eh_elf_path,
-                              struct diff_validation **result,
-                              struct diff_validate_error *error);
-void diff_validation_free(struct diff_validation *validation);
+                              struct validate_result **result,
+                              struct validate_error *error);
+void validate_result_free(struct validate_result *validation);
 
 /* One question asked of a v1 eh_elf (abi v1 or v1-direct) as validate
  * asks it, in a child process: `callee`'s rip, rsp, rbp, rbx, the lookup
@@ -200,21 +201,21 @@ void diff_validation_free(struct diff_validation *validation);
  * eh_elf. CFI_OK with *answer filled (a crash is an answer); CFI_E_IO
  * when the eh_elf cannot be loaded or the stack cannot be mapped there,
  * with the reason in detail. */
-struct diff_v1_answer {
+struct validate_v1_answer {
     struct diff_v1_context got;
     bool faulted;                /* v1: a read of deref faulted */
     bool crashed;
     int signal;
     char text[400];              /* a crash: the first lines of its stderr */
 };
-enum cfi_status diff_v1_ask(const char *eh_elf_path, enum diff_abi abi,
+enum cfi_status validate_v1_ask(const char *eh_elf_path, enum validate_abi abi,
                             const struct cfi_regs *callee, uint64_t lookup_pc,
                             struct cfi_memory memory,
-                            struct diff_v1_answer *answer,
+                            struct validate_v1_answer *answer,
                             struct cfi_diag *diag, char *detail, size_t size);
 
-void diff_validation_text(FILE *out, const struct diff_validation *v,
+void validate_result_text(FILE *out, const struct validate_result *v,
                           size_t show);
-void diff_validation_json(FILE *out, const struct diff_validation *v);
+void validate_result_json(FILE *out, const struct validate_result *v);
 
 #endif

@@ -1,8 +1,8 @@
-/* validate_ask.c — one question asked of a v1 eh_elf in a child process
- * (validate.h, diff_v1_ask): what `cfisem unwind --engine compiled`
+/* validate/ask.c — one question asked of a v1 eh_elf in a child process
+ * (validate.h, validate_v1_ask): what `cfisem unwind --engine compiled`
  * needs to reproduce a wrong answer of `cfisem validate --abi v1` or
  * `--abi v1-direct`. */
-#include "validate_internal.h"
+#include "internal.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -49,7 +49,7 @@ static uint8_t *map_stack(const struct cfi_regs *callee,
     return bytes;
 }
 
-static _Noreturn void ask_child(const char *path, enum diff_abi abi,
+static _Noreturn void ask_child(const char *path, enum validate_abi abi,
                                 const struct cfi_regs *callee, uint64_t pc,
                                 struct cfi_memory memory,
                                 struct ask_shared *shared, int text_fd)
@@ -59,7 +59,7 @@ static _Noreturn void ask_child(const char *path, enum diff_abi abi,
     alarm(ASK_SECONDS);
     struct diff_v1 *v1;
     struct cfi_diag diag;
-    if (diff_v1_open(path, abi == DIFF_ABI_V1 ? DIFF_V1_DEREF : DIFF_V1_DIRECT,
+    if (diff_v1_open(path, abi == VALIDATE_ABI_V1 ? DIFF_V1_DEREF : DIFF_V1_DIRECT,
                      &v1, &diag) != CFI_OK) {
         const char *why = diag.status == CFI_E_IO ? dlerror() : NULL;
         snprintf(shared->error, sizeof shared->error, "%s%s%s", diag.message,
@@ -88,10 +88,10 @@ static void read_text(int fd, char *text, size_t size)
         text[--len] = 0;
 }
 
-static enum cfi_status run_ask(const char *path, enum diff_abi abi,
+static enum cfi_status run_ask(const char *path, enum validate_abi abi,
                                const struct cfi_regs *callee, uint64_t pc,
                                struct cfi_memory memory, struct ask_shared *shared,
-                               struct diff_v1_answer *answer, struct cfi_diag *diag,
+                               struct validate_v1_answer *answer, struct cfi_diag *diag,
                                char *detail, size_t size)
 {
     FILE *text = tmpfile();
@@ -123,16 +123,16 @@ static enum cfi_status run_ask(const char *path, enum diff_abi abi,
     return result;
 }
 
-enum cfi_status diff_v1_ask(const char *eh_elf_path, enum diff_abi abi,
+enum cfi_status validate_v1_ask(const char *eh_elf_path, enum validate_abi abi,
                             const struct cfi_regs *callee, uint64_t lookup_pc,
                             struct cfi_memory memory,
-                            struct diff_v1_answer *answer,
+                            struct validate_v1_answer *answer,
                             struct cfi_diag *diag, char *detail, size_t size)
 {
     memset(answer, 0, sizeof *answer);
     detail[0] = 0;
     uint8_t *region = NULL;
-    if (abi == DIFF_ABI_V1_DIRECT && !(region = map_stack(callee, memory))) {
+    if (abi == VALIDATE_ABI_V1_DIRECT && !(region = map_stack(callee, memory))) {
         snprintf(detail, size, "the stack around rsp cannot be mapped at its "
                  "own addresses here");
         return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,

@@ -1,7 +1,7 @@
-/* validate_text.c — the object's text, where a PC may be: the allocated
+/* validate/text.c — the object's text, where a PC may be: the allocated
  * SHF_EXECINSTR sections of its section headers (read from the file's
  * bytes, every offset checked), else its executable segments. */
-#include "validate_internal.h"
+#include "internal.h"
 
 #include <elf.h>
 #include <stdlib.h>

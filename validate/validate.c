@@ -1,8 +1,8 @@
-/* validate.c — see validate.h. The addresses, the verdicts and their
+/* validate/validate.c — see validate.h. The addresses, the verdicts and their
  * merging into wrong ranges, the run. The v1 reference is in
- * validate_v1.c, the child processes in validate_child.c, the text
- * ranges in validate_text.c, the reports in validate_report.c. */
-#include "validate_internal.h"
+ * validate/v1.c, the child processes in validate/child.c, the text
+ * ranges in validate/text.c, the reports in validate/report.c. */
+#include "internal.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -20,24 +20,24 @@
 
 static const char *const abi_names[] = {"full", "v1", "v1-direct"};
 
-const char *diff_abi_name(enum diff_abi abi)
+const char *validate_abi_name(enum validate_abi abi)
 {
     return (unsigned)abi < 3 ? abi_names[abi] : "?";
 }
 
-bool diff_abi_parse(const char *text, enum diff_abi *abi)
+bool validate_abi_parse(const char *text, enum validate_abi *abi)
 {
     for (unsigned i = 0; i < 3; i++)
         if (!strcmp(text, abi_names[i])) {
-            *abi = (enum diff_abi)i;
+            *abi = (enum validate_abi)i;
             return true;
         }
     return false;
 }
 
-void diff_validate_config_default(struct diff_validate_config *config)
+void validate_config_default(struct validate_config *config)
 {
-    *config = (struct diff_validate_config){DIFF_ABI_FULL, 4, 1, 100, false,
+    *config = (struct validate_config){VALIDATE_ABI_FULL, 4, 1, 100, false,
                                             0, 0, NULL, NULL, NULL, 0};
 }
 
@@ -191,7 +191,7 @@ static int by_pc(const void *a, const void *b)
 /* Only the addresses of config->only_pcs, each with the FDE that covers
  * it (none: a gap). */
 static bool only_addresses(const struct cfi_file *file,
-                           const struct diff_validate_config *config,
+                           const struct validate_config *config,
                            struct address_list *list)
 {
     for (size_t p = 0; p < config->nonly_pcs; p++) {
@@ -244,30 +244,30 @@ static bool all_addresses(const struct validator *v, struct address_list *list)
 uint32_t validate_kind(const struct diff_outcome *outcome, bool crashed)
 {
     if (crashed)
-        return DIFF_KIND_CRASH;
+        return VALIDATE_KIND_CRASH;
     uint32_t kind = 0;
     for (unsigned i = 0; i < outcome->nkept; i++) {
         const struct diff_item_found *item = &outcome->items[i];
         if (item->item == DIFF_ITEM_STATUS)
-            kind |= DIFF_KIND_STATUS;
+            kind |= VALIDATE_KIND_STATUS;
         else if (item->item == DIFF_ITEM_CFA)
-            kind |= DIFF_KIND_CFA;
+            kind |= VALIDATE_KIND_CFA;
         else if (item->reg < CFI_NGPRS)
-            kind |= DIFF_KIND_REG0 << item->reg;
+            kind |= VALIDATE_KIND_REG0 << item->reg;
     }
     return kind;
 }
 
-enum diff_wrong_class validate_class(uint32_t kind,
+enum validate_wrong_class validate_class(uint32_t kind,
                                      enum cfi_status expected_status,
                                      enum cfi_status got_status)
 {
-    if (kind & DIFF_KIND_CRASH)
-        return DIFF_WRONG_CRASH;
-    if (kind == DIFF_KIND_STATUS && got_status == CFI_E_UNSUPPORTED &&
+    if (kind & VALIDATE_KIND_CRASH)
+        return VALIDATE_WRONG_CRASH;
+    if (kind == VALIDATE_KIND_STATUS && got_status == CFI_E_UNSUPPORTED &&
         expected_status != CFI_E_UNSUPPORTED)
-        return DIFF_WRONG_UNSUPPORTED;
-    return DIFF_WRONG_VALUE;
+        return VALIDATE_WRONG_UNSUPPORTED;
+    return VALIDATE_WRONG_VALUE;
 }
 
 void validate_first_wrong(struct validator *v, const struct check_address *at,
@@ -275,7 +275,7 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
                           const struct cfi_frame *expected,
                           const struct cfi_frame *got,
                           const struct diff_outcome *outcome, bool crashed,
-                          struct diff_wrong_range *wrong)
+                          struct validate_wrong_range *wrong)
 {
     if (at->fde < v->file->nfdes) {
         const struct cfi_fde *fde = &v->file->fdes[at->fde];
@@ -296,24 +296,24 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
     wrong->row_text = q->range ? sem_range_text(q->range) : NULL;
 }
 
-static bool same_kind(const struct diff_wrong_range *a, uint32_t kind,
+static bool same_kind(const struct validate_wrong_range *a, uint32_t kind,
                       enum cfi_status expected, enum cfi_status got,
                       int signal)
 {
     return a->kind == kind &&
-           (!(kind & DIFF_KIND_STATUS) ||
+           (!(kind & VALIDATE_KIND_STATUS) ||
             (a->expected_status == expected && a->got_status == got)) &&
-           (!(kind & DIFF_KIND_CRASH) || a->signal == signal);
+           (!(kind & VALIDATE_KIND_CRASH) || a->signal == signal);
 }
 
 /* Adds a closed range to the totals by kind. */
-static bool count_kind(struct diff_validation *result,
-                       const struct diff_wrong_range *r)
+static bool count_kind(struct validate_result *result,
+                       const struct validate_wrong_range *r)
 {
     for (size_t i = 0; i < result->nkinds; i++) {
-        struct diff_kind_total *t = &result->kinds[i];
+        struct validate_kind_total *t = &result->kinds[i];
         if (t->kind == r->kind && t->wrong_class == r->wrong_class &&
-            (!(t->kind & DIFF_KIND_STATUS) ||
+            (!(t->kind & VALIDATE_KIND_STATUS) ||
              (t->expected_status == r->expected_status &&
               t->got_status == r->got_status)) &&
             t->signal == r->signal) {
@@ -323,18 +323,18 @@ static bool count_kind(struct diff_validation *result,
             return true;
         }
     }
-    struct diff_kind_total *grown =
+    struct validate_kind_total *grown =
         realloc(result->kinds, (result->nkinds + 1) * sizeof *grown);
     if (!grown)
         return false;
     result->kinds = grown;
-    grown[result->nkinds++] = (struct diff_kind_total){
+    grown[result->nkinds++] = (struct validate_kind_total){
         r->wrong_class, r->kind, r->expected_status, r->got_status,
         r->signal, 1, r->end - r->begin, r->wrong_requests};
     return true;
 }
 
-static void range_free(struct diff_wrong_range *r)
+static void range_free(struct validate_wrong_range *r)
 {
     free(r->row_text);
     free(r->crash_text);
@@ -345,10 +345,10 @@ static enum cfi_status close_range(struct validator *v)
     if (!v->open)
         return CFI_OK;
     v->open = false;
-    struct diff_validation *result = v->result;
+    struct validate_result *result = v->result;
     result->ranges_total++;
     result->unsupported_ranges +=
-        v->current.wrong_class == DIFF_WRONG_UNSUPPORTED;
+        v->current.wrong_class == VALIDATE_WRONG_UNSUPPORTED;
     if (!count_kind(result, &v->current)) {
         range_free(&v->current);
         return CFI_E_NOMEM;
@@ -358,7 +358,7 @@ static enum cfi_status close_range(struct validator *v)
         return CFI_OK;
     }
     if (result->nranges % 16 == 0) {
-        struct diff_wrong_range *grown = realloc(
+        struct validate_wrong_range *grown = realloc(
             result->ranges, (result->nranges + 16) * sizeof *grown);
         if (!grown) {
             range_free(&v->current);
@@ -372,13 +372,13 @@ static enum cfi_status close_range(struct validator *v)
 
 enum cfi_status validate_merge(struct validator *v,
                                const struct check_address *at,
-                               struct diff_wrong_range *wrong)
+                               struct validate_wrong_range *wrong)
 {
     if (!wrong->wrong_requests)
         return close_range(v);
     v->result->wrong_addresses++;
     v->result->wrong_requests += wrong->wrong_requests;
-    struct diff_wrong_range *c = &v->current;
+    struct validate_wrong_range *c = &v->current;
     if (v->open && c->end == at->pc && c->has_fde == wrong->has_fde &&
         c->fde_offset == wrong->fde_offset &&
         c->fde_section == wrong->fde_section && c->in_gap == wrong->in_gap &&
@@ -401,7 +401,7 @@ enum cfi_status validate_merge(struct validator *v,
 
 /* A cfisem eh_elf names its flavour: the message when the ABI given is
  * not it. */
-static const char *flavour_mismatch(const char *path, enum diff_abi abi)
+static const char *flavour_mismatch(const char *path, enum validate_abi abi)
 {
     struct cg_eh_elf *eh;
     struct cfi_diag ignored;
@@ -409,22 +409,22 @@ static const char *flavour_mismatch(const char *path, enum diff_abi abi)
         return NULL;
     enum cg_abi flavour = cg_eh_elf_abi(eh);
     cg_unload(eh);
-    if (flavour == CG_ABI_FULL && abi != DIFF_ABI_FULL)
+    if (flavour == CG_ABI_FULL && abi != VALIDATE_ABI_FULL)
         return "a cfisem eh_elf of the full ABI: validate it with --abi full";
     return NULL;
 }
 
 static enum cfi_status open_eh_elf(struct validator *v, const char *path,
-                                   struct diff_validate_error *error)
+                                   struct validate_error *error)
 {
     struct cfi_diag *diag = &error->diag;
     enum cfi_status status = validate_try_load(path, diag, error->detail,
                                                sizeof error->detail);
     if (status != CFI_OK)
         return status;
-    enum diff_abi abi = v->config->abi;
-    if (abi != DIFF_ABI_FULL) {
-        status = diff_v1_open(path, abi == DIFF_ABI_V1 ? DIFF_V1_DEREF
+    enum validate_abi abi = v->config->abi;
+    if (abi != VALIDATE_ABI_FULL) {
+        status = diff_v1_open(path, abi == VALIDATE_ABI_V1 ? DIFF_V1_DEREF
                                                        : DIFF_V1_DIRECT,
                               &v->v1, diag);
         const char *other = status == CFI_E_UNSUPPORTED
@@ -473,7 +473,7 @@ static enum cfi_status validate_file(struct validator *v)
 {
     diff_state_config_default(&v->states, v->config->seed);
     v->reference = sem_unwind;
-    if (v->config->abi != DIFF_ABI_FULL) {
+    if (v->config->abi != VALIDATE_ABI_FULL) {
         v->reference = validate_v1_reference;
         v->states.regs = DIFF_REGS_V1;
     }
@@ -492,11 +492,11 @@ static enum cfi_status validate_file(struct validator *v)
     return status == CFI_OK ? close_range(v) : status;
 }
 
-static struct diff_validation *validation_new(
-    const struct diff_validate_config *config, const char *path,
+static struct validate_result *validation_new(
+    const struct validate_config *config, const char *path,
     const char *eh_elf_path)
 {
-    struct diff_validation *result = calloc(1, sizeof *result);
+    struct validate_result *result = calloc(1, sizeof *result);
     if (!result)
         return NULL;
     result->config = *config;
@@ -507,10 +507,10 @@ static struct diff_validation *validation_new(
     return result;
 }
 
-static enum cfi_status run_validation(const struct diff_validate_config *config,
+static enum cfi_status run_validation(const struct validate_config *config,
                                       const char *path, const char *eh_elf_path,
-                                      struct diff_validation **result,
-                                      struct diff_validate_error *error)
+                                      struct validate_result **result,
+                                      struct validate_error *error)
 {
     *result = NULL;
     error->path = path;
@@ -545,7 +545,7 @@ static enum cfi_status run_validation(const struct diff_validate_config *config,
     sem_file_il_free(il);
     cfi_file_close(file);
     if (status != CFI_OK) {
-        diff_validation_free(v.result);
+        validate_result_free(v.result);
         return status;
     }
     v.result->seconds = now_seconds() - v.started;
@@ -555,19 +555,19 @@ static enum cfi_status run_validation(const struct diff_validate_config *config,
 
 /* When most calls crashed, a v1 eh_elf may be of the other variant: a
  * sample of addresses asked with it says whether it fits. */
-static void hint_abi(struct diff_validation *v)
+static void hint_abi(struct validate_result *v)
 {
-    if (v->config.abi == DIFF_ABI_FULL || v->crashes * 2 <= v->requests)
+    if (v->config.abi == VALIDATE_ABI_FULL || v->crashes * 2 <= v->requests)
         return;
-    struct diff_validate_config config = v->config;
-    config.abi = v->config.abi == DIFF_ABI_V1 ? DIFF_ABI_V1_DIRECT
-                                              : DIFF_ABI_V1;
+    struct validate_config config = v->config;
+    config.abi = v->config.abi == VALIDATE_ABI_V1 ? VALIDATE_ABI_V1_DIRECT
+                                              : VALIDATE_ABI_V1;
     config.nstates = 1;
     config.keep = 0;
     config.max_addresses = HINT_ADDRESSES;
     config.progress = NULL;
-    struct diff_validation *sample;
-    struct diff_validate_error error;
+    struct validate_result *sample;
+    struct validate_error error;
     if (run_validation(&config, v->path, v->eh_elf_path, &sample, &error) !=
         CFI_OK)
         return;
@@ -577,13 +577,13 @@ static void hint_abi(struct diff_validation *v)
         v->hint_addresses = sample->addresses;
         v->hint_wrong = sample->wrong_addresses;
     }
-    diff_validation_free(sample);
+    validate_result_free(sample);
 }
 
 /* The eh_elf must have been built from the file (cg_check_stamp); a
  * file that cannot be read is left to the validation to report. */
 static enum cfi_status check_stamp(const char *path, const char *eh_elf_path,
-                                   struct diff_validate_error *error)
+                                   struct validate_error *error)
 {
     struct eh_elf_object_id object;
     struct cg_stale stale;
@@ -600,10 +600,10 @@ static enum cfi_status check_stamp(const char *path, const char *eh_elf_path,
     return status;
 }
 
-enum cfi_status diff_validate(const struct diff_validate_config *config,
+enum cfi_status validate_eh_elf(const struct validate_config *config,
                               const char *path, const char *eh_elf_path,
-                              struct diff_validation **result,
-                              struct diff_validate_error *error)
+                              struct validate_result **result,
+                              struct validate_error *error)
 {
     enum cfi_status stamp = check_stamp(path, eh_elf_path, error);
     if (stamp != CFI_OK)
@@ -631,25 +631,25 @@ enum cfi_status diff_validate(const struct diff_validate_config *config,
     return status;
 }
 
-bool diff_validation_failed(const struct diff_validation *v)
+bool validate_result_failed(const struct validate_result *v)
 {
     uint64_t allowed = v->config.allow_unsupported ? v->unsupported_ranges : 0;
     return v->ranges_total > allowed;
 }
 
-const char *diff_wrong_class_name(enum diff_wrong_class c)
+const char *validate_wrong_class_name(enum validate_wrong_class c)
 {
     switch (c) {
-    case DIFF_WRONG_UNSUPPORTED:
+    case VALIDATE_WRONG_UNSUPPORTED:
         return "unsupported";
-    case DIFF_WRONG_CRASH:
+    case VALIDATE_WRONG_CRASH:
         return "crashed";
     default:
         return "wrong value";
     }
 }
 
-const char *diff_crash_text(int signal)
+const char *validate_crash_text(int signal)
 {
     switch (signal) {
     case 0:
@@ -677,7 +677,7 @@ const char *diff_crash_text(int signal)
     }
 }
 
-void diff_validation_free(struct diff_validation *validation)
+void validate_result_free(struct validate_result *validation)
 {
     if (!validation)
         return;

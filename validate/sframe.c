@@ -1,5 +1,5 @@
-/* validate_sframe.c — see validate_sframe.h. */
-#include "validate_sframe.h"
+/* validate/sframe.c — see validate/sframe_check.h. */
+#include "sframe_check.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,8 +21,8 @@ struct run {
     struct sem_file_il *il;
     struct diff_state_config config;
     struct diff_memory **memories;
-    struct diff_sframe_validation *v;
-    struct diff_sframe_wrong *open;  /* the wrong range being extended */
+    struct validate_sframe_result *v;
+    struct validate_sframe_wrong *open;  /* the wrong range being extended */
 };
 
 /* ------------------------------------------------------------------ */
@@ -54,19 +54,19 @@ static bool same_reg(const struct cfi_frame *a, const struct cfi_frame *b,
 
 /* The first item that differs; false when none does. */
 static bool differs(const struct cfi_frame *e, const struct cfi_frame *g,
-                    enum diff_sframe_item *item)
+                    enum validate_sframe_item *item)
 {
     if (e->status != g->status ||
         (e->status == CFI_E_REG_UNKNOWN && e->diag.reg != g->diag.reg))
-        *item = DIFF_SF_STATUS;
+        *item = VALIDATE_SF_STATUS;
     else if (e->status != CFI_OK)
         return false;
     else if (e->cfa != g->cfa)
-        *item = DIFF_SF_CFA;
+        *item = VALIDATE_SF_CFA;
     else if (!same_reg(e, g, CFI_REG_RBP))
-        *item = DIFF_SF_RBP;
+        *item = VALIDATE_SF_RBP;
     else if (!same_reg(e, g, CFI_REG_RIP))
-        *item = DIFF_SF_RIP;
+        *item = VALIDATE_SF_RIP;
     else
         return false;
     return true;
@@ -74,21 +74,21 @@ static bool differs(const struct cfi_frame *e, const struct cfi_frame *g,
 
 static void wrong_at(struct run *r, const struct cfi_fde *fde,
                      const struct sframe_fde *sfde, uint64_t pc,
-                     enum diff_sframe_item item, unsigned k,
+                     enum validate_sframe_item item, unsigned k,
                      const struct cfi_frame *e, const struct cfi_frame *g)
 {
-    struct diff_sframe_wrong *open = r->open;
+    struct validate_sframe_wrong *open = r->open;
     if (open && open->fde == fde && open->item == item && open->end == pc) {
         open->end = pc + 1;
         return;
     }
-    struct diff_sframe_validation *v = r->v;
+    struct validate_sframe_result *v = r->v;
     v->nwrong++;
     r->open = NULL;
-    if (v->kept_wrong == DIFF_SFRAME_KEPT)
+    if (v->kept_wrong == VALIDATE_SFRAME_KEPT)
         return;
     open = r->open = &v->wrong[v->kept_wrong++];
-    *open = (struct diff_sframe_wrong){pc, pc + 1, item, fde, sfde, k, *e, *g};
+    *open = (struct validate_sframe_wrong){pc, pc + 1, item, fde, sfde, k, *e, *g};
 }
 
 /* Every state at pc; the first difference makes the address wrong. */
@@ -110,7 +110,7 @@ static enum cfi_status check_address(struct run *r, const struct cfi_fde *fde,
                                       diff_memory_reader(r->memories[k])};
         expected_answer(row, &request, e);
         sframe_unwind(r->table, &request, g);
-        enum diff_sframe_item item;
+        enum validate_sframe_item item;
         if (differs(e, g, &item)) {
             wrong_at(r, fde, sfde, pc, item, k, e, g);
             wrong = true;
@@ -125,10 +125,10 @@ static enum cfi_status check_address(struct run *r, const struct cfi_fde *fde,
 /* One FDE                                                              */
 /* ------------------------------------------------------------------ */
 
-static void keep(struct diff_sframe_coverage *list, size_t *kept,
-                 struct diff_sframe_coverage entry)
+static void keep(struct validate_sframe_coverage *list, size_t *kept,
+                 struct validate_sframe_coverage entry)
 {
-    if (*kept < DIFF_SFRAME_KEPT)
+    if (*kept < VALIDATE_SFRAME_KEPT)
         list[(*kept)++] = entry;
 }
 
@@ -171,7 +171,7 @@ static const struct sframe_fde *covering(const struct sframe_table *t,
 
 /* An SFrame FDE covering addresses of `fde` must lie inside it (SFrame
  * may split one DWARF FDE in several: the PLT's). */
-static void check_range(struct diff_sframe_validation *v,
+static void check_range(struct validate_sframe_result *v,
                         const struct cfi_fde *fde,
                         const struct sframe_fde *sfde)
 {
@@ -180,13 +180,13 @@ static void check_range(struct diff_sframe_validation *v,
         return;
     v->nrange++;
     keep(v->range, &v->kept_range,
-         (struct diff_sframe_coverage){fde, sfde, 0, 0, NULL});
+         (struct validate_sframe_coverage){fde, sfde, 0, 0, NULL});
 }
 
 static enum cfi_status check_fde(struct run *r, size_t index)
 {
     const struct cfi_fde *fde = &r->file->fdes[index];
-    struct diff_sframe_validation *v = r->v;
+    struct validate_sframe_result *v = r->v;
     if (fde->pc_end <= fde->pc_begin)
         return CFI_OK;
     const struct sframe_fde *sfde = covering(r->table, fde);
@@ -195,7 +195,7 @@ static enum cfi_status check_fde(struct run *r, size_t index)
         v->ndropped++;
         v->ndropped_reason += reason != NULL;
         keep(v->dropped, &v->kept_dropped,
-             (struct diff_sframe_coverage){fde, NULL, 0, 0, reason});
+             (struct validate_sframe_coverage){fde, NULL, 0, 0, reason});
         return CFI_OK;
     }
     if (r->il->status[index] != CFI_OK)
@@ -224,7 +224,7 @@ static enum cfi_status check_fde(struct run *r, size_t index)
     if (uncovered) {
         v->nrange++;
         keep(v->range, &v->kept_range,
-             (struct diff_sframe_coverage){fde, NULL, 0, 0, NULL});
+             (struct validate_sframe_coverage){fde, NULL, 0, 0, NULL});
     }
     return CFI_OK;
 }
@@ -260,7 +260,7 @@ static uint64_t next_covered(const struct cfi_file *file, uint64_t pc)
  * FDE to FDE, not address by address. */
 static void check_alone(struct run *r)
 {
-    struct diff_sframe_validation *v = r->v;
+    struct validate_sframe_result *v = r->v;
     for (size_t i = 0; i < r->table->nfdes; i++) {
         const struct sframe_fde *s = r->table->by_start[i];
         uint64_t pc = s->start, end = s->start + s->size;
@@ -274,16 +274,16 @@ static void check_alone(struct run *r)
             stop = stop < end ? stop : end;
             v->nalone++;
             keep(v->alone, &v->kept_alone,
-                 (struct diff_sframe_coverage){NULL, s, pc, stop, NULL});
+                 (struct validate_sframe_coverage){NULL, s, pc, stop, NULL});
             pc = stop;
         }
     }
 }
 
-enum cfi_status diff_sframe_validate(const struct cfi_file *file,
+enum cfi_status validate_sframe_check(const struct cfi_file *file,
                                      const struct sframe_table *table,
                                      unsigned nstates, uint64_t seed,
-                                     struct diff_sframe_validation *v)
+                                     struct validate_sframe_result *v)
 {
     memset(v, 0, sizeof *v);
     v->table = table;
@@ -313,7 +313,7 @@ enum cfi_status diff_sframe_validate(const struct cfi_file *file,
     return status;
 }
 
-uint64_t diff_sframe_problems(const struct diff_sframe_validation *v)
+uint64_t validate_sframe_problems(const struct validate_sframe_result *v)
 {
     return v->nwrong + v->nrange + v->nalone;
 }
@@ -322,32 +322,32 @@ uint64_t diff_sframe_problems(const struct diff_sframe_validation *v)
 /* Text                                                                 */
 /* ------------------------------------------------------------------ */
 
-static const char *item_name(enum diff_sframe_item item)
+static const char *item_name(enum validate_sframe_item item)
 {
     switch (item) {
-    case DIFF_SF_STATUS: return "status";
-    case DIFF_SF_CFA: return "cfa";
-    case DIFF_SF_RBP: return "rbp";
-    case DIFF_SF_RIP: return "rip";
+    case VALIDATE_SF_STATUS: return "status";
+    case VALIDATE_SF_CFA: return "cfa";
+    case VALIDATE_SF_RBP: return "rbp";
+    case VALIDATE_SF_RIP: return "rip";
     }
     return "?";
 }
 
 static void item_text(const struct cfi_frame *frame,
-                      enum diff_sframe_item item, char *buf, size_t size)
+                      enum validate_sframe_item item, char *buf, size_t size)
 {
     char text[128];
     switch (item) {
-    case DIFF_SF_STATUS:
+    case VALIDATE_SF_STATUS:
         snprintf(buf, size, "%s", diff_status_text(frame, text, sizeof text));
         return;
-    case DIFF_SF_CFA:
+    case VALIDATE_SF_CFA:
         snprintf(buf, size, "0x%" PRIx64, frame->cfa);
         return;
-    case DIFF_SF_RBP:
-    case DIFF_SF_RIP:
+    case VALIDATE_SF_RBP:
+    case VALIDATE_SF_RIP:
         snprintf(buf, size, "%s",
-                 diff_reg_text(frame, item == DIFF_SF_RBP ? CFI_REG_RBP
+                 diff_reg_text(frame, item == VALIDATE_SF_RBP ? CFI_REG_RBP
                                                           : CFI_REG_RIP,
                                text, sizeof text));
         return;
@@ -355,7 +355,7 @@ static void item_text(const struct cfi_frame *frame,
     snprintf(buf, size, "?");
 }
 
-static void print_wrong(FILE *out, const struct diff_sframe_wrong *w)
+static void print_wrong(FILE *out, const struct validate_sframe_wrong *w)
 {
     char e[160], g[160];
     item_text(&w->expected, w->item, e, sizeof e);
@@ -366,7 +366,7 @@ static void print_wrong(FILE *out, const struct diff_sframe_wrong *w)
             cfi_section_name(w->fde->section), w->fde->offset, w->sfde ? w->sfde->offset : 0);
 }
 
-static void print_lists(FILE *out, const struct diff_sframe_validation *v,
+static void print_lists(FILE *out, const struct validate_sframe_result *v,
                         size_t show)
 {
     if (v->nwrong)
@@ -376,7 +376,7 @@ static void print_lists(FILE *out, const struct diff_sframe_validation *v,
     if (v->nrange)
         fprintf(out, "FDE ranges that differ: %" PRIu64 "\n", v->nrange);
     for (size_t i = 0; i < v->kept_range && i < show; i++) {
-        const struct diff_sframe_coverage *c = &v->range[i];
+        const struct validate_sframe_coverage *c = &v->range[i];
         fprintf(out, "  %s+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64
                 "), ", cfi_section_name(c->fde->section), c->fde->offset, c->fde->pc_begin, c->fde->pc_end);
         if (c->sfde)
@@ -397,7 +397,7 @@ static void print_lists(FILE *out, const struct diff_sframe_validation *v,
                 " (%" PRIu64 " with a reason in the DWARF)\n", v->ndropped,
                 v->ndropped_reason);
     for (size_t i = 0; i < v->kept_dropped && i < show; i++) {
-        const struct diff_sframe_coverage *c = &v->dropped[i];
+        const struct validate_sframe_coverage *c = &v->dropped[i];
         fprintf(out, "  %s+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64
                 "): %s\n", cfi_section_name(c->fde->section), c->fde->offset, c->fde->pc_begin, c->fde->pc_end,
                 c->reason ? c->reason
@@ -406,8 +406,8 @@ static void print_lists(FILE *out, const struct diff_sframe_validation *v,
     }
 }
 
-void diff_sframe_text(FILE *out, const char *path,
-                      const struct diff_sframe_validation *v, size_t show)
+void validate_sframe_text(FILE *out, const char *path,
+                      const struct validate_sframe_result *v, size_t show)
 {
     char version[32] = "an empty .sframe";
     if (v->table->version)
@@ -420,7 +420,7 @@ void diff_sframe_text(FILE *out, const char *path,
             " covered by SFrame: %" PRIu64 " agree, %" PRIu64 " wrong\n",
             v->addresses, v->compared, v->agree, v->compared - v->agree);
     print_lists(out, v, show);
-    uint64_t problems = diff_sframe_problems(v);
+    uint64_t problems = validate_sframe_problems(v);
     fprintf(out, "\nresult: %" PRIu64 " problem%s (%" PRIu64 " wrong ranges, "
             "%" PRIu64 " FDE ranges, %" PRIu64 " ranges SFrame covers alone);"
             " %" PRIu64 " FDEs not in SFrame\n", problems,

@@ -1,5 +1,5 @@
-/* validate_report.c — the text and JSON reports of a validation. */
-#include "validate_internal.h"
+/* validate/report.c — the text and JSON reports of a validation. */
+#include "internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,13 +10,13 @@
 /* The kind of a range or of a total: its class, then "cfa rip",
  * "status ok->unsupported", "crashed (SIGSEGV)". */
 struct kind_of {
-    enum diff_wrong_class wrong_class;
+    enum validate_wrong_class wrong_class;
     uint32_t kind;
     enum cfi_status expected_status, got_status;
     int signal;
 };
 
-static struct kind_of range_kind(const struct diff_wrong_range *r)
+static struct kind_of range_kind(const struct validate_wrong_range *r)
 {
     return (struct kind_of){r->wrong_class, r->kind, r->expected_status,
                             r->got_status, r->signal};
@@ -25,21 +25,21 @@ static struct kind_of range_kind(const struct diff_wrong_range *r)
 static void print_kind(FILE *out, const struct kind_of *k)
 {
     const char *sep = "";
-    if (k->kind & DIFF_KIND_CRASH) {
-        fprintf(out, "crashed (%s)", diff_crash_text(k->signal));
+    if (k->kind & VALIDATE_KIND_CRASH) {
+        fprintf(out, "crashed (%s)", validate_crash_text(k->signal));
         sep = " ";
     }
-    if (k->kind & DIFF_KIND_STATUS) {
+    if (k->kind & VALIDATE_KIND_STATUS) {
         fprintf(out, "%sstatus %s->%s", sep, cfi_status_name(k->expected_status),
                 cfi_status_name(k->got_status));
         sep = " ";
     }
-    if (k->kind & DIFF_KIND_CFA) {
+    if (k->kind & VALIDATE_KIND_CFA) {
         fprintf(out, "%scfa", sep);
         sep = " ";
     }
     for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
-        if (k->kind & (DIFF_KIND_REG0 << reg)) {
+        if (k->kind & (VALIDATE_KIND_REG0 << reg)) {
             fprintf(out, "%s%s", sep, cfi_reg_name(reg));
             sep = " ";
         }
@@ -49,24 +49,24 @@ static void print_kind(FILE *out, const struct kind_of *k)
  * "crashed (SIGSEGV)". */
 static void print_class_kind(FILE *out, const struct kind_of *k)
 {
-    if (k->wrong_class != DIFF_WRONG_CRASH)
-        fprintf(out, "%s: ", diff_wrong_class_name(k->wrong_class));
+    if (k->wrong_class != VALIDATE_WRONG_CRASH)
+        fprintf(out, "%s: ", validate_wrong_class_name(k->wrong_class));
     print_kind(out, k);
 }
 
 /* "--eh-elf X --abi v1": what `cfisem unwind --engine compiled` needs. */
-static char *eh_elf_words(const struct diff_validation *v)
+static char *eh_elf_words(const struct validate_result *v)
 {
     size_t size = strlen(v->eh_elf_path) + 32;
     char *extra = malloc(size);
     if (extra)
         snprintf(extra, size, "--eh-elf %s --abi %s", v->eh_elf_path,
-                 diff_abi_name(v->config.abi));
+                 validate_abi_name(v->config.abi));
     return extra;
 }
 
-static void print_reproducers(FILE *out, const struct diff_validation *v,
-                              const struct diff_wrong_range *r)
+static void print_reproducers(FILE *out, const struct validate_result *v,
+                              const struct validate_wrong_range *r)
 {
     fputs("    reference: ", out);
     diff_state_reproducer(out, v->path, &r->state, NULL, 0, "il", NULL);
@@ -80,7 +80,7 @@ static void print_reproducers(FILE *out, const struct diff_validation *v,
     free(extra);
 }
 
-static void print_where(FILE *out, const struct diff_wrong_range *r)
+static void print_where(FILE *out, const struct validate_wrong_range *r)
 {
     if (r->in_gap)
         fputs("    in no FDE", out);
@@ -102,8 +102,8 @@ static void print_crash_text(FILE *out, const char *text)
     }
 }
 
-static void print_range(FILE *out, const struct diff_validation *v,
-                        const struct diff_wrong_range *r, size_t number)
+static void print_range(FILE *out, const struct validate_result *v,
+                        const struct validate_wrong_range *r, size_t number)
 {
     fprintf(out, "[%zu] [0x%" PRIx64 ",0x%" PRIx64 ") ", number, r->begin,
             r->end);
@@ -116,7 +116,7 @@ static void print_range(FILE *out, const struct diff_validation *v,
     fprintf(out, "    first at 0x%" PRIx64 ", state %u (%s)", r->begin,
             r->state.index, diff_state_kind_name(r->state.kind));
     if (r->crashed)
-        fprintf(out, ": the call crashed (%s)\n", diff_crash_text(r->signal));
+        fprintf(out, ": the call crashed (%s)\n", validate_crash_text(r->signal));
     else
         fputs(":\n", out);
     if (r->crash_text)
@@ -128,12 +128,12 @@ static void print_range(FILE *out, const struct diff_validation *v,
     print_reproducers(out, v, r);
 }
 
-static void print_kinds(FILE *out, const struct diff_validation *v)
+static void print_kinds(FILE *out, const struct validate_result *v)
 {
     fputs("\nwrong ranges by kind:\n"
           "    ranges  addresses    answers  kind\n", out);
     for (size_t i = 0; i < v->nkinds; i++) {
-        const struct diff_kind_total *t = &v->kinds[i];
+        const struct validate_kind_total *t = &v->kinds[i];
         fprintf(out, "  %8" PRIu64 " %10" PRIu64 " %10" PRIu64 "  ",
                 t->ranges, t->addresses, t->wrong_requests);
         struct kind_of kind = {t->wrong_class, t->kind, t->expected_status,
@@ -143,37 +143,37 @@ static void print_kinds(FILE *out, const struct diff_validation *v)
     }
 }
 
-static void print_hint(FILE *out, const struct diff_validation *v)
+static void print_hint(FILE *out, const struct validate_result *v)
 {
-    if (v->crashes * 2 <= v->requests || v->config.abi == DIFF_ABI_FULL)
+    if (v->crashes * 2 <= v->requests || v->config.abi == VALIDATE_ABI_FULL)
         return;
     fprintf(out, "\nmost calls crashed (%" PRIu64 " of %" PRIu64
             "): --abi %s is probably not this eh_elf's ABI", v->crashes,
-            v->requests, diff_abi_name(v->config.abi));
+            v->requests, validate_abi_name(v->config.abi));
     if (v->abi_hint)
         fprintf(out, "; with --abi %s, %" PRIu64 " addresses sampled: no "
-                "crash, %" PRIu64 " wrong", diff_abi_name(v->hint_abi),
+                "crash, %" PRIu64 " wrong", validate_abi_name(v->hint_abi),
                 v->hint_addresses, v->hint_wrong);
     fputc('\n', out);
 }
 
-static void print_result(FILE *out, const struct diff_validation *v)
+static void print_result(FILE *out, const struct validate_result *v)
 {
     fprintf(out, "\nresult: %" PRIu64 " wrong range%s", v->ranges_total,
             v->ranges_total == 1 ? "" : "s");
     if (v->unsupported_ranges)
         fprintf(out, " (%" PRIu64 " unsupported%s)", v->unsupported_ranges,
                 v->config.allow_unsupported ? ", allowed" : "");
-    fprintf(out, ": %s\n", diff_validation_failed(v) ? "FAIL" : "pass");
+    fprintf(out, ": %s\n", validate_result_failed(v) ? "FAIL" : "pass");
 }
 
-void diff_validation_text(FILE *out, const struct diff_validation *v,
+void validate_result_text(FILE *out, const struct validate_result *v,
                           size_t show)
 {
     fprintf(out, "cfisem validate: %s with %s (abi %s): %zu FDEs, %" PRIu64
             " addresses (%" PRIu64 " in no FDE), %u state%s: %" PRIu64
             " requests, seed %" PRIu64 ", %.1f s\n", v->path, v->eh_elf_path,
-            diff_abi_name(v->config.abi), v->nfdes, v->addresses,
+            validate_abi_name(v->config.abi), v->nfdes, v->addresses,
             v->gap_addresses, v->config.nstates,
             v->config.nstates == 1 ? "" : "s", v->requests, v->config.seed,
             v->seconds);
@@ -207,14 +207,14 @@ static void json_kind(FILE *out, uint32_t kind)
 {
     fputs("[", out);
     const char *sep = "";
-    if (kind & DIFF_KIND_CRASH)
+    if (kind & VALIDATE_KIND_CRASH)
         fputs("\"crashed\"", out), sep = ", ";
-    if (kind & DIFF_KIND_STATUS)
+    if (kind & VALIDATE_KIND_STATUS)
         fprintf(out, "%s\"status\"", sep), sep = ", ";
-    if (kind & DIFF_KIND_CFA)
+    if (kind & VALIDATE_KIND_CFA)
         fprintf(out, "%s\"cfa\"", sep), sep = ", ";
     for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
-        if (kind & (DIFF_KIND_REG0 << reg))
+        if (kind & (VALIDATE_KIND_REG0 << reg))
             fprintf(out, "%s\"%s\"", sep, cfi_reg_name(reg)), sep = ", ";
     fputs("]", out);
 }
@@ -224,13 +224,13 @@ static void json_kind(FILE *out, uint32_t kind)
 static void json_kind_members(FILE *out, const struct kind_of *k)
 {
     fprintf(out, "\"class\": \"%s\", \"kind\": ",
-            diff_wrong_class_name(k->wrong_class));
+            validate_wrong_class_name(k->wrong_class));
     json_kind(out, k->kind);
-    bool crashed = k->kind & DIFF_KIND_CRASH;
+    bool crashed = k->kind & VALIDATE_KIND_CRASH;
     fprintf(out, ", \"expected_status\": \"%s\", \"got_status\": \"%s\", "
             "\"signal\": ", cfi_status_name(k->expected_status),
             crashed ? "crashed" : cfi_status_name(k->got_status));
-    diff_json_string(out, crashed ? diff_crash_text(k->signal) : NULL);
+    diff_json_string(out, crashed ? validate_crash_text(k->signal) : NULL);
 }
 
 /* A v1 frame speaks for rip, rsp, rbp and rbx only. */
@@ -255,18 +255,18 @@ static void json_v1_frame(FILE *out, const struct cfi_frame *frame)
     fputs("}}", out);
 }
 
-static void json_frame(FILE *out, const struct diff_validation *v,
+static void json_frame(FILE *out, const struct validate_result *v,
                        const struct cfi_frame *frame)
 {
-    if (v->config.abi == DIFF_ABI_FULL)
+    if (v->config.abi == VALIDATE_ABI_FULL)
         diff_json_frame(out, frame);
     else
         json_v1_frame(out, frame);
 }
 
 static void json_reproducer(FILE *out, const char *name,
-                            const struct diff_validation *v,
-                            const struct diff_wrong_range *r,
+                            const struct validate_result *v,
+                            const struct validate_wrong_range *r,
                             const char *engine, const char *extra)
 {
     char *line = NULL;
@@ -282,8 +282,8 @@ static void json_reproducer(FILE *out, const char *name,
     free(line);
 }
 
-static void json_range(FILE *out, const struct diff_validation *v,
-                       const struct diff_wrong_range *r)
+static void json_range(FILE *out, const struct validate_result *v,
+                       const struct validate_wrong_range *r)
 {
     fprintf(out, "{\"begin\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64 "\", ",
             r->begin, r->end);
@@ -319,11 +319,11 @@ static void json_range(FILE *out, const struct diff_validation *v,
     fputc('}', out);
 }
 
-static void json_kinds(FILE *out, const struct diff_validation *v)
+static void json_kinds(FILE *out, const struct validate_result *v)
 {
     fputs(",\n\"kinds\": [", out);
     for (size_t i = 0; i < v->nkinds; i++) {
-        const struct diff_kind_total *t = &v->kinds[i];
+        const struct validate_kind_total *t = &v->kinds[i];
         struct kind_of kind = {t->wrong_class, t->kind, t->expected_status,
                                t->got_status, t->signal};
         fputs(i ? ",\n  {" : "\n  {", out);
@@ -335,7 +335,7 @@ static void json_kinds(FILE *out, const struct diff_validation *v)
     fputs("]", out);
 }
 
-static void json_hint(FILE *out, const struct diff_validation *v)
+static void json_hint(FILE *out, const struct validate_result *v)
 {
     fputs(",\n\"abi_hint\": ", out);
     if (!v->abi_hint) {
@@ -343,11 +343,11 @@ static void json_hint(FILE *out, const struct diff_validation *v)
         return;
     }
     fprintf(out, "{\"abi\": \"%s\", \"addresses\": %" PRIu64
-            ", \"wrong_addresses\": %" PRIu64 "}", diff_abi_name(v->hint_abi),
+            ", \"wrong_addresses\": %" PRIu64 "}", validate_abi_name(v->hint_abi),
             v->hint_addresses, v->hint_wrong);
 }
 
-void diff_validation_json(FILE *out, const struct diff_validation *v)
+void validate_result_json(FILE *out, const struct validate_result *v)
 {
     fputs("{\"file\": ", out);
     diff_json_string(out, v->path);
@@ -358,12 +358,12 @@ void diff_validation_json(FILE *out, const struct diff_validation *v)
             ", \"gap_addresses\": %" PRIu64 ", \"requests\": %" PRIu64
             ", \"wrong_addresses\": %" PRIu64 ", \"wrong_requests\": %" PRIu64
             ", \"crashes\": %" PRIu64 ", \"allow_unsupported\": %s"
-            ", \"failed\": %s,\n\"reference\": {", diff_abi_name(v->config.abi),
+            ", \"failed\": %s,\n\"reference\": {", validate_abi_name(v->config.abi),
             v->config.nstates, v->config.seed, v->seconds, v->nfdes,
             v->addresses, v->gap_addresses, v->requests, v->wrong_addresses,
             v->wrong_requests, v->crashes,
             v->config.allow_unsupported ? "true" : "false",
-            diff_validation_failed(v) ? "true" : "false");
+            validate_result_failed(v) ? "true" : "false");
     const char *sep = "";
     for (int s = 0; s < CFI_STATUS_COUNT; s++)
         if (v->reference[s]) {

@@ -1,11 +1,11 @@
-/* validate_internal.h — what validate.c, validate_v1.c, validate_child.c,
- * validate_text.c and validate_report.c share. Not a public header. */
-#ifndef CFISEM_DIFF_VALIDATE_INTERNAL_H
-#define CFISEM_DIFF_VALIDATE_INTERNAL_H
+/* validate/internal.h — what validate.c, validate/v1.c, validate/child.c,
+ * validate/text.c and validate/report.c share. Not a public header. */
+#ifndef CFISEM_VALIDATE_INTERNAL_H
+#define CFISEM_VALIDATE_INTERNAL_H
 
 #include "compile/cg.h"
 #include "diff/eh_elf_v1.h"
-#include "diff/validate.h"
+#include "validate/validate.h"
 
 /* What v1 can be compared on: status, CFA, and rip, rbp, rbx. */
 enum { V1_RIP, V1_RBP, V1_RBX, V1_NREGS };
@@ -38,14 +38,14 @@ struct raw_answer {
     uint8_t got_status;
     bool wrong;
     bool faulted;                /* v1: a deref read faulted */
-    uint32_t kind;               /* DIFF_KIND_* when wrong */
+    uint32_t kind;               /* VALIDATE_KIND_* when wrong */
     struct diff_v1_context v1;
     struct raw_full full;
 };
 
 struct validator {
-    const struct diff_validate_config *config;
-    struct diff_validation *result;
+    const struct validate_config *config;
+    struct validate_result *result;
     const struct cfi_file *file;
     const struct sem_file_il *il;
     struct diff_state_config states;
@@ -54,7 +54,7 @@ struct validator {
     struct diff_v1 *v1;
     struct cg_eh_elf *full;              /* compile/'s loaded eh_elf */
     bool open;                           /* `current` is being extended */
-    struct diff_wrong_range current;
+    struct validate_wrong_range current;
     struct diff_question question;
     struct cfi_frame *expected;
     struct diff_answer *answer;
@@ -71,7 +71,7 @@ struct check_address {
     bool in_gap;
 };
 
-/* ---- validate_v1.c ---- */
+/* ---- validate/v1.c ---- */
 
 /* The reference restricted to what v1 evaluates (validate.h). */
 enum cfi_status validate_v1_reference(const struct sem_file_il *il,
@@ -97,23 +97,23 @@ void validate_v1_frame(const struct diff_v1_context *got, bool faulted,
  * is not zero. Takes ownership of wrong->row_text and crash_text. */
 enum cfi_status validate_merge(struct validator *v,
                                const struct check_address *at,
-                               struct diff_wrong_range *wrong);
+                               struct validate_wrong_range *wrong);
 /* Fills `wrong` from the representative wrong question of an address. */
 void validate_first_wrong(struct validator *v, const struct check_address *at,
                           const struct diff_question *q,
                           const struct cfi_frame *expected,
                           const struct cfi_frame *got,
                           const struct diff_outcome *outcome, bool crashed,
-                          struct diff_wrong_range *wrong);
+                          struct validate_wrong_range *wrong);
 /* The kind bits of one wrong question. */
 uint32_t validate_kind(const struct diff_outcome *outcome, bool crashed);
 /* The class of a wrong question. */
-enum diff_wrong_class validate_class(uint32_t kind,
+enum validate_wrong_class validate_class(uint32_t kind,
                                      enum cfi_status expected_status,
                                      enum cfi_status got_status);
 void validate_progress(struct validator *v, uint64_t done);
 
-/* ---- validate_child.c ---- */
+/* ---- validate/child.c ---- */
 
 /* Makes question k at `at` (v->question, v->expected), asks the eh_elf
  * (in the calling process) and fills *raw. */
@@ -137,7 +137,7 @@ enum cfi_status validate_try_load(const char *path, struct cfi_diag *diag,
 #define REGION_SIZE ((uint64_t)4 << 20)
 #define REGION_STACK ((uint64_t)1 << 20)
 
-/* ---- validate_text.c ---- */
+/* ---- validate/text.c ---- */
 
 /* The object's text: its SHF_EXECINSTR sections (from the section
  * headers of file->image), else its executable segments. *ranges is

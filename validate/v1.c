@@ -1,7 +1,7 @@
-/* validate_v1.c — the v1 ABIs: the reference restricted to what v1
+/* validate/v1.c — the v1 ABIs: the reference restricted to what v1
  * evaluates, the comparison of a v1 answer with it, and the frame that
  * shows a v1 answer (validate.h). */
-#include "validate_internal.h"
+#include "internal.h"
 
 #include <string.h>
 
