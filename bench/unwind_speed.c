@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "diff/libunwind.h"
-#include "diff/memory.h"
+#include "engines/oracle_libunwind.h"
+#include "engines/engines.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
 

@@ -1,5 +1,5 @@
 /* diff.c — `cfisem diff`: every engine against the IL evaluator, over the
- * PCs and states of diff/state.h, with the report of diff/report.h. */
+ * PCs and states of engines/state.h, with the report of diff/report.h. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "diff/batch.h"
 #include "diff/harness.h"
 #include "diff/report.h"
-#include "diff/validate_hdr.h"
+#include "engines/engines.h"
 #include "trace/trace.h"
 
 static const char usage[] =

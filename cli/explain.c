@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diff/memory.h"
+#include "engines/engines.h"
 #include "explain.h"
 
 static const char usage[] =

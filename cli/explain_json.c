@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff/engine.h"
+#include "engines/engines.h"
 #include "diff/report.h"
 #include "explain.h"
 

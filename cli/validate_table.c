@@ -1,12 +1,12 @@
 /* validate_table.c — `cfisem validate FILE --hdr` and `--sframe`: the
  * compact tables a file carries beside its .eh_frame, checked against it
- * (diff/validate_hdr.h, validate/sframe_check.h). */
+ * (engines/eh_frame_hdr.h, validate/sframe_check.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "diff/validate_hdr.h"
+#include "engines/engines.h"
 #include "validate/validate.h"
 #include "sframe/sframe.h"
 

@@ -1,5 +1,5 @@
 /* check_tables.c — the compact tables checked against .eh_frame:
- * .eh_frame_hdr (diff/validate_hdr.h) and SFrame (sframe/sframe.h, its
+ * .eh_frame_hdr (engines/eh_frame_hdr.h) and SFrame (sframe/sframe.h, its
  * reader against readelf --sframe, and validate/sframe_check.h).
  *
  * A small shared object with three FDEs is linked with its .eh_frame_hdr;
@@ -14,8 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diff/memory.h"
-#include "diff/validate_hdr.h"
+#include "engines/engines.h"
 #include "validate/validate.h"
 #include "sframe/sframe.h"
 #include "support.h"

@@ -28,7 +28,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include "diff/memory.h"
+#include "engines/engines.h"
 
 #define BATCH_REQUESTS 65536
 #define RESTARTS_MAX 16

@@ -4,7 +4,7 @@
 #define CFISEM_VALIDATE_INTERNAL_H
 
 #include "compile/cg.h"
-#include "diff/eh_elf_v1.h"
+#include "engines/engines.h"
 #include "validate/validate.h"
 
 /* What v1 can be compared on: status, CFA, and rip, rbp, rbx. */

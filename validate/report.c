@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff/report.h"
+#include "engines/engines.h"
 
 /* The kind of a range or of a total: its class, then "cfa rip",
  * "status ok->unsupported", "crashed (SIGSEGV)". */

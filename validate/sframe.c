@@ -5,9 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff/memory.h"
-#include "diff/report.h"
-#include "diff/state.h"
+#include "engines/engines.h"
 #include "semantics/sem.h"
 
 /* At most 1 MiB of addresses per FDE are checked, as validate does: the

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "compile/cg.h"
-#include "diff/memory.h"
+#include "engines/engines.h"
 
 /* Addresses of one FDE, or of one gap, checked at most (a malformed
  * range cannot make the run endless). */

@@ -6,13 +6,13 @@
  * text (its executable sections; its executable segments when it has no
  * section headers) that no FDE covers (a gap: the eh_elf must say "no
  * FDE" there; at most 1 MiB per gap). Each in `nstates` states
- * (diff/state.h). The eh_elf's answer is compared with the IL
+ * (engines/state.h). The eh_elf's answer is compared with the IL
  * evaluator's:
  *
  *   full       (an eh_elf of ours, compile/eh_elf.h, through compile/'s
  *              loader) status (error class, the register of reg_unknown),
  *              CFA, registers 0-16 (value, undefined, unknown; the value);
- *   v1, v1-direct (diff/eh_elf_v1.h) only what v1 carries: error or not,
+ *   v1, v1-direct (engines/eh_elf_v1.h) only what v1 carries: error or not,
  *              the CFA (the result's rsp, whose flag must be set), rip,
  *              rbp, rbx. The states know only rip, rsp, rbp, rbx. The
  *              reference (validate/v1.c) is the IL row restricted to the
@@ -64,9 +64,7 @@
 
 #include <stdio.h>
 
-#include "diff/compare.h"
-#include "diff/eh_elf_v1.h"
-#include "diff/state.h"
+#include "engines/engines.h"
 #include "validate/sframe_check.h"
 
 enum validate_abi { VALIDATE_ABI_FULL, VALIDATE_ABI_V1, VALIDATE_ABI_V1_DIRECT };

@@ -1,4 +1,4 @@
-/* libdw.h — elfutils libdw (0.188) as an outside engine.
+/* oracle_libdw.h — elfutils libdw (0.188) as an outside engine.
  *
  * libdw is loaded at run time, never linked: it exports 34 dwarf_* names
  * that libdwarf exports too. dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL |
@@ -33,11 +33,11 @@
  * register outside 0..CFI_NREGS-1. A file without a path is not
  * supported.
  */
-#ifndef CFISEM_DIFF_LIBDW_H
-#define CFISEM_DIFF_LIBDW_H
+#ifndef CFISEM_ENGINES_ORACLE_LIBDW_H
+#define CFISEM_ENGINES_ORACLE_LIBDW_H
 
 #include "cfi/cfi.h"
-#include "diff/engine.h"
+#include "engines/engine.h"
 
 enum cfi_status diff_libdw_open(const struct cfi_file *file, void **self,
                                 struct cfi_diag *diag);

@@ -1,6 +1,6 @@
-/* libdw.c — see libdw.h. */
+/* oracle_libdw.c — see oracle_libdw.h. */
 #define _GNU_SOURCE /* RTLD_DEEPBIND */
-#include "libdw.h"
+#include "oracle_libdw.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 
 #include "semantics/sem.h"
 
-/* AddressSanitizer refuses RTLD_DEEPBIND (see libdw.h).
+/* AddressSanitizer refuses RTLD_DEEPBIND (see oracle_libdw.h).
  *
  * RTLD_NODELETE: libdw stays mapped after dlclose. Its error texts
  * (dwarf_errmsg) point into its own read-only data, and an answer carries

@@ -1,5 +1,5 @@
 /* libdwarf_deviations.c — the predicates of libdwarf's entries in the
- * deviation table (diff/deviations.c). */
+ * deviation table (engines/deviations.c). */
 #include "deviations_internal.h"
 
 #include <stdlib.h>

@@ -8,14 +8,14 @@
  * (interp, compiled) every mismatch is a bug and no entry may name them.
  * Each entry is demonstrated by a test (tests/check_deviations.c).
  */
-#ifndef CFISEM_DIFF_DEVIATIONS_H
-#define CFISEM_DIFF_DEVIATIONS_H
+#ifndef CFISEM_ENGINES_DEVIATIONS_H
+#define CFISEM_ENGINES_DEVIATIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "cfi/cfi.h"
-#include "diff/engine.h"
+#include "engines/engine.h"
 #include "semantics/sem.h"
 
 /* What differs: the whole status, the CFA, one register, or the signal

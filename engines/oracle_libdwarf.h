@@ -1,4 +1,4 @@
-/* libdwarf.h — libdwarf (20210528) as an outside engine.
+/* oracle_libdwarf.h — libdwarf (20210528) as an outside engine.
  *
  * libelf finds .eh_frame and .debug_frame in the file (on the adapter's
  * own descriptor) and libdwarf reads them through an object access
@@ -34,11 +34,11 @@
  * of the closest class (malformed, out of memory) with libdwarf's
  * message.
  */
-#ifndef CFISEM_DIFF_LIBDWARF_H
-#define CFISEM_DIFF_LIBDWARF_H
+#ifndef CFISEM_ENGINES_ORACLE_LIBDWARF_H
+#define CFISEM_ENGINES_ORACLE_LIBDWARF_H
 
 #include "cfi/cfi.h"
-#include "diff/engine.h"
+#include "engines/engine.h"
 
 enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
                                    struct cfi_diag *diag);

@@ -1,4 +1,4 @@
-/* sframe_engine.h — the file's own .sframe as an engine (sframe/sframe.h).
+/* oracle_sframe.h — the file's own .sframe as an engine (sframe/sframe.h).
  *
  * It speaks for what SFrame carries and for nothing else: the CFA, the
  * caller's rbp and rip; every other register is not comparable, and so is
@@ -7,11 +7,11 @@
  * leaves out the FDEs it cannot express; cfisem validate FILE --sframe
  * lists them). A file without .sframe cannot be opened
  * (CFI_E_UNSUPPORTED). */
-#ifndef CFISEM_DIFF_SFRAME_ENGINE_H
-#define CFISEM_DIFF_SFRAME_ENGINE_H
+#ifndef CFISEM_ENGINES_ORACLE_SFRAME_H
+#define CFISEM_ENGINES_ORACLE_SFRAME_H
 
 #include "cfi/cfi.h"
-#include "diff/engine.h"
+#include "engines/engine.h"
 
 enum cfi_status diff_sframe_open(const struct cfi_file *file, void **self,
                                  struct cfi_diag *diag);

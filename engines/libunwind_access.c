@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "diff/libunwind_model.h"
+#include "engines/libunwind_model.h"
 
 /* Exported by libunwind-x86_64 but not declared by its public headers. */
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,

@@ -1,7 +1,7 @@
 /* engine.c — see engine.h. Our engines (il, interp, compiled) are wrapped
- * here; the outside ones go through their adapters (diff/libdwarf.h,
- * diff/libdw.h, diff/libunwind.h), each of the form open / answer /
- * close. An engine that is not part of this build opens with
+ * here; the outside ones go through their adapters
+ * (engines/oracle_libdwarf.h, engines/oracle_libdw.h,
+ * engines/oracle_libunwind.h), each of the form open / answer / close. An engine that is not part of this build opens with
  * CFI_E_UNSUPPORTED and the message "not built yet": the harness counts
  * its requests as errors and says so, it never skips it silently. */
 #include "engine.h"
@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "compile/cg.h"
-#include "diff/libdw.h"
-#include "diff/libdwarf.h"
-#include "diff/libunwind.h"
-#include "diff/sframe_engine.h"
+#include "engines/oracle_libdw.h"
+#include "engines/oracle_libdwarf.h"
+#include "engines/oracle_libunwind.h"
+#include "engines/oracle_sframe.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
 

@@ -10,8 +10,8 @@
  * quirks): it never calls libunwind, so it can say what libunwind would
  * do where running libunwind is unsafe (a trap, an endless loop).
  */
-#ifndef CFISEM_DIFF_LIBUNWIND_MODEL_H
-#define CFISEM_DIFF_LIBUNWIND_MODEL_H
+#ifndef CFISEM_ENGINES_LIBUNWIND_MODEL_H
+#define CFISEM_ENGINES_LIBUNWIND_MODEL_H
 
 #include <stdbool.h>
 

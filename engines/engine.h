@@ -9,13 +9,13 @@
  * word for, a caller frame it cannot be asked about) marks it "not
  * comparable", never a guess. A difference that it *can* express but
  * answers differently is data: the comparison classifies it as a known
- * deviation (diff/deviations.h) or a new mismatch.
+ * deviation (engines/deviations.h) or a new mismatch.
  *
  * Engines are not shared between threads: the harness opens one per
  * worker.
  */
-#ifndef CFISEM_DIFF_ENGINE_H
-#define CFISEM_DIFF_ENGINE_H
+#ifndef CFISEM_ENGINES_ENGINE_H
+#define CFISEM_ENGINES_ENGINE_H
 
 #include <stdbool.h>
 

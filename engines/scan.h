@@ -3,11 +3,11 @@
  * An adapter refuses the programs known to crash its library
  * (diff/findings): it decodes them as that library decodes, its own
  * operand shapes and the places it stops, in a scanner of its own
- * (diff/libdwarf.c, diff/libunwind.c). What they share is this reading of
- * bytes. The engines' decoders are not these: each engine has its own,
+ * (engines/oracle_libdwarf.c, engines/oracle_libunwind.c). What they
+ * share is this reading of bytes. The engines' decoders are not these: each engine has its own,
  * by design (DESIGN.md). */
-#ifndef CFISEM_DIFF_SCAN_H
-#define CFISEM_DIFF_SCAN_H
+#ifndef CFISEM_ENGINES_SCAN_H
+#define CFISEM_ENGINES_SCAN_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,13 +1,13 @@
 /* libunwind_deviations.c — the predicates of libunwind's entries in the
- * deviation table (diff/deviations.c), most of them through the model of
- * its step (diff/libunwind_model.h): an entry matches when its behaviour
+ * deviation table (engines/deviations.c), most of them through the model of
+ * its step (engines/libunwind_model.h): an entry matches when its behaviour
  * is needed to give libunwind's answer. */
 #include "deviations_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff/libunwind_model.h"
+#include "engines/libunwind_model.h"
 
 /* ------------------------------------------------------------------ */
 /* Its step                                                             */

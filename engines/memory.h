@@ -11,8 +11,8 @@
  *   - any byte inside a faulting range faults, whatever else holds it.
  * A read faults when any of its bytes does (or it wraps past 2^64).
  */
-#ifndef CFISEM_DIFF_MEMORY_H
-#define CFISEM_DIFF_MEMORY_H
+#ifndef CFISEM_ENGINES_MEMORY_H
+#define CFISEM_ENGINES_MEMORY_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* libunwind.h — libunwind (nongnu, 1.6.2) as an outside engine.
+/* oracle_libunwind.h — libunwind (nongnu, 1.6.2) as an outside engine.
  *
  * The remote API: an address space whose accessors read the harness's
  * memory model and the request's registers. libunwind finds and parses
@@ -14,9 +14,9 @@
  * DW_OP_breg16, a same_value or register rule from rip): the rules see
  * the request's registers exactly.
  *
- * What it says that cfi.h does not (answered as is; diff/deviations.c
+ * What it says that cfi.h does not (answered as is; engines/deviations.c
  * explains it, most of it through the model of libunwind's step,
- * diff/libunwind_model.h): no "undefined" default for rax..r11 (they keep
+ * engines/libunwind_model.h): no "undefined" default for rax..r11 (they keep
  * their location); the caller's rsp is always the CFA; an undefined rbp
  * after a step ends the stack (rip undefined); DW_CFA_val_offset{,_sf}
  * are not known to it; its DWARF expressions (deref_size 5..7, division
@@ -49,13 +49,13 @@
  *
  * Files without a usable .eh_frame_hdr are not supported.
  */
-#ifndef CFISEM_DIFF_LIBUNWIND_H
-#define CFISEM_DIFF_LIBUNWIND_H
+#ifndef CFISEM_ENGINES_ORACLE_LIBUNWIND_H
+#define CFISEM_ENGINES_ORACLE_LIBUNWIND_H
 
 #include <stdbool.h>
 
 #include "cfi/cfi.h"
-#include "diff/engine.h"
+#include "engines/engine.h"
 
 enum cfi_status diff_libunwind_open(const struct cfi_file *file, void **self,
                                     struct cfi_diag *diag);

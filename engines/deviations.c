@@ -9,7 +9,7 @@
  * is read (so the status), the predicate computes the whole answer the
  * library's reading gives: the IL's row edited as libdw reads it, the
  * program patched as libdwarf reads it, or the model of libunwind's step
- * (diff/libunwind_model.h, whose every behaviour is one flag: an entry
+ * (engines/libunwind_model.h, whose every behaviour is one flag: an entry
  * matches when its behaviour is needed to give libunwind's answer). The
  * predicates live beside the library they describe (deviations_internal.h
  * says where). A difference on rip that only copies the one on a return

@@ -1,5 +1,5 @@
 /* sframe_deviations.c — the predicates of the sframe engine's entries in
- * the deviation table (diff/deviations.c): what SFrame does not carry. */
+ * the deviation table (engines/deviations.c): what SFrame does not carry. */
 #include "deviations_internal.h"
 
 #include <stdlib.h>

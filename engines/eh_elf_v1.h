@@ -21,7 +21,7 @@
  * v1: deref has no context argument and cannot fail. The validator gives
  * it one: a thread-local pointer to the call in progress (the memory
  * reader and a "faulted" flag), set for the duration of the call. This is
- * the one piece of mutable non-local state in diff/, forced by the
+ * the one piece of mutable non-local state in engines/, forced by the
  * foreign ABI. A read that faults returns 0 and marks the call faulted;
  * the call's answer is then a memory fault, whatever the eh_elf returns.
  *
@@ -30,8 +30,8 @@
  * a region and places the stack there), and must survive a stray read
  * (validate.c calls it in a child process).
  */
-#ifndef CFISEM_DIFF_EH_ELF_V1_H
-#define CFISEM_DIFF_EH_ELF_V1_H
+#ifndef CFISEM_ENGINES_EH_ELF_V1_H
+#define CFISEM_ENGINES_EH_ELF_V1_H
 
 #include <stdbool.h>
 #include <stdint.h>

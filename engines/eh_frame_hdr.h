@@ -1,4 +1,4 @@
-/* validate_hdr.h — the linker's .eh_frame_hdr checked against the
+/* eh_frame_hdr.h — the linker's .eh_frame_hdr checked against the
  * .eh_frame it indexes (`cfisem validate FILE --hdr`, and `cfisem diff`).
  *
  * The table (LSB Core, ".eh_frame_hdr"): a version byte (1), the
@@ -20,8 +20,8 @@
  *     and none has none.
  * The bytes are read from the loaded image (the segment that holds the
  * section), as the unwinders read them. */
-#ifndef CFISEM_DIFF_VALIDATE_HDR_H
-#define CFISEM_DIFF_VALIDATE_HDR_H
+#ifndef CFISEM_ENGINES_EH_FRAME_HDR_H
+#define CFISEM_ENGINES_EH_FRAME_HDR_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
-/* libdwarf.c — see libdwarf.h.
+/* oracle_libdwarf.c — see oracle_libdwarf.h.
  *
  * libdwarf is always given a Dwarf_Error*: its default handler aborts.
  * Its error messages come from dwarf_errmsg_by_number, a fixed table. */
-#include "libdwarf.h"
+#include "oracle_libdwarf.h"
 #include "dwarf_object.h"
 #include "scan.h"
 

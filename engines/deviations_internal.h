@@ -5,10 +5,10 @@
  * predicate lives beside the library it describes (libunwind_deviations.c,
  * libdwarf_deviations.c, libdw_deviations.c, sframe_deviations.c); the
  * questions they all ask of a mismatch are in deviations_common.c. */
-#ifndef CFISEM_DIFF_DEVIATIONS_INTERNAL_H
-#define CFISEM_DIFF_DEVIATIONS_INTERNAL_H
+#ifndef CFISEM_ENGINES_DEVIATIONS_INTERNAL_H
+#define CFISEM_ENGINES_DEVIATIONS_INTERNAL_H
 
-#include "diff/deviations.h"
+#include "engines/deviations.h"
 
 /* ------------------------------------------------------------------ */
 /* Questions over a mismatch (deviations_common.c)                      */

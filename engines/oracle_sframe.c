@@ -1,5 +1,5 @@
-/* sframe_engine.c — see sframe_engine.h. */
-#include "sframe_engine.h"
+/* oracle_sframe.c — see oracle_sframe.h. */
+#include "oracle_sframe.h"
 
 #include <string.h>
 

@@ -33,8 +33,8 @@
  * (seed, k), the file's segments mapped, the run's fault ranges, and the
  * state's own fault range (an overlay: diff_overlay).
  */
-#ifndef CFISEM_DIFF_STATE_H
-#define CFISEM_DIFF_STATE_H
+#ifndef CFISEM_ENGINES_STATE_H
+#define CFISEM_ENGINES_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,7 +42,7 @@
 #include <stdio.h>
 
 #include "cfi/cfi.h"
-#include "diff/memory.h"
+#include "engines/memory.h"
 #include "semantics/sem.h"
 
 /* The default stack: registers that point into the stack get values in

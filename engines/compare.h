@@ -1,7 +1,7 @@
 /* compare.h — one engine's answer against the reference's, item by item,
  * and the verdict the harness counts.
  *
- * Items, in this order (diff/deviations.h's enum diff_item):
+ * Items, in this order (engines/deviations.h's enum diff_item):
  *   status  the error class (CFI_OK when unwound); when both fail with
  *           CFI_E_REG_UNKNOWN, also the register named by diag.reg. An
  *           answer of CFI_E_INTERNAL (cfisem is wrong) differs from
@@ -27,13 +27,13 @@
  *                   compiled) are never looked up in the table: any
  *                   difference of theirs is new.
  */
-#ifndef CFISEM_DIFF_COMPARE_H
-#define CFISEM_DIFF_COMPARE_H
+#ifndef CFISEM_ENGINES_COMPARE_H
+#define CFISEM_ENGINES_COMPARE_H
 
 #include <stdbool.h>
 
-#include "diff/deviations.h"
-#include "diff/engine.h"
+#include "engines/deviations.h"
+#include "engines/engine.h"
 
 enum diff_verdict {
     DIFF_VERDICT_AGREE,

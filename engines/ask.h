@@ -6,10 +6,10 @@
  * The engine is opened and asked in the child; the answer comes back
  * through a pipe with its texts copied, since they may point into a
  * library the parent never loaded. */
-#ifndef CFISEM_DIFF_ASK_H
-#define CFISEM_DIFF_ASK_H
+#ifndef CFISEM_ENGINES_ASK_H
+#define CFISEM_ENGINES_ASK_H
 
-#include "diff/engine.h"
+#include "engines/engine.h"
 
 enum diff_ask_end {
     DIFF_ASK_ANSWERED,     /* *answer holds the engine's answer */

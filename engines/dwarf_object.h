@@ -3,9 +3,9 @@
  * libdwarf fuzzing oracle give libdwarf only the bytes they choose, never
  * a file for its own ELF reader.
  *
- * cfi/ has its own copy of this plumbing: cfi/ may not use diff/. */
-#ifndef CFISEM_DIFF_DWARF_OBJECT_H
-#define CFISEM_DIFF_DWARF_OBJECT_H
+ * cfi/ has its own copy of this plumbing: cfi/ may not use engines/. */
+#ifndef CFISEM_ENGINES_DWARF_OBJECT_H
+#define CFISEM_ENGINES_DWARF_OBJECT_H
 
 #include <libdwarf.h>
 #include <stdbool.h>

@@ -1,5 +1,5 @@
-/* validate_hdr.c — see validate_hdr.h. */
-#include "validate_hdr.h"
+/* eh_frame_hdr.c — see eh_frame_hdr.h. */
+#include "eh_frame_hdr.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* libunwind.c — see libunwind.h. */
-#include "libunwind.h"
+/* oracle_libunwind.c — see oracle_libunwind.h. */
+#include "oracle_libunwind.h"
 #include "libunwind_access.h"
 #include "libunwind_model.h"
 #include "scan.h"

@@ -1,6 +1,6 @@
 /* libunwind_access.h — the accessors of libunwind's remote API, over the
  * harness's memory model and a register file: the one set that the
- * libunwind adapter (diff/libunwind.c) and the fuzz oracle
+ * libunwind adapter (engines/oracle_libunwind.c) and the fuzz oracle
  * (fuzz/oracle_libunwind.c) give unw_create_addr_space.
  *
  * Every accessor's `arg` is a struct diff_libunwind_env. libunwind finds
@@ -16,8 +16,8 @@
  * env->lookup_pc; every later read gets the callee's rip, so that the
  * rules see the request's registers exactly.
  */
-#ifndef CFISEM_DIFF_LIBUNWIND_ACCESS_H
-#define CFISEM_DIFF_LIBUNWIND_ACCESS_H
+#ifndef CFISEM_ENGINES_LIBUNWIND_ACCESS_H
+#define CFISEM_ENGINES_LIBUNWIND_ACCESS_H
 
 #ifndef UNW_REMOTE_ONLY
 #define UNW_REMOTE_ONLY
