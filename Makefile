@@ -28,7 +28,7 @@ CC       ?= cc
 BUILD    ?= build
 SANITIZE ?=
 
-LIB_MODULES := $(foreach m,trace fuzz diff validate engines compile runtime interp synth semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
+LIB_MODULES := $(foreach m,trace fuzz diff validate engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L

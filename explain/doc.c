@@ -1,11 +1,11 @@
-/* explain_doc.c — the five sections of an explanation, as headings, lines
+/* doc.c — the five sections of an explanation, as headings, lines
  * and tables for a renderer (every format but json). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain.h"
+#include "explain/explain.h"
 
 static void linef(struct ex_renderer *r, const char *format, ...)
 {

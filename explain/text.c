@@ -1,4 +1,4 @@
-/* explain_text.c — the texts of an explanation (cells of the document,
+/* text.c — the texts of an explanation (cells of the document,
  * strings of the JSON): instructions in the style of `readelf -wf`,
  * effects in the notation of semantics/translate.c, origins, stacks. */
 #include <inttypes.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain.h"
+#include "explain/explain.h"
 
 /* A growing string written through a FILE (the printers of semantics/
  * write to one). */
@@ -315,6 +315,16 @@ char *ex_read_text(const struct ex_read *read)
 /* The result, as `cfisem unwind` prints it                             */
 /* ------------------------------------------------------------------ */
 
+/* Where the error was found, as cli_print_error_position prints it. */
+static void print_error_position(FILE *out, const struct cfi_diag *diag)
+{
+    if (diag->offset == CFI_NO_OFFSET)
+        return;
+    fprintf(out, " at %s offset 0x%" PRIx64,
+            cfi_diag_in_expression(diag) ? "expression" : "section",
+            diag->offset);
+}
+
 static void print_error(FILE *out, const struct cfi_frame *frame)
 {
     char name[16];
@@ -324,7 +334,7 @@ static void print_error(FILE *out, const struct cfi_frame *frame)
     if (frame->diag.reg >= 0)
         fprintf(out, " (%s)", cfi_reg_label((unsigned)frame->diag.reg, name,
                                             sizeof name));
-    cli_print_error_position(out, &frame->diag);
+    print_error_position(out, &frame->diag);
     fputc('\n', out);
 }
 

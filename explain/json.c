@@ -1,4 +1,4 @@
-/* explain_json.c — an explanation as one JSON object. Schema (addresses
+/* json.c — an explanation as one JSON object. Schema (addresses
  * and values are "0x..." strings, offsets numbers):
  *
  * {"file": PATH, "pc": A, "caller_frame": BOOL, "lookup_pc": A,
@@ -20,8 +20,9 @@
  *
  * COLUMN is "cfa" or a register name; RULE is in translate.c's notation;
  * IL_ROW and "data" (a CFA or register rule) are as `cfisem il --format
- * json` writes them (sem_print_range_json); FRAME is what `cfisem unwind
- * --engine il --json` prints (cli_frame_json);
+ * json` writes them (sem_print_range_json); FRAME is what the caller's
+ * writer prints (ex_json's `frame`: for `cfisem explain`, what `cfisem
+ * unwind --engine il --json` prints);
  * VALUE is {"rule", "address": A | null, "reads": [READ], "ops": [OP],
  * "status": NAME, "value": A | "undefined" | "unknown" | null, "data"};
  * READ is {"address", "size", "source", "value": A | null}; OP is
@@ -30,13 +31,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/engines.h"
-#include "diff/report.h"
-#include "explain.h"
+#include "explain/explain.h"
 
+/* A quoted, escaped string; null for NULL (as engines/print.h's
+ * diff_json_string, which explain/ may not use). */
 static void json_string(FILE *out, const char *s)
 {
-    diff_json_string(out, s);
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
 }
 
 /* Prints the malloc'd string and frees it. */
@@ -304,21 +318,8 @@ static void evaluation(const struct explanation *e, FILE *out)
     fputs("]}", out);
 }
 
-/* The result as data: what `cfisem unwind --engine il --json` prints.
- * The IL evaluator speaks for the CFA and every register. */
-static void frame(const struct explanation *e, FILE *out)
-{
-    struct diff_answer answer;
-    memset(&answer, 0, sizeof answer);
-    answer.frame = e->frame;
-    answer.comparable = answer.cfa_comparable = true;
-    answer.signal_comparable = true;
-    for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-        answer.reg_comparable[reg] = true;
-    cli_frame_json(out, diff_engine_name(DIFF_ENGINE_il), e->pc, &answer);
-}
-
-static void result(const struct explanation *e, FILE *out)
+static void result(const struct explanation *e, FILE *out,
+                   ex_frame_json_fn *frame)
 {
     fprintf(out, ",\n \"result\": {\"status\": \"%s\", \"message\": ",
             cfi_status_name(e->frame.status));
@@ -330,13 +331,13 @@ static void result(const struct explanation *e, FILE *out)
         fputs("null", out);
     fputs(", \"frame\": ", out);
     if (e->state->has_regs)
-        frame(e, out);
+        frame(out, e);
     else
         fputs("null", out);
     fputs("}", out);
 }
 
-void ex_json(const struct explanation *e, FILE *out)
+void ex_json(const struct explanation *e, FILE *out, ex_frame_json_fn *frame)
 {
     fputs("{\"file\": ", out);
     json_string(out, e->path);
@@ -350,6 +351,6 @@ void ex_json(const struct explanation *e, FILE *out)
     rows(e, out);
     row(e, out);
     evaluation(e, out);
-    result(e, out);
+    result(e, out, frame);
     fputs("}\n", out);
 }

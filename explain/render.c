@@ -1,11 +1,11 @@
-/* explain_render.c — printing a document of headings, lines, tables and
+/* render.c — printing a document of headings, lines, tables and
  * preformatted text as text (aligned, colour on request), markdown, or a
  * LaTeX fragment. A table is kept until its end, so that text can align
  * its columns. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain.h"
+#include "explain/explain.h"
 
 #define MAX_COLUMNS 8
 

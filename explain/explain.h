@@ -1,18 +1,43 @@
-/* explain.h — what the files of `cfisem explain` share (cli/ only).
+/* explain.h — the explain module's public header: the derivation of one
+ * frame (the model) and its renderers, for `cfisem explain` (cli/).
  *
- * explain.c runs the question through semantics/ with a trace sink and
- * keeps what the sink was told (struct explanation); explain_doc.c turns
- * that into sections of headings, lines and tables; explain_render.c
- * prints those in text, markdown, latex or html; explain_json.c prints the
- * explanation as one JSON object. Nothing here computes CFI: every rule,
- * row and value comes from an event of the trace. */
-#ifndef CFISEM_CLI_EXPLAIN_H
-#define CFISEM_CLI_EXPLAIN_H
+ * model.c runs the question through semantics/ with a trace sink and
+ * keeps what the sink was told (struct explanation); it calls no
+ * renderer. doc.c turns an explanation into sections of headings, lines
+ * and tables; render.c prints those in text, markdown, latex or html;
+ * html.c lays out the html page; json.c prints the explanation as one
+ * JSON object; text.c holds the texts they share. Nothing here computes
+ * CFI: every rule, row and value comes from an event of the trace. */
+#ifndef CFISEM_EXPLAIN_EXPLAIN_H
+#define CFISEM_EXPLAIN_EXPLAIN_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "cfi/cfi.h"
 #include "semantics/sem.h"
+
+/* ------------------------------------------------------------------ */
+/* The question                                                         */
+/* ------------------------------------------------------------------ */
+
+/* The state the frame is unwound in: the callee's registers (has_regs:
+ * given on the command line), and what tells the parts of the memory
+ * model apart in the reads the evaluation makes (engines/memory.h's
+ * order): the faulting ranges, the dump. */
+#define EX_MAX_FAULTS 16
+struct ex_fault {
+    uint64_t begin, end;
+};
+struct ex_state {
+    struct cfi_regs callee;
+    bool has_regs;
+    bool has_dump;
+    uint64_t dump_addr, dump_len;
+    struct ex_fault faults[EX_MAX_FAULTS];
+    size_t nfaults;
+};
 
 /* ------------------------------------------------------------------ */
 /* What the trace said                                                  */
@@ -99,7 +124,7 @@ struct explanation {
     uint64_t pc;
     bool caller;
     uint64_t lookup_pc;
-    struct cli_state *state;
+    const struct ex_state *state;
 
     struct ex_insn *insns;
     size_t ninsns, insns_capacity;
@@ -124,6 +149,13 @@ struct explanation {
     struct cfi_frame frame;
     bool out_of_memory;
 };
+
+/* Runs the question of *e (path, file, pc, caller, state set, the rest
+ * zero) through semantics/ with `memory`, keeping the trace in *e. */
+void ex_explain(struct explanation *e, struct cfi_memory memory,
+                struct sem_arena *arena);
+/* Frees what ex_explain allocated in *e (not e itself). */
+void ex_explanation_free(struct explanation *e);
 
 /* ------------------------------------------------------------------ */
 /* Documents: what every format but json prints                          */
@@ -175,8 +207,11 @@ void ex_document(const struct explanation *e, struct ex_renderer *r);
 /* s with < > & " escaped for HTML. */
 void ex_put_html(FILE *out, const char *s);
 
-/* The explanation as JSON (the schema is in explain_json.c). */
-void ex_json(const struct explanation *e, FILE *out);
+/* The explanation as JSON (the schema is in json.c). Its "frame" member
+ * (not null when the state has registers) is what `frame` writes: the
+ * command's own JSON for a frame. */
+typedef void ex_frame_json_fn(FILE *out, const struct explanation *e);
+void ex_json(const struct explanation *e, FILE *out, ex_frame_json_fn *frame);
 
 /* ------------------------------------------------------------------ */
 /* Texts shared by the document and JSON                                */

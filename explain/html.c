@@ -1,4 +1,4 @@
-/* explain_html.c — --format html: one self-contained page (inline style
+/* html.c — --format html: one self-contained page (inline style
  * and script, nothing fetched). The program is beside the table of rows
  * it builds; each cell of the table names the instruction that set it
  * (data-origin), and pointing at either lights up the other. The script
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain.h"
+#include "explain/explain.h"
 
 static const char style[] =
     "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
