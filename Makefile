@@ -28,6 +28,10 @@ CC       ?= cc
 BUILD    ?= build
 SANITIZE ?=
 
+# The modules, a user before what it uses (the link order). The layers,
+# from the top: cli; trace, fuzz, bench; diff, validate; engines;
+# compile, runtime, synth, explain; semantics, interp, sframe, gen; cfi.
+# A module uses only the layers below its own (tests/layering.py).
 LIB_MODULES := $(foreach m,trace fuzz diff validate engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -310,6 +314,8 @@ check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS
 	done; \
 	echo "== tests/help_man_readme_completion_agree.py"; \
 	tests/help_man_readme_completion_agree.py $(BUILD)/cfisem . || status=1; \
+	echo "== tests/layering.py"; \
+	tests/layering.py . $(BUILD) || status=1; \
 	exit $$status
 
 check-asan: eh-elfs workloads
