@@ -103,9 +103,9 @@ int cli_unwind_v1(const char *eh_elf, const char *abi_name,
     struct validate_v1_answer answer;
     struct cfi_diag diag;
     char detail[320];
-    enum cfi_status status = validate_v1_ask(local, abi, request->callee, lookup,
-                                         request->memory, &answer, &diag,
-                                         detail, sizeof detail);
+    enum cfi_status status = validate_v1_ask(local, abi, request->callee,
+                                             lookup, request->memory, &answer,
+                                             &diag, detail, sizeof detail);
     free(local);
     if (status != CFI_OK) {
         fprintf(stderr, "cfisem: %s: %s%s%s\n", eh_elf, diag.message,

@@ -245,7 +245,7 @@ int cli_validate(int argc, char **argv)
         trace_sites_free(&sites);
     }
     enum cfi_status status = validate_eh_elf(&o.config, o.path, o.eh_elf_path,
-                                           &v, &error);
+                                             &v, &error);
     free(pcs);
     if (progress.printed && progress.tty)
         fputc('\n', stderr);

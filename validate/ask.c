@@ -59,8 +59,9 @@ static _Noreturn void ask_child(const char *path, enum validate_abi abi,
     alarm(ASK_SECONDS);
     struct diff_v1 *v1;
     struct cfi_diag diag;
-    if (diff_v1_open(path, abi == VALIDATE_ABI_V1 ? DIFF_V1_DEREF : DIFF_V1_DIRECT,
-                     &v1, &diag) != CFI_OK) {
+    enum diff_v1_variant variant =
+        abi == VALIDATE_ABI_V1 ? DIFF_V1_DEREF : DIFF_V1_DIRECT;
+    if (diff_v1_open(path, variant, &v1, &diag) != CFI_OK) {
         const char *why = diag.status == CFI_E_IO ? dlerror() : NULL;
         snprintf(shared->error, sizeof shared->error, "%s%s%s", diag.message,
                  why ? ": " : "", why ? why : "");
@@ -91,8 +92,8 @@ static void read_text(int fd, char *text, size_t size)
 static enum cfi_status run_ask(const char *path, enum validate_abi abi,
                                const struct cfi_regs *callee, uint64_t pc,
                                struct cfi_memory memory, struct ask_shared *shared,
-                               struct validate_v1_answer *answer, struct cfi_diag *diag,
-                               char *detail, size_t size)
+                               struct validate_v1_answer *answer,
+                               struct cfi_diag *diag, char *detail, size_t size)
 {
     FILE *text = tmpfile();
     if (!text)
@@ -123,16 +124,19 @@ static enum cfi_status run_ask(const char *path, enum validate_abi abi,
     return result;
 }
 
-enum cfi_status validate_v1_ask(const char *eh_elf_path, enum validate_abi abi,
-                            const struct cfi_regs *callee, uint64_t lookup_pc,
-                            struct cfi_memory memory,
-                            struct validate_v1_answer *answer,
-                            struct cfi_diag *diag, char *detail, size_t size)
+enum cfi_status validate_v1_ask(const char *eh_elf_path,
+                                enum validate_abi abi,
+                                const struct cfi_regs *callee,
+                                uint64_t lookup_pc, struct cfi_memory memory,
+                                struct validate_v1_answer *answer,
+                                struct cfi_diag *diag, char *detail,
+                                size_t size)
 {
     memset(answer, 0, sizeof *answer);
     detail[0] = 0;
     uint8_t *region = NULL;
-    if (abi == VALIDATE_ABI_V1_DIRECT && !(region = map_stack(callee, memory))) {
+    if (abi == VALIDATE_ABI_V1_DIRECT &&
+        !(region = map_stack(callee, memory))) {
         snprintf(detail, size, "the stack around rsp cannot be mapped at its "
                  "own addresses here");
         return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,

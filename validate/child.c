@@ -389,7 +389,8 @@ static void judge_slot(struct validator *v, const struct batch *b,
     enum cfi_status got_status = crash.crashed
                                      ? CFI_E_UNSUPPORTED
                                      : (enum cfi_status)raw->got_status;
-    enum validate_wrong_class c = validate_class(kind, expected_status, got_status);
+    enum validate_wrong_class c =
+        validate_class(kind, expected_status, got_status);
     bool better = verdict->wrong == 0 ||
                   (verdict->wrong_class == VALIDATE_WRONG_UNSUPPORTED &&
                    c != VALIDATE_WRONG_UNSUPPORTED);

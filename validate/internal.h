@@ -109,8 +109,8 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
 uint32_t validate_kind(const struct diff_outcome *outcome, bool crashed);
 /* The class of a wrong question. */
 enum validate_wrong_class validate_class(uint32_t kind,
-                                     enum cfi_status expected_status,
-                                     enum cfi_status got_status);
+                                         enum cfi_status expected_status,
+                                         enum cfi_status got_status);
 void validate_progress(struct validator *v, uint64_t done);
 
 /* ---- validate/child.c ---- */

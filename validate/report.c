@@ -116,7 +116,8 @@ static void print_range(FILE *out, const struct validate_result *v,
     fprintf(out, "    first at 0x%" PRIx64 ", state %u (%s)", r->begin,
             r->state.index, diff_state_kind_name(r->state.kind));
     if (r->crashed)
-        fprintf(out, ": the call crashed (%s)\n", validate_crash_text(r->signal));
+        fprintf(out, ": the call crashed (%s)\n",
+                validate_crash_text(r->signal));
     else
         fputs(":\n", out);
     if (r->crash_text)
@@ -343,8 +344,8 @@ static void json_hint(FILE *out, const struct validate_result *v)
         return;
     }
     fprintf(out, "{\"abi\": \"%s\", \"addresses\": %" PRIu64
-            ", \"wrong_addresses\": %" PRIu64 "}", validate_abi_name(v->hint_abi),
-            v->hint_addresses, v->hint_wrong);
+            ", \"wrong_addresses\": %" PRIu64 "}",
+            validate_abi_name(v->hint_abi), v->hint_addresses, v->hint_wrong);
 }
 
 void validate_result_json(FILE *out, const struct validate_result *v)
@@ -358,7 +359,8 @@ void validate_result_json(FILE *out, const struct validate_result *v)
             ", \"gap_addresses\": %" PRIu64 ", \"requests\": %" PRIu64
             ", \"wrong_addresses\": %" PRIu64 ", \"wrong_requests\": %" PRIu64
             ", \"crashes\": %" PRIu64 ", \"allow_unsupported\": %s"
-            ", \"failed\": %s,\n\"reference\": {", validate_abi_name(v->config.abi),
+            ", \"failed\": %s,\n\"reference\": {",
+            validate_abi_name(v->config.abi),
             v->config.nstates, v->config.seed, v->seconds, v->nfdes,
             v->addresses, v->gap_addresses, v->requests, v->wrong_addresses,
             v->wrong_requests, v->crashes,

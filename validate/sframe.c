@@ -86,7 +86,8 @@ static void wrong_at(struct run *r, const struct cfi_fde *fde,
     if (v->kept_wrong == VALIDATE_SFRAME_KEPT)
         return;
     open = r->open = &v->wrong[v->kept_wrong++];
-    *open = (struct validate_sframe_wrong){pc, pc + 1, item, fde, sfde, k, *e, *g};
+    *open = (struct validate_sframe_wrong){pc, pc + 1, item, fde, sfde, k,
+                                           *e, *g};
 }
 
 /* Every state at pc; the first difference makes the address wrong. */
@@ -279,9 +280,9 @@ static void check_alone(struct run *r)
 }
 
 enum cfi_status validate_sframe_check(const struct cfi_file *file,
-                                     const struct sframe_table *table,
-                                     unsigned nstates, uint64_t seed,
-                                     struct validate_sframe_result *v)
+                                      const struct sframe_table *table,
+                                      unsigned nstates, uint64_t seed,
+                                      struct validate_sframe_result *v)
 {
     memset(v, 0, sizeof *v);
     v->table = table;
@@ -405,7 +406,7 @@ static void print_lists(FILE *out, const struct validate_sframe_result *v,
 }
 
 void validate_sframe_text(FILE *out, const char *path,
-                      const struct validate_sframe_result *v, size_t show)
+                          const struct validate_sframe_result *v, size_t show)
 {
     char version[32] = "an empty .sframe";
     if (v->table->version)

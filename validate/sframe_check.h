@@ -1,4 +1,4 @@
-/* validate/sframe_check.h — a file's own .sframe checked against its .eh_frame
+/* sframe_check.h — a file's own .sframe checked against its .eh_frame
  * (`cfisem validate FILE --sframe`). gas derives both from the same
  * .cfi_* directives, whichever section they go to: the DWARF FDEs are
  * those of .eh_frame, and those of .debug_frame where .eh_frame has none.
@@ -37,7 +37,12 @@
 
 #define VALIDATE_SFRAME_KEPT 200
 
-enum validate_sframe_item { VALIDATE_SF_STATUS, VALIDATE_SF_CFA, VALIDATE_SF_RBP, VALIDATE_SF_RIP };
+enum validate_sframe_item {
+    VALIDATE_SF_STATUS,
+    VALIDATE_SF_CFA,
+    VALIDATE_SF_RBP,
+    VALIDATE_SF_RIP
+};
 
 struct validate_sframe_wrong {
     uint64_t begin, end;             /* the wrong addresses */
@@ -71,15 +76,15 @@ struct validate_sframe_result {
 /* Fills *v (allocated by the caller) for `file` and its SFrame `table`.
  * CFI_OK, or CFI_E_NOMEM. */
 enum cfi_status validate_sframe_check(const struct cfi_file *file,
-                                     const struct sframe_table *table,
-                                     unsigned nstates, uint64_t seed,
-                                     struct validate_sframe_result *v);
+                                      const struct sframe_table *table,
+                                      unsigned nstates, uint64_t seed,
+                                      struct validate_sframe_result *v);
 
 /* Problems: wrong ranges, range problems, addresses SFrame covers alone. */
 uint64_t validate_sframe_problems(const struct validate_sframe_result *v);
 
 /* The result as text, up to `show` entries of each list. */
 void validate_sframe_text(FILE *out, const char *path,
-                      const struct validate_sframe_result *v, size_t show);
+                          const struct validate_sframe_result *v, size_t show);
 
 #endif

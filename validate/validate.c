@@ -259,8 +259,8 @@ uint32_t validate_kind(const struct diff_outcome *outcome, bool crashed)
 }
 
 enum validate_wrong_class validate_class(uint32_t kind,
-                                     enum cfi_status expected_status,
-                                     enum cfi_status got_status)
+                                         enum cfi_status expected_status,
+                                         enum cfi_status got_status)
 {
     if (kind & VALIDATE_KIND_CRASH)
         return VALIDATE_WRONG_CRASH;
@@ -601,9 +601,9 @@ static enum cfi_status check_stamp(const char *path, const char *eh_elf_path,
 }
 
 enum cfi_status validate_eh_elf(const struct validate_config *config,
-                              const char *path, const char *eh_elf_path,
-                              struct validate_result **result,
-                              struct validate_error *error)
+                                const char *path, const char *eh_elf_path,
+                                struct validate_result **result,
+                                struct validate_error *error)
 {
     enum cfi_status stamp = check_stamp(path, eh_elf_path, error);
     if (stamp != CFI_OK)

@@ -67,7 +67,11 @@
 #include "engines/engines.h"
 #include "validate/sframe_check.h"
 
-enum validate_abi { VALIDATE_ABI_FULL, VALIDATE_ABI_V1, VALIDATE_ABI_V1_DIRECT };
+enum validate_abi {
+    VALIDATE_ABI_FULL,
+    VALIDATE_ABI_V1,
+    VALIDATE_ABI_V1_DIRECT
+};
 
 /* "full", "v1", "v1-direct"; parse returns false for anything else. */
 const char *validate_abi_name(enum validate_abi abi);
@@ -96,7 +100,7 @@ void validate_config_default(struct validate_config *config);
 enum {
     VALIDATE_KIND_STATUS = 1u << 0,
     VALIDATE_KIND_CFA = 1u << 1,
-    VALIDATE_KIND_REG0 = 1u << 2,          /* reg r: VALIDATE_KIND_REG0 << r, r < 17 */
+    VALIDATE_KIND_REG0 = 1u << 2,  /* reg r: VALIDATE_KIND_REG0 << r, r < 17 */
     VALIDATE_KIND_CRASH = 1u << 20,
 };
 
@@ -115,7 +119,8 @@ struct validate_wrong_range {
     uint64_t fde_offset, fde_begin, fde_end;
     uint64_t begin, end;         /* lookup PCs [begin, end) */
     uint32_t kind;               /* VALIDATE_KIND_* */
-    enum cfi_status expected_status, got_status;  /* with VALIDATE_KIND_STATUS */
+    /* with VALIDATE_KIND_STATUS */
+    enum cfi_status expected_status, got_status;
     uint64_t wrong_requests;     /* (address, state) pairs wrong */
     /* The first wrong question. */
     struct diff_state state;
@@ -186,9 +191,9 @@ struct validate_error {
  * CFI_E_NOMEM. The eh_elf is first loaded in a child process: a
  * constructor that crashes is an error, not a crash. */
 enum cfi_status validate_eh_elf(const struct validate_config *config,
-                              const char *path, const char *eh_elf_path,
-                              struct validate_result **result,
-                              struct validate_error *error);
+                                const char *path, const char *eh_elf_path,
+                                struct validate_result **result,
+                                struct validate_error *error);
 void validate_result_free(struct validate_result *validation);
 
 /* One question asked of a v1 eh_elf (abi v1 or v1-direct) as validate
@@ -206,11 +211,13 @@ struct validate_v1_answer {
     int signal;
     char text[400];              /* a crash: the first lines of its stderr */
 };
-enum cfi_status validate_v1_ask(const char *eh_elf_path, enum validate_abi abi,
-                            const struct cfi_regs *callee, uint64_t lookup_pc,
-                            struct cfi_memory memory,
-                            struct validate_v1_answer *answer,
-                            struct cfi_diag *diag, char *detail, size_t size);
+enum cfi_status validate_v1_ask(const char *eh_elf_path,
+                                enum validate_abi abi,
+                                const struct cfi_regs *callee,
+                                uint64_t lookup_pc, struct cfi_memory memory,
+                                struct validate_v1_answer *answer,
+                                struct cfi_diag *diag, char *detail,
+                                size_t size);
 
 void validate_result_text(FILE *out, const struct validate_result *v,
                           size_t show);
