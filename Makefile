@@ -28,7 +28,11 @@ CC       ?= cc
 BUILD    ?= build
 SANITIZE ?=
 
-LIB_MODULES := $(foreach m,trace fuzz diff compile runtime interp synth semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
+# The modules, a user before what it uses (the link order). The layers,
+# from the top: cli; trace, fuzz, bench; diff, validate; engines;
+# compile, runtime, synth, explain; semantics, interp, sframe, gen; cfi.
+# A module uses only the layers below its own (tests/layering.py).
+LIB_MODULES := $(foreach m,trace fuzz diff validate engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
@@ -44,7 +48,7 @@ SAN_LDFLAGS := -fsanitize=address,undefined
 LDFLAGS  += $(if $(filter 1,$(SANITIZE)),$(SAN_LDFLAGS))
 
 # elfutils' libdw and libdwarf export 34 dwarf_* names in common, and one
-# would bind the other's calls. So libdw is not linked: diff/ loads it at
+# would bind the other's calls. So libdw is not linked: engines/ loads it at
 # run time (dlopen, RTLD_LOCAL, with RTLD_DEEPBIND but under ASan, which
 # refuses it); only its headers are used here. And libdwarf is linked
 # statically: its names then stay out of the dynamic symbol table, where a
@@ -310,6 +314,8 @@ check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS
 	done; \
 	echo "== tests/help_man_readme_completion_agree.py"; \
 	tests/help_man_readme_completion_agree.py $(BUILD)/cfisem . || status=1; \
+	echo "== tests/layering.py"; \
+	tests/layering.py . $(BUILD) || status=1; \
 	exit $$status
 
 check-asan: eh-elfs workloads
@@ -368,7 +374,7 @@ HARNESS_SRCS   := $(wildcard fuzz/harness/fuzz_*.c)
 HARNESS_BINS   := $(patsubst fuzz/harness/%.c,$(BUILD)/harness/%,$(HARNESS_SRCS))
 HARNESS_DRIVER := $(BUILD)/obj/fuzz/harness/driver.o
 # Only the modules the harnesses use (libraries in link order).
-HARNESS_LIBS   := $(foreach m,fuzz diff compile interp semantics sframe cfi,$(filter %/lib$(m).a,$(LIBFILES)))
+HARNESS_LIBS   := $(foreach m,fuzz diff engines compile interp semantics sframe cfi,$(filter %/lib$(m).a,$(LIBFILES)))
 AFL_CC       ?= afl-clang-fast
 FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_HARNESS ?= cfi_bytes elf oracles

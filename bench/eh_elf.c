@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "compile/cg.h"
-#include "diff/libunwind.h"
-#include "diff/memory.h"
+#include "engines/oracle_libunwind.h"
+#include "engines/engines.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
 

@@ -18,8 +18,8 @@
 
 #include "bench/stats.h"
 
-#include "diff/libunwind.h"
-#include "diff/memory.h"
+#include "engines/oracle_libunwind.h"
+#include "engines/engines.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
 

@@ -1,5 +1,5 @@
 /* diff.c — `cfisem diff`: every engine against the IL evaluator, over the
- * PCs and states of diff/state.h, with the report of diff/report.h. */
+ * PCs and states of engines/state.h, with the report of diff/report.h. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "diff/batch.h"
 #include "diff/harness.h"
 #include "diff/report.h"
-#include "diff/validate_hdr.h"
+#include "engines/engines.h"
 #include "trace/trace.h"
 
 static const char usage[] =
@@ -169,9 +169,9 @@ static const char usage[] =
         "CFA, each register the engine speaks for (value, undefined or unknown, and\n"
         "the value), and the signal frame flag (cfi.h step 7; every engine but sframe\n"
         "speaks for it). This is the one definition of two answers agreeing\n"
-        "(diff_answer_agrees in diff/compare.h), used by the fuzz harnesses and the\n"
+        "(diff_answer_agrees in engines/compare.h), used by the fuzz harnesses and the\n"
         "agreement and compile suites too. Each differing item goes to the table of\n"
-        "known deviations of the outside engines (diff/deviations.c, with their\n"
+        "known deviations of the outside engines (engines/deviations.c, with their\n"
         "reasons; each entry's predicate is in the file of its engine,\n"
         "diff/<engine>_deviations.c); cfisem's own engines have none.\n"
         "\n"

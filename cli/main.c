@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "compile/cg.h"
 #include "compile/eh_elf.h"
-#include "diff/engine.h"
+#include "engines/engines.h"
 
 static const struct cli_command commands[] = {
     {"il", "print the intermediate language (rows) of a file's CFI", cli_il},

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "diff/memory.h"
+#include "engines/engines.h"
 
 bool cli_state_regs(struct cli_state *state, char *list)
 {

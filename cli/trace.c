@@ -66,7 +66,7 @@ static const char usage[] =
         "(direct, indirect, through the PLT) the return address the call pushed, the\n"
         "CFA (rsp just before the call) and rbx, rbp, r12-r15 as they were. At each\n"
         "stop the innermost frame is unwound by each engine asked (il, interp,\n"
-        "compiled: by default all three, through diff/engine.h) from the real\n"
+        "compiled: by default all three, through engines/engine.h) from the real\n"
         "registers and the real memory (process_vm_readv; a fault is a real fault),\n"
         "and compared with the truth: the CFA, the caller's rip, and each\n"
         "callee-saved register.\n"

@@ -5,10 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "diff/ask.h"
-#include "diff/engine.h"
+#include "engines/engines.h"
 #include "diff/harness.h"
-#include "diff/memory.h"
 #include "diff/report.h"
 
 static const char usage[] =

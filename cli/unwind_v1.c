@@ -10,10 +10,10 @@
 
 #include "cli.h"
 #include "compile/cg.h"
-#include "diff/validate.h"
+#include "validate/validate.h"
 
 /* "0x..", or what a clear flag means. */
-static const char *field_text(const struct diff_v1_answer *a, uint8_t flag,
+static const char *field_text(const struct validate_v1_answer *a, uint8_t flag,
                               uintptr_t value, const char *clear, char *buf,
                               size_t size)
 {
@@ -23,7 +23,7 @@ static const char *field_text(const struct diff_v1_answer *a, uint8_t flag,
     return buf;
 }
 
-static const char *error_text(const struct diff_v1_answer *a)
+static const char *error_text(const struct validate_v1_answer *a)
 {
     if (a->crashed)
         return "the call crashed";
@@ -34,13 +34,13 @@ static const char *error_text(const struct diff_v1_answer *a)
     return NULL;
 }
 
-static void print_v1_text(const struct diff_v1_answer *a)
+static void print_v1_text(const struct validate_v1_answer *a)
 {
     const char *error = error_text(a);
     if (error) {
         printf("error: %s", error);
         if (a->crashed)
-            printf(" (%s)", diff_crash_text(a->signal));
+            printf(" (%s)", validate_crash_text(a->signal));
         printf("\n");
         if (a->text[0])
             printf("the eh_elf wrote on stderr:\n%s\n", a->text);
@@ -65,7 +65,7 @@ static void print_v1_text(const struct diff_v1_answer *a)
 }
 
 static void print_v1_json(const char *abi, uint64_t pc,
-                          const struct diff_v1_answer *a)
+                          const struct validate_v1_answer *a)
 {
     const char *error = error_text(a);
     printf("{\"engine\": \"compiled\", \"abi\": \"%s\", \"pc\": \"0x%" PRIx64
@@ -73,7 +73,7 @@ static void print_v1_json(const char *abi, uint64_t pc,
     if (error) {
         printf("\"cfa\": null, \"error\": \"%s\", \"signal\": %s%s%s, "
                "\"regs\": {}}\n", error, a->crashed ? "\"" : "",
-               a->crashed ? diff_crash_text(a->signal) : "null",
+               a->crashed ? validate_crash_text(a->signal) : "null",
                a->crashed ? "\"" : "");
         return;
     }
@@ -92,20 +92,20 @@ static void print_v1_json(const char *abi, uint64_t pc,
 int cli_unwind_v1(const char *eh_elf, const char *abi_name,
                   const struct cfi_request *request, bool json)
 {
-    enum diff_abi abi = DIFF_ABI_V1;
-    diff_abi_parse(abi_name, &abi);
+    enum validate_abi abi = VALIDATE_ABI_V1;
+    validate_abi_parse(abi_name, &abi);
     size_t len = strlen(eh_elf);
     char *local = malloc(len + 3);   /* dlopen searches a bare name */
     if (!local)
         return CLI_BAD_INPUT;
     snprintf(local, len + 3, "%s%s", strchr(eh_elf, '/') ? "" : "./", eh_elf);
     uint64_t lookup = cfi_lookup_pc(request->pc, request->caller_frame);
-    struct diff_v1_answer answer;
+    struct validate_v1_answer answer;
     struct cfi_diag diag;
     char detail[320];
-    enum cfi_status status = diff_v1_ask(local, abi, request->callee, lookup,
-                                         request->memory, &answer, &diag,
-                                         detail, sizeof detail);
+    enum cfi_status status = validate_v1_ask(local, abi, request->callee,
+                                             lookup, request->memory, &answer,
+                                             &diag, detail, sizeof detail);
     free(local);
     if (status != CFI_OK) {
         fprintf(stderr, "cfisem: %s: %s%s%s\n", eh_elf, diag.message,
@@ -113,7 +113,7 @@ int cli_unwind_v1(const char *eh_elf, const char *abi_name,
         return CLI_BAD_INPUT;
     }
     if (json)
-        print_v1_json(diff_abi_name(abi), request->pc, &answer);
+        print_v1_json(validate_abi_name(abi), request->pc, &answer);
     else
         print_v1_text(&answer);
     return error_text(&answer) ? CLI_NO_UNWIND : CLI_OK;

@@ -1,5 +1,5 @@
 /* validate.c — `cfisem validate`: an eh_elf against the IL evaluator at
- * every address of every FDE (diff/validate.h). */
+ * every address of every FDE (validate/validate.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "diff/validate.h"
+#include "validate/validate.h"
 #include "trace/trace.h"
 
 static const char usage[] =
@@ -186,7 +186,7 @@ static const char usage[] =
     "run).\n";
 
 struct options {
-    struct diff_validate_config config;
+    struct validate_config config;
     const char *path;
     const char *eh_elf_path;
     const char *json_path;
@@ -199,7 +199,7 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
 {
     uint64_t n;
     if (!strcmp(arg, "--abi")) {
-        if (!diff_abi_parse(value, &o->config.abi))
+        if (!validate_abi_parse(value, &o->config.abi))
             return cli_usage_error("validate", "unknown ABI", value);
     } else if (!strcmp(arg, "--states")) {
         if (!cli_parse_u64(value, &n) || n < 1 || n > 1024)
@@ -285,16 +285,16 @@ static void show_progress(void *env, uint64_t done, uint64_t total,
     fflush(stderr);
 }
 
-static int report(const struct options *o, const struct diff_validation *v)
+static int report(const struct options *o, const struct validate_result *v)
 {
-    diff_validation_text(stdout, v, o->show);
+    validate_result_text(stdout, v, o->show);
     fflush(stdout);
-    int result = diff_validation_failed(v) ? CLI_MISMATCH : CLI_OK;
+    int result = validate_result_failed(v) ? CLI_MISMATCH : CLI_OK;
     if (!o->json_path)
         return result;
     FILE *out = fopen(o->json_path, "w");
     if (out)
-        diff_validation_json(out, v);
+        validate_result_json(out, v);
     if (!out || fclose(out) != 0) {
         fprintf(stderr, "cfisem validate: %s: cannot write the JSON file\n",
                 o->json_path);
@@ -304,7 +304,7 @@ static int report(const struct options *o, const struct diff_validation *v)
 }
 
 /* One line: the file, what is wrong, and dlerror()'s text if any. */
-static void report_error(const char *path, const struct diff_validate_error *e)
+static void report_error(const char *path, const struct validate_error *e)
 {
     const char *message = e->diag.message ? e->diag.message
                                           : cfi_status_text(e->diag.status);
@@ -327,7 +327,7 @@ int cli_validate(int argc, char **argv)
     if (cli_validate_wants_table(argc, argv))
         return cli_validate_table(argc, argv);
     struct options o = {.show = 20};
-    diff_validate_config_default(&o.config);
+    validate_config_default(&o.config);
     o.config.keep = 1000;
     int result = parse_options(argc, argv, &o);
     if (result == CLI_OK)
@@ -338,8 +338,8 @@ int cli_validate(int argc, char **argv)
                                     0};
     o.config.progress = show_progress;
     o.config.progress_env = &progress;
-    struct diff_validation *v;
-    struct diff_validate_error error;
+    struct validate_result *v;
+    struct validate_error error;
     struct trace_sites sites = {NULL, 0, 0};
     uint64_t *pcs = NULL;
     if (o.stapsdt_pcs) {
@@ -355,8 +355,8 @@ int cli_validate(int argc, char **argv)
         o.config.nonly_pcs = pcs ? sites.n : 0;
         trace_sites_free(&sites);
     }
-    enum cfi_status status = diff_validate(&o.config, o.path, o.eh_elf_path,
-                                           &v, &error);
+    enum cfi_status status = validate_eh_elf(&o.config, o.path, o.eh_elf_path,
+                                             &v, &error);
     free(pcs);
     if (progress.printed && progress.tty)
         fputc('\n', stderr);
@@ -365,6 +365,6 @@ int cli_validate(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     result = report(&o, v);
-    diff_validation_free(v);
+    validate_result_free(v);
     return result;
 }

@@ -1,13 +1,13 @@
 /* validate_table.c — `cfisem validate FILE --hdr` and `--sframe`: the
  * compact tables a file carries beside its .eh_frame, checked against it
- * (diff/validate_hdr.h, diff/validate_sframe.h). */
+ * (engines/eh_frame_hdr.h, validate/sframe_check.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "diff/validate_hdr.h"
-#include "diff/validate_sframe.h"
+#include "engines/engines.h"
+#include "validate/validate.h"
 #include "sframe/sframe.h"
 
 static const char synopsis[] =
@@ -143,7 +143,7 @@ static int parse(int argc, char **argv, struct options *o)
     return CLI_OK;
 }
 
-static int validate_hdr(const struct options *o, const struct cfi_file *file)
+static int check_hdr(const struct options *o, const struct cfi_file *file)
 {
     struct diff_hdr_check *check = malloc(sizeof *check);
     if (!check || diff_hdr_check(file, check) != CFI_OK) {
@@ -157,7 +157,7 @@ static int validate_hdr(const struct options *o, const struct cfi_file *file)
     return result;
 }
 
-static int validate_sframe(const struct options *o, const struct cfi_file *file)
+static int check_sframe(const struct options *o, const struct cfi_file *file)
 {
     struct sframe_table *table = NULL;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
@@ -165,12 +165,12 @@ static int validate_sframe(const struct options *o, const struct cfi_file *file)
         cli_report_file_error(o->path, &diag);
         return CLI_BAD_INPUT;
     }
-    struct diff_sframe_validation *v = malloc(sizeof *v);
+    struct validate_sframe_result *v = malloc(sizeof *v);
     int result = CLI_BAD_INPUT;
-    if (v && diff_sframe_validate(file, table, o->nstates, o->seed, v) ==
+    if (v && validate_sframe_check(file, table, o->nstates, o->seed, v) ==
                  CFI_OK) {
-        diff_sframe_text(stdout, o->path, v, o->show);
-        result = diff_sframe_problems(v) ? CLI_MISMATCH : CLI_OK;
+        validate_sframe_text(stdout, o->path, v, o->show);
+        result = validate_sframe_problems(v) ? CLI_MISMATCH : CLI_OK;
     } else {
         fprintf(stderr, "cfisem: %s: out of memory\n", o->path);
     }
@@ -196,7 +196,7 @@ int cli_validate_table(int argc, char **argv)
         cli_report_file_error(o.path, &diag);
         return CLI_BAD_INPUT;
     }
-    result = o.hdr ? validate_hdr(&o, file) : validate_sframe(&o, file);
+    result = o.hdr ? check_hdr(&o, file) : check_sframe(&o, file);
     cfi_file_close(file);
     return result;
 }

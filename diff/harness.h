@@ -10,8 +10,8 @@
  * keeps its own counts and records; the results are merged in item order
  * afterwards. The result is therefore the same for any number of jobs.
  *
- * A request is one (PC, state) question (diff/state.h). For each request
- * and each engine the verdict (diff/compare.h) is counted:
+ * A request is one (PC, state) question (engines/state.h). For each request
+ * and each engine the verdict (engines/compare.h) is counted:
  *   compared        the engine answered the request (it did not say "not
  *                   comparable" and could answer): agree + differ +
  *                   known_deviation;
@@ -34,10 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diff/compare.h"
-#include "diff/engine.h"
-#include "diff/state.h"
-#include "diff/validate_hdr.h"
+#include "engines/engines.h"
 
 #define DIFF_CHUNK_FDES 32
 /* Bound on --fault ranges: `cfisem unwind` takes 16, one is the state's. */
@@ -137,7 +134,7 @@ struct diff_file_result {
     struct cfi_diag diag;        /* why it could not be loaded */
     size_t nfdes, nrows, nfailed_fdes;
     uint64_t requests;
-    /* .eh_frame_hdr against .eh_frame (diff/validate_hdr.h): the problems
+    /* .eh_frame_hdr against .eh_frame (engines/eh_frame_hdr.h): the problems
      * found, and the first one's kind when there are. */
     uint64_t hdr_problems;
     enum diff_hdr_problem_kind hdr_first;

@@ -5,7 +5,7 @@
  * reads the whole stream first and merges it only when the child ended
  * well, so that a crash never leaves half a file counted. */
 #include "harness_internal.h"
-#include "ask.h"
+#include "engines/engines.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -44,11 +44,12 @@
 #include <stdio.h>
 
 #include "diff/harness.h"
+#include "engines/engines.h"
 
 void diff_report_text(FILE *out, const struct diff_run *run, size_t show);
 void diff_report_json(FILE *out, const struct diff_run *run);
 
-/* One mismatch as the text report prints it (tests, validate). */
+/* One mismatch as the text report prints it (tests). */
 void diff_report_record(FILE *out, const struct diff_run *run,
                         const struct diff_record *record, size_t number);
 
@@ -56,33 +57,5 @@ void diff_report_record(FILE *out, const struct diff_run *run,
 void diff_report_reproducer(FILE *out, const struct diff_run *run,
                             const struct diff_record *record,
                             enum diff_engine_id engine);
-
-/* The differing items of an outcome: each new one on its own line
- * ("    cfa    expected 0x.., got 0x.."), then the ones a known deviation
- * explains, one line per deviation ("    known: ID: rax rdx"); validate
- * prints them too. */
-void diff_report_items(FILE *out, const struct diff_outcome *outcome,
-                       const struct cfi_frame *expected,
-                       const struct cfi_frame *got);
-
-/* JSON helpers shared with validate: the members of a state ("pc",
- * "caller_frame", "lookup_pc", "state", "state_kind", "mem_seed",
- * "fault", "regs", without braces); the items as an array; a quoted,
- * escaped string (null for NULL); a frame object. */
-void diff_json_state(FILE *out, const struct diff_state *state);
-void diff_json_items(FILE *out, const struct diff_outcome *outcome,
-                     const struct cfi_frame *expected,
-                     const struct cfi_frame *got);
-void diff_json_string(FILE *out, const char *text);
-void diff_json_frame(FILE *out, const struct cfi_frame *frame);
-
-/* "0x1f", "undefined", "unknown": register `reg` of a frame that
- * unwound; writes into buf (>= 24 bytes). */
-const char *diff_reg_text(const struct cfi_frame *frame, unsigned reg,
-                          char *buf, size_t size);
-/* "ok", or "memory (memory fault)", "reg_unknown (r12)": a frame's
- * status for people; writes into buf (>= 96 bytes). */
-const char *diff_status_text(const struct cfi_frame *frame, char *buf,
-                             size_t size);
 
 #endif

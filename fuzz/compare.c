@@ -6,8 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "diff/compare.h"
-#include "diff/memory.h"
+#include "engines/engines.h"
 
 bool fuzz_frames_agree(const struct cfi_frame *a, const struct cfi_frame *b)
 {

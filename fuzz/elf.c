@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "diff/memory.h"
+#include "engines/engines.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
 

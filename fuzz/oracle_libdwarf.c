@@ -23,7 +23,7 @@
 #include <libdwarf.h>
 #include <string.h>
 
-#include "diff/dwarf_object.h"
+#include "engines/dwarf_object.h"
 
 enum { MAX_CIES = 16, MAX_FDES = 64, TABLE_SIZE = 192 };
 

@@ -8,14 +8,14 @@
  * up to three unw_step calls from a register state derived from the PC.
  * The image never goes through cfi/: libunwind sees what our loader would
  * reject. The accessors are the libunwind adapter's
- * (diff/libunwind_access.h); only the search table is found here again,
+ * (engines/libunwind_access.h); only the search table is found here again,
  * from the raw program headers. */
 #include "internal.h"
 
 #include <elf.h>
 
-#include "diff/libunwind_access.h"
-#include "diff/memory.h"
+#include "engines/libunwind_access.h"
+#include "engines/engines.h"
 
 enum { MAX_PCS = 32, MAX_STEPS = 3, MAX_SEGMENTS = 16 };
 

@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff/compare.h"
-#include "diff/memory.h"
+#include "engines/engines.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
 #include "support.h"

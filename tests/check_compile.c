@@ -33,9 +33,8 @@
 
 #include "cfi/sha256.h"
 #include "compile/cg.h"
-#include "diff/compare.h"
+#include "engines/engines.h"
 #include "diff/json.h"
-#include "diff/memory.h"
 #include "semantics/sem.h"
 #include "support.h"
 

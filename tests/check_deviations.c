@@ -1,5 +1,5 @@
 /* check_deviations.c — every entry of the deviation table
- * (diff/deviations.c) on a minimal input where the library shows it.
+ * (engines/deviations.c) on a minimal input where the library shows it.
  *
  * Each test builds a small shared object from assembly (cc -shared
  * -nostdlib, .text at 0x1000, as the hand-written cases), unwinds one
@@ -16,13 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diff/compare.h"
-#include "diff/deviations.h"
-#include "diff/libdw.h"
-#include "diff/libdwarf.h"
-#include "diff/libunwind.h"
-#include "diff/memory.h"
-#include "diff/sframe_engine.h"
+#include "engines/engines.h"
+#include "engines/oracle_libdw.h"
+#include "engines/oracle_libdwarf.h"
+#include "engines/oracle_libunwind.h"
+#include "engines/oracle_sframe.h"
 #include "sframe/sframe.h"
 #include "semantics/sem.h"
 #include "support.h"

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "diff/json.h"
-#include "diff/memory.h"
+#include "engines/engines.h"
 #include "semantics/sem.h"
 #include "tests/support.h"
 

@@ -198,10 +198,10 @@ END_TEST
  * val_offset_sf: diff/findings), and what it stops at is named too. */
 START_TEST(test_adapter_scanners)
 {
-    char *text = source("diff/libdwarf.c");
+    char *text = source("engines/oracle_libdwarf.c");
     char *block = between(text, "static bool scan_operands(", "\n}\n");
     struct set got = {{false}};
-    case_labels(block, &got, "diff/libdwarf.c");
+    case_labels(block, &got, "engines/oracle_libdwarf.c");
     free(block);
     block = between(text, "static bool scan_program(", "\n}\n");
     /* The high-bit three: offset reads a LEB, advance_loc and restore
@@ -212,24 +212,24 @@ START_TEST(test_adapter_scanners)
         "GNU_negative_offset_extended", NULL};
     struct set want = expected(libdwarf_lacks, NULL);
     want.has[0x34] = true; /* METAWARE_info, which libdwarf reads */
-    assert_same("diff/libdwarf.c's scanner", &got, &want);
+    assert_same("engines/oracle_libdwarf.c's scanner", &got, &want);
     free(block);
     free(text);
 
-    text = source("diff/libunwind.c");
+    text = source("engines/oracle_libunwind.c");
     block = between(text, "static bool scan_operands(", "\n}\n");
     got = (struct set){{false}};
-    case_labels(block, &got, "diff/libunwind.c");
+    case_labels(block, &got, "engines/oracle_libunwind.c");
     ck_assert(strstr(block, "nop, remember/restore_state"));
     got.has[0x00] = got.has[0x0a] = got.has[0x0b] = true; /* its default */
     free(block);
     block = between(text, "static void scan_program(", "\n}\n");
-    case_labels(block, &got, "diff/libunwind.c");
+    case_labels(block, &got, "engines/oracle_libunwind.c");
     static const char *const libunwind_lacks[] = {"val_offset",
                                                   "val_offset_sf", NULL};
     want = expected(libunwind_lacks, NULL);
     want.has[0x1c] = want.has[0x3f] = true; /* lo_user, hi_user: it stops */
-    assert_same("diff/libunwind.c's scanner", &got, &want);
+    assert_same("engines/oracle_libunwind.c's scanner", &got, &want);
     free(block);
     free(text);
 }

@@ -6,7 +6,7 @@
  * as a caller frame whose return address is that address + 1), each
  * adapter's answer is compared with sem_unwind's by diff_compare, the
  * harness's own comparison. Every verdict is counted: agree, known
- * deviation (diff/deviations.c), not comparable; any other difference
+ * deviation (engines/deviations.c), not comparable; any other difference
  * fails the test with the file, PC, state and both answers, to be settled
  * against DWARF 5 §6.4 and cfi.h — never by loosening the comparison.
  * On the same requests, the model of libunwind that the deviation table
@@ -24,12 +24,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diff/compare.h"
-#include "diff/libdw.h"
-#include "diff/libdwarf.h"
-#include "diff/libunwind.h"
-#include "diff/libunwind_model.h"
-#include "diff/memory.h"
+#include "engines/engines.h"
+#include "engines/oracle_libdw.h"
+#include "engines/oracle_libdwarf.h"
+#include "engines/oracle_libunwind.h"
+#include "engines/libunwind_model.h"
 #include "semantics/sem.h"
 #include "support.h"
 

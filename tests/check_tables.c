@@ -1,6 +1,6 @@
 /* check_tables.c — the compact tables checked against .eh_frame:
- * .eh_frame_hdr (diff/validate_hdr.h) and SFrame (sframe/sframe.h, its
- * reader against readelf --sframe, and diff/validate_sframe.h).
+ * .eh_frame_hdr (engines/eh_frame_hdr.h) and SFrame (sframe/sframe.h, its
+ * reader against readelf --sframe, and validate/sframe_check.h).
  *
  * A small shared object with three FDEs is linked with its .eh_frame_hdr;
  * each test edits a copy of the table's bytes and checks that exactly the
@@ -14,9 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diff/memory.h"
-#include "diff/validate_hdr.h"
-#include "diff/validate_sframe.h"
+#include "engines/engines.h"
+#include "validate/validate.h"
 #include "sframe/sframe.h"
 #include "support.h"
 
@@ -707,13 +706,13 @@ END_TEST
 /* SFrame against the DWARF                                             */
 /* ------------------------------------------------------------------ */
 
-static struct diff_sframe_validation *validate_sframe(const char *path)
+static struct validate_sframe_result *validate_sframe(const char *path)
 {
     struct cfi_file *file;
     struct sframe_table *t = open_sframe(path, &file);
-    struct diff_sframe_validation *v = malloc(sizeof *v);
+    struct validate_sframe_result *v = malloc(sizeof *v);
     ck_assert_ptr_nonnull(v);
-    ck_assert_int_eq(diff_sframe_validate(file, t, 4, 1, v), CFI_OK);
+    ck_assert_int_eq(validate_sframe_check(file, t, 4, 1, v), CFI_OK);
     /* the table is freed: only counts and offsets are read after */
     v->table = NULL;
     sframe_free(t);
@@ -725,10 +724,10 @@ START_TEST(sframe_validate_agrees)
 {
     struct built b;
     build(&b, three_functions, "-Wa,--gsframe");
-    struct diff_sframe_validation *v = validate_sframe(b.object);
+    struct validate_sframe_result *v = validate_sframe(b.object);
     ck_assert_uint_gt(v->compared, 0);
     ck_assert_uint_eq(v->agree, v->compared);
-    ck_assert_uint_eq(diff_sframe_problems(v), 0);
+    ck_assert_uint_eq(validate_sframe_problems(v), 0);
     ck_assert_uint_eq(v->ndropped, 0);
     free(v);
     built_free(&b);
@@ -744,11 +743,11 @@ START_TEST(sframe_validate_nested_remember)
     ck_assert_ptr_nonnull(text);
     struct built b;
     build(&b, text, "-Wl,--section-start=.text=0x1000 -Wa,--gsframe");
-    struct diff_sframe_validation *v = validate_sframe(b.object);
+    struct validate_sframe_result *v = validate_sframe(b.object);
     ck_assert_uint_eq(v->nwrong, 1);
     ck_assert_uint_eq(v->wrong[0].begin, 0x1006);
     ck_assert_uint_eq(v->wrong[0].end, 0x1007);
-    ck_assert_int_eq(v->wrong[0].item, DIFF_SF_CFA);
+    ck_assert_int_eq(v->wrong[0].item, VALIDATE_SF_CFA);
     ck_assert_uint_eq(v->wrong[0].expected.cfa - v->wrong[0].got.cfa, 8);
     free(v);
     built_free(&b);
@@ -772,7 +771,7 @@ START_TEST(sframe_validate_dropped)
           "\t.globl h\nh:\t.cfi_startproc\n\tnop\n\t.cfi_def_cfa %r10, 8\n"
           "\tnop\n\tret\n\t.cfi_endproc\n",
           "-Wa,--gsframe");
-    struct diff_sframe_validation *v = validate_sframe(b.object);
+    struct validate_sframe_result *v = validate_sframe(b.object);
     ck_assert_uint_eq(v->ndropped, 2);
     ck_assert_uint_eq(v->ndropped_reason, 1);
     bool reason = false;
@@ -782,8 +781,8 @@ START_TEST(sframe_validate_dropped)
                          "a CFA that is an expression") == 0;
     ck_assert(reason);
     ck_assert_uint_eq(v->nwrong, 1);
-    ck_assert_int_eq(v->wrong[0].item, DIFF_SF_CFA);
-    ck_assert_uint_eq(diff_sframe_problems(v), 1);
+    ck_assert_int_eq(v->wrong[0].item, VALIDATE_SF_CFA);
+    ck_assert_uint_eq(validate_sframe_problems(v), 1);
     free(v);
     built_free(&b);
 }
@@ -808,13 +807,13 @@ START_TEST(sframe_validate_coverage)
     for (unsigned i = 0; i < 4; i++)
         field[i] = (uint8_t)(longer >> (8 * i));
     ck_assert_int_eq(test_write_file(b.edited, b.bytes, b.size), 0);
-    struct diff_sframe_validation *v = validate_sframe(b.edited);
+    struct validate_sframe_result *v = validate_sframe(b.edited);
     ck_assert_uint_eq(v->nrange, 1);
     ck_assert_uint_eq(v->nalone, 1);
     ck_assert_uint_eq(v->alone[0].begin, end);
     ck_assert_uint_eq(v->alone[0].end, end + 16);
     ck_assert_uint_eq(v->nwrong, 0);
-    ck_assert_uint_eq(diff_sframe_problems(v), 2);
+    ck_assert_uint_eq(validate_sframe_problems(v), 2);
     free(v);
     built_free(&b);
 }
@@ -841,7 +840,7 @@ START_TEST(test_sframe_validate_huge_fde_range_ends)
     for (unsigned i = 0; i < 4; i++)
         field[i] = (uint8_t)(range >> (8 * i));
     ck_assert_int_eq(test_write_file(b.edited, b.bytes, b.size), 0);
-    struct diff_sframe_validation *v = validate_sframe(b.edited);
+    struct validate_sframe_result *v = validate_sframe(b.edited);
     ck_assert_uint_le(v->addresses, 3 * ((uint64_t)1 << 20));
     ck_assert_uint_ge(v->addresses, (uint64_t)1 << 20);
     free(v);

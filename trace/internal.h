@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "cfi/cfi.h"
-#include "diff/engine.h"
+#include "engines/engines.h"
 #include "semantics/sem.h"
 #include "trace.h"
 

@@ -6,7 +6,7 @@
  * each call, the return address the call pushed, the CFA (the caller's rsp
  * just before the call) and the callee-saved registers (rbx, rbp, r12-r15)
  * as they were. At each stop, the innermost frame is unwound by each
- * engine asked (diff/engine.h), from the real registers and the real
+ * engine asked (engines/engine.h), from the real registers and the real
  * memory, and compared with that truth: the CFA, the caller's rip, and
  * each callee-saved register.
  *
@@ -38,8 +38,7 @@
 #include <stdio.h>
 
 #include "cfi/cfi.h"
-#include "diff/engine.h"
-#include "diff/state.h"
+#include "engines/engines.h"
 #include "semantics/sem.h"
 
 /* What a mismatch is about. */

@@ -14,8 +14,8 @@
  *      -l:libdwarf.a -lelf -lz -o repro && ./repro ANY_ELF_FILE
  *
  * Without the first dwarf_init_b the second init succeeds. cfisem only
- * uses dwarf_object_init_b (cfi/dwarf.c, diff/libdwarf.c), so it is safe
- * as long as no code in the process calls libdwarf's own readers. */
+ * uses dwarf_object_init_b (cfi/dwarf.c, engines/oracle_libdwarf.c), so it
+ * is safe as long as no code in the process calls libdwarf's own readers. */
 #include <fcntl.h>
 #include <libdwarf.h>
 #include <stdio.h>

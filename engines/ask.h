@@ -1,0 +1,52 @@
+/* ask.h — one request asked of one engine in a child process, watched:
+ * what `cfisem unwind` does with the engines whose code is not cfisem's
+ * (the outside libraries, an eh_elf), so that their crash or hang is
+ * reported, never a crash or a hang of cfisem.
+ *
+ * The engine is opened and asked in the child; the answer comes back
+ * through a pipe with its texts copied, since they may point into a
+ * library the parent never loaded. */
+#ifndef CFISEM_ENGINES_ASK_H
+#define CFISEM_ENGINES_ASK_H
+
+#include "engines/engine.h"
+
+enum diff_ask_end {
+    DIFF_ASK_ANSWERED,     /* *answer holds the engine's answer */
+    DIFF_ASK_OPEN_FAILED,  /* the engine could not be opened: open_diag */
+    DIFF_ASK_CRASHED,      /* the child died: signal (0: it exited badly) */
+    DIFF_ASK_TIMED_OUT,    /* no answer within the timeout: the child was
+                              killed */
+};
+
+#define DIFF_ASK_TEXT_MAX 256
+
+struct diff_ask_result {
+    enum diff_ask_end end;
+    struct diff_answer answer;   /* its texts point into the arrays below */
+    struct cfi_diag open_diag;
+    int signal;
+    char message[DIFF_ASK_TEXT_MAX];
+    char reason[DIFF_ASK_TEXT_MAX];
+};
+
+/* Opens engine `id` for `file` with `config`, asks `request`, in a child
+ * process given `timeout_seconds` (> 0) to answer. *result is filled in
+ * every case; false only when no child could be started (then nothing
+ * was asked). */
+bool diff_ask_isolated(enum diff_engine_id id, const struct cfi_file *file,
+                       const struct diff_engine_config *config,
+                       const struct cfi_request *request,
+                       double timeout_seconds, struct diff_ask_result *result);
+
+/* In a child process that runs code cfisem does not trust: the signals
+ * of a crash get their default action back, so that the crash ends the
+ * child with that signal (which the parent names) rather than with a
+ * sanitizer's report and exit status (the sanitizers install handlers
+ * of their own). */
+void diff_child_default_signals(void);
+
+/* "SIGSEGV", "SIGABRT", ... or "a signal". */
+const char *diff_signal_name(int signal);
+
+#endif

@@ -1,0 +1,300 @@
+/* engine.c — see engine.h. Our engines (il, interp, compiled) are wrapped
+ * here; the outside ones go through their adapters
+ * (engines/oracle_libdwarf.h, engines/oracle_libdw.h,
+ * engines/oracle_libunwind.h), each of the form open / answer / close. An engine that is not part of this build opens with
+ * CFI_E_UNSUPPORTED and the message "not built yet": the harness counts
+ * its requests as errors and says so, it never skips it silently. */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile/cg.h"
+#include "engines/oracle_libdw.h"
+#include "engines/oracle_libdwarf.h"
+#include "engines/oracle_libunwind.h"
+#include "engines/oracle_sframe.h"
+#include "interp/interp.h"
+#include "semantics/sem.h"
+
+static const struct {
+    const char *name;
+    const char *summary;
+} engines[DIFF_ENGINE_COUNT] = {
+#define DIFF_ENGINE_ROW(name, summary) {#name, summary},
+    DIFF_ENGINES(DIFF_ENGINE_ROW)
+#undef DIFF_ENGINE_ROW
+};
+
+const char *diff_engine_name(enum diff_engine_id id)
+{
+    return (unsigned)id < DIFF_ENGINE_COUNT ? engines[id].name : "?";
+}
+
+const char *diff_engine_summary(enum diff_engine_id id)
+{
+    return (unsigned)id < DIFF_ENGINE_COUNT ? engines[id].summary : "?";
+}
+
+int diff_engine_parse(const char *name, size_t len)
+{
+    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+        if (strlen(engines[id].name) == len &&
+            !memcmp(engines[id].name, name, len))
+            return id;
+    return -1;
+}
+
+void diff_answer_all_comparable(struct diff_answer *answer)
+{
+    answer->comparable = true;
+    answer->not_comparable_reason = NULL;
+    answer->cfa_comparable = true;
+    answer->signal_comparable = true;
+    memset(answer->reg_comparable, true, sizeof answer->reg_comparable);
+}
+
+void diff_answer_reset(struct diff_answer *answer)
+{
+    memset(&answer->frame, 0, sizeof answer->frame);
+    answer->frame.diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    diff_answer_all_comparable(answer);
+}
+
+enum cfi_status diff_answer_error(struct diff_answer *answer,
+                                  enum cfi_status status, const char *message,
+                                  int reg)
+{
+    answer->frame.status = status;
+    answer->frame.diag = (struct cfi_diag){status, message, CFI_NO_OFFSET, reg};
+    return status;
+}
+
+enum cfi_status diff_answer_not_comparable(struct diff_answer *answer,
+                                           const char *reason)
+{
+    answer->comparable = false;
+    answer->not_comparable_reason = reason;
+    return diff_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
+}
+
+static bool covers(const struct cfi_fde *fde, uint64_t pc)
+{
+    return fde->pc_begin <= pc && pc < fde->pc_end;
+}
+
+const char *diff_overlap_reason(const struct cfi_file *file,
+                                uint64_t lookup_pc)
+{
+    for (size_t i = 0; i < file->noverlaps; i++)
+        if (covers(file->overlaps[i].first, lookup_pc) ||
+            covers(file->overlaps[i].second, lookup_pc))
+            return "the FDE at the address overlaps another (DWARF defines "
+                   "no choice among overlapping FDEs)";
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* il: the IL evaluator, with the file's IL translated once at open     */
+/* ------------------------------------------------------------------ */
+
+static enum cfi_status il_unwind(void *self, const struct cfi_request *request,
+                                 struct diff_answer *answer)
+{
+    diff_answer_all_comparable(answer);
+    return sem_unwind(self, request, &answer->frame);
+}
+
+static void il_close(void *self)
+{
+    sem_file_il_free(self);
+}
+
+static enum cfi_status il_open(const struct cfi_file *file,
+                               struct diff_engine *engine,
+                               struct cfi_diag *diag)
+{
+    struct sem_file_il *il;
+    enum cfi_status status = sem_file_il_build(file, &il);
+    if (status != CFI_OK)
+        return cfi_fail(diag, status, CFI_NO_OFFSET,
+                        "cannot build the file's IL");
+    engine->self = il;
+    engine->unwind = il_unwind;
+    engine->close = il_close;
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* interp: the direct interpreter, which needs nothing prepared         */
+/* ------------------------------------------------------------------ */
+
+struct interp_engine {
+    const struct cfi_file *file;
+};
+
+static enum cfi_status interp_engine_unwind(void *self,
+                                            const struct cfi_request *request,
+                                            struct diff_answer *answer)
+{
+    const struct interp_engine *engine = self;
+    diff_answer_all_comparable(answer);
+    return interp_unwind(engine->file, request, &answer->frame);
+}
+
+static enum cfi_status interp_open(const struct cfi_file *file,
+                                   struct diff_engine *engine,
+                                   struct cfi_diag *diag)
+{
+    struct interp_engine *self = malloc(sizeof *self);
+    if (!self)
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    self->file = file;
+    engine->self = self;
+    engine->unwind = interp_engine_unwind;
+    engine->close = free;
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The outside engines, through their adapters                          */
+/* ------------------------------------------------------------------ */
+
+static enum cfi_status not_built(struct cfi_diag *diag)
+{
+    return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                    "not built yet: this engine is not part of this build");
+}
+
+struct adapter {
+    enum cfi_status (*open)(const struct cfi_file *file, void **self,
+                            struct cfi_diag *diag);
+    enum cfi_status (*answer)(void *self, const struct cfi_request *request,
+                              struct diff_answer *answer);
+    void (*close)(void *self);
+};
+
+static const struct adapter adapters[DIFF_ENGINE_COUNT] = {
+    [DIFF_ENGINE_libdwarf] = {diff_libdwarf_open, diff_libdwarf_answer,
+                              diff_libdwarf_close},
+    [DIFF_ENGINE_libdw] = {diff_libdw_open, diff_libdw_answer,
+                           diff_libdw_close},
+    [DIFF_ENGINE_libunwind] = {diff_libunwind_open, diff_libunwind_answer,
+                               diff_libunwind_close},
+    [DIFF_ENGINE_sframe] = {diff_sframe_open, diff_sframe_answer,
+                            diff_sframe_close},
+};
+
+static enum cfi_status adapter_open(enum diff_engine_id id,
+                                    const struct cfi_file *file,
+                                    struct diff_engine *engine,
+                                    struct cfi_diag *diag)
+{
+    const struct adapter *adapter = &adapters[id];
+    if (!adapter->open)
+        return not_built(diag);
+    enum cfi_status status = adapter->open(file, &engine->self, diag);
+    if (status != CFI_OK)
+        return status;
+    engine->unwind = adapter->answer;
+    engine->close = adapter->close;
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* compiled: an eh_elf of the full ABI, given or built into a cache      */
+/* ------------------------------------------------------------------ */
+
+static enum cfi_status compiled_unwind(void *self,
+                                       const struct cfi_request *request,
+                                       struct diff_answer *answer)
+{
+    diff_answer_all_comparable(answer);
+    /* The full ABI reports registers 0-16 only. */
+    for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS; reg++)
+        answer->reg_comparable[reg] = false;
+    return cg_unwind(self, request, &answer->frame);
+}
+
+static void compiled_close(void *self)
+{
+    cg_unload(self);
+}
+
+static enum cfi_status compiled_open(const struct cfi_file *file,
+                                     const struct diff_engine_config *config,
+                                     struct diff_engine *engine,
+                                     struct cfi_diag *diag)
+{
+    char *built_path = NULL;
+    const char *path = config ? config->eh_elf_path : NULL;
+    if (!path) {
+        struct cg_build_options options = {NULL, 0, true};
+        bool built;
+        enum cfi_status status = cg_cached_eh_elf(
+            file, config ? config->cache_dir : NULL, CG_ABI_FULL, &options,
+            &built_path, &built, diag);
+        if (status != CFI_OK)
+            return status;
+        path = built_path;
+    }
+    /* CFI from memory has no file an eh_elf could be stale against. */
+    struct eh_elf_object_id object;
+    struct cg_eh_elf *eh;
+    enum cfi_status status = cg_file_object_id(file, &object, diag);
+    if (status == CFI_OK)
+        status = object.kind == EH_ELF_OBJECT_ID_NONE
+                     ? cg_load(path, &eh, diag)
+                     : cg_load_for(path, &object, &eh, NULL, diag);
+    free(built_path);
+    if (status != CFI_OK)
+        return status;
+    if (cg_eh_elf_abi(eh) != CG_ABI_FULL) {
+        cg_unload(eh);
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        "a v1 eh_elf: the compiled engine needs the full ABI");
+    }
+    engine->self = eh;
+    engine->unwind = compiled_unwind;
+    engine->close = compiled_close;
+    return CFI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch                                                             */
+/* ------------------------------------------------------------------ */
+
+enum cfi_status diff_engine_open(enum diff_engine_id id,
+                                 const struct cfi_file *file,
+                                 const struct diff_engine_config *config,
+                                 struct diff_engine *engine,
+                                 struct cfi_diag *diag)
+{
+    *engine = (struct diff_engine){id, NULL, NULL, NULL};
+    struct cfi_diag ignored;
+    if (!diag)
+        diag = &ignored;
+    switch (id) {
+    case DIFF_ENGINE_il:
+        return il_open(file, engine, diag);
+    case DIFF_ENGINE_interp:
+        return interp_open(file, engine, diag);
+    case DIFF_ENGINE_compiled:
+        return compiled_open(file, config, engine, diag);
+    case DIFF_ENGINE_libdwarf:
+    case DIFF_ENGINE_libdw:
+    case DIFF_ENGINE_libunwind:
+    case DIFF_ENGINE_sframe:
+        return adapter_open(id, file, engine, diag);
+    case DIFF_ENGINE_COUNT:
+        break;
+    }
+    return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET, "no such engine");
+}
+
+void diff_engine_close(struct diff_engine *engine)
+{
+    if (engine->close)
+        engine->close(engine->self);
+    *engine = (struct diff_engine){engine->id, NULL, NULL, NULL};
+}

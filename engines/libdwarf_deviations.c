@@ -1,0 +1,104 @@
+/* libdwarf_deviations.c — the predicates of libdwarf's entries in the
+ * deviation table (engines/deviations.c). */
+#include "deviations_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool deviation_libdwarf_stops_at_lookup_pc(const struct diff_mismatch *m)
+{
+    return deviation_stops_at_lookup_pc(m, DIFF_ENGINE_libdwarf);
+}
+
+/* libdwarf's answer is its "cannot decode this instruction" error. */
+static bool libdwarf_decoding_error(const struct cfi_frame *got)
+{
+    return got->status == CFI_E_MALFORMED && got->diag.message &&
+           strstr(got->diag.message, "DW_DLE_DF_FRAME_DECODING_ERROR");
+}
+
+/* DW_CFA_GNU_negative_offset_extended ran: libdwarf has no case for it
+ * and fails the row with a decoding error, whatever the IL's row gives
+ * there (registers, or the memory fault, unknown register or expression
+ * error of evaluating it): the IL translated the FDE, so every status
+ * but the decoding error comes from the row. */
+bool deviation_libdwarf_no_negative_offset(const struct diff_mismatch *m)
+{
+    return m->engine == DIFF_ENGINE_libdwarf &&
+           m->item == DIFF_ITEM_STATUS && m->translation == CFI_OK &&
+           m->row && m->expected->status != m->got->status &&
+           libdwarf_decoding_error(m->got) &&
+           deviation_runs(m, SEM_CFA_GNU_negative_offset_extended);
+}
+
+/* A CIE of the file has an augmentation without 'z' ("S": gas's signal
+ * frame in .debug_frame), and libdwarf's answer is its refusal of it:
+ * it refuses the whole section, so any PC gets that answer. */
+static bool has_augmentation_without_z(const struct cfi_file *file)
+{
+    for (size_t i = 0; i < file->ncies; i++) {
+        const char *augmentation = file->cies[i].augmentation;
+        if (augmentation[0] != '\0' && augmentation[0] != 'z')
+            return true;
+    }
+    return false;
+}
+
+bool deviation_libdwarf_augmentation_without_z(const struct diff_mismatch *m)
+{
+    return m->engine == DIFF_ENGINE_libdwarf &&
+           m->item == DIFF_ITEM_STATUS &&
+           has_augmentation_without_z(m->file) && m->got->status != CFI_OK &&
+           m->got->diag.message &&
+           strstr(m->got->diag.message, "DW_DLE_FRAME_AUGMENTATION_UNKNOWN");
+}
+
+/* libdwarf's reading of DW_CFA_val_offset_sf: the rule goes to register
+ * 0. The register operand, a ULEB128 right after the opcode, becomes a
+ * ULEB128 0 of the same length. */
+static void val_offset_sf_on_rax(uint8_t *bytes, size_t len,
+                                 const struct sem_insn *insn)
+{
+    if (insn->opcode != SEM_CFA_val_offset_sf)
+        return;
+    size_t at = insn->at + 1;
+    for (; at < len && (bytes[at] & 0x80); at++)
+        bytes[at] = 0x80;
+    if (at < len)
+        bytes[at] = 0;
+}
+
+/* val_offset_sf ran: libdwarf gives its rule to rax, and its register
+ * keeps the rule it had. Seen on rax, on that register, and on the
+ * status (what is read changes): the item is what the row gives when the
+ * program is read so. */
+bool deviation_libdwarf_val_offset_sf_rax(const struct diff_mismatch *m)
+{
+    if (m->engine != DIFF_ENGINE_libdwarf || m->translation != CFI_OK ||
+        !deviation_item_differs(m) ||
+        !deviation_runs(m, SEM_CFA_val_offset_sf))
+        return false;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = model &&
+                     deviation_eval_patched(m, val_offset_sf_on_rax, model) &&
+                     deviation_same_item(m, model);
+    free(model);
+    return explained;
+}
+
+bool deviation_libdwarf_cfa_ops_on_expression(const struct diff_mismatch *m)
+{
+    return deviation_accepts_cfa_ops_on_expression(m, DIFF_ENGINE_libdwarf);
+}
+
+bool deviation_libdwarf_cie_restore_and_location(const struct diff_mismatch *m)
+{
+    return deviation_accepts_cie_restore_and_location(m, DIFF_ENGINE_libdwarf);
+}
+
+/* dwarf_frame.c (_dwarf_get_fde_list_internal) takes a zero length word
+ * as the end of .debug_frame. */
+bool deviation_libdwarf_zero_length(const struct diff_mismatch *m)
+{
+    return deviation_stops_at_zero_length(m, DIFF_ENGINE_libdwarf);
+}
