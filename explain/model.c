@@ -86,53 +86,23 @@ static enum cfi_status traced_read(void *env, uint64_t addr, unsigned size,
 /* The trace sink                                                       */
 /* ------------------------------------------------------------------ */
 
-static bool same_cfa(const struct sem_cfa *a, const struct sem_cfa *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    if (a->kind == SEM_CFA_RULE_REG_OFFSET)
-        return a->reg == b->reg && a->offset == b->offset;
-    if (a->kind == SEM_CFA_RULE_EXPR)
-        return a->expr.len == b->expr.len &&
-               (a->expr.len == 0 ||
-                !memcmp(a->expr.bytes, b->expr.bytes, a->expr.len));
-    return true;
-}
-
-static bool same_rule(const struct sem_rule *a, const struct sem_rule *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case SEM_RULE_OFFSET:
-    case SEM_RULE_VAL_OFFSET: return a->offset == b->offset;
-    case SEM_RULE_REGISTER: return a->reg == b->reg;
-    case SEM_RULE_EXPRESSION:
-    case SEM_RULE_VAL_EXPRESSION:
-        return a->expr.len == b->expr.len &&
-               (a->expr.len == 0 ||
-                !memcmp(a->expr.bytes, b->expr.bytes, a->expr.len));
-    default: return true;
-    }
-}
-
 /* The columns the event's instruction changed, into *insn. */
 static bool record_changes(const struct sem_trace_insn *event,
                            struct ex_insn *insn)
 {
-    size_t n = !same_cfa(event->cfa_before, event->cfa_after);
+    size_t n = !sem_cfa_equal(event->cfa_before, event->cfa_after);
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-        n += !same_rule(&event->rules_before[reg], &event->rules_after[reg]);
+        n += !sem_rule_equal(&event->rules_before[reg], &event->rules_after[reg]);
     insn->changed = n ? malloc(n * sizeof *insn->changed) : NULL;
     insn->rules = n ? calloc(n, sizeof *insn->rules) : NULL;
     if (n && (!insn->changed || !insn->rules))
         return false;
-    if (!same_cfa(event->cfa_before, event->cfa_after)) {
+    if (!sem_cfa_equal(event->cfa_before, event->cfa_after)) {
         insn->cfa = *event->cfa_after;
         insn->changed[insn->nchanged++] = EX_CFA;
     }
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-        if (!same_rule(&event->rules_before[reg], &event->rules_after[reg])) {
+        if (!sem_rule_equal(&event->rules_before[reg], &event->rules_after[reg])) {
             insn->rules[insn->nchanged] = event->rules_after[reg];
             insn->changed[insn->nchanged++] = reg;
         }

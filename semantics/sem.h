@@ -319,6 +319,11 @@ void sem_apply_return_column(struct cfi_frame *frame, unsigned ra_column);
  * (DW_OP_breg*, DW_OP_bregx), and whether applying the row may: its CFA
  * rule, a rule reading it (register, same_value of itself, an expression)
  * or its ABI default (same value). */
+/* Whether two CFA rules, or two register rules, are the same rule: the
+ * same kind and operands (an expression's bytes compared). */
+bool sem_cfa_equal(const struct sem_cfa *a, const struct sem_cfa *b);
+bool sem_rule_equal(const struct sem_rule *a, const struct sem_rule *b);
+
 bool sem_expr_reads_register(const struct sem_expr *expr, unsigned reg);
 bool sem_row_reads_register(const struct sem_row *row, unsigned reg);
 

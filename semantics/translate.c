@@ -91,7 +91,7 @@ static bool same_expr(struct sem_expr a, struct sem_expr b)
     return a.len == b.len && (a.len == 0 || !memcmp(a.bytes, b.bytes, a.len));
 }
 
-static bool same_rule(const struct sem_rule *a, const struct sem_rule *b)
+bool sem_rule_equal(const struct sem_rule *a, const struct sem_rule *b)
 {
     if (a->kind != b->kind)
         return false;
@@ -109,7 +109,7 @@ static bool same_rule(const struct sem_rule *a, const struct sem_rule *b)
     }
 }
 
-static bool same_cfa(const struct sem_cfa *a, const struct sem_cfa *b)
+bool sem_cfa_equal(const struct sem_cfa *a, const struct sem_cfa *b)
 {
     if (a->kind != b->kind)
         return false;
@@ -123,7 +123,7 @@ static bool same_cfa(const struct sem_cfa *a, const struct sem_cfa *b)
 /* True when the sparse `row` holds exactly the rules of t->row. */
 static bool row_matches(const struct translation *t, const struct sem_row *row)
 {
-    if (!same_cfa(&row->cfa, &t->row.cfa))
+    if (!sem_cfa_equal(&row->cfa, &t->row.cfa))
         return false;
     uint32_t i = 0;
     for (unsigned reg = 0; reg < t->regs_used; reg++) {
@@ -131,7 +131,7 @@ static bool row_matches(const struct translation *t, const struct sem_row *row)
         if (rule->kind == SEM_RULE_UNSPECIFIED)
             continue;
         if (i == row->nrules || row->rules[i].reg != reg ||
-            !same_rule(&row->rules[i].rule, rule))
+            !sem_rule_equal(&row->rules[i].rule, rule))
             return false;
         i++;
     }
