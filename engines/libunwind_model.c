@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include <dwarf.h> /* the DW_OP names (DWARF 5 section 7.7.1) */
+
 /* DWARF expressions as dwarf/Gexpr.c evaluates them: cfi.h's rules
  * (operations, stack bound, jumps, errors) plus the quirks selected. */
 struct lu_machine {
@@ -131,22 +133,22 @@ static uint64_t lu_shift(const struct lu_machine *m, uint8_t op, uint64_t a,
 {
     if (m->quirks & DIFF_LU_SHIFT_COUNT)
         count &= 63;
-    if (op == 0x26) /* shra */
+    if (op == DW_OP_shra)
         return count >= 64 ? ((int64_t)a < 0 ? UINT64_MAX : 0)
                            : (uint64_t)((int64_t)a >> count);
     if (count >= 64)
         return 0;
-    return op == 0x24 ? a << count : a >> count; /* shl, shr */
+    return op == DW_OP_shl ? a << count : a >> count;
 }
 
-/* div (0x1b) and mod (0x1d): b is the divisor, on top. */
+/* DW_OP_div and DW_OP_mod: b is the divisor, on top. */
 static bool lu_divide(struct lu_machine *m, uint8_t op, uint64_t a,
                       uint64_t b)
 {
     if (b == 0)
         return (m->quirks & DIFF_LU_DIV_BY_ZERO) ? lu_push(m, 0)
                                                  : lu_fail(m, CFI_E_EXPR);
-    if (op == 0x1d)
+    if (op == DW_OP_mod)
         return lu_push(m, a % b);
     if ((int64_t)a == INT64_MIN && (int64_t)b == -1) {
         if (m->quirks & DIFF_LU_DIV_TRAP) {
@@ -166,29 +168,30 @@ static bool lu_binary(struct lu_machine *m, uint8_t op)
         return false;
     int64_t sa = (int64_t)a, sb = (int64_t)b;
     switch (op) {
-    case 0x1a: return lu_push(m, a & b);                     /* and */
-    case 0x1b: case 0x1d: return lu_divide(m, op, a, b);     /* div, mod */
-    case 0x1c: return lu_push(m, a - b);                     /* minus */
-    case 0x1e: return lu_push(m, a * b);                     /* mul */
-    case 0x21: return lu_push(m, a | b);                     /* or */
-    case 0x22: return lu_push(m, a + b);                     /* plus */
-    case 0x24: case 0x25: case 0x26:                   /* shl, shr, shra */
+    case DW_OP_and: return lu_push(m, a & b);
+    case DW_OP_div: case DW_OP_mod: return lu_divide(m, op, a, b);
+    case DW_OP_minus: return lu_push(m, a - b);
+    case DW_OP_mul: return lu_push(m, a * b);
+    case DW_OP_or: return lu_push(m, a | b);
+    case DW_OP_plus: return lu_push(m, a + b);
+    case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
         return lu_push(m, lu_shift(m, op, a, b));
-    case 0x27: return lu_push(m, a ^ b);                     /* xor */
-    case 0x29: return lu_push(m, sa == sb);                  /* eq */
-    case 0x2a: return lu_push(m, sa >= sb);                  /* ge */
-    case 0x2b: return lu_push(m, sa > sb);                   /* gt */
-    case 0x2c: return lu_push(m, sa <= sb);                  /* le */
-    case 0x2d: return lu_push(m, sa < sb);                   /* lt */
-    default: return lu_push(m, sa != sb);                    /* 0x2e ne */
+    case DW_OP_xor: return lu_push(m, a ^ b);
+    case DW_OP_eq: return lu_push(m, sa == sb);
+    case DW_OP_ge: return lu_push(m, sa >= sb);
+    case DW_OP_gt: return lu_push(m, sa > sb);
+    case DW_OP_le: return lu_push(m, sa <= sb);
+    case DW_OP_lt: return lu_push(m, sa < sb);
+    default: return lu_push(m, sa != sb); /* DW_OP_ne */
     }
 }
 
 static bool lu_is_binary(uint8_t op)
 {
-    return op == 0x1a || op == 0x1b || op == 0x1c || op == 0x1d ||
-           op == 0x1e || op == 0x21 || op == 0x22 ||
-           (op >= 0x24 && op <= 0x27) || (op >= 0x29 && op <= 0x2e);
+    return op == DW_OP_and || op == DW_OP_div || op == DW_OP_minus ||
+           op == DW_OP_mod || op == DW_OP_mul || op == DW_OP_or ||
+           op == DW_OP_plus || (op >= DW_OP_shl && op <= DW_OP_xor) ||
+           (op >= DW_OP_eq && op <= DW_OP_ne);
 }
 
 /* dup, drop, over, pick, swap, rot. */
@@ -196,27 +199,27 @@ static bool lu_stack_op(struct lu_machine *m, uint8_t op, uint64_t index)
 {
     uint64_t a, b, c;
     switch (op) {
-    case 0x12: /* dup */
+    case DW_OP_dup:
         index = 0;
         /* fall through */
-    case 0x14: case 0x15: /* over, pick */
-        if (op == 0x14)
+    case DW_OP_over: case DW_OP_pick:
+        if (op == DW_OP_over)
             index = 1;
         if (index >= m->depth)
             return lu_fail(m, CFI_E_EXPR);
         return lu_push(m, m->stack[m->depth - 1 - index]);
-    case 0x13: /* drop */
+    case DW_OP_drop:
         return lu_pop(m, &a);
-    case 0x16: /* swap */
+    case DW_OP_swap:
         return lu_pop(m, &b) && lu_pop(m, &a) && lu_push(m, b) &&
                lu_push(m, a);
-    default: /* 0x17 rot: a b c (c on top) becomes c a b */
+    default: /* DW_OP_rot: a b c (c on top) becomes c a b */
         return lu_pop(m, &c) && lu_pop(m, &b) && lu_pop(m, &a) &&
                lu_push(m, c) && lu_push(m, a) && lu_push(m, b);
     }
 }
 
-/* skip (0x2f) and bra (0x28): a jump from the end of the operand. */
+/* DW_OP_skip and DW_OP_bra: a jump from the end of the operand. */
 static bool lu_jump(struct lu_machine *m, uint64_t operand)
 {
     int64_t target = (m->p - m->begin) + (int16_t)operand;
@@ -230,39 +233,42 @@ static bool lu_jump(struct lu_machine *m, uint64_t operand)
 static bool lu_operand_op(struct lu_machine *m, uint8_t op)
 {
     static const uint8_t fixed[256] = {
-        [0x03] = 8, [0x08] = 1, [0x09] = 1, [0x0a] = 2, [0x0b] = 2,
-        [0x0c] = 4, [0x0d] = 4, [0x0e] = 8, [0x0f] = 8, [0x15] = 1,
-        [0x28] = 2, [0x2f] = 2, [0x94] = 1};
+        [DW_OP_addr] = 8,    [DW_OP_const1u] = 1, [DW_OP_const1s] = 1,
+        [DW_OP_const2u] = 2, [DW_OP_const2s] = 2, [DW_OP_const4u] = 4,
+        [DW_OP_const4s] = 4, [DW_OP_const8u] = 8, [DW_OP_const8s] = 8,
+        [DW_OP_pick] = 1,
+        [DW_OP_bra] = 2, [DW_OP_skip] = 2, [DW_OP_deref_size] = 1};
     uint64_t operand = 0, offset, value;
     if (fixed[op] && !lu_fixed(m, fixed[op], &operand))
         return false;
-    if (op >= 0x70 && op <= 0x8f) /* breg0..31 */
+    if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
         return lu_leb(m, true, &offset) &&
-               lu_register(m, op - 0x70u, &value) &&
+               lu_register(m, op - DW_OP_breg0, &value) &&
                lu_push(m, value + offset);
     switch (op) {
-    case 0x03: case 0x08: case 0x0a: case 0x0c: case 0x0e: case 0x0f:
+    case DW_OP_addr: case DW_OP_const1u: case DW_OP_const2u:
+    case DW_OP_const4u: case DW_OP_const8u: case DW_OP_const8s:
         return lu_push(m, operand);   /* addr, const1u .. const8s */
-    case 0x09: return lu_push(m, (uint64_t)(int64_t)(int8_t)operand);
-    case 0x0b: return lu_push(m, (uint64_t)(int64_t)(int16_t)operand);
-    case 0x0d: return lu_push(m, (uint64_t)(int64_t)(int32_t)operand);
-    case 0x10: /* constu */
+    case DW_OP_const1s: return lu_push(m, (uint64_t)(int64_t)(int8_t)operand);
+    case DW_OP_const2s: return lu_push(m, (uint64_t)(int64_t)(int16_t)operand);
+    case DW_OP_const4s: return lu_push(m, (uint64_t)(int64_t)(int32_t)operand);
+    case DW_OP_constu:
         return lu_leb(m, false, &operand) && lu_push(m, operand);
-    case 0x11: /* consts */
+    case DW_OP_consts:
         return lu_leb(m, true, &operand) && lu_push(m, operand);
-    case 0x23: /* plus_uconst */
+    case DW_OP_plus_uconst:
         return lu_leb(m, false, &operand) && lu_pop(m, &value) &&
                lu_push(m, value + operand);
-    case 0x92: /* bregx */
+    case DW_OP_bregx:
         return lu_leb(m, false, &operand) && lu_leb(m, true, &offset) &&
                lu_register(m, operand, &value) && lu_push(m, value + offset);
-    case 0x06: /* deref */
+    case DW_OP_deref:
         return lu_pop(m, &value) && lu_read(m, value, 8, &value) &&
                lu_push(m, value);
-    case 0x94: return lu_deref_size(m, operand);
-    case 0x15: return lu_stack_op(m, op, operand);
-    case 0x2f: return lu_jump(m, operand);
-    case 0x28: /* bra */
+    case DW_OP_deref_size: return lu_deref_size(m, operand);
+    case DW_OP_pick: return lu_stack_op(m, op, operand);
+    case DW_OP_skip: return lu_jump(m, operand);
+    case DW_OP_bra:
         return lu_pop(m, &value) && (value == 0 || lu_jump(m, operand));
     default:
         return lu_fail(m, CFI_E_EXPR); /* not allowed in CFI (cfi.h) */
@@ -273,18 +279,19 @@ static bool lu_step(struct lu_machine *m)
 {
     uint8_t op = *m->p++;
     uint64_t a;
-    if (op >= 0x30 && op <= 0x4f) /* lit0..31 */
-        return lu_push(m, op - 0x30u);
+    if (op >= DW_OP_lit0 && op <= DW_OP_lit31)
+        return lu_push(m, op - DW_OP_lit0);
     if (lu_is_binary(op))
         return lu_binary(m, op);
     switch (op) {
-    case 0x12: case 0x13: case 0x14: case 0x16: case 0x17:
+    case DW_OP_dup: case DW_OP_drop: case DW_OP_over: case DW_OP_swap:
+    case DW_OP_rot:
         return lu_stack_op(m, op, 0);
-    case 0x19: /* abs */
+    case DW_OP_abs:
         return lu_pop(m, &a) && lu_push(m, (int64_t)a < 0 ? -a : a);
-    case 0x1f: return lu_pop(m, &a) && lu_push(m, -a); /* neg */
-    case 0x20: return lu_pop(m, &a) && lu_push(m, ~a); /* not */
-    case 0x96: return true; /* nop */
+    case DW_OP_neg: return lu_pop(m, &a) && lu_push(m, -a);
+    case DW_OP_not: return lu_pop(m, &a) && lu_push(m, ~a);
+    case DW_OP_nop: return true;
     default: return lu_operand_op(m, op);
     }
 }
