@@ -243,7 +243,8 @@ EH_ELF_LIBS := $(foreach l,libc.so.6 ld-linux-x86-64.so.2 libstdc++.so.6,\
                  $(firstword $(wildcard /lib/x86_64-linux-gnu/$(l) /usr/lib/x86_64-linux-gnu/$(l))))
 EH_ELFS     :=
 # $(1) the ELF file, $(2) the eh_elf's name without ABI and suffix.
-# NAME.table.eh_elf.so: the full ABI with the table layout (--layout table).
+# NAME.full.eh_elf.so and NAME.v1.eh_elf.so: the tree layout;
+# NAME.table.eh_elf.so: the full ABI with the table layout (the default).
 define eh_elf_rule
 EH_ELFS += $(foreach a,full v1 table,$(EH_ELF_DIR)/$(2).$(a).eh_elf.so)
 $(EH_ELF_DIR)/$(2).table.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
@@ -251,7 +252,7 @@ $(EH_ELF_DIR)/$(2).table.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	$(EH_ELF_TOOL) compile $(1) -o $$@ --layout table > /dev/null
 $(EH_ELF_DIR)/$(2).%.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	@mkdir -p $$(dir $$@)
-	$(EH_ELF_TOOL) compile $(1) -o $$@ --abi $$* > /dev/null
+	$(EH_ELF_TOOL) compile $(1) -o $$@ --abi $$* --layout tree > /dev/null
 endef
 $(foreach l,$(EH_ELF_LIBS),$(eval $(call eh_elf_rule,$(l),$(notdir $(l)))))
 $(foreach c,$(EH_ELF_CASES),$(eval $(call eh_elf_rule,$(c),cases/$(basename $(notdir $(c))))))

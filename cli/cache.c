@@ -36,7 +36,7 @@ static const char usage[] =
     "                PREFIX/lib/MULTIARCH/cfisem/eh_elf (make install\n"
     "                creates it; root fills it: every user's programs\n"
     "                use it, and setuid programs use no other)\n"
-    "  --layout L    tree (default) or table, as for cfisem compile\n"
+    "  --layout L    table (default) or tree, as for cfisem compile\n"
     "  -j N          compile N translation units at a time (default: the\n"
     "                number of CPUs)\n"
     "  --force       compile again when an eh_elf is already there\n"
@@ -259,7 +259,7 @@ int cli_cache(int argc, char **argv)
         fputs(usage, stdout);
         return CLI_OK;
     }
-    struct options o = {NULL, CG_SEARCH_TREE, 0, false, false};
+    struct options o = {NULL, CG_SEARCH_TABLE, 0, false, false};
     const char **files = calloc((size_t)argc, sizeof *files);
     if (!files) {
         fprintf(stderr, "cfisem: out of memory\n");

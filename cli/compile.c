@@ -28,12 +28,13 @@ static const char usage[] =
     "  --abi A       full (default): registers 0-16, their status, error\n"
     "                classes; v1: the 2018-2019 ABI (_eh_elf: rip, rsp, rbp,\n"
     "                rbx and an error bit)\n"
-    "  --layout L    how the eh_elf finds a PC's row: tree (default), an\n"
-    "                if/else binary search in code; table, sorted 16-bit\n"
-    "                start offsets as data with an index of 64 KiB blocks\n"
-    "                and their sub-blocks (128 bytes for libc), the row\n"
-    "                bodies compiled as for the tree (for libc, ld.so and\n"
-    "                libstdc++: 0.6 to 0.75 times the tree layout's size);\n"
+    "  --layout L    how the eh_elf finds a PC's row: table (default),\n"
+    "                sorted 16-bit start offsets as data with an index of\n"
+    "                64 KiB blocks and their sub-blocks (128 bytes for\n"
+    "                libc), the row bodies compiled as for the tree (for\n"
+    "                libc, ld.so and libstdc++: 0.6 to 0.75 times the tree\n"
+    "                layout's size, as fast on real stacks); tree, an\n"
+    "                if/else binary search in code, the easier to read;\n"
     "                both for either ABI\n"
     "  -j N          compile N translation units at a time (default: the\n"
     "                number of CPUs)\n"
@@ -86,10 +87,16 @@ static const char usage[] =
         "\n"
         "  $ cfisem compile /lib/x86_64-linux-gnu/libc.so.6 -o libc.eh_elf.so\n"
         "  /lib/x86_64-linux-gnu/libc.so.6: 28522 leaves, 395 rows, 58 rule sets, 19 expressions,\n"
-        "    17230 search nodes in 7 parts, 2907453 bytes of C\n"
-        "    generation           0.03 s\n"
-        "    build                2.20 s (2 jobs)\n"
+        "    the search as a table, 757883 bytes of C\n"
+        "    generation           0.05 s\n"
+        "    build                2.02 s (2 jobs)\n"
         "    .eh_frame          153296 bytes (.eh_frame_hdr 29716)\n"
+        "    eh_elf .text        29857 bytes (0.19x .eh_frame)\n"
+        "    eh_elf .rodata     137688 bytes (.text + .rodata 1.09x .eh_frame)\n"
+        "\n"
+        "  With --layout tree:\n"
+        "    17230 search nodes in 7 parts, 2907453 bytes of C\n"
+        "    ...\n"
         "    eh_elf .text       248766 bytes (1.62x .eh_frame)\n"
         "    eh_elf .rodata       1592 bytes (.text + .rodata 1.63x .eh_frame)\n"
         "\n"
@@ -258,11 +265,14 @@ static int compile_file(const struct options *o, const struct cfi_file *file)
     }
     if (result == CLI_OK) {
         const struct cg_stats *s = &program->stats;
-        printf("%s: %zu leaves, %zu rows, %zu rule sets, %zu expressions,\n"
-               "  %zu search nodes in %zu parts, %zu bytes of C\n"
-               "  generation     %10.2f s\n", o->path, s->leaves, s->rows,
-               s->rulesets, s->expressions, s->nodes, s->parts, s->c_bytes,
-               generated - start);
+        printf("%s: %zu leaves, %zu rows, %zu rule sets, %zu expressions,\n",
+               o->path, s->leaves, s->rows, s->rulesets, s->expressions);
+        if (o->search == CG_SEARCH_TREE)
+            printf("  %zu search nodes in %zu parts, %zu bytes of C\n",
+                   s->nodes, s->parts, s->c_bytes);
+        else
+            printf("  the search as a table, %zu bytes of C\n", s->c_bytes);
+        printf("  generation     %10.2f s\n", generated - start);
     }
     if (result == CLI_OK && o->emit_c)
         result = write_c(o, program);
@@ -290,7 +300,7 @@ int cli_compile(int argc, char **argv)
         fputs(usage, stdout);
         return CLI_OK;
     }
-    struct options o = {NULL, NULL, NULL, CG_ABI_FULL, CG_SEARCH_TREE, 0};
+    struct options o = {NULL, NULL, NULL, CG_ABI_FULL, CG_SEARCH_TABLE, 0};
     int result = parse_options(argc, argv, &o);
     if (result != CLI_OK)
         return result;

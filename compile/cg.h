@@ -57,7 +57,7 @@ bool cg_abi_parse(const char *text, enum cg_abi *abi);
 
 /* How the generated code finds the leaf of a PC. */
 enum cg_search_kind {
-    CG_SEARCH_TREE,  /* an if/else binary search in code (the default) */
+    CG_SEARCH_TREE,  /* an if/else binary search in code */
     CG_SEARCH_TABLE, /* sorted start offsets as data, 16-bit within 64 KiB
                         blocks, with an index of the blocks and of their
                         sub-blocks, and a search over a sub-block's
