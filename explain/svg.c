@@ -19,7 +19,7 @@
 #define CELL_H 34          /* one 8-byte cell */
 #define LABEL_W 120        /* the offsets, left of the cells */
 #define CELL_W 260
-#define MARK_W 380         /* the CFA and stack pointer marks, right */
+#define MARK_W 400         /* the CFA and stack pointer marks, right */
 #define TOP_PAD 14
 #define FAR_CELLS 16       /* a stack pointer further below: a gap */
 
@@ -191,13 +191,12 @@ static void draw_marks(FILE *out, const struct explanation *e,
     const struct ex_state *s = e->state;
     bool known = s->has_regs && s->callee.status[CFI_REG_RSP] == CFI_REG_VALUE;
     char how[48];
-    snprintf(how, sizeof how, "CFA%+" PRId64 "%s", l->sp,
-             l->sp_far ? ", further down" : "");
+    snprintf(how, sizeof how, "CFA%+" PRId64, l->sp);
     int y = l->sp_far ? y_of(l, l->bottom) + CELL_H : y_of(l, l->sp);
     if (l->sp_far)
         fprintf(out, "<text class=\"note\" x=\"%d\" y=\"%d\">\xe2\x8b\xae"
-                     "</text>\n", LABEL_W + CELL_W / 2, y - 10);
-    mark(out, y, "sp", "the callee's rsp", known,
+                     " (not to scale)</text>\n", LABEL_W + CELL_W / 2, y - 10);
+    mark(out, y, "sp", "callee's rsp", known,
          known ? s->callee.value[CFI_REG_RSP] : 0, how);
 }
 
