@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "engines/engines.h"
 #include "explain/explain.h"
+#include "synth/synth.h"
 
 static const char usage[] =
     "usage: cfisem explain FILE --pc ADDR [--caller]\n"
@@ -36,7 +37,11 @@ static const char usage[] =
     "  --pc, --caller, --regs, --mem-seed, --mem, --fault as for unwind.\n"
     "  --format F   text (default; colour on a terminal unless NO_COLOR),\n"
     "               markdown, latex (a fragment to \\input), json (one\n"
-    "               object; its schema is below), html (one page)\n"
+    "               object; its schema is below), html (one page:\n"
+    "               the program beside the table of rows, each row with\n"
+    "               the machine code it is in effect at, and the frame\n"
+    "               drawn: the saved registers' slots, the return\n"
+    "               address, the CFA and the stack pointer)\n"
     "\n"
     "Example:\n"
     "  cfisem explain /lib/x86_64-linux-gnu/libc.so.6 --pc 0x27290 \\\n"
@@ -251,6 +256,58 @@ static void frame_json(FILE *out, const struct explanation *e)
     cli_frame_json(out, diff_engine_name(DIFF_ENGINE_il), e->pc, &answer);
 }
 
+/* The FDE's machine code, disassembled by synth/'s decoder, as the page
+ * lists it. False when out of memory. */
+static bool disassemble_fde(const struct explanation *e,
+                            struct synth_listing *listing,
+                            struct ex_machine_insn **insns,
+                            const char **no_decoder)
+{
+    struct synth_decoder *decoder;
+    struct cfi_diag diag;
+    *insns = NULL;
+    if (synth_decoder_new(&decoder, &diag) != CFI_OK) {
+        *no_decoder = diag.message;
+        return diag.status != CFI_E_NOMEM;
+    }
+    enum cfi_status status = synth_disassemble(
+        decoder, e->file, e->fde->pc_begin, e->fde->pc_end, listing);
+    synth_decoder_free(decoder);
+    if (status != CFI_OK)
+        return false;
+    if (listing->count &&
+        !(*insns = calloc(listing->count, sizeof **insns)))
+        return false;
+    for (size_t i = 0; i < listing->count; i++) {
+        const struct synth_listed_insn *x = &listing->insns[i];
+        (*insns)[i] = (struct ex_machine_insn){x->addr, x->len, x->bytes,
+                                               x->text};
+    }
+    return true;
+}
+
+static bool print_html(const struct explanation *e)
+{
+    if (!e->fde)
+        return ex_html(e, NULL, stdout);
+    struct synth_listing listing = {0};
+    struct ex_machine_insn *insns = NULL;
+    const char *no_decoder = NULL;
+    bool ok = disassemble_fde(e, &listing, &insns, &no_decoder);
+    char why[128];
+    snprintf(why, sizeof why, "the file holds no bytes at [0x%" PRIx64
+             ",0x%" PRIx64 ") (no loaded segment has them)",
+             e->fde->pc_begin, e->fde->pc_end);
+    struct ex_machine_code code = {insns, listing.count,
+                                   no_decoder ? no_decoder
+                                   : listing.bytes_missing ? why : NULL,
+                                   listing.stopped_at};
+    ok = ok && ex_html(e, &code, stdout);
+    free(insns);
+    synth_listing_free(&listing);
+    return ok;
+}
+
 static int print_explanation(const struct explanation *e, enum ex_format f)
 {
     if (e->out_of_memory) {
@@ -263,7 +320,7 @@ static int print_explanation(const struct explanation *e, enum ex_format f)
     if (f == EX_JSON) {
         ex_json(e, stdout, frame_json);
     } else if (f == EX_HTML) {
-        if (!ex_html(e, stdout)) {
+        if (!print_html(e)) {
             fprintf(stderr, "cfisem: out of memory\n");
             return CLI_BAD_INPUT;
         }

@@ -5,9 +5,10 @@
  * keeps what the sink was told (struct explanation); it calls no
  * renderer. doc.c turns an explanation into sections of headings, lines
  * and tables; render.c prints those in text, markdown, latex or html;
- * html.c lays out the html page; json.c prints the explanation as one
- * JSON object; text.c holds the texts they share. Nothing here computes
- * CFI: every rule, row and value comes from an event of the trace. */
+ * html.c lays out the html page and svg.c draws its frame; json.c
+ * prints the explanation as one JSON object; text.c holds the texts
+ * they share. Nothing here computes CFI: every rule, row and value comes
+ * from an event of the trace. */
 #ifndef CFISEM_EXPLAIN_EXPLAIN_H
 #define CFISEM_EXPLAIN_EXPLAIN_H
 
@@ -190,9 +191,37 @@ bool ex_renderer_end(struct ex_renderer *r);
 size_t ex_lookup_mark(const struct explanation *e,
                       const struct sem_range **range);
 
-/* The page of --format html: the program beside the table of rows.
- * False when out of memory. */
-bool ex_html(const struct explanation *e, FILE *out);
+/* The function's machine code, for the html page. The caller decodes it
+ * (explain/ holds no disassembler): one entry per instruction of the
+ * FDE's range, by address. unreadable, when not NULL, says why there is
+ * no listing (the file holds no bytes for the range); stopped_at < the
+ * FDE's end: decoding stopped there (an undecodable byte). */
+struct ex_machine_insn {
+    uint64_t addr;
+    unsigned len;
+    const uint8_t *bytes;
+    const char *text;          /* "push rbp" */
+};
+struct ex_machine_code {
+    const struct ex_machine_insn *insns;
+    size_t count;
+    const char *unreadable;
+    uint64_t stopped_at;
+};
+
+/* The page of --format html: the program beside the table of rows, the
+ * machine code in the table of rows (each instruction on the row in
+ * effect at its address), the frame drawn. `code` NULL: no FDE, or the
+ * code was not decoded. False when out of memory. */
+bool ex_html(const struct explanation *e, const struct ex_machine_code *code,
+             FILE *out);
+
+/* The frame of the chosen row as an inline SVG figure (svg.c): the stack
+ * from the CFA downwards, a slot per register saved at a CFA offset and
+ * the return address's, the CFA and the callee's stack pointer marked,
+ * with their values when the evaluation has them. A paragraph instead
+ * when there is no row. */
+void ex_frame_svg(const struct explanation *e, FILE *out);
 
 /* The sections of the explanation, through a renderer: ex_document
  * prints the five in order. */

@@ -1,7 +1,9 @@
 /* html.c — --format html: one self-contained page (inline style
  * and script, nothing fetched). The program is beside the table of rows
- * it builds; each cell of the table names the instruction that set it
- * (data-origin), and pointing at either lights up the other. The script
+ * it builds, and each row lists the machine code it is in effect at (the
+ * caller's disassembly, explain.h); svg.c draws the frame. Each cell of
+ * the table names the instruction that set it (data-origin), and
+ * pointing at either lights up the other. The script
  * also writes, in #links, how many cells it linked to how many
  * instructions: what a browser shows can be checked. */
 #include <inttypes.h>
@@ -10,22 +12,40 @@
 
 #include "explain/explain.h"
 
+/* The page fits its window: the two tables sit side by side when there
+ * is room and one under the other when not; a table wider than the
+ * window scrolls inside its own box, long cells wrap. */
 static const char style[] =
     "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
-    "table{border-collapse:collapse;font-family:monospace;font-size:12px}\n"
+    "h1{font-size:1.5em;overflow-wrap:anywhere}\n"
+    "p,figcaption{max-width:60em}\n"
+    "table{border-collapse:collapse;font-family:monospace;font-size:12px;"
+    "display:block;max-width:100%;overflow-x:auto}\n"
     "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;"
-    "white-space:nowrap}\n"
+    "white-space:nowrap;vertical-align:top}\n"
     "th{background:#eee}\n"
-    ".grid{display:flex;gap:1.5em;align-items:flex-start;overflow-x:auto}\n"
-    ".grid>div{flex-shrink:0}\n"
-    "td.effect{white-space:normal;max-width:24em}\n"
+    ".grid{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}\n"
+    ".grid>div{min-width:0;max-width:100%;overflow-x:auto}\n"
+    "td.effect{white-space:normal;min-width:12em;max-width:24em}\n"
+    "#program td:nth-child(3),#program td:nth-child(5){white-space:normal;"
+    "overflow-wrap:break-word;min-width:10em}\n"
+    "#rows td.wrap{white-space:normal;overflow-wrap:break-word;"
+    "min-width:10em;max-width:20em}\n"
+    "#rows tbody{border-top:2px solid #999}\n"
+    "tbody.chosen{outline:2px solid #c80}\n"
     "tr.cie td{color:#555;background:#f6f6f6}\n"
     "tr.mark td{background:#fff3bf;font-style:italic}\n"
     "tr.error td{background:#ffd8d8}\n"
-    "tr.chosen td{border-top:2px solid #c80;border-bottom:2px solid #c80}\n"
+    "tr.chosen td{background:#fffaf0}\n"
+    "td.insn.lookup{background:#ffe08a;font-weight:bold}\n"
+    "span.here{color:#a50}\n"
     "td.abi{color:#aaa}\n"
     ".lit{background:#b2f2bb !important}\n"
-    "pre.result{background:#f6f6f6;padding:.5em}\n";
+    "pre{white-space:pre-wrap;overflow-wrap:anywhere}\n"
+    "pre.result{background:#f6f6f6;padding:.5em}\n"
+    "figure.frame{margin:1em 0}\n"
+    "figure.frame svg{max-width:100%;height:auto}\n"
+    "figcaption,p.note{font-size:90%;color:#555}\n";
 
 static const char script[] =
     "(function () {\n"
@@ -128,73 +148,198 @@ static void used_columns(const struct explanation *e, bool *used)
     }
 }
 
+/* A rule as the table of rows shows it (malloc'd; NULL: out of
+ * memory). */
+static char *rule_text(const struct sem_row *row, unsigned column)
+{
+    if (column == EX_CFA)
+        return ex_column_rule(row, column);
+    struct sem_rule rule = sem_row_rule(row, column);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    sem_print_rule_notation(f, &rule);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Rules longer than this (expressions) may wrap; shorter ones keep to
+ * one line. */
+#define WRAP_AFTER 24
+
+/* A cell of the table of rows; `span` the lines of machine code the
+ * row covers. */
 static void rows_cell(const struct explanation *e, FILE *out,
-                      const struct ex_range *range, unsigned column)
+                      const struct ex_range *range, unsigned column,
+                      size_t span)
 {
     const struct sem_row *row = range->range.row;
     int origin = range->origin[column];
     bool none = column != EX_CFA &&
                 sem_row_rule(row, column).kind == SEM_RULE_UNSPECIFIED;
+    char rowspan[32] = "";
+    if (span > 1)
+        snprintf(rowspan, sizeof rowspan, " rowspan=\"%zu\"", span);
     if (none) {
-        fputs("<td class=\"abi\" title=\"ABI default\"></td>", out);
+        fprintf(out, "<td class=\"abi\"%s title=\"ABI default\"></td>",
+                rowspan);
         return;
     }
+    char *text = rule_text(row, column);
+    fprintf(out, "<td%s%s", rowspan,
+            text && strlen(text) > WRAP_AFTER ? " class=\"wrap\"" : "");
+    if (origin != EX_ORIGIN_NONE)
+        fprintf(out, " data-origin=\"i%d\"", origin);
     char *why = ex_origin_text(e, origin);
-    if (origin == EX_ORIGIN_NONE)
-        fputs("<td title=\"", out);
-    else
-        fprintf(out, "<td data-origin=\"i%d\" title=\"", origin);
+    fputs(" title=\"", out);
     ex_put_html(out, why ? why : "");
     fputs("\">", out);
     free(why);
-    char *text = NULL;
-    if (column == EX_CFA) {
-        text = ex_column_rule(row, column);
-    } else {
-        struct sem_rule rule = sem_row_rule(row, column);
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        if (f) {
-            sem_print_rule_notation(f, &rule);
-            if (fclose(f) != 0) {
-                free(text);
-                text = NULL;
-            }
-        }
-    }
     ex_put_html(out, text ? text : "");
     free(text);
     fputs("</td>", out);
 }
 
-static void rows_table(const struct explanation *e, FILE *out)
-{
+/* The table's columns: the range, the machine code when listed, then
+ * the CFA and the registers some row gives a rule. */
+struct rows_layout {
     bool used[EX_NCOLUMNS];
-    used_columns(e, used);
-    fputs("<div><table id=\"rows\">\n<tr><th>range</th><th>cfa</th>", out);
+    size_t nrules;                 /* the CFA and the used registers */
+    const struct ex_machine_code *code; /* NULL: no listing */
+};
+
+static void insn_cells(const struct explanation *e, FILE *out,
+                       const struct ex_machine_insn *x)
+{
+    bool here = e->lookup_pc >= x->addr && e->lookup_pc - x->addr < x->len;
+    fprintf(out, "<td class=\"addr\">0x%" PRIx64 "</td>", x->addr);
+    fputs(here ? "<td class=\"insn lookup\" id=\"lookup-insn\">"
+               : "<td class=\"insn\">", out);
+    ex_put_html(out, x->text);
+    if (here)
+        fprintf(out, " <span class=\"here\">\xe2\x86\x90 lookup PC 0x%"
+                     PRIx64 "</span>", e->lookup_pc);
+    fputs("</td>", out);
+}
+
+/* A row of the table (range NULL: addresses no row covers) over the n
+ * instructions from `first`, each on a line of its own. */
+static void rows_group(const struct explanation *e, FILE *out,
+                       const struct rows_layout *l, size_t index,
+                       size_t first, size_t n)
+{
+    const struct ex_range *range = index < e->nranges ? &e->ranges[index]
+                                                      : NULL;
+    bool chosen = range && e->row && index == e->row_index;
+    size_t lines = n ? n : 1;
+    fputs(chosen ? "<tbody class=\"chosen\">\n" : "<tbody>\n", out);
+    for (size_t k = 0; k < lines; k++) {
+        fputs(chosen ? "<tr class=\"chosen\">" : "<tr>", out);
+        if (k == 0 && lines > 1)
+            fprintf(out, "<td class=\"range\" rowspan=\"%zu\">", lines);
+        else if (k == 0)
+            fputs("<td class=\"range\">", out);
+        if (k == 0 && range)
+            fprintf(out, "[0x%" PRIx64 ",0x%" PRIx64 ")</td>",
+                    range->range.begin, range->range.end);
+        else if (k == 0)
+            fputs("no row</td>", out);
+        if (n)
+            insn_cells(e, out, &l->code->insns[first + k]);
+        else if (l->code)
+            fputs("<td class=\"addr\"></td><td class=\"insn\"></td>", out);
+        if (k == 0 && range) {
+            rows_cell(e, out, range, EX_CFA, lines);
+            for (unsigned reg = 0; reg < CFI_NREGS; reg++)
+                if (l->used[reg])
+                    rows_cell(e, out, range, reg, lines);
+        } else if (k == 0) {
+            fprintf(out, "<td colspan=\"%zu\" rowspan=\"%zu\">no row covers"
+                         " these addresses</td>", l->nrules, lines);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody>\n", out);
+}
+
+/* How many instructions from `next` start before `end`. */
+static size_t insns_before(const struct ex_machine_code *code, size_t next,
+                           uint64_t end)
+{
+    size_t n = 0;
+    while (code && next + n < code->count && code->insns[next + n].addr < end)
+        n++;
+    return n;
+}
+
+static void rows_header(FILE *out, const struct rows_layout *l)
+{
+    fputs("<thead><tr><th>range</th>", out);
+    if (l->code)
+        fputs("<th>address</th><th>machine code</th>", out);
+    fputs("<th>cfa</th>", out);
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-        if (used[reg]) {
+        if (l->used[reg]) {
             char *name = ex_column_name(reg);
             fprintf(out, "<th>%s</th>", name ? name : "");
             free(name);
         }
-    fputs("</tr>\n", out);
+    fputs("</tr></thead>\n", out);
+}
+
+/* Each row with the instructions it is in effect at, by address; the
+ * instructions no row covers (before the first, after a program that
+ * stopped) in rows of their own. */
+static void rows_table(const struct explanation *e,
+                       const struct ex_machine_code *code, FILE *out)
+{
+    struct rows_layout l = {.code = code && !code->unreadable ? code : NULL};
+    used_columns(e, l.used);
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++)
+        l.nrules += l.used[reg];
+    l.nrules += 1;
+    fputs("<div><table id=\"rows\">\n", out);
+    rows_header(out, &l);
+    size_t next = 0, n;
     for (size_t i = 0; i < e->nranges; i++) {
-        const struct ex_range *range = &e->ranges[i];
-        bool chosen = e->row && i == e->row_index;
-        fprintf(out, "<tr%s><td>[0x%" PRIx64 ",0x%" PRIx64 ")</td>",
-                chosen ? " class=\"chosen\"" : "", range->range.begin,
-                range->range.end);
-        rows_cell(e, out, range, EX_CFA);
-        for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-            if (used[reg])
-                rows_cell(e, out, range, reg);
-        fputs("</tr>\n", out);
+        const struct sem_range *range = &e->ranges[i].range;
+        if ((n = insns_before(l.code, next, range->begin)) > 0)
+            rows_group(e, out, &l, e->nranges, next, n);
+        next += n;
+        n = insns_before(l.code, next, range->end);
+        rows_group(e, out, &l, i, next, n);
+        next += n;
     }
+    if ((n = insns_before(l.code, next, UINT64_MAX)) > 0)
+        rows_group(e, out, &l, e->nranges, next, n);
     fputs("</table></div>\n", out);
 }
 
-bool ex_html(const struct explanation *e, FILE *out)
+/* Why the machine code is not beside the rows, or where its decoding
+ * stopped. */
+static void code_notes(const struct explanation *e,
+                       const struct ex_machine_code *code, FILE *out)
+{
+    if (!code)
+        return;
+    if (code->unreadable) {
+        fputs("<p id=\"no-code\">The machine code is not shown: ", out);
+        ex_put_html(out, code->unreadable);
+        fputs(".</p>\n", out);
+    } else if (code->stopped_at < e->fde->pc_end) {
+        fprintf(out, "<p class=\"note\">The machine code is listed up to 0x%"
+                     PRIx64 ": the bytes there are no x86-64 instruction."
+                     "</p>\n", code->stopped_at);
+    }
+}
+
+bool ex_html(const struct explanation *e, const struct ex_machine_code *code,
+             FILE *out)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
           "\n<title>cfisem explain ", out);
@@ -210,14 +355,19 @@ bool ex_html(const struct explanation *e, FILE *out)
     ex_heading(r, "2. The program, beside the table of rows it builds");
     ex_line(r, "Point at a cell of the table: the instruction that set it"
                " lights up (and the other way round). The chosen row is"
-               " framed.");
+               " framed. Each row lists the machine code it is in effect"
+               " at; the lookup PC's instruction is marked.");
+    if (e->fde)
+        code_notes(e, code, out);
     fputs("<div class=\"grid\">\n", out);
     if (e->fde) {
         program_table(e, out);
-        rows_table(e, out);
+        rows_table(e, code, out);
     }
     fputs("</div>\n<p id=\"links\"></p>\n", out);
     ex_section_row(e, r);
+    fputs("<h3>The frame of the chosen row, drawn</h3>\n", out);
+    ex_frame_svg(e, out);
     ex_section_evaluation(e, r);
     ex_section_result(e, r);
     fprintf(out, "<script>\n%s</script>\n</body>\n</html>\n", script);

@@ -5,6 +5,7 @@
  * Debian package (libcapstone-dev), with a detail mode that gives the
  * operands and the registers each instruction reads and writes, implicit
  * ones included (cs_regs_access), which the clobber tracking needs. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -381,4 +382,56 @@ const uint8_t *synth_file_bytes(const struct cfi_file *file, uint64_t addr,
         len > seg->filesz - (addr - seg->vaddr))
         return NULL;
     return seg->bytes + (addr - seg->vaddr);
+}
+
+static void list_insn(const cs_insn *ci, struct synth_listed_insn *line)
+{
+    line->addr = ci->address;
+    line->len = (uint8_t)ci->size;
+    memcpy(line->bytes, ci->bytes,
+           ci->size < sizeof line->bytes ? ci->size : sizeof line->bytes);
+    if (ci->op_str[0])
+        snprintf(line->text, sizeof line->text, "%s %s", ci->mnemonic,
+                 ci->op_str);
+    else
+        snprintf(line->text, sizeof line->text, "%s", ci->mnemonic);
+}
+
+enum cfi_status synth_disassemble(struct synth_decoder *d,
+                                  const struct cfi_file *file,
+                                  uint64_t begin, uint64_t end,
+                                  struct synth_listing *out)
+{
+    memset(out, 0, sizeof *out);
+    out->stopped_at = begin;
+    const uint8_t *code = end > begin ? synth_file_bytes(file, begin,
+                                                         end - begin)
+                                      : NULL;
+    if (!code) {
+        out->bytes_missing = true;
+        return CFI_OK;
+    }
+    size_t size = (size_t)(end - begin), capacity = 0;
+    uint64_t address = begin;
+    while (size > 0 && out->count < SYNTH_MAX_INSNS &&
+           cs_disasm_iter(d->handle, &code, &size, &address, d->insn)) {
+        if (out->count == capacity) {
+            capacity = capacity ? 2 * capacity : 64;
+            void *grown = realloc(out->insns, capacity * sizeof *out->insns);
+            if (!grown) {
+                synth_listing_free(out);
+                return CFI_E_NOMEM;
+            }
+            out->insns = grown;
+        }
+        list_insn(d->insn, &out->insns[out->count++]);
+    }
+    out->stopped_at = address;
+    return CFI_OK;
+}
+
+void synth_listing_free(struct synth_listing *listing)
+{
+    free(listing->insns);
+    memset(listing, 0, sizeof *listing);
 }

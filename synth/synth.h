@@ -214,6 +214,31 @@ enum cfi_status synth_decoder_new(struct synth_decoder **decoder,
                                   struct cfi_diag *diag);
 void synth_decoder_free(struct synth_decoder *decoder);
 
+/* The machine code of [begin, end) as text, one line per instruction,
+ * in capstone's Intel syntax ("push rbp"), for a reader. bytes_missing:
+ * the file holds no bytes there (no loaded segment has them: a
+ * relocatable object, .debug_frame only), nothing listed; otherwise
+ * decoding stops at the first undecodable byte (stopped_at < end) or at
+ * SYNTH_MAX_INSNS. CFI_E_NOMEM only. */
+#define SYNTH_INSN_TEXT 200 /* a mnemonic (32) and operands (160) */
+struct synth_listed_insn {
+    uint64_t addr;
+    uint8_t len;
+    uint8_t bytes[16];
+    char text[SYNTH_INSN_TEXT];
+};
+struct synth_listing {
+    struct synth_listed_insn *insns;
+    size_t count;
+    bool bytes_missing;
+    uint64_t stopped_at;
+};
+enum cfi_status synth_disassemble(struct synth_decoder *decoder,
+                                  const struct cfi_file *file,
+                                  uint64_t begin, uint64_t end,
+                                  struct synth_listing *out);
+void synth_listing_free(struct synth_listing *listing);
+
 /* Analyses one FDE against its IL (`il` NULL: translation failed; the FDE
  * is then analysed from the ABI entry state and not compared). Fills
  * *out, which synth_fde_free releases. CFI_E_NOMEM only: everything the

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diff/json.h"
 #include "engines/engines.h"
@@ -243,14 +244,16 @@ static size_t distinct_origins(const char *html)
     return n;
 }
 
-/* Renders the page with headless Chromium; the DOM after its script. */
-static char *render(const char *html_path, const char *profile)
+/* Runs headless Chromium on the page with `options` (a window size, a
+ * screenshot); its standard output. */
+static char *chromium(const char *html_path, const char *profile,
+                      const char *options)
 {
     char command[9000];
     snprintf(command, sizeof command,
              "timeout 60 chromium --headless --no-sandbox --disable-gpu "
-             "--user-data-dir=%s --dump-dom file://%s 2>/dev/null",
-             profile, html_path);
+             "--user-data-dir=%s %s file://%s 2>/dev/null",
+             profile, options, html_path);
     FILE *p = popen(command, "r");
     ck_assert_ptr_nonnull(p);
     size_t capacity = 1 << 16, len = 0, n;
@@ -263,6 +266,12 @@ static char *render(const char *html_path, const char *profile)
     dom[len] = 0;
     ck_assert_int_eq(pclose(p), 0);
     return dom;
+}
+
+/* Renders the page with headless Chromium; the DOM after its script. */
+static char *render(const char *html_path, const char *profile)
+{
+    return chromium(html_path, profile, "--dump-dom");
 }
 
 START_TEST(test_html_in_a_browser)
@@ -287,8 +296,8 @@ START_TEST(test_html_in_a_browser)
              cells, insns);
     ck_assert_msg(strstr(dom, expected) != NULL, "the browser shows no %s",
                   expected);
-    ck_assert_ptr_nonnull(strstr(dom, "<tr class=\"chosen\"><td>[0x1007,"
-                                      "0x1009)</td>"));
+    ck_assert_ptr_nonnull(strstr(dom, "<tr class=\"chosen\"><td class=\"range\""
+                                      " rowspan=\"2\">[0x1007,0x1009)</td>"));
     ck_assert_ptr_nonnull(strstr(dom, "lookup PC 0x1007 falls here"));
     ck_assert_int_eq((int)count(dom, "<tr id=\"i"), 26); /* 4 CIE + 22 FDE */
     free(dom);
@@ -593,6 +602,232 @@ START_TEST(test_explain_json_result_is_unwind_json)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* The html page: its layout, its machine code, its frame               */
+/* ------------------------------------------------------------------ */
+
+/* What the browser measured: the page's width against the window's
+ * (clientWidth leaves out the vertical scroll bar, innerWidth has it),
+ * where the table of rows ends and whether it scrolls in its box. */
+struct layout {
+    long scroll_width, client_width, inner_width;
+    long rows_right, rows_scroll_width, rows_client_width;
+};
+
+static const char measure_script[] =
+    "<p id=\"layout\"></p><script>(function () {\n"
+    "  var d = document.documentElement, rows = document.getElementById('rows');\n"
+    "  var r = rows.getBoundingClientRect();\n"
+    "  document.getElementById('layout').textContent = 'layout ' +\n"
+    "    [d.scrollWidth, d.clientWidth, window.innerWidth, Math.ceil(r.right),\n"
+    "     rows.scrollWidth, rows.clientWidth].join(' ');\n"
+    "})();</script>\n</body>";
+
+/* Lays the page out at `width` pixels: a screenshot beside it in `dir`
+ * (page_WIDTH.png), and the measures of a copy with measure_script. */
+static struct layout lay_out_at(const char *html, const char *dir, int width)
+{
+    char *measured = replace_all(html, "</body>", measure_script);
+    char path[4200], profile[4200], options[4400];
+    snprintf(path, sizeof path, "%s/measured.html", dir);
+    snprintf(profile, sizeof profile, "%s/profile", dir);
+    ck_assert_int_eq(test_write_file(path, measured, strlen(measured)), 0);
+    snprintf(options, sizeof options, "--window-size=%d,2400 "
+             "--hide-scrollbars --screenshot=%s/page_%d.png", width, dir, width);
+    char *ignored = chromium(path, profile, options);
+    snprintf(options, sizeof options, "%s/page_%d.png", dir, width);
+    ck_assert_msg(access(options, R_OK) == 0, "no screenshot %s", options);
+    snprintf(options, sizeof options, "--window-size=%d,2400 --dump-dom",
+             width);
+    char *dom = chromium(path, profile, options);
+    struct layout l;
+    const char *p = strstr(dom, "<p id=\"layout\">layout ");
+    ck_assert_msg(p && sscanf(p + strlen("<p id=\"layout\">layout "),
+                              "%ld %ld %ld %ld %ld %ld", &l.scroll_width,
+                              &l.client_width, &l.inner_width, &l.rows_right,
+                              &l.rows_scroll_width, &l.rows_client_width) == 6,
+                  "the page was not measured at %d px", width);
+    fprintf(stderr, "html at %d px: scrollWidth %ld, clientWidth %ld, "
+            "innerWidth %ld; the rows end at %ld, scroll %ld of %ld\n", width,
+            l.scroll_width, l.client_width, l.inner_width, l.rows_right,
+            l.rows_scroll_width, l.rows_client_width);
+    free(dom);
+    free(ignored);
+    free(measured);
+    return l;
+}
+
+/* The page fits a 1280-pixel screen: the page does not scroll sideways
+ * and the table of rows is wholly in view (it used to end at about
+ * 1500 px, cut off by its box). At 800 px the page still does not scroll
+ * sideways: a table wider than that scrolls in its own box. */
+START_TEST(test_html_fits_the_window)
+{
+    struct test_run run;
+    char *html = run_golden(&goldens[1], "html", &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    char *dir = test_temp_dir();
+    struct layout wide = lay_out_at(html, dir, 1280);
+    ck_assert_int_le(wide.scroll_width, wide.client_width);
+    ck_assert_int_le(wide.client_width, wide.inner_width);
+    ck_assert_int_le(wide.rows_right, wide.client_width);
+    ck_assert_int_le(wide.rows_scroll_width, wide.rows_client_width);
+    struct layout narrow = lay_out_at(html, dir, 800);
+    ck_assert_int_le(narrow.scroll_width, narrow.client_width);
+    ck_assert_int_le(narrow.rows_right, narrow.client_width);
+    fprintf(stderr, "screenshots in %s\n", dir);
+    free(dir);
+    free(html);
+    test_run_free(&run);
+}
+END_TEST
+
+/* A table of rows wider than 1280 px (all_rules.S: 13 register columns)
+ * scrolls inside its own box, which ends in the window: the page does
+ * not scroll sideways, at 1280 px nor at 800. */
+START_TEST(test_html_wide_table_scrolls_in_its_box)
+{
+    struct test_run run;
+    char *html = run_golden(&goldens[0], "html", &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    char *dir = test_temp_dir();
+    for (int width = 1280; width >= 800; width -= 480) {
+        struct layout l = lay_out_at(html, dir, width);
+        ck_assert_int_le(l.scroll_width, l.client_width);
+        ck_assert_int_le(l.rows_right, l.client_width);
+        ck_assert_int_gt(l.rows_scroll_width, l.rows_client_width);
+    }
+    fprintf(stderr, "screenshots in %s\n", dir);
+    free(dir);
+    free(html);
+    test_run_free(&run);
+}
+END_TEST
+
+/* The page's DOM in Chromium, for goldens[index] (or `so` with args). */
+static char *rendered(const char *html)
+{
+    char *dir = test_temp_dir();
+    char path[4200], profile[4200];
+    snprintf(path, sizeof path, "%s/page.html", dir);
+    snprintf(profile, sizeof profile, "%s/profile", dir);
+    ck_assert_int_eq(test_write_file(path, html, strlen(html)), 0);
+    char *dom = render(path, profile);
+    free(dir);
+    return dom;
+}
+
+/* The machine code of remember.S (its comments give each address) sits
+ * in the table of rows, each instruction on the row in effect at its
+ * address; the lookup PC's instruction is marked. */
+START_TEST(test_html_machine_code)
+{
+    struct test_run run;
+    char *html = run_golden(&goldens[1], "html", &run);
+    char *dom = rendered(html);
+    ck_assert_int_eq((int)count(dom, "<td class=\"addr\">0x"), 10);
+    ck_assert_int_eq((int)count(dom, "id=\"lookup-insn\""), 1);
+    ck_assert_ptr_nonnull(strstr(dom,
+        "[0x1007,0x1009)</td><td class=\"addr\">0x1007</td>"
+        "<td class=\"insn lookup\" id=\"lookup-insn\">nop "));
+    ck_assert_ptr_nonnull(strstr(dom,
+        "<tr class=\"chosen\"><td class=\"addr\">0x1008</td>"
+        "<td class=\"insn\">pop rbx</td></tr>"));
+    ck_assert_ptr_nonnull(strstr(dom,
+        "[0x1001,0x1004)</td><td class=\"addr\">0x1001</td>"
+        "<td class=\"insn\">mov rbp, rsp</td>"));
+    ck_assert_ptr_null(strstr(dom, "id=\"no-code\""));
+    free(dom);
+    free(html);
+    test_run_free(&run);
+}
+END_TEST
+
+/* With --caller the lookup PC is PC-1, and the instruction holding it is
+ * the one marked: f1's ret at 0x1010 (prologue.S), not f2's first
+ * instruction at the PC 0x1011. */
+START_TEST(test_html_machine_code_caller)
+{
+    struct test_run run;
+    char *html = run_golden(&goldens[3], "html", &run);
+    const char *mark = strstr(html, "id=\"lookup-insn\">");
+    ck_assert_ptr_nonnull(mark);
+    ck_assert_int_eq((int)count(html, "id=\"lookup-insn\""), 1);
+    ck_assert_ptr_nonnull(strstr(mark, "id=\"lookup-insn\">ret <span"));
+    ck_assert_ptr_nonnull(strstr(mark, "lookup PC 0x1010<"));
+    free(html);
+    test_run_free(&run);
+}
+END_TEST
+
+/* A .debug_frame-only object (a relocatable: no loaded segment holds
+ * its code) has no bytes to list: the page says so. */
+START_TEST(test_html_no_machine_code)
+{
+    char *object = test_build_path("corpus/objects/debug_frame.o");
+    struct test_run run;
+    test_run_cfisem((const char *[]){"explain", object, "--pc", "0x1",
+                                     "--format", "html", NULL}, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(run.out, "<p id=\"no-code\">The machine code"
+                                          " is not shown: the file holds no"
+                                          " bytes at [0x0,0x3)"));
+    ck_assert_int_eq((int)count(run.out, "class=\"insn"), 0);
+    test_run_free(&run);
+    free(object);
+}
+END_TEST
+
+/* The frame drawn: one slot per register the chosen row saves at a CFA
+ * offset (explain's JSON: the row's columns whose rule is "offset"), at
+ * that offset, the return address's among them; the CFA and the
+ * callee's stack pointer marked with their values. */
+START_TEST(test_html_frame)
+{
+    const struct golden *g = &goldens[_i];
+    struct test_run run, json_run;
+    char *html = run_golden(g, "html", &run);
+    char *json = run_golden(g, "json", &json_run);
+    struct diff_json_error error;
+    struct diff_json *j = diff_json_parse(json, strlen(json), &error);
+    ck_assert_ptr_nonnull(j);
+    char *dom = rendered(html);
+    const struct diff_json *columns = at(j, "row.columns");
+    size_t saved = 0, ras = 0;
+    for (size_t i = 0; i < columns->count; i++) {
+        const struct diff_json *c = &columns->elements[i];
+        const char *rule = diff_json_text(diff_json_member(at(c, "data"),
+                                                           "rule"));
+        if (!rule || strcmp(rule, "offset"))
+            continue;
+        int64_t offset;
+        ck_assert(diff_json_i64(at(c, "data.offset"), &offset));
+        const char *name = diff_json_text(at(c, "column"));
+        bool ra = !strcmp(name, "rip");
+        char slot[128];
+        snprintf(slot, sizeof slot, "<g class=\"slot%s\" data-column=\"%s\" "
+                 "data-offset=\"%" PRId64 "\">", ra ? " ra" : "", name, offset);
+        ck_assert_msg(strstr(dom, slot), "%s: no %s", g->name, slot);
+        saved++;
+        ras += ra;
+    }
+    ck_assert_int_eq((int)ras, 1);
+    ck_assert_int_eq((int)count(dom, "<g class=\"slot"), (int)saved);
+    ck_assert_int_eq((int)count(dom, "<g class=\"slot ra\""), 1);
+    const char *cfa = diff_json_text(at(j, "evaluation.cfa.value"));
+    char mark[96];
+    snprintf(mark, sizeof mark, "CFA = %s (", cfa);
+    ck_assert_msg(strstr(dom, mark), "%s: no %s", g->name, mark);
+    ck_assert_ptr_nonnull(strstr(dom, "<g class=\"sp\">"));
+    diff_json_free(j);
+    free(dom);
+    free(json);
+    free(html);
+    test_run_free(&json_run);
+    test_run_free(&run);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* The command line                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -677,6 +912,12 @@ int main(void)
     tcase_add_loop_test(tc, test_golden_formats, 0, (int)NFORMAT_GOLDENS);
     tcase_add_test(tc, test_error_on_stderr);
     tcase_add_test(tc, test_html_in_a_browser);
+    tcase_add_test(tc, test_html_fits_the_window);
+    tcase_add_test(tc, test_html_wide_table_scrolls_in_its_box);
+    tcase_add_test(tc, test_html_machine_code);
+    tcase_add_test(tc, test_html_machine_code_caller);
+    tcase_add_test(tc, test_html_no_machine_code);
+    tcase_add_loop_test(tc, test_html_frame, 0, 3);
     tcase_add_test(tc, test_colour_on_a_terminal);
     tcase_add_test(tc, test_tracing_changes_nothing);
     tcase_add_test(tc, test_result_is_unwinds);
