@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cfisem — the one build entry.
 #
 #   make            build build/cfisem

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diff_speed.c — how long `cfisem diff --engines interp,il,compiled` takes
  * over every row of a file (libc.so.6 by default): each row's first and
  * last address and one inside, 4 states each, after the one-time compile

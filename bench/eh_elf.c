@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eh_elf.c — the figures of compile/: how big an eh_elf is, how long it
  * takes to build, and how fast it unwinds.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Time of `cfisem il` on a file (libc.so.6 by default) in each format,
 # next to `readelf -wF` (binutils) on the same file, in one run. Rounds
 # alternate the commands and the best round of each is kept; the output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layouts.c — the two layouts of an eh_elf on the same real stacks, in
  * one run: cfisem_backtrace through tree-layout eh_elfs (cfisem compile
  * --layout tree) and through table-layout ones (--layout table), beside

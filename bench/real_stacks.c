@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* real_stacks.c — unwinding real stacks of this process: every unwinder
  * on the same stacks, in one run, as ns per frame and ratios to cfisem's
  * eh_elf.

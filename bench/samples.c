@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* samples.c — unwinding where profilers unwind: in a SIGPROF handler,
  * and later, from perf-style samples (registers and a copy of the top of
  * the stack).

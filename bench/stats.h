@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.h — what the benchmarks share to time and summarise: a monotonic
  * clock in ns, and the best and the median of a series of figures. Each
  * benchmark is a program of its own (no module); these are inline. */

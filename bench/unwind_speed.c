@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* unwind_speed.c — per-frame time of each engine on the same random
  * (PC, state) pairs of one file (libc.so.6 by default), row lookup
  * included, in one run. Prints ns per frame and the ratio to libunwind's

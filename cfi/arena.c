@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arena.c — a cfi_file's private storage: every allocation lives until
  * the file is closed, so blocks are simply chained and freed together. */
 #include "internal.h"

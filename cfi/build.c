@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* build.c — collecting CIEs and FDEs, then giving them the order and the
  * links the header promises: CIEs by (section, offset); FDEs by
  * (section, pc_begin, offset), each pointing at its CIE; the overlap list

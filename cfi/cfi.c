@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cfi.c — status texts, x86-64 register names, the ABI defaults. */
 #include "cfi.h"
 

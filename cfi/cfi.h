@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cfi.h — the shared vocabulary of cfisem.
  *
  * Everything the three engines (interp/, semantics/, compile/) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dwarf.c — loading CIEs and FDEs through libdwarf's frame API.
  *
  * libdwarf reads the frame sections through an object access interface

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elf.c — the parts of an ELF file this module needs, read from the image
  * in memory with every offset checked against the file size: the header,
  * the PT_LOAD segments, and the frame sections found by name. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* encoding.c — bounds-checked readers for the fields of CIEs and FDEs:
  * fixed-size little-endian values, LEB128 (DWARF 5 §7.6), DW_EH_PE
  * pointers (LSB Core, "DWARF Exception Header Encoding") and the 'z'

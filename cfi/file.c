@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* file.c — loading an ELF file's call frame information (cfi_file_open),
  * PC → FDE lookup, segments, and closing. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h — what the files of cfi/ share and nobody else sees.
  *
  *   arena.c     the file's private storage (struct cfi_arena)

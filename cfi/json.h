@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.h — JSON text as every command writes it, one way: a string has
  * '"', '\' and the control characters escaped, well-formed UTF-8 passed
  * through, and each byte that is not part of well-formed UTF-8 (paths

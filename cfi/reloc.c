@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reloc.c — relocating the frame sections of a relocatable object (.o).
  *
  * In an ET_REL file the PC fields of .eh_frame and .debug_frame are not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* section.c — our own parser of a whole .eh_frame or .debug_frame, written
  * from the formats (DWARF 5 §6.4.1, LSB Core ".eh_frame section") and
  * independent of libdwarf. cfi_file_open runs it over the raw sections

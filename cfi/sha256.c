@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.c — see sha256.h; FIPS 180-4 §6.2, written for clarity. The
  * digest of a file is in sha256_file.c, so that the run-time library
  * takes this file alone. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.h — SHA-256 (FIPS 180-4): of a file, to know when two files of a
  * run have the same contents and when a stored result is still the
  * file's (diff/batch.h); of a file's frame sections, the stamp of an

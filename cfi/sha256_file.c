@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256_file.c — the SHA-256 of a regular file's contents (sha256.h). */
 #include "sha256.h"
 

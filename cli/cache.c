@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cache.c — `cfisem cache`: the eh_elf cache of libcfisem-unwind, keyed
  * by build-id, filled with compiled eh_elfs. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.h — what the subcommands of cfisem share: exit codes, option
  * helpers and the one-line error for a bad input file. */
 #ifndef CFISEM_CLI_H

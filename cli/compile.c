@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compile.c — `cfisem compile`: a file's CFI compiled into an eh_elf. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diff.c — `cfisem diff`: every engine against the IL evaluator, over the
  * PCs and states of engines/state.h, with the report of diff/report.h. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* explain.c — `cfisem explain`: one frame, and how semantics/ derived it.
  *
  * The command parses its options, builds the memory of the state, has

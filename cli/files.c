@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* files.c — see files.h. */
 #include "files.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* files.h — the list of input files of a command that takes many (diff,
  * stats): paths given, the paths of a manifest (`make corpus`: one file
  * a line, its path before the first tab; lines starting with # are

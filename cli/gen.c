@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen.c — `cfisem gen`: a random, well-formed CFI program as a .S file for
  * GNU as, and the IL `cfisem il` must print for it (gen/gen.h). */
 #include <inttypes.h>

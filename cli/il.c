@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* il.c — `cfisem il FILE [--pc ADDR] [--format text|json|readelf]`: the
  * intermediate language of a file's CFI, every FDE or the one row that
  * covers ADDR. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* il_sframe.c — `cfisem il FILE --sframe [--pc ADDR]`: the file's .sframe
  * table in the IL text format (sframe/sframe.h).
  *

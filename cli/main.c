@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c — cfisem: the command table and the shared helpers. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c — `cfisem report merge`: the JSON results of `cfisem diff`
  * runs over parts of one list of files (shards, on many machines) made
  * into the report of one run over the whole list (diff/merge.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sites.c — `cfisem sites`: the instrumentation sites of a file. */
 #include <inttypes.h>
 #include <stdio.h>

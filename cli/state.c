@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* state.c — the machine state options shared by `unwind` and `explain`:
  * --regs, --mem-seed, --mem DUMP@ADDR, --fault B-E, and the memory model
  * they describe. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.c — `cfisem stats`: the numbers of a corpus' call frame
  * information, over files given or a manifest, in parallel. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.h — what the files of `cfisem stats` share (cli/ only): the
  * counts of one corpus (or of one producer's part of it), how they are
  * gathered from a file (stats_file.c), merged, and printed

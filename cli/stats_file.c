@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats_file.c — the counts of one file: its records, the opcodes of its
  * programs (semantics/'s decoder), the rows of its FDEs and their rules
  * (semantics/'s translator), its expressions, and its producer (the

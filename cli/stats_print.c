@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats_print.c — the counts of `cfisem stats` as text tables and as one
  * JSON object. JSON schema:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth.c — `cfisem synth FILE [--emit-il] [--no-fde-code] [--json OUT]
  * [--limits]`: CFI synthesised from the machine code and compared with the
  * file's; with --no-fde-code, also for the code no FDE covers. */

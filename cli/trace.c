@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace.c — `cfisem trace`: does the CFI describe the code that runs? */
 #include <inttypes.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* unwind.c — `cfisem unwind`: one frame, one engine. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* unwind_v1.c — `cfisem unwind --engine compiled` with an eh_elf of the
  * v1 ABI (v1 or v1-direct): the eh_elf is asked in a child process, and
  * the answer is shown as v1 carries it: error or not; the CFA (the

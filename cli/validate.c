@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate.c — `cfisem validate`: an eh_elf against the IL evaluator at
  * every address of every FDE (validate/validate.h). */
 #include <inttypes.h>

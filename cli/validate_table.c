@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate_table.c — `cfisem validate FILE --hdr` and `--sframe`: the
  * compact tables a file carries beside its .eh_frame, checked against it
  * (engines/eh_frame_hdr.h, validate/sframe_check.h). */

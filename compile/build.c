@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* build.c — cg_build: the generated C compiled into one shared object.
  *
  * Each unit is written to a temporary folder and compiled on its own,

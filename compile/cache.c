@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cache.c — eh_elfs built once per file version, reused after.
  *
  * The name of a cached eh_elf is the file's name and a hash of what makes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cg.h — the eh_elf generator of cfisem: IL → C → shared object, and the
  * engine that unwinds with an eh_elf.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eh_elf.h — the ABI of the eh_elfs cfisem generates.
  *
  * An eh_elf is a shared object, built from one ELF file's call frame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elf.c — what compile/ needs to know of an ELF file without loading it:
  * section sizes (for the size report), whether a dynamic symbol is
  * defined (to tell an eh_elf from a foreign shared object before dlopen

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* expr.c — DWARF expressions compiled to C (DWARF 5 §2.5, §6.4.2, and
  * cfi.h's rules; eh_elf.h repeats them).
  *

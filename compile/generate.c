@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* generate.c — cg_generate: the units of an eh_elf's C, and writing them
  * as one file.
  *

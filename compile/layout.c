@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout.c — from a file's IL to leaves: every address interval of the
  * file and what it reaches (a row body, an error, or "no FDE").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.c — opening an eh_elf, and unwinding with it (cg_unwind).
  *
  * Before dlopen runs any code of the file, its dynamic symbols are read:

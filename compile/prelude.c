@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prelude.c — the text every generated unit starts with: the
  * declarations of eh_elf.h (a copy, checked against the header by the
  * tests) and the helpers the generated code calls, for one ABI.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rows.c — the C of row bodies.
  *
  * A row is split in functions, so that rows differing only in their CFA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* search.c — the if/else search from a lookup PC to its leaf.
  *
  * Structure of the generated search:

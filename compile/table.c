@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* table.c — the lookup as data (cfisem compile --layout table): the
  * search from a lookup PC to its leaf as sorted start offsets and a
  * search over them, beside the same compiled row bodies as the if/else

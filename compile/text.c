@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.c — growing buffers: C text, key bytes, and the interning table
  * that maps keys to dense indices. */
 #include <stdio.h>

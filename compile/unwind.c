@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* unwind.c — cg_unwind: one frame with a loaded eh_elf, under the same
  * contract as sem_unwind and interp_unwind (cfi.h). */
 #include <string.h>

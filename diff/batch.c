@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batch.c — diff_run_batch (batch.h). */
 #define _GNU_SOURCE   /* dl_iterate_phdr */
 #include "batch.h"

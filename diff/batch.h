@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batch.h — a differential run over many files (a whole system's),
  * one file at a time, each file's result a run of its own merged at the
  * end (diff/merge.h), so that the result is that of diff_run, and:

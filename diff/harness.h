@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness.h — the differential run: every engine asked the same questions
  * as the reference (the IL evaluator), every answer compared, counted and
  * the differences kept.

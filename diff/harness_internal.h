@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness_internal.h — what harness.c shares with isolate.c. Not a
  * public header. */
 #ifndef CFISEM_DIFF_HARNESS_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* isolate.c — diff_run_isolated (harness.h): each file in a child process,
  * whose results come back through a pipe as a flat stream (the records
  * as they are, their strings after them: deviation pointers point into

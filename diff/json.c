@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.c — see json.h. A recursive descent over RFC 8259's grammar; the
  * depth bound keeps the recursion bounded on any input. */
 #include "json.h"

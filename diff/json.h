@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.h — a reader of the JSON that cfisem writes (RFC 8259), so that
  * results written by `cfisem diff --json` (one file, a shard, a whole
  * run) can be read back and merged (diff/merge.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* merge.c — diff_run_merge (merge.h). The merged run owns copies of
  * everything it takes from the parts: its strings are kept by it, its
  * records' row texts are its own. */

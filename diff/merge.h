@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* merge.h — differential runs read back from their JSON (report.h) and
  * merged, so that a run can be split (by file, by shard over many
  * machines) and put together again into the report one run would give.

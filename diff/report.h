@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h — what a differential run prints: the text report for people
  * and the JSON file for tools.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_read.c — diff_run_read_json (merge.h): the JSON of report.c read
  * back into a run. Every member report.c writes is read and checked;
  * names (statuses, engines, deviations, items) are looked up in this

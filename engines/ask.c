@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ask.c — see ask.h. */
 #include "ask.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ask.h — one request asked of one engine in a child process, watched:
  * what `cfisem unwind` does with the engines whose code is not cfisem's
  * (the outside libraries, an eh_elf), so that their crash or hang is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c — see compare.h. */
 #include "compare.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.h — one engine's answer against the reference's, item by item,
  * and the verdict the harness counts.
  *

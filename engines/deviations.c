@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* deviations.c — see deviations.h. The table: the one place where the
  * known deviations are listed, each with its reason.
  *

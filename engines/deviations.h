@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* deviations.h — the known differences between an outside engine and DWARF
  * 5 (or the x86-64 ABI), in one place, each with its reason.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* deviations_common.c — what the predicates of the deviation table
  * share (deviations_internal.h): questions over a mismatch, the walk over
  * the instructions the libraries run for the lookup PC, and the IL's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* deviations_internal.h — what the deviation table (deviations.c) and
  * its predicates share. Not a public header.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dwarf_object.c — see dwarf_object.h. */
 #include "dwarf_object.h"
 

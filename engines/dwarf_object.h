@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dwarf_object.h — frame sections in memory, shown to libdwarf as an
  * object (Dwarf_Obj_Access_Interface): the libdwarf engine and the
  * libdwarf fuzzing oracle give libdwarf only the bytes they choose, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eh_elf_v1.c — see eh_elf_v1.h. */
 #include "eh_elf_v1.h"
 

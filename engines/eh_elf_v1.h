@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eh_elf_v1.h — eh_elfs of the first published ABI (2018-2019), as the
  * validator calls them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eh_frame_hdr.c — see eh_frame_hdr.h. */
 #include "eh_frame_hdr.h"
 

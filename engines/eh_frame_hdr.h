@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eh_frame_hdr.h — the linker's .eh_frame_hdr checked against the
  * .eh_frame it indexes (`cfisem validate FILE --hdr`, and `cfisem diff`).
  *

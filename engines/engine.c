@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* engine.c — see engine.h. Our engines (il, interp, compiled) are wrapped
  * here; the outside ones go through their adapters
  * (engines/oracle_libdwarf.h, engines/oracle_libdw.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* engine.h — what the differential harness drives: engines that unwind
  * one frame, ours and outside ones, all behind one contract.
  *

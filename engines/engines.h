@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* engines.h — the engines module's public header: the engine contract
  * and its registry (engine.h), the memory model (memory.h) and the
  * states (state.h) a request is asked in, the comparison of two answers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdw_deviations.c — the predicates of elfutils libdw's entries in the
  * deviation table (engines/deviations.c). */
 #include "deviations_internal.h"

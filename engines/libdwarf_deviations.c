@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libdwarf_deviations.c — the predicates of libdwarf's entries in the
  * deviation table (engines/deviations.c). */
 #include "deviations_internal.h"

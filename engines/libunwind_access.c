@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libunwind_access.c — see libunwind_access.h. */
 #include "libunwind_access.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libunwind_access.h — the accessors of libunwind's remote API, over the
  * harness's memory model and a register file: the one set that the
  * libunwind adapter (engines/oracle_libunwind.c) and the fuzz oracle

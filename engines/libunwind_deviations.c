@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libunwind_deviations.c — the predicates of libunwind's entries in the
  * deviation table (engines/deviations.c), most of them through the model of
  * its step (engines/libunwind_model.h): an entry matches when its behaviour

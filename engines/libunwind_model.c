@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libunwind_model.c — see libunwind_model.h. */
 #include "libunwind_model.h"
 

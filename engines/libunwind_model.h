@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libunwind_model.h — a model of libunwind's step, for the deviation
  * table and the libunwind adapter's safety checks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memory.c — see memory.h. */
 #include "memory.h"
 

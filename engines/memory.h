@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memory.h — the memory model of the harness (DESIGN.md).
  *
  * Memory is a pure function, so that every engine sees the same bytes:

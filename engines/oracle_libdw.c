@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_libdw.c — see oracle_libdw.h. */
 #define _GNU_SOURCE /* RTLD_DEEPBIND */
 #include "oracle_libdw.h"

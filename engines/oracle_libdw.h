@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_libdw.h — elfutils libdw (0.188) as an outside engine.
  *
  * libdw is loaded at run time, never linked: it exports 34 dwarf_* names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_libdwarf.c — see oracle_libdwarf.h.
  *
  * libdwarf is always given a Dwarf_Error*: its default handler aborts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_libdwarf.h — libdwarf (20210528) as an outside engine.
  *
  * libelf finds .eh_frame and .debug_frame in the file (on the adapter's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_libunwind.c — see oracle_libunwind.h. */
 #include "oracle_libunwind.h"
 #include "libunwind_access.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_libunwind.h — libunwind (nongnu, 1.6.2) as an outside engine.
  *
  * The remote API: an address space whose accessors read the harness's

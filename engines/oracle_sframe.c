@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_sframe.c — see oracle_sframe.h. */
 #include "oracle_sframe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_sframe.h — the file's own .sframe as an engine (sframe/sframe.h).
  *
  * It speaks for what SFrame carries and for nothing else: the CFA, the

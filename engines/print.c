@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* print.c — see print.h. */
 #include "print.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* print.h — an engine's answer and a state for people and as JSON: what
  * the harness's reports (diff/report.h), validate's and `cfisem unwind`
  * print alike. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan.c — see scan.h. */
 #include "scan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan.h — reading CFA program bytes for the adapters' safety checks.
  *
  * An adapter refuses the programs known to crash its library

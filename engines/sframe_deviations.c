@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sframe_deviations.c — the predicates of the sframe engine's entries in
  * the deviation table (engines/deviations.c): what SFrame does not carry. */
 #include "deviations_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* state.c — see state.h. */
 #include "state.h"
 

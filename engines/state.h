@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* state.h — the questions the harness asks: which PCs, with which
  * callee registers, over which memory.
  *

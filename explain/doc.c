@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* doc.c — the five sections of an explanation, as headings, lines
  * and tables for a renderer (every format but json). */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* explain.h — the explain module's public header: the derivation of one
  * frame (the model) and its renderers, for `cfisem explain` (cli/).
  *

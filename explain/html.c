@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html.c — --format html: one self-contained page (inline style
  * and script, nothing fetched). The program is beside the table of rows
  * it builds, and each row lists the machine code it is in effect at (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.c — an explanation as one JSON object. Schema (addresses
  * and values are "0x..." strings, offsets numbers):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model.c — explain/'s model (explain.h): the question run through
  * semantics/ with a trace sink, each event kept in a struct explanation.
  *

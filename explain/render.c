@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render.c — printing a document of headings, lines, tables and
  * preformatted text as text (aligned, colour on request), markdown, or a
  * LaTeX fragment. A table is kept until its end, so that text can align

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* svg.c — the frame of the chosen row, drawn for the html page as an
  * inline SVG figure (nothing fetched).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.c — the texts of an explanation (cells of the document,
  * strings of the JSON): instructions in the style of `readelf -wf`,
  * effects in the notation of semantics/translate.c, origins, stacks. */

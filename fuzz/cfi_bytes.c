@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cfi_bytes.c — target 1: raw CIE and FDE records (targets.h gives the
  * header). The section goes through our own parser (cfi_file_from_section)
  * and every FDE through the translator, both engines and the printers. */

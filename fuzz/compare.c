@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c — comparing two engines' answers, and the register states
  * the targets give them. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* context.c — what a harness keeps between inputs: the file the ELF
  * targets write each input into, and a sink for printed IL. */
 #include "internal.h"

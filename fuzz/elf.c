@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elf.c — target 2: a whole ELF file through the loader and the paths of
  * `cfisem il` (the IL of every FDE, in the three formats) and `cfisem
  * unwind` (both engines, compared, at the rows' boundaries). */

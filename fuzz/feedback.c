@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* feedback.c — telling AFL++ what an uninstrumented library answered.
  *
  * libdwarf, libdw and libunwind are system builds without coverage

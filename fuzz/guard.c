@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* guard.c — buffers that end at an inaccessible page.
  *
  * The outside libraries are not compiled with AddressSanitizer: a read a

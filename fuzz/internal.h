@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h — what the fuzz targets share and nothing else uses. */
 #ifndef CFISEM_FUZZ_INTERNAL_H
 #define CFISEM_FUZZ_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_libdw.c — elfutils libdw's CFI API on a (mutated) ELF image.
  *
  * libdw and libdwarf export 34 dwarf_* names that clash, and a program

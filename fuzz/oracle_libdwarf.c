@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_libdwarf.c — libdwarf's frame API on a (mutated) ELF file.
  *
  * libdwarf opens the file itself (dwarf_init_b on a descriptor: its own

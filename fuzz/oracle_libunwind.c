@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle_libunwind.c — libunwind's remote unwinder over a (mutated) ELF
  * image.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracles.c — target 3: the outside parsers on a (mutated) ELF file or
  * frame section, chosen by the input's first byte; and the little ELF
  * reading the oracles need without going through cfi/. */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh — runs the AFL++ harnesses built by `make fuzz-build`.
 #
 #   fuzz/run.sh smoke FUZZ_BUILD

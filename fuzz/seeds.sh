@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # seeds.sh [BUILD] — regenerates fuzz/seeds/, which is committed.
 #
 #   cfi_bytes/  (harness 1) a 16-byte header (fuzz/targets.h) and then:

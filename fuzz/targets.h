@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* targets.h — what the fuzz harnesses run on one input, as library
  * functions: the AFL++ harnesses (fuzz/harness/fuzz_*.c), their replay
  * programs and tests/check_fuzz_replay.c all call these, so that a saved

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # triage.sh — sorts the crashes AFL++ saved into findings.
 #
 #   fuzz/triage.sh FUZZ_BUILD [HARNESS...]      (default: all three)

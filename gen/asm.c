@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* asm.c — the .S file: GNU as syntax, x86-64, one function per FDE, the
  * directives of each group followed by its code bytes, a comment with the
  * address of each run of code and with the meaning of each .cfi_escape.

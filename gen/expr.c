@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* expr.c — DWARF expressions: the operations the generator writes, their
  * encoding, their listing (as `cfisem il` prints them, written here
  * independently), and random expressions that are valid for CFI.

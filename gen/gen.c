@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen.c — the public face of the generator: options, the program's life,
  * the two outputs, statistics for coverage checks. */
 #include "internal.h"

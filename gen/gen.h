@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen.h — the structure-aware CFI program generator (`cfisem gen`).
  *
  * From a seed, the generator writes a random but well-formed CFI program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* generate.c — the random program: functions, their attributes (CIE
  * variety), groups of directives and code sizes, and the patterns of real
  * binaries (FACTS.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* insn.c — the DW_CFA instructions the generator writes: their shapes
  * (from the one list GEN_CFA_OPS), their encoding, and what gas makes of
  * them: which directive gas encodes as exactly that opcode, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h — the generator's private types, shared by the files of gen/.
  *
  * A program is a list of functions (struct gen_fde). A function is a list

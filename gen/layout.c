@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout.c — how GNU as 2.40 and ld 2.40 lay the records out, modelled
  * from their sources (gas/dw2gencfi.c, bfd/elf-eh-frame.c) and checked by
  * tests/check_gen.c against what they write.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model.c — the generator's own statement of the row semantics
  * (docs/semantics.md, "The semantics"; DWARF 5 §6.4), run over the lists
  * layout.c gives each CIE and FDE, and the expected IL printed from it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rng.c — the generator's random numbers: xoshiro256** (Blackman and
  * Vigna), its state seeded from --seed through splitmix64, so that a seed
  * gives the same program on every machine. The state is the caller's. */

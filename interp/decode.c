@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decode.c — the DW_CFA decoder (DWARF 5 §6.4.2 for the meaning of the
  * operands, §7.24 for the numbers), one instruction at a time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eval.c — applying a row to the callee's registers (cfi.h steps 4 and
  * 5): the CFA first, then registers 0 .. CFI_NREGS-1 in increasing
  * number, each rule reading only the callee's registers (never a result

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* expr.c — the DWARF expression stack machine (DWARF 5 §2.5), with the
  * restrictions and limits that cfi.h sets for call frame information
  * (§6.4.2): 64-bit values, arithmetic mod 2^64, at most

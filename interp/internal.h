@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h — what the files of interp/ share and nobody else sees.
  *
  *   leb.c      bounded readers: fixed-size little-endian, ULEB128, SLEB128

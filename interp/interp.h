@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interp.h — the direct interpreter of DWARF call frame information.
  *
  * This module promises "unwinding one frame" exactly as cfi.h defines it

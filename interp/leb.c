@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* leb.c — bounded readers of fixed-size and LEB128 fields (DWARF 5
  * §7.6). A LEB128 may be padded with redundant bytes (0x80 ... 0x00) as
  * long as it stays in the bytes given; it overflows when a bit that does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lookup.c — interp_unwind: finding the FDE in a loaded file (cfi.h step
  * 2), then interp_unwind_fde. Kept apart so that users of
  * interp_unwind_fde alone need no file loader. */

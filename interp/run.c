@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.c — executing the CIE's program, then the FDE's (DWARF 5 §6.4.2,
  * §6.4.4), to find the row in effect at the lookup PC.
  *

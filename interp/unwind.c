@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* unwind.c — interp_unwind_fde: the steps of "unwinding one frame"
  * (cfi.h) in order, for one given FDE; and its two halves as
  * interp_decode_row and interp_apply_row, the row in between kept as a

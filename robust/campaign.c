@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* campaign.c — robust: mutants of seed files and odd inputs through every
  * cfisem command, each run classified; failures kept with their command
  * line. See robust/README.md. */

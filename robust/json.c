@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.c — just enough of a JSON reader to find members of the reports
  * `cfisem diff --json` and `cfisem validate --json` write: a value is
  * skipped by its syntax (strings with their escapes, nesting bounded),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mutate.c — one mutation per kind, each aimed at one field of the ELF
  * or CFI formats, every choice drawn from the rng (same seed, same
  * mutant). */

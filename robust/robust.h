@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* robust.h — the robustness campaign: a format-aware ELF/CFI mutator and
  * a runner that puts every mutant through every cfisem command.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.c — running commands with a timeout (fork, exec, poll) and
  * classifying how they ended. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan.c — the mutator's own reading of ELF64 section headers and of the
  * CIE/FDE records of .eh_frame and .debug_frame (DWARF 5 §6.4.1, the LSB
  * .eh_frame format). Every read is bounded by the file; what does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cfisem-unwind.h — libcfisem-unwind: unwinding the running process (or a
  * sample of it) through eh_elfs.
  *

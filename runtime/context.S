@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* context.S — cfisem_getcontext: the registers of its caller as they are
  * when the call returns (cfisem-unwind.h). Assembly because C cannot
  * name registers; it changes no register of its caller but rax.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ehframe.c — the fallback: an object's own .eh_frame, found through its
  * .eh_frame_hdr (the binary search table the linker writes), unwound by
  * the interpreter (interp/).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frame_id.c — the id of a loaded object without a GNU build-id: the
  * SHA-256 of its file's frame sections (.eh_frame, then .debug_frame, as
  * `cfisem compile` stamps an eh_elf of such a file: compile/eh_elf.h).

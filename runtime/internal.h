@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h — what the files of runtime/ share. */
 #ifndef CFISEM_RUNTIME_INTERNAL_H
 #define CFISEM_RUNTIME_INTERNAL_H

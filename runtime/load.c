@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.c — opening an eh_elf: an eh_elf is code, run in this process, so
  * only a file that the process's effective user (or root) alone could
  * have written is loaded.

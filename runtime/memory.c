@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memory.c — reads of a local walk that fail instead of faulting.
  *
  * Reads inside the current thread's stack are plain loads: its readable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* objects.c — the table of loaded objects and their eh_elfs.
  *
  * The one piece of global mutable state of the library, because a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rows.c — the interpreter's row cache: rows decoded once (interp.h,
  * interp_decode_row), kept by lookup PC, applied again when the PC
  * comes back, as it does in every backtrace of a recursion and in most

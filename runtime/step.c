@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* step.c — cursors: their start, one step up the stack, backtraces.
  *
  * A step has three phases: find the object of the lookup PC (PC-1 for a

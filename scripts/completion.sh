@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Writes the bash completion of cfisem from its own help texts: the
 # commands `cfisem --help` lists, each command's options (every --option
 # its help names), the engine names, and the values an option lists as

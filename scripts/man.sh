@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Writes the manual pages of cfisem from its own help texts, so that the
 # two never disagree: cfisem.1 from `cfisem --help`, and cfisem-COMMAND.1
 # from `cfisem COMMAND --help` for each command it lists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arena.c — the memory of the IL: a bump allocator over a list of chunks.
  *
  * Allocations are never freed one by one: freeing the arena frees every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cursor.c — bounded reading of little-endian and LEB128 numbers, for the
  * decoders of semantics/ (instructions, expressions). */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decode.c — DW_CFA instruction bytes → struct sem_insn.
  *
  * DWARF 5 §6.4.2 and §7.24 define the encoding; .eh_frame adds the pointer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dwop.h — the DW_OP opcodes of DWARF expressions (DWARF 5 §2.5, §6.4.2,
  * and the GNU extensions), one list, used by the disassembler
  * and the assembler of expr_text.c. Private to semantics/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eval.c — the IL evaluator: (row, callee registers, memory) → caller
  * registers, and unwinding one frame from prepared IL (cfi.h, steps 1-6).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* expr_eval.c — the DWARF expression machine of semantics/.
  *
  * DWARF 5 §2.5 and the rules of cfi.h: a stack of 64-bit values, bounded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* expr_text.c — DWARF expressions as text: the disassembler behind
  * sem_print_expr and the assembler the text parser uses.
  *

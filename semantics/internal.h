@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h — what the files of semantics/ share and nobody else sees. */
 #ifndef CFISEM_SEM_INTERNAL_H
 #define CFISEM_SEM_INTERNAL_H

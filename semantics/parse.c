@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse.c — the parser of the text format, one range line:
  *
  *   line  ::= range "  cfa=" cfa ("  " NAME "=" rule)* ["\n"]

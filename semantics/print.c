@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* print.c — the printers of the IL: text (one range a line), JSON, and the
  * table layout of `readelf -wF`.
  *

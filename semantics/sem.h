@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sem.h — the formal semantics of DWARF call frame information.
  *
  * This module promises:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace.c — the notation of translate.c's rules, for printing a trace:
  *
  *   R ::= undef | same | addr(cfa+n) | val(cfa+n) | reg(m)

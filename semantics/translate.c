@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* translate.c — DWARF CFA instructions → IL rows.
  *
  * The translation state (struct translation) holds, beside the output:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read.c — parsing an .sframe section (sframe.h), and finding it in an
  * ELF file's section headers. */
 #include "sframe.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sframe.h — reading an SFrame section (.sframe) and unwinding one frame
  * with it.
  *

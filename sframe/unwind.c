@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* unwind.c — lookup and one frame unwound with SFrame (sframe.h). */
 #include "sframe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyse.c — one FDE: decode its range, find each instruction's
  * successors (jump tables included), and run the abstract interpretation
  * to its fixpoint. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyse.h — the transfer function and merge (transfer.c), used by the
  * fixpoint (analyse.c). */
 #ifndef CFISEM_SYNTH_ANALYSE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* code.c — the code no FDE covers: its functions found from the symbol
  * table, the entry point and the direct calls and jumps of analysed code,
  * each analysed from its start, and its synthesised table kept.

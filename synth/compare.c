@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c — the synthesised state against the IL at every instruction,
  * each disagreement classified, and runs of equal classifications
  * coalesced into address ranges. */

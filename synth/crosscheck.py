@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """crosscheck.py — what a run saw against what `cfisem synth` claims.
 
   cfisem trace --engines il --json TRACE.json -- PROGRAM ARGS...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decode.c — x86-64 instructions from capstone 4, classified by what they
  * do to the stack and to control flow.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """il2s.py — the synthesised table as assembly, so that it can be built
 into a shared object with the same addresses and compiled into an eh_elf.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h — what the files of synth/ share. */
 #ifndef CFISEM_SYNTH_INTERNAL_H
 #define CFISEM_SYNTH_INTERNAL_H

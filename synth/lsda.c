@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lsda.c — the landing pads of an FDE, from its LSDA (.gcc_except_table,
  * the format of GCC's and LLVM's C++ personality routines). A landing pad
  * is reached from the calls of its call-site range by the unwinder, with

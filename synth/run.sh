@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh — `cfisem synth` over many files, two at a time, and the totals.
 #
 #   synth/run.sh CFISEM LIST OUTDIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth.h — call frame information synthesised from the machine code and
  * compared with the IL.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* table.c — the synthesised table as IL, and code covered by no FDE. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* transfer.c — the abstract state: what one instruction does to it, and
  * the merge at a join point. */
 #include "analyse.h"

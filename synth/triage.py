@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """triage.py — sorts the disagreements of `cfisem synth` reports into the
 kinds decided in synth/findings/README.md, from the code around each
 range (objdump of the FDE, so that instructions are read from their

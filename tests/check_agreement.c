@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_agreement.c — the direct interpreter and the IL evaluator give
  * identical results: on every case of corpus/cases and on every row of
  * libc.so.6, ld-linux-x86-64.so.2 and libstdc++.so.6 (each row's first and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_bad_input.c — regressions of bad and unusual input: each test is
  * named after the defect it pins, and runs the cfisem binary as a user
  * would. The promise: one line on stderr naming the file and what is

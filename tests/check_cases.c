@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_cases.c — the golden tests of corpus/cases: each NAME.S is built
  * by make into $CFISEM_BUILD/corpus/cases/NAME.so, and
  * `cfisem il NAME.so` must print NAME.il byte for byte. NAME.il is written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_cfi.c — the cfi/ module: loading real ELF files through libdwarf,
  * our own section parser on hand-built bytes (good and malformed: status
  * and offset), the two loaders agreeing record for record on real

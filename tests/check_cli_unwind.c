@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_cli_unwind.c — `cfisem unwind` end to end: its output formats,
  * exit codes, and options (--caller, --mem, --fault, the rip default),
  * with every engine the command offers. Expected values are worked out by

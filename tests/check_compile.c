@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_compile.c — compile/: the eh_elf generator, its builds, its
  * loader and the engine that runs eh_elfs.
  *

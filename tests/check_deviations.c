@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_deviations.c — every entry of the deviation table
  * (engines/deviations.c) on a minimal input where the library shows it.
  *

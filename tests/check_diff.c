@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_diff.c — the differential harness (diff/harness.h) and its two
  * commands, `cfisem diff` and `cfisem validate`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_explain.c — `cfisem explain` and the trace sink of semantics/.
  *
  *   - golden outputs (text and json) of hand-written cases: every rule,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_fuzz_replay.c — every saved fuzz input still passes: the seeds
  * (fuzz/seeds/) and the findings (fuzz/findings/) of harnesses 1 and 2
  * are run through the targets the harnesses run (fuzz/targets.h), once

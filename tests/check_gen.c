@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_gen.c — the generator (`cfisem gen`, gen/): for a range of seeds,
  * the generated .S is assembled and linked with the project's rule, and
  * `cfisem il` must print the generator's expectation byte for byte (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_install.c — cfisem as a user installs it: `make install` into a
  * temporary DESTDIR, then the installed binary, manual pages, ABI header,
  * bash completion and run-time library (through its pkg-config file) are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_malformed.c — corrupted ELF files through the command line.
  *
  * A small shared object is built from assembly, then copied many times,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_merge.c — results read back and merged (diff/json.h,
  * diff/merge.h, diff/batch.h, cfi/sha256.h) and the commands that use
  * them (`cfisem diff --shard/--results/--manifest`, `cfisem report

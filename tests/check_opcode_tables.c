@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_opcode_tables.c — every table of DW_CFA opcodes in the tree holds
  * the same opcodes.
  *

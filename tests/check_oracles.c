@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_oracles.c — the outside engines (libdwarf, libdw, libunwind)
  * against the IL evaluator, the reference.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_paper.c — the paper-data scripts (paper/data/run) on a small
  * corpus: the hand-written cases for stats and diff, libc for the worked
  * examples and synth, /bin/true for trace (no bare stepping), no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_readelf.c — the oracle test against binutils: `readelf -wF FILE`
  * and `cfisem il --format readelf FILE` must give the same table for every
  * FDE, every row, the CFA and every register cell, after the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_robust.c — a short, deterministic robustness campaign.
  *
  * The robust tool ($CFISEM_ROBUST, robust/) mutates the hand-written

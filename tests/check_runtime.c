@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_runtime.c — runtime/: libcfisem-unwind on the running process.
  *
  * The stacks are those of the benchmark (bench/workload/workload.h),

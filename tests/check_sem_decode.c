@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_sem_decode.c — the DW_CFA decoder of semantics/: every opcode,
  * every operand encoding, and malformed bytes (status and offset). */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_sem_print.c — the printers and the parser of semantics/: each rule
  * and CFA kind in the text format, the disassembly of every DW_OP operand
  * shape, the data fallback, print → parse → print on many lines (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_sem_translate.c — the DWARF → IL translator: each rule, each error
  * case, and the pitfalls other unwinders fell into (FACTS.md). */
 #include <check.h>

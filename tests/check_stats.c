@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_stats.c — `cfisem stats`.
  *
  *   - golden text over the hand-written cases (every .so of corpus/cases), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_synth.c — the synth module: hand-written functions for each
  * pattern the analysis follows (tests/synth/good.S), with correct CFI that
  * must agree everywhere, and functions with CFI wrong on purpose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_tables.c — the compact tables checked against .eh_frame:
  * .eh_frame_hdr (engines/eh_frame_hdr.h) and SFrame (sframe/sframe.h, its
  * reader against readelf --sframe, and validate/sframe_check.h).

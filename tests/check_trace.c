@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_trace.c — trace/: the CFI checked against executions. The suite
  * builds its programs (tests/trace/) into a temporary folder: correct CFI
  * from gcc and clang at several levels, with and without frame pointers,

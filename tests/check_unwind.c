@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_unwind.c — "unwinding one frame" (cfi.h), for every engine.
  *
  * One table of cases; each case runs against each engine of `engines`

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test_help_man_readme_completion_agree: `cfisem CMD --help`, the manual
 pages and the bash completion state the same options and the same defaults
 for every command, the defaults stated are the ones the parser applies, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* support.h — helpers shared by the Check suites: paths given by the
  * Makefile, running the cfisem binary, reading files. */
 #ifndef CFISEM_TEST_SUPPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.c — one stop: each engine unwinds the innermost frame from the
  * real registers and memory; the answer is compared with the frame's
  * truth, and every difference lands in its group with a reproducer. */

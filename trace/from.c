@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* from.c — running the program at full speed up to a function of its
  * executable (a breakpoint at the symbol's address), so that stepping
  * starts there: the frames below it are then unknown, and the function's

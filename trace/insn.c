@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* insn.c — recognising the x86-64 instructions that change frames.
  *
  * A small decoder of our own rather than a full disassembler: the shadow

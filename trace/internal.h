@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h — the parts of trace/ (not part of its contract). */
 #ifndef CFISEM_TRACE_INTERNAL_H
 #define CFISEM_TRACE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* maps.c — the ELFs mapped in the traced process (/proc/PID/maps), each
  * opened once with its engines, and where each is loaded.
  *

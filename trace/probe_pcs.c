@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probe_pcs.c — the SDT probe PCs of files, as the PCs `cfisem diff`
  * asks (`--pcs stapsdt`): each probe of an FDE, as an innermost frame (a
  * tracer stopped there unwinds from that PC). */

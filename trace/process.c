@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* process.c — reading the traced process: its memory through
  * process_vm_readv (one call per 512-byte block, cached for the current
  * stop: the engines' reads of one frame fall in one or two blocks), its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c — the trace report: counts, per-engine agreement, and the
  * mismatch groups with their reproducers, as text or JSON. */
 #define _GNU_SOURCE

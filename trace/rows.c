@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rows.c — `--at rows` and `--at stapsdt`: a breakpoint (int3) at the first address of
  * every row of every FDE of the mapped ELFs, the program otherwise
  * running at full speed, far cheaper than stepping.

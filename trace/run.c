@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.c — the tracing loop: start the program stopped, then step it one
  * instruction at a time, keeping the shadow stack and checking stops.
  *

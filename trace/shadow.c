@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shadow.c — the stack of live frames, as the machine made them. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sites.c — SystemTap SDT probes: the notes of type 3 named "stapsdt"
  * (in .note.stapsdt, but any SHT_NOTE section is read). After the note
  * header, the descriptor holds (64-bit ELF): the probe's PC, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace.h — ground truth from an execution: does the CFI describe the
  * code that runs?
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate/ask.c — one question asked of a v1 eh_elf in a child process
  * (validate.h, validate_v1_ask): what `cfisem unwind --engine compiled`
  * needs to reproduce a wrong answer of `cfisem validate --abi v1` or

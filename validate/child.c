@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate/child.c — the eh_elf's calls, in child processes, for every
  * ABI (validate.h, "Isolation").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate/internal.h — what validate.c, validate/v1.c, validate/child.c,
  * validate/text.c and validate/report.c share. Not a public header. */
 #ifndef CFISEM_VALIDATE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate/report.c — the text and JSON reports of a validation. */
 #include "internal.h"
 

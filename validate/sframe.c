@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate/sframe.c — see validate/sframe_check.h. */
 #include "sframe_check.h"
 

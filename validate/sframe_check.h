@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sframe_check.h — a file's own .sframe checked against its .eh_frame
  * (`cfisem validate FILE --sframe`). gas derives both from the same
  * .cfi_* directives, whichever section they go to: the DWARF FDEs are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate/text.c — the object's text, where a PC may be: the allocated
  * SHF_EXECINSTR sections of its section headers (read from the file's
  * bytes, every offset checked), else its executable segments. */

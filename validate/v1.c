@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate/v1.c — the v1 ABIs: the reference restricted to what v1
  * evaluates, the comparison of a v1 answer with it, and the frame that
  * shows a v1 answer (validate.h). */

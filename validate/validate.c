@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate/validate.c — see validate.h. The addresses, the verdicts and their
  * merging into wrong ranges, the run. The v1 reference is in
  * validate/v1.c, the child processes in validate/child.c, the text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate.h — checking an eh_elf against the reference at every address.
  *
  * The addresses: every address of every FDE of the file (where it is the

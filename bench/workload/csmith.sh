@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/workload/csmith.sh OUTDIR CFISEM [COUNT] — the Csmith workloads of the
 # real-stack benchmark (bench/real_stacks.c): random C programs whose own
 # frames the benchmark unwinds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* csmith_hook.c — the hook of the Csmith workloads of bench/real_stacks
  * (built by bench/workload/csmith.sh). A Csmith program is built with
  * -finstrument-functions, its main renamed csmith_main and its printf

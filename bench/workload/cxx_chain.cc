@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // cxx_chain.cc — a C++ stack through libstdc++ (workload.h): `depth`
 // frames with destructors to run (their FDEs have an LSDA), then
 // libstdc++'s std::ostream::operator<<(long) and its num_put, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shape_fp.c — the frame-pointer shape (compiled -fno-omit-frame-pointer,
  * see workload.h). */
 #include "workload.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shapes.c — the other frame shapes and the entry points (workload.h).
  * Compiled with -fomit-frame-pointer in the mixed build. */
 #define _GNU_SOURCE /* qsort_r */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* workload.h — stacks to unwind: the benchmark's and the run-time
  * library's tests. Built into a shared object (build/workload/), once
  * with a mix of frame shapes and once with frame pointers everywhere

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* driver.c — see driver.h. */
 #include "driver.h"
 

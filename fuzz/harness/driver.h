@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* driver.h — what the three harness mains share: the verdict on one input
  * and the replay program.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_cfi_bytes.c — AFL++ harness 1: raw CIE and FDE records through our
  * parser, translator and both engines (fuzz/targets.h, target 1). Aborts
  * on any disagreement between the direct interpreter and the IL

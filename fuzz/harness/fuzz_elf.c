@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_elf.c — AFL++ harness 2: a whole ELF file through the loader, the IL
  * printers and both engines (fuzz/targets.h, target 2). Aborts on any
  * disagreement between the direct interpreter and the IL evaluator.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_oracles.c — AFL++ harness 3: outside parsers (libdwarf, elfutils
  * libdw, libunwind) on a mutated ELF file, the first byte choosing which
  * (fuzz/targets.h, target 3). A crash inside a library is the finding;

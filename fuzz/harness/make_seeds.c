@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* make_seeds.c — writes seeds for harness 1 (fuzz_cfi_bytes) from ELF
  * files: the header of fuzz/targets.h, then CFI records.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench.py OUT: bench/eh_elf (built by make): eh_elf sizes against
 .eh_frame, build times, and the time per frame of every engine on libc;
 CSV for the figures, tables and numbers for the text. Skipped (with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """common.py: what the paper-data scripts share: running the tools, and
 writing LaTeX macros, tables and CSV into paper/generated/.
 

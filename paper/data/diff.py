@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """diff.py OUT: `cfisem diff` (every engine against the IL evaluator) over
 the whole manifest PAPER_MANIFEST (`make corpus`'s; its results kept in
 $CFISEM_BUILD/paper/diff-results, so that a second run reads them back),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """explain.py OUT: the worked examples, `cfisem explain --format latex`:
 a function of libc whose program uses remember_state and restore_state
 (the smallest such FDE, at the address where restore_state takes effect),

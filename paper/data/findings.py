@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """findings.py OUT: the findings in outside libraries, read from
 diff/findings/README.md (the adapters) and fuzz/findings/README.md (the
 fuzzing campaigns): library, reproducer or finding id, and how many."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """runtime.py OUT: bench/real_stacks (built by make): the run-time
 library's cfisem_backtrace through eh_elfs against the interpreter
 fallback, libunwind, libgcc, glibc's backtrace() and the frame-pointer

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """stats.py OUT: `cfisem stats` over the corpus (PAPER_MANIFEST, a
 manifest of `make corpus`, or PAPER_FILES, paths separated by spaces):
 the corpus numbers, the rows-per-FDE histogram, opcode frequencies, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """synth.py OUT: `cfisem synth` on libc and ld.so: every instruction of
 every FDE, the state the code builds (abstract interpretation over the
 control-flow graph) against the IL's row. Writes the table of files (FDEs,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """trace.py OUT: `cfisem trace` on a few small programs, every stop
 checked by the engines il, interp and compiled against the machine, and
 the rate of bare single-stepping (`--bare`) to compare with: the table of

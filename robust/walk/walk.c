@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* walk.c — robust-walk: the run-time library's interpreter fallback
  * (libcfisem-unwind) on one shared object's .eh_frame and .eh_frame_hdr,
  * as the robustness campaign mutates them.
