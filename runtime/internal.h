@@ -60,6 +60,12 @@ struct rt_cursor {
  * _dl_find_object (no eh_elf: the interpreter). Async-signal-safe. */
 bool rt_find_object(uint64_t pc, struct rt_object *object);
 
+/* The link maps of the objects loaded with the program (startup.c),
+ * which glibc never unloads: the program and the closure of its
+ * DT_NEEDED entries; at most max of them. Not async-signal-safe. */
+enum { RT_MAX_STARTUP = 512 };
+size_t rt_startup_maps(const void **maps, size_t max);
+
 /* The SHA-256 of the frame sections of the file at path (frame_id.c),
  * the stamp of an eh_elf of an object without build-id
  * (EH_ELF_OBJECT_ID_FRAME_SHA256), when the file's allocated .eh_frame is

@@ -15,7 +15,10 @@
  * map, extent and .eh_frame_hdr, and the same build-id read from its
  * headers in memory. Otherwise the entry is retired for good (an atomic
  * flag) and the PC goes to the object loaded there now, without an
- * eh_elf until cfisem_prepare finds its own. */
+ * eh_elf until cfisem_prepare finds its own. Two kinds of objects stay
+ * and are not checked: those loaded with the program (startup.c), and
+ * the one holding this library's code, which cannot go while a walk
+ * runs in it (and the table goes with it). */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -50,6 +53,7 @@ struct rt_identity {
      * ELF header's, mapped and readable on x86-64 whatever object is
      * loaded there), else NULL. */
     const uint8_t *build_id_at;
+    bool stays; /* loaded with the program, or this library's object */
 };
 
 static struct rt_object objects[RT_MAX_OBJECTS];
@@ -180,8 +184,8 @@ static bool still_loaded(size_t i, uint64_t pc)
 {
     const struct rt_object *o = &objects[i];
     const struct rt_identity *id = &identities[i];
-    if (!id->link_map)
-        return true; /* unknown to _dl_find_object (the vDSO): stays */
+    if (!id->link_map || id->stays)
+        return true; /* unknown to _dl_find_object (the vDSO), or stays */
     struct dl_find_object found;
     if (_dl_find_object((void *)(uintptr_t)pc, &found) != 0 ||
         found.dlfo_link_map != id->link_map ||
@@ -484,8 +488,29 @@ static eh_elf_unwind_fn *find_eh_elf(const struct candidate *c,
     return fn;
 }
 
+/* The objects loaded with the program (startup.c). */
+struct staying {
+    const void *maps[RT_MAX_STARTUP];
+    size_t count;
+};
+
+/* The candidate's object stays: loaded with the program, or holding
+ * this library's code. */
+static bool stays(const struct staying *staying, const struct candidate *c,
+                  const void *link_map)
+{
+    uint64_t self = (uint64_t)(uintptr_t)&cfisem_prepare;
+    if (self >= c->object.start && self < c->object.end)
+        return true;
+    for (size_t i = 0; link_map && i < staying->count; i++)
+        if (staying->maps[i] == link_map)
+            return true;
+    return false;
+}
+
 /* What tells the candidate's object from another at the same place. */
-static void identify(const struct candidate *c, struct rt_identity *id)
+static void identify(const struct candidate *c,
+                     const struct staying *staying, struct rt_identity *id)
 {
     memset(id, 0, sizeof *id);
     memcpy(id->build_id, c->build_id, c->build_id_len);
@@ -500,7 +525,10 @@ static void identify(const struct candidate *c, struct rt_identity *id)
         if (c->build_id_len && at >= id->map_start &&
             at + c->build_id_len <= id->map_start + 4096)
             id->build_id_at = c->build_id_at;
+        id->stays = stays(staying, c, id->link_map);
     }
+#else
+    (void)staying;
 #endif
 }
 
@@ -519,7 +547,8 @@ static bool known(const struct candidate *c, const struct rt_identity *id,
     return false;
 }
 
-static int publish(struct candidates *all, const struct cfisem_options *o)
+static int publish(struct candidates *all, const struct staying *staying,
+                   const struct cfisem_options *o)
 {
     char buf[PATH_MAX];
     struct places places;
@@ -531,7 +560,7 @@ static int publish(struct candidates *all, const struct cfisem_options *o)
     for (size_t i = 0; i < all->count; i++) {
         struct candidate *c = &all->list[i];
         struct rt_identity id;
-        identify(c, &id);
+        identify(c, staying, &id);
         if (known(c, &id, n))
             continue;
         if (n == RT_MAX_OBJECTS)
@@ -552,14 +581,20 @@ int cfisem_prepare(const struct cfisem_options *options)
 {
     struct candidates all = {.capacity = RT_MAX_OBJECTS};
     all.list = calloc(all.capacity, sizeof *all.list);
-    if (!all.list)
+    struct staying *staying = calloc(1, sizeof *staying);
+    if (!all.list || !staying) {
+        free(all.list);
+        free(staying);
         return CFISEM_E_NOT_READY;
+    }
     /* Collected first, loaded after: dlopen inside dl_iterate_phdr's
      * callback would take the loader's lock again. */
     dl_iterate_phdr(collect, &all);
+    staying->count = rt_startup_maps(staying->maps, RT_MAX_STARTUP);
     pthread_mutex_lock(&prepare_lock);
-    int result = publish(&all, options);
+    int result = publish(&all, staying, options);
     pthread_mutex_unlock(&prepare_lock);
     free(all.list);
+    free(staying);
     return result;
 }

@@ -176,36 +176,82 @@ static void count_interp(struct rt_walk *w)
     w->interp_counted = w->frames_interp;
 }
 
-/* Steps up from the frame `callee` (whose PC is a return address when
- * caller_frame) at most max times, the frames taking turns in frames[0]
- * and frames[1], so that no step copies a register file; each caller's
- * PC goes to pcs[]. Returns the number of steps made, frames[(steps - 1)
- * % 2] the last frame reached; *last is the result of the last step
- * tried (1 when all max were made). A step sets the frame's signal_frame
- * (the eh_elf, or the interpreter) when it succeeds. */
+/* The object a backtrace's common step calls, kept in locals: the walk
+ * escapes to the eh_elfs (env.data), so its fields would be loaded
+ * again after every call. span 0: none (the walk's current object has
+ * no eh_elf, or the walk is the interpreter's): every step goes the
+ * long way. */
+struct fast_object {
+    uint64_t start;
+    uint64_t span;
+    uint64_t bias;
+    eh_elf_unwind_fn *unwind;
+};
+
+static void fast_object_of(const struct rt_walk *w, struct fast_object *f)
+{
+    const struct rt_object *object = rt_walk_object(w);
+    f->start = object->start;
+    f->bias = object->bias;
+    f->unwind = object->unwind;
+    f->span = object->unwind && !w->interp_only ? object->end - object->start
+                                                 : 0;
+}
+
+/* One step of a backtrace: walk_step's, the current object's eh_elf
+ * called from f (a frame no cursor counts). */
+static inline int backtrace_step(struct rt_walk *w, struct fast_object *f,
+                                 const struct eh_elf_regs *callee,
+                                 bool caller_frame, uint64_t pc,
+                                 struct eh_elf_frame *frame)
+{
+    uint64_t lookup_pc = cfi_lookup_pc(pc, caller_frame);
+    int result;
+    if (lookup_pc - f->start < f->span) {
+        result = eh_elf_result(
+            f->unwind(lookup_pc - f->bias, callee, &w->env, frame));
+    } else {
+        result = unwind_other(w, callee, caller_frame, lookup_pc, frame);
+        fast_object_of(w, f);
+    }
+    const struct eh_elf_regs *caller = &frame->caller;
+    if (result == CFISEM_OK &&
+        (caller->known & (RIP_BIT | RSP_BIT)) == (RIP_BIT | RSP_BIT) &&
+        (frame->signal_frame ||
+         caller->value[CFISEM_REG_RSP] > callee->value[CFISEM_REG_RSP]))
+        return 1;
+    return end_of_step(result, frame);
+}
+
+/* Steps up a local walk from the frame `callee` (whose PC is a return
+ * address when caller_frame) at most max times, the frames taking turns
+ * in frames[0] and frames[1], so that no step copies a register file;
+ * each caller's PC goes to pcs[]. Returns the number of steps made. A
+ * step sets the frame's signal_frame (the eh_elf, or the interpreter)
+ * when it succeeds, and the caller's PC is known then. */
 static int walk_up(struct rt_walk *w, const struct eh_elf_regs *callee,
                    bool caller_frame, struct eh_elf_frame frames[2],
-                   void **pcs, int max, int *last)
+                   void **pcs, int max)
 {
-    if (!w->remote)
-        w->env.data = w;
+    w->env.data = w;
+    struct fast_object f;
+    fast_object_of(w, &f);
     struct eh_elf_frame *next = &frames[0], *other = &frames[1];
     const struct eh_elf_regs *regs = callee;
-    int n = 0, result = 1;
-    while (n < max) {
-        result = walk_step(w, regs, caller_frame, next);
-        if (result != 1)
-            break;
+    if (!(regs->known & RIP_BIT))
+        return 0;
+    uint64_t pc = regs->value[CFISEM_REG_RIP];
+    int n = 0;
+    while (n < max && pc != 0 &&
+           backtrace_step(w, &f, regs, caller_frame, pc, next) == 1) {
         caller_frame = !next->signal_frame;
         regs = &next->caller;
-        pcs[n++] = (void *)(uintptr_t)regs->value[CFISEM_REG_RIP];
+        pc = regs->value[CFISEM_REG_RIP];
+        pcs[n++] = (void *)(uintptr_t)pc;
         struct eh_elf_frame *done = next;
         next = other;
         other = done;
     }
-    *last = result;
-    if (w->frames_interp - w->interp_counted >= INTERP_BATCH || result != 1)
-        count_interp(w);
     return n;
 }
 
@@ -331,8 +377,7 @@ int cfisem_backtrace(void **pcs, int max)
     struct rt_walk walk;
     walk_start_local(&walk, context.regs[CFISEM_REG_RSP]);
     struct eh_elf_frame frames[2];
-    int last;
-    int n = walk_up(&walk, &regs, true, frames, pcs, max, &last);
+    int n = walk_up(&walk, &regs, true, frames, pcs, max);
     count_interp(&walk);
     return n;
 }

@@ -44,6 +44,7 @@
 
 #include "bench/workload/workload.h"
 #include "runtime/cfisem-unwind.h"
+#include "runtime/internal.h"
 #include "support.h"
 
 enum { MAX_PCS = 4096 };
@@ -1396,6 +1397,49 @@ START_TEST(test_unloaded_object_eh_elf_not_used)
 }
 END_TEST
 
+/* The objects loaded with the program stay and are not checked again
+ * at every walk (runtime/startup.c): the program, libc and the dynamic
+ * loader are among them; an object loaded with dlopen is not, nor a
+ * library loaded with it as its dependency. */
+static const struct link_map *map_of(void *handle)
+{
+    struct link_map *map = NULL;
+    ck_assert_msg(handle != NULL, "dlopen: %s", dlerror());
+    ck_assert_int_eq(dlinfo(handle, RTLD_DI_LINKMAP, &map), 0);
+    return map;
+}
+
+static bool stays_listed(const void *map)
+{
+    static const void *maps[RT_MAX_STARTUP];
+    size_t n = rt_startup_maps(maps, RT_MAX_STARTUP);
+    for (size_t i = 0; i < n; i++)
+        if (maps[i] == map)
+            return true;
+    return false;
+}
+
+START_TEST(test_objects_loaded_with_the_program_stay)
+{
+    const int noload = RTLD_NOW | RTLD_NOLOAD;
+    ck_assert(stays_listed(map_of(dlopen(NULL, RTLD_NOW))));
+    ck_assert(stays_listed(map_of(dlopen("libc.so.6", noload))));
+    ck_assert(stays_listed(map_of(dlopen("ld-linux-x86-64.so.2", noload))));
+    ck_assert_msg(dlopen("libstdc++.so.6", noload) == NULL,
+                  "libstdc++ is loaded with the test program");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/libcfisem-cxx.so",
+             getenv("CFISEM_WORKLOAD"));
+    const struct link_map *opened =
+        map_of(dlopen(path, RTLD_NOW | RTLD_LOCAL));
+    const struct link_map *dependency =
+        map_of(dlopen("libstdc++.so.6", noload));
+    ck_assert(!stays_listed(opened));
+    ck_assert(!stays_listed(dependency));
+    ck_assert(stays_listed(map_of(dlopen("libc.so.6", noload))));
+}
+END_TEST
+
 /* The system folder is named by the prefix it was built for, and
  * `cfisem cache --system` writes there. */
 START_TEST(test_system_eh_elf_dir)
@@ -1493,6 +1537,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(trust, test_eh_elf_of_object_without_build_id);
     tcase_add_test(trust, test_eh_elf_symbols_of_a_dependency_ignored);
     tcase_add_test(trust, test_unloaded_object_eh_elf_not_used);
+    tcase_add_test(trust, test_objects_loaded_with_the_program_stay);
     tcase_add_test(trust, test_system_eh_elf_dir);
     tcase_add_test(trust, test_system_folder_used);
     suite_add_tcase(s, trust);
