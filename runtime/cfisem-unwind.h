@@ -29,7 +29,10 @@
  *     (checked against _dl_find_object, with the build-id in the
  *     object's headers): after dlclose its PCs go to the object loaded
  *     there now, unwound by the interpreter until cfisem_prepare runs
- *     again; an eh_elf of an unloaded object is never called;
+ *     again; an eh_elf of an unloaded object is never called. The
+ *     objects glibc never unloads (the program and the libraries it
+ *     was linked with, loaded with it) and this library's own are not
+ *     checked;
  *   - an object with no eh_elf is unwound by cfisem's interpreter
  *     (interp/) on the object's own .eh_frame, found through its
  *     .eh_frame_hdr; cfisem_stats counts those frames. The rows the

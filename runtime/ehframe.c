@@ -3,9 +3,11 @@
  * .eh_frame_hdr (the binary search table the linker writes), unwound by
  * the interpreter (interp/).
  *
- * Every byte read here belongs to the object's mapped segments: reads
- * are bounded by the object's run-time range and by the records' length
- * fields, and nothing is allocated. Only what linkers write is taken: a
+ * Every byte read here belongs to the readable segment that holds the
+ * object's .eh_frame_hdr (not merely to its run-time range, which may
+ * hold unmapped holes between segments): reads are bounded by that
+ * segment and by the records' length fields, and nothing is allocated.
+ * An .eh_frame elsewhere is not read (no FDE). Only what linkers write is taken: a
  * version 1 header whose table is DW_EH_PE_datarel | sdata4 (anything
  * else: no FDE, and the step fails rather than guess). */
 #include "internal.h"
@@ -90,19 +92,49 @@ static bool take_pointer(struct bytes *b, uint8_t encoding, uint64_t datarel,
     return true;
 }
 
+void rt_frame_segment(const Elf64_Phdr *phdrs, unsigned phnum, uint64_t bias,
+                      struct rt_object *object)
+{
+    uint64_t hdr = object->eh_frame_hdr;
+    object->frame_below = object->frame_above = 0;
+    for (unsigned i = 0; hdr && i < phnum; i++) {
+        const Elf64_Phdr *ph = &phdrs[i];
+        uint64_t lo = bias + ph->p_vaddr, hi = lo + ph->p_filesz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && hi > lo &&
+            hdr >= lo && hdr < hi) {
+            object->frame_below =
+                (uint32_t)(hdr - lo < UINT32_MAX ? hdr - lo : UINT32_MAX);
+            object->frame_above =
+                (uint32_t)(hi - hdr < UINT32_MAX ? hi - hdr : UINT32_MAX);
+            return;
+        }
+    }
+}
+
+/* The bounds of what the fallback reads. */
+static uint64_t frame_lo(const struct rt_object *o)
+{
+    return o->eh_frame_hdr - o->frame_below;
+}
+
+static uint64_t frame_hi(const struct rt_object *o)
+{
+    return o->eh_frame_hdr + o->frame_above;
+}
+
 /* The FDE address of the last table entry whose start is <= pc. */
 static bool search_table(const struct rt_object *o, uint64_t pc,
                          uint64_t *fde_addr)
 {
     uint64_t hdr = o->eh_frame_hdr;
-    struct bytes b = {hdr, o->end};
+    struct bytes b = {hdr, frame_hi(o)};
     uint64_t version, frame_enc, count_enc, table_enc, frame, count;
     if (!take(&b, 1, &version) || !take(&b, 1, &frame_enc) ||
         !take(&b, 1, &count_enc) || !take(&b, 1, &table_enc) ||
         version != 1 || table_enc != (CFI_PE_DATAREL | CFI_PE_SDATA4) ||
         !take_pointer(&b, (uint8_t)frame_enc, hdr, &frame) ||
         !take_pointer(&b, (uint8_t)count_enc, hdr, &count) ||
-        count > (o->end - b.pos) / 8)
+        count > (frame_hi(o) - b.pos) / 8)
         return false;
     const uint8_t *table = (const uint8_t *)(uintptr_t)b.pos;
     uint64_t lo = 0, hi = count; /* entries [0, lo) start at or below pc */
@@ -125,13 +157,13 @@ static bool search_table(const struct rt_object *o, uint64_t pc,
 static bool record(const struct rt_object *o, uint64_t at, uint64_t *body,
                    uint64_t *end)
 {
-    struct bytes b = {at, o->end};
+    struct bytes b = {at, frame_hi(o)};
     uint64_t length;
     if (!take(&b, 4, &length) || length == 0)
         return false;
     if (length == 0xffffffffu && !take(&b, 8, &length))
         return false;
-    if (length > o->end - b.pos)
+    if (length > frame_hi(o) - b.pos)
         return false;
     *body = b.pos;
     *end = b.pos + length;
@@ -217,7 +249,7 @@ static bool parse_fde(const struct rt_object *o, uint64_t at,
         return false;
     struct bytes b = {body, end};
     if (!take(&b, 4, &cie_pointer) || cie_pointer == 0 ||
-        cie_pointer > body - o->start ||
+        cie_pointer > body - frame_lo(o) ||
         !parse_cie(o, body - cie_pointer, cie) ||
         !take_pointer(&b, cie->fde_encoding, 0, &begin) ||
         !take_pointer(&b, cie->fde_encoding & 0x0f, 0, &range))
@@ -247,10 +279,9 @@ bool rt_find_fde(const struct rt_object *object, uint64_t pc,
                  struct cfi_cie *cie, struct cfi_fde *fde)
 {
     uint64_t at;
-    if (!object->eh_frame_hdr || object->eh_frame_hdr < object->start ||
-        object->eh_frame_hdr >= object->end ||
-        !search_table(object, pc, &at) || at < object->start ||
-        at >= object->end || !parse_fde(object, at, cie, fde))
+    if (!object->eh_frame_hdr || object->frame_above == 0 ||
+        !search_table(object, pc, &at) || at < frame_lo(object) ||
+        at >= frame_hi(object) || !parse_fde(object, at, cie, fde))
         return false;
     return pc >= fde->pc_begin && pc < fde->pc_end;
 }

@@ -3,6 +3,7 @@
 #ifndef CFISEM_RUNTIME_INTERNAL_H
 #define CFISEM_RUNTIME_INTERNAL_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,14 @@ struct rt_object {
     uint64_t end;
     uint64_t bias;            /* load bias: run-time minus file address */
     uint64_t eh_frame_hdr;    /* run-time address of .eh_frame_hdr, or 0 */
+    /* The readable PT_LOAD segment holding .eh_frame_hdr: the fallback
+     * reads the header, the table and the records inside it only (the
+     * range above may hold unmapped holes), [eh_frame_hdr -
+     * frame_below, eh_frame_hdr + frame_above); empty when unknown.
+     * 32 bits each (a larger segment is read in part), to keep a walk
+     * inside struct cfisem_cursor. */
+    uint32_t frame_below;
+    uint32_t frame_above;
     eh_elf_unwind_fn *unwind; /* its eh_elf's entry, or NULL: interp */
 };
 
@@ -32,16 +41,18 @@ struct rt_walk {
     struct eh_elf_env env;
     uint64_t stack_lo;        /* local: [lo, hi) known readable */
     uint64_t stack_hi;
-    uint32_t remote;          /* reads through the caller's callback */
-    uint32_t interp_only;     /* CFISEM_ENGINE_INTERP or _NO_CACHE */
-    uint32_t row_cache;       /* the interpreter uses the row cache */
-    uint32_t current;         /* objects[current & 1] */
     /* The object of the last step, objects[current & 1], and the one
      * before it: switching back is a flip of `current`. */
     struct rt_object objects[2];
     uint32_t frames_eh_elf;
     uint32_t frames_interp;
     uint32_t interp_counted;  /* of frames_interp, in cfisem_stats already */
+    /* (bytes, after the counters: no padding, so that a cursor holds a
+     * walk and its registers in struct cfisem_cursor) */
+    uint8_t remote;           /* reads through the caller's callback */
+    uint8_t interp_only;      /* CFISEM_ENGINE_INTERP or _NO_CACHE */
+    uint8_t row_cache;        /* the interpreter uses the row cache */
+    uint8_t current;          /* objects[current & 1] */
 };
 
 static inline const struct rt_object *rt_walk_object(const struct rt_walk *w)
@@ -128,6 +139,11 @@ static inline void rt_direct_window(struct rt_walk *walk)
     walk->env.direct_base = walk->stack_lo;
     walk->env.direct_span = !walk->remote && extent >= 8 ? extent - 7 : 0;
 }
+
+/* Sets object->frame_below and frame_above from the object's program
+ * headers (bias: its load bias; object->eh_frame_hdr set already). */
+void rt_frame_segment(const Elf64_Phdr *phdrs, unsigned phnum, uint64_t bias,
+                      struct rt_object *object);
 
 /* The FDE of lookup PC pc in the object, read from its mapped
  * .eh_frame_hdr and .eh_frame (run-time addresses). false: none, or

@@ -256,6 +256,33 @@ static size_t entry_of(uint64_t pc, size_t n)
     return n;
 }
 
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+/* The segment of .eh_frame_hdr of an object _dl_find_object found, from
+ * the program headers in the first page of its extent (where the loader
+ * maps the ELF header when the first segment starts the file); none
+ * when they are not there. */
+static void frame_segment_of(const struct dl_find_object *found,
+                             struct rt_object *object)
+{
+    const ElfW(Ehdr) *ehdr = found->dlfo_map_start;
+    object->frame_below = object->frame_above = 0;
+    if (memcmp(ehdr->e_ident, ELFMAG, SELFMAG) ||
+        ehdr->e_phentsize != sizeof(ElfW(Phdr)) ||
+        ehdr->e_phoff + (uint64_t)ehdr->e_phnum * sizeof(ElfW(Phdr)) > 4096)
+        return;
+    const ElfW(Phdr) *phdrs =
+        (const ElfW(Phdr) *)((const char *)ehdr + ehdr->e_phoff);
+    unsigned first = 0;
+    while (first < ehdr->e_phnum && phdrs[first].p_type != PT_LOAD)
+        first++;
+    if (first == ehdr->e_phnum || phdrs[first].p_offset != 0 ||
+        ((object->bias + phdrs[first].p_vaddr) & ~(uint64_t)4095) !=
+            (object->start & ~(uint64_t)4095))
+        return; /* the first segment does not start the file */
+    rt_frame_segment(phdrs, ehdr->e_phnum, object->bias, object);
+}
+#endif
+
 bool rt_find_object(uint64_t pc, struct rt_object *object)
 {
     size_t n = atomic_load_explicit(&nobjects, memory_order_acquire);
@@ -275,6 +302,7 @@ bool rt_find_object(uint64_t pc, struct rt_object *object)
         object->bias = (uint64_t)found.dlfo_link_map->l_addr;
         object->eh_frame_hdr = (uint64_t)(uintptr_t)found.dlfo_eh_frame;
         object->unwind = NULL;
+        frame_segment_of(&found, object);
         return true;
     }
 #endif
@@ -330,6 +358,8 @@ static void describe(const struct dl_phdr_info *info, struct candidate *c)
     c->object.start = lo == UINT64_MAX ? 0 : info->dlpi_addr + lo;
     c->object.end = info->dlpi_addr + hi;
     c->object.unwind = NULL;
+    rt_frame_segment(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr,
+                     &c->object);
     c->build_id_at = NULL;
     c->build_id_len = note_build_id(info->dlpi_phdr, info->dlpi_phnum,
                                       info->dlpi_addr, c->build_id,

@@ -1440,6 +1440,87 @@ START_TEST(test_objects_loaded_with_the_program_stay)
 }
 END_TEST
 
+/* Regression (fallback_read_in_segment_hole): the interpreter fallback
+ * bounded its reads of .eh_frame_hdr and .eh_frame by the object's
+ * run-time range, which holds the PROT_NONE hole between segments
+ * aligned to 2 MiB: an FDE address pointing there (a table entry of a
+ * corrupt .eh_frame_hdr) made the step fault. It reads the segment of
+ * .eh_frame_hdr only, and the step fails instead. The object: a real
+ * library of the fuzzing seeds, whose segments lie 2 MiB apart. */
+static const Elf64_Phdr *phdr_of(const char *image, unsigned type,
+                                 unsigned nth)
+{
+    const Elf64_Ehdr *ehdr = (const Elf64_Ehdr *)image;
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + ehdr->e_phoff);
+    for (unsigned i = 0; i < ehdr->e_phnum; i++)
+        if (ph[i].p_type == type && nth-- == 0)
+            return &ph[i];
+    return NULL;
+}
+
+static int read_nothing(void *data, uint64_t addr, unsigned size,
+                        uint64_t *value)
+{
+    (void)data;
+    (void)addr;
+    (void)size;
+    *value = 0;
+    return 1;
+}
+
+START_TEST(test_fallback_fde_in_a_segment_hole)
+{
+    char *seed = test_src_path("fuzz/seeds/elf/real-libxshmfence.so");
+    size_t len;
+    char *image = test_read_file(seed, &len);
+    ck_assert_ptr_nonnull(image);
+    const Elf64_Phdr *hdr = phdr_of(image, PT_GNU_EH_FRAME, 0);
+    const Elf64_Phdr *first = phdr_of(image, PT_LOAD, 0);
+    const Elf64_Phdr *second = phdr_of(image, PT_LOAD, 1);
+    ck_assert(hdr && first && second);
+    uint64_t hole = (first->p_vaddr + first->p_memsz + 0x1fff) & ~0xfffu;
+    ck_assert_msg(hole + 0x1000 <= (second->p_vaddr & ~0xfffu),
+                  "no hole of a page between the segments");
+    /* Every table entry's FDE in the hole. */
+    uint32_t count, fde = (uint32_t)(int32_t)(hole - hdr->p_vaddr);
+    memcpy(&count, image + hdr->p_offset + 8, 4);
+    ck_assert_uint_gt(count, 0);
+    ck_assert_uint_le(hdr->p_offset + 12 + 8 * (uint64_t)count, len);
+    int32_t start;
+    memcpy(&start, image + hdr->p_offset + 12, 4);
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(image + hdr->p_offset + 12 + 8 * i + 4, &fde, 4);
+    char *dir = test_temp_dir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/hole.so", dir);
+    ck_assert_int_eq(test_write_file(path, image, len), 0);
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(handle != NULL, "dlopen %s: %s", path, dlerror());
+    struct link_map *map;
+    ck_assert_int_eq(dlinfo(handle, RTLD_DI_LINKMAP, &map), 0);
+    uint64_t regs[CFISEM_NREGS] = {0};
+    regs[CFISEM_REG_RIP] = map->l_addr + hdr->p_vaddr + (int64_t)start;
+    regs[CFISEM_REG_RSP] = 0x10000;
+    uint32_t known = 1u << CFISEM_REG_RIP | 1u << CFISEM_REG_RSP;
+    for (int engine = 0; engine < 2; engine++) {
+        struct cfisem_cursor cursor;
+        ck_assert_int_eq(cfisem_init_remote(&cursor, regs, known, 1,
+                                            read_nothing, NULL),
+                         CFISEM_OK);
+        ck_assert_int_eq(cfisem_set_engine(&cursor,
+                                           engine ? CFISEM_ENGINE_INTERP
+                                                  : CFISEM_ENGINE_AUTO),
+                         CFISEM_OK);
+        ck_assert_int_eq(cfisem_step(&cursor), CFISEM_E_NO_CFI);
+    }
+    dlclose(handle);
+    run_command("rm -rf '%s'%s", dir, "");
+    free(dir);
+    free(image);
+    free(seed);
+}
+END_TEST
+
 /* The system folder is named by the prefix it was built for, and
  * `cfisem cache --system` writes there. */
 START_TEST(test_system_eh_elf_dir)
@@ -1528,6 +1609,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(corrupt, test_corrupt_guard_page);
     tcase_add_test(corrupt, test_corrupt_garbage);
     tcase_add_test(corrupt, test_arguments);
+    tcase_add_test(corrupt, test_fallback_fde_in_a_segment_hole);
     suite_add_tcase(s, corrupt);
     TCase *trust = tcase_create("trust");
     tcase_set_timeout(trust, 120);
