@@ -35,7 +35,8 @@
  *     checked;
  *   - an object with no eh_elf is unwound by cfisem's interpreter
  *     (interp/) on the object's own .eh_frame, found through its
- *     .eh_frame_hdr; cfisem_stats counts those frames. The rows the
+ *     .eh_frame_hdr and read inside the readable segment holding that
+ *     header only; cfisem_stats counts those frames. The rows the
  *     interpreter decodes are kept in a process-wide cache of 256 rows
  *     keyed by lookup PC (lock-free, no allocation), so that a PC met
  *     again is not decoded again; errors are never kept.
