@@ -318,6 +318,9 @@ check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS
 	tests/help_man_readme_completion_agree.py $(BUILD)/cfisem . || status=1; \
 	echo "== tests/layering.py"; \
 	tests/layering.py . $(BUILD) || status=1; \
+	echo "== tests/json_schemas.py"; \
+	/usr/bin/python3 tests/json_schemas.py $(BUILD)/cfisem . \
+	  $(abspath $(WORKLOAD_DIR)) || status=1; \
 	exit $$status
 
 check-asan: eh-elfs workloads

@@ -19,4 +19,11 @@ void cfi_json_string_n(FILE *out, const char *text, size_t max);
 /* An address: "0x..." */
 void cfi_json_address(FILE *out, uint64_t address);
 
+/* The "schema_version" every JSON output of cfisem opens its top-level
+ * object with: the version of the schemas in schemas/ that it follows.
+ * Raised when a member is removed, renamed or changes its meaning, so
+ * that a reader can refuse what it does not know; a member added to an
+ * open object does not raise it. */
+#define CFI_JSON_SCHEMA_VERSION 1
+
 #endif

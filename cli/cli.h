@@ -62,7 +62,8 @@ struct diff_run;
 int cli_diff_report(const struct diff_run *run, const char *json_path,
                     size_t show);
 int cli_report(int argc, char **argv);
-/* A frame as `cfisem unwind --json` prints it (without the end of line):
+/* A frame as `cfisem unwind --json` prints it, without its top-level
+ * "schema_version" and the end of line (explain embeds it):
  * {"engine", "pc", "cfa", "error", "signal_frame", "regs": {"N": VALUE}},
  * or for an error {"engine", "pc", "cfa": null, "error", "message",
  * "reg", "offset", "offset_in", "regs": {}}. */

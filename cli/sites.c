@@ -17,7 +17,8 @@ static const char usage[] =
     "address and the base the note records (a prelinked file); the PC the\n"
     "note records is given too when it differs.\n"
     "\n"
-    "  --json   one JSON object: {\"file\": ..., \"probes\": [...]}\n"
+    "  --json   one JSON object: {\"schema_version\": 1, \"file\": ...,\n"
+    "           \"probes\": [...]}\n"
     "\n"
     "Example:\n"
     "  cfisem sites /usr/lib/x86_64-linux-gnu/libstdc++.so.6\n"
@@ -41,7 +42,7 @@ static const char usage[] =
 
 static void print_json(const char *path, const struct trace_sites *sites)
 {
-    printf("{\"file\": ");
+    printf("{\"schema_version\": %d, \"file\": ", CFI_JSON_SCHEMA_VERSION);
     cfi_json_string(stdout, path);
     printf(", \"probes\": [");
     for (size_t i = 0; i < sites->n; i++) {

@@ -2,7 +2,7 @@
 /* stats_print.c — the counts of `cfisem stats` as text tables and as one
  * JSON object. JSON schema:
  *
- * {"files", "files_no_cfi", "files_failed",
+ * {"schema_version": 1, "files", "files_no_cfi", "files_failed",
  *  "cies": {".eh_frame", ".debug_frame"}, "fdes": {...}, "nop_only",
  *  "fdes_failed", "rows",
  *  "rows_per_fde": {"median", "p90", "p99", "max",
@@ -14,7 +14,7 @@
  *  "expressions": [{"text", "count", "example"}...],  (by decreasing count)
  *  "augmentations": [{"text", "count", "example"}...],
  *  "errors": [{"text", "count", "example"}...],
- *  "by_producer": {NAME: {the same but by_producer, "files_named"}}} */
+ *  "by_producer": {NAME: {the same but schema_version and by_producer}}} */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,9 +238,11 @@ static void json_rules(FILE *out, const struct stats *s)
     fputs("}", out);
 }
 
+/* The members of one set of counts; the object's opening is the
+ * caller's ("schema_version" at the top level only). */
 static void json_stats(FILE *out, const struct stats *s)
 {
-    fprintf(out, "{\"files\": %" PRIu64 ", \"files_no_cfi\": %" PRIu64
+    fprintf(out, "\"files\": %" PRIu64 ", \"files_no_cfi\": %" PRIu64
                  ", \"files_failed\": %" PRIu64,
             s->files, s->files_no_cfi, s->files_failed);
     fprintf(out, ",\n \"cies\": {\".eh_frame\": %" PRIu64 ", \".debug_frame\": %"
@@ -261,6 +263,7 @@ static void json_stats(FILE *out, const struct stats *s)
 void stats_print_json(FILE *out, const struct stats *all,
                       const struct stats_map *producers)
 {
+    fprintf(out, "{\"schema_version\": %d, ", CFI_JSON_SCHEMA_VERSION);
     json_stats(out, all);
     if (producers) {
         fputs(",\n \"by_producer\": {", out);
@@ -268,7 +271,7 @@ void stats_print_json(FILE *out, const struct stats *all,
         for (size_t i = 0; order && i < producers->count; i++) {
             fputs(i ? ",\n " : "\n ", out);
             cfi_json_string(out, producers->keys[order[i]]);
-            fputs(": ", out);
+            fputs(": {", out);
             json_stats(out, producers->values[order[i]]);
             fputs("}", out);
         }

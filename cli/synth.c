@@ -446,7 +446,8 @@ static FILE *open_json(const struct options *o, const char *file_name)
     FILE *f = fopen(o->json, "w");
     if (!f)
         return NULL;
-    fputs("{\n  \"file\": ", f);
+    fprintf(f, "{\n  \"schema_version\": %d,\n  \"file\": ",
+            CFI_JSON_SCHEMA_VERSION);
     cfi_json_string(f, file_name);
     fputs(",\n  \"ranges\": [", f);
     return f;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cfi/json.h"
 #include "engines/engines.h"
 #include "diff/harness.h"
 #include "diff/report.h"
@@ -83,15 +84,18 @@ static const char usage[] =
         "  error: memory: expression reads unreadable memory at expression offset 0x3\n"
         "\n"
         "Memory is synthetic unless --mem maps a dump; the file's loadable segments\n"
-        "are always mapped at their addresses. --json prints {\"engine\", \"pc\", \"cfa\",\n"
-        "\"error\", \"signal_frame\", \"regs\": {\"0\": \"undefined\", \"3\": \"0x...\", ...}} with\n"
-        "registers 0-16 and every other register that is not undefined; when the\n"
-        "frame cannot be unwound, {\"engine\", \"pc\", \"cfa\": null, \"error\": STATUS,\n"
+        "are always mapped at their addresses. --json prints {\"schema_version\": 1,\n"
+        "\"engine\", \"pc\", \"cfa\", \"error\", \"signal_frame\", \"regs\": {\"0\":\n"
+        "\"undefined\", \"3\": \"0x...\", ...}} with registers 0-16 and every other\n"
+        "register that is not undefined; when the frame cannot be unwound,\n"
+        "{\"schema_version\": 1, \"engine\", \"pc\", \"cfa\": null, \"error\": STATUS,\n"
         "\"message\", \"reg\", \"offset\", \"offset_in\", \"regs\": {}}: the register the error\n"
         "names and the offset of the text's at section|expression offset (null when\n"
-        "there is none). A value of a register that is not 8 bytes wide (xmm: 16, st:\n"
-        "10, the segment selectors es-gs, DWARF 50-55: 2) prints as not modelled:\n"
-        "every engine reads a saved register as 8 bytes.\n"
+        "there is none); when an outside engine cannot express the frame,\n"
+        "{\"schema_version\": 1, \"engine\", \"pc\", \"not_comparable\": REASON}. A\n"
+        "value of a register that is not 8 bytes wide (xmm: 16, st: 10, the segment\n"
+        "selectors es-gs, DWARF 50-55: 2) prints as not modelled: every engine reads\n"
+        "a saved register as 8 bytes.\n"
         "\n"
         "The engines whose code is not cfisem's own (compiled, which runs an eh_elf,\n"
         "and the outside libraries) are opened and asked in a child process, which\n"
@@ -112,8 +116,9 @@ static const char usage[] =
         "\n"
         "For a v1 eh_elf, an error flag, a faulting read of deref or a crash (\"error:\n"
         "the call crashed (SIGSEGV)\", with what the eh_elf wrote on stderr) exits 3;\n"
-        "--json prints {\"engine\", \"abi\", \"pc\", \"flags\", \"cfa\", \"error\", \"regs\": {\"3\",\n"
-        "\"6\", \"7\", \"16\"}} (with \"signal\" for an error).\n"
+        "--json prints {\"schema_version\": 1, \"engine\", \"abi\", \"pc\", \"flags\",\n"
+        "\"cfa\", \"error\", \"regs\": {\"3\", \"6\", \"7\", \"16\"}} (with \"signal\" for an\n"
+        "error).\n"
         "\n"
     "Exit status: 0 unwound, 3 cannot unwind (the error is printed),\n"
     "2 bad input file (an eh_elf built from another file: one line naming\n"
@@ -309,11 +314,13 @@ static void json_error(FILE *out, const struct cfi_frame *frame)
     fputs(", \"regs\": {}}", out);
 }
 
-void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
-                    const struct diff_answer *answer)
+/* The frame's members and the closing brace: the object's opening is
+ * the caller's (with "schema_version" at the top level only). */
+static void frame_members(FILE *out, const char *engine, uint64_t pc,
+                          const struct diff_answer *answer)
 {
     const struct cfi_frame *frame = &answer->frame;
-    fprintf(out, "{\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", ", engine,
+    fprintf(out, "\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", ", engine,
             pc);
     if (frame->status != CFI_OK) {
         json_error(out, frame);
@@ -337,9 +344,17 @@ void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
     fputs("}}", out);
 }
 
+void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
+                    const struct diff_answer *answer)
+{
+    putc('{', out);
+    frame_members(out, engine, pc, answer);
+}
+
 static void print_json(const struct options *o, const struct diff_answer *answer)
 {
-    cli_frame_json(stdout, diff_engine_name(o->engine), o->pc, answer);
+    printf("{\"schema_version\": %d, ", CFI_JSON_SCHEMA_VERSION);
+    frame_members(stdout, diff_engine_name(o->engine), o->pc, answer);
     putchar('\n');
 }
 
@@ -439,11 +454,14 @@ static int report(const struct options *o, const struct diff_answer *answer)
     if (!answer->comparable) {
         const char *reason = answer->not_comparable_reason
                                  ? answer->not_comparable_reason : "";
-        if (o->json)
-            printf("{\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", "
-                   "\"not_comparable\": \"%s\"}\n",
-                   diff_engine_name(o->engine), o->pc, reason);
-        else
+        if (o->json) {
+            printf("{\"schema_version\": %d, \"engine\": \"%s\", \"pc\": "
+                   "\"0x%" PRIx64 "\", \"not_comparable\": ",
+                   CFI_JSON_SCHEMA_VERSION, diff_engine_name(o->engine),
+                   o->pc);
+            cfi_json_string(stdout, reason);
+            printf("}\n");
+        } else
             printf("not comparable: %s\n", reason);
         return CLI_NO_UNWIND;
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cfi/json.h"
 #include "compile/cg.h"
 #include "validate/validate.h"
 
@@ -69,8 +70,9 @@ static void print_v1_json(const char *abi, uint64_t pc,
                           const struct validate_v1_answer *a)
 {
     const char *error = error_text(a);
-    printf("{\"engine\": \"compiled\", \"abi\": \"%s\", \"pc\": \"0x%" PRIx64
-           "\", \"flags\": %u, ", abi, pc, (unsigned)a->got.flags);
+    printf("{\"schema_version\": %d, \"engine\": \"compiled\", "
+           "\"abi\": \"%s\", \"pc\": \"0x%" PRIx64 "\", \"flags\": %u, ",
+           CFI_JSON_SCHEMA_VERSION, abi, pc, (unsigned)a->got.flags);
     if (error) {
         printf("\"cfa\": null, \"error\": \"%s\", \"signal\": %s%s%s, "
                "\"regs\": {}}\n", error, a->crashed ? "\"" : "",

@@ -351,9 +351,10 @@ static void json_run_more(FILE *out, const struct diff_run *run)
 
 void diff_report_json(FILE *out, const struct diff_run *run)
 {
-    fprintf(out, "{\"seed\": %" PRIu64 ", \"states\": %u, \"all_pcs\": %s, "
+    fprintf(out, "{\"schema_version\": %d, \"seed\": %" PRIu64
+            ", \"states\": %u, \"all_pcs\": %s, "
             "\"seconds\": %.3f, \"requests\": %" PRIu64 ",\n",
-            run->config.seed, run->config.nstates,
+            CFI_JSON_SCHEMA_VERSION, run->config.seed, run->config.nstates,
             run->config.all_pcs ? "true" : "false", run->seconds,
             run->requests);
     json_run_more(out, run);

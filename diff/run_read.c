@@ -7,6 +7,7 @@
 #include "merge.h"
 #include "harness_internal.h"
 #include "json.h"
+#include "cfi/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -557,12 +558,21 @@ static bool read_outcomes(struct reading *r, const struct diff_json *root)
     return true;
 }
 
+/* A document of another schema version is refused whole: its members
+ * may mean something else (cfi/json.h). */
+static bool read_version(struct reading *r, const struct diff_json *root)
+{
+    uint64_t version = 0;
+    return need(r, root->kind == DIFF_JSON_OBJECT, "schema_version") &&
+           u64_member(r, root, "schema_version", &version) &&
+           need(r, version == CFI_JSON_SCHEMA_VERSION, "schema_version");
+}
+
 /* The run of a parsed document: its files first (records name them). */
 static bool read_run(struct reading *r, const struct diff_json *root)
 {
     struct diff_config config;
-    if (!need(r, root->kind == DIFF_JSON_OBJECT, "seed") ||
-        !read_config(r, root, &config))
+    if (!read_version(r, root) || !read_config(r, root, &config))
         return false;
     const struct diff_json *files = member(r, root, "files");
     if (!need(r, files && files->kind == DIFF_JSON_ARRAY, "files"))

@@ -2,7 +2,8 @@
 /* json.c — an explanation as one JSON object. Schema (addresses
  * and values are "0x..." strings, offsets numbers):
  *
- * {"file": PATH, "pc": A, "caller_frame": BOOL, "lookup_pc": A,
+ * {"schema_version": 1, "file": PATH, "pc": A, "caller_frame": BOOL,
+ *  "lookup_pc": A,
  *  "fde": null | {"section", "offset", "pc_begin": A, "pc_end": A},
  *  "cie": null | {"section", "offset", "version", "augmentation",
  *                 "letters": [TEXT...], "code_align", "data_align",
@@ -327,7 +328,8 @@ static void result(const struct explanation *e, FILE *out,
 
 void ex_json(const struct explanation *e, FILE *out, ex_frame_json_fn *frame)
 {
-    fputs("{\"file\": ", out);
+    fprintf(out, "{\"schema_version\": %d, \"file\": ",
+            CFI_JSON_SCHEMA_VERSION);
     json_string(out, e->path);
     fputs(", \"pc\": ", out);
     json_addr(out, e->pc);

@@ -233,7 +233,8 @@ static void json_hex(FILE *out, const struct sem_expr *expr)
 
 static void json_begin(struct sem_printer *p)
 {
-    fputs("{\"file\": ", p->out);
+    fprintf(p->out, "{\"schema_version\": %d, \"file\": ",
+            CFI_JSON_SCHEMA_VERSION);
     cfi_json_string_n(p->out, p->file_name, SIZE_MAX);
     fputs(", \"fdes\": [", p->out);
 }

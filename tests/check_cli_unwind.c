@@ -68,7 +68,8 @@ START_TEST(test_json_with_dump)
     ck_assert_msg(run.exit_code == 0, "exit %d: %s", run.exit_code, run.err);
     char expected[2048];
     snprintf(expected, sizeof expected,
-             "{\"engine\": \"%s\", \"pc\": \"0x1002\", \"cfa\": \"0x7ffe1010\", "
+             "{\"schema_version\": 1, \"engine\": \"%s\", \"pc\": \"0x1002\", "
+             "\"cfa\": \"0x7ffe1010\", "
              "\"error\": null, \"signal_frame\": false, \"regs\": {"
              "\"0\": \"undefined\", \"1\": \"undefined\", \"2\": \"undefined\", "
              "\"3\": \"0x5\", \"4\": \"undefined\", \"5\": \"undefined\", "

@@ -511,11 +511,15 @@ START_TEST(read_refused)
     char *dir = test_temp_dir();
     char path[4096];
     snprintf(path, sizeof path, "%s/x.json", dir);
-    static const char *const docs[] = {"[1, 2]", "{\"seed\": 1}", "{\"seed\": "};
-    static const char *const says[] = {"\"seed\" is missing or wrong",
+    static const char *const docs[] = {
+        "[1, 2]", "{\"seed\": 1}", "{\"schema_version\": 2, \"seed\": 1}",
+        "{\"schema_version\": 1, \"seed\": 1}", "{\"seed\": "};
+    static const char *const says[] = {"\"schema_version\" is missing or wrong",
+                                       "\"schema_version\" is missing or wrong",
+                                       "\"schema_version\" is missing or wrong",
                                        "\"states\" is missing or wrong",
                                        "not JSON: unexpected end"};
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         ck_assert_int_eq(test_write_file(path, docs[i], strlen(docs[i])), 0);
         struct diff_run *run;
         char why[256];

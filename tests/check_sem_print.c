@@ -646,7 +646,8 @@ START_TEST(json_hand_built_fde)
                             &error);
     ck_assert_str_eq(
         text,
-        "{\"file\": \"dir/x\\\"y\\\\z\\u000a\\ufffd.so\", \"fdes\": [\n"
+        "{\"schema_version\": 1, "
+        "\"file\": \"dir/x\\\"y\\\\z\\u000a\\ufffd.so\", \"fdes\": [\n"
         "{\"section\": \".eh_frame\", \"offset\": 24, \"cie_offset\": 0,"
         " \"begin\": \"0x26000\", \"end\": \"0x26360\", \"augmentation\": \"zR\","
         " \"code_align\": 1, \"data_align\": -8, \"ra\": 16, \"rows\": ["
@@ -673,7 +674,8 @@ END_TEST
 START_TEST(json_no_fdes)
 {
     char *text = print_file(SEM_FORMAT_JSON, "a.so", NULL, 0, NULL);
-    ck_assert_str_eq(text, "{\"file\": \"a.so\", \"fdes\": []}\n");
+    ck_assert_str_eq(text, "{\"schema_version\": 1, \"file\": \"a.so\", "
+                           "\"fdes\": []}\n");
     free(text);
 }
 END_TEST

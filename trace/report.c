@@ -268,7 +268,8 @@ static void group_json(FILE *out, const struct trace_group *g)
 void trace_report_json(FILE *out, const struct trace_report *r)
 {
     char end[128];
-    fprintf(out, "{\"program\": ");
+    fprintf(out, "{\"schema_version\": %d, \"program\": ",
+            CFI_JSON_SCHEMA_VERSION);
     cfi_json_string(out, trace_end_text(r, end, sizeof end));
     fprintf(out, ", \"end\": %d, \"end_value\": %d, \"instructions\": %" PRIu64
             ", \"seconds\": %.3f, \"frames_checked\": %" PRIu64

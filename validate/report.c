@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfi/json.h"
 #include "engines/engines.h"
 
 /* The kind of a range or of a total: its class, then "cfa rip",
@@ -351,7 +352,8 @@ static void json_hint(FILE *out, const struct validate_result *v)
 
 void validate_result_json(FILE *out, const struct validate_result *v)
 {
-    fputs("{\"file\": ", out);
+    fprintf(out, "{\"schema_version\": %d, \"file\": ",
+            CFI_JSON_SCHEMA_VERSION);
     diff_json_string(out, v->path);
     fputs(", \"eh_elf\": ", out);
     diff_json_string(out, v->eh_elf_path);
