@@ -101,7 +101,7 @@ deps:
 	@scripts/install-deps
 
 test: deps
-	$(MAKE) check
+	$(MAKE) $(PARALLEL) check
 
 # The main job: every engine against the reference on the system's libc,
 # ld.so and /bin/ls, then libc's eh_elf compiled and checked at every
@@ -308,20 +308,38 @@ $(CSMITH_WORKLOADS): bench/workload/csmith.sh bench/workload/csmith_hook.c $(WOR
                      $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	bench/workload/csmith.sh $(WORKLOAD_DIR)/csmith $(EH_ELF_TOOL)
 
-check-plain: $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) $(EH_ELFS) \
-             $(WORKLOADS) $(BUILD)/bench/real_stacks $(BUILD)/bench/real_stacks.eh_elf.so
-	@status=0; for t in $(TEST_BINS); do \
-	  echo "== $$t"; \
-	  $(TEST_ENV) $$t || status=1; \
-	done; \
-	echo "== tests/help_man_readme_completion_agree.py"; \
-	tests/help_man_readme_completion_agree.py $(BUILD)/cfisem . || status=1; \
-	echo "== tests/layering.py"; \
-	tests/layering.py . $(BUILD) || status=1; \
-	echo "== tests/json_schemas.py"; \
-	/usr/bin/python3 tests/json_schemas.py $(BUILD)/cfisem . \
-	  $(abspath $(WORKLOAD_DIR)) || status=1; \
-	exit $$status
+# Each suite and each script is a target of its own, so that the suites
+# run CHECK_JOBS at a time (the number of processors); --output-sync
+# prints each one's output whole, when it ends, with its time. -k: every
+# suite runs, whichever fails.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# -j for a sub-make, unless this make shares a job server already.
+PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
+CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
+                $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
+                $(BUILD)/bench/real_stacks.eh_elf.so
+SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
+SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
+               run-json_schemas.py
+.PHONY: $(SUITE_RUNS) $(SCRIPT_RUNS) check-suites
+$(SUITE_RUNS): run-%: $(CHECK_INPUTS)
+	@start=$$(date +%s); status=0; \
+	$(TEST_ENV) $(BUILD)/tests/$* || status=1; \
+	echo "== $(BUILD)/tests/$*: $$(( $$(date +%s) - start )) s"; exit $$status
+run-help_man_readme_completion_agree.py: $(BUILD)/cfisem
+	@echo "== tests/help_man_readme_completion_agree.py"
+	@tests/help_man_readme_completion_agree.py $(BUILD)/cfisem .
+run-layering.py: $(CHECK_INPUTS)
+	@echo "== tests/layering.py"
+	@tests/layering.py . $(BUILD)
+run-json_schemas.py: $(CHECK_INPUTS)
+	@echo "== tests/json_schemas.py"
+	@/usr/bin/python3 tests/json_schemas.py $(BUILD)/cfisem . \
+	  $(abspath $(WORKLOAD_DIR))
+check-suites: $(SUITE_RUNS) $(SCRIPT_RUNS)
+
+check-plain: $(CHECK_INPUTS)
+	$(MAKE) -k $(PARALLEL) --output-sync=target --no-print-directory check-suites
 
 check-asan: eh-elfs workloads
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 EH_ELF_DIR=$(abspath $(EH_ELF_DIR)) \
@@ -330,7 +348,7 @@ check-asan: eh-elfs workloads
 	  EH_ELF_CASES="$(abspath $(CASE_SOS))" check-plain
 
 check: check-plain
-	$(MAKE) check-asan
+	$(MAKE) $(PARALLEL) check-asan
 
 # The real-stack benchmarks unwind their own frames too: their eh_elfs sit
 # beside them, where libcfisem-unwind looks first.
