@@ -4,7 +4,6 @@
  * libdwarf is always given a Dwarf_Error*: its default handler aborts.
  * Its error messages come from dwarf_errmsg_by_number, a fixed table. */
 #include "oracle_libdwarf.h"
-#include "dwarf_object.h"
 #include "scan.h"
 
 #include <dwarf.h>
@@ -13,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfi/dwarf_object.h"
 #include "semantics/sem.h"
 
 /* The initial rule of every column and of the CFA: a register rule
@@ -26,16 +26,12 @@ enum { NO_RULE = 1200 };
 struct section_list {
     int status;              /* DW_DLV_OK, DW_DLV_NO_ENTRY, DW_DLV_ERROR */
     const char *error;       /* libdwarf's message when DW_DLV_ERROR */
-    Dwarf_Cie *cies;
-    Dwarf_Signed ncies;
-    Dwarf_Fde *fdes;
-    Dwarf_Signed nfdes;
+    struct cfi_dwarf_fde_list list;
 };
 
 struct diff_libdwarf {
     const struct cfi_file *file;
-    struct diff_dwarf_object object;
-    Dwarf_Obj_Access_Interface interface;
+    struct cfi_dwarf_object object;
     Dwarf_Debug dbg;
     struct section_list sections[2]; /* enum cfi_section */
     Dwarf_Half table_size;
@@ -59,14 +55,12 @@ struct diff_libdwarf {
  * only reads section data. */
 static void show_sections(struct diff_libdwarf *ld)
 {
-    static const char *const names[2] = {".eh_frame", ".debug_frame"};
-    diff_dwarf_object_init(&ld->object);
+    cfi_dwarf_object_init(&ld->object);
     for (int s = 0; s < 2; s++) {
         const struct cfi_section_bytes *shown = &ld->file->frame_bytes[s];
         if (shown->bytes && shown->size > 0)
-            diff_dwarf_object_add(&ld->object, names[s], shown->addr,
-                                  (void *)(uintptr_t)shown->bytes,
-                                  shown->size);
+            cfi_dwarf_object_add(&ld->object, cfi_section_name(s),
+                                 shown->addr, shown->bytes, shown->size);
     }
 }
 
@@ -87,14 +81,11 @@ static void load_section(struct diff_libdwarf *ld, enum cfi_section section)
 {
     struct section_list *list = &ld->sections[section];
     Dwarf_Error error = NULL;
-    list->status = section == CFI_EH_FRAME
-        ? dwarf_get_fde_list_eh(ld->dbg, &list->cies, &list->ncies,
-                                &list->fdes, &list->nfdes, &error)
-        : dwarf_get_fde_list(ld->dbg, &list->cies, &list->ncies,
-                             &list->fdes, &list->nfdes, &error);
+    list->status =
+        cfi_dwarf_fde_list_get(ld->dbg, section, &list->list, &error);
     if (list->status == DW_DLV_ERROR)
         list->error = error_text(ld->dbg, error, NULL);
-    if (list->status == DW_DLV_OK && list->nfdes == 0)
+    if (list->status == DW_DLV_OK && list->list.nfdes == 0)
         list->status = DW_DLV_NO_ENTRY;
 }
 
@@ -115,15 +106,9 @@ void diff_libdwarf_close(void *self)
         return;
     for (int s = 0; s < 2; s++)
         if (ld->sections[s].status == DW_DLV_OK)
-            dwarf_fde_cie_list_dealloc(ld->dbg, ld->sections[s].cies,
-                                       ld->sections[s].ncies,
-                                       ld->sections[s].fdes,
-                                       ld->sections[s].nfdes);
-    if (ld->dbg) {
-        Dwarf_Error error = NULL;
-        if (dwarf_object_finish(ld->dbg, &error) == DW_DLV_ERROR)
-            dwarf_dealloc_error(NULL, error);
-    }
+            cfi_dwarf_fde_list_free(ld->dbg, &ld->sections[s].list);
+    if (ld->dbg)
+        cfi_dwarf_object_finish(ld->dbg);
     free(ld->table);
     free(ld);
 }
@@ -141,10 +126,8 @@ static enum cfi_status open_failed(struct diff_libdwarf *ld,
 static enum cfi_status start_libdwarf(struct diff_libdwarf *ld,
                                       struct cfi_diag *diag)
 {
-    ld->interface = diff_dwarf_object_interface(&ld->object);
     Dwarf_Error error = NULL;
-    int res = dwarf_object_init_b(&ld->interface, NULL, NULL,
-                                  DW_GROUPNUMBER_ANY, &ld->dbg, &error);
+    int res = cfi_dwarf_object_open(&ld->object, &ld->dbg, &error);
     if (res != DW_DLV_OK) {
         const char *text = res == DW_DLV_ERROR
             ? error_text(NULL, error, NULL)
@@ -318,7 +301,7 @@ static int find_fde(struct diff_libdwarf *ld, uint64_t pc, Dwarf_Fde *fde,
             continue;
         Dwarf_Addr low, high;
         Dwarf_Error error = NULL;
-        int res = dwarf_get_fde_at_pc(list->fdes, pc, fde, &low, &high,
+        int res = dwarf_get_fde_at_pc(list->list.fdes, pc, fde, &low, &high,
                                       &error);
         if (res == DW_DLV_OK)
             return res;
@@ -377,7 +360,7 @@ static struct sem_expr block(const Dwarf_Regtable_Entry3 *entry)
 /* An expression block libdwarf gives must lie inside a section it was
  * shown: its length can run past the section's end
  * (fuzz/findings: dwarf_get_fde_info_for_cfa_reg3_b), and it is read. */
-static bool block_fits(const struct diff_dwarf_object *object,
+static bool block_fits(const struct cfi_dwarf_object *object,
                        const Dwarf_Regtable_Entry3 *entry)
 {
     uint64_t len = entry->dw_offset_or_block_len;
@@ -398,7 +381,7 @@ static bool block_fits(const struct diff_dwarf_object *object,
 
 /* One column. False when the rule cannot be said in the IL (a register
  * outside 0..CFI_NREGS-1, an unknown kind). */
-static bool column_rule(const struct diff_dwarf_object *object,
+static bool column_rule(const struct cfi_dwarf_object *object,
                         const Dwarf_Regtable_Entry3 *entry,
                         struct sem_rule *rule)
 {
@@ -442,7 +425,7 @@ static bool column_rule(const struct diff_dwarf_object *object,
 }
 
 /* The CFA rule. False when it cannot be said in the IL. */
-static bool cfa_rule(const struct diff_dwarf_object *object,
+static bool cfa_rule(const struct cfi_dwarf_object *object,
                      const Dwarf_Regtable_Entry3 *entry, struct sem_cfa *cfa)
 {
     memset(cfa, 0, sizeof *cfa);
