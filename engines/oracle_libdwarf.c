@@ -29,7 +29,7 @@ struct section_list {
     struct cfi_dwarf_fde_list list;
 };
 
-struct diff_libdwarf {
+struct engine_libdwarf {
     const struct cfi_file *file;
     struct cfi_dwarf_object object;
     Dwarf_Debug dbg;
@@ -53,7 +53,7 @@ struct diff_libdwarf {
  * frame_bytes: relocated in a relocatable object, whose sections libdwarf
  * would otherwise read with their relocations not applied). libdwarf
  * only reads section data. */
-static void show_sections(struct diff_libdwarf *ld)
+static void show_sections(struct engine_libdwarf *ld)
 {
     cfi_dwarf_object_init(&ld->object);
     for (int s = 0; s < 2; s++) {
@@ -77,7 +77,7 @@ static const char *error_text(Dwarf_Debug dbg, Dwarf_Error error,
     return text ? text : "libdwarf: unknown error";
 }
 
-static void load_section(struct diff_libdwarf *ld, enum cfi_section section)
+static void load_section(struct engine_libdwarf *ld, enum cfi_section section)
 {
     struct section_list *list = &ld->sections[section];
     Dwarf_Error error = NULL;
@@ -99,9 +99,9 @@ static void set_frame_defaults(Dwarf_Debug dbg)
     dwarf_set_frame_undefined_value(dbg, DW_FRAME_UNDEFINED_VAL);
 }
 
-void diff_libdwarf_close(void *self)
+void engine_libdwarf_close(void *self)
 {
-    struct diff_libdwarf *ld = self;
+    struct engine_libdwarf *ld = self;
     if (!ld)
         return;
     for (int s = 0; s < 2; s++)
@@ -113,17 +113,17 @@ void diff_libdwarf_close(void *self)
     free(ld);
 }
 
-static enum cfi_status open_failed(struct diff_libdwarf *ld,
+static enum cfi_status open_failed(struct engine_libdwarf *ld,
                                    struct cfi_diag *diag,
                                    enum cfi_status status, const char *text)
 {
-    diff_libdwarf_close(ld);
+    engine_libdwarf_close(ld);
     return cfi_fail(diag, status, CFI_NO_OFFSET, text);
 }
 
 /* libdwarf's own init on the shown sections, the frame defaults, the FDE
  * lists. */
-static enum cfi_status start_libdwarf(struct diff_libdwarf *ld,
+static enum cfi_status start_libdwarf(struct engine_libdwarf *ld,
                                       struct cfi_diag *diag)
 {
     Dwarf_Error error = NULL;
@@ -151,11 +151,11 @@ static enum cfi_status start_libdwarf(struct diff_libdwarf *ld,
     return CFI_OK;
 }
 
-enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
-                                   struct cfi_diag *diag)
+enum cfi_status engine_libdwarf_open(const struct cfi_file *file, void **self,
+                                     struct cfi_diag *diag)
 {
     *self = NULL;
-    struct diff_libdwarf *ld = calloc(1, sizeof *ld);
+    struct engine_libdwarf *ld = calloc(1, sizeof *ld);
     if (!ld)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     ld->file = file;
@@ -180,13 +180,13 @@ enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
  * (diff/findings/libdwarf-expression-register). Such programs are
  * refused. The reader decodes as _dwarf_exec_frame_instr does: its
  * operand shapes, and it stops where libdwarf stops with an error. */
-static bool scan_leb(struct diff_scan *s, uint64_t *value)
+static bool scan_leb(struct engine_scan *s, uint64_t *value)
 {
-    return diff_scan_leb(s, DIFF_LEB_OVERLONG_FAILS, value);
+    return engine_scan_leb(s, ENGINE_LEB_OVERLONG_FAILS, value);
 }
 
 /* The operands of an opcode below 0x40; false where libdwarf stops. */
-static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
+static bool scan_operands(struct engine_scan *s, uint8_t op, bool *hazard)
 {
     uint64_t a, b;
     switch (op) {
@@ -194,10 +194,10 @@ static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
     case DW_CFA_GNU_window_save:
         return true;
     case DW_CFA_set_loc: case DW_CFA_MIPS_advance_loc8:
-        return diff_scan_skip(s, 8);
-    case DW_CFA_advance_loc1: return diff_scan_skip(s, 1);
-    case DW_CFA_advance_loc2: return diff_scan_skip(s, 2);
-    case DW_CFA_advance_loc4: return diff_scan_skip(s, 4);
+        return engine_scan_skip(s, 8);
+    case DW_CFA_advance_loc1: return engine_scan_skip(s, 1);
+    case DW_CFA_advance_loc2: return engine_scan_skip(s, 2);
+    case DW_CFA_advance_loc4: return engine_scan_skip(s, 4);
     case DW_CFA_restore_extended: case DW_CFA_undefined:
     case DW_CFA_same_value: case DW_CFA_def_cfa_register:
     case DW_CFA_def_cfa_offset: case DW_CFA_def_cfa_offset_sf:
@@ -208,12 +208,12 @@ static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
     case DW_CFA_val_offset: case DW_CFA_val_offset_sf:
         return scan_leb(s, &a) && scan_leb(s, &b);
     case DW_CFA_def_cfa_expression:
-        return scan_leb(s, &a) && diff_scan_skip(s, a);
+        return scan_leb(s, &a) && engine_scan_skip(s, a);
     case DW_CFA_expression: case DW_CFA_val_expression:
         if (!scan_leb(s, &a) || !scan_leb(s, &b))
             return false;
         *hazard |= a > UINT32_MAX;
-        return diff_scan_skip(s, b);
+        return engine_scan_skip(s, b);
     default:
         return false;
     }
@@ -221,7 +221,7 @@ static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
 
 static bool scan_program(const uint8_t *bytes, size_t len)
 {
-    struct diff_scan s = {bytes, bytes + len};
+    struct engine_scan s = {bytes, bytes + len};
     bool hazard = false;
     while (s.p < s.end && !hazard) {
         uint8_t op = *s.p++;
@@ -274,7 +274,7 @@ static bool expression_register_hazard(Dwarf_Fde fde)
 
 /* The closest class for an error libdwarf reports on a row. */
 static enum cfi_status row_error(Dwarf_Debug dbg, Dwarf_Error error,
-                                 struct diff_answer *answer)
+                                 struct engine_answer *answer)
 {
     Dwarf_Unsigned number;
     const char *text = error_text(dbg, error, &number);
@@ -282,13 +282,13 @@ static enum cfi_status row_error(Dwarf_Debug dbg, Dwarf_Error error,
                            : number == DW_DLE_PC_NOT_IN_FDE_RANGE
                                ? CFI_E_NO_FDE
                                : CFI_E_MALFORMED;
-    return diff_answer_error(answer, status, text, -1);
+    return engine_answer_error(answer, status, text, -1);
 }
 
 /* cfi.h step 2: .eh_frame first, then .debug_frame. NO_ENTRY when
  * neither has an FDE there; ERROR (with *message) when the section
  * that would be searched could not be loaded. */
-static int find_fde(struct diff_libdwarf *ld, uint64_t pc, Dwarf_Fde *fde,
+static int find_fde(struct engine_libdwarf *ld, uint64_t pc, Dwarf_Fde *fde,
                     const char **message)
 {
     for (int s = 0; s < 2; s++) {
@@ -455,8 +455,8 @@ static bool cfa_rule(const struct cfi_dwarf_object *object,
 
 /* The row libdwarf gives; columns it cannot say are left without a rule
  * and marked not comparable. */
-static bool build_row(struct diff_libdwarf *ld, const Dwarf_Regtable3 *table,
-                      struct sem_row *row, struct diff_answer *answer)
+static bool build_row(struct engine_libdwarf *ld, const Dwarf_Regtable3 *table,
+                      struct sem_row *row, struct engine_answer *answer)
 {
     if (!cfa_rule(&ld->object, &table->rt3_cfa_rule, &row->cfa))
         return false;
@@ -477,9 +477,9 @@ static bool build_row(struct diff_libdwarf *ld, const Dwarf_Regtable3 *table,
 }
 
 /* The memo's row evaluated in the request's state. */
-static enum cfi_status answer_row(struct diff_libdwarf *ld,
+static enum cfi_status answer_row(struct engine_libdwarf *ld,
                                   const struct cfi_request *request,
-                                  struct diff_answer *answer)
+                                  struct engine_answer *answer)
 {
     memcpy(answer->reg_comparable, ld->memo_comparable,
            sizeof ld->memo_comparable);
@@ -495,28 +495,28 @@ static enum cfi_status answer_row(struct diff_libdwarf *ld,
     return answer->frame.status;
 }
 
-enum cfi_status diff_libdwarf_answer(void *self,
-                                     const struct cfi_request *request,
-                                     struct diff_answer *answer)
+enum cfi_status engine_libdwarf_answer(void *self,
+                                       const struct cfi_request *request,
+                                       struct engine_answer *answer)
 {
-    struct diff_libdwarf *ld = self;
-    diff_answer_reset(answer);
+    struct engine_libdwarf *ld = self;
+    engine_answer_reset(answer);
     uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
     if (ld->memo_valid && ld->memo_pc == pc)
         return answer_row(ld, request, answer);
-    const char *overlap = diff_overlap_reason(ld->file, pc);
+    const char *overlap = engine_overlap_reason(ld->file, pc);
     if (overlap)
-        return diff_answer_not_comparable(answer, overlap);
+        return engine_answer_not_comparable(answer, overlap);
     Dwarf_Fde fde = NULL;
     const char *message = NULL;
     int res = find_fde(ld, pc, &fde, &message);
     if (res == DW_DLV_NO_ENTRY)
-        return diff_answer_error(answer, CFI_E_NO_FDE,
-                                 "no FDE covers the address", -1);
+        return engine_answer_error(answer, CFI_E_NO_FDE,
+                                   "no FDE covers the address", -1);
     if (res == DW_DLV_ERROR)
-        return diff_answer_error(answer, CFI_E_MALFORMED, message, -1);
+        return engine_answer_error(answer, CFI_E_MALFORMED, message, -1);
     if (expression_register_hazard(fde))
-        return diff_answer_not_comparable(answer,
+        return engine_answer_not_comparable(answer,
                               "libdwarf: DW_CFA_expression on a register "
                               "above 2^32 (out-of-bounds write in libdwarf)");
     Dwarf_Regtable3 table = {.rt3_reg_table_size = ld->table_size,
@@ -529,7 +529,7 @@ enum cfi_status diff_libdwarf_answer(void *self,
     struct sem_row row;
     ld->memo_valid = false;
     if (!build_row(ld, &table, &row, answer))
-        return diff_answer_not_comparable(
+        return engine_answer_not_comparable(
             answer, "libdwarf: the CFA is defined on a register above 127");
     struct cie_facts facts = cie_facts(fde);
     ld->memo_valid = true;
