@@ -33,7 +33,7 @@ static double best_run(const char *path, unsigned engines, unsigned jobs,
 {
     struct diff_config config;
     diff_config_default(&config);
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         config.engines[e] = (engines >> e) & 1;
     config.jobs = jobs;
     config.engine_config.cache_dir = cache;
@@ -49,10 +49,10 @@ static double best_run(const char *path, unsigned engines, unsigned jobs,
             fprintf(stderr, "diff_speed: %s: mismatches or a bad file\n", path);
             exit(1);
         }
-        for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+        for (int e = 0; e < ENGINE_COUNT; e++)
             if (config.engines[e] && run->counts[e].errors) {
                 fprintf(stderr, "diff_speed: %s could not answer\n",
-                        diff_engine_name((enum diff_engine_id)e));
+                        engine_name((enum engine_id)e));
                 exit(1);
             }
         *requests = run->requests;
@@ -63,7 +63,7 @@ static double best_run(const char *path, unsigned engines, unsigned jobs,
     return best;
 }
 
-#define BIT(e) (1u << DIFF_ENGINE_##e)
+#define BIT(e) (1u << ENGINE_##e)
 
 int main(int argc, char **argv)
 {

@@ -258,9 +258,9 @@ static enum cfi_status run_libunwind(const struct engines_env *env,
                                      const struct cfi_request *request,
                                      struct cfi_frame *frame)
 {
-    struct diff_answer answer;
-    enum cfi_status status = diff_libunwind_answer(env->libunwind, request,
-                                                   &answer);
+    struct engine_answer answer;
+    enum cfi_status status = engine_libunwind_answer(env->libunwind, request,
+                                                     &answer);
     *frame = answer.frame;
     return status;
 }
@@ -278,13 +278,13 @@ static struct pair *make_pairs(const struct sem_file_il *il, size_t count,
     struct pair *pairs = calloc(count, sizeof *pairs);
     for (size_t i = 0, tries = 0; pairs && i < count && tries < 100 * count;
          tries++) {
-        uint64_t r = diff_mix(tries);
+        uint64_t r = engine_mix(tries);
         size_t index = r % file->n_eh_frame;
         const struct cfi_fde *fde = &file->fdes[index];
         if (il->status[index] != CFI_OK || fde->pc_end == fde->pc_begin)
             continue;
         pairs[i].pc = fde->pc_begin + (r >> 32) % (fde->pc_end - fde->pc_begin);
-        pairs[i++].callee = &states[diff_mix(r) % STATE_POOL];
+        pairs[i++].callee = &states[engine_mix(r) % STATE_POOL];
     }
     return pairs;
 }
@@ -293,8 +293,8 @@ static void make_state(uint64_t r, struct cfi_regs *callee)
 {
     cfi_regs_clear(callee);
     for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
-        cfi_regs_set(callee, reg, diff_mix(r + reg));
-    uint64_t rsp = 0x7ffe00000000ull + (diff_mix(r ^ 7) & 0xffff0);
+        cfi_regs_set(callee, reg, engine_mix(r + reg));
+    uint64_t rsp = 0x7ffe00000000ull + (engine_mix(r ^ 7) & 0xffff0);
     cfi_regs_set(callee, CFI_REG_RSP, rsp);
     cfi_regs_set(callee, CFI_REG_RBP, rsp + 0x100);
 }
@@ -373,7 +373,7 @@ static void per_frame(const char *dir, size_t count, int rounds)
                                                 CG_SEARCH_TABLE);
     env.eh = eh;
     env.eh_table = eh_table;
-    if (diff_libunwind_open(s.file, &env.libunwind, &diag) != CFI_OK)
+    if (engine_libunwind_open(s.file, &env.libunwind, &diag) != CFI_OK)
         die("libunwind", &diag);
     const struct engine engines[] = {
         {"compiled (eh_elf, cg_unwind)", run_compiled},
@@ -388,7 +388,7 @@ static void per_frame(const char *dir, size_t count, int rounds)
     struct cfi_regs *states = calloc(STATE_POOL, sizeof *states);
     struct eh_elf_regs *eh_states = calloc(STATE_POOL, sizeof *eh_states);
     for (size_t i = 0; i < STATE_POOL; i++) {
-        make_state(diff_mix(i + 1000), &states[i]);
+        make_state(engine_mix(i + 1000), &states[i]);
         for (unsigned reg = 0; reg < EH_ELF_NREGS; reg++)
             eh_states[i].value[reg] = states[i].value[reg];
         eh_states[i].known = (1u << EH_ELF_NREGS) - 1;
@@ -396,17 +396,17 @@ static void per_frame(const char *dir, size_t count, int rounds)
     env.states = states;
     env.eh_states = eh_states;
     struct pair *pairs = make_pairs(s.il, count, states);
-    struct diff_memory *memory = diff_memory_new(true, 42);
-    diff_memory_map_file(memory, s.file);
+    struct engine_memory *memory = engine_memory_new(true, 42);
+    engine_memory_map_file(memory, s.file);
     printf("\n== per frame: libc.so.6, %zu random (pc, state) pairs, best of "
            "%d rounds\n", count, rounds);
-    time_all(engines, NENGINES, &env, pairs, count, diff_memory_reader(memory),
-             rounds);
-    diff_memory_free(memory);
+    time_all(engines, NENGINES, &env, pairs, count,
+             engine_memory_reader(memory), rounds);
+    engine_memory_free(memory);
     free(pairs);
     free(states);
     free(eh_states);
-    diff_libunwind_close(env.libunwind);
+    engine_libunwind_close(env.libunwind);
     cg_unload(eh);
     cg_unload(eh_table);
     close_subject(&s);

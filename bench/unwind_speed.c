@@ -64,8 +64,8 @@ static enum cfi_status run_libunwind(void *libunwind,
                                      const struct cfi_request *r,
                                      struct cfi_frame *f)
 {
-    struct diff_answer answer;
-    enum cfi_status status = diff_libunwind_answer(libunwind, r, &answer);
+    struct engine_answer answer;
+    enum cfi_status status = engine_libunwind_answer(libunwind, r, &answer);
     *f = answer.frame;
     return status;
 }
@@ -88,8 +88,8 @@ static void make_state(uint64_t r, struct cfi_regs *callee)
 {
     cfi_regs_clear(callee);
     for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
-        cfi_regs_set(callee, reg, diff_mix(r + reg));
-    uint64_t rsp = 0x7ffe00000000ull + (diff_mix(r ^ 7) & 0xffff0);
+        cfi_regs_set(callee, reg, engine_mix(r + reg));
+    uint64_t rsp = 0x7ffe00000000ull + (engine_mix(r ^ 7) & 0xffff0);
     cfi_regs_set(callee, CFI_REG_RSP, rsp);
     cfi_regs_set(callee, CFI_REG_RBP, rsp + 0x100);
 }
@@ -103,14 +103,14 @@ static struct pair *make_pairs(const struct context *c, size_t count,
     struct pair *pairs = calloc(count, sizeof *pairs);
     size_t candidates = c->file->n_eh_frame;
     for (size_t i = 0, tries = 0; i < count && tries < count * 100; tries++) {
-        uint64_t r = diff_mix(tries);
+        uint64_t r = engine_mix(tries);
         size_t index = r % candidates;
         const struct cfi_fde *fde = &c->file->fdes[index];
         if (c->il->status[index] != CFI_OK || fde->pc_end == fde->pc_begin)
             continue;
         struct pair *p = &pairs[i++];
         p->pc = fde->pc_begin + (r >> 32) % (fde->pc_end - fde->pc_begin);
-        p->callee = &states[diff_mix(r) % STATE_POOL];
+        p->callee = &states[engine_mix(r) % STATE_POOL];
     }
     return pairs;
 }
@@ -149,12 +149,12 @@ int main(int argc, char **argv)
     double t0 = bench_now_ns();
     sem_file_il_build(file, &c.il);
     double prepare_ms = (bench_now_ns() - t0) / 1e6;
-    if (diff_libunwind_open(file, &c.libunwind_cached, &diag) != CFI_OK ||
-        diff_libunwind_open(file, &c.libunwind_uncached, &diag) != CFI_OK) {
+    if (engine_libunwind_open(file, &c.libunwind_cached, &diag) != CFI_OK ||
+        engine_libunwind_open(file, &c.libunwind_uncached, &diag) != CFI_OK) {
         fprintf(stderr, "unwind_speed: %s: %s\n", path, diag.message);
         return 2;
     }
-    diff_libunwind_set_caching(c.libunwind_uncached, false);
+    engine_libunwind_set_caching(c.libunwind_uncached, false);
     struct engine engines[] = {
         {"libunwind unw_step (UNW_CACHE_GLOBAL)", run_libunwind_cached, &c},
         {"libunwind unw_step (UNW_CACHE_NONE)", run_libunwind_uncached, &c},
@@ -164,10 +164,10 @@ int main(int argc, char **argv)
     enum { NENGINES = sizeof engines / sizeof engines[0] };
     struct cfi_regs *states = calloc(STATE_POOL, sizeof *states);
     for (size_t i = 0; i < STATE_POOL; i++)
-        make_state(diff_mix(i + 1000), &states[i]);
+        make_state(engine_mix(i + 1000), &states[i]);
     struct pair *pairs = make_pairs(&c, count, states);
-    struct diff_memory *memory = diff_memory_new(true, 42);
-    diff_memory_map_file(memory, file);
+    struct engine_memory *memory = engine_memory_new(true, 42);
+    engine_memory_map_file(memory, file);
     double best[NENGINES];
     size_t unwound[NENGINES];
     for (int e = 0; e < NENGINES; e++)
@@ -178,7 +178,7 @@ int main(int argc, char **argv)
             if (only && !strstr(engines[e].name, only))
                 continue;
             double ns = time_engine(&engines[e], pairs, count,
-                                    diff_memory_reader(memory), &unwound[e]);
+                                    engine_memory_reader(memory), &unwound[e]);
             if (ns < best[e])
                 best[e] = ns;
         }
@@ -191,9 +191,9 @@ int main(int argc, char **argv)
                    best[0] / best[e], unwound[e]);
     free(pairs);
     free(states);
-    diff_memory_free(memory);
-    diff_libunwind_close(c.libunwind_cached);
-    diff_libunwind_close(c.libunwind_uncached);
+    engine_memory_free(memory);
+    engine_libunwind_close(c.libunwind_cached);
+    engine_libunwind_close(c.libunwind_uncached);
     sem_file_il_free(c.il);
     cfi_file_close(file);
     return 0;

@@ -2,7 +2,7 @@
 /* dwarf.c — loading CIEs and FDEs through libdwarf's frame API.
  *
  * libdwarf reads the frame sections through an object access interface
- * (dwarf_object_init_b) that shows it exactly the bytes of .eh_frame and
+ * (dwarf_object.h) that shows it exactly the bytes of .eh_frame and
  * .debug_frame that our own parser already accepted, in our image. So:
  *   - libdwarf never parses the ELF headers (its reader has bugs of its
  *     own and refuses files for reasons unrelated to frames);
@@ -10,96 +10,15 @@
  *     validated;
  *   - every pointer it hands back lies in our bytes: we check that, turn
  *     it into a section offset and keep our own pointer, so the records
- *     never point into libdwarf's memory, and dwarf_finish is called
+ *     never point into libdwarf's memory, and libdwarf is finished
  *     before returning.
  * libdwarf is always given a Dwarf_Error*: its default handler aborts. */
+#include "dwarf_object.h"
 #include "internal.h"
 
 #include <dwarf.h>
-#include <elf.h>
 #include <libdwarf.h>
 #include <string.h>
-
-struct shown_section {
-    const char *name;
-    enum cfi_section section;
-    const struct cfi_dwarf_section *data;
-};
-
-/* The object libdwarf reads. Index 0 is the null section ELF always has,
- * as libdwarf expects; then the shown frame sections. */
-struct frame_object {
-    /* dwarf_finish reads the first byte of the object to tell its own
-     * readers ('E', 'F', 'M', 'P') from a caller's interface, and would
-     * tear ours down as one of its own if it matched. */
-    char kind;
-    unsigned count;
-    struct shown_section sections[3];
-};
-
-static int object_section_info(void *object, Dwarf_Half index,
-                               Dwarf_Obj_Access_Section *info, int *error)
-{
-    const struct frame_object *frames = object;
-    (void)error;
-    if (index >= frames->count)
-        return DW_DLV_NO_ENTRY;
-    memset(info, 0, sizeof *info);
-    const struct shown_section *shown = &frames->sections[index];
-    info->name = shown->name;
-    if (shown->data) {
-        info->type = SHT_PROGBITS;
-        info->addr = shown->data->addr;
-        info->size = shown->data->size;
-    }
-    return DW_DLV_OK;
-}
-
-static Dwarf_Endianness object_byte_order(void *object)
-{
-    (void)object;
-    return DW_OBJECT_LSB;
-}
-
-static Dwarf_Small object_length_size(void *object)
-{
-    (void)object;
-    return 4;
-}
-
-static Dwarf_Small object_pointer_size(void *object)
-{
-    (void)object;
-    return 8;
-}
-
-static Dwarf_Unsigned object_section_count(void *object)
-{
-    return ((const struct frame_object *)object)->count;
-}
-
-/* libdwarf only reads the section (no relocate_a_section is given), so
- * handing it our const bytes is safe despite the non-const type. */
-static int object_load_section(void *object, Dwarf_Half index,
-                               Dwarf_Small **bytes, int *error)
-{
-    const struct frame_object *frames = object;
-    (void)error;
-    if (index >= frames->count || !frames->sections[index].data)
-        return DW_DLV_NO_ENTRY;
-    *bytes = (Dwarf_Small *)frames->sections[index].data->bytes;
-    return DW_DLV_OK;
-}
-
-static const Dwarf_Obj_Access_Methods object_methods = {
-    .get_section_info = object_section_info,
-    .get_byte_order = object_byte_order,
-    .get_length_size = object_length_size,
-    .get_pointer_size = object_pointer_size,
-    .get_section_count = object_section_count,
-    .load_section = object_load_section,
-    .relocate_a_section = NULL,
-};
 
 /* Fixed messages naming the section: "libdwarf: cannot read .eh_frame". */
 #define LIBDWARF_MESSAGE(section, text)                                     \
@@ -353,60 +272,61 @@ static enum cfi_status load_fde(struct loader *l, Dwarf_Fde fde)
 
 static enum cfi_status load_section(struct loader *l)
 {
-    Dwarf_Cie *cies = NULL;
-    Dwarf_Fde *fdes = NULL;
-    Dwarf_Signed ncies = 0, nfdes = 0;
+    struct cfi_dwarf_fde_list list;
     Dwarf_Error error = NULL;
-    int res = l->section == CFI_EH_FRAME
-        ? dwarf_get_fde_list_eh(l->dbg, &cies, &ncies, &fdes, &nfdes, &error)
-        : dwarf_get_fde_list(l->dbg, &cies, &ncies, &fdes, &nfdes, &error);
+    int res = cfi_dwarf_fde_list_get(l->dbg, l->section, &list, &error);
     if (res == DW_DLV_NO_ENTRY)
         return CFI_OK;
     if (res != DW_DLV_OK)
         return libdwarf_failed(l, error, READING_SECTION, CFI_NO_OFFSET);
     enum cfi_status status = CFI_OK;
-    for (Dwarf_Signed i = 0; i < ncies && status == CFI_OK; i++)
-        status = load_cie(l, cies[i]);
-    for (Dwarf_Signed i = 0; i < nfdes && status == CFI_OK; i++)
-        status = load_fde(l, fdes[i]);
-    dwarf_fde_cie_list_dealloc(l->dbg, cies, ncies, fdes, nfdes);
+    for (Dwarf_Signed i = 0; i < list.ncies && status == CFI_OK; i++)
+        status = load_cie(l, list.cies[i]);
+    for (Dwarf_Signed i = 0; i < list.nfdes && status == CFI_OK; i++)
+        status = load_fde(l, list.fdes[i]);
+    cfi_dwarf_fde_list_free(l->dbg, &list);
     return status;
 }
+
+/* The sections shown, in the object's order after the null section. */
+struct shown {
+    enum cfi_section section;
+    const struct cfi_dwarf_section *data;
+};
 
 enum cfi_status cfi_dwarf_load(struct cfi_builder *builder,
                                const struct cfi_dwarf_section *eh_frame,
                                const struct cfi_dwarf_section *debug_frame,
                                struct cfi_diag *diag)
 {
-    struct frame_object object = {.kind = 'C', .count = 1};
-    object.sections[0] = (struct shown_section){"", CFI_EH_FRAME, NULL};
+    struct shown shown[2];
+    unsigned count = 0;
     if (eh_frame->bytes)
-        object.sections[object.count++] =
-            (struct shown_section){".eh_frame", CFI_EH_FRAME, eh_frame};
+        shown[count++] = (struct shown){CFI_EH_FRAME, eh_frame};
     if (debug_frame->bytes)
-        object.sections[object.count++] =
-            (struct shown_section){".debug_frame", CFI_DEBUG_FRAME,
-                                   debug_frame};
-    if (object.count == 1)
+        shown[count++] = (struct shown){CFI_DEBUG_FRAME, debug_frame};
+    if (count == 0)
         return CFI_OK;
-    Dwarf_Obj_Access_Interface interface = {&object, &object_methods};
+    struct cfi_dwarf_object object;
+    cfi_dwarf_object_init(&object);
+    for (unsigned i = 0; i < count; i++)
+        cfi_dwarf_object_add(&object, cfi_section_name(shown[i].section),
+                             shown[i].data->addr, shown[i].data->bytes,
+                             shown[i].data->size);
     Dwarf_Debug dbg = NULL;
     Dwarf_Error error = NULL;
-    int res = dwarf_object_init_b(&interface, NULL, NULL, DW_GROUPNUMBER_ANY,
-                                  &dbg, &error);
-    if (res != DW_DLV_OK) {
+    if (cfi_dwarf_object_open(&object, &dbg, &error) != DW_DLV_OK) {
         if (error)
             dwarf_dealloc_error(NULL, error);
         return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
                         "libdwarf: cannot initialise");
     }
     enum cfi_status status = CFI_OK;
-    for (unsigned i = 1; i < object.count && status == CFI_OK; i++) {
-        struct loader l = {dbg, object.sections[i].section,
-                           object.sections[i].data, builder, diag};
+    for (unsigned i = 0; i < count && status == CFI_OK; i++) {
+        struct loader l = {dbg, shown[i].section, shown[i].data, builder,
+                           diag};
         status = load_section(&l);
     }
-    if (dwarf_finish(dbg, &error) == DW_DLV_ERROR)
-        dwarf_dealloc_error(NULL, error);
+    cfi_dwarf_object_finish(dbg);
     return status;
 }

@@ -9,6 +9,9 @@
  *               to its CIE, the overlap list and the lookup index
  *   elf.c       the ELF header, segments and the frame sections
  *   dwarf.c     loading CIEs and FDEs through libdwarf's frame API
+ *   dwarf_object.c  frame sections shown to libdwarf as an object, and
+ *               their FDE lists (dwarf_object.h: also used by engines/
+ *               and fuzz/)
  *   file.c      cfi_file_open, lookup, close
  */
 #ifndef CFISEM_CFI_INTERNAL_H

@@ -67,9 +67,9 @@ int cli_report(int argc, char **argv);
  * {"engine", "pc", "cfa", "error", "signal_frame", "regs": {"N": VALUE}},
  * or for an error {"engine", "pc", "cfa": null, "error", "message",
  * "reg", "offset", "offset_in", "regs": {}}. */
-struct diff_answer;
+struct engine_answer;
 void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
-                    const struct diff_answer *answer);
+                    const struct engine_answer *answer);
 int cli_validate(int argc, char **argv);
 /* `validate FILE --hdr` and `--sframe` (cli/validate_table.c): wanted
  * when an argument asks for one. */
@@ -148,8 +148,8 @@ bool cli_state_fault(struct cli_state *state, const char *text);
 /* The memory of the harness for this state: FILE's segments, the dump or
  * synthetic words, the faulting ranges. CLI_OK, or CLI_BAD_INPUT after a
  * one-line error. */
-struct diff_memory;
+struct engine_memory;
 int cli_state_memory(struct cli_state *state, const struct cfi_file *file,
-                     struct diff_memory **memory);
+                     struct engine_memory **memory);
 
 #endif

@@ -170,7 +170,7 @@ static const char usage[] =
         "CFA, each register the engine speaks for (value, undefined or unknown, and\n"
         "the value), and the signal frame flag (cfi.h step 7; every engine but sframe\n"
         "speaks for it). This is the one definition of two answers agreeing\n"
-        "(diff_answer_agrees in engines/compare.h), used by the fuzz harnesses and the\n"
+        "(engine_answer_agrees in engines/compare.h), used by the fuzz harnesses and the\n"
         "agreement and compile suites too. Each differing item goes to the table of\n"
         "known deviations of the outside engines (engines/deviations.c, with their\n"
         "reasons; each entry's predicate is in the file of its engine,\n"
@@ -263,13 +263,13 @@ struct options {
 
 static int parse_engines(const char *list, struct diff_config *config)
 {
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         config->engines[e] = !strcmp(list, "all");
     if (!strcmp(list, "all"))
         return CLI_OK;
     for (const char *at = list; *at;) {
         size_t len = strcspn(at, ",");
-        int id = diff_engine_parse(at, len);
+        int id = engine_parse(at, len);
         if (id < 0)
             return cli_usage_error("diff", "unknown engine in", list);
         config->engines[id] = true;
@@ -486,8 +486,8 @@ static size_t report_wrong_tables(const struct diff_run *run)
     for (size_t i = 0; i < run->nfiles; i++) {
         const struct diff_file_result *f = &run->files[i];
         if (f->status == CFI_OK && f->hdr_problems) {
-            diff_hdr_summary_line(stderr, f->path, f->hdr_problems,
-                                  f->hdr_first);
+            engine_hdr_summary_line(stderr, f->path, f->hdr_problems,
+                                    f->hdr_first);
             wrong++;
         }
     }
@@ -584,7 +584,7 @@ static int run_diff(struct options *o)
 static int check_named_eh_elf(const struct options *o)
 {
     const char *path = o->config.engine_config.eh_elf_path;
-    if (!path || !o->config.engines[DIFF_ENGINE_compiled])
+    if (!path || !o->config.engines[ENGINE_compiled])
         return CLI_OK;
     if (o->files.count == 1 &&
         cli_check_eh_elf_stamp(path, o->files.paths[0]) != CLI_OK)

@@ -249,14 +249,14 @@ static int exit_status(const struct explanation *e)
  * The IL evaluator speaks for the CFA and every register. */
 static void frame_json(FILE *out, const struct explanation *e)
 {
-    struct diff_answer answer;
+    struct engine_answer answer;
     memset(&answer, 0, sizeof answer);
     answer.frame = e->frame;
     answer.comparable = answer.cfa_comparable = true;
     answer.signal_comparable = true;
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
         answer.reg_comparable[reg] = true;
-    cli_frame_json(out, diff_engine_name(DIFF_ENGINE_il), e->pc, &answer);
+    cli_frame_json(out, engine_name(ENGINE_il), e->pc, &answer);
 }
 
 /* The FDE's machine code, disassembled by synth/'s decoder, as the page
@@ -344,7 +344,7 @@ static int print_explanation(const struct explanation *e, enum ex_format f)
 
 static int explain_file(struct options *o, const struct cfi_file *file)
 {
-    struct diff_memory *memory;
+    struct engine_memory *memory;
     int result = cli_state_memory(&o->state, file, &memory);
     if (result != CLI_OK)
         return result;
@@ -361,13 +361,13 @@ static int explain_file(struct options *o, const struct cfi_file *file)
         struct ex_state state;
         state_of(&o->state, &state);
         e->state = &state;
-        ex_explain(e, diff_memory_reader(memory), arena);
+        ex_explain(e, engine_memory_reader(memory), arena);
         result = print_explanation(e, o->format);
         ex_explanation_free(e);
     }
     free(e);
     sem_arena_free(arena);
-    diff_memory_free(memory);
+    engine_memory_free(memory);
     return result;
 }
 

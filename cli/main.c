@@ -67,8 +67,8 @@ static void print_version(FILE *out)
 static void print_engines(FILE *out)
 {
     fputs("Engines (unwind --engine, diff --engines):", out);
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
-        fprintf(out, " %s", diff_engine_name((enum diff_engine_id)e));
+    for (int e = 0; e < ENGINE_COUNT; e++)
+        fprintf(out, " %s", engine_name((enum engine_id)e));
     fputc('\n', out);
 }
 

@@ -58,7 +58,7 @@ bool cli_state_fault(struct cli_state *state, const char *text)
 }
 
 /* The dump's bytes, mapped at its address. */
-static int map_dump(struct cli_state *state, struct diff_memory *memory)
+static int map_dump(struct cli_state *state, struct engine_memory *memory)
 {
     struct cfi_diag diag;
     if (cfi_check_regular_file(state->dump_path, &diag) != CFI_OK) {
@@ -88,7 +88,7 @@ static int map_dump(struct cli_state *state, struct diff_memory *memory)
     }
     fclose(f);
     enum cfi_status status =
-        bytes ? diff_memory_map_bytes(memory, state->dump_addr, bytes, len)
+        bytes ? engine_memory_map_bytes(memory, state->dump_addr, bytes, len)
               : CFI_E_NOMEM;
     free(bytes);
     if (status != CFI_OK) {
@@ -101,24 +101,24 @@ static int map_dump(struct cli_state *state, struct diff_memory *memory)
 }
 
 int cli_state_memory(struct cli_state *state, const struct cfi_file *file,
-                     struct diff_memory **result)
+                     struct engine_memory **result)
 {
-    struct diff_memory *memory =
-        diff_memory_new(state->dump_path == NULL, state->seed);
-    if (!memory || diff_memory_map_file(memory, file) != CFI_OK) {
-        diff_memory_free(memory);
+    struct engine_memory *memory =
+        engine_memory_new(state->dump_path == NULL, state->seed);
+    if (!memory || engine_memory_map_file(memory, file) != CFI_OK) {
+        engine_memory_free(memory);
         fprintf(stderr, "cfisem: out of memory\n");
         return CLI_BAD_INPUT;
     }
     int status = state->dump_path ? map_dump(state, memory) : CLI_OK;
     for (size_t i = 0; i < state->nfaults && status == CLI_OK; i++)
-        if (diff_memory_add_fault(memory, state->faults[i].begin,
-                                  state->faults[i].end) != CFI_OK) {
+        if (engine_memory_add_fault(memory, state->faults[i].begin,
+                                    state->faults[i].end) != CFI_OK) {
             fprintf(stderr, "cfisem: out of memory\n");
             status = CLI_BAD_INPUT;
         }
     if (status != CLI_OK) {
-        diff_memory_free(memory);
+        engine_memory_free(memory);
         return status;
     }
     *result = memory;

@@ -170,9 +170,9 @@ static bool parse_engines(const char *list, struct trace_options *o)
     /* Bounded by the list's length. */
     while (*p) {
         size_t len = strcspn(p, ",");
-        int id = diff_engine_parse(p, len);
-        if (id != DIFF_ENGINE_il && id != DIFF_ENGINE_interp &&
-            id != DIFF_ENGINE_compiled)
+        int id = engine_parse(p, len);
+        if (id != ENGINE_il && id != ENGINE_interp &&
+            id != ENGINE_compiled)
             return false;
         o->engines[id] = true;
         p += len + (p[len] == ',');

@@ -130,7 +130,7 @@ struct options {
     uint64_t pc;
     bool has_pc;
     struct cli_state state;      /* --regs, --mem-seed, --mem, --fault */
-    enum diff_engine_id engine;
+    enum engine_id engine;
     const char *eh_elf;
     const char *abi;             /* --abi, or NULL */
     bool caller;
@@ -156,10 +156,10 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
     if (!strcmp(arg, "--regs") && !cli_state_regs(&o->state, argv[*i]))
         return cli_usage_error("unwind", "bad register list", value);
     if (!strcmp(arg, "--engine")) {
-        int id = diff_engine_parse(value, strlen(value));
+        int id = engine_parse(value, strlen(value));
         if (id < 0)
             return cli_usage_error("unwind", "unknown engine", value);
-        o->engine = (enum diff_engine_id)id;
+        o->engine = (enum engine_id)id;
     }
     if (!strcmp(arg, "--eh-elf"))
         o->eh_elf = value;
@@ -208,7 +208,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         return cli_usage_error("unwind", "missing FILE", NULL);
     if (!o->has_pc)
         return cli_usage_error("unwind", "missing --pc", NULL);
-    if (o->eh_elf && o->engine != DIFF_ENGINE_compiled)
+    if (o->eh_elf && o->engine != ENGINE_compiled)
         return cli_usage_error("unwind", "--eh-elf needs --engine compiled",
                                NULL);
     if (o->abi && !o->eh_elf)
@@ -225,7 +225,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 /* Registers 0-16, and any other the frame does not leave undefined and
  * the engine speaks for. */
-static bool reported(const struct diff_answer *answer, unsigned reg)
+static bool reported(const struct engine_answer *answer, unsigned reg)
 {
     if (reg < CFI_NGPRS)
         return true;
@@ -237,7 +237,7 @@ static bool reported(const struct diff_answer *answer, unsigned reg)
  * comparable" (the engine cannot say) or "not modelled" (a value of a
  * register that is not 8 bytes wide, which the engines read as 8 bytes:
  * cfi_reg_size). */
-static const char *reg_text(const struct diff_answer *answer, unsigned reg,
+static const char *reg_text(const struct engine_answer *answer, unsigned reg,
                             char *buf, size_t size)
 {
     const struct cfi_regs *caller = &answer->frame.caller;
@@ -265,7 +265,7 @@ static void print_error_text(const struct cfi_frame *frame)
     printf("\n");
 }
 
-static void print_text(const struct diff_answer *answer)
+static void print_text(const struct engine_answer *answer)
 {
     const struct cfi_frame *frame = &answer->frame;
     if (frame->status != CFI_OK) {
@@ -297,10 +297,10 @@ static void json_error(FILE *out, const struct cfi_frame *frame)
     char name[16];
     fprintf(out, "\"cfa\": null, \"error\": \"%s\", \"message\": ",
             cfi_status_name(frame->status));
-    diff_json_string(out, frame->diag.message ? frame->diag.message
+    engine_json_string(out, frame->diag.message ? frame->diag.message
                                               : cfi_status_text(frame->status));
     fputs(", \"reg\": ", out);
-    diff_json_string(out, frame->diag.reg >= 0
+    engine_json_string(out, frame->diag.reg >= 0
                               ? cfi_reg_label((unsigned)frame->diag.reg, name,
                                               sizeof name)
                               : NULL);
@@ -317,7 +317,7 @@ static void json_error(FILE *out, const struct cfi_frame *frame)
 /* The frame's members and the closing brace: the object's opening is
  * the caller's (with "schema_version" at the top level only). */
 static void frame_members(FILE *out, const char *engine, uint64_t pc,
-                          const struct diff_answer *answer)
+                          const struct engine_answer *answer)
 {
     const struct cfi_frame *frame = &answer->frame;
     fprintf(out, "\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", ", engine,
@@ -345,16 +345,16 @@ static void frame_members(FILE *out, const char *engine, uint64_t pc,
 }
 
 void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
-                    const struct diff_answer *answer)
+                    const struct engine_answer *answer)
 {
     putc('{', out);
     frame_members(out, engine, pc, answer);
 }
 
-static void print_json(const struct options *o, const struct diff_answer *answer)
+static void print_json(const struct options *o, const struct engine_answer *answer)
 {
     printf("{\"schema_version\": %d, ", CFI_JSON_SCHEMA_VERSION);
-    frame_members(stdout, diff_engine_name(o->engine), o->pc, answer);
+    frame_members(stdout, engine_name(o->engine), o->pc, answer);
     putchar('\n');
 }
 
@@ -365,7 +365,7 @@ static void print_json(const struct options *o, const struct diff_answer *answer
 /* The file an engine's open error is about. */
 static const char *opened_path(const struct options *o)
 {
-    return o->eh_elf && o->engine == DIFF_ENGINE_compiled ? o->eh_elf
+    return o->eh_elf && o->engine == ENGINE_compiled ? o->eh_elf
                                                           : o->path;
 }
 
@@ -373,40 +373,40 @@ static const char *opened_path(const struct options *o)
  * eh_elf into the cache, which a child then only loads. False, after
  * the error line, when it cannot be opened. */
 static bool open_here(const struct options *o, const struct cfi_file *file,
-                      const struct diff_engine_config *config)
+                      const struct engine_config *config)
 {
-    struct diff_engine engine;
+    struct engine_instance engine;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (diff_engine_open(o->engine, file, config, &engine, &diag) != CFI_OK) {
+    if (engine_open(o->engine, file, config, &engine, &diag) != CFI_OK) {
         cli_report_file_error(opened_path(o), &diag);
         return false;
     }
-    diff_engine_close(&engine);
+    engine_close(&engine);
     return true;
 }
 
 /* Our own engines run here; the code of others (the outside libraries,
  * an eh_elf) runs in a child process under the watchdog, so that its
  * crash or hang is reported as such. */
-static bool runs_here(enum diff_engine_id id)
+static bool runs_here(enum engine_id id)
 {
-    return id == DIFF_ENGINE_il || id == DIFF_ENGINE_interp;
+    return id == ENGINE_il || id == ENGINE_interp;
 }
 
 /* Our own engine, asked here. */
 static int ask_here(const struct options *o, const struct cfi_file *file,
-                    const struct diff_engine_config *config,
+                    const struct engine_config *config,
                     const struct cfi_request *request,
-                    struct diff_ask_result *asked)
+                    struct engine_ask_result *asked)
 {
-    struct diff_engine engine;
+    struct engine_instance engine;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (diff_engine_open(o->engine, file, config, &engine, &diag) != CFI_OK) {
+    if (engine_open(o->engine, file, config, &engine, &diag) != CFI_OK) {
         cli_report_file_error(opened_path(o), &diag);
         return CLI_BAD_INPUT;
     }
     engine.unwind(engine.self, request, &asked->answer);
-    diff_engine_close(&engine);
+    engine_close(&engine);
     return CLI_OK;
 }
 
@@ -414,33 +414,33 @@ static int ask_here(const struct options *o, const struct cfi_file *file,
  * CLI_OK with *answer, or the exit status after the error line. */
 static int run_engine(const struct options *o, const struct cfi_file *file,
                       const struct cfi_request *request,
-                      struct diff_ask_result *asked)
+                      struct engine_ask_result *asked)
 {
-    struct diff_engine_config config = {o->eh_elf, NULL};
+    struct engine_config config = {o->eh_elf, NULL};
     if (runs_here(o->engine))
         return ask_here(o, file, &config, request, asked);
-    bool prebuild = o->engine == DIFF_ENGINE_compiled && !o->eh_elf;
+    bool prebuild = o->engine == ENGINE_compiled && !o->eh_elf;
     if (prebuild && !open_here(o, file, &config))
         return CLI_BAD_INPUT;
-    const char *name = diff_engine_name(o->engine);
-    if (!diff_ask_isolated(o->engine, file, &config, request, o->timeout,
-                           asked)) {
+    const char *name = engine_name(o->engine);
+    if (!engine_ask_isolated(o->engine, file, &config, request, o->timeout,
+                             asked)) {
         fprintf(stderr, "cfisem: cannot start a process for the %s engine\n",
                 name);
         return CLI_ENGINE_FAILED;
     }
     switch (asked->end) {
-    case DIFF_ASK_ANSWERED:
+    case ENGINE_ASK_ANSWERED:
         return CLI_OK;
-    case DIFF_ASK_OPEN_FAILED:
+    case ENGINE_ASK_OPEN_FAILED:
         cli_report_file_error(opened_path(o), &asked->open_diag);
         return CLI_BAD_INPUT;
-    case DIFF_ASK_CRASHED:
+    case ENGINE_ASK_CRASHED:
         fprintf(stderr, "cfisem: %s: the %s engine crashed (%s)\n", o->path,
-                name, asked->signal ? diff_signal_name(asked->signal)
+                name, asked->signal ? engine_signal_name(asked->signal)
                                     : "its process exited with an error");
         return CLI_ENGINE_FAILED;
-    case DIFF_ASK_TIMED_OUT:
+    case ENGINE_ASK_TIMED_OUT:
     default:
         fprintf(stderr, "cfisem: %s: the %s engine gave no answer in %g s "
                 "(stopped)\n", o->path, name, o->timeout);
@@ -448,7 +448,7 @@ static int run_engine(const struct options *o, const struct cfi_file *file,
     }
 }
 
-static int report(const struct options *o, const struct diff_answer *answer)
+static int report(const struct options *o, const struct engine_answer *answer)
 {
     const struct cfi_frame *frame = &answer->frame;
     if (!answer->comparable) {
@@ -457,7 +457,7 @@ static int report(const struct options *o, const struct diff_answer *answer)
         if (o->json) {
             printf("{\"schema_version\": %d, \"engine\": \"%s\", \"pc\": "
                    "\"0x%" PRIx64 "\", \"not_comparable\": ",
-                   CFI_JSON_SCHEMA_VERSION, diff_engine_name(o->engine),
+                   CFI_JSON_SCHEMA_VERSION, engine_name(o->engine),
                    o->pc);
             cfi_json_string(stdout, reason);
             printf("}\n");
@@ -478,14 +478,14 @@ static int report(const struct options *o, const struct diff_answer *answer)
 
 static int unwind_file(struct options *o, struct cfi_file *file)
 {
-    struct diff_memory *memory = NULL;
+    struct engine_memory *memory = NULL;
     int result = cli_state_memory(&o->state, file, &memory);
     if (result == CLI_OK) {
         struct cfi_request request = {o->pc, o->caller, &o->state.callee,
-                                      diff_memory_reader(memory)};
+                                      engine_memory_reader(memory)};
         const char *v1 = o->eh_elf ? cli_eh_elf_v1_abi(o->eh_elf, o->abi)
                                    : NULL;
-        struct diff_ask_result *asked = v1 ? NULL : calloc(1, sizeof *asked);
+        struct engine_ask_result *asked = v1 ? NULL : calloc(1, sizeof *asked);
         if (v1)
             result = cli_unwind_v1(o->eh_elf, v1, &request, o->json);
         else
@@ -495,7 +495,7 @@ static int unwind_file(struct options *o, struct cfi_file *file)
             result = report(o, &asked->answer);
         free(asked);
     }
-    diff_memory_free(memory);
+    engine_memory_free(memory);
     return result;
 }
 

@@ -31,7 +31,7 @@ static const char *error_text(const struct validate_v1_answer *a)
         return "the call crashed";
     if (a->faulted)
         return "a read of the eh_elf's deref faulted";
-    if (a->got.flags & DIFF_V1_ERROR)
+    if (a->got.flags & ENGINE_V1_ERROR)
         return "the eh_elf set its error flag (v1 has no error classes)";
     return NULL;
 }
@@ -50,18 +50,18 @@ static void print_v1_text(const struct validate_v1_answer *a)
     }
     char buf[32];
     printf("v1 carries rip, rsp (the CFA), rbp and rbx only\n");
-    printf("cfa = %s\n", field_text(a, DIFF_V1_RSP, a->got.rsp,
+    printf("cfa = %s\n", field_text(a, ENGINE_V1_RSP, a->got.rsp,
                                     "not set (rsp flag clear)", buf,
                                     sizeof buf));
-    printf("rbx = %s\n", field_text(a, DIFF_V1_RBX, a->got.rbx,
+    printf("rbx = %s\n", field_text(a, ENGINE_V1_RBX, a->got.rbx,
                                     "not restored (the callee's value)", buf,
                                     sizeof buf));
-    printf("rbp = %s\n", field_text(a, DIFF_V1_RBP, a->got.rbp,
+    printf("rbp = %s\n", field_text(a, ENGINE_V1_RBP, a->got.rbp,
                                     "not restored (the callee's value)", buf,
                                     sizeof buf));
-    printf("rsp = %s\n", field_text(a, DIFF_V1_RSP, a->got.rsp, "not set", buf,
-                                    sizeof buf));
-    printf("rip = %s\n", field_text(a, DIFF_V1_RIP, a->got.rip,
+    printf("rsp = %s\n", field_text(a, ENGINE_V1_RSP, a->got.rsp, "not set",
+                                    buf, sizeof buf));
+    printf("rip = %s\n", field_text(a, ENGINE_V1_RIP, a->got.rip,
                                     "undefined (end of stack)", buf,
                                     sizeof buf));
 }
@@ -82,13 +82,13 @@ static void print_v1_json(const char *abi, uint64_t pc,
     }
     char buf[32];
     printf("\"cfa\": \"0x%" PRIxPTR "\", \"error\": null, \"regs\": {", a->got.rsp);
-    printf("\"3\": \"%s\", ", field_text(a, DIFF_V1_RBX, a->got.rbx,
+    printf("\"3\": \"%s\", ", field_text(a, ENGINE_V1_RBX, a->got.rbx,
                                          "not restored", buf, sizeof buf));
-    printf("\"6\": \"%s\", ", field_text(a, DIFF_V1_RBP, a->got.rbp,
+    printf("\"6\": \"%s\", ", field_text(a, ENGINE_V1_RBP, a->got.rbp,
                                          "not restored", buf, sizeof buf));
-    printf("\"7\": \"%s\", ", field_text(a, DIFF_V1_RSP, a->got.rsp, "not set",
-                                         buf, sizeof buf));
-    printf("\"16\": \"%s\"}}\n", field_text(a, DIFF_V1_RIP, a->got.rip,
+    printf("\"7\": \"%s\", ", field_text(a, ENGINE_V1_RSP, a->got.rsp,
+                                         "not set", buf, sizeof buf));
+    printf("\"16\": \"%s\"}}\n", field_text(a, ENGINE_V1_RIP, a->got.rip,
                                             "undefined", buf, sizeof buf));
 }
 

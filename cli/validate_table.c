@@ -146,13 +146,13 @@ static int parse(int argc, char **argv, struct options *o)
 
 static int check_hdr(const struct options *o, const struct cfi_file *file)
 {
-    struct diff_hdr_check *check = malloc(sizeof *check);
-    if (!check || diff_hdr_check(file, check) != CFI_OK) {
+    struct engine_hdr_check *check = malloc(sizeof *check);
+    if (!check || engine_hdr_check(file, check) != CFI_OK) {
         free(check);
         fprintf(stderr, "cfisem: %s: out of memory\n", o->path);
         return CLI_BAD_INPUT;
     }
-    diff_hdr_text(stdout, o->path, check, o->show);
+    engine_hdr_text(stdout, o->path, check, o->show);
     int result = check->nproblems ? CLI_MISMATCH : CLI_OK;
     free(check);
     return result;

@@ -13,8 +13,8 @@ void diff_config_default(struct diff_config *config)
 {
     memset(config, 0, sizeof *config);
     /* sframe only when asked for (--engines): most files have none */
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
-        config->engines[e] = e != DIFF_ENGINE_sframe;
+    for (int e = 0; e < ENGINE_COUNT; e++)
+        config->engines[e] = e != ENGINE_sframe;
     config->nstates = 4;
     config->seed = 1;
     config->jobs = 1;
@@ -27,25 +27,25 @@ struct item {
     size_t first, last;
     uint64_t requests;
     uint64_t reference[CFI_STATUS_COUNT];
-    struct diff_counts counts[DIFF_ENGINE_COUNT];
+    struct diff_counts counts[ENGINE_COUNT];
     uint64_t *deviation_counts;          /* [ndeviations] */
     struct diff_record **examples;       /* [ndeviations], NULL: none */
     struct diff_record *records;
     size_t nrecords, capacity;
     uint64_t records_total;
-    bool failed[DIFF_ENGINE_COUNT];      /* could not open the engine */
-    struct cfi_diag failure[DIFF_ENGINE_COUNT];
-    uint64_t failed_requests[DIFF_ENGINE_COUNT];
+    bool failed[ENGINE_COUNT];           /* could not open the engine */
+    struct cfi_diag failure[ENGINE_COUNT];
+    uint64_t failed_requests[ENGINE_COUNT];
 };
 
 /* What the workers of one file share; read-only but for the counters. */
 struct file_job {
     const struct diff_config *config;
-    struct diff_state_config states;
+    struct engine_state_config states;
     size_t file_index;
     const struct cfi_file *file;
     const struct sem_file_il *il;
-    const struct diff_deviation *deviations;
+    const struct engine_deviation *deviations;
     size_t ndeviations;
     struct item *items;
     size_t nitems;
@@ -58,17 +58,17 @@ struct file_job {
 /* One worker's own engines, memories and buffers, for one file. */
 struct worker {
     struct file_job *job;
-    struct diff_engine engines[DIFF_ENGINE_COUNT];
-    bool open[DIFF_ENGINE_COUNT];
-    struct cfi_diag open_diag[DIFF_ENGINE_COUNT];
-    struct diff_memory **memories;       /* [nstates] */
-    struct diff_pc *pcs;
+    struct engine_instance engines[ENGINE_COUNT];
+    bool open[ENGINE_COUNT];
+    struct cfi_diag open_diag[ENGINE_COUNT];
+    struct engine_memory **memories;     /* [nstates] */
+    struct engine_pc *pcs;
     size_t npcs, pcs_capacity;
-    struct diff_answer *answer;
+    struct engine_answer *answer;
     struct cfi_frame *expected;
-    struct diff_question question;       /* the one being asked */
+    struct engine_question question;     /* the one being asked */
     pthread_t thread;
-    /* For the watchdog: who is answering (an engine, DIFF_ENGINE_COUNT
+    /* For the watchdog: who is answering (an engine, ENGINE_COUNT
      * for the reference, -1 for nobody), and how many answers so far. */
     atomic_int answering;
     atomic_uint_fast64_t answers;
@@ -86,10 +86,10 @@ double harness_now(void)
 /* ------------------------------------------------------------------ */
 
 static void record_fill(struct diff_record *record, const struct file_job *job,
-                        const struct diff_question *q, enum diff_engine_id engine,
+                        const struct engine_question *q, enum engine_id engine,
                         const struct cfi_frame *expected,
                         const struct cfi_frame *got,
-                        const struct diff_outcome *outcome)
+                        const struct engine_outcome *outcome)
 {
     memset(record, 0, sizeof *record);
     record->engine = engine;
@@ -127,7 +127,7 @@ static struct diff_record *record_push(struct item *item, size_t keep)
 }
 
 static size_t deviation_index(const struct file_job *job,
-                              const struct diff_deviation *deviation)
+                              const struct engine_deviation *deviation)
 {
     for (size_t i = 0; i < job->ndeviations; i++)
         if (&job->deviations[i] == deviation ||
@@ -139,13 +139,13 @@ static size_t deviation_index(const struct file_job *job,
 /* A request whose every differing item is a known deviation: each entry
  * that explains an item counts it once, and keeps the first example. */
 static void count_known(struct item *item, const struct file_job *job,
-                        const struct diff_question *q, enum diff_engine_id engine,
+                        const struct engine_question *q, enum engine_id engine,
                         const struct cfi_frame *expected,
-                        const struct diff_answer *answer,
-                        const struct diff_outcome *outcome)
+                        const struct engine_answer *answer,
+                        const struct engine_outcome *outcome)
 {
     for (unsigned i = 0; i < outcome->nkept; i++) {
-        const struct diff_deviation *deviation = outcome->items[i].deviation;
+        const struct engine_deviation *deviation = outcome->items[i].deviation;
         bool first = true;
         for (unsigned j = 0; j < i; j++)
             first &= outcome->items[j].deviation != deviation;
@@ -163,21 +163,21 @@ static void count_known(struct item *item, const struct file_job *job,
 }
 
 static void count(struct item *item, const struct file_job *job,
-                  const struct diff_question *q, enum diff_engine_id engine,
+                  const struct engine_question *q, enum engine_id engine,
                   const struct cfi_frame *expected,
-                  const struct diff_answer *answer,
-                  const struct diff_outcome *outcome)
+                  const struct engine_answer *answer,
+                  const struct engine_outcome *outcome)
 {
     struct diff_counts *c = &item->counts[engine];
     switch (outcome->verdict) {
-    case DIFF_VERDICT_AGREE:
+    case ENGINE_VERDICT_AGREE:
         c->compared++, c->agree++;
         return;
-    case DIFF_VERDICT_KNOWN:
+    case ENGINE_VERDICT_KNOWN:
         c->compared++, c->known_deviation++;
         count_known(item, job, q, engine, expected, answer, outcome);
         return;
-    case DIFF_VERDICT_DIFFER: {
+    case ENGINE_VERDICT_DIFFER: {
         c->compared++, c->differ++;
         struct diff_record *record = record_push(item, job->config->keep);
         if (record)
@@ -185,10 +185,10 @@ static void count(struct item *item, const struct file_job *job,
                         outcome);
         return;
     }
-    case DIFF_VERDICT_NOT_COMPARABLE:
+    case ENGINE_VERDICT_NOT_COMPARABLE:
         c->not_comparable++;
         return;
-    case DIFF_VERDICT_ERROR:
+    case ENGINE_VERDICT_ERROR:
         c->errors++;
         return;
     }
@@ -198,7 +198,7 @@ static void count(struct item *item, const struct file_job *job,
 /* One request                                                          */
 /* ------------------------------------------------------------------ */
 
-/* Marks the start (engine, or DIFF_ENGINE_COUNT for the reference) and
+/* Marks the start (engine, or ENGINE_COUNT for the reference) and
  * the end (-1) of an answer, for the watchdog. */
 static void answering(struct worker *w, int who)
 {
@@ -208,7 +208,7 @@ static void answering(struct worker *w, int who)
 }
 
 static void ask_engine(struct worker *w, struct item *item,
-                       enum diff_engine_id e, struct diff_mismatch *context)
+                       enum engine_id e, struct engine_mismatch *context)
 {
     if (!w->open[e]) {
         item->counts[e].errors++;
@@ -218,37 +218,37 @@ static void ask_engine(struct worker *w, struct item *item,
         item->failed_requests[e]++;
         return;
     }
-    struct diff_question *q = &w->question;
-    diff_question_rewind(q);
+    struct engine_question *q = &w->question;
+    engine_question_rewind(q);
     answering(w, (int)e);
     w->engines[e].unwind(w->engines[e].self, &q->request, w->answer);
     answering(w, -1);
     context->engine = e;
-    struct diff_outcome outcome;
-    diff_compare(context, w->answer, &outcome);
+    struct engine_outcome outcome;
+    engine_compare(context, w->answer, &outcome);
     count(item, w->job, q, e, w->expected, w->answer, &outcome);
 }
 
-static void ask(struct worker *w, struct item *item, struct diff_pc at,
+static void ask(struct worker *w, struct item *item, struct engine_pc at,
                 unsigned k)
 {
     const struct file_job *job = w->job;
-    struct diff_question *q = &w->question;
-    answering(w, DIFF_ENGINE_COUNT);
-    diff_question_make(q, job->il, &job->states, at, k,
-                       diff_memory_reader(w->memories[k]), sem_unwind,
-                       w->expected);
+    struct engine_question *q = &w->question;
+    answering(w, ENGINE_COUNT);
+    engine_question_make(q, job->il, &job->states, at, k,
+                         engine_memory_reader(w->memories[k]), sem_unwind,
+                         w->expected);
     answering(w, -1);
-    struct diff_mismatch context = {
+    struct engine_mismatch context = {
         .file = job->file, .fde = q->fde,
         .row = q->range ? q->range->row : NULL, .translation = q->translation,
         .request = &q->request, .expected = w->expected};
     item->requests++;
     item->reference[w->expected->status < CFI_STATUS_COUNT
                         ? w->expected->status : CFI_E_INTERNAL]++;
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         if (job->config->engines[e])
-            ask_engine(w, item, (enum diff_engine_id)e, &context);
+            ask_engine(w, item, (enum engine_id)e, &context);
 }
 
 static void run_item(struct worker *w, struct item *item)
@@ -260,9 +260,9 @@ static void run_item(struct worker *w, struct item *item)
             config->pcs_of_fde
                 ? config->pcs_of_fde(config->pcs_env, w->job->il, f, &w->pcs,
                                      &w->npcs, &w->pcs_capacity)
-                : diff_pcs_of_fde(w->job->il, f, &w->job->states,
-                                  config->all_pcs, &w->pcs, &w->npcs,
-                                  &w->pcs_capacity);
+                : engine_pcs_of_fde(w->job->il, f, &w->job->states,
+                                    config->all_pcs, &w->pcs, &w->npcs,
+                                    &w->pcs_capacity);
         if (listed != CFI_OK) {
             atomic_store(&w->job->out_of_memory, true);
             return;
@@ -280,25 +280,25 @@ static void run_item(struct worker *w, struct item *item)
 /* ------------------------------------------------------------------ */
 
 static enum cfi_status open_engine(const struct diff_config *config,
-                                   enum diff_engine_id id,
+                                   enum engine_id id,
                                    const struct cfi_file *file,
-                                   struct diff_engine *engine,
+                                   struct engine_instance *engine,
                                    struct cfi_diag *diag)
 {
     if (config->open)
         return config->open(config->open_env, id, file,
                             &config->engine_config, engine, diag);
-    return diff_engine_open(id, file, &config->engine_config, engine, diag);
+    return engine_open(id, file, &config->engine_config, engine, diag);
 }
 
 static bool worker_open(struct worker *w)
 {
     const struct file_job *job = w->job;
     const struct diff_config *config = job->config;
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++) {
+    for (int e = 0; e < ENGINE_COUNT; e++) {
         w->open_diag[e] = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
         w->open[e] = config->engines[e] &&
-                     open_engine(config, (enum diff_engine_id)e, job->file,
+                     open_engine(config, (enum engine_id)e, job->file,
                                  &w->engines[e], &w->open_diag[e]) == CFI_OK;
     }
     w->memories = calloc(config->nstates, sizeof *w->memories);
@@ -306,19 +306,19 @@ static bool worker_open(struct worker *w)
     w->expected = malloc(sizeof *w->expected);
     bool ok = w->memories && w->answer && w->expected;
     for (unsigned k = 0; ok && k < config->nstates; k++)
-        ok = (w->memories[k] = diff_state_memory(&job->states, k, job->file,
-                                                 config->faults,
-                                                 config->nfaults)) != NULL;
+        ok = (w->memories[k] = engine_state_memory(&job->states, k, job->file,
+                                                   config->faults,
+                                                   config->nfaults)) != NULL;
     return ok;
 }
 
 static void worker_close(struct worker *w)
 {
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         if (w->open[e])
-            diff_engine_close(&w->engines[e]);
+            engine_close(&w->engines[e]);
     for (unsigned k = 0; w->memories && k < w->job->config->nstates; k++)
-        diff_memory_free(w->memories[k]);
+        engine_memory_free(w->memories[k]);
     free(w->memories);
     free(w->answer);
     free(w->expected);
@@ -425,7 +425,7 @@ static void watch_workers(const struct diff_config *config,
         watches[j].still = stuck ? watches[j].still + 1 : 0;
         watches[j].answers = answers;
         if (watches[j].still * WATCH_TICK_SECONDS > config->answer_timeout)
-            config->hung(config->hung_env, (enum diff_engine_id)who);
+            config->hung(config->hung_env, (enum engine_id)who);
     }
 }
 
@@ -486,9 +486,9 @@ static void add_counts(struct diff_counts *to, const struct diff_counts *from)
 
 static bool merge_failures(struct diff_run *run, const struct file_job *job)
 {
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++) {
+    for (int e = 0; e < ENGINE_COUNT; e++) {
         struct diff_open_failure failure = {job->file_index,
-                                            (enum diff_engine_id)e,
+                                            (enum engine_id)e,
                                             {CFI_OK, NULL, CFI_NO_OFFSET, -1},
                                             0};
         bool failed = false;
@@ -561,7 +561,7 @@ static bool merge_records(struct diff_run *run, struct item *item)
     for (size_t d = 0; d < run->ndeviations; d++) {
         run->deviation_counts[d] += item->deviation_counts[d];
         if (item->examples[d] &&
-            run->deviation_examples[d].engine == DIFF_ENGINE_COUNT) {
+            run->deviation_examples[d].engine == ENGINE_COUNT) {
             run->deviation_examples[d] = *item->examples[d];
             free(item->examples[d]);
             item->examples[d] = NULL;
@@ -578,7 +578,7 @@ static bool merge(struct diff_run *run, struct file_job *job,
         result->requests += item->requests;
         for (int s = 0; s < CFI_STATUS_COUNT; s++)
             run->reference[s] += item->reference[s];
-        for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+        for (int e = 0; e < ENGINE_COUNT; e++)
             add_counts(&run->counts[e], &item->counts[e]);
         if (!merge_records(run, item))
             return false;
@@ -608,16 +608,16 @@ static void prepare_compiled(const struct diff_run *run, size_t index,
                              const struct cfi_file *file, double started)
 {
     const struct diff_config *config = &run->config;
-    if (!config->engines[DIFF_ENGINE_compiled] ||
+    if (!config->engines[ENGINE_compiled] ||
         config->engine_config.eh_elf_path)
         return;
     report_progress(run, index, run->requests, started,
                     "the compiled engine's eh_elf (built once, then cached)");
-    struct diff_engine engine;
+    struct engine_instance engine;
     struct cfi_diag diag;
-    if (open_engine(config, DIFF_ENGINE_compiled, file, &engine, &diag) ==
+    if (open_engine(config, ENGINE_compiled, file, &engine, &diag) ==
         CFI_OK)
-        diff_engine_close(&engine);
+        engine_close(&engine);
 }
 
 /* Loads one file and runs every item of it. False: out of memory. */
@@ -625,8 +625,8 @@ static void prepare_compiled(const struct diff_run *run, size_t index,
 static void check_hdr(const struct cfi_file *file,
                       struct diff_file_result *result)
 {
-    struct diff_hdr_check *check = malloc(sizeof *check);
-    if (check && diff_hdr_check(file, check) == CFI_OK && check->nproblems) {
+    struct engine_hdr_check *check = malloc(sizeof *check);
+    if (check && engine_hdr_check(file, check) == CFI_OK && check->nproblems) {
         result->hdr_problems = check->nproblems;
         result->hdr_first = check->kept[0].kind;
     }
@@ -652,7 +652,7 @@ static bool run_file(struct diff_run *run, size_t index, double started)
                            .file = file, .il = il,
                            .deviations = run->deviations,
                            .ndeviations = run->ndeviations};
-    diff_state_config_default(&job.states, run->config.seed);
+    engine_state_config_default(&job.states, run->config.seed);
     atomic_init(&job.next_item, 0);
     atomic_init(&job.requests_done, 0);
     atomic_init(&job.running, 0);
@@ -676,7 +676,7 @@ struct diff_run *harness_run_new(const struct diff_config *config,
         run->config.keep = DIFF_KEEP_MAX;
     if (run->config.nstates == 0)
         run->config.nstates = 1;
-    run->deviations = diff_deviation_table(&run->ndeviations);
+    run->deviations = engine_deviation_table(&run->ndeviations);
     run->deviation_counts = calloc(run->ndeviations + 1,
                                    sizeof *run->deviation_counts);
     run->deviation_examples = calloc(run->ndeviations + 1,
@@ -688,7 +688,7 @@ struct diff_run *harness_run_new(const struct diff_config *config,
         return NULL;
     }
     for (size_t d = 0; d < run->ndeviations; d++)
-        run->deviation_examples[d].engine = DIFF_ENGINE_COUNT;
+        run->deviation_examples[d].engine = ENGINE_COUNT;
     for (size_t i = 0; i < npaths; i++) {
         run->files[i].path = paths[i];
         run->files[i].index = i;
@@ -724,7 +724,7 @@ void diff_run_free(struct diff_run *run)
     for (size_t r = 0; r < run->nrecords; r++)
         free(run->records[r].row_text);
     for (size_t d = 0; run->deviation_examples && d < run->ndeviations; d++)
-        if (run->deviation_examples[d].engine != DIFF_ENGINE_COUNT)
+        if (run->deviation_examples[d].engine != ENGINE_COUNT)
             free(run->deviation_examples[d].row_text);
     free(run->records);
     free(run->deviation_examples);
@@ -747,7 +747,7 @@ bool diff_run_bad_input(const struct diff_run *run)
 
 bool diff_run_unexplained(const struct diff_run *run)
 {
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         if (run->counts[e].differ)
             return true;
     return false;

@@ -44,10 +44,10 @@
 #define DIFF_KEEP_DEFAULT 1000
 #define DIFF_KEEP_MAX 100000
 
-typedef enum cfi_status (*diff_open_fn)(void *env, enum diff_engine_id id,
+typedef enum cfi_status (*diff_open_fn)(void *env, enum engine_id id,
                                         const struct cfi_file *file,
-                                        const struct diff_engine_config *config,
-                                        struct diff_engine *engine,
+                                        const struct engine_config *config,
+                                        struct engine_instance *engine,
                                         struct cfi_diag *diag);
 
 struct diff_progress {
@@ -59,16 +59,16 @@ struct diff_progress {
 };
 
 struct diff_config {
-    bool engines[DIFF_ENGINE_COUNT];  /* compared with the reference */
+    bool engines[ENGINE_COUNT];       /* compared with the reference */
     unsigned nstates;                 /* states per PC (default 4) */
     uint64_t seed;
     bool all_pcs;
     unsigned jobs;                    /* worker threads, >= 1 */
     uint64_t faults[DIFF_FAULTS_MAX][2];  /* run-wide [begin, end) */
     size_t nfaults;
-    struct diff_engine_config engine_config;
+    struct engine_config engine_config;
     size_t keep;                      /* records kept, <= DIFF_KEEP_MAX */
-    /* Opens an engine; NULL: diff_engine_open. Tests substitute one. */
+    /* Opens an engine; NULL: engine_open. Tests substitute one. */
     diff_open_fn open;
     void *open_env;
     /* Called about twice a second from the calling thread while a file
@@ -78,18 +78,18 @@ struct diff_config {
     /* The watchdog: when one answer (the reference's or an engine's) has
      * taken longer than answer_timeout seconds, `hung` is called from the
      * calling thread with the engine that stopped answering
-     * (DIFF_ENGINE_COUNT: the reference), and must not return: the stuck
+     * (ENGINE_COUNT: the reference), and must not return: the stuck
      * thread cannot be stopped, so the process ends (diff_run_isolated's
      * child does so, and its parent counts the engine's requests as
      * errors). NULL or a timeout of 0: no watchdog. */
     double answer_timeout;
-    void (*hung)(void *env, enum diff_engine_id engine);
+    void (*hung)(void *env, enum engine_id engine);
     void *hung_env;
     /* The PCs asked in FDE `index` of il's file, instead of those of
-     * diff_pcs_of_fde (cfisem diff --pcs stapsdt); NULL: those. Called
+     * engine_pcs_of_fde (cfisem diff --pcs stapsdt); NULL: those. Called
      * from the worker threads: it must only read its env. */
     enum cfi_status (*pcs_of_fde)(void *env, const struct sem_file_il *il,
-                                  size_t index, struct diff_pc **pcs,
+                                  size_t index, struct engine_pc **pcs,
                                   size_t *count, size_t *capacity);
     void *pcs_env;
     /* For the reports: what pcs_of_fde asks ("stapsdt"; NULL: the
@@ -112,17 +112,17 @@ struct diff_counts {
 /* One request an engine answered differently from the reference. Owns
  * row_text. */
 struct diff_record {
-    enum diff_engine_id engine;
+    enum engine_id engine;
     size_t file;                 /* index in the run's files */
     bool has_fde;                /* the FDE at the lookup PC */
     enum cfi_section fde_section;
     uint64_t fde_offset, fde_begin, fde_end;
     enum cfi_status translation; /* the reference's for that FDE */
     char *row_text;              /* the IL of the row, or NULL */
-    struct diff_state state;
+    struct engine_state state;
     struct cfi_frame expected;
     struct cfi_frame got;
-    struct diff_outcome outcome;
+    struct engine_outcome outcome;
 };
 
 struct diff_file_result {
@@ -138,13 +138,13 @@ struct diff_file_result {
     /* .eh_frame_hdr against .eh_frame (engines/eh_frame_hdr.h): the problems
      * found, and the first one's kind when there are. */
     uint64_t hdr_problems;
-    enum diff_hdr_problem_kind hdr_first;
+    enum engine_hdr_problem_kind hdr_first;
 };
 
 /* An engine that could not be opened for a file. */
 struct diff_open_failure {
     size_t file;
-    enum diff_engine_id engine;
+    enum engine_id engine;
     struct cfi_diag diag;
     uint64_t requests;           /* counted as its errors */
 };
@@ -156,10 +156,10 @@ struct diff_run {
     size_t files_total;          /* the whole list's length (>= nfiles) */
     uint64_t requests;           /* over all files */
     uint64_t reference[CFI_STATUS_COUNT];  /* the reference's answers */
-    struct diff_counts counts[DIFF_ENGINE_COUNT];
+    struct diff_counts counts[ENGINE_COUNT];
     /* The deviation table; per entry, the requests it explained (at least
      * one item of) and the first such request. */
-    const struct diff_deviation *deviations;
+    const struct engine_deviation *deviations;
     size_t ndeviations;
     uint64_t *deviation_counts;
     struct diff_record *deviation_examples;   /* engine == COUNT: none */

@@ -70,7 +70,7 @@ static void put_run(struct writer *w, const struct diff_run *run)
     put(w, run->deviation_counts,
         run->ndeviations * sizeof *run->deviation_counts);
     for (size_t d = 0; d < run->ndeviations; d++) {
-        uint8_t has = run->deviation_examples[d].engine != DIFF_ENGINE_COUNT;
+        uint8_t has = run->deviation_examples[d].engine != ENGINE_COUNT;
         put(w, &has, 1);
         if (has)
             put_record(w, &run->deviation_examples[d]);
@@ -167,9 +167,9 @@ static void merge_file(struct reader *r, struct diff_run *run, size_t i,
 
 static void merge_counts(struct reader *r, struct diff_run *run, size_t i)
 {
-    struct diff_counts counts[DIFF_ENGINE_COUNT];
+    struct diff_counts counts[ENGINE_COUNT];
     get(r, counts, sizeof counts);
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++) {
+    for (int e = 0; e < ENGINE_COUNT; e++) {
         struct diff_counts *c = &run->counts[e];
         c->compared += counts[e].compared;
         c->agree += counts[e].agree;
@@ -190,7 +190,7 @@ static void merge_counts(struct reader *r, struct diff_run *run, size_t i)
             continue;
         struct diff_record example;
         get_record(r, run, i, &example);
-        if (run->deviation_examples[d].engine == DIFF_ENGINE_COUNT && r->ok)
+        if (run->deviation_examples[d].engine == ENGINE_COUNT && r->ok)
             run->deviation_examples[d] = example;
         else
             free(example.row_text);
@@ -263,10 +263,10 @@ static void shifted_progress(void *env, const struct diff_progress *p)
 
 /* How a child ends: 0 with its stream written, CHILD_FAILED when it could
  * not run, CHILD_HUNG + the engine when the watchdog found that engine
- * (DIFF_ENGINE_COUNT: the reference) stuck on one answer. */
+ * (ENGINE_COUNT: the reference) stuck on one answer. */
 enum { CHILD_FAILED = 3, CHILD_HUNG = 64 };
 
-static void child_hung(void *env, enum diff_engine_id engine)
+static void child_hung(void *env, enum engine_id engine)
 {
     (void)env;
     _exit(CHILD_HUNG + (int)engine);
@@ -277,7 +277,7 @@ static _Noreturn void child_main(const struct diff_config *config,
 {
     struct diff_run *run;
     struct writer w = {fd, true};
-    diff_child_default_signals();
+    engine_child_default_signals();
     struct diff_config watched = *config;
     watched.hung = child_hung;
     if (diff_run(&watched, &path, 1, &run) != CFI_OK)
@@ -342,7 +342,7 @@ static bool hung(int wait_status)
 {
     return WIFEXITED(wait_status) &&
            WEXITSTATUS(wait_status) >= CHILD_HUNG &&
-           WEXITSTATUS(wait_status) <= CHILD_HUNG + DIFF_ENGINE_COUNT;
+           WEXITSTATUS(wait_status) <= CHILD_HUNG + ENGINE_COUNT;
 }
 
 static const char *crash_reason(int wait_status)
@@ -378,7 +378,7 @@ static bool run_engine_alone(struct diff_run *run, size_t i,
                              struct stream *s)
 {
     struct diff_config config = *base;
-    for (int other = 0; other < DIFF_ENGINE_COUNT; other++)
+    for (int other = 0; other < ENGINE_COUNT; other++)
         config.engines[other] = other == e;
     int wait_status;
     if (run_child(run, i, &config, s, &wait_status))
@@ -386,7 +386,7 @@ static bool run_engine_alone(struct diff_run *run, size_t i,
     uint64_t requests = run->files[i].requests;
     run->counts[e].errors += requests;
     struct diff_open_failure failure = {
-        i, (enum diff_engine_id)e,
+        i, (enum engine_id)e,
         {CFI_E_UNSUPPORTED, crash_reason(wait_status), CFI_NO_OFFSET, -1},
         requests};
     return harness_add_failure(run, &failure);
@@ -400,7 +400,7 @@ static bool run_file_isolated(struct diff_run *run, size_t i,
     if (run_child(run, i, config, s, &wait_status))
         return merge_stream(run, i, s->bytes, s->len, true);
     struct diff_config reference = *config;
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         reference.engines[e] = false;
     if (!run_child(run, i, &reference, s, &wait_status)) {
         run->files[i].status = CFI_E_UNSUPPORTED;
@@ -414,7 +414,7 @@ static bool run_file_isolated(struct diff_run *run, size_t i,
     }
     if (!merge_stream(run, i, s->bytes, s->len, true))
         return false;
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         if (config->engines[e] && !run_engine_alone(run, i, config, e, s))
             return false;
     return true;

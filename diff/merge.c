@@ -134,7 +134,7 @@ static void add_counts(struct diff_run *run, const struct diff_run *part)
 {
     for (int s = 0; s < CFI_STATUS_COUNT; s++)
         run->reference[s] += part->reference[s];
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++) {
+    for (int e = 0; e < ENGINE_COUNT; e++) {
         struct diff_counts *c = &run->counts[e];
         const struct diff_counts *d = &part->counts[e];
         c->compared += d->compared;
@@ -158,7 +158,7 @@ static void take_examples(struct merging *m, size_t nparts)
         size_t best = SIZE_MAX, from = 0;
         for (size_t p = 0; p < nparts; p++) {
             const struct diff_record *e = &m->parts[p]->deviation_examples[d];
-            if (e->engine != DIFF_ENGINE_COUNT &&
+            if (e->engine != ENGINE_COUNT &&
                 m->to_merged[p][e->file] < best)
                 best = m->to_merged[p][e->file], from = p;
         }

@@ -40,13 +40,13 @@ static void print_table(FILE *out, const struct diff_run *run)
 {
     fprintf(out, "\n%-10s %10s %10s %8s %10s %10s %10s\n", "engine",
             "compared", "agree", "differ", "known_dev", "not_comp", "errors");
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++) {
+    for (int e = 0; e < ENGINE_COUNT; e++) {
         if (!run->config.engines[e])
             continue;
         const struct diff_counts *c = &run->counts[e];
         fprintf(out, "%-10s %10" PRIu64 " %10" PRIu64 " %8" PRIu64
                 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
-                diff_engine_name((enum diff_engine_id)e), c->compared,
+                engine_name((enum engine_id)e), c->compared,
                 c->agree, c->differ, c->known_deviation, c->not_comparable,
                 c->errors);
     }
@@ -80,7 +80,7 @@ static void print_failures(FILE *out, const struct diff_run *run)
             fprintf(out, "\nengines that could not answer (counted as errors):\n");
         header = true;
         fprintf(out, "  %s: %s: %zu file%s (first: %s), %" PRIu64 " requests\n",
-                diff_engine_name(f->engine),
+                engine_name(f->engine),
                 f->diag.message ? f->diag.message : "cannot open",
                 files, files == 1 ? "" : "s", run->files[f->file].path,
                 requests);
@@ -96,40 +96,41 @@ static void print_deviations(FILE *out, const struct diff_run *run)
         if (!header)
             fprintf(out, "\nknown deviations (requests explained):\n");
         header = true;
-        const struct diff_deviation *dev = &run->deviations[d];
+        const struct engine_deviation *dev = &run->deviations[d];
         fprintf(out, "  %-40s %-10s %10" PRIu64 "  %s\n", dev->id,
-                diff_engine_name(dev->engine), run->deviation_counts[d],
+                engine_name(dev->engine), run->deviation_counts[d],
                 dev->summary);
     }
 }
 
 void diff_report_reproducer(FILE *out, const struct diff_run *run,
                             const struct diff_record *record,
-                            enum diff_engine_id engine)
+                            enum engine_id engine)
 {
     const char *extra = NULL;
     char eh_elf[4200];
-    if (engine == DIFF_ENGINE_compiled && run->config.engine_config.eh_elf_path) {
+    if (engine == ENGINE_compiled && run->config.engine_config.eh_elf_path) {
         snprintf(eh_elf, sizeof eh_elf, "--eh-elf %s",
                  run->config.engine_config.eh_elf_path);
         extra = eh_elf;
     }
-    diff_state_reproducer(out, run->files[record->file].path, &record->state,
-                          (const uint64_t(*)[2])run->config.faults,
-                          run->config.nfaults, diff_engine_name(engine), extra);
+    engine_state_reproducer(out, run->files[record->file].path, &record->state,
+                            (const uint64_t(*)[2])run->config.faults,
+                            run->config.nfaults, engine_name(engine), extra);
 }
 
 void diff_report_record(FILE *out, const struct diff_run *run,
                         const struct diff_record *record, size_t number)
 {
-    const struct diff_state *s = &record->state;
+    const struct engine_state *s = &record->state;
     fprintf(out, "[%zu] %s: %s: pc 0x%" PRIx64, number,
-            diff_engine_name(record->engine), run->files[record->file].path,
+            engine_name(record->engine), run->files[record->file].path,
             s->at.pc);
     if (s->at.caller_frame)
         fprintf(out, " (caller frame: row at 0x%" PRIx64 ")", s->at.pc - 1);
-    fprintf(out, ", state %u (%s)\n", s->index, diff_state_kind_name(s->kind));
-    diff_report_items(out, &record->outcome, &record->expected, &record->got);
+    fprintf(out, ", state %u (%s)\n", s->index,
+            engine_state_kind_name(s->kind));
+    engine_report_items(out, &record->outcome, &record->expected, &record->got);
     if (record->has_fde)
         fprintf(out, "    fde %s+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64 ")%s%s\n",
                 cfi_section_name(record->fde_section), record->fde_offset,
@@ -216,22 +217,22 @@ static void json_record(FILE *out, const struct diff_run *run,
                         const struct diff_record *record)
 {
     fprintf(out, "{\"engine\": \"%s\", \"file\": ",
-            diff_engine_name(record->engine));
-    diff_json_string(out, run->files[record->file].path);
+            engine_name(record->engine));
+    engine_json_string(out, run->files[record->file].path);
     fputs(", ", out);
-    diff_json_state(out, &record->state);
+    engine_json_state(out, &record->state);
     fputs(", \"fde\": ", out);
     json_fde(out, record);
     fputs(", \"row\": ", out);
-    diff_json_string(out, record->row_text);
+    engine_json_string(out, record->row_text);
     fputs(", \"items\": ", out);
-    diff_json_items(out, &record->outcome, &record->expected, &record->got);
+    engine_json_items(out, &record->outcome, &record->expected, &record->got);
     fprintf(out, ", \"items_total\": %u, \"items_new\": %u",
             record->outcome.nitems, record->outcome.nnew);
     fputs(", \"expected\": ", out);
-    diff_json_frame(out, &record->expected);
+    engine_json_frame(out, &record->expected);
     fputs(", \"got\": ", out);
-    diff_json_frame(out, &record->got);
+    engine_json_frame(out, &record->got);
     char *line = NULL;
     size_t len = 0;
     FILE *memory = open_memstream(&line, &len);
@@ -240,7 +241,7 @@ static void json_record(FILE *out, const struct diff_run *run,
         fclose(memory);
     }
     fputs(", \"reproducer\": ", out);
-    diff_json_string(out, line);
+    engine_json_string(out, line);
     free(line);
     fputc('}', out);
 }
@@ -259,7 +260,7 @@ static void json_file_more(FILE *out, const struct diff_file_result *f)
             f->nfailed_fdes);
     if (f->hdr_problems)
         fprintf(out, "{\"problems\": %" PRIu64 ", \"first\": \"%s\"}}",
-                f->hdr_problems, diff_hdr_problem_name(f->hdr_first));
+                f->hdr_problems, engine_hdr_problem_name(f->hdr_first));
     else
         fputs("null}", out);
 }
@@ -270,10 +271,10 @@ static void json_files(FILE *out, const struct diff_run *run)
     for (size_t i = 0; i < run->nfiles; i++) {
         const struct diff_file_result *f = &run->files[i];
         fputs(i ? ", {\"path\": " : "{\"path\": ", out);
-        diff_json_string(out, f->path);
+        engine_json_string(out, f->path);
         fprintf(out, ", \"status\": \"%s\", \"error\": ",
                 cfi_status_name(f->status));
-        diff_json_string(out, f->status == CFI_OK ? NULL : f->diag.message);
+        engine_json_string(out, f->status == CFI_OK ? NULL : f->diag.message);
         fprintf(out, ", \"fdes\": %zu, \"rows\": %zu, \"requests\": %" PRIu64,
                 f->nfdes, f->nrows, f->requests);
         json_file_more(out, f);
@@ -285,11 +286,11 @@ static void json_summary(FILE *out, const struct diff_run *run)
 {
     fputs("\"summary\": {", out);
     const char *separator = "";
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++) {
+    for (int e = 0; e < ENGINE_COUNT; e++) {
         if (!run->config.engines[e])
             continue;
         fprintf(out, "%s\"%s\": ", separator,
-                diff_engine_name((enum diff_engine_id)e));
+                engine_name((enum engine_id)e));
         json_counts(out, &run->counts[e]);
         separator = ", ";
     }
@@ -297,10 +298,10 @@ static void json_summary(FILE *out, const struct diff_run *run)
     for (size_t i = 0; i < run->nfailures; i++) {
         const struct diff_open_failure *f = &run->failures[i];
         fprintf(out, "%s{\"engine\": \"%s\", \"file\": ", i ? ", " : "",
-                diff_engine_name(f->engine));
-        diff_json_string(out, run->files[f->file].path);
+                engine_name(f->engine));
+        engine_json_string(out, run->files[f->file].path);
         fputs(", \"message\": ", out);
-        diff_json_string(out, f->diag.message);
+        engine_json_string(out, f->diag.message);
         fprintf(out, ", \"requests\": %" PRIu64 "}", f->requests);
     }
     fputs("]", out);
@@ -310,15 +311,15 @@ static void json_deviations(FILE *out, const struct diff_run *run)
 {
     fputs("\"deviations\": {", out);
     for (size_t d = 0; d < run->ndeviations; d++) {
-        const struct diff_deviation *dev = &run->deviations[d];
+        const struct engine_deviation *dev = &run->deviations[d];
         fputs(d ? ", " : "", out);
-        diff_json_string(out, dev->id);
+        engine_json_string(out, dev->id);
         fprintf(out, ": {\"engine\": \"%s\", \"summary\": ",
-                diff_engine_name(dev->engine));
-        diff_json_string(out, dev->summary);
+                engine_name(dev->engine));
+        engine_json_string(out, dev->summary);
         fprintf(out, ", \"count\": %" PRIu64 ", \"example\": ",
                 run->deviation_counts[d]);
-        if (run->deviation_examples[d].engine != DIFF_ENGINE_COUNT)
+        if (run->deviation_examples[d].engine != ENGINE_COUNT)
             json_record(out, run, &run->deviation_examples[d]);
         else
             fputs("null", out);
@@ -333,11 +334,11 @@ static void json_run_more(FILE *out, const struct diff_run *run)
 {
     const struct diff_config *c = &run->config;
     fputs("\"producer\": ", out);
-    diff_json_string(out, c->producer);
+    engine_json_string(out, c->producer);
     fprintf(out, ", \"keep\": %zu, \"pcs\": ", c->keep);
-    diff_json_string(out, c->pcs_name);
+    engine_json_string(out, c->pcs_name);
     fputs(", \"eh_elf\": ", out);
-    diff_json_string(out, c->engine_config.eh_elf_path);
+    engine_json_string(out, c->engine_config.eh_elf_path);
     fputs(", \"faults\": [", out);
     for (size_t f = 0; f < c->nfaults; f++) {
         fputs(f ? ", [" : "[", out);

@@ -57,6 +57,6 @@ void diff_report_record(FILE *out, const struct diff_run *run,
 /* The reproducer of a record, one line without newline. */
 void diff_report_reproducer(FILE *out, const struct diff_run *run,
                             const struct diff_record *record,
-                            enum diff_engine_id engine);
+                            enum engine_id engine);
 
 #endif

@@ -92,15 +92,15 @@ static bool status_of(const char *name, enum cfi_status *out)
     return false;
 }
 
-static bool engine_of(const char *name, enum diff_engine_id *out)
+static bool engine_of(const char *name, enum engine_id *out)
 {
-    int id = name ? diff_engine_parse(name, strlen(name)) : -1;
-    *out = id < 0 ? DIFF_ENGINE_COUNT : (enum diff_engine_id)id;
+    int id = name ? engine_parse(name, strlen(name)) : -1;
+    *out = id < 0 ? ENGINE_COUNT : (enum engine_id)id;
     return id >= 0;
 }
 
-static const struct diff_deviation *deviation_of(const struct diff_run *run,
-                                                 const char *id)
+static const struct engine_deviation *deviation_of(const struct diff_run *run,
+                                                   const char *id)
 {
     for (size_t d = 0; id && d < run->ndeviations; d++)
         if (!strcmp(run->deviations[d].id, id))
@@ -108,31 +108,31 @@ static const struct diff_deviation *deviation_of(const struct diff_run *run,
     return NULL;
 }
 
-static bool item_of(const char *label, struct diff_item_found *out)
+static bool item_of(const char *label, struct engine_item_found *out)
 {
-    static const enum diff_item plain[] = {DIFF_ITEM_STATUS, DIFF_ITEM_CFA,
-                                           DIFF_ITEM_SIGNAL};
+    static const enum engine_item plain[] = {
+        ENGINE_ITEM_STATUS, ENGINE_ITEM_CFA, ENGINE_ITEM_SIGNAL};
     char buf[16];
     for (size_t i = 0; label && i < sizeof plain / sizeof plain[0]; i++)
-        if (!strcmp(label, diff_item_label(plain[i], 0, buf, sizeof buf))) {
-            *out = (struct diff_item_found){plain[i], 0, NULL};
+        if (!strcmp(label, engine_item_label(plain[i], 0, buf, sizeof buf))) {
+            *out = (struct engine_item_found){plain[i], 0, NULL};
             return true;
         }
     for (unsigned reg = 0; label && reg < CFI_NREGS; reg++)
-        if (!strcmp(label, diff_item_label(DIFF_ITEM_REG, reg, buf,
-                                           sizeof buf))) {
-            *out = (struct diff_item_found){DIFF_ITEM_REG, reg, NULL};
+        if (!strcmp(label, engine_item_label(ENGINE_ITEM_REG, reg, buf,
+                                             sizeof buf))) {
+            *out = (struct engine_item_found){ENGINE_ITEM_REG, reg, NULL};
             return true;
         }
     return false;
 }
 
-static bool kind_of(const char *name, enum diff_state_kind *out)
+static bool kind_of(const char *name, enum engine_state_kind *out)
 {
-    static const enum diff_state_kind kinds[] = {
-        DIFF_STATE_FULL, DIFF_STATE_PARTIAL, DIFF_STATE_FAULT};
+    static const enum engine_state_kind kinds[] = {
+        ENGINE_STATE_FULL, ENGINE_STATE_PARTIAL, ENGINE_STATE_FAULT};
     for (size_t k = 0; name && k < sizeof kinds / sizeof kinds[0]; k++)
-        if (!strcmp(name, diff_state_kind_name(kinds[k]))) {
+        if (!strcmp(name, engine_state_kind_name(kinds[k]))) {
             *out = kinds[k];
             return true;
         }
@@ -150,11 +150,11 @@ static bool section_of(const char *name, enum cfi_section *out)
     return false;
 }
 
-static bool hdr_kind_of(const char *name, enum diff_hdr_problem_kind *out)
+static bool hdr_kind_of(const char *name, enum engine_hdr_problem_kind *out)
 {
-    for (int k = 0; name && k < DIFF_HDR_PROBLEM_COUNT; k++)
-        if (!strcmp(name, diff_hdr_problem_name((enum diff_hdr_problem_kind)k))) {
-            *out = (enum diff_hdr_problem_kind)k;
+    for (int k = 0; name && k < ENGINE_HDR_PROBLEM_COUNT; k++)
+        if (!strcmp(name, engine_hdr_problem_name((enum engine_hdr_problem_kind)k))) {
+            *out = (enum engine_hdr_problem_kind)k;
             return true;
         }
     return false;
@@ -197,7 +197,7 @@ static bool frame_reg(struct reading *r, const char *key,
     return true;
 }
 
-/* A frame as diff_json_frame writes it. Registers above 16 that it
+/* A frame as engine_json_frame writes it. Registers above 16 that it
  * leaves out are undefined. */
 static bool read_frame(struct reading *r, const struct diff_json *json,
                        struct cfi_frame *frame)
@@ -247,7 +247,7 @@ static bool read_callee(struct reading *r, const struct diff_json *regs,
 }
 
 static bool read_fault(struct reading *r, const struct diff_json *fault,
-                       struct diff_state *s)
+                       struct engine_state *s)
 {
     s->has_fault = fault && fault->kind == DIFF_JSON_ARRAY;
     if (!s->has_fault)
@@ -259,7 +259,7 @@ static bool read_fault(struct reading *r, const struct diff_json *fault,
 }
 
 static bool read_state(struct reading *r, const struct diff_json *json,
-                       struct diff_state *s)
+                       struct engine_state *s)
 {
     uint64_t index = 0;
     memset(s, 0, sizeof *s);
@@ -291,12 +291,12 @@ static bool read_fde(struct reading *r, const struct diff_json *fde,
 }
 
 static bool read_items(struct reading *r, const struct diff_json *json,
-                       struct diff_outcome *outcome)
+                       struct engine_outcome *outcome)
 {
     const struct diff_json *items = member(r, json, "items");
     uint64_t total = 0, fresh = 0;
     if (!need(r, items && items->kind == DIFF_JSON_ARRAY &&
-                     items->count <= DIFF_ITEMS_KEPT, "items") ||
+                     items->count <= ENGINE_ITEMS_KEPT, "items") ||
         !u64_member(r, json, "items_total", &total) ||
         !u64_member(r, json, "items_new", &fresh) ||
         !need(r, total >= items->count && fresh <= total &&
@@ -308,7 +308,7 @@ static bool read_items(struct reading *r, const struct diff_json *json,
     for (size_t i = 0; i < items->count; i++) {
         const struct diff_json *item = &items->elements[i];
         const struct diff_json *dev = member(r, item, "deviation");
-        struct diff_item_found *found = &outcome->items[i];
+        struct engine_item_found *found = &outcome->items[i];
         if (!need(r, item_of(diff_json_text(member(r, item, "item")), found),
                   "item") || !dev)
             return false;
@@ -322,7 +322,7 @@ static bool read_items(struct reading *r, const struct diff_json *json,
 
 /* A record; row_text is the caller's to free (also on failure). */
 static bool read_record(struct reading *r, const struct diff_json *json,
-                        enum diff_verdict verdict, struct diff_record *record)
+                        enum engine_verdict verdict, struct diff_record *record)
 {
     memset(record, 0, sizeof *record);
     record->outcome.verdict = verdict;
@@ -404,10 +404,10 @@ static bool read_engines(struct reading *r, const struct diff_json *summary,
 {
     if (!need(r, summary && summary->kind == DIFF_JSON_OBJECT, "summary"))
         return false;
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         config->engines[e] = false;
     for (size_t i = 0; i < summary->count; i++) {
-        enum diff_engine_id id;
+        enum engine_id id;
         if (!need(r, engine_of(summary->keys[i], &id), "summary"))
             return false;
         config->engines[id] = true;
@@ -479,7 +479,7 @@ static bool read_reference(struct reading *r, const struct diff_json *ref)
 static bool read_summary(struct reading *r, const struct diff_json *summary)
 {
     for (size_t i = 0; i < summary->count; i++) {
-        enum diff_engine_id id;
+        enum engine_id id;
         engine_of(summary->keys[i], &id);
         if (!read_counts(r, &summary->elements[i], &r->run->counts[id]))
             return false;
@@ -511,7 +511,7 @@ static bool read_deviation(struct reading *r, const char *id,
                            const struct diff_json *json)
 {
     struct diff_run *run = r->run;
-    const struct diff_deviation *dev = deviation_of(run, id);
+    const struct engine_deviation *dev = deviation_of(run, id);
     if (!need(r, dev != NULL, "deviations (one this program does not know)"))
         return false;
     size_t d = (size_t)(dev - run->deviations);
@@ -522,7 +522,7 @@ static bool read_deviation(struct reading *r, const char *id,
         return true;
     r->next_file = 0;
     struct diff_record record;
-    bool ok = read_record(r, example, DIFF_VERDICT_KNOWN, &record);
+    bool ok = read_record(r, example, ENGINE_VERDICT_KNOWN, &record);
     if (ok)
         run->deviation_examples[d] = record;
     else
@@ -547,7 +547,7 @@ static bool read_outcomes(struct reading *r, const struct diff_json *root)
     r->next_file = 0;
     for (size_t i = 0; i < records->count; i++) {
         struct diff_record record;
-        bool ok = read_record(r, &records->elements[i], DIFF_VERDICT_DIFFER,
+        bool ok = read_record(r, &records->elements[i], ENGINE_VERDICT_DIFFER,
                               &record);
         if (!ok || !need(r, harness_add_record(run, &record), "(out of memory)")) {
             if (!ok)

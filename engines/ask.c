@@ -18,7 +18,7 @@ static void copy_text(char *to, const char *from)
         to[0] = 0;
         return;
     }
-    snprintf(to, DIFF_ASK_TEXT_MAX, "%s", from);
+    snprintf(to, ENGINE_ASK_TEXT_MAX, "%s", from);
 }
 
 static bool write_all(int fd, const void *bytes, size_t n)
@@ -36,32 +36,32 @@ static bool write_all(int fd, const void *bytes, size_t n)
     return true;
 }
 
-void diff_child_default_signals(void)
+void engine_child_default_signals(void)
 {
     static const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
     for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
         signal(crashes[i], SIG_DFL);
 }
 
-static _Noreturn void child_main(enum diff_engine_id id,
+static _Noreturn void child_main(enum engine_id id,
                                  const struct cfi_file *file,
-                                 const struct diff_engine_config *config,
+                                 const struct engine_config *config,
                                  const struct cfi_request *request,
-                                 struct diff_ask_result *result, int fd)
+                                 struct engine_ask_result *result, int fd)
 {
-    diff_child_default_signals();
-    struct diff_engine engine;
+    engine_child_default_signals();
+    struct engine_instance engine;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (diff_engine_open(id, file, config, &engine, &diag) != CFI_OK) {
-        result->end = DIFF_ASK_OPEN_FAILED;
+    if (engine_open(id, file, config, &engine, &diag) != CFI_OK) {
+        result->end = ENGINE_ASK_OPEN_FAILED;
         result->open_diag = diag;
         copy_text(result->message, diag.message);
     } else {
         engine.unwind(engine.self, request, &result->answer);
-        result->end = DIFF_ASK_ANSWERED;
+        result->end = ENGINE_ASK_ANSWERED;
         copy_text(result->message, result->answer.frame.diag.message);
         copy_text(result->reason, result->answer.not_comparable_reason);
-        diff_engine_close(&engine);
+        engine_close(&engine);
     }
     _exit(write_all(fd, result, sizeof *result) ? 0 : 1);
 }
@@ -75,7 +75,7 @@ static double now(void)
 
 /* Reads the child's result until it is whole, the pipe closes, or the
  * time is up. True when whole; *timed_out when the time ran out. */
-static bool read_result(int fd, struct diff_ask_result *result,
+static bool read_result(int fd, struct engine_ask_result *result,
                         double timeout, bool *timed_out)
 {
     char *p = (char *)result;
@@ -105,9 +105,9 @@ static bool read_result(int fd, struct diff_ask_result *result,
 }
 
 /* The texts of the result point into its own arrays. */
-static void relink(struct diff_ask_result *result)
+static void relink(struct engine_ask_result *result)
 {
-    if (result->end == DIFF_ASK_OPEN_FAILED) {
+    if (result->end == ENGINE_ASK_OPEN_FAILED) {
         result->open_diag.message = result->message[0] ? result->message
                                                        : NULL;
         return;
@@ -125,10 +125,11 @@ static void reap(pid_t pid, int *wait_status)
             return;
 }
 
-bool diff_ask_isolated(enum diff_engine_id id, const struct cfi_file *file,
-                       const struct diff_engine_config *config,
-                       const struct cfi_request *request,
-                       double timeout_seconds, struct diff_ask_result *result)
+bool engine_ask_isolated(enum engine_id id, const struct cfi_file *file,
+                         const struct engine_config *config,
+                         const struct cfi_request *request,
+                         double timeout_seconds,
+                         struct engine_ask_result *result)
 {
     memset(result, 0, sizeof *result);
     int fds[2];
@@ -158,12 +159,12 @@ bool diff_ask_isolated(enum diff_engine_id id, const struct cfi_file *file,
         return true;
     }
     memset(result, 0, sizeof *result);
-    result->end = timed_out ? DIFF_ASK_TIMED_OUT : DIFF_ASK_CRASHED;
+    result->end = timed_out ? ENGINE_ASK_TIMED_OUT : ENGINE_ASK_CRASHED;
     result->signal = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
     return true;
 }
 
-const char *diff_signal_name(int signal)
+const char *engine_signal_name(int signal)
 {
     switch (signal) {
     case SIGSEGV: return "SIGSEGV";

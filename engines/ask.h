@@ -12,42 +12,43 @@
 
 #include "engines/engine.h"
 
-enum diff_ask_end {
-    DIFF_ASK_ANSWERED,     /* *answer holds the engine's answer */
-    DIFF_ASK_OPEN_FAILED,  /* the engine could not be opened: open_diag */
-    DIFF_ASK_CRASHED,      /* the child died: signal (0: it exited badly) */
-    DIFF_ASK_TIMED_OUT,    /* no answer within the timeout: the child was
+enum engine_ask_end {
+    ENGINE_ASK_ANSWERED,   /* *answer holds the engine's answer */
+    ENGINE_ASK_OPEN_FAILED,  /* the engine could not be opened: open_diag */
+    ENGINE_ASK_CRASHED,    /* the child died: signal (0: it exited badly) */
+    ENGINE_ASK_TIMED_OUT,  /* no answer within the timeout: the child was
                               killed */
 };
 
-#define DIFF_ASK_TEXT_MAX 256
+#define ENGINE_ASK_TEXT_MAX 256
 
-struct diff_ask_result {
-    enum diff_ask_end end;
-    struct diff_answer answer;   /* its texts point into the arrays below */
+struct engine_ask_result {
+    enum engine_ask_end end;
+    struct engine_answer answer; /* its texts point into the arrays below */
     struct cfi_diag open_diag;
     int signal;
-    char message[DIFF_ASK_TEXT_MAX];
-    char reason[DIFF_ASK_TEXT_MAX];
+    char message[ENGINE_ASK_TEXT_MAX];
+    char reason[ENGINE_ASK_TEXT_MAX];
 };
 
 /* Opens engine `id` for `file` with `config`, asks `request`, in a child
  * process given `timeout_seconds` (> 0) to answer. *result is filled in
  * every case; false only when no child could be started (then nothing
  * was asked). */
-bool diff_ask_isolated(enum diff_engine_id id, const struct cfi_file *file,
-                       const struct diff_engine_config *config,
-                       const struct cfi_request *request,
-                       double timeout_seconds, struct diff_ask_result *result);
+bool engine_ask_isolated(enum engine_id id, const struct cfi_file *file,
+                         const struct engine_config *config,
+                         const struct cfi_request *request,
+                         double timeout_seconds,
+                         struct engine_ask_result *result);
 
 /* In a child process that runs code cfisem does not trust: the signals
  * of a crash get their default action back, so that the crash ends the
  * child with that signal (which the parent names) rather than with a
  * sanitizer's report and exit status (the sanitizers install handlers
  * of their own). */
-void diff_child_default_signals(void);
+void engine_child_default_signals(void);
 
 /* "SIGSEGV", "SIGABRT", ... or "a signal". */
-const char *diff_signal_name(int signal);
+const char *engine_signal_name(int signal);
 
 #endif

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool diff_engine_is_ours(enum diff_engine_id id)
+bool engine_is_ours(enum engine_id id)
 {
-    return id == DIFF_ENGINE_il || id == DIFF_ENGINE_interp ||
-           id == DIFF_ENGINE_compiled;
+    return id == ENGINE_il || id == ENGINE_interp ||
+           id == ENGINE_compiled;
 }
 
 /* Statuses that say the engine could not work, not what the CFI means. */
@@ -24,26 +24,27 @@ static bool internal_error(const struct cfi_frame *a,
     return a->status == CFI_E_INTERNAL || b->status == CFI_E_INTERNAL;
 }
 
-static void found(struct diff_mismatch *context, struct diff_outcome *outcome,
-                  enum diff_item item, unsigned reg)
+static void found(struct engine_mismatch *context,
+                  struct engine_outcome *outcome, enum engine_item item,
+                  unsigned reg)
 {
     context->item = item;
     context->reg = reg;
-    const struct diff_deviation *deviation =
-        diff_engine_is_ours(context->engine) ||
+    const struct engine_deviation *deviation =
+        engine_is_ours(context->engine) ||
                 internal_error(context->expected, context->got)
             ? NULL
-            : diff_deviation_find(context);
-    struct diff_item_found found_item = {item, reg, deviation};
-    if (outcome->nkept < DIFF_ITEMS_KEPT) {
+            : engine_deviation_find(context);
+    struct engine_item_found found_item = {item, reg, deviation};
+    if (outcome->nkept < ENGINE_ITEMS_KEPT) {
         outcome->items[outcome->nkept++] = found_item;
     } else if (!deviation) {
         /* New items are kept before explained ones. */
-        for (unsigned i = DIFF_ITEMS_KEPT; i-- > 0;)
+        for (unsigned i = ENGINE_ITEMS_KEPT; i-- > 0;)
             if (outcome->items[i].deviation) {
                 memmove(&outcome->items[i], &outcome->items[i + 1],
-                        (DIFF_ITEMS_KEPT - 1 - i) * sizeof outcome->items[0]);
-                outcome->items[DIFF_ITEMS_KEPT - 1] = found_item;
+                        (ENGINE_ITEMS_KEPT - 1 - i) * sizeof outcome->items[0]);
+                outcome->items[ENGINE_ITEMS_KEPT - 1] = found_item;
                 break;
             }
     }
@@ -69,20 +70,20 @@ static bool same_reg(const struct cfi_regs *a, const struct cfi_regs *b,
 /* Calls differ(item, reg, env) for each item of `answer` that differs
  * from `expected` (compare.h's list, in its order). */
 static void each_differing_item(const struct cfi_frame *expected,
-                                const struct diff_answer *answer,
-                                void (*differ)(enum diff_item, unsigned,
+                                const struct engine_answer *answer,
+                                void (*differ)(enum engine_item, unsigned,
                                                void *),
                                 void *env)
 {
     const struct cfi_frame *got = &answer->frame;
     if (!same_status(expected, got)) {
-        differ(DIFF_ITEM_STATUS, 0, env);
+        differ(ENGINE_ITEM_STATUS, 0, env);
         return;
     }
     if (expected->status != CFI_OK)
         return;
     if (answer->cfa_comparable && expected->cfa != got->cfa)
-        differ(DIFF_ITEM_CFA, 0, env);
+        differ(ENGINE_ITEM_CFA, 0, env);
     /* Equal register files (the common case) have no register that
      * differs; else each register is compared by the rule above. */
     bool identical = !memcmp(&expected->caller, &got->caller,
@@ -90,86 +91,86 @@ static void each_differing_item(const struct cfi_frame *expected,
     for (unsigned reg = 0; !identical && reg < CFI_NREGS; reg++)
         if (answer->reg_comparable[reg] &&
             !same_reg(&expected->caller, &got->caller, reg))
-            differ(DIFF_ITEM_REG, reg, env);
+            differ(ENGINE_ITEM_REG, reg, env);
     if (answer->signal_comparable &&
         expected->signal_frame != got->signal_frame)
-        differ(DIFF_ITEM_SIGNAL, 0, env);
+        differ(ENGINE_ITEM_SIGNAL, 0, env);
 }
 
-static void count_item(enum diff_item item, unsigned reg, void *env)
+static void count_item(enum engine_item item, unsigned reg, void *env)
 {
     (void)item;
     (void)reg;
     (*(unsigned *)env)++;
 }
 
-bool diff_answer_agrees(const struct cfi_frame *expected,
-                        const struct diff_answer *answer)
+bool engine_answer_agrees(const struct cfi_frame *expected,
+                          const struct engine_answer *answer)
 {
     unsigned n = 0;
     each_differing_item(expected, answer, count_item, &n);
     return n == 0;
 }
 
-bool diff_frames_agree(const struct cfi_frame *a, const struct cfi_frame *b)
+bool engine_frames_agree(const struct cfi_frame *a, const struct cfi_frame *b)
 {
-    struct diff_answer *answer = malloc(sizeof *answer);
+    struct engine_answer *answer = malloc(sizeof *answer);
     if (!answer)
         return false;
-    diff_answer_all_comparable(answer);
+    engine_answer_all_comparable(answer);
     answer->frame = *b;
-    bool agree = diff_answer_agrees(a, answer);
+    bool agree = engine_answer_agrees(a, answer);
     free(answer);
     return agree;
 }
 
 struct finding {
-    struct diff_mismatch *context;
-    struct diff_outcome *outcome;
+    struct engine_mismatch *context;
+    struct engine_outcome *outcome;
 };
 
-static void found_item(enum diff_item item, unsigned reg, void *env)
+static void found_item(enum engine_item item, unsigned reg, void *env)
 {
     struct finding *finding = env;
     found(finding->context, finding->outcome, item, reg);
 }
 
-void diff_compare(struct diff_mismatch *context,
-                  const struct diff_answer *answer,
-                  struct diff_outcome *outcome)
+void engine_compare(struct engine_mismatch *context,
+                    const struct engine_answer *answer,
+                    struct engine_outcome *outcome)
 {
     memset(outcome, 0, sizeof *outcome);
     const struct cfi_frame *expected = context->expected;
     const struct cfi_frame *got = &answer->frame;
     context->got = got;
     if (!answer->comparable) {
-        outcome->verdict = DIFF_VERDICT_NOT_COMPARABLE;
+        outcome->verdict = ENGINE_VERDICT_NOT_COMPARABLE;
         return;
     }
     if (cannot_answer(got->status) || cannot_answer(expected->status)) {
-        outcome->verdict = DIFF_VERDICT_ERROR;
+        outcome->verdict = ENGINE_VERDICT_ERROR;
         return;
     }
     struct finding finding = {context, outcome};
     each_differing_item(expected, answer, found_item, &finding);
     if (outcome->nitems == 0)
-        outcome->verdict = DIFF_VERDICT_AGREE;
+        outcome->verdict = ENGINE_VERDICT_AGREE;
     else
-        outcome->verdict = outcome->nnew ? DIFF_VERDICT_DIFFER
-                                         : DIFF_VERDICT_KNOWN;
+        outcome->verdict = outcome->nnew ? ENGINE_VERDICT_DIFFER
+                                         : ENGINE_VERDICT_KNOWN;
 }
 
-const char *diff_item_label(enum diff_item item, unsigned reg, char *buf,
-                            size_t size)
+const char *engine_item_label(enum engine_item item, unsigned reg, char *buf,
+                              size_t size)
 {
     switch (item) {
-    case DIFF_ITEM_STATUS:
+    case ENGINE_ITEM_STATUS:
         return "status";
-    case DIFF_ITEM_CFA:
+    case ENGINE_ITEM_CFA:
         return "cfa";
-    case DIFF_ITEM_REG:
+    case ENGINE_ITEM_REG:
         return cfi_reg_label(reg, buf, size);
-    case DIFF_ITEM_SIGNAL:
+    case ENGINE_ITEM_SIGNAL:
         return "signal_frame";
     }
     return "?";

@@ -2,7 +2,7 @@
 /* compare.h — one engine's answer against the reference's, item by item,
  * and the verdict the harness counts.
  *
- * Items, in this order (engines/deviations.h's enum diff_item):
+ * Items, in this order (engines/deviations.h's enum engine_item):
  *   status  the error class (CFI_OK when unwound); when both fail with
  *           CFI_E_REG_UNKNOWN, also the register named by diag.reg. An
  *           answer of CFI_E_INTERNAL (cfisem is wrong) differs from
@@ -22,7 +22,7 @@
  *                   or the reference could not;
  *   agree           no item differs;
  *   known           items differ, and every one is explained by an entry
- *                   of the deviation table (diff_deviation_find);
+ *                   of the deviation table (engine_deviation_find);
  *   differ          at least one differing item is explained by none:
  *                   a new mismatch. Our own engines (il, interp,
  *                   compiled) are never looked up in the table: any
@@ -36,54 +36,54 @@
 #include "engines/deviations.h"
 #include "engines/engine.h"
 
-enum diff_verdict {
-    DIFF_VERDICT_AGREE,
-    DIFF_VERDICT_DIFFER,
-    DIFF_VERDICT_KNOWN,
-    DIFF_VERDICT_NOT_COMPARABLE,
-    DIFF_VERDICT_ERROR,
+enum engine_verdict {
+    ENGINE_VERDICT_AGREE,
+    ENGINE_VERDICT_DIFFER,
+    ENGINE_VERDICT_KNOWN,
+    ENGINE_VERDICT_NOT_COMPARABLE,
+    ENGINE_VERDICT_ERROR,
 };
 
 /* The first items found are kept with their explanation; past
- * DIFF_ITEMS_KEPT, a new item replaces the last explained one kept. */
-#define DIFF_ITEMS_KEPT 8
+ * ENGINE_ITEMS_KEPT, a new item replaces the last explained one kept. */
+#define ENGINE_ITEMS_KEPT 8
 
-struct diff_item_found {
-    enum diff_item item;
-    unsigned reg;                            /* DIFF_ITEM_REG */
-    const struct diff_deviation *deviation;  /* NULL: new */
+struct engine_item_found {
+    enum engine_item item;
+    unsigned reg;                            /* ENGINE_ITEM_REG */
+    const struct engine_deviation *deviation;  /* NULL: new */
 };
 
-struct diff_outcome {
-    enum diff_verdict verdict;
+struct engine_outcome {
+    enum engine_verdict verdict;
     unsigned nitems;          /* differing items, all of them */
     unsigned nnew;            /* of which explained by no deviation */
-    unsigned nkept;           /* min(nitems, DIFF_ITEMS_KEPT) */
-    struct diff_item_found items[DIFF_ITEMS_KEPT];
+    unsigned nkept;           /* min(nitems, ENGINE_ITEMS_KEPT) */
+    struct engine_item_found items[ENGINE_ITEMS_KEPT];
 };
 
-/* The one definition of agreement, for diff_compare, the fuzz harnesses
+/* The one definition of agreement, for engine_compare, the fuzz harnesses
  * and the tests: no item above differs, each compared when `answer` says
- * the engine speaks for it (the status always). diff_frames_agree
+ * the engine speaks for it (the status always). engine_frames_agree
  * compares every item. Neither looks at the deviation table, nor at
  * whether the answer is comparable at all. */
-bool diff_answer_agrees(const struct cfi_frame *expected,
-                        const struct diff_answer *answer);
-bool diff_frames_agree(const struct cfi_frame *a, const struct cfi_frame *b);
+bool engine_answer_agrees(const struct cfi_frame *expected,
+                          const struct engine_answer *answer);
+bool engine_frames_agree(const struct cfi_frame *a, const struct cfi_frame *b);
 
 /* Whether `id` is one of ours (il, interp, compiled). */
-bool diff_engine_is_ours(enum diff_engine_id id);
+bool engine_is_ours(enum engine_id id);
 
 /* Compares answer with context->expected. `context` gives everything a
  * deviation may look at (engine, file, fde, row, translation, request,
  * expected); its `got`, `item` and `reg` are filled here for each item
  * looked up. */
-void diff_compare(struct diff_mismatch *context,
-                  const struct diff_answer *answer,
-                  struct diff_outcome *outcome);
+void engine_compare(struct engine_mismatch *context,
+                    const struct engine_answer *answer,
+                    struct engine_outcome *outcome);
 
 /* "status", "cfa", or the register's name ("rbx", "r17"). */
-const char *diff_item_label(enum diff_item item, unsigned reg, char *buf,
-                            size_t size);
+const char *engine_item_label(enum engine_item item, unsigned reg, char *buf,
+                              size_t size);
 
 #endif

@@ -33,8 +33,8 @@
     where " takes it as the end of the section: the records after it are " \
     "not seen, and their PCs are 'no FDE'."
 
-static const struct diff_deviation table[] = {
-    {"libunwind-no-undefined-default", DIFF_ENGINE_libunwind,
+static const struct engine_deviation table[] = {
+    {"libunwind-no-undefined-default", ENGINE_libunwind,
      "libunwind keeps the callee's value of a caller-saved register that "
      "has no rule, instead of making it undefined",
      "The x86-64 psABI (3.2.1, 3.6.3) makes rax, rcx, rdx, rsi, rdi and "
@@ -44,8 +44,8 @@ static const struct diff_deviation table[] = {
      "register with no rule keeps its location and unw_get_reg returns "
      "the callee's value; with a return address column other than 16 that "
      "is the column's the IP is read from.",
-     deviation_libunwind_no_undefined_default},
-    {"libunwind-rsp-is-cfa", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_no_undefined_default},
+    {"libunwind-rsp-is-cfa", ENGINE_libunwind,
      "libunwind's caller rsp is always the CFA, whatever rule rsp has",
      "DWARF 5 6.4.1 gives rsp its own column like any register; cfi.h "
      "applies 'rsp = CFA' only when rsp has no rule. libunwind's "
@@ -54,8 +54,8 @@ static const struct diff_deviation table[] = {
      "FDEs: 'rsp=r8'). rsp's location with no rule stays the callee's "
      "rsp: with rsp as the return address column, the IP is read from "
      "it.",
-     deviation_libunwind_rsp_is_cfa},
-    {"libunwind-needs-caller-rip", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_rsp_is_cfa},
+    {"libunwind-needs-caller-rip", ENGINE_libunwind,
      "libunwind fails when the caller's rip would be a callee register the "
      "request left unknown",
      "cfi.h carries an unknown callee register over to the caller through "
@@ -65,22 +65,22 @@ static const struct diff_deviation table[] = {
      "the source register and fails. Seen in libc's setcontext-like FDEs "
      "('rip=rdx') in states where rdx is not given. Not a defect of "
      "libunwind: the reference's 'unknown' has no counterpart there.",
-     deviation_libunwind_needs_caller_rip},
-    {"libunwind-val-offset-unknown", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_needs_caller_rip},
+    {"libunwind-val-offset-unknown", ENGINE_libunwind,
      "libunwind has no DW_CFA_val_offset / val_offset_sf: it skips the "
      "opcode and runs its operands as instructions",
      "DWARF 5 6.4.2.3 defines val_offset (0x14) and val_offset_sf (0x15). "
      "dwarf/Gparser.c run_cfi_program has no case for them and its switch "
      "no default: the opcode byte is dropped, the register and offset "
      "bytes are decoded as opcodes (diff/findings/libunwind-val-offset).",
-     deviation_libunwind_val_offset_unknown},
-    {"libunwind-stops-at-lookup-pc", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_val_offset_unknown},
+    {"libunwind-stops-at-lookup-pc", ENGINE_libunwind,
      "libunwind does not see an error in the FDE program after the lookup "
      "PC",
      STOPS_AT_LOOKUP_PC("libunwind", "dwarf/Gparser.c run_cfi_program: "
                         "while (*ip <= end_ip)"),
-     deviation_libunwind_stops_at_lookup_pc},
-    {"libunwind-cfa-ops-on-expression", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_stops_at_lookup_pc},
+    {"libunwind-cfa-ops-on-expression", ENGINE_libunwind,
      "libunwind accepts def_cfa_register / def_cfa_offset when the CFA is "
      "an expression",
      "DWARF 5 6.4.2.2: def_cfa_register and def_cfa_offset are valid only "
@@ -89,31 +89,31 @@ static const struct diff_deviation table[] = {
      "switches back to register + the last offset (as libgcc does, which "
      "libgcrypt's FDEs at .eh_frame 0xeb30, 0xec10 rely on), "
      "def_cfa_offset leaves the expression in force.",
-     deviation_libunwind_cfa_ops_on_expression},
-    {"libunwind-cie-restore-and-location", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_cfa_ops_on_expression},
+    {"libunwind-cie-restore-and-location", ENGINE_libunwind,
      "libunwind accepts DW_CFA_restore and location changes in a CIE",
      "DWARF 5 6.4.2.3: restore gives back the rule of the CIE's initial "
      "instructions, which do not exist yet inside them; the CIE's program "
      "has no location (6.4.1). cfi.h rejects both. libunwind runs the CIE "
      "with rs_initial set to its all-same_value start (restore gives "
      "same_value) and end_ip = ~0 (advances are accepted).",
-     deviation_libunwind_cie_restore_and_location},
-    {"libunwind-undefined-rbp-ends-stack", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_cie_restore_and_location},
+    {"libunwind-undefined-rbp-ends-stack", ENGINE_libunwind,
      "libunwind ends the stack (rip undefined) when rbp is undefined",
      "DWARF 5 6.4.4: only an undefined return address column ends the "
      "stack. x86_64/Gstep.c unw_step sets ip = 0 and returns 0 whenever "
      "the caller's rbp has no location (its reading of the psABI's "
      "'rbp = 0 marks the outermost frame').",
-     deviation_libunwind_undefined_rbp_ends_stack},
-    {"libunwind-register-new-location", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_undefined_rbp_ends_stack},
+    {"libunwind-register-new-location", ENGINE_libunwind,
      "libunwind's register(r, m) takes m's caller location when m < r has "
      "a rule",
      "DWARF 5 6.4.2.3: register(R) means the previous value is in register "
      "R of this frame; cfi.h: the callee's m. dwarf/Gparser.c "
      "apply_reg_state sets new_loc[r] = new_loc[m] in increasing order, so "
      "when m < r already has its new location, r gets the caller's m.",
-     deviation_libunwind_register_new_location},
-    {"libunwind-rip-is-return-address", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_register_new_location},
+    {"libunwind-rip-is-return-address", ENGINE_libunwind,
      "with a return address column other than 16, libunwind never reads "
      "rip's own rule",
      "cfi.h step 6 (DWARF 5 6.4.1, return_address_register): the caller's "
@@ -123,8 +123,8 @@ static const struct diff_deviation table[] = {
      "dwarf/Gparser.c apply_reg_state read from the return address "
      "column's location: column 16's location is never read, so a fault "
      "in its slot goes unseen.",
-     deviation_libunwind_rip_is_ip},
-    {"libunwind-deref-size-high-bytes", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_rip_is_ip},
+    {"libunwind-deref-size-high-bytes", ENGINE_libunwind,
      "libunwind's DW_OP_deref_size 5, 6 and 7 keep the high bytes of an "
      "8-byte read; size 3 reads 4 bytes",
      "DWARF 5 2.5.1.3: deref_size n reads n bytes and zero-extends them. "
@@ -133,22 +133,22 @@ static const struct diff_deviation table[] = {
      "should keep (diff/findings/libunwind-deref-size); for size 3 it reads "
      "4 bytes and masks to 3 (the value is right; the extra byte can be "
      "unreadable). Seen on the value, and on what a rule then reads.",
-     deviation_libunwind_deref_size},
-    {"libunwind-div-by-zero", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_deref_size},
+    {"libunwind-div-by-zero", ENGINE_libunwind,
      "libunwind's DW_OP_div and DW_OP_mod by zero push 0",
      "cfi.h makes a division by zero an expression error (DWARF 5 2.5.1.4 "
      "gives it no value). dwarf/Gexpr.c computes 'if (tmp1) tmp1 = tmp2 / "
      "tmp1; push (tmp1)': the divisor, 0, is pushed and the expression "
      "goes on.",
-     deviation_libunwind_div_by_zero},
-    {"libunwind-shift-count-mod-64", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_div_by_zero},
+    {"libunwind-shift-count-mod-64", ENGINE_libunwind,
      "libunwind's DW_OP_shl, shr and shra by 64 or more shift by the count "
      "mod 64",
      "cfi.h: a shift by 64 or more gives 0 (shra: the sign), the value "
      "shifted that far. dwarf/Gexpr.c shifts with C's << and >>, undefined "
      "for such counts; x86-64's shift instructions take the count mod 64.",
-     deviation_libunwind_shift_count},
-    {"libunwind-cfa-expression-zero-pushed", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_shift_count},
+    {"libunwind-cfa-expression-zero-pushed", ENGINE_libunwind,
      "libunwind evaluates DW_CFA_def_cfa_expression with 0 pushed first",
      "DWARF 5 6.4.2.2: the CFA expression is evaluated with an empty stack "
      "(only register rules get the CFA pushed, 6.4.2.3). dwarf/Gparser.c "
@@ -156,16 +156,16 @@ static const struct diff_deviation table[] = {
      "which pushes that 0: an operation reaching below the expression's "
      "own values reads it instead of failing, and the stack holds one "
      "value less.",
-     deviation_libunwind_cfa_zero_pushed},
-    {"libunwind-null-address-undefined", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_cfa_zero_pushed},
+    {"libunwind-null-address-undefined", ENGINE_libunwind,
      "libunwind makes a register saved at address 0 undefined",
      "DWARF 5 6.4.2.3: offset(N) and expression(E) say where the value is "
      "saved, whatever the address; cfi.h reads it (a fault is a memory "
      "error). libunwind stores a location as an address and uses address "
      "0 as DWARF_NULL_LOC, 'no location': dwarf_get fails on it and "
      "unw_get_reg gives nothing, so nothing is read.",
-     deviation_libunwind_null_address},
-    {"libunwind-expressions-before-reads", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_null_address},
+    {"libunwind-expressions-before-reads", ENGINE_libunwind,
      "libunwind evaluates every register's expression before it reads any "
      "saved register: of two failing rules it reports another",
      "cfi.h step 5 evaluates the registers in increasing number, each "
@@ -175,14 +175,14 @@ static const struct diff_deviation table[] = {
      "address; the other saved registers are read when asked for "
      "(unw_get_reg): an expression of a later register fails before an "
      "earlier register's slot is read.",
-     deviation_libunwind_expressions_first},
-    {"libdwarf-stops-at-lookup-pc", DIFF_ENGINE_libdwarf,
+     engine_deviation_libunwind_expressions_first},
+    {"libdwarf-stops-at-lookup-pc", ENGINE_libdwarf,
      "libdwarf does not see an error in the FDE program after the lookup "
      "PC",
      STOPS_AT_LOOKUP_PC("libdwarf", "dwarf_frame.c _dwarf_exec_frame_instr: "
                         "search_over"),
-     deviation_libdwarf_stops_at_lookup_pc},
-    {"libdwarf-no-negative-offset-extended", DIFF_ENGINE_libdwarf,
+     engine_deviation_libdwarf_stops_at_lookup_pc},
+    {"libdwarf-no-negative-offset-extended", ENGINE_libdwarf,
      "libdwarf rejects DW_CFA_GNU_negative_offset_extended",
      "The GNU extension 0x2f (offset with the factored offset negated) is "
      "read by GCC's unwinder, elfutils and libunwind; cfi.h includes it. "
@@ -190,16 +190,16 @@ static const struct diff_deviation table[] = {
      "with DW_DLE_DF_FRAME_DECODING_ERROR wherever it runs: the status "
      "differs from every answer of the IL's row there, a value or an "
      "error of evaluating the row (memory fault, unknown register).",
-     deviation_libdwarf_no_negative_offset},
-    {"libdwarf-augmentation-without-z", DIFF_ENGINE_libdwarf,
+     engine_deviation_libdwarf_no_negative_offset},
+    {"libdwarf-augmentation-without-z", ENGINE_libdwarf,
      "libdwarf refuses a CIE whose augmentation is \"S\" without 'z'",
      "The augmentation string is the producer's (DWARF 5 6.4.1); gas "
      "writes \"S\" alone for a signal frame in .debug_frame, a string "
      "without augmentation data, which libgcc and readelf read. libdwarf "
      "20210528 fails the whole section with "
      "DW_DLE_FRAME_AUGMENTATION_UNKNOWN (corpus/cases/signal_debug_frame).",
-     deviation_libdwarf_augmentation_without_z},
-    {"libdwarf-val-offset-sf-rax", DIFF_ENGINE_libdwarf,
+     engine_deviation_libdwarf_augmentation_without_z},
+    {"libdwarf-val-offset-sf-rax", ENGINE_libdwarf,
      "libdwarf gives a DW_CFA_val_offset_sf rule to rax instead of its "
      "register",
      "DWARF 5 6.4.2.3: val_offset_sf(R, N) gives register R the rule "
@@ -209,8 +209,8 @@ static const struct diff_deviation table[] = {
      "register keeps the one it had. Seen on both registers and on the "
      "status (the slot read changes); matched as what the row gives with "
      "each val_offset_sf's register operand made 0.",
-     deviation_libdwarf_val_offset_sf_rax},
-    {"libdwarf-cfa-ops-on-expression", DIFF_ENGINE_libdwarf,
+     engine_deviation_libdwarf_val_offset_sf_rax},
+    {"libdwarf-cfa-ops-on-expression", ENGINE_libdwarf,
      "libdwarf accepts def_cfa_register / def_cfa_offset when the CFA is "
      "an expression",
      "DWARF 5 6.4.2.2: valid only if the CFA rule is register+offset; "
@@ -218,15 +218,15 @@ static const struct diff_deviation table[] = {
      "def_cfa_register changes a register the expression rule ignores "
      "(the expression stays), def_cfa_offset switches to register+offset "
      "with whatever register was there before the expression.",
-     deviation_libdwarf_cfa_ops_on_expression},
-    {"libdwarf-cie-restore-and-location", DIFF_ENGINE_libdwarf,
+     engine_deviation_libdwarf_cfa_ops_on_expression},
+    {"libdwarf-cie-restore-and-location", ENGINE_libdwarf,
      "libdwarf accepts DW_CFA_restore and location changes in a CIE",
      "DWARF 5 6.4.2.3 and 6.4.1 as for libunwind; cfi.h rejects both. "
      "dwarf_frame.c runs the CIE with its initial table already allocated "
      "(restore copies the initial rule, the sentinel 'no rule') and "
      "search_pc false (advances are accepted).",
-     deviation_libdwarf_cie_restore_and_location},
-    {"libdw-abi-rax-for-rbx", DIFF_ENGINE_libdw,
+     engine_deviation_libdwarf_cie_restore_and_location},
+    {"libdw-abi-rax-for-rbx", ENGINE_libdw,
      "elfutils' x86-64 ABI defaults say same_value for DWARF register 0 "
      "(rax) where rbx (3) is meant",
      "The psABI makes rbx callee-saved and rax caller-saved; DWARF "
@@ -235,8 +235,8 @@ static const struct diff_deviation table[] = {
      "'DW_CFA_same_value, ULEB128_7 (0), /* %rbx */': with no rule, "
      "dwarf_frame_register gives rax as same_value and rbx as undefined "
      "(diff/findings/libdw-abi-rax-rbx).",
-     deviation_libdw_abi_rax_for_rbx},
-    {"libdw-abi-rip-same-value", DIFF_ENGINE_libdw,
+     engine_deviation_libdw_abi_rax_for_rbx},
+    {"libdw-abi-rip-same-value", ENGINE_libdw,
      "elfutils' x86-64 ABI defaults make rip (16) same_value: with no rule "
      "the caller's rip is the callee's",
      "DWARF 5 6.4.1: the default rule of every column is undefined unless "
@@ -249,12 +249,12 @@ static const struct diff_deviation table[] = {
      "dwarf_frame_register gives rip same_value when neither the CIE nor "
      "the FDE gives it a rule (or restore brings back that default) "
      "(diff/findings/libdw-abi-rip-same-value).",
-     deviation_libdw_abi_rip_same_value},
-    {"libdw-stops-at-lookup-pc", DIFF_ENGINE_libdw,
+     engine_deviation_libdw_abi_rip_same_value},
+    {"libdw-stops-at-lookup-pc", ENGINE_libdw,
      "libdw does not see an error in the FDE program after the lookup PC",
      STOPS_AT_LOOKUP_PC("libdw", "libdw/cfi.c execute_cfi: find_pc"),
-     deviation_libdw_stops_at_lookup_pc},
-    {"libdw-empty-expression-undefined", DIFF_ENGINE_libdw,
+     engine_deviation_libdw_stops_at_lookup_pc},
+    {"libdw-empty-expression-undefined", ENGINE_libdw,
      "libdw reports an expression rule with an empty expression as "
      "undefined",
      "DWARF 5 6.4.2.3: expression(E) pushes the CFA, then evaluates E: an "
@@ -264,8 +264,8 @@ static const struct diff_deviation table[] = {
      "dwarf_frame_register's 'nops 0, ops = ops_mem' means undefined. Seen "
      "on the register, and on the status when the CFA's slot is unreadable "
      "(libdw reads nothing) or a later rule fails first.",
-     deviation_libdw_empty_expression},
-    {"libdw-expression-decoded-with-rule", DIFF_ENGINE_libdw,
+     engine_deviation_libdw_empty_expression},
+    {"libdw-expression-decoded-with-rule", ENGINE_libdw,
      "libdw calls a CFA expression that does not decode invalid DWARF "
      "(malformed), where its evaluation fails (expr)",
      "cfi.h: an expression is checked only when it is evaluated, and an "
@@ -276,8 +276,8 @@ static const struct diff_deviation table[] = {
      "dwarf_frame_cfa and dwarf_frame_register decode the whole block "
      "with __libdw_intern_expression before anything is evaluated, and "
      "fail with DWARF_E_INVALID_DWARF.",
-     deviation_libdw_expression_decoded_with_rule},
-    {"libdw-location-backwards", DIFF_ENGINE_libdw,
+     engine_deviation_libdw_expression_decoded_with_rule},
+    {"libdw-location-backwards", ENGINE_libdw,
      "libdw accepts a DW_CFA_set_loc that does not move the location "
      "forward",
      "DWARF 5 6.4.2.1: 'The new location value is always greater than the "
@@ -286,24 +286,24 @@ static const struct diff_deviation table[] = {
      "location without comparing it, and runs the rest of the program "
      "while it is not past the lookup PC. (A location past the FDE's end "
      "is never run for a PC inside the FDE: libdw-stops-at-lookup-pc.)",
-     deviation_libdw_location_backwards},
-    {"libdw-address-size-4", DIFF_ENGINE_libdw,
+     engine_deviation_libdw_location_backwards},
+    {"libdw-address-size-4", ENGINE_libdw,
      "libdw finds no FDE whose CIE has address_size 4",
      "DWARF 5 6.4.1: a version 4 CIE gives the size of the FDE's "
      "initial_location and address_range (address_size); cfi.h reads "
      "4-byte addresses so. libdw's .debug_frame lookup in an ELF64 file "
      "does not find such an FDE (dwarf_cfi_addrframe fails at every PC it "
      "covers), so the frame is 'no FDE'.",
-     deviation_libdw_address_size_4},
-    {"libunwind-no-debug-frame", DIFF_ENGINE_libunwind,
+     engine_deviation_libdw_address_size_4},
+    {"libunwind-no-debug-frame", ENGINE_libunwind,
      "libunwind does not read .debug_frame: an FDE there is 'no FDE'",
      "cfi.h step 2 looks in .eh_frame, then .debug_frame. libunwind's "
      "remote lookup (dwarf/Gfind_proc_info-lsb.c, as this harness drives "
      "it through the .eh_frame_hdr table) reads .eh_frame only; its "
      ".debug_frame reader needs the file on disk, which a remote address "
      "space does not give it.",
-     deviation_libunwind_no_debug_frame},
-    {"libunwind-underflow-malformed", DIFF_ENGINE_libunwind,
+     engine_deviation_libunwind_no_debug_frame},
+    {"libunwind-underflow-malformed", ENGINE_libunwind,
      "libunwind reports a DWARF expression stack underflow as malformed "
      "CFI",
      "cfi.h: popping an empty expression stack is an expression fault "
@@ -311,16 +311,16 @@ static const struct diff_deviation table[] = {
      "checks the depth before each pop and returns -UNW_EINVAL ('unsupported "
      "operation or bad value'), which the adapter, as every code it has no "
      "other class for, reads as malformed CFI.",
-     deviation_libunwind_underflow_malformed},
-    {"libdwarf-debug-frame-zero-length", DIFF_ENGINE_libdwarf,
+     engine_deviation_libunwind_underflow_malformed},
+    {"libdwarf-debug-frame-zero-length", ENGINE_libdwarf,
      "libdwarf stops reading .debug_frame at a zero length word",
      ZERO_LENGTH("dwarf_frame.c _dwarf_get_fde_list_internal"),
-     deviation_libdwarf_zero_length},
-    {"libdw-debug-frame-zero-length", DIFF_ENGINE_libdw,
+     engine_deviation_libdwarf_zero_length},
+    {"libdw-debug-frame-zero-length", ENGINE_libdw,
      "libdw stops reading .debug_frame at a zero length word",
      ZERO_LENGTH("libdw/dwarf_next_cfi.c"),
-     deviation_libdw_zero_length},
-    {"sframe-three-columns", DIFF_ENGINE_sframe,
+     engine_deviation_libdw_zero_length},
+    {"sframe-three-columns", ENGINE_sframe,
      "SFrame carries the CFA, rbp and rip only: an error of another "
      "register's rule is not seen",
      "cfi.h step 5 evaluates every register's rule and reports the first "
@@ -328,8 +328,8 @@ static const struct diff_deviation table[] = {
      "SFrame (binutils' SFrame format) has no column for the other "
      "registers, so the sframe engine unwinds where the IL fails; matched "
      "as the IL's row with only the rules of rbp and rip kept.",
-     deviation_sframe_three_columns},
-    {"sframe-pc-mask-lookup-pc", DIFF_ENGINE_sframe,
+     engine_deviation_sframe_three_columns},
+    {"sframe-pc-mask-lookup-pc", ENGINE_sframe,
      "in a caller frame, SFrame's pc-mask (PLT) FDE matches PC-1 where the "
      "DWARF expression reads rip",
      "cfi.h step 1 looks the row up at PC-1 for a caller frame, and the "
@@ -338,16 +338,17 @@ static const struct diff_deviation table[] = {
      "modulo the block size. Both agree for an innermost frame; at a "
      "block's first byte a caller frame differs (no real call returns into "
      "a PLT). Matched as the IL's row evaluated with rip = PC-1.",
-     deviation_sframe_pc_mask_lookup_pc},
+     engine_deviation_sframe_pc_mask_lookup_pc},
 };
 
-const struct diff_deviation *diff_deviation_table(size_t *count)
+const struct engine_deviation *engine_deviation_table(size_t *count)
 {
     *count = sizeof table / sizeof table[0];
     return table;
 }
 
-static const struct diff_deviation *find_in_table(const struct diff_mismatch *m)
+static const struct engine_deviation *find_in_table(
+    const struct engine_mismatch *m)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (table[i].engine == m->engine && table[i].matches(m))
@@ -369,11 +370,11 @@ static bool rip_is_column(const struct cfi_frame *frame, unsigned column)
  * engine (each adapter applies the step with the column its library
  * read). A difference on rip that is the difference on that column is
  * explained by what explains the column's. */
-static bool return_column_item(const struct diff_mismatch *m,
-                               struct diff_mismatch *column)
+static bool return_column_item(const struct engine_mismatch *m,
+                               struct engine_mismatch *column)
 {
-    if (m->item != DIFF_ITEM_REG || m->reg != CFI_REG_RIP || !m->fde ||
-        !m->fde->cie || !deviation_both_unwound(m))
+    if (m->item != ENGINE_ITEM_REG || m->reg != CFI_REG_RIP || !m->fde ||
+        !m->fde->cie || !engine_deviation_both_unwound(m))
         return false;
     uint64_t ra = m->fde->cie->ra_column;
     if (ra == CFI_REG_RIP || ra >= CFI_NREGS ||
@@ -385,10 +386,10 @@ static bool return_column_item(const struct diff_mismatch *m,
     return true;
 }
 
-const struct diff_deviation *diff_deviation_find(const struct diff_mismatch *mismatch)
+const struct engine_deviation *engine_deviation_find(const struct engine_mismatch *mismatch)
 {
-    const struct diff_deviation *found = find_in_table(mismatch);
-    struct diff_mismatch column;
+    const struct engine_deviation *found = find_in_table(mismatch);
+    struct engine_mismatch column;
     if (!found && return_column_item(mismatch, &column))
         found = find_in_table(&column);
     return found;

@@ -3,7 +3,7 @@
  * 5 (or the x86-64 ABI), in one place, each with its reason.
  *
  * When an engine's answer differs from the IL evaluator's, the harness
- * builds a struct diff_mismatch for each differing item and asks this
+ * builds a struct engine_mismatch for each differing item and asks this
  * table. A mismatch that some entry recognises is a known deviation
  * (counted and reported by its id); any other is new: for our own engines
  * (interp, compiled) every mismatch is a bug and no entry may name them.
@@ -21,11 +21,11 @@
 
 /* What differs: the whole status, the CFA, one register, or the signal
  * frame flag (cfi.h step 7). */
-enum diff_item { DIFF_ITEM_STATUS, DIFF_ITEM_CFA, DIFF_ITEM_REG,
-                 DIFF_ITEM_SIGNAL };
+enum engine_item { ENGINE_ITEM_STATUS, ENGINE_ITEM_CFA, ENGINE_ITEM_REG,
+                 ENGINE_ITEM_SIGNAL };
 
-struct diff_mismatch {
-    enum diff_engine_id engine;
+struct engine_mismatch {
+    enum engine_id engine;
     const struct cfi_file *file;
     const struct cfi_fde *fde;         /* at the lookup PC, or NULL */
     const struct sem_row *row;         /* the IL's row there, or NULL */
@@ -33,21 +33,21 @@ struct diff_mismatch {
     const struct cfi_request *request;
     const struct cfi_frame *expected;  /* the IL evaluator's answer */
     const struct cfi_frame *got;       /* the engine's */
-    enum diff_item item;
-    unsigned reg;                      /* DIFF_ITEM_REG */
+    enum engine_item item;
+    unsigned reg;                      /* ENGINE_ITEM_REG */
 };
 
-struct diff_deviation {
+struct engine_deviation {
     const char *id;          /* "libunwind-no-undefined-default" */
-    enum diff_engine_id engine;
+    enum engine_id engine;
     const char *summary;     /* one line */
     const char *reason;      /* what DWARF 5 / the ABI says, what it does */
-    bool (*matches)(const struct diff_mismatch *mismatch);
+    bool (*matches)(const struct engine_mismatch *mismatch);
 };
 
 /* The entry that explains `mismatch`, or NULL. */
-const struct diff_deviation *diff_deviation_find(const struct diff_mismatch *mismatch);
+const struct engine_deviation *engine_deviation_find(const struct engine_mismatch *mismatch);
 /* The whole table. */
-const struct diff_deviation *diff_deviation_table(size_t *count);
+const struct engine_deviation *engine_deviation_table(size_t *count);
 
 #endif

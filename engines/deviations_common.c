@@ -14,8 +14,8 @@
 
 /* The IL's rule of `reg` in the row at the lookup PC; false when there
  * is no row (the IL failed, or no FDE). */
-bool deviation_row_rule(const struct diff_mismatch *m, unsigned reg,
-                        struct sem_rule *rule)
+bool engine_deviation_row_rule(const struct engine_mismatch *m, unsigned reg,
+                               struct sem_rule *rule)
 {
     if (!m->row || reg >= CFI_NREGS)
         return false;
@@ -23,29 +23,30 @@ bool deviation_row_rule(const struct diff_mismatch *m, unsigned reg,
     return true;
 }
 
-bool deviation_has_no_rule(const struct diff_mismatch *m, unsigned reg)
+bool engine_deviation_has_no_rule(const struct engine_mismatch *m, unsigned reg)
 {
     struct sem_rule rule;
-    return deviation_row_rule(m, reg, &rule) &&
+    return engine_deviation_row_rule(m, reg, &rule) &&
            rule.kind == SEM_RULE_UNSPECIFIED;
 }
 
-bool deviation_both_unwound(const struct diff_mismatch *m)
+bool engine_deviation_both_unwound(const struct engine_mismatch *m)
 {
     return m->expected->status == CFI_OK && m->got->status == CFI_OK;
 }
 
 /* A register item where the engine unwound and the IL did too. */
-bool deviation_reg_item(const struct diff_mismatch *m, enum diff_engine_id id)
+bool engine_deviation_reg_item(const struct engine_mismatch *m,
+                               enum engine_id id)
 {
-    return m->engine == id && m->item == DIFF_ITEM_REG &&
-           deviation_both_unwound(m) && m->reg < CFI_NREGS;
+    return m->engine == id && m->item == ENGINE_ITEM_REG &&
+           engine_deviation_both_unwound(m) && m->reg < CFI_NREGS;
 }
 
 /* `frame`'s caller register `reg` is the callee's `from`, as it is. */
-bool deviation_is_callee_reg(const struct cfi_frame *frame,
-                             const struct cfi_request *request, unsigned reg,
-                             unsigned from)
+bool engine_deviation_is_callee_reg(const struct cfi_frame *frame,
+                                    const struct cfi_request *request,
+                                    unsigned reg, unsigned from)
 {
     uint8_t status = frame->caller.status[reg];
     return status == request->callee->status[from] &&
@@ -53,7 +54,7 @@ bool deviation_is_callee_reg(const struct cfi_frame *frame,
             frame->caller.value[reg] == request->callee->value[from]);
 }
 
-bool deviation_is_undefined(const struct cfi_frame *frame, unsigned reg)
+bool engine_deviation_is_undefined(const struct cfi_frame *frame, unsigned reg)
 {
     return frame->caller.status[reg] == CFI_REG_UNDEFINED;
 }
@@ -66,14 +67,14 @@ bool deviation_is_undefined(const struct cfi_frame *frame, unsigned reg)
  * only while the location has not passed the lookup PC (libdwarf's
  * search_over, libdw's execute_cfi, libunwind's run_cfi_program). */
 
-static uint64_t lookup_pc(const struct diff_mismatch *m)
+static uint64_t lookup_pc(const struct engine_mismatch *m)
 {
     return cfi_lookup_pc(m->request->pc, m->request->caller_frame);
 }
 
 /* Decodes a program of the mismatch's FDE (its CIE's when in_cie) with
  * our decoder; on a decoding error, the instructions before it. */
-static bool decode(const struct diff_mismatch *m, bool in_cie,
+static bool decode(const struct engine_mismatch *m, bool in_cie,
                    struct sem_program *program)
 {
     const struct cfi_fde *fde = m->fde;
@@ -107,7 +108,7 @@ static bool is_advance(const struct sem_insn *insn)
 /* Calls visit(insn, run, env) for each instruction of the CIE, then of
  * the FDE, `run` saying whether the libraries run it for the lookup PC;
  * stops when visit returns true, and returns that. */
-static bool walk(const struct diff_mismatch *m,
+static bool walk(const struct engine_mismatch *m,
                  bool (*visit)(const struct sem_insn *, bool, const void *),
                  const void *env)
 {
@@ -145,7 +146,8 @@ static bool runs_opcode(const struct sem_insn *insn, bool run,
 }
 
 /* The libraries run an instruction `opcode` for the lookup PC. */
-bool deviation_runs(const struct diff_mismatch *m, enum sem_opcode opcode)
+bool engine_deviation_runs(const struct engine_mismatch *m,
+                           enum sem_opcode opcode)
 {
     return walk(m, runs_opcode, &opcode);
 }
@@ -171,7 +173,7 @@ static bool visit_faulty(const struct sem_insn *insn, bool run,
 }
 
 /* The IL failed on an instruction of the FDE or its CIE: which one. */
-static bool il_faulty(const struct diff_mismatch *m, struct faulty *f)
+static bool il_faulty(const struct engine_mismatch *m, struct faulty *f)
 {
     if (m->translation == CFI_OK || !m->fde ||
         m->expected->status != m->translation)
@@ -197,11 +199,12 @@ static bool il_faulty(const struct diff_mismatch *m, struct faulty *f)
 /* The IL says the FDE is an error because of an instruction with one of
  * `opcodes`, the libraries run it for the lookup PC, and the engine
  * unwound: it accepts what the IL rejects. */
-bool deviation_accepts(const struct diff_mismatch *m, enum diff_engine_id id,
-                       bool in_cie, const enum sem_opcode *opcodes, size_t n)
+bool engine_deviation_accepts(const struct engine_mismatch *m,
+                              enum engine_id id, bool in_cie,
+                              const enum sem_opcode *opcodes, size_t n)
 {
     struct faulty f;
-    if (m->engine != id || m->item != DIFF_ITEM_STATUS ||
+    if (m->engine != id || m->item != ENGINE_ITEM_STATUS ||
         m->got->status != CFI_OK || !il_faulty(m, &f) || !f.run ||
         f.in_cie != in_cie)
         return false;
@@ -213,36 +216,39 @@ bool deviation_accepts(const struct diff_mismatch *m, enum diff_engine_id id,
 
 /* The IL's error comes from an FDE instruction that the libraries do not
  * run for the lookup PC (it lies after it), and the engine unwound. */
-bool deviation_stops_at_lookup_pc(const struct diff_mismatch *m,
-                                  enum diff_engine_id id)
+bool engine_deviation_stops_at_lookup_pc(const struct engine_mismatch *m,
+                                         enum engine_id id)
 {
     struct faulty f;
-    return m->engine == id && m->item == DIFF_ITEM_STATUS &&
+    return m->engine == id && m->item == ENGINE_ITEM_STATUS &&
            m->got->status == CFI_OK && il_faulty(m, &f) && !f.in_cie &&
            !f.run;
 }
 
 #define COUNT(array) (sizeof array / sizeof array[0])
 
-bool deviation_accepts_cfa_ops_on_expression(const struct diff_mismatch *m,
-                                             enum diff_engine_id id)
+bool engine_deviation_accepts_cfa_ops_on_expression(
+    const struct engine_mismatch *m, enum engine_id id)
 {
     static const enum sem_opcode cfa_rule_ops[] = {
         SEM_CFA_def_cfa_register, SEM_CFA_def_cfa_offset,
         SEM_CFA_def_cfa_offset_sf};
-    return deviation_accepts(m, id, false, cfa_rule_ops, COUNT(cfa_rule_ops));
+    return engine_deviation_accepts(m, id, false, cfa_rule_ops,
+                                    COUNT(cfa_rule_ops));
 }
 
-bool deviation_accepts_cie_restore_and_location(const struct diff_mismatch *m,
-                                                enum diff_engine_id id)
+bool engine_deviation_accepts_cie_restore_and_location(
+    const struct engine_mismatch *m, enum engine_id id)
 {
     static const enum sem_opcode restore_ops[] = {SEM_CFA_restore,
                                                   SEM_CFA_restore_extended};
     static const enum sem_opcode location_ops[] = {
         SEM_CFA_advance_loc, SEM_CFA_advance_loc1, SEM_CFA_advance_loc2,
         SEM_CFA_advance_loc4, SEM_CFA_MIPS_advance_loc8, SEM_CFA_set_loc};
-    return deviation_accepts(m, id, true, restore_ops, COUNT(restore_ops)) ||
-           deviation_accepts(m, id, true, location_ops, COUNT(location_ops));
+    return engine_deviation_accepts(m, id, true, restore_ops,
+                                    COUNT(restore_ops)) ||
+           engine_deviation_accepts(m, id, true, location_ops,
+                                    COUNT(location_ops));
 }
 
 /* ------------------------------------------------------------------ */
@@ -256,25 +262,25 @@ bool deviation_accepts_cie_restore_and_location(const struct diff_mismatch *m,
  * item is exactly that. */
 
 /* `model` answers the mismatch's item as the engine did. */
-bool deviation_same_item(const struct diff_mismatch *m,
-                         const struct cfi_frame *model)
+bool engine_deviation_same_item(const struct engine_mismatch *m,
+                                const struct cfi_frame *model)
 {
     const struct cfi_frame *got = m->got;
     switch (m->item) {
-    case DIFF_ITEM_STATUS:
+    case ENGINE_ITEM_STATUS:
         return model->status == got->status &&
                (got->status != CFI_E_REG_UNKNOWN ||
                 model->diag.reg == got->diag.reg);
-    case DIFF_ITEM_CFA:
+    case ENGINE_ITEM_CFA:
         return model->status == CFI_OK && got->status == CFI_OK &&
                model->cfa == got->cfa;
-    case DIFF_ITEM_REG:
+    case ENGINE_ITEM_REG:
         return model->status == CFI_OK && got->status == CFI_OK &&
                m->reg < CFI_NREGS &&
                model->caller.status[m->reg] == got->caller.status[m->reg] &&
                (got->caller.status[m->reg] != CFI_REG_VALUE ||
                 model->caller.value[m->reg] == got->caller.value[m->reg]);
-    case DIFF_ITEM_SIGNAL:
+    case ENGINE_ITEM_SIGNAL:
         return model->status == CFI_OK && got->status == CFI_OK &&
                model->signal_frame == got->signal_frame;
     }
@@ -284,17 +290,17 @@ bool deviation_same_item(const struct diff_mismatch *m,
 /* The engine's answer differs from the reference's on the item: the
  * predicates that compute a library's reading are meant for such items
  * only, and say so. */
-bool deviation_item_differs(const struct diff_mismatch *m)
+bool engine_deviation_item_differs(const struct engine_mismatch *m)
 {
-    return !deviation_same_item(m, m->expected);
+    return !engine_deviation_same_item(m, m->expected);
 }
 
 /* The IL's answer (sem_eval_row) from its row at the lookup PC with
  * every rule passed through `edit`, which may rewrite it, or drop it by
  * returning false. */
-bool deviation_eval_edited_row(const struct diff_mismatch *m,
-                               bool (*edit)(struct sem_reg_rule *),
-                               struct cfi_frame *frame)
+bool engine_deviation_eval_edited_row(const struct engine_mismatch *m,
+                                      bool (*edit)(struct sem_reg_rule *),
+                                      struct cfi_frame *frame)
 {
     if (!m->row)
         return false;
@@ -309,8 +315,8 @@ bool deviation_eval_edited_row(const struct diff_mismatch *m,
 }
 
 /* A copy of a program with `patch` applied to each instruction. */
-static uint8_t *patched_copy(const struct diff_mismatch *m, bool in_cie,
-                             deviation_patch_fn patch)
+static uint8_t *patched_copy(const struct engine_mismatch *m, bool in_cie,
+                             engine_deviation_patch_fn patch)
 {
     const uint8_t *bytes = in_cie ? m->fde->cie->instructions
                                   : m->fde->instructions;
@@ -331,9 +337,9 @@ static uint8_t *patched_copy(const struct diff_mismatch *m, bool in_cie,
 
 /* The IL's answer (sem_eval_row on the row at the lookup PC) when the
  * CIE's and FDE's programs are read with `patch` applied. */
-bool deviation_eval_patched(const struct diff_mismatch *m,
-                            deviation_patch_fn patch,
-                            struct cfi_frame *frame)
+bool engine_deviation_eval_patched(const struct engine_mismatch *m,
+                                   engine_deviation_patch_fn patch,
+                                   struct cfi_frame *frame)
 {
     if (!m->fde || !m->fde->cie)
         return false;
@@ -401,10 +407,10 @@ static bool zero_length_before(const struct cfi_fde *fde)
 
 /* libdwarf and libdw stop reading .debug_frame at a zero length word:
  * the FDE after it is "no FDE" for them. */
-bool deviation_stops_at_zero_length(const struct diff_mismatch *m,
-                                    enum diff_engine_id id)
+bool engine_deviation_stops_at_zero_length(const struct engine_mismatch *m,
+                                           enum engine_id id)
 {
-    return m->engine == id && m->item == DIFF_ITEM_STATUS && m->fde &&
+    return m->engine == id && m->item == ENGINE_ITEM_STATUS && m->fde &&
            m->got->status == CFI_E_NO_FDE &&
            m->expected->status != CFI_E_NO_FDE && zero_length_before(m->fde);
 }

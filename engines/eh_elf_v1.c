@@ -6,15 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct diff_v1_context (*deref_entry)(struct diff_v1_context ctx,
-                                              uintptr_t pc,
-                                              uintptr_t (*deref)(uintptr_t));
-typedef struct diff_v1_context (*direct_entry)(struct diff_v1_context ctx,
-                                               uintptr_t pc);
+typedef struct engine_v1_context (*deref_entry)(struct engine_v1_context ctx,
+                                                uintptr_t pc,
+                                                uintptr_t (*deref)(uintptr_t));
+typedef struct engine_v1_context (*direct_entry)(struct engine_v1_context ctx,
+                                                 uintptr_t pc);
 
-struct diff_v1 {
+struct engine_v1 {
     void *handle;
-    enum diff_v1_variant variant;
+    enum engine_v1_variant variant;
     deref_entry with_deref;
     direct_entry direct;
 };
@@ -39,8 +39,8 @@ static uintptr_t deref(uintptr_t addr)
     return (uintptr_t)value;
 }
 
-enum cfi_status diff_v1_open(const char *path, enum diff_v1_variant variant,
-                             struct diff_v1 **result, struct cfi_diag *diag)
+enum cfi_status engine_v1_open(const char *path, enum engine_v1_variant variant,
+                               struct engine_v1 **result, struct cfi_diag *diag)
 {
     enum cfi_status regular = cfi_check_regular_file(path, diag);
     if (regular != CFI_OK)
@@ -50,7 +50,7 @@ enum cfi_status diff_v1_open(const char *path, enum diff_v1_variant variant,
         return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
                         "cannot load the eh_elf (dlopen failed)");
     void *entry = dlsym(handle, "_eh_elf");
-    struct diff_v1 *v1 = entry ? calloc(1, sizeof *v1) : NULL;
+    struct engine_v1 *v1 = entry ? calloc(1, sizeof *v1) : NULL;
     if (!v1) {
         dlclose(handle);
         return entry ? cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory")
@@ -66,7 +66,7 @@ enum cfi_status diff_v1_open(const char *path, enum diff_v1_variant variant,
     return CFI_OK;
 }
 
-void diff_v1_close(struct diff_v1 *v1)
+void engine_v1_close(struct engine_v1 *v1)
 {
     if (!v1)
         return;
@@ -74,14 +74,14 @@ void diff_v1_close(struct diff_v1 *v1)
     free(v1);
 }
 
-struct diff_v1_context diff_v1_context_of(const struct cfi_regs *callee)
+struct engine_v1_context engine_v1_context_of(const struct cfi_regs *callee)
 {
     static const struct {
         unsigned reg;
         uint8_t flag;
-    } carried[] = {{CFI_REG_RIP, DIFF_V1_RIP}, {CFI_REG_RSP, DIFF_V1_RSP},
-                   {CFI_REG_RBP, DIFF_V1_RBP}, {CFI_REG_RBX, DIFF_V1_RBX}};
-    struct diff_v1_context ctx = {0, 0, 0, 0, 0};
+    } carried[] = {{CFI_REG_RIP, ENGINE_V1_RIP}, {CFI_REG_RSP, ENGINE_V1_RSP},
+                   {CFI_REG_RBP, ENGINE_V1_RBP}, {CFI_REG_RBX, ENGINE_V1_RBX}};
+    struct engine_v1_context ctx = {0, 0, 0, 0, 0};
     uintptr_t *slot[] = {&ctx.rip, &ctx.rsp, &ctx.rbp, &ctx.rbx};
     for (size_t i = 0; i < 4; i++)
         if (callee->status[carried[i].reg] == CFI_REG_VALUE) {
@@ -91,18 +91,19 @@ struct diff_v1_context diff_v1_context_of(const struct cfi_regs *callee)
     return ctx;
 }
 
-struct diff_v1_context diff_v1_call(const struct diff_v1 *v1,
-                                    struct diff_v1_context ctx, uint64_t pc,
-                                    struct cfi_memory memory, bool *faulted)
+struct engine_v1_context engine_v1_call(const struct engine_v1 *v1,
+                                        struct engine_v1_context ctx,
+                                        uint64_t pc, struct cfi_memory memory,
+                                        bool *faulted)
 {
-    if (v1->variant == DIFF_V1_DIRECT) {
+    if (v1->variant == ENGINE_V1_DIRECT) {
         *faulted = false;
         return v1->direct(ctx, (uintptr_t)pc);
     }
     struct v1_call call = {memory, false};
     struct v1_call *outer = current_call;
     current_call = &call;
-    struct diff_v1_context result = v1->with_deref(ctx, (uintptr_t)pc, deref);
+    struct engine_v1_context result = v1->with_deref(ctx, (uintptr_t)pc, deref);
     current_call = outer;
     *faulted = call.faulted;
     return result;

@@ -40,39 +40,40 @@
 #include "cfi/cfi.h"
 
 enum {
-    DIFF_V1_RIP = 1 << 0,
-    DIFF_V1_RSP = 1 << 1,
-    DIFF_V1_RBP = 1 << 2,
-    DIFF_V1_RBX = 1 << 3,
-    DIFF_V1_ERROR = 1 << 7,
+    ENGINE_V1_RIP = 1 << 0,
+    ENGINE_V1_RSP = 1 << 1,
+    ENGINE_V1_RBP = 1 << 2,
+    ENGINE_V1_RBX = 1 << 3,
+    ENGINE_V1_ERROR = 1 << 7,
 };
 
-struct diff_v1_context {
+struct engine_v1_context {
     uint8_t flags;
     uintptr_t rip, rsp, rbp, rbx;
 };
 
-enum diff_v1_variant {
-    DIFF_V1_DEREF,     /* _eh_elf(ctx, pc, deref) */
-    DIFF_V1_DIRECT,    /* _eh_elf(ctx, pc) */
+enum engine_v1_variant {
+    ENGINE_V1_DEREF,   /* _eh_elf(ctx, pc, deref) */
+    ENGINE_V1_DIRECT,  /* _eh_elf(ctx, pc) */
 };
 
-struct diff_v1;
+struct engine_v1;
 
 /* CFI_E_IO when dlopen fails, CFI_E_UNSUPPORTED when there is no
  * _eh_elf; the message says which. */
-enum cfi_status diff_v1_open(const char *path, enum diff_v1_variant variant,
-                             struct diff_v1 **v1, struct cfi_diag *diag);
-void diff_v1_close(struct diff_v1 *v1);
+enum cfi_status engine_v1_open(const char *path, enum engine_v1_variant variant,
+                               struct engine_v1 **v1, struct cfi_diag *diag);
+void engine_v1_close(struct engine_v1 *v1);
 
 /* The context for a callee: rip, rsp, rbp, rbx with their flags set
  * when known. */
-struct diff_v1_context diff_v1_context_of(const struct cfi_regs *callee);
+struct engine_v1_context engine_v1_context_of(const struct cfi_regs *callee);
 
 /* One call. DEREF: memory is read through `memory`, and *faulted says
  * whether a read failed. DIRECT: memory and faulted are not used. */
-struct diff_v1_context diff_v1_call(const struct diff_v1 *v1,
-                                    struct diff_v1_context ctx, uint64_t pc,
-                                    struct cfi_memory memory, bool *faulted);
+struct engine_v1_context engine_v1_call(const struct engine_v1 *v1,
+                                        struct engine_v1_context ctx,
+                                        uint64_t pc, struct cfi_memory memory,
+                                        bool *faulted);
 
 #endif

@@ -7,33 +7,36 @@
 #include <string.h>
 
 static const char *const problem_names[] = {
-#define DIFF_HDR_NAME(name, text) [DIFF_HDR_##name] = #name,
-    DIFF_HDR_PROBLEMS(DIFF_HDR_NAME)
-#undef DIFF_HDR_NAME
+#define ENGINE_HDR_NAME(name, text) [ENGINE_HDR_##name] = #name,
+    ENGINE_HDR_PROBLEMS(ENGINE_HDR_NAME)
+#undef ENGINE_HDR_NAME
 };
 
 static const char *const problem_texts[] = {
-#define DIFF_HDR_TEXT(name, text) [DIFF_HDR_##name] = text,
-    DIFF_HDR_PROBLEMS(DIFF_HDR_TEXT)
-#undef DIFF_HDR_TEXT
+#define ENGINE_HDR_TEXT(name, text) [ENGINE_HDR_##name] = text,
+    ENGINE_HDR_PROBLEMS(ENGINE_HDR_TEXT)
+#undef ENGINE_HDR_TEXT
 };
 
-const char *diff_hdr_problem_name(enum diff_hdr_problem_kind kind)
+const char *engine_hdr_problem_name(enum engine_hdr_problem_kind kind)
 {
-    return (unsigned)kind < DIFF_HDR_PROBLEM_COUNT ? problem_names[kind] : "?";
+    return (unsigned)kind < ENGINE_HDR_PROBLEM_COUNT ? problem_names[kind]
+                                                     : "?";
 }
 
-const char *diff_hdr_problem_text(enum diff_hdr_problem_kind kind)
+const char *engine_hdr_problem_text(enum engine_hdr_problem_kind kind)
 {
-    return (unsigned)kind < DIFF_HDR_PROBLEM_COUNT ? problem_texts[kind] : "?";
+    return (unsigned)kind < ENGINE_HDR_PROBLEM_COUNT ? problem_texts[kind]
+                                                     : "?";
 }
 
-static void add(struct diff_hdr_check *check, enum diff_hdr_problem_kind kind,
-                uint64_t entry, uint64_t location, uint64_t fde_addr)
+static void add(struct engine_hdr_check *check,
+                enum engine_hdr_problem_kind kind, uint64_t entry,
+                uint64_t location, uint64_t fde_addr)
 {
-    if (check->nkept < DIFF_HDR_KEPT)
+    if (check->nkept < ENGINE_HDR_KEPT)
         check->kept[check->nkept++] =
-            (struct diff_hdr_problem){kind, entry, location, fde_addr};
+            (struct engine_hdr_problem){kind, entry, location, fde_addr};
     check->nproblems++;
 }
 
@@ -147,10 +150,10 @@ enum header { HEADER_BAD, HEADER_NO_TABLE, HEADER_TABLE };
 /* Version, encodings, eh_frame_ptr and fde_count; *pos is then the
  * table's start. */
 static enum header read_header(const struct table *t,
-                               struct diff_hdr_check *check, uint64_t *pos)
+                               struct engine_hdr_check *check, uint64_t *pos)
 {
     if (t->size < 4) {
-        add(check, DIFF_HDR_truncated, DIFF_HDR_NO_ENTRY, 0, 0);
+        add(check, ENGINE_HDR_truncated, ENGINE_HDR_NO_ENTRY, 0, 0);
         return HEADER_BAD;
     }
     check->version = t->bytes[0];
@@ -159,7 +162,7 @@ static enum header read_header(const struct table *t,
     check->table_enc = t->bytes[3];
     *pos = 4;
     if (check->version != 1) {
-        add(check, DIFF_HDR_version, DIFF_HDR_NO_ENTRY, 0, 0);
+        add(check, ENGINE_HDR_version, ENGINE_HDR_NO_ENTRY, 0, 0);
         return HEADER_BAD;
     }
     bool no_table = check->fde_count_enc == CFI_PE_OMIT ||
@@ -167,13 +170,13 @@ static enum header read_header(const struct table *t,
     if (!known_encoding(check->eh_frame_ptr_enc) ||
         (!no_table && (!known_encoding(check->fde_count_enc) ||
                        !known_encoding(check->table_enc)))) {
-        add(check, DIFF_HDR_encoding, DIFF_HDR_NO_ENTRY, 0, 0);
+        add(check, ENGINE_HDR_encoding, ENGINE_HDR_NO_ENTRY, 0, 0);
         return HEADER_BAD;
     }
     if (!read_pointer(t, pos, check->eh_frame_ptr_enc, &check->eh_frame_ptr) ||
         (!no_table && !read_pointer(t, pos, check->fde_count_enc,
                                     &check->count))) {
-        add(check, DIFF_HDR_truncated, DIFF_HDR_NO_ENTRY, 0, 0);
+        add(check, ENGINE_HDR_truncated, ENGINE_HDR_NO_ENTRY, 0, 0);
         return HEADER_BAD;
     }
     return no_table ? HEADER_NO_TABLE : HEADER_TABLE;
@@ -237,30 +240,30 @@ static size_t find_fde(const struct fde_index *index, uint64_t addr)
     return lo < index->n && index->addrs[lo] == addr ? lo : index->n;
 }
 
-static void check_entry(struct diff_hdr_check *check, struct fde_index *index,
+static void check_entry(struct engine_hdr_check *check, struct fde_index *index,
                         uint64_t entry, uint64_t location, uint64_t fde_addr,
                         const uint64_t *previous)
 {
     if (previous && location < *previous)
-        add(check, DIFF_HDR_unsorted, entry, location, fde_addr);
+        add(check, ENGINE_HDR_unsorted, entry, location, fde_addr);
     else if (previous && location == *previous)
-        add(check, DIFF_HDR_duplicate, entry, location, fde_addr);
+        add(check, ENGINE_HDR_duplicate, entry, location, fde_addr);
     size_t i = find_fde(index, fde_addr);
     if (i == index->n) {
-        add(check, DIFF_HDR_not_an_fde, entry, location, fde_addr);
+        add(check, ENGINE_HDR_not_an_fde, entry, location, fde_addr);
         return;
     }
     if (index->fdes[i]->pc_begin != location)
-        add(check, DIFF_HDR_wrong_location, entry, location, fde_addr);
+        add(check, ENGINE_HDR_wrong_location, entry, location, fde_addr);
     if (index->seen[i])
-        add(check, DIFF_HDR_repeated_fde, entry, location, fde_addr);
+        add(check, ENGINE_HDR_repeated_fde, entry, location, fde_addr);
     index->seen[i] = true;
 }
 
 /* Reads the entries the header declares, as far as the section holds
  * them (the loop is bounded by the section's size). */
 static void check_entries(const struct table *t, uint64_t pos,
-                          struct diff_hdr_check *check,
+                          struct engine_hdr_check *check,
                           struct fde_index *index)
 {
     uint64_t previous = 0;
@@ -268,7 +271,7 @@ static void check_entries(const struct table *t, uint64_t pos,
         uint64_t location, fde_addr;
         if (!read_pointer(t, &pos, check->table_enc, &location) ||
             !read_pointer(t, &pos, check->table_enc, &fde_addr)) {
-            add(check, DIFF_HDR_truncated, entry, 0, 0);
+            add(check, ENGINE_HDR_truncated, entry, 0, 0);
             return;
         }
         check->entries++;
@@ -278,8 +281,8 @@ static void check_entries(const struct table *t, uint64_t pos,
     }
 }
 
-enum cfi_status diff_hdr_check(const struct cfi_file *file,
-                               struct diff_hdr_check *check)
+enum cfi_status engine_hdr_check(const struct cfi_file *file,
+                                 struct engine_hdr_check *check)
 {
     memset(check, 0, sizeof *check);
     check->nfdes = file->n_eh_frame;
@@ -290,21 +293,21 @@ enum cfi_status diff_hdr_check(const struct cfi_file *file,
         return CFI_OK;
     struct table t;
     if (!find_bytes(file, &t)) {
-        add(check, DIFF_HDR_not_loaded, DIFF_HDR_NO_ENTRY, 0, 0);
+        add(check, ENGINE_HDR_not_loaded, ENGINE_HDR_NO_ENTRY, 0, 0);
         return CFI_OK;
     }
     uint64_t pos = 0;
     enum header header = read_header(&t, check, &pos);
     if (header != HEADER_BAD && check->eh_frame_ptr != file->eh_frame_addr)
-        add(check, DIFF_HDR_eh_frame_ptr, DIFF_HDR_NO_ENTRY, 0, 0);
+        add(check, ENGINE_HDR_eh_frame_ptr, ENGINE_HDR_NO_ENTRY, 0, 0);
     if (header != HEADER_TABLE)
         return CFI_OK;
     if (check->table_enc != (CFI_PE_DATAREL | CFI_PE_SDATA4))
-        add(check, DIFF_HDR_table_unsearchable, DIFF_HDR_NO_ENTRY, 0, 0);
+        add(check, ENGINE_HDR_table_unsearchable, ENGINE_HDR_NO_ENTRY, 0, 0);
     if (format_size(check->table_enc) == 0)
         return CFI_OK; /* LEB128 entries: not a searchable table at all */
     if (check->count != check->nfdes)
-        add(check, DIFF_HDR_count, DIFF_HDR_NO_ENTRY, 0, 0);
+        add(check, ENGINE_HDR_count, ENGINE_HDR_NO_ENTRY, 0, 0);
     struct fde_index index;
     if (!index_fdes(file, &index)) {
         index_free(&index);
@@ -313,7 +316,7 @@ enum cfi_status diff_hdr_check(const struct cfi_file *file,
     check_entries(&t, pos, check, &index);
     for (size_t i = 0; i < index.n; i++)
         if (!index.seen[i])
-            add(check, DIFF_HDR_missing_fde, DIFF_HDR_NO_ENTRY,
+            add(check, ENGINE_HDR_missing_fde, ENGINE_HDR_NO_ENTRY,
                 index.fdes[i]->pc_begin, index.addrs[i]);
     index_free(&index);
     return CFI_OK;
@@ -323,21 +326,21 @@ enum cfi_status diff_hdr_check(const struct cfi_file *file,
 /* Text                                                                 */
 /* ------------------------------------------------------------------ */
 
-static void print_problem(FILE *out, const struct diff_hdr_problem *p)
+static void print_problem(FILE *out, const struct engine_hdr_problem *p)
 {
-    fprintf(out, "  %s: %s", diff_hdr_problem_name(p->kind),
-            diff_hdr_problem_text(p->kind));
-    if (p->entry != DIFF_HDR_NO_ENTRY)
+    fprintf(out, "  %s: %s", engine_hdr_problem_name(p->kind),
+            engine_hdr_problem_text(p->kind));
+    if (p->entry != ENGINE_HDR_NO_ENTRY)
         fprintf(out, " (entry %" PRIu64 ": location 0x%" PRIx64
                 ", FDE at 0x%" PRIx64 ")", p->entry, p->location, p->fde_addr);
-    else if (p->kind == DIFF_HDR_missing_fde)
+    else if (p->kind == ENGINE_HDR_missing_fde)
         fprintf(out, " (FDE at 0x%" PRIx64 ", pc_begin 0x%" PRIx64 ")",
                 p->fde_addr, p->location);
     fputc('\n', out);
 }
 
-void diff_hdr_text(FILE *out, const char *path,
-                   const struct diff_hdr_check *check, size_t show)
+void engine_hdr_text(FILE *out, const char *path,
+                     const struct engine_hdr_check *check, size_t show)
 {
     if (!check->present) {
         fprintf(out, "cfisem validate: %s --hdr: no .eh_frame_hdr (%" PRIu64
@@ -358,19 +361,20 @@ void diff_hdr_text(FILE *out, const char *path,
             check->nproblems == 1 ? "" : "s");
 }
 
-void diff_hdr_summary(FILE *out, const char *path,
-                      const struct diff_hdr_check *check)
+void engine_hdr_summary(FILE *out, const char *path,
+                        const struct engine_hdr_check *check)
 {
     if (check->nproblems)
-        diff_hdr_summary_line(out, path, check->nproblems,
-                              check->kept[0].kind);
+        engine_hdr_summary_line(out, path, check->nproblems,
+                                check->kept[0].kind);
 }
 
-void diff_hdr_summary_line(FILE *out, const char *path, uint64_t nproblems,
-                           enum diff_hdr_problem_kind first)
+void engine_hdr_summary_line(FILE *out, const char *path, uint64_t nproblems,
+                             enum engine_hdr_problem_kind first)
 {
     fprintf(out, "cfisem diff: %s: .eh_frame_hdr is wrong: %" PRIu64
             " problem%s, first %s: %s (see cfisem validate %s --hdr)\n", path,
-            nproblems, nproblems == 1 ? "" : "s", diff_hdr_problem_name(first),
-            diff_hdr_problem_text(first), path);
+            nproblems, nproblems == 1 ? "" : "s",
+            engine_hdr_problem_name(first), engine_hdr_problem_text(first),
+            path);
 }

@@ -30,7 +30,7 @@
 
 #include "cfi/cfi.h"
 
-#define DIFF_HDR_PROBLEMS(X)                                                 \
+#define ENGINE_HDR_PROBLEMS(X)                                               \
     X(not_loaded, "the section is not in a loadable segment")               \
     X(truncated, "the section is too short for its header or table")        \
     X(version, "version is not 1")                                          \
@@ -48,30 +48,30 @@
     X(repeated_fde, "the entry's FDE has an earlier entry")                 \
     X(missing_fde, "an FDE of .eh_frame has no entry")
 
-enum diff_hdr_problem_kind {
-#define DIFF_HDR_ENUM(name, text) DIFF_HDR_##name,
-    DIFF_HDR_PROBLEMS(DIFF_HDR_ENUM)
-#undef DIFF_HDR_ENUM
-    DIFF_HDR_PROBLEM_COUNT
+enum engine_hdr_problem_kind {
+#define ENGINE_HDR_ENUM(name, text) ENGINE_HDR_##name,
+    ENGINE_HDR_PROBLEMS(ENGINE_HDR_ENUM)
+#undef ENGINE_HDR_ENUM
+    ENGINE_HDR_PROBLEM_COUNT
 };
 
-const char *diff_hdr_problem_name(enum diff_hdr_problem_kind kind);
-const char *diff_hdr_problem_text(enum diff_hdr_problem_kind kind);
+const char *engine_hdr_problem_name(enum engine_hdr_problem_kind kind);
+const char *engine_hdr_problem_text(enum engine_hdr_problem_kind kind);
 
-/* One problem: `entry` is the table index (or DIFF_HDR_NO_ENTRY), with
+/* One problem: `entry` is the table index (or ENGINE_HDR_NO_ENTRY), with
  * the entry's two fields; for missing_fde, `fde_addr` and `location` are
  * the FDE's address and pc_begin. */
-#define DIFF_HDR_NO_ENTRY UINT64_MAX
-struct diff_hdr_problem {
-    enum diff_hdr_problem_kind kind;
+#define ENGINE_HDR_NO_ENTRY UINT64_MAX
+struct engine_hdr_problem {
+    enum engine_hdr_problem_kind kind;
     uint64_t entry;
     uint64_t location;
     uint64_t fde_addr;
 };
 
-#define DIFF_HDR_KEPT 64
+#define ENGINE_HDR_KEPT 64
 
-struct diff_hdr_check {
+struct engine_hdr_check {
     bool present;             /* the file has an .eh_frame_hdr */
     uint64_t addr, size;      /* of .eh_frame_hdr */
     uint8_t version, eh_frame_ptr_enc, fde_count_enc, table_enc;
@@ -80,24 +80,24 @@ struct diff_hdr_check {
     uint64_t entries;         /* entries read */
     uint64_t nfdes;           /* FDEs of .eh_frame */
     uint64_t nproblems;       /* all of them */
-    size_t nkept;             /* the first DIFF_HDR_KEPT */
-    struct diff_hdr_problem kept[DIFF_HDR_KEPT];
+    size_t nkept;             /* the first ENGINE_HDR_KEPT */
+    struct engine_hdr_problem kept[ENGINE_HDR_KEPT];
 };
 
 /* Checks file's .eh_frame_hdr. CFI_OK whatever the table holds (its
  * problems are the result); CFI_E_NOMEM only. A file without the section
  * has present false and no problem. */
-enum cfi_status diff_hdr_check(const struct cfi_file *file,
-                               struct diff_hdr_check *check);
+enum cfi_status engine_hdr_check(const struct cfi_file *file,
+                                 struct engine_hdr_check *check);
 
 /* The result as text: a summary line, then up to `show` problems. */
-void diff_hdr_text(FILE *out, const char *path,
-                   const struct diff_hdr_check *check, size_t show);
+void engine_hdr_text(FILE *out, const char *path,
+                     const struct engine_hdr_check *check, size_t show);
 /* One line naming the first problem and the count, for diff's report. */
-void diff_hdr_summary(FILE *out, const char *path,
-                      const struct diff_hdr_check *check);
+void engine_hdr_summary(FILE *out, const char *path,
+                        const struct engine_hdr_check *check);
 /* The same line from the count and the first problem's kind. */
-void diff_hdr_summary_line(FILE *out, const char *path, uint64_t nproblems,
-                           enum diff_hdr_problem_kind first);
+void engine_hdr_summary_line(FILE *out, const char *path, uint64_t nproblems,
+                             enum engine_hdr_problem_kind first);
 
 #endif

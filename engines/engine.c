@@ -21,32 +21,32 @@
 static const struct {
     const char *name;
     const char *summary;
-} engines[DIFF_ENGINE_COUNT] = {
-#define DIFF_ENGINE_ROW(name, summary) {#name, summary},
-    DIFF_ENGINES(DIFF_ENGINE_ROW)
-#undef DIFF_ENGINE_ROW
+} engines[ENGINE_COUNT] = {
+#define ENGINE_ROW(name, summary) {#name, summary},
+    ENGINES(ENGINE_ROW)
+#undef ENGINE_ROW
 };
 
-const char *diff_engine_name(enum diff_engine_id id)
+const char *engine_name(enum engine_id id)
 {
-    return (unsigned)id < DIFF_ENGINE_COUNT ? engines[id].name : "?";
+    return (unsigned)id < ENGINE_COUNT ? engines[id].name : "?";
 }
 
-const char *diff_engine_summary(enum diff_engine_id id)
+const char *engine_summary(enum engine_id id)
 {
-    return (unsigned)id < DIFF_ENGINE_COUNT ? engines[id].summary : "?";
+    return (unsigned)id < ENGINE_COUNT ? engines[id].summary : "?";
 }
 
-int diff_engine_parse(const char *name, size_t len)
+int engine_parse(const char *name, size_t len)
 {
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+    for (int id = 0; id < ENGINE_COUNT; id++)
         if (strlen(engines[id].name) == len &&
             !memcmp(engines[id].name, name, len))
             return id;
     return -1;
 }
 
-void diff_answer_all_comparable(struct diff_answer *answer)
+void engine_answer_all_comparable(struct engine_answer *answer)
 {
     answer->comparable = true;
     answer->not_comparable_reason = NULL;
@@ -55,28 +55,28 @@ void diff_answer_all_comparable(struct diff_answer *answer)
     memset(answer->reg_comparable, true, sizeof answer->reg_comparable);
 }
 
-void diff_answer_reset(struct diff_answer *answer)
+void engine_answer_reset(struct engine_answer *answer)
 {
     memset(&answer->frame, 0, sizeof answer->frame);
     answer->frame.diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    diff_answer_all_comparable(answer);
+    engine_answer_all_comparable(answer);
 }
 
-enum cfi_status diff_answer_error(struct diff_answer *answer,
-                                  enum cfi_status status, const char *message,
-                                  int reg)
+enum cfi_status engine_answer_error(struct engine_answer *answer,
+                                    enum cfi_status status, const char *message,
+                                    int reg)
 {
     answer->frame.status = status;
     answer->frame.diag = (struct cfi_diag){status, message, CFI_NO_OFFSET, reg};
     return status;
 }
 
-enum cfi_status diff_answer_not_comparable(struct diff_answer *answer,
-                                           const char *reason)
+enum cfi_status engine_answer_not_comparable(struct engine_answer *answer,
+                                             const char *reason)
 {
     answer->comparable = false;
     answer->not_comparable_reason = reason;
-    return diff_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
+    return engine_answer_error(answer, CFI_E_UNSUPPORTED, reason, -1);
 }
 
 static bool covers(const struct cfi_fde *fde, uint64_t pc)
@@ -84,8 +84,8 @@ static bool covers(const struct cfi_fde *fde, uint64_t pc)
     return fde->pc_begin <= pc && pc < fde->pc_end;
 }
 
-const char *diff_overlap_reason(const struct cfi_file *file,
-                                uint64_t lookup_pc)
+const char *engine_overlap_reason(const struct cfi_file *file,
+                                  uint64_t lookup_pc)
 {
     for (size_t i = 0; i < file->noverlaps; i++)
         if (covers(file->overlaps[i].first, lookup_pc) ||
@@ -100,9 +100,9 @@ const char *diff_overlap_reason(const struct cfi_file *file,
 /* ------------------------------------------------------------------ */
 
 static enum cfi_status il_unwind(void *self, const struct cfi_request *request,
-                                 struct diff_answer *answer)
+                                 struct engine_answer *answer)
 {
-    diff_answer_all_comparable(answer);
+    engine_answer_all_comparable(answer);
     return sem_unwind(self, request, &answer->frame);
 }
 
@@ -112,7 +112,7 @@ static void il_close(void *self)
 }
 
 static enum cfi_status il_open(const struct cfi_file *file,
-                               struct diff_engine *engine,
+                               struct engine_instance *engine,
                                struct cfi_diag *diag)
 {
     struct sem_file_il *il;
@@ -136,15 +136,15 @@ struct interp_engine {
 
 static enum cfi_status interp_engine_unwind(void *self,
                                             const struct cfi_request *request,
-                                            struct diff_answer *answer)
+                                            struct engine_answer *answer)
 {
     const struct interp_engine *engine = self;
-    diff_answer_all_comparable(answer);
+    engine_answer_all_comparable(answer);
     return interp_unwind(engine->file, request, &answer->frame);
 }
 
 static enum cfi_status interp_open(const struct cfi_file *file,
-                                   struct diff_engine *engine,
+                                   struct engine_instance *engine,
                                    struct cfi_diag *diag)
 {
     struct interp_engine *self = malloc(sizeof *self);
@@ -171,24 +171,24 @@ struct adapter {
     enum cfi_status (*open)(const struct cfi_file *file, void **self,
                             struct cfi_diag *diag);
     enum cfi_status (*answer)(void *self, const struct cfi_request *request,
-                              struct diff_answer *answer);
+                              struct engine_answer *answer);
     void (*close)(void *self);
 };
 
-static const struct adapter adapters[DIFF_ENGINE_COUNT] = {
-    [DIFF_ENGINE_libdwarf] = {diff_libdwarf_open, diff_libdwarf_answer,
-                              diff_libdwarf_close},
-    [DIFF_ENGINE_libdw] = {diff_libdw_open, diff_libdw_answer,
-                           diff_libdw_close},
-    [DIFF_ENGINE_libunwind] = {diff_libunwind_open, diff_libunwind_answer,
-                               diff_libunwind_close},
-    [DIFF_ENGINE_sframe] = {diff_sframe_open, diff_sframe_answer,
-                            diff_sframe_close},
+static const struct adapter adapters[ENGINE_COUNT] = {
+    [ENGINE_libdwarf] = {engine_libdwarf_open, engine_libdwarf_answer,
+                              engine_libdwarf_close},
+    [ENGINE_libdw] = {engine_libdw_open, engine_libdw_answer,
+                           engine_libdw_close},
+    [ENGINE_libunwind] = {engine_libunwind_open, engine_libunwind_answer,
+                               engine_libunwind_close},
+    [ENGINE_sframe] = {engine_sframe_open, engine_sframe_answer,
+                            engine_sframe_close},
 };
 
-static enum cfi_status adapter_open(enum diff_engine_id id,
+static enum cfi_status adapter_open(enum engine_id id,
                                     const struct cfi_file *file,
-                                    struct diff_engine *engine,
+                                    struct engine_instance *engine,
                                     struct cfi_diag *diag)
 {
     const struct adapter *adapter = &adapters[id];
@@ -208,9 +208,9 @@ static enum cfi_status adapter_open(enum diff_engine_id id,
 
 static enum cfi_status compiled_unwind(void *self,
                                        const struct cfi_request *request,
-                                       struct diff_answer *answer)
+                                       struct engine_answer *answer)
 {
-    diff_answer_all_comparable(answer);
+    engine_answer_all_comparable(answer);
     /* The full ABI reports registers 0-16 only. */
     for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS; reg++)
         answer->reg_comparable[reg] = false;
@@ -223,8 +223,8 @@ static void compiled_close(void *self)
 }
 
 static enum cfi_status compiled_open(const struct cfi_file *file,
-                                     const struct diff_engine_config *config,
-                                     struct diff_engine *engine,
+                                     const struct engine_config *config,
+                                     struct engine_instance *engine,
                                      struct cfi_diag *diag)
 {
     char *built_path = NULL;
@@ -265,37 +265,37 @@ static enum cfi_status compiled_open(const struct cfi_file *file,
 /* Dispatch                                                             */
 /* ------------------------------------------------------------------ */
 
-enum cfi_status diff_engine_open(enum diff_engine_id id,
-                                 const struct cfi_file *file,
-                                 const struct diff_engine_config *config,
-                                 struct diff_engine *engine,
-                                 struct cfi_diag *diag)
+enum cfi_status engine_open(enum engine_id id,
+                            const struct cfi_file *file,
+                            const struct engine_config *config,
+                            struct engine_instance *engine,
+                            struct cfi_diag *diag)
 {
-    *engine = (struct diff_engine){id, NULL, NULL, NULL};
+    *engine = (struct engine_instance){id, NULL, NULL, NULL};
     struct cfi_diag ignored;
     if (!diag)
         diag = &ignored;
     switch (id) {
-    case DIFF_ENGINE_il:
+    case ENGINE_il:
         return il_open(file, engine, diag);
-    case DIFF_ENGINE_interp:
+    case ENGINE_interp:
         return interp_open(file, engine, diag);
-    case DIFF_ENGINE_compiled:
+    case ENGINE_compiled:
         return compiled_open(file, config, engine, diag);
-    case DIFF_ENGINE_libdwarf:
-    case DIFF_ENGINE_libdw:
-    case DIFF_ENGINE_libunwind:
-    case DIFF_ENGINE_sframe:
+    case ENGINE_libdwarf:
+    case ENGINE_libdw:
+    case ENGINE_libunwind:
+    case ENGINE_sframe:
         return adapter_open(id, file, engine, diag);
-    case DIFF_ENGINE_COUNT:
+    case ENGINE_COUNT:
         break;
     }
     return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET, "no such engine");
 }
 
-void diff_engine_close(struct diff_engine *engine)
+void engine_close(struct engine_instance *engine)
 {
     if (engine->close)
         engine->close(engine->self);
-    *engine = (struct diff_engine){engine->id, NULL, NULL, NULL};
+    *engine = (struct engine_instance){engine->id, NULL, NULL, NULL};
 }

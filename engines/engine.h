@@ -4,7 +4,7 @@
  *
  * An engine is opened for one file and answers requests (cfi.h's struct
  * cfi_request: PC, caller-frame flag, callee registers, memory) with a
- * struct diff_answer: the frame it computed and, register by register,
+ * struct engine_answer: the frame it computed and, register by register,
  * whether it can speak for that register at all. An outside engine that
  * cannot express something (a register outside its set, a rule it has no
  * word for, a caller frame it cannot be asked about) marks it "not
@@ -24,7 +24,7 @@
 
 /* The engines, in the order reports list them. `il` is the reference every
  * other engine is compared with. */
-#define DIFF_ENGINES(X)                                                     \
+#define ENGINES(X)                                                          \
     X(il, "the IL evaluator (semantics/), the reference")                   \
     X(interp, "the direct interpreter (interp/)")                           \
     X(compiled, "the compiled eh_elf (compile/)")                           \
@@ -33,20 +33,20 @@
     X(libunwind, "libunwind's remote unw_step")                            \
     X(sframe, "the file's .sframe (sframe/): the CFA, rbp and rip")
 
-enum diff_engine_id {
-#define DIFF_ENGINE_ENUM(name, summary) DIFF_ENGINE_##name,
-    DIFF_ENGINES(DIFF_ENGINE_ENUM)
-#undef DIFF_ENGINE_ENUM
-    DIFF_ENGINE_COUNT
+enum engine_id {
+#define ENGINE_ENUM(name, summary) ENGINE_##name,
+    ENGINES(ENGINE_ENUM)
+#undef ENGINE_ENUM
+    ENGINE_COUNT
 };
 
-const char *diff_engine_name(enum diff_engine_id id);
-const char *diff_engine_summary(enum diff_engine_id id);
+const char *engine_name(enum engine_id id);
+const char *engine_summary(enum engine_id id);
 /* -1 when no engine has that name. */
-int diff_engine_parse(const char *name, size_t len);
+int engine_parse(const char *name, size_t len);
 
 /* An engine's answer to one request. */
-struct diff_answer {
+struct engine_answer {
     struct cfi_frame frame;
     /* False: the engine cannot be asked this request at all (the frame is
      * then ignored), with the reason. */
@@ -62,20 +62,20 @@ struct diff_answer {
 };
 
 /* Marks every register and the CFA comparable, the request comparable. */
-void diff_answer_all_comparable(struct diff_answer *answer);
+void engine_answer_all_comparable(struct engine_answer *answer);
 /* A fresh answer: an empty frame (status CFI_OK, no diagnostic) and
  * everything comparable; adapters then narrow it. */
-void diff_answer_reset(struct diff_answer *answer);
+void engine_answer_reset(struct engine_answer *answer);
 /* The answer is the error `status`, with a fixed message and the register
  * it names (-1: none). Returns status. */
-enum cfi_status diff_answer_error(struct diff_answer *answer,
-                                  enum cfi_status status, const char *message,
-                                  int reg);
+enum cfi_status engine_answer_error(struct engine_answer *answer,
+                                    enum cfi_status status, const char *message,
+                                    int reg);
 
 /* The engine cannot be asked this request at all, for `reason` (a fixed
  * string). Returns CFI_E_UNSUPPORTED. */
-enum cfi_status diff_answer_not_comparable(struct diff_answer *answer,
-                                           const char *reason);
+enum cfi_status engine_answer_not_comparable(struct engine_answer *answer,
+                                             const char *reason);
 
 /* Why no outside engine is asked at `lookup_pc`, or NULL: an FDE that
  * covers it overlaps another FDE of its section (the functions of a
@@ -84,21 +84,21 @@ enum cfi_status diff_answer_not_comparable(struct diff_answer *answer,
  * greatest pc_begin) is cfisem's own, and a library may choose another,
  * or, searching a list it takes to be sorted and disjoint, miss the FDE
  * that covers the address alone. */
-const char *diff_overlap_reason(const struct cfi_file *file,
-                                uint64_t lookup_pc);
+const char *engine_overlap_reason(const struct cfi_file *file,
+                                  uint64_t lookup_pc);
 
 /* An open engine. `unwind` fills *answer completely (frame included) and
  * returns answer->frame.status. */
-struct diff_engine {
-    enum diff_engine_id id;
+struct engine_instance {
+    enum engine_id id;
     void *self;
     enum cfi_status (*unwind)(void *self, const struct cfi_request *request,
-                              struct diff_answer *answer);
+                              struct engine_answer *answer);
     void (*close)(void *self);
 };
 
 /* What opening an engine may need beyond the file. */
-struct diff_engine_config {
+struct engine_config {
     const char *eh_elf_path;   /* compiled: a prebuilt eh_elf, or NULL */
     const char *cache_dir;     /* compiled: where to build one, or NULL */
 };
@@ -107,11 +107,11 @@ struct diff_engine_config {
  * engine cannot handle this file at all (e.g. libunwind without
  * .eh_frame_hdr); the harness then counts the file's requests as errors of
  * that engine. */
-enum cfi_status diff_engine_open(enum diff_engine_id id,
-                                 const struct cfi_file *file,
-                                 const struct diff_engine_config *config,
-                                 struct diff_engine *engine,
-                                 struct cfi_diag *diag);
-void diff_engine_close(struct diff_engine *engine);
+enum cfi_status engine_open(enum engine_id id,
+                            const struct cfi_file *file,
+                            const struct engine_config *config,
+                            struct engine_instance *engine,
+                            struct cfi_diag *diag);
+void engine_close(struct engine_instance *engine);
 
 #endif

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool deviation_libdwarf_stops_at_lookup_pc(const struct diff_mismatch *m)
+bool engine_deviation_libdwarf_stops_at_lookup_pc(
+    const struct engine_mismatch *m)
 {
-    return deviation_stops_at_lookup_pc(m, DIFF_ENGINE_libdwarf);
+    return engine_deviation_stops_at_lookup_pc(m, ENGINE_libdwarf);
 }
 
 /* libdwarf's answer is its "cannot decode this instruction" error. */
@@ -23,13 +24,14 @@ static bool libdwarf_decoding_error(const struct cfi_frame *got)
  * there (registers, or the memory fault, unknown register or expression
  * error of evaluating it): the IL translated the FDE, so every status
  * but the decoding error comes from the row. */
-bool deviation_libdwarf_no_negative_offset(const struct diff_mismatch *m)
+bool engine_deviation_libdwarf_no_negative_offset(
+    const struct engine_mismatch *m)
 {
-    return m->engine == DIFF_ENGINE_libdwarf &&
-           m->item == DIFF_ITEM_STATUS && m->translation == CFI_OK &&
+    return m->engine == ENGINE_libdwarf &&
+           m->item == ENGINE_ITEM_STATUS && m->translation == CFI_OK &&
            m->row && m->expected->status != m->got->status &&
            libdwarf_decoding_error(m->got) &&
-           deviation_runs(m, SEM_CFA_GNU_negative_offset_extended);
+           engine_deviation_runs(m, SEM_CFA_GNU_negative_offset_extended);
 }
 
 /* A CIE of the file has an augmentation without 'z' ("S": gas's signal
@@ -45,10 +47,11 @@ static bool has_augmentation_without_z(const struct cfi_file *file)
     return false;
 }
 
-bool deviation_libdwarf_augmentation_without_z(const struct diff_mismatch *m)
+bool engine_deviation_libdwarf_augmentation_without_z(
+    const struct engine_mismatch *m)
 {
-    return m->engine == DIFF_ENGINE_libdwarf &&
-           m->item == DIFF_ITEM_STATUS &&
+    return m->engine == ENGINE_libdwarf &&
+           m->item == ENGINE_ITEM_STATUS &&
            has_augmentation_without_z(m->file) && m->got->status != CFI_OK &&
            m->got->diag.message &&
            strstr(m->got->diag.message, "DW_DLE_FRAME_AUGMENTATION_UNKNOWN");
@@ -73,33 +76,38 @@ static void val_offset_sf_on_rax(uint8_t *bytes, size_t len,
  * keeps the rule it had. Seen on rax, on that register, and on the
  * status (what is read changes): the item is what the row gives when the
  * program is read so. */
-bool deviation_libdwarf_val_offset_sf_rax(const struct diff_mismatch *m)
+bool engine_deviation_libdwarf_val_offset_sf_rax(
+    const struct engine_mismatch *m)
 {
-    if (m->engine != DIFF_ENGINE_libdwarf || m->translation != CFI_OK ||
-        !deviation_item_differs(m) ||
-        !deviation_runs(m, SEM_CFA_val_offset_sf))
+    if (m->engine != ENGINE_libdwarf || m->translation != CFI_OK ||
+        !engine_deviation_item_differs(m) ||
+        !engine_deviation_runs(m, SEM_CFA_val_offset_sf))
         return false;
     struct cfi_frame *model = malloc(sizeof *model);
     bool explained = model &&
-                     deviation_eval_patched(m, val_offset_sf_on_rax, model) &&
-                     deviation_same_item(m, model);
+                     engine_deviation_eval_patched(m, val_offset_sf_on_rax,
+                                                   model) &&
+                     engine_deviation_same_item(m, model);
     free(model);
     return explained;
 }
 
-bool deviation_libdwarf_cfa_ops_on_expression(const struct diff_mismatch *m)
+bool engine_deviation_libdwarf_cfa_ops_on_expression(
+    const struct engine_mismatch *m)
 {
-    return deviation_accepts_cfa_ops_on_expression(m, DIFF_ENGINE_libdwarf);
+    return engine_deviation_accepts_cfa_ops_on_expression(m, ENGINE_libdwarf);
 }
 
-bool deviation_libdwarf_cie_restore_and_location(const struct diff_mismatch *m)
+bool engine_deviation_libdwarf_cie_restore_and_location(
+    const struct engine_mismatch *m)
 {
-    return deviation_accepts_cie_restore_and_location(m, DIFF_ENGINE_libdwarf);
+    return engine_deviation_accepts_cie_restore_and_location(m,
+                                                             ENGINE_libdwarf);
 }
 
 /* dwarf_frame.c (_dwarf_get_fde_list_internal) takes a zero length word
  * as the end of .debug_frame. */
-bool deviation_libdwarf_zero_length(const struct diff_mismatch *m)
+bool engine_deviation_libdwarf_zero_length(const struct engine_mismatch *m)
 {
-    return deviation_stops_at_zero_length(m, DIFF_ENGINE_libdwarf);
+    return engine_deviation_stops_at_zero_length(m, ENGINE_libdwarf);
 }

@@ -17,7 +17,7 @@ static int find_proc_info(unw_addr_space_t space, unw_word_t ip,
                           unw_proc_info_t *info, int need_unwind_info,
                           void *arg)
 {
-    struct diff_libunwind_env *env = arg;
+    struct engine_libunwind_env *env = arg;
     unw_dyn_info_t table = env->table;
     int result = -UNW_ENOINFO;
     if (ip >= table.start_ip && ip < table.end_ip)
@@ -68,7 +68,7 @@ static int access_mem(unw_addr_space_t space, unw_word_t addr,
                       unw_word_t *value, int write, void *arg)
 {
     (void)space;
-    struct diff_libunwind_env *env = arg;
+    struct engine_libunwind_env *env = arg;
     if (write)
         return -UNW_EREADONLYREG;
     uint64_t v;
@@ -87,8 +87,8 @@ static int access_reg(unw_addr_space_t space, unw_regnum_t reg,
                       unw_word_t *value, int write, void *arg)
 {
     (void)space;
-    struct diff_libunwind_env *env = arg;
-    if (write || reg < 0 || reg >= DIFF_LU_NREGS)
+    struct engine_libunwind_env *env = arg;
+    if (write || reg < 0 || reg >= ENGINE_LU_NREGS)
         return -UNW_EBADREG;
     if (reg == CFI_REG_RIP && !env->initialised) {
         *value = env->lookup_pc;
@@ -98,7 +98,7 @@ static int access_reg(unw_addr_space_t space, unw_regnum_t reg,
     if (callee->status[reg] != CFI_REG_VALUE) {
         if (env->unknown_reg < 0)
             env->unknown_reg = reg;
-        return DIFF_LIBUNWIND_UNKNOWN_REGISTER;
+        return ENGINE_LIBUNWIND_UNKNOWN_REGISTER;
     }
     *value = callee->value[reg];
     return 0;
@@ -124,7 +124,7 @@ static int get_proc_name(unw_addr_space_t space, unw_word_t addr, char *buf,
     return -UNW_ENOINFO;
 }
 
-unw_accessors_t diff_libunwind_accessors(void)
+unw_accessors_t engine_libunwind_accessors(void)
 {
     return (unw_accessors_t){
         .find_proc_info = find_proc_info,
@@ -138,8 +138,8 @@ unw_accessors_t diff_libunwind_accessors(void)
     };
 }
 
-unw_dyn_info_t diff_libunwind_table(uint64_t hdr_addr, uint64_t count,
-                                    uint64_t begin, uint64_t end)
+unw_dyn_info_t engine_libunwind_table(uint64_t hdr_addr, uint64_t count,
+                                      uint64_t begin, uint64_t end)
 {
     unw_dyn_info_t table = {0};
     table.format = UNW_INFO_FORMAT_REMOTE_TABLE;
@@ -151,19 +151,19 @@ unw_dyn_info_t diff_libunwind_table(uint64_t hdr_addr, uint64_t count,
     return table;
 }
 
-void diff_libunwind_env_start(struct diff_libunwind_env *env,
-                              unw_dyn_info_t table, struct cfi_memory memory,
-                              const struct cfi_regs *callee,
-                              uint64_t lookup_pc)
+void engine_libunwind_env_start(struct engine_libunwind_env *env,
+                                unw_dyn_info_t table, struct cfi_memory memory,
+                                const struct cfi_regs *callee,
+                                uint64_t lookup_pc)
 {
-    *env = (struct diff_libunwind_env){
+    *env = (struct engine_libunwind_env){
         .table = table, .memory = memory, .callee = callee,
         .lookup_pc = lookup_pc, .unknown_reg = -1,
     };
 }
 
-int diff_libunwind_init_remote(unw_cursor_t *cursor, unw_addr_space_t space,
-                               struct diff_libunwind_env *env)
+int engine_libunwind_init_remote(unw_cursor_t *cursor, unw_addr_space_t space,
+                                 struct engine_libunwind_env *env)
 {
     int code = unw_init_remote(cursor, space, env);
     env->initialised = true;

@@ -16,84 +16,86 @@
 
 /* The behaviours the model always applies: those the adapter answers
  * for (a fault on part of a word is not comparable, a trap refused). */
-#define LU_BASE (DIFF_LU_WORD_READS | DIFF_LU_DIV_TRAP)
+#define LU_BASE (ENGINE_LU_WORD_READS | ENGINE_LU_DIV_TRAP)
 
 /* Whether the model with `quirks` answers the item as libunwind did. */
-static bool libunwind_model_agrees(const struct diff_mismatch *m,
+static bool libunwind_model_agrees(const struct engine_mismatch *m,
                                    unsigned quirks, struct cfi_frame *model)
 {
     bool traps;
-    diff_libunwind_model(m->row, (unsigned)m->fde->cie->ra_column,
-                         m->request, quirks, model, &traps);
-    return deviation_same_item(m, model);
+    engine_libunwind_model(m->row, (unsigned)m->fde->cie->ra_column,
+                           m->request, quirks, model, &traps);
+    return engine_deviation_same_item(m, model);
 }
 
-/* libunwind's step as diff_libunwind_model describes it, with every
+/* libunwind's step as engine_libunwind_model describes it, with every
  * behaviour, answers the item as libunwind did, and `quirk` is one of
  * its causes: without it the model answers otherwise, or it alone
  * (beside LU_BASE) turns cfi.h's answer into libunwind's (two behaviours
  * may each explain an item: an address shifted by a huge count mod 64
  * instead of to 0, where 0 is no location). */
-static bool libunwind_needs(const struct diff_mismatch *m, unsigned quirk)
+static bool libunwind_needs(const struct engine_mismatch *m, unsigned quirk)
 {
-    if (m->engine != DIFF_ENGINE_libunwind || !m->row || !m->fde ||
-        !deviation_item_differs(m))
+    if (m->engine != ENGINE_libunwind || !m->row || !m->fde ||
+        !engine_deviation_item_differs(m))
         return false;
     struct cfi_frame *model = malloc(sizeof *model);
     bool explained =
-        model && libunwind_model_agrees(m, DIFF_LU_QUIRKS_ALL, model) &&
-        (!libunwind_model_agrees(m, DIFF_LU_QUIRKS_ALL & ~quirk, model) ||
+        model && libunwind_model_agrees(m, ENGINE_LU_QUIRKS_ALL, model) &&
+        (!libunwind_model_agrees(m, ENGINE_LU_QUIRKS_ALL & ~quirk, model) ||
          (libunwind_model_agrees(m, LU_BASE | quirk, model) &&
           !libunwind_model_agrees(m, LU_BASE, model)));
     free(model);
     return explained;
 }
 
-bool deviation_libunwind_deref_size(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_deref_size(const struct engine_mismatch *m)
 {
-    return libunwind_needs(m, DIFF_LU_DEREF_SIZE);
+    return libunwind_needs(m, ENGINE_LU_DEREF_SIZE);
 }
 
-bool deviation_libunwind_div_by_zero(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_div_by_zero(const struct engine_mismatch *m)
 {
-    return libunwind_needs(m, DIFF_LU_DIV_BY_ZERO);
+    return libunwind_needs(m, ENGINE_LU_DIV_BY_ZERO);
 }
 
-bool deviation_libunwind_shift_count(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_shift_count(const struct engine_mismatch *m)
 {
-    return libunwind_needs(m, DIFF_LU_SHIFT_COUNT);
+    return libunwind_needs(m, ENGINE_LU_SHIFT_COUNT);
 }
 
-bool deviation_libunwind_cfa_zero_pushed(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_cfa_zero_pushed(const struct engine_mismatch *m)
 {
-    return libunwind_needs(m, DIFF_LU_CFA_ZERO_PUSHED);
+    return libunwind_needs(m, ENGINE_LU_CFA_ZERO_PUSHED);
 }
 
-bool deviation_libunwind_null_address(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_null_address(const struct engine_mismatch *m)
 {
-    return libunwind_needs(m, DIFF_LU_NULL_ADDRESS);
+    return libunwind_needs(m, ENGINE_LU_NULL_ADDRESS);
 }
 
-bool deviation_libunwind_expressions_first(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_expressions_first(
+    const struct engine_mismatch *m)
 {
-    return m->item == DIFF_ITEM_STATUS &&
-           libunwind_needs(m, DIFF_LU_EXPRESSIONS_FIRST);
+    return m->item == ENGINE_ITEM_STATUS &&
+           libunwind_needs(m, ENGINE_LU_EXPRESSIONS_FIRST);
 }
 
 /* A caller-saved register with no rule: the IL says undefined (the ABI
  * default), libunwind the callee's register. */
-bool deviation_libunwind_no_undefined_default(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_no_undefined_default(
+    const struct engine_mismatch *m)
 {
-    if (deviation_reg_item(m, DIFF_ENGINE_libunwind) &&
+    if (engine_deviation_reg_item(m, ENGINE_libunwind) &&
         cfi_abi_default(m->reg) == CFI_DEFAULT_UNDEFINED &&
-        deviation_has_no_rule(m, m->reg) &&
-        deviation_is_undefined(m->expected, m->reg) &&
-        deviation_is_callee_reg(m->got, m->request, m->reg, m->reg))
+        engine_deviation_has_no_rule(m, m->reg) &&
+        engine_deviation_is_undefined(m->expected, m->reg) &&
+        engine_deviation_is_callee_reg(m->got, m->request, m->reg, m->reg))
         return true;
     /* Its consequences: the return address from such a register (a
      * return address column other than 16), the IP then read from an
      * unknown register. */
-    return libunwind_needs(m, DIFF_LU_NO_RULE_SAME);
+    return libunwind_needs(m, ENGINE_LU_NO_RULE_SAME);
 }
 
 static bool drop_rsp_rule(struct sem_reg_rule *rule)
@@ -103,10 +105,10 @@ static bool drop_rsp_rule(struct sem_reg_rule *rule)
 
 /* The IL's answer to the request when rsp's rule is left out of the row,
  * as libunwind leaves it out. */
-static enum cfi_status status_without_rsp_rule(const struct diff_mismatch *m)
+static enum cfi_status status_without_rsp_rule(const struct engine_mismatch *m)
 {
     struct cfi_frame *frame = malloc(sizeof *frame);
-    if (!frame || !deviation_eval_edited_row(m, drop_rsp_rule, frame)) {
+    if (!frame || !engine_deviation_eval_edited_row(m, drop_rsp_rule, frame)) {
         free(frame);
         return CFI_E_NOMEM;
     }
@@ -118,21 +120,21 @@ static enum cfi_status status_without_rsp_rule(const struct diff_mismatch *m)
 /* rsp has a rule; libunwind's caller rsp is its CFA all the same. Seen on
  * rsp's value, and on the status when only rsp's rule fails (its saved
  * slot is unreadable): libunwind never reads that slot. */
-bool deviation_libunwind_rsp_is_cfa(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_rsp_is_cfa(const struct engine_mismatch *m)
 {
-    if (m->engine != DIFF_ENGINE_libunwind || !m->row)
+    if (m->engine != ENGINE_libunwind || !m->row)
         return false;
     /* rsp as the return address column: the IP is read from rsp's
      * location, the callee's rsp when it has no rule. */
-    if (libunwind_needs(m, DIFF_LU_RSP_IS_CFA))
+    if (libunwind_needs(m, ENGINE_LU_RSP_IS_CFA))
         return true;
-    if (deviation_has_no_rule(m, CFI_REG_RSP))
+    if (engine_deviation_has_no_rule(m, CFI_REG_RSP))
         return false;
-    if (m->item == DIFF_ITEM_STATUS)
+    if (m->item == ENGINE_ITEM_STATUS)
         return m->got->status == CFI_OK &&
                m->expected->status == CFI_E_MEMORY &&
                status_without_rsp_rule(m) == CFI_OK;
-    return deviation_reg_item(m, DIFF_ENGINE_libunwind) &&
+    return engine_deviation_reg_item(m, ENGINE_libunwind) &&
            m->reg == CFI_REG_RSP &&
            m->got->caller.status[CFI_REG_RSP] == CFI_REG_VALUE &&
            m->got->caller.value[CFI_REG_RSP] == m->got->cfa;
@@ -142,12 +144,13 @@ bool deviation_libunwind_rsp_is_cfa(const struct diff_mismatch *m)
  * same_value) that the request left unknown: cfi.h says the caller's rip
  * is unknown; libunwind needs it as a value and fails reading that
  * register. */
-bool deviation_libunwind_needs_caller_rip(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_needs_caller_rip(
+    const struct engine_mismatch *m)
 {
-    if (m->item == DIFF_ITEM_STATUS &&
-        libunwind_needs(m, DIFF_LU_IP_NEEDS_VALUE))
+    if (m->item == ENGINE_ITEM_STATUS &&
+        libunwind_needs(m, ENGINE_LU_IP_NEEDS_VALUE))
         return true;
-    if (m->engine != DIFF_ENGINE_libunwind || m->item != DIFF_ITEM_STATUS ||
+    if (m->engine != ENGINE_libunwind || m->item != ENGINE_ITEM_STATUS ||
         !m->row || m->expected->status != CFI_OK ||
         m->got->status != CFI_E_REG_UNKNOWN ||
         m->expected->caller.status[CFI_REG_RIP] != CFI_REG_UNKNOWN)
@@ -160,67 +163,72 @@ bool deviation_libunwind_needs_caller_rip(const struct diff_mismatch *m)
 
 /* A val_offset or val_offset_sf ran: libunwind skips the opcode byte and
  * reads its operands as instructions, so anything may differ. */
-bool deviation_libunwind_val_offset_unknown(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_val_offset_unknown(
+    const struct engine_mismatch *m)
 {
-    return m->engine == DIFF_ENGINE_libunwind &&
-           (deviation_runs(m, SEM_CFA_val_offset) ||
-            deviation_runs(m, SEM_CFA_val_offset_sf));
+    return m->engine == ENGINE_libunwind &&
+           (engine_deviation_runs(m, SEM_CFA_val_offset) ||
+            engine_deviation_runs(m, SEM_CFA_val_offset_sf));
 }
 
-bool deviation_libunwind_stops_at_lookup_pc(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_stops_at_lookup_pc(
+    const struct engine_mismatch *m)
 {
-    return deviation_stops_at_lookup_pc(m, DIFF_ENGINE_libunwind);
+    return engine_deviation_stops_at_lookup_pc(m, ENGINE_libunwind);
 }
 
-bool deviation_libunwind_cfa_ops_on_expression(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_cfa_ops_on_expression(
+    const struct engine_mismatch *m)
 {
-    return deviation_accepts_cfa_ops_on_expression(m, DIFF_ENGINE_libunwind);
+    return engine_deviation_accepts_cfa_ops_on_expression(m, ENGINE_libunwind);
 }
 
-bool deviation_libunwind_cie_restore_and_location(
-    const struct diff_mismatch *m)
+bool engine_deviation_libunwind_cie_restore_and_location(
+    const struct engine_mismatch *m)
 {
-    return deviation_accepts_cie_restore_and_location(
-        m, DIFF_ENGINE_libunwind);
+    return engine_deviation_accepts_cie_restore_and_location(
+        m, ENGINE_libunwind);
 }
 
 /* rbp is undefined by the row: libunwind ends the stack (rip undefined)
  * where the IL gives rip a value. */
-bool deviation_libunwind_undefined_rbp_ends_stack(
-    const struct diff_mismatch *m)
+bool engine_deviation_libunwind_undefined_rbp_ends_stack(
+    const struct engine_mismatch *m)
 {
     struct sem_rule rule;
-    if (deviation_reg_item(m, DIFF_ENGINE_libunwind) &&
-        m->reg == CFI_REG_RIP && deviation_row_rule(m, CFI_REG_RBP, &rule) &&
+    if (engine_deviation_reg_item(m, ENGINE_libunwind) &&
+        m->reg == CFI_REG_RIP && engine_deviation_row_rule(m, CFI_REG_RBP,
+                                                           &rule) &&
         rule.kind == SEM_RULE_UNDEFINED &&
         m->expected->caller.status[CFI_REG_RIP] == CFI_REG_VALUE &&
-        deviation_is_undefined(m->got, CFI_REG_RIP))
+        engine_deviation_is_undefined(m->got, CFI_REG_RIP))
         return true;
-    return m->item == DIFF_ITEM_REG && m->reg == CFI_REG_RIP &&
-           libunwind_needs(m, DIFF_LU_UNDEFINED_RBP_ENDS);
+    return m->item == ENGINE_ITEM_REG && m->reg == CFI_REG_RIP &&
+           libunwind_needs(m, ENGINE_LU_UNDEFINED_RBP_ENDS);
 }
 
 /* The return address column is not 16: libunwind's caller rip is the IP
  * it read from that column's location, and column 16's own rule is not
  * read (its slot's fault goes unseen). */
-bool deviation_libunwind_rip_is_ip(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_rip_is_ip(const struct engine_mismatch *m)
 {
-    return libunwind_needs(m, DIFF_LU_RIP_IS_IP);
+    return libunwind_needs(m, ENGINE_LU_RIP_IS_IP);
 }
 
 /* register(r, m) with m < r and m given a rule of its own: libunwind
  * takes m's new location, i.e. the caller's m, not this frame's m. Seen
  * on r, and on the status when that location fails (the caller's rip
  * from an unknown register, a read). */
-bool deviation_libunwind_register_new_location(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_register_new_location(
+    const struct engine_mismatch *m)
 {
-    if (m->item == DIFF_ITEM_STATUS)
-        return libunwind_needs(m, DIFF_LU_REGISTER_NEW_LOCATION);
+    if (m->item == ENGINE_ITEM_STATUS)
+        return libunwind_needs(m, ENGINE_LU_REGISTER_NEW_LOCATION);
     struct sem_rule rule, source;
-    if (!deviation_reg_item(m, DIFF_ENGINE_libunwind) ||
-        !deviation_row_rule(m, m->reg, &rule) ||
+    if (!engine_deviation_reg_item(m, ENGINE_libunwind) ||
+        !engine_deviation_row_rule(m, m->reg, &rule) ||
         rule.kind != SEM_RULE_REGISTER || rule.reg >= m->reg ||
-        !deviation_row_rule(m, rule.reg, &source) ||
+        !engine_deviation_row_rule(m, rule.reg, &source) ||
         source.kind == SEM_RULE_UNSPECIFIED ||
         source.kind == SEM_RULE_SAME_VALUE)
         return false;
@@ -236,10 +244,10 @@ bool deviation_libunwind_register_new_location(const struct diff_mismatch *m)
 
 /* The FDE that covers the lookup PC is in .debug_frame: libunwind, which
  * reads only .eh_frame (through .eh_frame_hdr), finds none. */
-bool deviation_libunwind_no_debug_frame(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_no_debug_frame(const struct engine_mismatch *m)
 {
-    return m->engine == DIFF_ENGINE_libunwind &&
-           m->item == DIFF_ITEM_STATUS && m->fde &&
+    return m->engine == ENGINE_libunwind &&
+           m->item == ENGINE_ITEM_STATUS && m->fde &&
            m->fde->section == CFI_DEBUG_FRAME &&
            m->got->status == CFI_E_NO_FDE &&
            m->expected->status != CFI_E_NO_FDE;
@@ -248,11 +256,12 @@ bool deviation_libunwind_no_debug_frame(const struct diff_mismatch *m)
 /* The IL's error is an expression stack underflow (semantics/
  * expr_eval.c's message), libunwind's the malformed input it reports
  * for every bad operand. */
-bool deviation_libunwind_underflow_malformed(const struct diff_mismatch *m)
+bool engine_deviation_libunwind_underflow_malformed(
+    const struct engine_mismatch *m)
 {
     const char *message = m->expected->diag.message;
-    return m->engine == DIFF_ENGINE_libunwind &&
-           m->item == DIFF_ITEM_STATUS &&
+    return m->engine == ENGINE_libunwind &&
+           m->item == ENGINE_ITEM_STATUS &&
            m->expected->status == CFI_E_EXPR && message &&
            strcmp(message, "expression stack underflow") == 0 &&
            m->got->status == CFI_E_MALFORMED;

@@ -77,7 +77,7 @@ static bool lu_read(struct lu_machine *m, uint64_t addr, unsigned size,
 {
     struct cfi_memory mem = m->memory;
     *value = 0;
-    if (m->quirks & DIFF_LU_WORD_READS) {
+    if (m->quirks & ENGINE_LU_WORD_READS) {
         for (unsigned i = 0; i < size; i++) {
             uint64_t at = addr + i, word;
             if (mem.read(mem.env, at & ~(uint64_t)7, 8, &word) != CFI_OK)
@@ -105,7 +105,7 @@ static bool lu_deref_size(struct lu_machine *m, uint64_t size)
         return false;
     if (size == 0 || size > 8)
         return lu_fail(m, CFI_E_EXPR);
-    bool quirk = m->quirks & DIFF_LU_DEREF_SIZE;
+    bool quirk = m->quirks & ENGINE_LU_DEREF_SIZE;
     unsigned read = !quirk || size == 1 || size == 2 ? (unsigned)size
                   : size <= 4 ? 4 : 8;
     if (!lu_read(m, addr, read, &value))
@@ -132,7 +132,7 @@ static bool lu_register(struct lu_machine *m, uint64_t reg, uint64_t *value)
 static uint64_t lu_shift(const struct lu_machine *m, uint8_t op, uint64_t a,
                          uint64_t count)
 {
-    if (m->quirks & DIFF_LU_SHIFT_COUNT)
+    if (m->quirks & ENGINE_LU_SHIFT_COUNT)
         count &= 63;
     if (op == DW_OP_shra)
         return count >= 64 ? ((int64_t)a < 0 ? UINT64_MAX : 0)
@@ -147,12 +147,12 @@ static bool lu_divide(struct lu_machine *m, uint8_t op, uint64_t a,
                       uint64_t b)
 {
     if (b == 0)
-        return (m->quirks & DIFF_LU_DIV_BY_ZERO) ? lu_push(m, 0)
+        return (m->quirks & ENGINE_LU_DIV_BY_ZERO) ? lu_push(m, 0)
                                                  : lu_fail(m, CFI_E_EXPR);
     if (op == DW_OP_mod)
         return lu_push(m, a % b);
     if ((int64_t)a == INT64_MIN && (int64_t)b == -1) {
-        if (m->quirks & DIFF_LU_DIV_TRAP) {
+        if (m->quirks & ENGINE_LU_DIV_TRAP) {
             m->traps = true;
             return lu_fail(m, CFI_E_UNSUPPORTED);
         }
@@ -349,7 +349,7 @@ static bool model_cfa(const struct sem_row *row,
         return false;
     }
     struct lu_machine m;
-    if (lu_eval(&cfa->expr, quirks & DIFF_LU_CFA_ZERO_PUSHED, 0, request,
+    if (lu_eval(&cfa->expr, quirks & ENGINE_LU_CFA_ZERO_PUSHED, 0, request,
                 quirks, &m, &frame->cfa))
         return true;
     *traps = m.traps;
@@ -371,10 +371,10 @@ static struct lu_location model_default(unsigned reg, uint64_t cfa,
                                         unsigned quirks)
 {
     if (reg == CFI_REG_RSP)
-        return (quirks & DIFF_LU_RSP_IS_CFA)
+        return (quirks & ENGINE_LU_RSP_IS_CFA)
             ? (struct lu_location){LU_CALLEE, reg}
             : (struct lu_location){LU_VALUE, cfa};
-    if ((quirks & DIFF_LU_NO_RULE_SAME) ||
+    if ((quirks & ENGINE_LU_NO_RULE_SAME) ||
         cfi_abi_default(reg) == CFI_DEFAULT_SAME_VALUE)
         return (struct lu_location){LU_CALLEE, reg};
     return (struct lu_location){LU_NOWHERE, 0};
@@ -404,7 +404,7 @@ static bool model_location(const struct sem_row *row, unsigned reg,
         return true;
     case SEM_RULE_REGISTER:
         /* m's new location is the callee's m unless m has a rule. */
-        if ((quirks & DIFF_LU_REGISTER_NEW_LOCATION) && rule.reg < reg &&
+        if ((quirks & ENGINE_LU_REGISTER_NEW_LOCATION) && rule.reg < reg &&
             sem_row_rule(row, rule.reg).kind != SEM_RULE_UNSPECIFIED &&
             sem_row_rule(row, rule.reg).kind != SEM_RULE_SAME_VALUE)
             *loc = locs[rule.reg];
@@ -430,22 +430,22 @@ static bool model_location(const struct sem_row *row, unsigned reg,
         return false;
     }
     if (loc->where == LU_ADDRESS && loc->at == 0 &&
-        (quirks & DIFF_LU_NULL_ADDRESS))
+        (quirks & ENGINE_LU_NULL_ADDRESS))
         loc->where = LU_NOWHERE;
     return true;
 }
 
 /* Caller register `reg` read from `loc` (rsp is the CFA when
- * DIFF_LU_RSP_IS_CFA, its location unread). False on a memory fault, or
+ * ENGINE_LU_RSP_IS_CFA, its location unread). False on a memory fault, or
  * for the IP (`is_ip`) an unknown callee register when
- * DIFF_LU_IP_NEEDS_VALUE; the frame says which. */
+ * ENGINE_LU_IP_NEEDS_VALUE; the frame says which. */
 static bool model_read(const struct lu_location *loc, unsigned reg,
                        bool is_ip, const struct cfi_request *request,
                        unsigned quirks, struct cfi_frame *frame)
 {
     struct cfi_regs *caller = &frame->caller;
     uint64_t value;
-    if (reg == CFI_REG_RSP && !is_ip && (quirks & DIFF_LU_RSP_IS_CFA)) {
+    if (reg == CFI_REG_RSP && !is_ip && (quirks & ENGINE_LU_RSP_IS_CFA)) {
         cfi_regs_set(caller, reg, frame->cfa);
         return true;
     }
@@ -457,7 +457,7 @@ static bool model_read(const struct lu_location *loc, unsigned reg,
         cfi_regs_set(caller, reg, loc->at);
         return true;
     case LU_CALLEE:
-        if (is_ip && (quirks & DIFF_LU_IP_NEEDS_VALUE) &&
+        if (is_ip && (quirks & ENGINE_LU_IP_NEEDS_VALUE) &&
             request->callee->status[loc->at] != CFI_REG_VALUE) {
             model_fail(frame, CFI_E_REG_UNKNOWN, (int)loc->at);
             return false;
@@ -477,13 +477,13 @@ static bool model_read(const struct lu_location *loc, unsigned reg,
 }
 
 /* The caller's rip: the return address column's location, read as the
- * IP (DIFF_LU_RIP_IS_IP: column 16's own location is then not read when
+ * IP (ENGINE_LU_RIP_IS_IP: column 16's own location is then not read when
  * the column is another), or cfi.h's step 6 over the values read. */
 static bool model_rip(const struct lu_location *locs, unsigned ra,
                       const struct cfi_request *request, unsigned quirks,
                       struct cfi_frame *frame)
 {
-    if (quirks & DIFF_LU_RIP_IS_IP)
+    if (quirks & ENGINE_LU_RIP_IS_IP)
         return model_read(&locs[ra], CFI_REG_RIP, true, request, quirks,
                           frame);
     struct cfi_regs *caller = &frame->caller;
@@ -494,24 +494,24 @@ static bool model_rip(const struct lu_location *locs, unsigned ra,
     return true;
 }
 
-void diff_libunwind_model(const struct sem_row *row, unsigned ra_column,
-                          const struct cfi_request *request, unsigned quirks,
-                          struct cfi_frame *frame, bool *traps)
+void engine_libunwind_model(const struct sem_row *row, unsigned ra_column,
+                            const struct cfi_request *request, unsigned quirks,
+                            struct cfi_frame *frame, bool *traps)
 {
     memset(frame, 0, sizeof *frame);
     memset(frame->caller.status, CFI_REG_UNDEFINED,
            sizeof frame->caller.status);
     *traps = false;
-    unsigned ra = ra_column < DIFF_LU_NREGS ? ra_column : CFI_REG_RIP;
-    bool first = quirks & DIFF_LU_EXPRESSIONS_FIRST;
-    bool ip = quirks & DIFF_LU_RIP_IS_IP;
+    unsigned ra = ra_column < ENGINE_LU_NREGS ? ra_column : CFI_REG_RIP;
+    bool first = quirks & ENGINE_LU_EXPRESSIONS_FIRST;
+    bool ip = quirks & ENGINE_LU_RIP_IS_IP;
     if (!model_cfa(row, request, quirks, frame, traps))
         return;
-    struct lu_location locs[DIFF_LU_NREGS];
+    struct lu_location locs[ENGINE_LU_NREGS];
     /* cfi.h: each register in turn, its rule to its end; libunwind
-     * (DIFF_LU_EXPRESSIONS_FIRST): every location, then the IP, then
+     * (ENGINE_LU_EXPRESSIONS_FIRST): every location, then the IP, then
      * the registers read back. */
-    for (unsigned reg = 0; reg < DIFF_LU_NREGS; reg++) {
+    for (unsigned reg = 0; reg < ENGINE_LU_NREGS; reg++) {
         if (!model_location(row, reg, request, quirks, frame, traps, locs))
             return;
         if (first || (ip && reg == CFI_REG_RIP && ra != CFI_REG_RIP))
@@ -523,13 +523,13 @@ void diff_libunwind_model(const struct sem_row *row, unsigned ra_column,
     if (ip && (first || ra != CFI_REG_RIP) &&
         !model_rip(locs, ra, request, quirks, frame))
         return;
-    for (unsigned reg = 0; first && reg < DIFF_LU_NREGS; reg++)
+    for (unsigned reg = 0; first && reg < ENGINE_LU_NREGS; reg++)
         if (!(ip && reg == CFI_REG_RIP) &&
             !model_read(&locs[reg], reg, false, request, quirks, frame))
             return;
     if (!ip)
         model_rip(locs, ra, request, quirks, frame);
-    if ((quirks & DIFF_LU_UNDEFINED_RBP_ENDS) &&
+    if ((quirks & ENGINE_LU_UNDEFINED_RBP_ENDS) &&
         locs[CFI_REG_RBP].where == LU_NOWHERE)
         frame->caller.status[CFI_REG_RIP] = CFI_REG_UNDEFINED;
     frame->status = CFI_OK;

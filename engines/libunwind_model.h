@@ -20,10 +20,10 @@
 #include "semantics/sem.h"
 
 /* libunwind's x86-64 register set: DWARF registers 0..16. */
-enum { DIFF_LU_NREGS = 17 };
+enum { ENGINE_LU_NREGS = 17 };
 
 /* X(name): the behaviours, in the order of their flag bits. */
-#define DIFF_LU_QUIRK_LIST(X)                                               \
+#define ENGINE_LU_QUIRK_LIST(X)                                             \
     /* dwarf/Gexpr.c DW_OP_deref_size: sizes 5..7 read 8 bytes and keep     \
      * the high bytes (the mask is inverted); size 3 reads 4 bytes. */      \
     X(DEREF_SIZE)                                                           \
@@ -67,24 +67,25 @@ enum { DIFF_LU_NREGS = 17 };
     X(UNDEFINED_RBP_ENDS)
 
 /* The bit of each behaviour, and how many there are. */
-enum diff_libunwind_quirk_bit {
-#define DIFF_LU_QUIRK_BIT(name) DIFF_LU_BIT_##name,
-    DIFF_LU_QUIRK_LIST(DIFF_LU_QUIRK_BIT)
-#undef DIFF_LU_QUIRK_BIT
-    DIFF_LU_QUIRK_COUNT
+enum engine_libunwind_quirk_bit {
+#define ENGINE_LU_QUIRK_BIT(name) ENGINE_LU_BIT_##name,
+    ENGINE_LU_QUIRK_LIST(ENGINE_LU_QUIRK_BIT)
+#undef ENGINE_LU_QUIRK_BIT
+    ENGINE_LU_QUIRK_COUNT
 };
 
-/* The flags: DIFF_LU_DEREF_SIZE, ... */
-enum diff_libunwind_quirk {
-#define DIFF_LU_QUIRK_FLAG(name) DIFF_LU_##name = 1u << DIFF_LU_BIT_##name,
-    DIFF_LU_QUIRK_LIST(DIFF_LU_QUIRK_FLAG)
-#undef DIFF_LU_QUIRK_FLAG
+/* The flags: ENGINE_LU_DEREF_SIZE, ... */
+enum engine_libunwind_quirk {
+#define ENGINE_LU_QUIRK_FLAG(name)                                          \
+    ENGINE_LU_##name = 1u << ENGINE_LU_BIT_##name,
+    ENGINE_LU_QUIRK_LIST(ENGINE_LU_QUIRK_FLAG)
+#undef ENGINE_LU_QUIRK_FLAG
 };
 
-_Static_assert(DIFF_LU_QUIRK_COUNT < 32, "the quirks fit in an unsigned");
+_Static_assert(ENGINE_LU_QUIRK_COUNT < 32, "the quirks fit in an unsigned");
 
 /* Every behaviour: libunwind as it is. */
-#define DIFF_LU_QUIRKS_ALL ((1u << DIFF_LU_QUIRK_COUNT) - 1u)
+#define ENGINE_LU_QUIRKS_ALL ((1u << ENGINE_LU_QUIRK_COUNT) - 1u)
 
 /* libunwind's answer to `request` at `row` (the IL's row there), its
  * CIE's return address column `ra_column`, as far as the model goes: the
@@ -92,8 +93,8 @@ _Static_assert(DIFF_LU_QUIRK_COUNT < 32, "the quirks fit in an unsigned");
  * *traps says libunwind's evaluation would trap (SIGFPE); the frame is
  * then an error. A val_offset rule, which libunwind has no word for,
  * makes the frame CFI_E_UNSUPPORTED. */
-void diff_libunwind_model(const struct sem_row *row, unsigned ra_column,
-                          const struct cfi_request *request, unsigned quirks,
-                          struct cfi_frame *frame, bool *traps);
+void engine_libunwind_model(const struct sem_row *row, unsigned ra_column,
+                            const struct cfi_request *request, unsigned quirks,
+                            struct cfi_frame *frame, bool *traps);
 
 #endif

@@ -18,7 +18,7 @@ struct fault_range {
     uint64_t end;
 };
 
-struct diff_memory {
+struct engine_memory {
     bool synthetic;
     uint64_t seed;
     struct mapping *mappings;
@@ -27,7 +27,7 @@ struct diff_memory {
     size_t nfaults;
 };
 
-uint64_t diff_mix(uint64_t x)
+uint64_t engine_mix(uint64_t x)
 {
     uint64_t z = x + 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -35,9 +35,9 @@ uint64_t diff_mix(uint64_t x)
     return z ^ (z >> 31);
 }
 
-struct diff_memory *diff_memory_new(bool synthetic, uint64_t seed)
+struct engine_memory *engine_memory_new(bool synthetic, uint64_t seed)
 {
-    struct diff_memory *memory = calloc(1, sizeof *memory);
+    struct engine_memory *memory = calloc(1, sizeof *memory);
     if (memory) {
         memory->synthetic = synthetic;
         memory->seed = seed;
@@ -45,7 +45,7 @@ struct diff_memory *diff_memory_new(bool synthetic, uint64_t seed)
     return memory;
 }
 
-void diff_memory_free(struct diff_memory *memory)
+void engine_memory_free(struct engine_memory *memory)
 {
     if (!memory)
         return;
@@ -56,7 +56,7 @@ void diff_memory_free(struct diff_memory *memory)
     free(memory);
 }
 
-static enum cfi_status add_mapping(struct diff_memory *memory,
+static enum cfi_status add_mapping(struct engine_memory *memory,
                                    struct mapping mapping)
 {
     struct mapping *grown = realloc(memory->mappings,
@@ -68,8 +68,8 @@ static enum cfi_status add_mapping(struct diff_memory *memory,
     return CFI_OK;
 }
 
-enum cfi_status diff_memory_map_file(struct diff_memory *memory,
-                                     const struct cfi_file *file)
+enum cfi_status engine_memory_map_file(struct engine_memory *memory,
+                                       const struct cfi_file *file)
 {
     for (size_t i = 0; i < file->nsegments; i++) {
         const struct cfi_segment *s = &file->segments[i];
@@ -85,9 +85,9 @@ enum cfi_status diff_memory_map_file(struct diff_memory *memory,
     return CFI_OK;
 }
 
-enum cfi_status diff_memory_map_bytes(struct diff_memory *memory,
-                                      uint64_t addr, const uint8_t *bytes,
-                                      uint64_t len)
+enum cfi_status engine_memory_map_bytes(struct engine_memory *memory,
+                                        uint64_t addr, const uint8_t *bytes,
+                                        uint64_t len)
 {
     if (addr + len < addr || len > SIZE_MAX)
         return CFI_E_MALFORMED;
@@ -102,8 +102,8 @@ enum cfi_status diff_memory_map_bytes(struct diff_memory *memory,
     return status;
 }
 
-enum cfi_status diff_memory_add_fault(struct diff_memory *memory,
-                                      uint64_t begin, uint64_t end)
+enum cfi_status engine_memory_add_fault(struct engine_memory *memory,
+                                        uint64_t begin, uint64_t end)
 {
     struct fault_range *grown =
         realloc(memory->faults, (memory->nfaults + 1) * sizeof *grown);
@@ -114,7 +114,7 @@ enum cfi_status diff_memory_add_fault(struct diff_memory *memory,
     return CFI_OK;
 }
 
-static bool faults(const struct diff_memory *memory, uint64_t begin,
+static bool faults(const struct engine_memory *memory, uint64_t begin,
                    uint64_t end)
 {
     for (size_t i = 0; i < memory->nfaults; i++)
@@ -125,7 +125,7 @@ static bool faults(const struct diff_memory *memory, uint64_t begin,
 
 /* The byte at addr, or false when nothing holds it. The first mapping
  * that holds an address wins. */
-static bool byte_at(const struct diff_memory *memory, uint64_t addr,
+static bool byte_at(const struct engine_memory *memory, uint64_t addr,
                     uint8_t *byte)
 {
     for (size_t i = 0; i < memory->nmappings; i++) {
@@ -138,14 +138,14 @@ static bool byte_at(const struct diff_memory *memory, uint64_t addr,
     }
     if (!memory->synthetic)
         return false;
-    uint64_t word = diff_mix(memory->seed ^ (addr & ~(uint64_t)7));
+    uint64_t word = engine_mix(memory->seed ^ (addr & ~(uint64_t)7));
     *byte = (uint8_t)(word >> (8 * (addr & 7)));
     return true;
 }
 
 /* The common cases without the byte loop: a read inside one mapping, and
  * an aligned word of synthetic memory that no mapping touches. */
-static bool read_fast(const struct diff_memory *memory, uint64_t addr,
+static bool read_fast(const struct engine_memory *memory, uint64_t addr,
                       unsigned size, uint64_t *value)
 {
     for (size_t i = 0; i < memory->nmappings; i++) {
@@ -160,14 +160,14 @@ static bool read_fast(const struct diff_memory *memory, uint64_t addr,
     }
     if (!memory->synthetic || size != 8 || (addr & 7))
         return false;
-    *value = diff_mix(memory->seed ^ addr);
+    *value = engine_mix(memory->seed ^ addr);
     return true;
 }
 
 static enum cfi_status read_memory(void *env, uint64_t addr, unsigned size,
                                    uint64_t *value)
 {
-    const struct diff_memory *memory = env;
+    const struct engine_memory *memory = env;
     if (size == 0 || size > 8 || addr + size < addr ||
         faults(memory, addr, addr + size))
         return CFI_E_MEMORY;
@@ -184,7 +184,7 @@ static enum cfi_status read_memory(void *env, uint64_t addr, unsigned size,
     return CFI_OK;
 }
 
-struct cfi_memory diff_memory_reader(struct diff_memory *memory)
+struct cfi_memory engine_memory_reader(struct engine_memory *memory)
 {
     return (struct cfi_memory){read_memory, memory};
 }

@@ -20,28 +20,28 @@
 
 #include "cfi/cfi.h"
 
-struct diff_memory;
+struct engine_memory;
 
 /* synthetic: whether unmapped addresses hold mix(seed ^ a). */
-struct diff_memory *diff_memory_new(bool synthetic, uint64_t seed);
-void diff_memory_free(struct diff_memory *memory);
+struct engine_memory *engine_memory_new(bool synthetic, uint64_t seed);
+void engine_memory_free(struct engine_memory *memory);
 
 /* Maps the loadable segments of a file (borrowed: the file must outlive
  * the memory). */
-enum cfi_status diff_memory_map_file(struct diff_memory *memory,
-                                     const struct cfi_file *file);
+enum cfi_status engine_memory_map_file(struct engine_memory *memory,
+                                       const struct cfi_file *file);
 /* Maps `len` bytes at `addr` (copied). CFI_E_MALFORMED if it wraps. */
-enum cfi_status diff_memory_map_bytes(struct diff_memory *memory,
-                                      uint64_t addr, const uint8_t *bytes,
-                                      uint64_t len);
+enum cfi_status engine_memory_map_bytes(struct engine_memory *memory,
+                                        uint64_t addr, const uint8_t *bytes,
+                                        uint64_t len);
 /* Makes [begin, end) fault. */
-enum cfi_status diff_memory_add_fault(struct diff_memory *memory,
-                                      uint64_t begin, uint64_t end);
+enum cfi_status engine_memory_add_fault(struct engine_memory *memory,
+                                        uint64_t begin, uint64_t end);
 
 /* The reader every engine is given. */
-struct cfi_memory diff_memory_reader(struct diff_memory *memory);
+struct cfi_memory engine_memory_reader(struct engine_memory *memory);
 
 /* The synthetic word function: splitmix64's finaliser of x. */
-uint64_t diff_mix(uint64_t x);
+uint64_t engine_mix(uint64_t x);
 
 #endif

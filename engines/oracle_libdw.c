@@ -60,7 +60,7 @@ struct libdw_api {
 #undef LIBDW_POINTER
 };
 
-struct diff_libdw {
+struct engine_libdw {
     const struct cfi_file *file;
     void *handle;
     struct libdw_api dw;
@@ -78,7 +78,7 @@ struct diff_libdw {
     uint64_t memo_pc;
 };
 
-static bool resolve(struct diff_libdw *ld)
+static bool resolve(struct engine_libdw *ld)
 {
     void *symbol;
 #define LIBDW_RESOLVE(name, ret, params)                                    \
@@ -90,9 +90,9 @@ static bool resolve(struct diff_libdw *ld)
     return true;
 }
 
-void diff_libdw_close(void *self)
+void engine_libdw_close(void *self)
 {
-    struct diff_libdw *ld = self;
+    struct engine_libdw *ld = self;
     if (!ld)
         return;
     free(ld->memo_frame);
@@ -114,7 +114,7 @@ void diff_libdw_close(void *self)
  * frame sections hold the loader's relocated bytes (libdw reads them as
  * they are in the file, relocations not applied). False when out of
  * memory; a file that cannot be read whole is left to libelf. */
-static bool relocated_image(struct diff_libdw *ld)
+static bool relocated_image(struct engine_libdw *ld)
 {
     struct stat st;
     if (fstat(ld->fd, &st) != 0 || st.st_size <= 0)
@@ -146,22 +146,22 @@ static bool relocated_image(struct diff_libdw *ld)
     return true;
 }
 
-static enum cfi_status open_failed(struct diff_libdw *ld,
+static enum cfi_status open_failed(struct engine_libdw *ld,
                                    struct cfi_diag *diag,
                                    enum cfi_status status, const char *text)
 {
-    diff_libdw_close(ld);
+    engine_libdw_close(ld);
     return cfi_fail(diag, status, CFI_NO_OFFSET, text);
 }
 
-enum cfi_status diff_libdw_open(const struct cfi_file *file, void **self,
-                                struct cfi_diag *diag)
+enum cfi_status engine_libdw_open(const struct cfi_file *file, void **self,
+                                  struct cfi_diag *diag)
 {
     *self = NULL;
     if (!file->path)
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
                         "libdw: the file has no path to open");
-    struct diff_libdw *ld = calloc(1, sizeof *ld);
+    struct engine_libdw *ld = calloc(1, sizeof *ld);
     if (!ld)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     ld->fd = -1;
@@ -197,21 +197,22 @@ enum cfi_status diff_libdw_open(const struct cfi_file *file, void **self,
 /* ------------------------------------------------------------------ */
 
 /* libdw's last error, in the class `status` unless it is out of memory. */
-static enum cfi_status libdw_error(const struct diff_libdw *ld,
-                                   struct diff_answer *answer,
+static enum cfi_status libdw_error(const struct engine_libdw *ld,
+                                   struct engine_answer *answer,
                                    enum cfi_status status, int reg)
 {
     int number = ld->dw.dwarf_errno();
     const char *text = ld->dw.dwarf_errmsg(number);
     if (number == LIBDW_E_NOMEM)
         status = CFI_E_NOMEM;
-    return diff_answer_error(answer, status, text ? text : "libdw: error", reg);
+    return engine_answer_error(answer, status, text ? text : "libdw: error",
+                               reg);
 }
 
 /* cfi.h step 2: .eh_frame first, then .debug_frame. */
-static enum cfi_status find_frame(const struct diff_libdw *ld, uint64_t pc,
+static enum cfi_status find_frame(const struct engine_libdw *ld, uint64_t pc,
                                   Dwarf_Frame **frame,
-                                  struct diff_answer *answer)
+                                  struct engine_answer *answer)
 {
     Dwarf_CFI *sections[2] = {ld->eh_frame, ld->debug_frame};
     for (int s = 0; s < 2; s++) {
@@ -222,8 +223,8 @@ static enum cfi_status find_frame(const struct diff_libdw *ld, uint64_t pc,
         if (ld->dw.dwarf_errno() != LIBDW_E_NO_MATCH)
             return libdw_error(ld, answer, CFI_E_MALFORMED, -1);
     }
-    return diff_answer_error(answer, CFI_E_NO_FDE, "no FDE covers the address",
-                             -1);
+    return engine_answer_error(answer, CFI_E_NO_FDE,
+                               "no FDE covers the address", -1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -543,9 +544,9 @@ static void machine_init(struct machine *m, const Dwarf_Op *ops, size_t nops,
 }
 
 static enum eval machine_error(const struct machine *m,
-                               struct diff_answer *answer)
+                               struct engine_answer *answer)
 {
-    diff_answer_error(answer, m->status, m->message, m->reg);
+    engine_answer_error(answer, m->status, m->message, m->reg);
     return EVAL_FAILED;
 }
 
@@ -555,9 +556,9 @@ static enum eval machine_error(const struct machine *m,
 
 /* cfi.h step 4. dwarf_frame_cfa: [bregx r off] for reg+off, the
  * expression's operations otherwise, none when the row has no CFA rule. */
-static enum eval eval_cfa(const struct diff_libdw *ld, Dwarf_Frame *frame,
+static enum eval eval_cfa(const struct engine_libdw *ld, Dwarf_Frame *frame,
                           const struct cfi_request *request,
-                          struct diff_answer *answer)
+                          struct engine_answer *answer)
 {
     Dwarf_Op *ops = NULL;
     size_t nops = 0;
@@ -566,7 +567,7 @@ static enum eval eval_cfa(const struct diff_libdw *ld, Dwarf_Frame *frame,
         return EVAL_FAILED;
     }
     if (nops == 0) {
-        diff_answer_error(answer, CFI_E_MALFORMED, "row has no CFA rule", -1);
+        engine_answer_error(answer, CFI_E_MALFORMED, "row has no CFA rule", -1);
         return EVAL_FAILED;
     }
     struct machine m;
@@ -578,7 +579,7 @@ static enum eval eval_cfa(const struct diff_libdw *ld, Dwarf_Frame *frame,
 /* A register rule that reads a callee register as it is. */
 static enum eval copy_register(uint64_t from, unsigned reg,
                                const struct cfi_request *request,
-                               struct diff_answer *answer)
+                               struct engine_answer *answer)
 {
     if (from >= CFI_NREGS) {
         answer->reg_comparable[reg] = false;
@@ -592,7 +593,7 @@ static enum eval copy_register(uint64_t from, unsigned reg,
 /* A location description from dwarf_frame_register, not empty. */
 static enum eval eval_location(const Dwarf_Op *ops, size_t nops, unsigned reg,
                                const struct cfi_request *request,
-                               struct diff_answer *answer)
+                               struct engine_answer *answer)
 {
     if (nops == 1 && ops[0].atom == DW_OP_regx)
         return copy_register(ops[0].number, reg, request, answer);
@@ -619,9 +620,10 @@ static enum eval eval_location(const Dwarf_Op *ops, size_t nops, unsigned reg,
 }
 
 /* cfi.h step 5 for one register, as libdw describes it. */
-static enum eval eval_register(const struct diff_libdw *ld, Dwarf_Frame *frame,
-                               unsigned reg, const struct cfi_request *request,
-                               struct diff_answer *answer)
+static enum eval eval_register(const struct engine_libdw *ld,
+                               Dwarf_Frame *frame, unsigned reg,
+                               const struct cfi_request *request,
+                               struct engine_answer *answer)
 {
     Dwarf_Op ops_mem[3];
     Dwarf_Op *ops = NULL;
@@ -640,14 +642,14 @@ static enum eval eval_register(const struct diff_libdw *ld, Dwarf_Frame *frame,
     return eval_location(ops, nops, reg, request, answer);
 }
 
-static enum cfi_status eval_frame(const struct diff_libdw *ld,
+static enum cfi_status eval_frame(const struct engine_libdw *ld,
                                   Dwarf_Frame *frame,
                                   const struct cfi_request *request,
-                                  struct diff_answer *answer)
+                                  struct engine_answer *answer)
 {
     enum eval e = eval_cfa(ld, frame, request, answer);
     if (e == EVAL_NOT_COMPARABLE)
-        return diff_answer_not_comparable(
+        return engine_answer_not_comparable(
             answer,
             "libdw: a jump in the CFA expression lands inside an operation");
     if (e == EVAL_FAILED)
@@ -700,19 +702,19 @@ static bool names_huge_register(const struct cfi_fde *fde)
     return false;
 }
 
-enum cfi_status diff_libdw_answer(void *self,
-                                  const struct cfi_request *request,
-                                  struct diff_answer *answer)
+enum cfi_status engine_libdw_answer(void *self,
+                                    const struct cfi_request *request,
+                                    struct engine_answer *answer)
 {
-    struct diff_libdw *ld = self;
-    diff_answer_reset(answer);
+    struct engine_libdw *ld = self;
+    engine_answer_reset(answer);
     uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
-    const char *overlap = diff_overlap_reason(ld->file, pc);
+    const char *overlap = engine_overlap_reason(ld->file, pc);
     if (overlap)
-        return diff_answer_not_comparable(answer, overlap);
+        return engine_answer_not_comparable(answer, overlap);
     const struct cfi_fde *fde = cfi_file_lookup(ld->file, pc);
     if (fde && names_huge_register(fde))
-        return diff_answer_not_comparable(
+        return engine_answer_not_comparable(
             answer, "libdw: the CFI names a register number that would make "
                     "libdw allocate a table that large");
     if (ld->memo_frame && ld->memo_pc == pc)

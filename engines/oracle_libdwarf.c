@@ -4,7 +4,6 @@
  * libdwarf is always given a Dwarf_Error*: its default handler aborts.
  * Its error messages come from dwarf_errmsg_by_number, a fixed table. */
 #include "oracle_libdwarf.h"
-#include "dwarf_object.h"
 #include "scan.h"
 
 #include <dwarf.h>
@@ -13,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfi/dwarf_object.h"
 #include "semantics/sem.h"
 
 /* The initial rule of every column and of the CFA: a register rule
@@ -26,16 +26,12 @@ enum { NO_RULE = 1200 };
 struct section_list {
     int status;              /* DW_DLV_OK, DW_DLV_NO_ENTRY, DW_DLV_ERROR */
     const char *error;       /* libdwarf's message when DW_DLV_ERROR */
-    Dwarf_Cie *cies;
-    Dwarf_Signed ncies;
-    Dwarf_Fde *fdes;
-    Dwarf_Signed nfdes;
+    struct cfi_dwarf_fde_list list;
 };
 
-struct diff_libdwarf {
+struct engine_libdwarf {
     const struct cfi_file *file;
-    struct diff_dwarf_object object;
-    Dwarf_Obj_Access_Interface interface;
+    struct cfi_dwarf_object object;
     Dwarf_Debug dbg;
     struct section_list sections[2]; /* enum cfi_section */
     Dwarf_Half table_size;
@@ -57,16 +53,14 @@ struct diff_libdwarf {
  * frame_bytes: relocated in a relocatable object, whose sections libdwarf
  * would otherwise read with their relocations not applied). libdwarf
  * only reads section data. */
-static void show_sections(struct diff_libdwarf *ld)
+static void show_sections(struct engine_libdwarf *ld)
 {
-    static const char *const names[2] = {".eh_frame", ".debug_frame"};
-    diff_dwarf_object_init(&ld->object);
+    cfi_dwarf_object_init(&ld->object);
     for (int s = 0; s < 2; s++) {
         const struct cfi_section_bytes *shown = &ld->file->frame_bytes[s];
         if (shown->bytes && shown->size > 0)
-            diff_dwarf_object_add(&ld->object, names[s], shown->addr,
-                                  (void *)(uintptr_t)shown->bytes,
-                                  shown->size);
+            cfi_dwarf_object_add(&ld->object, cfi_section_name(s),
+                                 shown->addr, shown->bytes, shown->size);
     }
 }
 
@@ -83,18 +77,15 @@ static const char *error_text(Dwarf_Debug dbg, Dwarf_Error error,
     return text ? text : "libdwarf: unknown error";
 }
 
-static void load_section(struct diff_libdwarf *ld, enum cfi_section section)
+static void load_section(struct engine_libdwarf *ld, enum cfi_section section)
 {
     struct section_list *list = &ld->sections[section];
     Dwarf_Error error = NULL;
-    list->status = section == CFI_EH_FRAME
-        ? dwarf_get_fde_list_eh(ld->dbg, &list->cies, &list->ncies,
-                                &list->fdes, &list->nfdes, &error)
-        : dwarf_get_fde_list(ld->dbg, &list->cies, &list->ncies,
-                             &list->fdes, &list->nfdes, &error);
+    list->status =
+        cfi_dwarf_fde_list_get(ld->dbg, section, &list->list, &error);
     if (list->status == DW_DLV_ERROR)
         list->error = error_text(ld->dbg, error, NULL);
-    if (list->status == DW_DLV_OK && list->nfdes == 0)
+    if (list->status == DW_DLV_OK && list->list.nfdes == 0)
         list->status = DW_DLV_NO_ENTRY;
 }
 
@@ -108,43 +99,35 @@ static void set_frame_defaults(Dwarf_Debug dbg)
     dwarf_set_frame_undefined_value(dbg, DW_FRAME_UNDEFINED_VAL);
 }
 
-void diff_libdwarf_close(void *self)
+void engine_libdwarf_close(void *self)
 {
-    struct diff_libdwarf *ld = self;
+    struct engine_libdwarf *ld = self;
     if (!ld)
         return;
     for (int s = 0; s < 2; s++)
         if (ld->sections[s].status == DW_DLV_OK)
-            dwarf_fde_cie_list_dealloc(ld->dbg, ld->sections[s].cies,
-                                       ld->sections[s].ncies,
-                                       ld->sections[s].fdes,
-                                       ld->sections[s].nfdes);
-    if (ld->dbg) {
-        Dwarf_Error error = NULL;
-        if (dwarf_object_finish(ld->dbg, &error) == DW_DLV_ERROR)
-            dwarf_dealloc_error(NULL, error);
-    }
+            cfi_dwarf_fde_list_free(ld->dbg, &ld->sections[s].list);
+    if (ld->dbg)
+        cfi_dwarf_object_finish(ld->dbg);
     free(ld->table);
     free(ld);
 }
 
-static enum cfi_status open_failed(struct diff_libdwarf *ld,
+static enum cfi_status open_failed(struct engine_libdwarf *ld,
                                    struct cfi_diag *diag,
                                    enum cfi_status status, const char *text)
 {
-    diff_libdwarf_close(ld);
+    engine_libdwarf_close(ld);
     return cfi_fail(diag, status, CFI_NO_OFFSET, text);
 }
 
 /* libdwarf's own init on the shown sections, the frame defaults, the FDE
  * lists. */
-static enum cfi_status start_libdwarf(struct diff_libdwarf *ld,
+static enum cfi_status start_libdwarf(struct engine_libdwarf *ld,
                                       struct cfi_diag *diag)
 {
-    ld->interface = diff_dwarf_object_interface(&ld->object);
     Dwarf_Error error = NULL;
-    int res = dwarf_object_init_b(&ld->interface, NULL, NULL,
-                                  DW_GROUPNUMBER_ANY, &ld->dbg, &error);
+    int res = cfi_dwarf_object_open(&ld->object, &ld->dbg, &error);
     if (res != DW_DLV_OK) {
         const char *text = res == DW_DLV_ERROR
             ? error_text(NULL, error, NULL)
@@ -168,11 +151,11 @@ static enum cfi_status start_libdwarf(struct diff_libdwarf *ld,
     return CFI_OK;
 }
 
-enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
-                                   struct cfi_diag *diag)
+enum cfi_status engine_libdwarf_open(const struct cfi_file *file, void **self,
+                                     struct cfi_diag *diag)
 {
     *self = NULL;
-    struct diff_libdwarf *ld = calloc(1, sizeof *ld);
+    struct engine_libdwarf *ld = calloc(1, sizeof *ld);
     if (!ld)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     ld->file = file;
@@ -197,13 +180,13 @@ enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
  * (diff/findings/libdwarf-expression-register). Such programs are
  * refused. The reader decodes as _dwarf_exec_frame_instr does: its
  * operand shapes, and it stops where libdwarf stops with an error. */
-static bool scan_leb(struct diff_scan *s, uint64_t *value)
+static bool scan_leb(struct engine_scan *s, uint64_t *value)
 {
-    return diff_scan_leb(s, DIFF_LEB_OVERLONG_FAILS, value);
+    return engine_scan_leb(s, ENGINE_LEB_OVERLONG_FAILS, value);
 }
 
 /* The operands of an opcode below 0x40; false where libdwarf stops. */
-static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
+static bool scan_operands(struct engine_scan *s, uint8_t op, bool *hazard)
 {
     uint64_t a, b;
     switch (op) {
@@ -211,10 +194,10 @@ static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
     case DW_CFA_GNU_window_save:
         return true;
     case DW_CFA_set_loc: case DW_CFA_MIPS_advance_loc8:
-        return diff_scan_skip(s, 8);
-    case DW_CFA_advance_loc1: return diff_scan_skip(s, 1);
-    case DW_CFA_advance_loc2: return diff_scan_skip(s, 2);
-    case DW_CFA_advance_loc4: return diff_scan_skip(s, 4);
+        return engine_scan_skip(s, 8);
+    case DW_CFA_advance_loc1: return engine_scan_skip(s, 1);
+    case DW_CFA_advance_loc2: return engine_scan_skip(s, 2);
+    case DW_CFA_advance_loc4: return engine_scan_skip(s, 4);
     case DW_CFA_restore_extended: case DW_CFA_undefined:
     case DW_CFA_same_value: case DW_CFA_def_cfa_register:
     case DW_CFA_def_cfa_offset: case DW_CFA_def_cfa_offset_sf:
@@ -225,12 +208,12 @@ static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
     case DW_CFA_val_offset: case DW_CFA_val_offset_sf:
         return scan_leb(s, &a) && scan_leb(s, &b);
     case DW_CFA_def_cfa_expression:
-        return scan_leb(s, &a) && diff_scan_skip(s, a);
+        return scan_leb(s, &a) && engine_scan_skip(s, a);
     case DW_CFA_expression: case DW_CFA_val_expression:
         if (!scan_leb(s, &a) || !scan_leb(s, &b))
             return false;
         *hazard |= a > UINT32_MAX;
-        return diff_scan_skip(s, b);
+        return engine_scan_skip(s, b);
     default:
         return false;
     }
@@ -238,7 +221,7 @@ static bool scan_operands(struct diff_scan *s, uint8_t op, bool *hazard)
 
 static bool scan_program(const uint8_t *bytes, size_t len)
 {
-    struct diff_scan s = {bytes, bytes + len};
+    struct engine_scan s = {bytes, bytes + len};
     bool hazard = false;
     while (s.p < s.end && !hazard) {
         uint8_t op = *s.p++;
@@ -291,7 +274,7 @@ static bool expression_register_hazard(Dwarf_Fde fde)
 
 /* The closest class for an error libdwarf reports on a row. */
 static enum cfi_status row_error(Dwarf_Debug dbg, Dwarf_Error error,
-                                 struct diff_answer *answer)
+                                 struct engine_answer *answer)
 {
     Dwarf_Unsigned number;
     const char *text = error_text(dbg, error, &number);
@@ -299,13 +282,13 @@ static enum cfi_status row_error(Dwarf_Debug dbg, Dwarf_Error error,
                            : number == DW_DLE_PC_NOT_IN_FDE_RANGE
                                ? CFI_E_NO_FDE
                                : CFI_E_MALFORMED;
-    return diff_answer_error(answer, status, text, -1);
+    return engine_answer_error(answer, status, text, -1);
 }
 
 /* cfi.h step 2: .eh_frame first, then .debug_frame. NO_ENTRY when
  * neither has an FDE there; ERROR (with *message) when the section
  * that would be searched could not be loaded. */
-static int find_fde(struct diff_libdwarf *ld, uint64_t pc, Dwarf_Fde *fde,
+static int find_fde(struct engine_libdwarf *ld, uint64_t pc, Dwarf_Fde *fde,
                     const char **message)
 {
     for (int s = 0; s < 2; s++) {
@@ -318,7 +301,7 @@ static int find_fde(struct diff_libdwarf *ld, uint64_t pc, Dwarf_Fde *fde,
             continue;
         Dwarf_Addr low, high;
         Dwarf_Error error = NULL;
-        int res = dwarf_get_fde_at_pc(list->fdes, pc, fde, &low, &high,
+        int res = dwarf_get_fde_at_pc(list->list.fdes, pc, fde, &low, &high,
                                       &error);
         if (res == DW_DLV_OK)
             return res;
@@ -377,7 +360,7 @@ static struct sem_expr block(const Dwarf_Regtable_Entry3 *entry)
 /* An expression block libdwarf gives must lie inside a section it was
  * shown: its length can run past the section's end
  * (fuzz/findings: dwarf_get_fde_info_for_cfa_reg3_b), and it is read. */
-static bool block_fits(const struct diff_dwarf_object *object,
+static bool block_fits(const struct cfi_dwarf_object *object,
                        const Dwarf_Regtable_Entry3 *entry)
 {
     uint64_t len = entry->dw_offset_or_block_len;
@@ -398,7 +381,7 @@ static bool block_fits(const struct diff_dwarf_object *object,
 
 /* One column. False when the rule cannot be said in the IL (a register
  * outside 0..CFI_NREGS-1, an unknown kind). */
-static bool column_rule(const struct diff_dwarf_object *object,
+static bool column_rule(const struct cfi_dwarf_object *object,
                         const Dwarf_Regtable_Entry3 *entry,
                         struct sem_rule *rule)
 {
@@ -442,7 +425,7 @@ static bool column_rule(const struct diff_dwarf_object *object,
 }
 
 /* The CFA rule. False when it cannot be said in the IL. */
-static bool cfa_rule(const struct diff_dwarf_object *object,
+static bool cfa_rule(const struct cfi_dwarf_object *object,
                      const Dwarf_Regtable_Entry3 *entry, struct sem_cfa *cfa)
 {
     memset(cfa, 0, sizeof *cfa);
@@ -472,8 +455,8 @@ static bool cfa_rule(const struct diff_dwarf_object *object,
 
 /* The row libdwarf gives; columns it cannot say are left without a rule
  * and marked not comparable. */
-static bool build_row(struct diff_libdwarf *ld, const Dwarf_Regtable3 *table,
-                      struct sem_row *row, struct diff_answer *answer)
+static bool build_row(struct engine_libdwarf *ld, const Dwarf_Regtable3 *table,
+                      struct sem_row *row, struct engine_answer *answer)
 {
     if (!cfa_rule(&ld->object, &table->rt3_cfa_rule, &row->cfa))
         return false;
@@ -494,9 +477,9 @@ static bool build_row(struct diff_libdwarf *ld, const Dwarf_Regtable3 *table,
 }
 
 /* The memo's row evaluated in the request's state. */
-static enum cfi_status answer_row(struct diff_libdwarf *ld,
+static enum cfi_status answer_row(struct engine_libdwarf *ld,
                                   const struct cfi_request *request,
-                                  struct diff_answer *answer)
+                                  struct engine_answer *answer)
 {
     memcpy(answer->reg_comparable, ld->memo_comparable,
            sizeof ld->memo_comparable);
@@ -512,28 +495,28 @@ static enum cfi_status answer_row(struct diff_libdwarf *ld,
     return answer->frame.status;
 }
 
-enum cfi_status diff_libdwarf_answer(void *self,
-                                     const struct cfi_request *request,
-                                     struct diff_answer *answer)
+enum cfi_status engine_libdwarf_answer(void *self,
+                                       const struct cfi_request *request,
+                                       struct engine_answer *answer)
 {
-    struct diff_libdwarf *ld = self;
-    diff_answer_reset(answer);
+    struct engine_libdwarf *ld = self;
+    engine_answer_reset(answer);
     uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
     if (ld->memo_valid && ld->memo_pc == pc)
         return answer_row(ld, request, answer);
-    const char *overlap = diff_overlap_reason(ld->file, pc);
+    const char *overlap = engine_overlap_reason(ld->file, pc);
     if (overlap)
-        return diff_answer_not_comparable(answer, overlap);
+        return engine_answer_not_comparable(answer, overlap);
     Dwarf_Fde fde = NULL;
     const char *message = NULL;
     int res = find_fde(ld, pc, &fde, &message);
     if (res == DW_DLV_NO_ENTRY)
-        return diff_answer_error(answer, CFI_E_NO_FDE,
-                                 "no FDE covers the address", -1);
+        return engine_answer_error(answer, CFI_E_NO_FDE,
+                                   "no FDE covers the address", -1);
     if (res == DW_DLV_ERROR)
-        return diff_answer_error(answer, CFI_E_MALFORMED, message, -1);
+        return engine_answer_error(answer, CFI_E_MALFORMED, message, -1);
     if (expression_register_hazard(fde))
-        return diff_answer_not_comparable(answer,
+        return engine_answer_not_comparable(answer,
                               "libdwarf: DW_CFA_expression on a register "
                               "above 2^32 (out-of-bounds write in libdwarf)");
     Dwarf_Regtable3 table = {.rt3_reg_table_size = ld->table_size,
@@ -546,7 +529,7 @@ enum cfi_status diff_libdwarf_answer(void *self,
     struct sem_row row;
     ld->memo_valid = false;
     if (!build_row(ld, &table, &row, answer))
-        return diff_answer_not_comparable(
+        return engine_answer_not_comparable(
             answer, "libdwarf: the CFA is defined on a register above 127");
     struct cie_facts facts = cie_facts(fde);
     ld->memo_valid = true;

@@ -41,11 +41,11 @@
 #include "cfi/cfi.h"
 #include "engines/engine.h"
 
-enum cfi_status diff_libdwarf_open(const struct cfi_file *file, void **self,
-                                   struct cfi_diag *diag);
-enum cfi_status diff_libdwarf_answer(void *self,
-                                     const struct cfi_request *request,
-                                     struct diff_answer *answer);
-void diff_libdwarf_close(void *self);
+enum cfi_status engine_libdwarf_open(const struct cfi_file *file, void **self,
+                                     struct cfi_diag *diag);
+enum cfi_status engine_libdwarf_answer(void *self,
+                                       const struct cfi_request *request,
+                                       struct engine_answer *answer);
+void engine_libdwarf_close(void *self);
 
 #endif

@@ -11,12 +11,12 @@
 
 #include "semantics/sem.h"
 
-struct diff_libunwind {
+struct engine_libunwind {
     const struct cfi_file *file;
     unw_addr_space_t space;
     unw_dyn_info_t table;      /* .eh_frame_hdr's search table */
     struct sem_file_il *il;    /* the rows, for the checks before a step */
-    struct cfi_frame model;    /* diff_libunwind_model's answer */
+    struct cfi_frame model;    /* engine_libunwind_model's answer */
     /* scan_fde's finding for the FDE asked last: a function of the FDE,
      * whose PCs and states are asked one after another. */
     const struct cfi_fde *scanned;
@@ -63,23 +63,23 @@ static void text_range(const struct cfi_file *file, uint64_t *begin,
     }
 }
 
-enum cfi_status diff_libunwind_open(const struct cfi_file *file, void **self,
-                                    struct cfi_diag *diag)
+enum cfi_status engine_libunwind_open(const struct cfi_file *file, void **self,
+                                      struct cfi_diag *diag)
 {
     *self = NULL;
     uint64_t count;
     if (!file->eh_frame_hdr_addr || !read_header(file, &count))
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
                         "libunwind: no usable .eh_frame_hdr");
-    struct diff_libunwind *lu = calloc(1, sizeof *lu);
+    struct engine_libunwind *lu = calloc(1, sizeof *lu);
     if (!lu)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     lu->file = file;
     uint64_t begin, end;
     text_range(file, &begin, &end);
-    lu->table = diff_libunwind_table(file->eh_frame_hdr_addr, count, begin,
-                                     end);
-    unw_accessors_t accessors = diff_libunwind_accessors();
+    lu->table = engine_libunwind_table(file->eh_frame_hdr_addr, count, begin,
+                                       end);
+    unw_accessors_t accessors = engine_libunwind_accessors();
     lu->space = unw_create_addr_space(&accessors, 0);
     if (!lu->space) {
         free(lu);
@@ -87,23 +87,23 @@ enum cfi_status diff_libunwind_open(const struct cfi_file *file, void **self,
     }
     unw_set_caching_policy(lu->space, UNW_CACHE_GLOBAL);
     if (sem_file_il_build(file, &lu->il) != CFI_OK) {
-        diff_libunwind_close(lu);
+        engine_libunwind_close(lu);
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     }
     *self = lu;
     return CFI_OK;
 }
 
-void diff_libunwind_set_caching(void *self, bool global_cache)
+void engine_libunwind_set_caching(void *self, bool global_cache)
 {
-    struct diff_libunwind *lu = self;
+    struct engine_libunwind *lu = self;
     unw_set_caching_policy(lu->space,
                            global_cache ? UNW_CACHE_GLOBAL : UNW_CACHE_NONE);
 }
 
-void diff_libunwind_close(void *self)
+void engine_libunwind_close(void *self)
 {
-    struct diff_libunwind *lu = self;
+    struct engine_libunwind *lu = self;
     if (!lu)
         return;
     if (lu->space)
@@ -137,7 +137,7 @@ enum scan_finding {
  * operand shapes, an opcode it has no case for skipped alone (its switch
  * has no default), the end where it stops with an error. */
 struct scan {
-    struct diff_scan bytes;
+    struct engine_scan bytes;
     uint8_t pointer_size;      /* of DW_CFA_set_loc, from the 'R' format */
     enum scan_finding finding; /* the worst found so far */
 };
@@ -153,7 +153,7 @@ static void scan_found(struct scan *s, enum scan_finding finding)
  * libunwind-register-past-end.so). */
 static bool scan_leb(struct scan *s, uint64_t *value)
 {
-    if (diff_scan_leb(&s->bytes, DIFF_LEB_OVERLONG_DROPPED, value))
+    if (engine_scan_leb(&s->bytes, ENGINE_LEB_OVERLONG_DROPPED, value))
         return true;
     scan_found(s, SCAN_PAST_END);
     return false;
@@ -161,7 +161,7 @@ static bool scan_leb(struct scan *s, uint64_t *value)
 
 static bool scan_skip(struct scan *s, uint64_t n)
 {
-    if (diff_scan_skip(&s->bytes, n))
+    if (engine_scan_skip(&s->bytes, n))
         return true;
     scan_found(s, SCAN_PAST_END);
     return false;
@@ -187,7 +187,7 @@ static bool scan_expression(struct scan *s, uint64_t n)
 /* A register operand. */
 static void scan_register(struct scan *s, uint64_t reg)
 {
-    if (reg >= DIFF_LU_NREGS)
+    if (reg >= ENGINE_LU_NREGS)
         scan_found(s, SCAN_HIGH_REGISTER);
 }
 
@@ -226,7 +226,7 @@ static bool scan_operands(struct scan *s, uint8_t op)
     case DW_CFA_register:
         if (!scan_register_leb(s) || !scan_leb(s, &a))
             return false;
-        if (a >= DIFF_LU_NREGS)
+        if (a >= ENGINE_LU_NREGS)
             scan_found(s, SCAN_REGISTER_SOURCE);
         return true;
     case DW_CFA_def_cfa_expression:
@@ -244,7 +244,7 @@ static bool scan_operands(struct scan *s, uint8_t op)
 
 static void scan_program(struct scan *s, const uint8_t *bytes, size_t len)
 {
-    s->bytes = (struct diff_scan){bytes, bytes + len};
+    s->bytes = (struct engine_scan){bytes, bytes + len};
     while (s->bytes.p < s->bytes.end) {
         uint8_t op = *s->bytes.p++;
         uint64_t offset;
@@ -293,10 +293,10 @@ static enum scan_finding scan_fde(const struct cfi_fde *fde)
 /* ------------------------------------------------------------------ */
 
 /* A fresh answer: libunwind speaks for registers 0..16 only. */
-static void answer_reset(struct diff_answer *answer)
+static void answer_reset(struct engine_answer *answer)
 {
-    diff_answer_reset(answer);
-    for (unsigned reg = DIFF_LU_NREGS; reg < CFI_NREGS; reg++)
+    engine_answer_reset(answer);
+    for (unsigned reg = ENGINE_LU_NREGS; reg < CFI_NREGS; reg++)
         answer->reg_comparable[reg] = false;
 }
 
@@ -305,32 +305,34 @@ static const char partial_word_reason[] =
     "part of one";
 
 /* unw_init_remote or unw_step failed with `code`. */
-static enum cfi_status step_failed(const struct diff_libunwind_env *env,
-                                   int code, struct diff_answer *answer)
+static enum cfi_status step_failed(const struct engine_libunwind_env *env,
+                                   int code, struct engine_answer *answer)
 {
     if (env->unknown_reg >= 0)
-        return diff_answer_error(
+        return engine_answer_error(
             answer, CFI_E_REG_UNKNOWN,
             "libunwind: reads a register whose value is unknown",
             env->unknown_reg);
     if (env->memory_fault && env->partial_word_fault)
-        return diff_answer_not_comparable(answer, partial_word_reason);
+        return engine_answer_not_comparable(answer, partial_word_reason);
     if (env->memory_fault)
-        return diff_answer_error(answer, CFI_E_MEMORY, unw_strerror(code), -1);
+        return engine_answer_error(answer, CFI_E_MEMORY, unw_strerror(code),
+                                   -1);
     switch (code) {
     case -UNW_EBADREG:
-        return diff_answer_not_comparable(answer,
+        return engine_answer_not_comparable(answer,
                               "libunwind: a rule names a register above 16");
     case -UNW_EBADFRAME:
-        return diff_answer_not_comparable(
+        return engine_answer_not_comparable(
             answer, "libunwind: caller's rip and CFA equal the callee's");
     case -UNW_ENOINFO:
-        return diff_answer_error(answer, CFI_E_NO_FDE, unw_strerror(code), -1);
+        return engine_answer_error(answer, CFI_E_NO_FDE, unw_strerror(code),
+                                   -1);
     case -UNW_ENOMEM:
-        return diff_answer_error(answer, CFI_E_NOMEM, unw_strerror(code), -1);
+        return engine_answer_error(answer, CFI_E_NOMEM, unw_strerror(code), -1);
     default:
-        return diff_answer_error(answer, CFI_E_MALFORMED, unw_strerror(code),
-                                 -1);
+        return engine_answer_error(answer, CFI_E_MALFORMED, unw_strerror(code),
+                                   -1);
     }
 }
 
@@ -338,7 +340,7 @@ static enum cfi_status step_failed(const struct diff_libunwind_env *env,
  * unknown (its location is a callee register we did not give), or a
  * memory fault. */
 static bool read_register(unw_cursor_t *cursor,
-                          struct diff_libunwind_env *env, unsigned reg,
+                          struct engine_libunwind_env *env, unsigned reg,
                           struct cfi_frame *frame)
 {
     env->unknown_reg = -1;
@@ -356,14 +358,14 @@ static bool read_register(unw_cursor_t *cursor,
 /* The caller's registers after a successful step, 0..16 in order (a
  * memory fault ends it, as in cfi.h step 5). */
 static enum cfi_status read_back(unw_cursor_t *cursor,
-                                 struct diff_libunwind_env *env,
-                                 struct diff_answer *answer)
+                                 struct engine_libunwind_env *env,
+                                 struct engine_answer *answer)
 {
     struct cfi_frame *frame = &answer->frame;
     memset(frame->caller.status, CFI_REG_UNDEFINED, sizeof frame->caller.status);
-    for (unsigned reg = 0; reg < DIFF_LU_NREGS; reg++)
+    for (unsigned reg = 0; reg < ENGINE_LU_NREGS; reg++)
         if (!read_register(cursor, env, reg, frame))
-            return diff_answer_error(
+            return engine_answer_error(
                 answer, CFI_E_MEMORY,
                 "libunwind: saved register is in unreadable memory", (int)reg);
     unw_word_t cfa = 0;
@@ -375,7 +377,7 @@ static enum cfi_status read_back(unw_cursor_t *cursor,
 }
 
 /* The IL's row of `fde` at `pc`, or NULL. */
-static const struct sem_row *row_at(const struct diff_libunwind *lu,
+static const struct sem_row *row_at(const struct engine_libunwind *lu,
                                     const struct cfi_fde *fde, uint64_t pc)
 {
     size_t index = (size_t)(fde - lu->file->fdes);
@@ -399,7 +401,7 @@ static bool row_expr_holds(const struct sem_row *row, uint8_t byte)
         return true;
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *rule = &row->rules[i];
-        if (rule->reg < DIFF_LU_NREGS &&
+        if (rule->reg < ENGINE_LU_NREGS &&
             (rule->rule.kind == SEM_RULE_EXPRESSION ||
              rule->rule.kind == SEM_RULE_VAL_EXPRESSION) &&
             expr_holds(&rule->rule.expr, byte))
@@ -425,12 +427,12 @@ static bool row_needs_model(const struct sem_row *row)
  * question.
  *
  * Refused for safety, where the row's expressions, as libunwind
- * evaluates them (diff_libunwind_model), divide INT64_MIN by -1:
+ * evaluates them (engine_libunwind_model), divide INT64_MIN by -1:
  * dwarf/Gexpr.c's signed division traps (SIGFPE;
  * diff/findings/libunwind-div-trap); or jump back without end:
  * dwarf/Gexpr.c has no step limit, and loops forever where cfi.h stops
  * at CFI_EXPR_STEP_LIMIT (diff/findings/libunwind-expression-loop). */
-static const char *row_refused(struct diff_libunwind *lu,
+static const char *row_refused(struct engine_libunwind *lu,
                                const struct cfi_fde *fde,
                                const struct sem_row *row,
                                const struct cfi_request *request)
@@ -441,8 +443,8 @@ static const char *row_refused(struct diff_libunwind *lu,
     if (!row_needs_model(row))
         return NULL;
     bool traps = false;
-    diff_libunwind_model(row, (unsigned)fde->cie->ra_column, request,
-                         DIFF_LU_QUIRKS_ALL, &lu->model, &traps);
+    engine_libunwind_model(row, (unsigned)fde->cie->ra_column, request,
+                           ENGINE_LU_QUIRKS_ALL, &lu->model, &traps);
     if (traps)
         return "libunwind: DW_OP_div of INT64_MIN by -1 (SIGFPE in "
                "libunwind)";
@@ -452,16 +454,16 @@ static const char *row_refused(struct diff_libunwind *lu,
     return NULL;
 }
 
-enum cfi_status diff_libunwind_answer(void *self,
-                                      const struct cfi_request *request,
-                                      struct diff_answer *answer)
+enum cfi_status engine_libunwind_answer(void *self,
+                                        const struct cfi_request *request,
+                                        struct engine_answer *answer)
 {
-    struct diff_libunwind *lu = self;
+    struct engine_libunwind *lu = self;
     answer_reset(answer);
     uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
-    const char *overlap = diff_overlap_reason(lu->file, pc);
+    const char *overlap = engine_overlap_reason(lu->file, pc);
     if (overlap)
-        return diff_answer_not_comparable(answer, overlap);
+        return engine_answer_not_comparable(answer, overlap);
     const struct cfi_fde *fde = cfi_file_lookup_in(lu->file, CFI_EH_FRAME, pc);
     if (fde && fde != lu->scanned) {
         lu->scanned = fde;
@@ -470,38 +472,38 @@ enum cfi_status diff_libunwind_answer(void *self,
     enum scan_finding finding =
         fde ? (enum scan_finding)lu->scanned_finding : SCAN_NOTHING;
     if (finding == SCAN_REGISTER_SOURCE)
-        return diff_answer_not_comparable(answer,
+        return engine_answer_not_comparable(answer,
                               "libunwind: DW_CFA_register from a register "
                               "above 16 (out-of-bounds read in libunwind)");
     if (finding == SCAN_BACKWARD_JUMP)
-        return diff_answer_not_comparable(
+        return engine_answer_not_comparable(
             answer, "libunwind: a DWARF expression that jumps back, as "
                     "libunwind decodes the program (it has no step limit)");
     if (finding == SCAN_PAST_END)
-        return diff_answer_not_comparable(
+        return engine_answer_not_comparable(
             answer, "libunwind: an operand past the end of the program "
                     "(libunwind reads on)");
     if (finding == SCAN_HIGH_REGISTER)
-        return diff_answer_not_comparable(answer,
+        return engine_answer_not_comparable(answer,
                               "libunwind: the CFI names a register above 16, "
                               "outside libunwind's register set");
     const struct sem_row *row = fde ? row_at(lu, fde, pc) : NULL;
     const char *refused = row ? row_refused(lu, fde, row, request) : NULL;
     if (refused)
-        return diff_answer_not_comparable(answer, refused);
-    struct diff_libunwind_env env;
-    diff_libunwind_env_start(&env, lu->table, request->memory,
-                             request->callee, pc);
+        return engine_answer_not_comparable(answer, refused);
+    struct engine_libunwind_env env;
+    engine_libunwind_env_start(&env, lu->table, request->memory,
+                               request->callee, pc);
     unw_cursor_t cursor;
-    int code = diff_libunwind_init_remote(&cursor, lu->space, &env);
+    int code = engine_libunwind_init_remote(&cursor, lu->space, &env);
     if (code < 0)
         return step_failed(&env, code, answer);
     code = unw_step(&cursor);
     /* Without an FDE, x86-64 unw_step guesses from rbp or the code
      * bytes: that is no CFI answer. */
     if (env.searched && env.search_result == -UNW_ENOINFO)
-        return diff_answer_error(answer, CFI_E_NO_FDE,
-                                 "libunwind: no FDE covers the address", -1);
+        return engine_answer_error(answer, CFI_E_NO_FDE,
+                                   "libunwind: no FDE covers the address", -1);
     if (code < 0)
         return step_failed(&env, code, answer);
     enum cfi_status status = read_back(&cursor, &env, answer);

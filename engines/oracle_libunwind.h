@@ -58,15 +58,15 @@
 #include "cfi/cfi.h"
 #include "engines/engine.h"
 
-enum cfi_status diff_libunwind_open(const struct cfi_file *file, void **self,
-                                    struct cfi_diag *diag);
-enum cfi_status diff_libunwind_answer(void *self,
-                                      const struct cfi_request *request,
-                                      struct diff_answer *answer);
-void diff_libunwind_close(void *self);
+enum cfi_status engine_libunwind_open(const struct cfi_file *file, void **self,
+                                      struct cfi_diag *diag);
+enum cfi_status engine_libunwind_answer(void *self,
+                                        const struct cfi_request *request,
+                                        struct engine_answer *answer);
+void engine_libunwind_close(void *self);
 
 /* UNW_CACHE_GLOBAL (the default of an open engine) or UNW_CACHE_NONE:
  * for bench/unwind_speed.c, which times both. */
-void diff_libunwind_set_caching(void *self, bool global_cache);
+void engine_libunwind_set_caching(void *self, bool global_cache);
 
 #endif

@@ -6,8 +6,8 @@
 
 #include "sframe/sframe.h"
 
-enum cfi_status diff_sframe_open(const struct cfi_file *file, void **self,
-                                 struct cfi_diag *diag)
+enum cfi_status engine_sframe_open(const struct cfi_file *file, void **self,
+                                   struct cfi_diag *diag)
 {
     struct sframe_table *table = NULL;
     enum cfi_status status = sframe_open(file, &table, diag);
@@ -18,12 +18,12 @@ enum cfi_status diff_sframe_open(const struct cfi_file *file, void **self,
     return status;
 }
 
-enum cfi_status diff_sframe_answer(void *self,
-                                   const struct cfi_request *request,
-                                   struct diff_answer *answer)
+enum cfi_status engine_sframe_answer(void *self,
+                                     const struct cfi_request *request,
+                                     struct engine_answer *answer)
 {
     const struct sframe_table *table = self;
-    diff_answer_reset(answer);
+    engine_answer_reset(answer);
     uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
     if (!sframe_lookup(table, pc)) {
         answer->comparable = false;
@@ -38,7 +38,7 @@ enum cfi_status diff_sframe_answer(void *self,
     return sframe_unwind(table, request, &answer->frame);
 }
 
-void diff_sframe_close(void *self)
+void engine_sframe_close(void *self)
 {
     sframe_free(self);
 }

@@ -14,11 +14,11 @@
 #include "cfi/cfi.h"
 #include "engines/engine.h"
 
-enum cfi_status diff_sframe_open(const struct cfi_file *file, void **self,
-                                 struct cfi_diag *diag);
-enum cfi_status diff_sframe_answer(void *self,
-                                   const struct cfi_request *request,
-                                   struct diff_answer *answer);
-void diff_sframe_close(void *self);
+enum cfi_status engine_sframe_open(const struct cfi_file *file, void **self,
+                                   struct cfi_diag *diag);
+enum cfi_status engine_sframe_answer(void *self,
+                                     const struct cfi_request *request,
+                                     struct engine_answer *answer);
+void engine_sframe_close(void *self);
 
 #endif

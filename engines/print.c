@@ -8,8 +8,8 @@
 
 #include "cfi/json.h"
 
-const char *diff_reg_text(const struct cfi_frame *frame, unsigned reg,
-                          char *buf, size_t size)
+const char *engine_reg_text(const struct cfi_frame *frame, unsigned reg,
+                            char *buf, size_t size)
 {
     switch (frame->caller.status[reg]) {
     case CFI_REG_VALUE:
@@ -22,8 +22,8 @@ const char *diff_reg_text(const struct cfi_frame *frame, unsigned reg,
     }
 }
 
-const char *diff_status_text(const struct cfi_frame *frame, char *buf,
-                             size_t size)
+const char *engine_status_text(const struct cfi_frame *frame, char *buf,
+                               size_t size)
 {
     if (frame->status == CFI_OK)
         return "ok";
@@ -43,26 +43,26 @@ const char *diff_status_text(const struct cfi_frame *frame, char *buf,
 /* Expected and got of one item, for people. */
 static void item_values(const struct cfi_frame *expected_frame,
                         const struct cfi_frame *got_frame,
-                        const struct diff_item_found *item, char *expected,
+                        const struct engine_item_found *item, char *expected,
                         char *got, size_t size)
 {
     char a[128], b[128];
     const char *e = "?", *g = "?";
     switch (item->item) {
-    case DIFF_ITEM_STATUS:
-        e = diff_status_text(expected_frame, a, sizeof a);
-        g = diff_status_text(got_frame, b, sizeof b);
+    case ENGINE_ITEM_STATUS:
+        e = engine_status_text(expected_frame, a, sizeof a);
+        g = engine_status_text(got_frame, b, sizeof b);
         break;
-    case DIFF_ITEM_CFA:
+    case ENGINE_ITEM_CFA:
         snprintf(a, sizeof a, "0x%" PRIx64, expected_frame->cfa);
         snprintf(b, sizeof b, "0x%" PRIx64, got_frame->cfa);
         e = a, g = b;
         break;
-    case DIFF_ITEM_REG:
-        e = diff_reg_text(expected_frame, item->reg, a, sizeof a);
-        g = diff_reg_text(got_frame, item->reg, b, sizeof b);
+    case ENGINE_ITEM_REG:
+        e = engine_reg_text(expected_frame, item->reg, a, sizeof a);
+        g = engine_reg_text(got_frame, item->reg, b, sizeof b);
         break;
-    case DIFF_ITEM_SIGNAL:
+    case ENGINE_ITEM_SIGNAL:
         e = expected_frame->signal_frame ? "signal frame" : "not a signal frame";
         g = got_frame->signal_frame ? "signal frame" : "not a signal frame";
         break;
@@ -72,10 +72,10 @@ static void item_values(const struct cfi_frame *expected_frame,
 }
 
 /* The kept items a deviation explains, on one line. */
-static void print_known(FILE *out, const struct diff_outcome *outcome,
+static void print_known(FILE *out, const struct engine_outcome *outcome,
                         unsigned first)
 {
-    const struct diff_deviation *deviation = outcome->items[first].deviation;
+    const struct engine_deviation *deviation = outcome->items[first].deviation;
     for (unsigned i = 0; i < first; i++)
         if (outcome->items[i].deviation == deviation)
             return;   /* printed with an earlier item */
@@ -83,26 +83,26 @@ static void print_known(FILE *out, const struct diff_outcome *outcome,
     for (unsigned i = first; i < outcome->nkept; i++)
         if (outcome->items[i].deviation == deviation) {
             char label[16];
-            fprintf(out, " %s", diff_item_label(outcome->items[i].item,
-                                                outcome->items[i].reg, label,
-                                                sizeof label));
+            fprintf(out, " %s", engine_item_label(outcome->items[i].item,
+                                                  outcome->items[i].reg, label,
+                                                  sizeof label));
         }
     fputc('\n', out);
 }
 
-void diff_report_items(FILE *out, const struct diff_outcome *outcome,
-                       const struct cfi_frame *expected_frame,
-                       const struct cfi_frame *got_frame)
+void engine_report_items(FILE *out, const struct engine_outcome *outcome,
+                         const struct cfi_frame *expected_frame,
+                         const struct cfi_frame *got_frame)
 {
     for (unsigned i = 0; i < outcome->nkept; i++) {
-        const struct diff_item_found *item = &outcome->items[i];
+        const struct engine_item_found *item = &outcome->items[i];
         if (item->deviation)
             continue;
         char label[16], expected[128], got[128];
         item_values(expected_frame, got_frame, item, expected, got,
                     sizeof expected);
         fprintf(out, "    %-6s expected %s, got %s\n",
-                diff_item_label(item->item, item->reg, label, sizeof label),
+                engine_item_label(item->item, item->reg, label, sizeof label),
                 expected, got);
     }
     for (unsigned i = 0; i < outcome->nkept; i++)
@@ -113,7 +113,7 @@ void diff_report_items(FILE *out, const struct diff_outcome *outcome,
                 " deviation\n", outcome->nitems, outcome->nnew);
 }
 
-void diff_json_string(FILE *out, const char *text)
+void engine_json_string(FILE *out, const char *text)
 {
     cfi_json_string(out, text);
 }
@@ -123,11 +123,12 @@ static void json_hex(FILE *out, uint64_t value)
     cfi_json_address(out, value);
 }
 
-void diff_json_frame(FILE *out, const struct cfi_frame *frame)
+void engine_json_frame(FILE *out, const struct cfi_frame *frame)
 {
     fprintf(out, "{\"status\": \"%s\", \"message\": ",
             cfi_status_name(frame->status));
-    diff_json_string(out, frame->status == CFI_OK ? NULL : frame->diag.message);
+    engine_json_string(out,
+                       frame->status == CFI_OK ? NULL : frame->diag.message);
     fprintf(out, ", \"reg\": %d, \"cfa\": ",
             frame->status == CFI_OK ? -1 : frame->diag.reg);
     if (frame->status != CFI_OK) {
@@ -144,7 +145,7 @@ void diff_json_frame(FILE *out, const struct cfi_frame *frame)
             continue;
         char buf[32];
         fprintf(out, "%s\"%u\": \"%s\"", separator, reg,
-                diff_reg_text(frame, reg, buf, sizeof buf));
+                engine_reg_text(frame, reg, buf, sizeof buf));
         separator = ", ";
     }
     fputs("}}", out);
@@ -166,31 +167,31 @@ static void json_regs(FILE *out, const struct cfi_regs *regs)
     fputc('}', out);
 }
 
-void diff_json_items(FILE *out, const struct diff_outcome *outcome,
-                     const struct cfi_frame *expected_frame,
-                     const struct cfi_frame *got_frame)
+void engine_json_items(FILE *out, const struct engine_outcome *outcome,
+                       const struct cfi_frame *expected_frame,
+                       const struct cfi_frame *got_frame)
 {
     fputs("[", out);
     for (unsigned i = 0; i < outcome->nkept; i++) {
-        const struct diff_item_found *item = &outcome->items[i];
+        const struct engine_item_found *item = &outcome->items[i];
         char label[16], expected[128], got[128];
         item_values(expected_frame, got_frame, item, expected, got,
                     sizeof expected);
         fprintf(out, "%s{\"item\": ", i ? ", " : "");
-        diff_json_string(out, diff_item_label(item->item, item->reg, label,
-                                              sizeof label));
+        engine_json_string(out, engine_item_label(item->item, item->reg, label,
+                                                  sizeof label));
         fputs(", \"expected\": ", out);
-        diff_json_string(out, expected);
+        engine_json_string(out, expected);
         fputs(", \"got\": ", out);
-        diff_json_string(out, got);
+        engine_json_string(out, got);
         fputs(", \"deviation\": ", out);
-        diff_json_string(out, item->deviation ? item->deviation->id : NULL);
+        engine_json_string(out, item->deviation ? item->deviation->id : NULL);
         fputc('}', out);
     }
     fputs("]", out);
 }
 
-void diff_json_state(FILE *out, const struct diff_state *s)
+void engine_json_state(FILE *out, const struct engine_state *s)
 {
     fputs("\"pc\": ", out);
     json_hex(out, s->at.pc);
@@ -198,7 +199,7 @@ void diff_json_state(FILE *out, const struct diff_state *s)
             s->at.caller_frame ? "true" : "false");
     json_hex(out, cfi_lookup_pc(s->at.pc, s->at.caller_frame));
     fprintf(out, ", \"state\": %u, \"state_kind\": \"%s\", \"mem_seed\": ",
-            s->index, diff_state_kind_name(s->kind));
+            s->index, engine_state_kind_name(s->kind));
     json_hex(out, s->mem_seed);
     fputs(", \"fault\": ", out);
     if (s->has_fault) {

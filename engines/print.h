@@ -15,28 +15,28 @@
  * ("    cfa    expected 0x.., got 0x.."), then the ones a known deviation
  * explains, one line per deviation ("    known: ID: rax rdx"); validate
  * prints them too. */
-void diff_report_items(FILE *out, const struct diff_outcome *outcome,
-                       const struct cfi_frame *expected,
-                       const struct cfi_frame *got);
+void engine_report_items(FILE *out, const struct engine_outcome *outcome,
+                         const struct cfi_frame *expected,
+                         const struct cfi_frame *got);
 
 /* JSON helpers: the members of a state ("pc",
  * "caller_frame", "lookup_pc", "state", "state_kind", "mem_seed",
  * "fault", "regs", without braces); the items as an array; a quoted,
  * escaped string (null for NULL); a frame object. */
-void diff_json_state(FILE *out, const struct diff_state *state);
-void diff_json_items(FILE *out, const struct diff_outcome *outcome,
-                     const struct cfi_frame *expected,
-                     const struct cfi_frame *got);
-void diff_json_string(FILE *out, const char *text);
-void diff_json_frame(FILE *out, const struct cfi_frame *frame);
+void engine_json_state(FILE *out, const struct engine_state *state);
+void engine_json_items(FILE *out, const struct engine_outcome *outcome,
+                       const struct cfi_frame *expected,
+                       const struct cfi_frame *got);
+void engine_json_string(FILE *out, const char *text);
+void engine_json_frame(FILE *out, const struct cfi_frame *frame);
 
 /* "0x1f", "undefined", "unknown": register `reg` of a frame that
  * unwound; writes into buf (>= 24 bytes). */
-const char *diff_reg_text(const struct cfi_frame *frame, unsigned reg,
-                          char *buf, size_t size);
+const char *engine_reg_text(const struct cfi_frame *frame, unsigned reg,
+                            char *buf, size_t size);
 /* "ok", or "memory (memory fault)", "reg_unknown (r12)": a frame's
  * status for people; writes into buf (>= 96 bytes). */
-const char *diff_status_text(const struct cfi_frame *frame, char *buf,
-                             size_t size);
+const char *engine_status_text(const struct cfi_frame *frame, char *buf,
+                               size_t size);
 
 #endif

@@ -13,25 +13,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct diff_scan {
+struct engine_scan {
     const uint8_t *p, *end;
 };
 
 /* How a library reads a LEB128 longer than 64 bits. */
-enum diff_leb_overlong {
+enum engine_leb_overlong {
     /* libdwarf (dwarf_leb.c's _dwarf_decode_u_leb128_chk): an error, and
      * the program stops there. */
-    DIFF_LEB_OVERLONG_FAILS,
+    ENGINE_LEB_OVERLONG_FAILS,
     /* libunwind (dwarf/Gparser.c read_uleb128): the bits past 64 are
      * dropped, and the program goes on. */
-    DIFF_LEB_OVERLONG_DROPPED,
+    ENGINE_LEB_OVERLONG_DROPPED,
 };
 
 /* An unsigned LEB128 into *value; false when the bytes end first, or, as
  * `overlong` says, when it is longer than 64 bits. */
-bool diff_scan_leb(struct diff_scan *s, enum diff_leb_overlong overlong,
-                   uint64_t *value);
+bool engine_scan_leb(struct engine_scan *s, enum engine_leb_overlong overlong,
+                     uint64_t *value);
 /* Skips n bytes; false when fewer are left. */
-bool diff_scan_skip(struct diff_scan *s, uint64_t n);
+bool engine_scan_skip(struct engine_scan *s, uint64_t n);
 
 #endif

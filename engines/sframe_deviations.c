@@ -13,15 +13,16 @@ static bool carried_by_sframe(struct sem_reg_rule *rule)
 /* The IL's answer with the rules of every register but rbp and rip left
  * out is the engine's on the item: the difference is a register SFrame
  * does not carry (its saved slot faults, its source is unknown). */
-bool deviation_sframe_three_columns(const struct diff_mismatch *m)
+bool engine_deviation_sframe_three_columns(const struct engine_mismatch *m)
 {
-    if (m->engine != DIFF_ENGINE_sframe || m->item != DIFF_ITEM_STATUS ||
-        !m->row || !deviation_item_differs(m))
+    if (m->engine != ENGINE_sframe || m->item != ENGINE_ITEM_STATUS ||
+        !m->row || !engine_deviation_item_differs(m))
         return false;
     struct cfi_frame *model = malloc(sizeof *model);
     bool explained = model &&
-                     deviation_eval_edited_row(m, carried_by_sframe, model) &&
-                     deviation_same_item(m, model);
+                     engine_deviation_eval_edited_row(m, carried_by_sframe,
+                                                      model) &&
+                     engine_deviation_same_item(m, model);
     free(model);
     return explained;
 }
@@ -30,11 +31,11 @@ bool deviation_sframe_three_columns(const struct diff_mismatch *m)
  * reads rip): SFrame's pc-mask FDE matches the lookup PC, PC-1, where the
  * expression reads the callee's rip, PC. The engine's answer is the IL's
  * row evaluated with rip = PC-1. */
-bool deviation_sframe_pc_mask_lookup_pc(const struct diff_mismatch *m)
+bool engine_deviation_sframe_pc_mask_lookup_pc(const struct engine_mismatch *m)
 {
-    if (m->engine != DIFF_ENGINE_sframe || !m->row ||
+    if (m->engine != ENGINE_sframe || !m->row ||
         !m->request->caller_frame || m->row->cfa.kind != SEM_CFA_RULE_EXPR ||
-        !deviation_item_differs(m))
+        !engine_deviation_item_differs(m))
         return false;
     struct cfi_regs *callee = malloc(sizeof *callee);
     struct cfi_frame *model = malloc(sizeof *model);
@@ -48,7 +49,7 @@ bool deviation_sframe_pc_mask_lookup_pc(const struct diff_mismatch *m)
             if (carried_by_sframe((struct sem_reg_rule *)&m->row->rules[i]))
                 rules[row.nrules++] = m->row->rules[i];
         sem_eval_row(&row, callee, m->request->memory, model);
-        explained = deviation_same_item(m, model);
+        explained = engine_deviation_same_item(m, model);
     }
     free(callee);
     free(model);

@@ -11,20 +11,21 @@
  * addresses, so that a malformed range cannot make the run endless. */
 #define ALL_PCS_MAX ((uint64_t)1 << 20)
 
-void diff_state_config_default(struct diff_state_config *config, uint64_t seed)
+void engine_state_config_default(struct engine_state_config *config,
+                                 uint64_t seed)
 {
-    *config = (struct diff_state_config){
+    *config = (struct engine_state_config){
         .seed = seed,
-        .stack_base = DIFF_STACK_BASE,
-        .stack_window = DIFF_STACK_WINDOW,
-        .regs = DIFF_REGS_ALL,
+        .stack_base = ENGINE_STACK_BASE,
+        .stack_window = ENGINE_STACK_WINDOW,
+        .regs = ENGINE_REGS_ALL,
         .faults = true,
     };
 }
 
 static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c)
 {
-    return diff_mix(a ^ diff_mix(b ^ diff_mix(c)));
+    return engine_mix(a ^ engine_mix(b ^ engine_mix(c)));
 }
 
 /* ------------------------------------------------------------------ */
@@ -32,7 +33,7 @@ static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c)
 /* ------------------------------------------------------------------ */
 
 struct pc_list {
-    struct diff_pc **pcs;
+    struct engine_pc **pcs;
     size_t *count;
     size_t *capacity;
 };
@@ -41,13 +42,13 @@ static enum cfi_status push_pc(struct pc_list *list, uint64_t pc, bool caller)
 {
     if (*list->count == *list->capacity) {
         size_t capacity = *list->capacity ? *list->capacity * 2 : 64;
-        struct diff_pc *grown = realloc(*list->pcs, capacity * sizeof *grown);
+        struct engine_pc *grown = realloc(*list->pcs, capacity * sizeof *grown);
         if (!grown)
             return CFI_E_NOMEM;
         *list->pcs = grown;
         *list->capacity = capacity;
     }
-    (*list->pcs)[(*list->count)++] = (struct diff_pc){pc, caller};
+    (*list->pcs)[(*list->count)++] = (struct engine_pc){pc, caller};
     return CFI_OK;
 }
 
@@ -74,10 +75,10 @@ static enum cfi_status range_pcs(struct pc_list *list,
     return status ? status : push_pc(list, range->end, true);
 }
 
-enum cfi_status diff_pcs_of_fde(const struct sem_file_il *il, size_t index,
-                                const struct diff_state_config *config,
-                                bool all_pcs, struct diff_pc **pcs,
-                                size_t *count, size_t *capacity)
+enum cfi_status engine_pcs_of_fde(const struct sem_file_il *il, size_t index,
+                                  const struct engine_state_config *config,
+                                  bool all_pcs, struct engine_pc **pcs,
+                                  size_t *count, size_t *capacity)
 {
     struct pc_list list = {pcs, count, capacity};
     const struct cfi_fde *fde = &il->file->fdes[index];
@@ -102,27 +103,27 @@ enum cfi_status diff_pcs_of_fde(const struct sem_file_il *il, size_t index,
 /* States                                                               */
 /* ------------------------------------------------------------------ */
 
-uint64_t diff_state_mem_seed(uint64_t seed, unsigned k)
+uint64_t engine_state_mem_seed(uint64_t seed, unsigned k)
 {
-    return diff_mix(seed ^ (0x6d656d0000ull + k));
+    return engine_mix(seed ^ (0x6d656d0000ull + k));
 }
 
-enum diff_state_kind diff_state_kind_of(unsigned k,
-                                        const struct diff_state_config *config)
+enum engine_state_kind engine_state_kind_of(
+    unsigned k, const struct engine_state_config *config)
 {
     if (k % 4 == 3 && config->faults)
-        return DIFF_STATE_FAULT;
-    return k % 4 == 2 ? DIFF_STATE_PARTIAL : DIFF_STATE_FULL;
+        return ENGINE_STATE_FAULT;
+    return k % 4 == 2 ? ENGINE_STATE_PARTIAL : ENGINE_STATE_FULL;
 }
 
-const char *diff_state_kind_name(enum diff_state_kind kind)
+const char *engine_state_kind_name(enum engine_state_kind kind)
 {
     switch (kind) {
-    case DIFF_STATE_FULL:
+    case ENGINE_STATE_FULL:
         return "full";
-    case DIFF_STATE_PARTIAL:
+    case ENGINE_STATE_PARTIAL:
         return "partial";
-    case DIFF_STATE_FAULT:
+    case ENGINE_STATE_FAULT:
         return "fault";
     }
     return "?";
@@ -143,70 +144,70 @@ static int cfa_base(const struct sem_row *row)
     return -1;
 }
 
-static bool knows(const struct diff_state_config *config,
-                  enum diff_state_kind kind, unsigned reg, uint64_t h)
+static bool knows(const struct engine_state_config *config,
+                  enum engine_state_kind kind, unsigned reg, uint64_t h)
 {
     /* v1 carries rip, rsp, rbp, rbx, and eh_elfs of that ABI read them
      * without looking at the flags: all four are always given. */
-    if (config->regs == DIFF_REGS_V1)
+    if (config->regs == ENGINE_REGS_V1)
         return reg == CFI_REG_RSP || reg == CFI_REG_RBP ||
                reg == CFI_REG_RBX || reg == CFI_REG_RIP;
-    if (kind != DIFF_STATE_PARTIAL || reg == CFI_REG_RSP)
+    if (kind != ENGINE_STATE_PARTIAL || reg == CFI_REG_RSP)
         return true;
-    return (diff_mix(h ^ (0x6b6e6f77ull + reg)) & 1) != 0;
+    return (engine_mix(h ^ (0x6b6e6f77ull + reg)) & 1) != 0;
 }
 
-void diff_state_make(const struct diff_state_config *config,
-                     struct diff_pc at, unsigned k, const struct sem_row *row,
-                     struct diff_state *state)
+void engine_state_make(const struct engine_state_config *config,
+                       struct engine_pc at, unsigned k,
+                       const struct sem_row *row, struct engine_state *state)
 {
     memset(state, 0, sizeof *state);
     state->index = k;
-    state->kind = diff_state_kind_of(k, config);
+    state->kind = engine_state_kind_of(k, config);
     state->at = at;
-    state->mem_seed = diff_state_mem_seed(config->seed, k);
+    state->mem_seed = engine_state_mem_seed(config->seed, k);
     uint64_t h = hash3(config->seed, at.pc * 2 + at.caller_frame, k);
     struct cfi_regs *regs = &state->callee;
     cfi_regs_clear(regs);
     for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
         if (knows(config, state->kind, reg, h))
-            cfi_regs_set(regs, reg, diff_mix(h ^ (0x7265670000ull + reg)));
+            cfi_regs_set(regs, reg, engine_mix(h ^ (0x7265670000ull + reg)));
     uint64_t window = config->stack_window ? config->stack_window : 8;
     uint64_t rsp = config->stack_base +
-                   ((diff_mix(h ^ 0x727370ull) % window) & ~(uint64_t)7);
+                   ((engine_mix(h ^ 0x727370ull) % window) & ~(uint64_t)7);
     cfi_regs_set(regs, CFI_REG_RSP, rsp);
     if (regs->status[CFI_REG_RBP] == CFI_REG_VALUE)
-        cfi_regs_set(regs, CFI_REG_RBP, rsp + (diff_mix(h ^ 0x726270ull) & 0xff8));
+        cfi_regs_set(regs, CFI_REG_RBP, rsp + (engine_mix(h ^ 0x726270ull) & 0xff8));
     int base = cfa_base(row);
     if (base >= 0 && base != CFI_REG_RSP && base != CFI_REG_RBP &&
         base != CFI_REG_RIP &&
-        (config->regs == DIFF_REGS_ALL || base == CFI_REG_RBX))
-        cfi_regs_set(regs, (unsigned)base, rsp + (diff_mix(h ^ 0x636661ull) & 0xff8));
+        (config->regs == ENGINE_REGS_ALL || base == CFI_REG_RBX))
+        cfi_regs_set(regs, (unsigned)base, rsp + (engine_mix(h ^ 0x636661ull) & 0xff8));
     else if (base == CFI_REG_RBP)
-        cfi_regs_set(regs, CFI_REG_RBP, rsp + (diff_mix(h ^ 0x726270ull) & 0xff8));
+        cfi_regs_set(regs, CFI_REG_RBP, rsp + (engine_mix(h ^ 0x726270ull) & 0xff8));
     cfi_regs_set(regs, CFI_REG_RIP, at.pc);
     /* One partial state in eight lacks the CFA's register itself, so that
      * engines must agree on reg_unknown too. */
-    if (state->kind == DIFF_STATE_PARTIAL && config->regs == DIFF_REGS_ALL &&
-        base >= 0 && base != CFI_REG_RIP &&
-        (diff_mix(h ^ 0x6e6f636661ull) & 7) == 0)
+    if (state->kind == ENGINE_STATE_PARTIAL &&
+        config->regs == ENGINE_REGS_ALL && base >= 0 && base != CFI_REG_RIP &&
+        (engine_mix(h ^ 0x6e6f636661ull) & 7) == 0)
         regs->status[base] = CFI_REG_UNKNOWN;
 }
 
-struct diff_memory *diff_state_memory(const struct diff_state_config *config,
-                                      unsigned k, const struct cfi_file *file,
-                                      const uint64_t (*faults)[2],
-                                      size_t nfaults)
+struct engine_memory *engine_state_memory(
+    const struct engine_state_config *config, unsigned k,
+    const struct cfi_file *file, const uint64_t (*faults)[2], size_t nfaults)
 {
-    struct diff_memory *memory =
-        diff_memory_new(true, diff_state_mem_seed(config->seed, k));
+    struct engine_memory *memory =
+        engine_memory_new(true, engine_state_mem_seed(config->seed, k));
     if (!memory)
         return NULL;
-    enum cfi_status status = file ? diff_memory_map_file(memory, file) : CFI_OK;
+    enum cfi_status status = file ? engine_memory_map_file(memory,
+                                                           file) : CFI_OK;
     for (size_t i = 0; i < nfaults && status == CFI_OK; i++)
-        status = diff_memory_add_fault(memory, faults[i][0], faults[i][1]);
+        status = engine_memory_add_fault(memory, faults[i][0], faults[i][1]);
     if (status != CFI_OK) {
-        diff_memory_free(memory);
+        engine_memory_free(memory);
         return NULL;
     }
     return memory;
@@ -219,7 +220,7 @@ struct diff_memory *diff_state_memory(const struct diff_state_config *config,
 static enum cfi_status overlay_read(void *env, uint64_t addr, unsigned size,
                                     uint64_t *value)
 {
-    struct diff_overlay *overlay = env;
+    struct engine_overlay *overlay = env;
     if (addr + size < addr)
         return CFI_E_MEMORY;
     if (overlay->has_fault && size > 0 && addr < overlay->fault_end &&
@@ -228,7 +229,7 @@ static enum cfi_status overlay_read(void *env, uint64_t addr, unsigned size,
     enum cfi_status status = overlay->base.read(overlay->base.env, addr, size,
                                                 value);
     if (status == CFI_OK && overlay->record) {
-        if (overlay->nreads < DIFF_OVERLAY_READS) {
+        if (overlay->nreads < ENGINE_OVERLAY_READS) {
             overlay->read_addr[overlay->nreads] = addr;
             overlay->read_size[overlay->nreads] = (uint8_t)size;
         }
@@ -237,8 +238,8 @@ static enum cfi_status overlay_read(void *env, uint64_t addr, unsigned size,
     return status;
 }
 
-void diff_overlay_init(struct diff_overlay *overlay, struct cfi_memory base,
-                       const struct diff_state *state)
+void engine_overlay_init(struct engine_overlay *overlay, struct cfi_memory base,
+                         const struct engine_state *state)
 {
     overlay->base = base;
     overlay->has_fault = state->has_fault;
@@ -248,17 +249,17 @@ void diff_overlay_init(struct diff_overlay *overlay, struct cfi_memory base,
     overlay->nreads = 0;
 }
 
-struct cfi_memory diff_overlay_reader(struct diff_overlay *overlay)
+struct cfi_memory engine_overlay_reader(struct engine_overlay *overlay)
 {
     return (struct cfi_memory){overlay_read, overlay};
 }
 
-void diff_state_place_fault(struct diff_state *state,
-                            const struct diff_overlay *recorded)
+void engine_state_place_fault(struct engine_state *state,
+                              const struct engine_overlay *recorded)
 {
-    size_t n = recorded->nreads < DIFF_OVERLAY_READS ? recorded->nreads
-                                                     : DIFF_OVERLAY_READS;
-    if (n == 0 || state->kind != DIFF_STATE_FAULT)
+    size_t n = recorded->nreads < ENGINE_OVERLAY_READS ? recorded->nreads
+                                                     : ENGINE_OVERLAY_READS;
+    if (n == 0 || state->kind != ENGINE_STATE_FAULT)
         return;
     uint64_t h = hash3(state->mem_seed, state->at.pc, 0x6661756c74ull);
     size_t i = (size_t)(h % n);
@@ -271,8 +272,8 @@ void diff_state_place_fault(struct diff_state *state,
 /* Questions                                                            */
 /* ------------------------------------------------------------------ */
 
-static void locate(struct diff_question *q, const struct sem_file_il *il,
-                   struct diff_pc at)
+static void locate(struct engine_question *q, const struct sem_file_il *il,
+                   struct engine_pc at)
 {
     uint64_t lookup = cfi_lookup_pc(at.pc, at.caller_frame);
     q->fde = cfi_file_lookup(il->file, lookup);
@@ -286,32 +287,33 @@ static void locate(struct diff_question *q, const struct sem_file_il *il,
         q->range = sem_fde_il_find(&il->fdes[index], lookup);
 }
 
-void diff_question_make(struct diff_question *q, const struct sem_file_il *il,
-                        const struct diff_state_config *config,
-                        struct diff_pc at, unsigned k, struct cfi_memory base,
-                        diff_reference_fn reference,
-                        struct cfi_frame *expected)
+void engine_question_make(struct engine_question *q,
+                          const struct sem_file_il *il,
+                          const struct engine_state_config *config,
+                          struct engine_pc at, unsigned k,
+                          struct cfi_memory base, engine_reference_fn reference,
+                          struct cfi_frame *expected)
 {
     locate(q, il, at);
-    diff_state_make(config, at, k, q->range ? q->range->row : NULL,
-                    &q->state);
+    engine_state_make(config, at, k, q->range ? q->range->row : NULL,
+                      &q->state);
     q->base = base;
     q->request = (struct cfi_request){at.pc, at.caller_frame,
                                       &q->state.callee,
-                                      diff_overlay_reader(&q->overlay)};
-    if (q->state.kind == DIFF_STATE_FAULT) {
-        diff_overlay_init(&q->overlay, base, &q->state);
+                                      engine_overlay_reader(&q->overlay)};
+    if (q->state.kind == ENGINE_STATE_FAULT) {
+        engine_overlay_init(&q->overlay, base, &q->state);
         q->overlay.record = true;
         reference(il, &q->request, expected);
-        diff_state_place_fault(&q->state, &q->overlay);
+        engine_state_place_fault(&q->state, &q->overlay);
     }
-    diff_overlay_init(&q->overlay, base, &q->state);
+    engine_overlay_init(&q->overlay, base, &q->state);
     reference(il, &q->request, expected);
 }
 
-void diff_question_rewind(struct diff_question *q)
+void engine_question_rewind(struct engine_question *q)
 {
-    diff_overlay_init(&q->overlay, q->base, &q->state);
+    engine_overlay_init(&q->overlay, q->base, &q->state);
 }
 
 /* ------------------------------------------------------------------ */
@@ -337,10 +339,10 @@ static void print_shell_word(FILE *out, const char *word)
     fputc('\'', out);
 }
 
-void diff_state_reproducer(FILE *out, const char *path,
-                           const struct diff_state *state,
-                           const uint64_t (*faults)[2], size_t nfaults,
-                           const char *engine, const char *extra)
+void engine_state_reproducer(FILE *out, const char *path,
+                             const struct engine_state *state,
+                             const uint64_t (*faults)[2], size_t nfaults,
+                             const char *engine, const char *extra)
 {
     fputs("cfisem unwind ", out);
     print_shell_word(out, path ? path : "FILE");

@@ -38,7 +38,7 @@ struct run {
     const struct header *header;
     const struct cfi_file *file;
     const struct sem_file_il *file_il;  /* NULL when it could not be built */
-    struct diff_memory *memory;
+    struct engine_memory *memory;
     struct fuzz_report *report;
     struct cfi_frame frames[2];
 };
@@ -63,7 +63,7 @@ static enum fuzz_result ask(struct run *run, const struct cfi_fde *fde,
     fuzz_make_regs(h->seed ^ pc, h->known, h->flags & FUZZ_CFI_HIGH_REGS,
                    h->flags & FUZZ_CFI_UNDEFINED, pc, &callee);
     struct cfi_request request = {pc, caller, &callee,
-                                  diff_memory_reader(run->memory)};
+                                  engine_memory_reader(run->memory)};
     interp_unwind_fde(fde, &request, &run->frames[0]);
     sem_unwind_fde(fde, &request, &run->frames[1]);
     enum fuzz_result result =
@@ -172,7 +172,7 @@ static enum fuzz_result check_file(struct run *run)
         fuzz_make_regs(h->seed ^ file->fdes[0].pc_begin, h->known, false,
                        false, 0, &regs);
         uint64_t at = regs.value[CFI_REG_RSP] + 8u * h->fault_words;
-        diff_memory_add_fault(run->memory, at, at + 64);
+        engine_memory_add_fault(run->memory, at, at + 64);
     }
     struct sem_arena *arena = sem_arena_new();
     if (!arena)
@@ -202,15 +202,15 @@ enum fuzz_result fuzz_one_cfi_bytes(const uint8_t *data, size_t size,
                               &file, &diag) != CFI_OK)
         return FUZZ_OK;
     struct run *run = calloc(1, sizeof *run);
-    struct diff_memory *memory =
-        diff_memory_new(!(h.flags & FUZZ_CFI_NO_SYNTHETIC), h.seed);
+    struct engine_memory *memory =
+        engine_memory_new(!(h.flags & FUZZ_CFI_NO_SYNTHETIC), h.seed);
     if (!run || !memory) {
         free(run);
-        diff_memory_free(memory);
+        engine_memory_free(memory);
         cfi_file_close(file);
         return FUZZ_SETUP;
     }
-    diff_memory_map_bytes(memory, h.section_addr, section, section_size);
+    engine_memory_map_bytes(memory, h.section_addr, section, section_size);
     struct sem_file_il *file_il = NULL;
     if (sem_file_il_build(file, &file_il) != CFI_OK)
         file_il = NULL;
@@ -219,7 +219,7 @@ enum fuzz_result fuzz_one_cfi_bytes(const uint8_t *data, size_t size,
     enum fuzz_result result = check_file(run);
     sem_file_il_free(file_il);
     free(run);
-    diff_memory_free(memory);
+    engine_memory_free(memory);
     cfi_file_close(file);
     return result;
 }

@@ -11,7 +11,7 @@
 
 bool fuzz_frames_agree(const struct cfi_frame *a, const struct cfi_frame *b)
 {
-    return diff_frames_agree(a, b);
+    return engine_frames_agree(a, b);
 }
 
 /* Appends to text (NUL-terminated, `size` bytes in all). */
@@ -91,15 +91,15 @@ void fuzz_make_regs(uint64_t seed, uint32_t known, bool high, bool undefined,
                     uint64_t pc, struct cfi_regs *regs)
 {
     cfi_regs_clear(regs);
-    uint64_t rsp = 0x7ffe00000000ull + (diff_mix(seed) & 0xffff0ull);
+    uint64_t rsp = 0x7ffe00000000ull + (engine_mix(seed) & 0xffff0ull);
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
         bool given = reg < CFI_NGPRS ? (known >> reg) & 1u : high;
         if (given) {
-            uint64_t value = diff_mix(seed ^ (0x9e37ull * (reg + 1)));
+            uint64_t value = engine_mix(seed ^ (0x9e37ull * (reg + 1)));
             if (reg == CFI_REG_RSP)
                 value = rsp;
             else if (reg == CFI_REG_RBP)
-                value = rsp + (diff_mix(seed + 1) & 0xff0);
+                value = rsp + (engine_mix(seed + 1) & 0xff0);
             else if (reg == CFI_REG_RIP)
                 value = pc;
             cfi_regs_set(regs, reg, value);

@@ -54,14 +54,14 @@ static enum fuzz_result compare_at(struct run *run, uint64_t pc, bool caller,
     for (unsigned k = 0; k < STATES; k++) {
         if (run->requests++ >= FUZZ_ELF_MAX_REQUESTS)
             return FUZZ_OK;
-        struct diff_memory *memory = diff_memory_new(k != 1, seed + k);
+        struct engine_memory *memory = engine_memory_new(k != 1, seed + k);
         if (!memory)
             return FUZZ_SETUP;
-        diff_memory_map_file(memory, run->file);
+        engine_memory_map_file(memory, run->file);
         struct cfi_regs callee;
         make_state(seed ^ pc, k, pc, &callee);
         struct cfi_request request = {pc, caller, &callee,
-                                      diff_memory_reader(memory)};
+                                      engine_memory_reader(memory)};
         interp_unwind(run->file, &request, &run->frames[0]);
         sem_unwind(run->il, &request, &run->frames[1]);
         bool agree = fuzz_frames_agree(&run->frames[0], &run->frames[1]);
@@ -70,7 +70,7 @@ static enum fuzz_result compare_at(struct run *run, uint64_t pc, bool caller,
             result = fuzz_disagree(run->report, "interp_unwind vs sem_unwind",
                                    &request, "interp", &run->frames[0], "il",
                                    &run->frames[1]);
-        diff_memory_free(memory);
+        engine_memory_free(memory);
         if (result != FUZZ_OK)
             return result;
     }

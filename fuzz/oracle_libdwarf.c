@@ -24,7 +24,7 @@
 #include <libdwarf.h>
 #include <string.h>
 
-#include "engines/dwarf_object.h"
+#include "cfi/dwarf_object.h"
 
 enum { MAX_CIES = 16, MAX_FDES = 64, TABLE_SIZE = 192 };
 
@@ -183,25 +183,20 @@ static void visit_fde(Dwarf_Debug dbg, Dwarf_Fde *fdes, Dwarf_Fde fde)
 }
 
 /* One frame section: .eh_frame or .debug_frame. */
-static void visit_section(Dwarf_Debug dbg, bool eh)
+static void visit_section(Dwarf_Debug dbg, enum cfi_section section)
 {
-    Dwarf_Cie *cies = NULL;
-    Dwarf_Fde *fdes = NULL;
-    Dwarf_Signed ncies = 0, nfdes = 0;
+    struct cfi_dwarf_fde_list list;
     Dwarf_Error error = NULL;
-    int res = eh ? dwarf_get_fde_list_eh(dbg, &cies, &ncies, &fdes, &nfdes,
-                                         &error)
-                 : dwarf_get_fde_list(dbg, &cies, &ncies, &fdes, &nfdes,
-                                      &error);
+    int res = cfi_dwarf_fde_list_get(dbg, section, &list, &error);
     if (settle(dbg, res, &error, FUZZ_NOTE_LIBDWARF_INIT) != DW_DLV_OK)
         return;
-    fuzz_note(FUZZ_NOTE_LIBDWARF_INIT, 3 + (uint64_t)ncies);
-    fuzz_note(FUZZ_NOTE_LIBDWARF_LIST, 3 + (uint64_t)nfdes);
-    for (Dwarf_Signed i = 0; i < ncies && i < MAX_CIES; i++)
-        visit_cie(dbg, cies[i]);
-    for (Dwarf_Signed i = 0; i < nfdes && i < MAX_FDES; i++)
-        visit_fde(dbg, fdes, fdes[i]);
-    dwarf_fde_cie_list_dealloc(dbg, cies, ncies, fdes, nfdes);
+    fuzz_note(FUZZ_NOTE_LIBDWARF_INIT, 3 + (uint64_t)list.ncies);
+    fuzz_note(FUZZ_NOTE_LIBDWARF_LIST, 3 + (uint64_t)list.nfdes);
+    for (Dwarf_Signed i = 0; i < list.ncies && i < MAX_CIES; i++)
+        visit_cie(dbg, list.cies[i]);
+    for (Dwarf_Signed i = 0; i < list.nfdes && i < MAX_FDES; i++)
+        visit_fde(dbg, list.fdes, list.fdes[i]);
+    cfi_dwarf_fde_list_free(dbg, &list);
 }
 
 void fuzz_oracle_libdwarf(int fd)
@@ -216,8 +211,8 @@ void fuzz_oracle_libdwarf(int fd)
      * is read. */
     dwarf_set_frame_rule_initial_value(dbg, DW_FRAME_UNDEFINED_VAL);
     dwarf_set_frame_cfa_value(dbg, DW_FRAME_CFA_COL3);
-    visit_section(dbg, true);
-    visit_section(dbg, false);
+    visit_section(dbg, CFI_EH_FRAME);
+    visit_section(dbg, CFI_DEBUG_FRAME);
     res = dwarf_finish(dbg, &error);
     if (res == DW_DLV_ERROR && error)
         dwarf_dealloc_error(NULL, error);
@@ -244,31 +239,28 @@ void fuzz_oracle_libdwarf_section(const uint8_t *data, size_t size)
 {
     if (size < FUZZ_CFI_HEADER_SIZE)
         return;
-    bool eh = !(data[0] & FUZZ_CFI_DEBUG_FRAME);
+    enum cfi_section which = data[0] & FUZZ_CFI_DEBUG_FRAME
+        ? CFI_DEBUG_FRAME : CFI_EH_FRAME;
     size_t section_size = size - FUZZ_CFI_HEADER_SIZE;
     struct fuzz_guarded section;
     if (section_size == 0 ||
         !fuzz_guarded_copy(&section, data + FUZZ_CFI_HEADER_SIZE,
                            section_size, 1))
         return;
-    struct diff_dwarf_object object;
-    diff_dwarf_object_init(&object);
-    diff_dwarf_object_add(&object, eh ? ".eh_frame" : ".debug_frame",
-                          cfi_load_le(data + 12, 4), section.bytes,
-                          section_size);
-    Dwarf_Obj_Access_Interface interface = diff_dwarf_object_interface(&object);
+    struct cfi_dwarf_object object;
+    cfi_dwarf_object_init(&object);
+    cfi_dwarf_object_add(&object, cfi_section_name(which),
+                         cfi_load_le(data + 12, 4), section.bytes,
+                         section_size);
     Dwarf_Debug dbg = NULL;
     Dwarf_Error error = NULL;
     _dwarf_get_elf_flags_func_ptr = NULL;
-    int res = dwarf_object_init_b(&interface, NULL, NULL, DW_GROUPNUMBER_ANY,
-                                  &dbg, &error);
+    int res = cfi_dwarf_object_open(&object, &dbg, &error);
     if (settle(dbg, res, &error, FUZZ_NOTE_LIBDWARF_INIT) == DW_DLV_OK) {
         dwarf_set_frame_rule_initial_value(dbg, DW_FRAME_UNDEFINED_VAL);
         dwarf_set_frame_cfa_value(dbg, DW_FRAME_CFA_COL3);
-        visit_section(dbg, eh);
-        res = dwarf_finish(dbg, &error);
-        if (res == DW_DLV_ERROR && error)
-            dwarf_dealloc_error(NULL, error);
+        visit_section(dbg, which);
+        cfi_dwarf_object_finish(dbg);
     }
     fuzz_guarded_free(&section);
 }

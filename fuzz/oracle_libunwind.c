@@ -23,7 +23,7 @@ enum { MAX_PCS = 32, MAX_STEPS = 3, MAX_SEGMENTS = 16 };
 /* Maps the loadable segments and finds the search table. False when the
  * image has no .eh_frame_hdr libunwind's remote table can read. */
 static bool prepare(const uint8_t *image, size_t size,
-                    struct diff_memory *memory, unw_dyn_info_t *table)
+                    struct engine_memory *memory, unw_dyn_info_t *table)
 {
     size_t phnum = fuzz_elf_phnum(image, size), mapped = 0;
     struct fuzz_phdr phdr, hdr = {0};
@@ -38,8 +38,8 @@ static bool prepare(const uint8_t *image, size_t size,
             continue;
         uint64_t len = phdr.filesz < size - phdr.offset ? phdr.filesz
                                                         : size - phdr.offset;
-        if (diff_memory_map_bytes(memory, phdr.vaddr, image + phdr.offset,
-                                  len) == CFI_OK)
+        if (engine_memory_map_bytes(memory, phdr.vaddr, image + phdr.offset,
+                                    len) == CFI_OK)
             mapped++;
         if (phdr.executable && phdr.vaddr < begin)
             begin = phdr.vaddr;
@@ -53,8 +53,8 @@ static bool prepare(const uint8_t *image, size_t size,
     if (bytes[0] != 1 || bytes[2] != CFI_PE_UDATA4 ||
         bytes[3] != (CFI_PE_DATAREL | CFI_PE_SDATA4))
         return false;
-    *table = diff_libunwind_table(hdr.vaddr, cfi_load_le(bytes + 8, 4), begin,
-                                  end);
+    *table = engine_libunwind_table(hdr.vaddr, cfi_load_le(bytes + 8, 4), begin,
+                                    end);
     return true;
 }
 
@@ -65,10 +65,10 @@ static void unwind_from(unw_addr_space_t space, unw_dyn_info_t table,
 {
     struct cfi_regs callee;
     fuzz_make_regs(pc, (1u << CFI_NGPRS) - 1, false, false, pc, &callee);
-    struct diff_libunwind_env env;
-    diff_libunwind_env_start(&env, table, memory, &callee, pc);
+    struct engine_libunwind_env env;
+    engine_libunwind_env_start(&env, table, memory, &callee, pc);
     unw_cursor_t cursor;
-    int code = diff_libunwind_init_remote(&cursor, space, &env);
+    int code = engine_libunwind_init_remote(&cursor, space, &env);
     fuzz_note(FUZZ_NOTE_LIBUNWIND_STEP, (uint64_t)-code);
     for (int step = 0; code >= 0 && step < MAX_STEPS; step++) {
         code = unw_step(&cursor);
@@ -87,8 +87,8 @@ static void unwind_from(unw_addr_space_t space, unw_dyn_info_t table,
 
 void fuzz_oracle_libunwind(const uint8_t *image, size_t size)
 {
-    unw_accessors_t accessors = diff_libunwind_accessors();
-    struct diff_memory *memory = diff_memory_new(true, size);
+    unw_accessors_t accessors = engine_libunwind_accessors();
+    struct engine_memory *memory = engine_memory_new(true, size);
     if (!memory)
         return;
     unw_dyn_info_t table;
@@ -101,8 +101,8 @@ void fuzz_oracle_libunwind(const uint8_t *image, size_t size)
         uint64_t pcs[MAX_PCS];
         size_t npcs = fuzz_elf_pcs(image, size, pcs, MAX_PCS);
         for (size_t i = 0; i < npcs; i++)
-            unwind_from(space, table, diff_memory_reader(memory), pcs[i]);
+            unwind_from(space, table, engine_memory_reader(memory), pcs[i]);
         unw_destroy_addr_space(space);
     }
-    diff_memory_free(memory);
+    engine_memory_free(memory);
 }

@@ -30,17 +30,17 @@ static void make_state(uint64_t seed, unsigned k, uint64_t rip,
     cfi_regs_clear(regs);
     for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
         if (k != 3 || reg == CFI_REG_RSP || reg == CFI_REG_RBP)
-            cfi_regs_set(regs, reg, diff_mix(seed ^ (k * 131 + reg)));
-    uint64_t rsp = 0x7ffe00000000ull + (diff_mix(seed + k) & 0xffff0ull);
+            cfi_regs_set(regs, reg, engine_mix(seed ^ (k * 131 + reg)));
+    uint64_t rsp = 0x7ffe00000000ull + (engine_mix(seed + k) & 0xffff0ull);
     cfi_regs_set(regs, CFI_REG_RSP, rsp);
-    cfi_regs_set(regs, CFI_REG_RBP, rsp + (diff_mix(seed - k) & 0xff0));
+    cfi_regs_set(regs, CFI_REG_RBP, rsp + (engine_mix(seed - k) & 0xff0));
     cfi_regs_set(regs, CFI_REG_RIP, rip);
 }
 
-/* Agreement as the harness defines it (diff_frames_agree). */
+/* Agreement as the harness defines it (engine_frames_agree). */
 static bool same_frame(const struct cfi_frame *a, const struct cfi_frame *b)
 {
-    return diff_frames_agree(a, b);
+    return engine_frames_agree(a, b);
 }
 
 static void describe(char *out, size_t size, const struct cfi_frame *f)
@@ -70,12 +70,12 @@ static void compare_at(const struct cfi_file *file,
 {
     struct cfi_frame *a = calloc(2, sizeof *a), *b = a + 1;
     for (unsigned k = 0; k < STATES; k++) {
-        struct diff_memory *memory = diff_memory_new(true, seed + k);
-        diff_memory_map_file(memory, file);
+        struct engine_memory *memory = engine_memory_new(true, seed + k);
+        engine_memory_map_file(memory, file);
         struct cfi_regs callee;
         make_state(seed ^ pc, k, pc, &callee);
         struct cfi_request request = {pc, caller, &callee,
-                                      diff_memory_reader(memory)};
+                                      engine_memory_reader(memory)};
         interp_unwind(file, &request, a);
         sem_unwind(il, &request, b);
         if (!same_frame(a, b)) {
@@ -89,7 +89,7 @@ static void compare_at(const struct cfi_file *file,
         tally->compared++;
         tally->ok += a->status == CFI_OK;
         tally->errors += a->status != CFI_OK;
-        diff_memory_free(memory);
+        engine_memory_free(memory);
     }
     free(a);
 }

@@ -58,52 +58,52 @@ static void make_state(uint64_t seed, unsigned k, uint64_t rip,
     cfi_regs_clear(regs);
     for (unsigned reg = 0; reg < 21; reg++) {
         if (k != 2)
-            cfi_regs_set(regs, reg, diff_mix(seed ^ (k * 131 + reg)));
+            cfi_regs_set(regs, reg, engine_mix(seed ^ (k * 131 + reg)));
         else if (reg % 3 == 0)
             regs->status[reg] = CFI_REG_UNDEFINED;
     }
     uint64_t rsp = k == 3 ? FAULT_RSP
-                          : 0x7ffe00000000ull + (diff_mix(seed + k) & 0xffff0ull);
+                          : 0x7ffe00000000ull + (engine_mix(seed + k) & 0xffff0ull);
     cfi_regs_set(regs, CFI_REG_RSP, rsp);
-    cfi_regs_set(regs, CFI_REG_RBP, rsp + (diff_mix(seed - k) & 0xff0));
+    cfi_regs_set(regs, CFI_REG_RBP, rsp + (engine_mix(seed - k) & 0xff0));
     cfi_regs_set(regs, CFI_REG_RIP, rip);
 }
 
 struct memories {
-    struct diff_memory *state[STATES];
+    struct engine_memory *state[STATES];
 };
 
 static void memories_open(struct memories *m, const struct cfi_file *file)
 {
     for (unsigned k = 0; k < STATES; k++) {
-        m->state[k] = diff_memory_new(true, 0x5eed + k);
+        m->state[k] = engine_memory_new(true, 0x5eed + k);
         ck_assert_ptr_nonnull(m->state[k]);
         if (file)
-            ck_assert_int_eq(diff_memory_map_file(m->state[k], file), CFI_OK);
+            ck_assert_int_eq(engine_memory_map_file(m->state[k], file), CFI_OK);
     }
-    ck_assert_int_eq(diff_memory_add_fault(m->state[3], FAULT_RSP + 0x18,
-                                           FAULT_RSP + 0x10000), CFI_OK);
+    ck_assert_int_eq(engine_memory_add_fault(m->state[3], FAULT_RSP + 0x18,
+                                             FAULT_RSP + 0x10000), CFI_OK);
 }
 
 static void memories_close(struct memories *m)
 {
     for (unsigned k = 0; k < STATES; k++)
-        diff_memory_free(m->state[k]);
+        engine_memory_free(m->state[k]);
 }
 
 /* Agreement as the harness defines it for the compiled engine, which
- * reports registers 0-16 (diff_answer_agrees), and for an error of the
+ * reports registers 0-16 (engine_answer_agrees), and for an error of the
  * instructions the same section offset too. (eh_elf.h's error_offset is
  * that one only: where an expression fails inside it is not reported.) */
 static bool same_frame(const struct cfi_frame *a, const struct cfi_frame *b)
 {
-    struct diff_answer *answer = malloc(sizeof *answer);
+    struct engine_answer *answer = malloc(sizeof *answer);
     ck_assert_ptr_nonnull(answer);
-    diff_answer_reset(answer);
+    engine_answer_reset(answer);
     answer->frame = *b;
     for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS; reg++)
         answer->reg_comparable[reg] = false;
-    bool agree = diff_answer_agrees(a, answer) &&
+    bool agree = engine_answer_agrees(a, answer) &&
                  (a->status == CFI_OK || cfi_diag_in_expression(&a->diag) ||
                   a->diag.offset == b->diag.offset);
     free(answer);
@@ -148,7 +148,7 @@ static void compare_at(const struct cg_eh_elf *eh, const struct sem_file_il *il,
         struct cfi_regs callee;
         make_state(pc * 7919, k, pc, &callee);
         struct cfi_request request = {pc, caller, &callee,
-                                      diff_memory_reader(m->state[k])};
+                                      engine_memory_reader(m->state[k])};
         sem_unwind(il, &request, a);
         cg_unwind(eh, &request, b);
         if (!same_frame(a, b)) {
@@ -427,7 +427,7 @@ static void compare_v1_at(const struct cg_eh_elf *eh,
         make_state(pc * 7919, k, pc, &full);
         v1_regs(&full, &callee);
         struct cfi_request request = {pc, caller, &callee,
-                                      diff_memory_reader(m->state[k])};
+                                      engine_memory_reader(m->state[k])};
         v1_expected(il, &request, a);
         cg_unwind(eh, &request, b);
         if (!same_v1(a, b)) {
@@ -893,7 +893,7 @@ START_TEST(test_hand_rows)
         make_state(i, 0, 0x1000, &callee);
         struct cfi_frame frame;
         struct cfi_request request = {file->fdes[i].pc_begin, false, &callee,
-                                      diff_memory_reader(m.state[0])};
+                                      engine_memory_reader(m.state[0])};
         sem_unwind(il, &request, &frame);
         by_status[frame.status]++;
     }
@@ -1301,12 +1301,12 @@ START_TEST(test_load_errors)
     ck_assert_int_eq(cg_eh_elf_abi(eh), CG_ABI_V1);
     struct cfi_regs callee;
     cfi_regs_clear(&callee);
-    struct diff_memory *memory = diff_memory_new(true, 1);
+    struct engine_memory *memory = engine_memory_new(true, 1);
     struct cfi_request request = {0x1000, false, &callee,
-                                  diff_memory_reader(memory)};
+                                  engine_memory_reader(memory)};
     struct cfi_frame frame;
     ck_assert_int_eq(cg_unwind(eh, &request, &frame), CFI_E_UNSUPPORTED);
-    diff_memory_free(memory);
+    engine_memory_free(memory);
     cg_unload(eh);
     char *made[] = {foreign, version, ident, entry, old, unstamped};
     for (size_t i = 0; i < 6; i++) {
@@ -1846,12 +1846,12 @@ START_TEST(test_error_result_fields_unset)
     struct cg_eh_elf *eh = load(out);
     struct cfi_regs callee;
     cfi_regs_clear(&callee);
-    struct diff_memory *memory = diff_memory_new(true, 1);
+    struct engine_memory *memory = engine_memory_new(true, 1);
     /* 0x10: no FDE; 0x1001: the CFA register rsp is unknown */
     const uint64_t pcs[] = {0x10, 0x1001};
     for (size_t i = 0; i < 2; i++) {
         struct cfi_request request = {pcs[i], false, &callee,
-                                      diff_memory_reader(memory)};
+                                      engine_memory_reader(memory)};
         struct cfi_frame frame;
         memset(&frame, 0xbe, sizeof frame);
         ck_assert_int_ne(cg_unwind(eh, &request, &frame), CFI_OK);
@@ -1862,7 +1862,7 @@ START_TEST(test_error_result_fields_unset)
         for (unsigned r = 0; r < sizeof frame.caller.status; r++)
             ck_assert_uint_eq(frame.caller.status[r], CFI_REG_UNDEFINED);
     }
-    diff_memory_free(memory);
+    engine_memory_free(memory);
     cg_unload(eh);
     unlink(out);
     rmdir(dir);

@@ -6,7 +6,7 @@
  * -nostdlib, .text at 0x1000, as the hand-written cases), unwinds one
  * frame with the outside engine and with the IL evaluator on the same
  * state, and checks that
- *   - the item differs and diff_deviation_find names exactly this entry;
+ *   - the item differs and engine_deviation_find names exactly this entry;
  *   - the entry's predicate does not match a nearby case that does not
  *     deviate (another program, or a PC the library handles as cfi.h).
  * CIE programs that gas cannot write (a restore or an advance in a CIE)
@@ -101,40 +101,40 @@ static char *build_raw(const char *cie, const char *fde)
 struct probe {
     struct cfi_file *file;
     struct sem_file_il *il;
-    struct diff_memory *memory;
+    struct engine_memory *memory;
     struct cfi_regs callee;
     struct cfi_request request;
     struct cfi_frame expected;
-    struct diff_answer answer;
-    struct diff_mismatch mismatch;
-    struct diff_outcome outcome;
+    struct engine_answer answer;
+    struct engine_mismatch mismatch;
+    struct engine_outcome outcome;
 };
 
 typedef enum cfi_status (*open_fn)(const struct cfi_file *, void **,
                                    struct cfi_diag *);
 typedef enum cfi_status (*answer_fn)(void *, const struct cfi_request *,
-                                     struct diff_answer *);
+                                     struct engine_answer *);
 typedef void (*close_fn)(void *);
 
 static const struct {
     open_fn open;
     answer_fn answer;
     close_fn close;
-} adapters[DIFF_ENGINE_COUNT] = {
-    [DIFF_ENGINE_libdwarf] = {diff_libdwarf_open, diff_libdwarf_answer,
-                              diff_libdwarf_close},
-    [DIFF_ENGINE_libdw] = {diff_libdw_open, diff_libdw_answer,
-                           diff_libdw_close},
-    [DIFF_ENGINE_libunwind] = {diff_libunwind_open, diff_libunwind_answer,
-                               diff_libunwind_close},
-    [DIFF_ENGINE_sframe] = {diff_sframe_open, diff_sframe_answer,
-                            diff_sframe_close},
+} adapters[ENGINE_COUNT] = {
+    [ENGINE_libdwarf] = {engine_libdwarf_open, engine_libdwarf_answer,
+                              engine_libdwarf_close},
+    [ENGINE_libdw] = {engine_libdw_open, engine_libdw_answer,
+                           engine_libdw_close},
+    [ENGINE_libunwind] = {engine_libunwind_open, engine_libunwind_answer,
+                               engine_libunwind_close},
+    [ENGINE_sframe] = {engine_sframe_open, engine_sframe_answer,
+                            engine_sframe_close},
 };
 
 /* Every register 0-16 known but `unknown` (-1: none), rsp and rbp in a
  * stack, synthetic memory where the 8 bytes at `fault` (0: none) fault. */
 static void probe_run_with(struct probe *p, const char *path, uint64_t pc,
-                           bool caller, enum diff_engine_id engine,
+                           bool caller, enum engine_id engine,
                            int unknown, uint64_t fault)
 {
     memset(p, 0, sizeof *p);
@@ -142,20 +142,20 @@ static void probe_run_with(struct probe *p, const char *path, uint64_t pc,
     ck_assert_msg(cfi_file_open(path, &p->file, &diag) == CFI_OK, "%s",
                   diag.message);
     ck_assert_int_eq(sem_file_il_build(p->file, &p->il), CFI_OK);
-    p->memory = diff_memory_new(true, 7);
-    diff_memory_map_file(p->memory, p->file);
+    p->memory = engine_memory_new(true, 7);
+    engine_memory_map_file(p->memory, p->file);
     if (fault)
-        diff_memory_add_fault(p->memory, fault, fault + 8);
+        engine_memory_add_fault(p->memory, fault, fault + 8);
     cfi_regs_clear(&p->callee);
     for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
-        cfi_regs_set(&p->callee, reg, diff_mix(reg * 977 + 1));
+        cfi_regs_set(&p->callee, reg, engine_mix(reg * 977 + 1));
     cfi_regs_set(&p->callee, CFI_REG_RSP, 0x7ffe00001000);
     cfi_regs_set(&p->callee, CFI_REG_RBP, 0x7ffe00001200);
     cfi_regs_set(&p->callee, CFI_REG_RIP, pc);
     if (unknown >= 0)
         p->callee.status[unknown] = CFI_REG_UNKNOWN;
     p->request = (struct cfi_request){pc, caller, &p->callee,
-                                      diff_memory_reader(p->memory)};
+                                      engine_memory_reader(p->memory)};
     sem_unwind(p->il, &p->request, &p->expected);
     void *self = NULL;
     ck_assert_msg(adapters[engine].open(p->file, &self, &diag) == CFI_OK,
@@ -174,30 +174,30 @@ static void probe_run_with(struct probe *p, const char *path, uint64_t pc,
                                   : NULL;
         row = range ? range->row : NULL;
     }
-    p->mismatch = (struct diff_mismatch){engine, p->file, fde, row,
+    p->mismatch = (struct engine_mismatch){engine, p->file, fde, row,
                                          translation, &p->request,
                                          &p->expected, NULL,
-                                         DIFF_ITEM_STATUS, 0};
-    diff_compare(&p->mismatch, &p->answer, &p->outcome);
+                                         ENGINE_ITEM_STATUS, 0};
+    engine_compare(&p->mismatch, &p->answer, &p->outcome);
 }
 
 static void probe_run(struct probe *p, const char *path, uint64_t pc,
-                      bool caller, enum diff_engine_id engine)
+                      bool caller, enum engine_id engine)
 {
     probe_run_with(p, path, pc, caller, engine, -1, 0);
 }
 
 static void probe_free(struct probe *p)
 {
-    diff_memory_free(p->memory);
+    engine_memory_free(p->memory);
     sem_file_il_free(p->il);
     cfi_file_close(p->file);
 }
 
-static const struct diff_deviation *entry(const char *id)
+static const struct engine_deviation *entry(const char *id)
 {
     size_t count;
-    const struct diff_deviation *table = diff_deviation_table(&count);
+    const struct engine_deviation *table = engine_deviation_table(&count);
     for (size_t i = 0; i < count; i++)
         if (strcmp(table[i].id, id) == 0)
             return &table[i];
@@ -206,29 +206,29 @@ static const struct diff_deviation *entry(const char *id)
 }
 
 /* The item (item, reg) of the probe, as the harness would classify it. */
-static const struct diff_deviation *classify(struct probe *p,
-                                             enum diff_item item,
-                                             unsigned reg)
+static const struct engine_deviation *classify(struct probe *p,
+                                               enum engine_item item,
+                                               unsigned reg)
 {
     p->mismatch.got = &p->answer.frame;
     p->mismatch.item = item;
     p->mismatch.reg = reg;
-    return diff_deviation_find(&p->mismatch);
+    return engine_deviation_find(&p->mismatch);
 }
 
 /* Whether the engine's answer differs from the IL's on (item, reg), as
- * diff_compare sees it (its list of items found keeps only the first). */
-static bool item_differs(const struct probe *p, enum diff_item item,
+ * engine_compare sees it (its list of items found keeps only the first). */
+static bool item_differs(const struct probe *p, enum engine_item item,
                          unsigned reg)
 {
     const struct cfi_frame *want = &p->expected, *got = &p->answer.frame;
     if (!p->answer.comparable)
         return false;
-    if (item == DIFF_ITEM_STATUS)
+    if (item == ENGINE_ITEM_STATUS)
         return want->status != got->status;
     if (want->status != CFI_OK || got->status != CFI_OK)
         return false;
-    if (item == DIFF_ITEM_CFA)
+    if (item == ENGINE_ITEM_CFA)
         return p->answer.cfa_comparable && want->cfa != got->cfa;
     return p->answer.reg_comparable[reg] &&
            (want->caller.status[reg] != got->caller.status[reg] ||
@@ -247,22 +247,22 @@ static const struct state full = {-1, 0};
 /* At `pc` of the file built from `path`, in `state`, item (item, reg)
  * differs and is explained by `id`. */
 static void shows_in(const char *path, uint64_t pc, bool caller,
-                     struct state state, enum diff_engine_id engine,
-                     enum diff_item item, unsigned reg, const char *id)
+                     struct state state, enum engine_id engine,
+                     enum engine_item item, unsigned reg, const char *id)
 {
     struct probe p;
     probe_run_with(&p, path, pc, caller, engine, state.unknown, state.fault);
     bool differs = item_differs(&p, item, reg);
     ck_assert_msg(differs, "%s: pc 0x%lx: the item does not differ (%s)", id,
                   (unsigned long)pc, cfi_status_name(p.answer.frame.status));
-    const struct diff_deviation *found = classify(&p, item, reg);
+    const struct engine_deviation *found = classify(&p, item, reg);
     ck_assert_msg(found == entry(id), "%s: explained by %s", id,
                   found ? found->id : "nothing");
     probe_free(&p);
 }
 
 static void shows(const char *path, uint64_t pc, bool caller,
-                  enum diff_engine_id engine, enum diff_item item,
+                  enum engine_id engine, enum engine_item item,
                   unsigned reg, const char *id)
 {
     shows_in(path, pc, caller, full, engine, item, reg, id);
@@ -271,8 +271,8 @@ static void shows(const char *path, uint64_t pc, bool caller,
 /* At `pc`, in `state`, the entry's predicate does not hold for (item,
  * reg). */
 static void does_not_match_in(const char *path, uint64_t pc, bool caller,
-                              struct state state, enum diff_engine_id engine,
-                              enum diff_item item, unsigned reg,
+                              struct state state, enum engine_id engine,
+                              enum engine_item item, unsigned reg,
                               const char *id)
 {
     struct probe p;
@@ -286,7 +286,7 @@ static void does_not_match_in(const char *path, uint64_t pc, bool caller,
 }
 
 static void does_not_match(const char *path, uint64_t pc, bool caller,
-                           enum diff_engine_id engine, enum diff_item item,
+                           enum engine_id engine, enum engine_item item,
                            unsigned reg, const char *id)
 {
     does_not_match_in(path, pc, caller, full, engine, item, reg, id);
@@ -314,10 +314,10 @@ START_TEST(libunwind_no_undefined_default)
 {
     char *plain = build_fde("\tnop\n");
     char *undefined = build_fde("\t.cfi_undefined %rax\n\tnop\n");
-    shows(plain, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    shows(plain, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
           CFI_REG_RAX, "libunwind-no-undefined-default");
-    does_not_match(undefined, 0x1000, false, DIFF_ENGINE_libunwind,
-                   DIFF_ITEM_REG, CFI_REG_RAX,
+    does_not_match(undefined, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_REG, CFI_REG_RAX,
                    "libunwind-no-undefined-default");
     remove_built(plain);
     remove_built(undefined);
@@ -331,16 +331,16 @@ START_TEST(libunwind_needs_caller_rip)
     char *rule = build_fde("\t.cfi_register %rip, %rdx\n\tnop\n");
     char *plain = build_fde("\t.cfi_register %rbx, %rdx\n\tnop\n");
     struct probe p;
-    probe_run_with(&p, rule, 0x1000, false, DIFF_ENGINE_libunwind, CFI_REG_RDX,
+    probe_run_with(&p, rule, 0x1000, false, ENGINE_libunwind, CFI_REG_RDX,
                    0);
     ck_assert_int_eq(p.expected.status, CFI_OK);
     ck_assert_int_eq(p.expected.caller.status[CFI_REG_RIP], CFI_REG_UNKNOWN);
     ck_assert_int_eq(p.answer.frame.status, CFI_E_REG_UNKNOWN);
-    ck_assert_ptr_eq(classify(&p, DIFF_ITEM_STATUS, 0),
+    ck_assert_ptr_eq(classify(&p, ENGINE_ITEM_STATUS, 0),
                      entry("libunwind-needs-caller-rip"));
     probe_free(&p);
     /* rbx=rdx with rdx unknown: libunwind answers unknown rbx, no error. */
-    probe_run_with(&p, plain, 0x1000, false, DIFF_ENGINE_libunwind, CFI_REG_RDX,
+    probe_run_with(&p, plain, 0x1000, false, ENGINE_libunwind, CFI_REG_RDX,
                    0);
     p.mismatch.got = &p.answer.frame;
     ck_assert(!entry("libunwind-needs-caller-rip")->matches(&p.mismatch));
@@ -354,10 +354,10 @@ START_TEST(libunwind_rsp_is_cfa)
 {
     char *rule = build_fde("\t.cfi_register %rsp, %r8\n\tnop\n");
     char *plain = build_fde("\tnop\n");
-    shows(rule, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    shows(rule, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
           CFI_REG_RSP, "libunwind-rsp-is-cfa");
-    does_not_match(plain, 0x1000, false, DIFF_ENGINE_libunwind,
-                   DIFF_ITEM_REG, CFI_REG_RSP, "libunwind-rsp-is-cfa");
+    does_not_match(plain, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_REG, CFI_REG_RSP, "libunwind-rsp-is-cfa");
     remove_built(rule);
     remove_built(plain);
 }
@@ -371,13 +371,13 @@ START_TEST(libunwind_rsp_is_cfa_status)
     char *rule = build_fde("\t.cfi_offset %rsp, 8\n\tnop\n");
     const uint64_t cfa = 0x7ffe00001008;
     struct probe p;
-    probe_run_with(&p, rule, 0x1000, false, DIFF_ENGINE_libunwind, -1, cfa + 8);
+    probe_run_with(&p, rule, 0x1000, false, ENGINE_libunwind, -1, cfa + 8);
     ck_assert_int_eq(p.expected.status, CFI_E_MEMORY);
     ck_assert_int_eq(p.answer.frame.status, CFI_OK);
-    ck_assert_ptr_eq(classify(&p, DIFF_ITEM_STATUS, 0),
+    ck_assert_ptr_eq(classify(&p, ENGINE_ITEM_STATUS, 0),
                      entry("libunwind-rsp-is-cfa"));
     probe_free(&p);
-    probe_run_with(&p, rule, 0x1000, false, DIFF_ENGINE_libunwind, -1, cfa - 8);
+    probe_run_with(&p, rule, 0x1000, false, ENGINE_libunwind, -1, cfa - 8);
     p.mismatch.got = &p.answer.frame;
     ck_assert(!entry("libunwind-rsp-is-cfa")->matches(&p.mismatch));
     probe_free(&p);
@@ -390,10 +390,10 @@ START_TEST(libunwind_val_offset_unknown)
     /* val_offset r12, -32 is 14 0c 04: libunwind reads 0c 04 .. as
      * def_cfa rsi, so the CFA goes wrong. */
     char *path = build_fde("\tnop\n\t.cfi_val_offset %r12, -32\n\tnop\n");
-    shows(path, 0x1001, false, DIFF_ENGINE_libunwind, DIFF_ITEM_CFA, 0,
+    shows(path, 0x1001, false, ENGINE_libunwind, ENGINE_ITEM_CFA, 0,
           "libunwind-val-offset-unknown");
-    does_not_match(path, 0x1000, false, DIFF_ENGINE_libunwind,
-                   DIFF_ITEM_CFA, 0, "libunwind-val-offset-unknown");
+    does_not_match(path, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_CFA, 0, "libunwind-val-offset-unknown");
     remove_built(path);
 }
 END_TEST
@@ -404,20 +404,20 @@ static const char late_error[] = "\tnop\n\t.cfi_escape 0x0b\n\tnop\n";
 START_TEST(stops_at_lookup_pc)
 {
     static const struct {
-        enum diff_engine_id engine;
+        enum engine_id engine;
         const char *id;
     } engines[] = {
-        {DIFF_ENGINE_libunwind, "libunwind-stops-at-lookup-pc"},
-        {DIFF_ENGINE_libdwarf, "libdwarf-stops-at-lookup-pc"},
-        {DIFF_ENGINE_libdw, "libdw-stops-at-lookup-pc"},
+        {ENGINE_libunwind, "libunwind-stops-at-lookup-pc"},
+        {ENGINE_libdwarf, "libdwarf-stops-at-lookup-pc"},
+        {ENGINE_libdw, "libdw-stops-at-lookup-pc"},
     };
     char *path = build_fde(late_error);
     for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
-        shows(path, 0x1000, false, engines[i].engine, DIFF_ITEM_STATUS, 0,
+        shows(path, 0x1000, false, engines[i].engine, ENGINE_ITEM_STATUS, 0,
               engines[i].id);
         /* At 0x1001 the library runs the faulty instruction too. */
         does_not_match(path, 0x1001, false, engines[i].engine,
-                       DIFF_ITEM_STATUS, 0, engines[i].id);
+                       ENGINE_ITEM_STATUS, 0, engines[i].id);
     }
     remove_built(path);
 }
@@ -432,21 +432,21 @@ static const char offset_on_expression[] =
     "\t.cfi_escape 0x0f, 2, 0x77, 8\n\tnop\n"
     "\t.cfi_def_cfa_offset 16\n\tnop\n";
 
-static void cfa_ops_on_expression(enum diff_engine_id engine, const char *id)
+static void cfa_ops_on_expression(enum engine_id engine, const char *id)
 {
     char *reg = build_fde(register_on_expression);
     char *off = build_fde(offset_on_expression);
-    shows(reg, 0x1001, false, engine, DIFF_ITEM_STATUS, 0, id);
-    shows(off, 0x1001, false, engine, DIFF_ITEM_STATUS, 0, id);
+    shows(reg, 0x1001, false, engine, ENGINE_ITEM_STATUS, 0, id);
+    shows(off, 0x1001, false, engine, ENGINE_ITEM_STATUS, 0, id);
     /* At 0x1000 the instruction is not run: another deviation. */
-    does_not_match(reg, 0x1000, false, engine, DIFF_ITEM_STATUS, 0, id);
+    does_not_match(reg, 0x1000, false, engine, ENGINE_ITEM_STATUS, 0, id);
     remove_built(reg);
     remove_built(off);
 }
 
 START_TEST(libunwind_cfa_ops_on_expression)
 {
-    cfa_ops_on_expression(DIFF_ENGINE_libunwind,
+    cfa_ops_on_expression(ENGINE_libunwind,
                           "libunwind-cfa-ops-on-expression");
 }
 END_TEST
@@ -455,15 +455,15 @@ END_TEST
 static const char cie_restore[] = "\t.byte 0xc3\n";
 static const char cie_advance[] = "\t.byte 0x41\n";
 
-static void cie_restore_and_location(enum diff_engine_id engine,
+static void cie_restore_and_location(enum engine_id engine,
                                      const char *id)
 {
     char *restore = build_raw(cie_restore, "");
     char *advance = build_raw(cie_advance, "");
     char *plain = build_raw("", "");
-    shows(restore, 0x1000, false, engine, DIFF_ITEM_STATUS, 0, id);
-    shows(advance, 0x1000, false, engine, DIFF_ITEM_STATUS, 0, id);
-    does_not_match(plain, 0x1000, false, engine, DIFF_ITEM_STATUS, 0, id);
+    shows(restore, 0x1000, false, engine, ENGINE_ITEM_STATUS, 0, id);
+    shows(advance, 0x1000, false, engine, ENGINE_ITEM_STATUS, 0, id);
+    does_not_match(plain, 0x1000, false, engine, ENGINE_ITEM_STATUS, 0, id);
     remove_built(restore);
     remove_built(advance);
     remove_built(plain);
@@ -471,7 +471,7 @@ static void cie_restore_and_location(enum diff_engine_id engine,
 
 START_TEST(libunwind_cie_restore_and_location)
 {
-    cie_restore_and_location(DIFF_ENGINE_libunwind,
+    cie_restore_and_location(ENGINE_libunwind,
                              "libunwind-cie-restore-and-location");
 }
 END_TEST
@@ -480,9 +480,9 @@ START_TEST(libunwind_undefined_rbp_ends_stack)
 {
     char *undefined = build_fde("\t.cfi_undefined %rbp\n\tnop\n");
     char *same = build_fde("\t.cfi_same_value %rbp\n\tnop\n");
-    shows(undefined, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    shows(undefined, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
           CFI_REG_RIP, "libunwind-undefined-rbp-ends-stack");
-    does_not_match(same, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    does_not_match(same, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
                    CFI_REG_RIP, "libunwind-undefined-rbp-ends-stack");
     remove_built(undefined);
     remove_built(same);
@@ -494,10 +494,10 @@ START_TEST(libunwind_register_new_location)
     char *saved = build_fde("\t.cfi_offset %rbx, -16\n"
                             "\t.cfi_register %rbp, %rbx\n\tnop\n");
     char *plain = build_fde("\t.cfi_register %rbp, %rbx\n\tnop\n");
-    shows(saved, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    shows(saved, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
           CFI_REG_RBP, "libunwind-register-new-location");
-    does_not_match(plain, 0x1000, false, DIFF_ENGINE_libunwind,
-                   DIFF_ITEM_REG, CFI_REG_RBP,
+    does_not_match(plain, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_REG, CFI_REG_RBP,
                    "libunwind-register-new-location");
     remove_built(saved);
     remove_built(plain);
@@ -510,7 +510,7 @@ static const uint64_t cfa = 0x7ffe00001008;
 /* The probe's verdict on (item, reg) names `id` among the entries that
  * match, whichever the table lists first. */
 static void matches_in(const char *path, uint64_t pc, struct state state,
-                       enum diff_engine_id engine, enum diff_item item,
+                       enum engine_id engine, enum engine_item item,
                        unsigned reg, const char *id)
 {
     struct probe p;
@@ -530,10 +530,10 @@ START_TEST(libunwind_deref_size_high_bytes)
         "\t.cfi_escape 0x0f, 0x05, 0x77, 0x5a, 0x94, 0x07, 0x12\n\tnop\n");
     char *eight = build_fde(
         "\t.cfi_escape 0x0f, 0x05, 0x77, 0x5a, 0x94, 0x08, 0x12\n\tnop\n");
-    shows(seven, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_CFA, 0,
+    shows(seven, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_CFA, 0,
           "libunwind-deref-size-high-bytes");
-    does_not_match(eight, 0x1000, false, DIFF_ENGINE_libunwind,
-                   DIFF_ITEM_CFA, 0, "libunwind-deref-size-high-bytes");
+    does_not_match(eight, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_CFA, 0, "libunwind-deref-size-high-bytes");
     remove_built(seven);
     remove_built(eight);
 }
@@ -549,12 +549,12 @@ START_TEST(libunwind_div_by_zero)
                           "\tnop\n");
     char *one = build_fde("\t.cfi_escape 0x16, 0x03, 0x03, 0x35, 0x31, 0x1b\n"
                           "\tnop\n");
-    shows(div, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+    shows(div, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_STATUS, 0,
           "libunwind-div-by-zero");
-    shows(mod, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+    shows(mod, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_STATUS, 0,
           "libunwind-div-by-zero");
-    does_not_match(one, 0x1000, false, DIFF_ENGINE_libunwind,
-                   DIFF_ITEM_STATUS, 0, "libunwind-div-by-zero");
+    does_not_match(one, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_STATUS, 0, "libunwind-div-by-zero");
     remove_built(div);
     remove_built(mod);
     remove_built(one);
@@ -569,9 +569,9 @@ START_TEST(libunwind_shift_count)
         "\t.cfi_escape 0x16, 0x03, 0x04, 0x35, 0x08, 65, 0x24\n\tnop\n");
     char *near = build_fde(
         "\t.cfi_escape 0x16, 0x03, 0x04, 0x35, 0x08, 1, 0x24\n\tnop\n");
-    shows(far, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    shows(far, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
           CFI_REG_RBX, "libunwind-shift-count-mod-64");
-    does_not_match(near, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    does_not_match(near, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
                    CFI_REG_RBX, "libunwind-shift-count-mod-64");
     remove_built(far);
     remove_built(near);
@@ -586,10 +586,10 @@ START_TEST(libunwind_cfa_zero_pushed)
         "\t.cfi_escape 0x0f, 0x04, 0x77, 0x10, 0x14, 0x22\n\tnop\n");
     char *lit0 = build_fde(
         "\t.cfi_escape 0x0f, 0x04, 0x77, 0x10, 0x30, 0x22\n\tnop\n");
-    shows(over, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+    shows(over, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_STATUS, 0,
           "libunwind-cfa-expression-zero-pushed");
-    does_not_match(lit0, 0x1000, false, DIFF_ENGINE_libunwind,
-                   DIFF_ITEM_STATUS, 0,
+    does_not_match(lit0, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_STATUS, 0,
                    "libunwind-cfa-expression-zero-pushed");
     remove_built(over);
     remove_built(lit0);
@@ -602,10 +602,10 @@ START_TEST(libunwind_null_address)
 {
     char *zero = build_fde("\t.cfi_escape 0x10, 0x03, 0x01, 0x30\n\tnop\n");
     char *eight = build_fde("\t.cfi_escape 0x10, 0x03, 0x01, 0x38\n\tnop\n");
-    shows(zero, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    shows(zero, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
           CFI_REG_RBX, "libunwind-null-address-undefined");
-    does_not_match(eight, 0x1000, false, DIFF_ENGINE_libunwind,
-                   DIFF_ITEM_REG, CFI_REG_RBX,
+    does_not_match(eight, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_REG, CFI_REG_RBX,
                    "libunwind-null-address-undefined");
     remove_built(zero);
     remove_built(eight);
@@ -622,10 +622,10 @@ START_TEST(libunwind_expressions_first)
                            "\tnop\n");
     struct state both = {CFI_REG_RCX, cfa - 16};
     struct state one = {CFI_REG_RCX, 0};
-    shows_in(path, 0x1000, false, both, DIFF_ENGINE_libunwind,
-             DIFF_ITEM_STATUS, 0, "libunwind-expressions-before-reads");
-    does_not_match_in(path, 0x1000, false, one, DIFF_ENGINE_libunwind,
-                      DIFF_ITEM_STATUS, 0,
+    shows_in(path, 0x1000, false, both, ENGINE_libunwind,
+             ENGINE_ITEM_STATUS, 0, "libunwind-expressions-before-reads");
+    does_not_match_in(path, 0x1000, false, one, ENGINE_libunwind,
+                      ENGINE_ITEM_STATUS, 0,
                       "libunwind-expressions-before-reads");
     remove_built(path);
 }
@@ -641,9 +641,9 @@ START_TEST(libunwind_rip_is_return_address)
                               "\t.cfi_offset %rip, -8\n"
                               "\t.cfi_offset %rbx, -16\n\tnop\n");
     struct state fault = {-1, cfa - 8};
-    shows_in(path, 0x1000, false, fault, DIFF_ENGINE_libunwind,
-             DIFF_ITEM_STATUS, 0, "libunwind-rip-is-return-address");
-    does_not_match(path, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    shows_in(path, 0x1000, false, fault, ENGINE_libunwind,
+             ENGINE_ITEM_STATUS, 0, "libunwind-rip-is-return-address");
+    does_not_match(path, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
                    CFI_REG_RIP, "libunwind-rip-is-return-address");
     remove_built(path);
 }
@@ -661,13 +661,13 @@ START_TEST(libunwind_return_column_defaults)
                              "\t.cfi_def_cfa %rsp, 8\n\tnop\n");
     char *rbx = build_simple("\t.cfi_return_column %rbx\n"
                              "\t.cfi_def_cfa %rsp, 8\n\tnop\n");
-    shows(rdx, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    shows(rdx, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
           CFI_REG_RIP, "libunwind-no-undefined-default");
-    shows(rsp, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    shows(rsp, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
           CFI_REG_RIP, "libunwind-rsp-is-cfa");
-    does_not_match(rbx, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    does_not_match(rbx, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
                    CFI_REG_RIP, "libunwind-no-undefined-default");
-    does_not_match(rbx, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_REG,
+    does_not_match(rbx, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_REG,
                    CFI_REG_RIP, "libunwind-rsp-is-cfa");
     remove_built(rdx);
     remove_built(rsp);
@@ -684,10 +684,10 @@ START_TEST(libunwind_register_new_location_status)
                            "\t.cfi_register %rip, %rdi\n\tnop\n");
     char *plain = build_fde("\t.cfi_register %rip, %rdi\n\tnop\n");
     struct state r13 = {13, 0};
-    matches_in(path, 0x1000, r13, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+    matches_in(path, 0x1000, r13, ENGINE_libunwind, ENGINE_ITEM_STATUS, 0,
                "libunwind-register-new-location");
-    does_not_match_in(plain, 0x1000, false, r13, DIFF_ENGINE_libunwind,
-                      DIFF_ITEM_STATUS, 0, "libunwind-register-new-location");
+    does_not_match_in(plain, 0x1000, false, r13, ENGINE_libunwind,
+                      ENGINE_ITEM_STATUS, 0, "libunwind-register-new-location");
     remove_built(path);
     remove_built(plain);
 }
@@ -705,9 +705,9 @@ START_TEST(libdwarf_augmentation_without_z)
                         "f:\n\t.cfi_startproc\n\t.cfi_signal_frame\n\tnop\n"
                         "\tret\n\t.cfi_endproc\n");
     char *eh = build_fde("\t.cfi_signal_frame\n\tnop\n");
-    shows(debug, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_STATUS, 0,
+    shows(debug, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0,
           "libdwarf-augmentation-without-z");
-    does_not_match(eh, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_STATUS,
+    does_not_match(eh, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS,
                    0, "libdwarf-augmentation-without-z");
     remove_built(debug);
     remove_built(eh);
@@ -717,10 +717,10 @@ END_TEST
 START_TEST(libdwarf_no_negative_offset)
 {
     char *path = build_fde("\tnop\n\t.cfi_escape 0x2f, 0x0d, 0x02\n\tnop\n");
-    shows(path, 0x1001, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_STATUS, 0,
+    shows(path, 0x1001, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0,
           "libdwarf-no-negative-offset-extended");
-    does_not_match(path, 0x1000, false, DIFF_ENGINE_libdwarf,
-                   DIFF_ITEM_STATUS, 0,
+    does_not_match(path, 0x1000, false, ENGINE_libdwarf,
+                   ENGINE_ITEM_STATUS, 0,
                    "libdwarf-no-negative-offset-extended");
     remove_built(path);
 }
@@ -734,12 +734,12 @@ START_TEST(libdwarf_no_negative_offset_errors)
     char *path = build_fde("\tnop\n\t.cfi_escape 0x2f, 0x0d, 0x02\n\tnop\n");
     struct state fault = {-1, cfa - 8};
     struct state unknown_rsp = {CFI_REG_RSP, 0};
-    shows_in(path, 0x1001, false, fault, DIFF_ENGINE_libdwarf,
-             DIFF_ITEM_STATUS, 0, "libdwarf-no-negative-offset-extended");
-    shows_in(path, 0x1001, false, unknown_rsp, DIFF_ENGINE_libdwarf,
-             DIFF_ITEM_STATUS, 0, "libdwarf-no-negative-offset-extended");
-    does_not_match_in(path, 0x1000, false, fault, DIFF_ENGINE_libdwarf,
-                      DIFF_ITEM_STATUS, 0,
+    shows_in(path, 0x1001, false, fault, ENGINE_libdwarf,
+             ENGINE_ITEM_STATUS, 0, "libdwarf-no-negative-offset-extended");
+    shows_in(path, 0x1001, false, unknown_rsp, ENGINE_libdwarf,
+             ENGINE_ITEM_STATUS, 0, "libdwarf-no-negative-offset-extended");
+    does_not_match_in(path, 0x1000, false, fault, ENGINE_libdwarf,
+                      ENGINE_ITEM_STATUS, 0,
                       "libdwarf-no-negative-offset-extended");
     remove_built(path);
 }
@@ -753,10 +753,10 @@ START_TEST(libdwarf_val_offset_sf_status)
     char *path = build_fde("\t.cfi_offset %r12, -16\n"
                            "\t.cfi_escape 0x15, 0x0c, 0x7e\n\tnop\n");
     struct state fault = {-1, cfa - 16};
-    shows_in(path, 0x1000, false, fault, DIFF_ENGINE_libdwarf,
-             DIFF_ITEM_STATUS, 0, "libdwarf-val-offset-sf-rax");
-    does_not_match(path, 0x1000, false, DIFF_ENGINE_libdwarf,
-                   DIFF_ITEM_STATUS, 0, "libdwarf-val-offset-sf-rax");
+    shows_in(path, 0x1000, false, fault, ENGINE_libdwarf,
+             ENGINE_ITEM_STATUS, 0, "libdwarf-val-offset-sf-rax");
+    does_not_match(path, 0x1000, false, ENGINE_libdwarf,
+                   ENGINE_ITEM_STATUS, 0, "libdwarf-val-offset-sf-rax");
     remove_built(path);
 }
 END_TEST
@@ -766,11 +766,11 @@ START_TEST(libdwarf_val_offset_sf_rax)
     /* val_offset_sf r12, -2 * -8 */
     char *sf = build_fde("\t.cfi_escape 0x15, 0x0c, 0x7e\n\tnop\n");
     char *plain = build_fde("\t.cfi_val_offset %r12, -16\n\tnop\n");
-    shows(sf, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_REG, 12,
+    shows(sf, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_REG, 12,
           "libdwarf-val-offset-sf-rax");
-    shows(sf, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_REG,
+    shows(sf, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_REG,
           CFI_REG_RAX, "libdwarf-val-offset-sf-rax");
-    does_not_match(plain, 0x1000, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_REG,
+    does_not_match(plain, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_REG,
                    12, "libdwarf-val-offset-sf-rax");
     remove_built(sf);
     remove_built(plain);
@@ -779,14 +779,14 @@ END_TEST
 
 START_TEST(libdwarf_cfa_ops_on_expression)
 {
-    cfa_ops_on_expression(DIFF_ENGINE_libdwarf,
+    cfa_ops_on_expression(ENGINE_libdwarf,
                           "libdwarf-cfa-ops-on-expression");
 }
 END_TEST
 
 START_TEST(libdwarf_cie_restore_and_location)
 {
-    cie_restore_and_location(DIFF_ENGINE_libdwarf,
+    cie_restore_and_location(ENGINE_libdwarf,
                              "libdwarf-cie-restore-and-location");
 }
 END_TEST
@@ -800,13 +800,13 @@ START_TEST(libdw_abi_rax_for_rbx)
     char *plain = build_fde("\tnop\n");
     char *rules = build_fde("\t.cfi_same_value %rax\n"
                             "\t.cfi_same_value %rbx\n\tnop\n");
-    shows(plain, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RAX,
+    shows(plain, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG, CFI_REG_RAX,
           "libdw-abi-rax-for-rbx");
-    shows(plain, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RBX,
+    shows(plain, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG, CFI_REG_RBX,
           "libdw-abi-rax-for-rbx");
-    does_not_match(rules, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+    does_not_match(rules, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG,
                    CFI_REG_RAX, "libdw-abi-rax-for-rbx");
-    does_not_match(rules, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+    does_not_match(rules, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG,
                    CFI_REG_RBX, "libdw-abi-rax-for-rbx");
     remove_built(plain);
     remove_built(rules);
@@ -824,13 +824,13 @@ START_TEST(libdw_abi_rip_same_value)
     char *restored = build_simple("\t.cfi_def_cfa %rsp, 8\n\tnop\n"
                                   "\t.cfi_offset %rip, -8\n\tnop\n"
                                   "\t.cfi_restore %rip\n\tnop\n");
-    shows(plain, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RIP,
+    shows(plain, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG, CFI_REG_RIP,
           "libdw-abi-rip-same-value");
-    shows(restored, 0x1002, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+    shows(restored, 0x1002, false, ENGINE_libdw, ENGINE_ITEM_REG,
           CFI_REG_RIP, "libdw-abi-rip-same-value");
-    does_not_match(undefined, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+    does_not_match(undefined, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG,
                    CFI_REG_RIP, "libdw-abi-rip-same-value");
-    does_not_match(restored, 0x1001, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+    does_not_match(restored, 0x1001, false, ENGINE_libdw, ENGINE_ITEM_REG,
                    CFI_REG_RIP, "libdw-abi-rip-same-value");
     remove_built(plain);
     remove_built(undefined);
@@ -849,11 +849,11 @@ START_TEST(return_column_item)
     char *rbx = build_simple("\t.cfi_return_column %rbx\n"
                              "\t.cfi_def_cfa %rsp, 8\n"
                              "\t.cfi_offset %rbx, -16\n\tnop\n");
-    shows(rax, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RIP,
+    shows(rax, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG, CFI_REG_RIP,
           "libdw-abi-rax-for-rbx");
     struct probe p;
-    probe_run(&p, rbx, 0x1000, false, DIFF_ENGINE_libdw);
-    ck_assert(!item_differs(&p, DIFF_ITEM_REG, CFI_REG_RIP));
+    probe_run(&p, rbx, 0x1000, false, ENGINE_libdw);
+    ck_assert(!item_differs(&p, ENGINE_ITEM_REG, CFI_REG_RIP));
     ck_assert_int_eq(p.expected.caller.value[CFI_REG_RIP],
                      p.expected.caller.value[CFI_REG_RBX]);
     probe_free(&p);
@@ -870,10 +870,11 @@ START_TEST(libdw_empty_expression_status)
     char *empty = build_fde("\t.cfi_escape 0x10, 0x03, 0x00\n\tnop\n");
     char *one_op = build_fde("\t.cfi_escape 0x10, 0x03, 0x01, 0x96\n\tnop\n");
     struct state fault = {-1, cfa};
-    shows_in(empty, 0x1000, false, fault, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS,
+    shows_in(empty, 0x1000, false, fault, ENGINE_libdw, ENGINE_ITEM_STATUS,
              0, "libdw-empty-expression-undefined");
-    does_not_match_in(one_op, 0x1000, false, fault, DIFF_ENGINE_libdw,
-                      DIFF_ITEM_STATUS, 0, "libdw-empty-expression-undefined");
+    does_not_match_in(one_op, 0x1000, false, fault, ENGINE_libdw,
+                      ENGINE_ITEM_STATUS, 0,
+                      "libdw-empty-expression-undefined");
     remove_built(empty);
     remove_built(one_op);
 }
@@ -883,9 +884,9 @@ START_TEST(libdw_empty_expression)
 {
     char *empty = build_fde("\t.cfi_escape 0x10, 0x03, 0x00\n\tnop\n");
     char *one_op = build_fde("\t.cfi_escape 0x10, 0x03, 0x01, 0x96\n\tnop\n");
-    shows(empty, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG, CFI_REG_RBX,
+    shows(empty, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG, CFI_REG_RBX,
           "libdw-empty-expression-undefined");
-    does_not_match(one_op, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_REG,
+    does_not_match(one_op, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG,
                    CFI_REG_RBX, "libdw-empty-expression-undefined");
     remove_built(empty);
     remove_built(one_op);
@@ -904,10 +905,10 @@ START_TEST(libdw_expression_decoded_with_rule)
                                 "0x2f, 0xfd\n\tnop\n");
     char *divides = build_fde("\t.cfi_escape 0x16, 0x03, 0x03, 0x30, 0x30, "
                               "0x1b\n\tnop\n");
-    shows(truncated, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+    shows(truncated, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0,
           "libdw-expression-decoded-with-rule");
-    does_not_match(divides, 0x1000, false, DIFF_ENGINE_libdw,
-                   DIFF_ITEM_STATUS, 0, "libdw-expression-decoded-with-rule");
+    does_not_match(divides, 0x1000, false, ENGINE_libdw,
+                   ENGINE_ITEM_STATUS, 0, "libdw-expression-decoded-with-rule");
     remove_built(truncated);
     remove_built(divides);
 }
@@ -966,11 +967,11 @@ static char *build_moved(const char *move)
 START_TEST(libdw_location_backwards)
 {
     char *back = build_moved("\t.byte 0x01\n\t.quad .Lg+2\n");
-    shows(back, 0x1005, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+    shows(back, 0x1005, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0,
           "libdw-location-backwards");
-    shows(back, 0x1003, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+    shows(back, 0x1003, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0,
           "libdw-stops-at-lookup-pc");
-    does_not_match(back, 0x1003, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS,
+    does_not_match(back, 0x1003, false, ENGINE_libdw, ENGINE_ITEM_STATUS,
                    0, "libdw-location-backwards");
     remove_built(back);
 }
@@ -982,11 +983,11 @@ END_TEST
 START_TEST(location_past_end)
 {
     char *past = build_moved("\t.byte 0x02, 32\n");
-    shows(past, 0x1005, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+    shows(past, 0x1005, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0,
           "libdw-stops-at-lookup-pc");
-    shows(past, 0x1005, false, DIFF_ENGINE_libdwarf, DIFF_ITEM_STATUS, 0,
+    shows(past, 0x1005, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0,
           "libdwarf-stops-at-lookup-pc");
-    does_not_match(past, 0x1005, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS,
+    does_not_match(past, 0x1005, false, ENGINE_libdw, ENGINE_ITEM_STATUS,
                    0, "libdw-location-backwards");
     remove_built(past);
 }
@@ -996,9 +997,9 @@ START_TEST(libdw_address_size_4)
 {
     char *four = build_debug_frame(4, 4, false, "\t.byte 0x44, 0x0e, 16\n");
     char *eight = build_debug_frame(4, 8, false, "\t.byte 0x44, 0x0e, 16\n");
-    shows(four, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS, 0,
+    shows(four, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0,
           "libdw-address-size-4");
-    does_not_match(eight, 0x1000, false, DIFF_ENGINE_libdw, DIFF_ITEM_STATUS,
+    does_not_match(eight, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS,
                    0, "libdw-address-size-4");
     remove_built(four);
     remove_built(eight);
@@ -1009,10 +1010,10 @@ END_TEST
 START_TEST(libunwind_no_debug_frame)
 {
     char *path = build_debug_frame(3, 8, true, "\t.byte 0x44, 0x0e, 16\n");
-    shows(path, 0x1002, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS, 0,
+    shows(path, 0x1002, false, ENGINE_libunwind, ENGINE_ITEM_STATUS, 0,
           "libunwind-no-debug-frame");
-    does_not_match(path, 0x1000, false, DIFF_ENGINE_libunwind,
-                   DIFF_ITEM_STATUS, 0, "libunwind-no-debug-frame");
+    does_not_match(path, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_STATUS, 0, "libunwind-no-debug-frame");
     remove_built(path);
 }
 END_TEST
@@ -1024,10 +1025,10 @@ START_TEST(libunwind_underflow_malformed)
 {
     char *underflow = build_fde("\t.cfi_escape 0x10, 3, 1, 0x22\n\tnop\n");
     char *call2 = build_fde("\t.cfi_escape 0x10, 3, 3, 0x98, 0, 0\n\tnop\n");
-    shows(underflow, 0x1000, false, DIFF_ENGINE_libunwind, DIFF_ITEM_STATUS,
+    shows(underflow, 0x1000, false, ENGINE_libunwind, ENGINE_ITEM_STATUS,
           0, "libunwind-underflow-malformed");
     struct probe p;
-    probe_run(&p, call2, 0x1000, false, DIFF_ENGINE_libunwind);
+    probe_run(&p, call2, 0x1000, false, ENGINE_libunwind);
     ck_assert_int_eq(p.expected.status, CFI_E_EXPR);
     p.mismatch.got = &p.answer.frame;
     ck_assert(!entry("libunwind-underflow-malformed")->matches(&p.mismatch));
@@ -1042,20 +1043,20 @@ END_TEST
 START_TEST(debug_frame_zero_length)
 {
     static const struct {
-        enum diff_engine_id engine;
+        enum engine_id engine;
         const char *id;
     } engines[] = {
-        {DIFF_ENGINE_libdwarf, "libdwarf-debug-frame-zero-length"},
-        {DIFF_ENGINE_libdw, "libdw-debug-frame-zero-length"},
+        {ENGINE_libdwarf, "libdwarf-debug-frame-zero-length"},
+        {ENGINE_libdw, "libdw-debug-frame-zero-length"},
     };
     const char *program = "\t.byte 0x44, 0x0e, 16\n";
     char *zero = build_debug_frame_after("\t.long 0\n", 3, 8, true, program);
     char *plain = build_debug_frame(3, 8, true, program);
     for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
-        shows(zero, 0x1002, false, engines[i].engine, DIFF_ITEM_STATUS, 0,
+        shows(zero, 0x1002, false, engines[i].engine, ENGINE_ITEM_STATUS, 0,
               engines[i].id);
         does_not_match(plain, 0x1002, false, engines[i].engine,
-                       DIFF_ITEM_STATUS, 0, engines[i].id);
+                       ENGINE_ITEM_STATUS, 0, engines[i].id);
     }
     remove_built(zero);
     remove_built(plain);
@@ -1078,10 +1079,10 @@ START_TEST(sframe_three_columns)
     const uint64_t frame_cfa = 0x7ffe00001000 + 16;
     struct state rbx_slot = {-1, frame_cfa - 16},
                  rip_slot = {-1, frame_cfa - 8};
-    shows_in(path, 0x1001, false, rbx_slot, DIFF_ENGINE_sframe,
-             DIFF_ITEM_STATUS, 0, "sframe-three-columns");
+    shows_in(path, 0x1001, false, rbx_slot, ENGINE_sframe,
+             ENGINE_ITEM_STATUS, 0, "sframe-three-columns");
     struct probe p;
-    probe_run_with(&p, path, 0x1001, false, DIFF_ENGINE_sframe, -1,
+    probe_run_with(&p, path, 0x1001, false, ENGINE_sframe, -1,
                    rip_slot.fault);
     ck_assert_int_eq(p.expected.status, CFI_E_MEMORY);
     ck_assert_int_eq(p.answer.frame.status, CFI_E_MEMORY);
@@ -1113,9 +1114,9 @@ START_TEST(sframe_pc_mask_lookup_pc)
     sframe_free(table);
     cfi_file_close(file);
     ck_assert_uint_ne(second, 0);
-    shows(path, second, true, DIFF_ENGINE_sframe, DIFF_ITEM_CFA, 0,
+    shows(path, second, true, ENGINE_sframe, ENGINE_ITEM_CFA, 0,
           "sframe-pc-mask-lookup-pc");
-    does_not_match(path, second, false, DIFF_ENGINE_sframe, DIFF_ITEM_CFA, 0,
+    does_not_match(path, second, false, ENGINE_sframe, ENGINE_ITEM_CFA, 0,
                    "sframe-pc-mask-lookup-pc");
     remove_built(path);
 }
@@ -1149,14 +1150,14 @@ START_TEST(every_entry_is_tested)
         "sframe-pc-mask-lookup-pc",
     };
     size_t count;
-    const struct diff_deviation *table = diff_deviation_table(&count);
+    const struct engine_deviation *table = engine_deviation_table(&count);
     ck_assert_uint_eq(count, sizeof tested / sizeof tested[0]);
     for (size_t i = 0; i < count; i++) {
         bool named = false;
         for (size_t t = 0; t < count; t++)
             named |= strcmp(table[i].id, tested[t]) == 0;
         ck_assert_msg(named, "%s has no test", table[i].id);
-        ck_assert(!diff_engine_is_ours(table[i].engine));
+        ck_assert(!engine_is_ours(table[i].engine));
         ck_assert(table[i].summary && table[i].reason && table[i].matches);
     }
 }

@@ -199,7 +199,7 @@ enum breakage { BREAK_CFA, BREAK_REG, BREAK_CRASH, BREAK_HANG };
 /* Which engine is broken, how, where; shared by every instance (one per
  * worker), which count the answers they changed. */
 struct breaker {
-    enum diff_engine_id id;
+    enum engine_id id;
     enum breakage how;
     uint64_t begin, end;       /* lookup PCs where answers are broken */
     unsigned reg;              /* BREAK_REG */
@@ -207,13 +207,13 @@ struct breaker {
 };
 
 struct broken_engine {
-    struct diff_engine inner;
+    struct engine_instance inner;
     struct breaker *breaker;
 };
 
 static enum cfi_status broken_unwind(void *self,
                                      const struct cfi_request *request,
-                                     struct diff_answer *answer)
+                                     struct engine_answer *answer)
 {
     struct broken_engine *b = self;
     enum cfi_status status = b->inner.unwind(b->inner.self, request, answer);
@@ -242,18 +242,18 @@ static enum cfi_status broken_unwind(void *self,
 static void broken_close(void *self)
 {
     struct broken_engine *b = self;
-    diff_engine_close(&b->inner);
+    engine_close(&b->inner);
     free(b);
 }
 
-static enum cfi_status open_broken(void *env, enum diff_engine_id id,
+static enum cfi_status open_broken(void *env, enum engine_id id,
                                    const struct cfi_file *file,
-                                   const struct diff_engine_config *config,
-                                   struct diff_engine *engine,
+                                   const struct engine_config *config,
+                                   struct engine_instance *engine,
                                    struct cfi_diag *diag)
 {
     struct breaker *breaker = env;
-    enum cfi_status status = diff_engine_open(id, file, config, engine, diag);
+    enum cfi_status status = engine_open(id, file, config, engine, diag);
     if (status != CFI_OK || id != breaker->id)
         return status;
     struct broken_engine *b = malloc(sizeof *b);
@@ -283,12 +283,12 @@ static bool compiled_available(const char *path, const char *cache)
     struct cfi_file *file;
     struct cfi_diag diag;
     ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
-    struct diff_engine_config config = {NULL, cache};
-    struct diff_engine engine;
-    bool ok = diff_engine_open(DIFF_ENGINE_compiled, file, &config, &engine,
-                               &diag) == CFI_OK;
+    struct engine_config config = {NULL, cache};
+    struct engine_instance engine;
+    bool ok = engine_open(ENGINE_compiled, file, &config, &engine,
+                          &diag) == CFI_OK;
     if (ok)
-        diff_engine_close(&engine);
+        engine_close(&engine);
     else
         printf("diff: compiled engine not used: %s\n", diag.message);
     cfi_file_close(file);
@@ -297,11 +297,11 @@ static bool compiled_available(const char *path, const char *cache)
 
 static void config_engines(struct diff_config *config, bool compiled)
 {
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         config->engines[e] = false;
-    config->engines[DIFF_ENGINE_il] = true;
-    config->engines[DIFF_ENGINE_interp] = true;
-    config->engines[DIFF_ENGINE_compiled] = compiled;
+    config->engines[ENGINE_il] = true;
+    config->engines[ENGINE_interp] = true;
+    config->engines[ENGINE_compiled] = compiled;
 }
 
 static struct diff_run *run_paths(const struct diff_config *config,
@@ -315,14 +315,14 @@ static struct diff_run *run_paths(const struct diff_config *config,
 /* Every engine asked answered every request and agreed. */
 static void assert_all_agree(const struct diff_run *run)
 {
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++) {
+    for (int e = 0; e < ENGINE_COUNT; e++) {
         if (!run->config.engines[e])
             continue;
         const struct diff_counts *c = &run->counts[e];
         ck_assert_msg(c->differ == 0 && c->errors == 0 &&
                           c->known_deviation == 0 && c->not_comparable == 0,
                       "%s: %" PRIu64 " differ, %" PRIu64 " errors",
-                      diff_engine_name((enum diff_engine_id)e), c->differ,
+                      engine_name((enum engine_id)e), c->differ,
                       c->errors);
         ck_assert_uint_eq(c->compared, run->requests);
         ck_assert_uint_eq(c->agree, run->requests);
@@ -426,27 +426,27 @@ static struct diff_run *run_broken(struct breaker *breaker, unsigned jobs,
 static void assert_caught(const struct diff_run *run, struct breaker *breaker)
 {
     uint64_t broken = atomic_load(&breaker->broken);
-    const struct diff_counts *c = &run->counts[DIFF_ENGINE_interp];
+    const struct diff_counts *c = &run->counts[ENGINE_interp];
     ck_assert_uint_gt(broken, 0);
     ck_assert_uint_eq(c->differ, broken);
     ck_assert_uint_eq(c->agree, run->requests - broken);
     ck_assert_uint_eq(c->compared, run->requests);
     ck_assert_uint_eq(c->known_deviation + c->not_comparable + c->errors, 0);
-    ck_assert_uint_eq(run->counts[DIFF_ENGINE_il].agree, run->requests);
+    ck_assert_uint_eq(run->counts[ENGINE_il].agree, run->requests);
     ck_assert_uint_eq(run->records_total, broken);
     ck_assert_uint_eq(run->nrecords, broken);
     for (size_t i = 0; i < run->nrecords; i++) {
         const struct diff_record *r = &run->records[i];
         uint64_t lookup = r->state.at.pc - r->state.at.caller_frame;
-        ck_assert_int_eq(r->engine, DIFF_ENGINE_interp);
+        ck_assert_int_eq(r->engine, ENGINE_interp);
         ck_assert(lookup >= breaker->begin && lookup < breaker->end);
         ck_assert_uint_eq(r->outcome.nitems, 1);
         ck_assert_ptr_null(r->outcome.items[0].deviation);
         if (breaker->how == BREAK_CFA) {
-            ck_assert_int_eq(r->outcome.items[0].item, DIFF_ITEM_CFA);
+            ck_assert_int_eq(r->outcome.items[0].item, ENGINE_ITEM_CFA);
             ck_assert_uint_eq(r->got.cfa, r->expected.cfa + 8);
         } else {
-            ck_assert_int_eq(r->outcome.items[0].item, DIFF_ITEM_REG);
+            ck_assert_int_eq(r->outcome.items[0].item, ENGINE_ITEM_REG);
             ck_assert_uint_eq(r->outcome.items[0].reg, breaker->reg);
         }
     }
@@ -455,7 +455,7 @@ static void assert_caught(const struct diff_run *run, struct breaker *breaker)
 START_TEST(test_broken_cfa_caught)
 {
     char *path = case_path("prologue.so");
-    struct breaker breaker = {DIFF_ENGINE_interp, BREAK_CFA, 0x1004, 0x1009,
+    struct breaker breaker = {ENGINE_interp, BREAK_CFA, 0x1004, 0x1009,
                               0, 0};
     struct diff_run *run = run_broken(&breaker, 1, path);
     assert_caught(run, &breaker);
@@ -479,7 +479,7 @@ END_TEST
 START_TEST(test_broken_register_caught)
 {
     char *path = case_path("prologue.so");
-    struct breaker breaker = {DIFF_ENGINE_interp, BREAK_REG, 0x1009, 0x100f,
+    struct breaker breaker = {ENGINE_interp, BREAK_REG, 0x1009, 0x100f,
                               CFI_REG_RBX, 0};
     struct diff_run *run = run_broken(&breaker, 2, path);
     assert_caught(run, &breaker);
@@ -501,7 +501,7 @@ static size_t split_words(char *line, char **words, size_t max)
  * over the memory it describes. */
 struct asked {
     struct cfi_regs callee;
-    struct diff_memory *memory;
+    struct engine_memory *memory;
     struct cfi_request request;
 };
 
@@ -519,13 +519,13 @@ static void ask_words(char **words, size_t n, const struct cfi_file *file,
         else if (!strcmp(words[i], "--mem-seed"))
             seed = strtoull(words[++i], NULL, 0);
     }
-    a->memory = diff_memory_new(true, seed);
-    diff_memory_map_file(a->memory, file);
+    a->memory = engine_memory_new(true, seed);
+    engine_memory_map_file(a->memory, file);
     for (size_t i = 3; i + 1 < n; i++) {
         if (!strcmp(words[i], "--fault")) {
             char *dash = strchr(words[i + 1], '-');
-            diff_memory_add_fault(a->memory, strtoull(words[i + 1], NULL, 0),
-                                  strtoull(dash + 1, NULL, 0));
+            engine_memory_add_fault(a->memory, strtoull(words[i + 1], NULL, 0),
+                                    strtoull(dash + 1, NULL, 0));
         } else if (!strcmp(words[i], "--regs")) {
             char list[2048];
             snprintf(list, sizeof list, "%s", words[i + 1]);
@@ -538,7 +538,7 @@ static void ask_words(char **words, size_t n, const struct cfi_file *file,
             }
         }
     }
-    a->request.memory = diff_memory_reader(a->memory);
+    a->request.memory = engine_memory_reader(a->memory);
 }
 
 /* Runs the reproducer through `cfisem unwind` with --engine `engine`
@@ -576,7 +576,7 @@ static uint64_t cli_cfa(char **words, size_t n, const char *engine)
 START_TEST(test_reproducer_reproduces)
 {
     char *path = case_path("prologue.so");
-    struct breaker breaker = {DIFF_ENGINE_interp, BREAK_CFA, 0x1004, 0x1009,
+    struct breaker breaker = {ENGINE_interp, BREAK_CFA, 0x1004, 0x1009,
                               0, 0};
     struct diff_run *run = run_broken(&breaker, 1, path);
     ck_assert_uint_gt(run->nrecords, 0);
@@ -599,17 +599,17 @@ START_TEST(test_reproducer_reproduces)
     ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
     struct asked asked;
     ask_words(words, n, file, &asked);
-    struct diff_engine engine;
-    struct diff_engine_config config = {NULL, NULL};
-    ck_assert_int_eq(open_broken(&breaker, DIFF_ENGINE_interp, file, &config,
+    struct engine_instance engine;
+    struct engine_config config = {NULL, NULL};
+    ck_assert_int_eq(open_broken(&breaker, ENGINE_interp, file, &config,
                                  &engine, &diag), CFI_OK);
-    struct diff_answer *answer = malloc(sizeof *answer);
+    struct engine_answer *answer = malloc(sizeof *answer);
     ck_assert_int_eq(engine.unwind(engine.self, &asked.request, answer), CFI_OK);
     ck_assert_uint_eq(answer->frame.cfa, record->got.cfa);
     ck_assert_uint_ne(answer->frame.cfa, record->expected.cfa);
     free(answer);
-    diff_engine_close(&engine);
-    diff_memory_free(asked.memory);
+    engine_close(&engine);
+    engine_memory_free(asked.memory);
     cfi_file_close(file);
     free(line);
     diff_run_free(run);
@@ -638,15 +638,15 @@ static void assert_summary(const struct json *summary, const char *engine,
 START_TEST(test_json_schema)
 {
     char *path = case_path("prologue.so");
-    struct breaker breaker = {DIFF_ENGINE_interp, BREAK_CFA, 0x1004, 0x1009,
+    struct breaker breaker = {ENGINE_interp, BREAK_CFA, 0x1004, 0x1009,
                               0, 0};
     struct diff_run *run = run_broken(&breaker, 1, path);
     char *text = report_json(run);
     struct json *j = json_parse(text);
     const struct json *summary = json_get(j, "summary");
     ck_assert_uint_eq(summary->count, 2);
-    assert_summary(summary, "il", &run->counts[DIFF_ENGINE_il]);
-    assert_summary(summary, "interp", &run->counts[DIFF_ENGINE_interp]);
+    assert_summary(summary, "il", &run->counts[ENGINE_il]);
+    assert_summary(summary, "interp", &run->counts[ENGINE_interp]);
     ck_assert_int_eq(json_get(j, "deviations")->kind, J_OBJECT);
     ck_assert_uint_eq(json_get(j, "deviations")->count, run->ndeviations);
     const struct json *mismatches = json_get(j, "mismatches");
@@ -742,7 +742,7 @@ static void pick_libc_row(const char *path, uint64_t *begin, uint64_t *end)
 START_TEST(test_jobs_deterministic)
 {
     char *path = test_system_lib("libc.so.6");
-    struct breaker breaker = {DIFF_ENGINE_interp, BREAK_CFA, 0, 0, 0, 0};
+    struct breaker breaker = {ENGINE_interp, BREAK_CFA, 0, 0, 0, 0};
     pick_libc_row(path, &breaker.begin, &breaker.end);
     struct diff_run *one = run_broken(&breaker, 1, path);
     atomic_store(&breaker.broken, 0);
@@ -810,13 +810,13 @@ static struct diff_run *run_isolated(struct breaker *breaker, const char *path)
 START_TEST(test_isolated_same_result)
 {
     char *path = case_path("prologue.so");
-    struct breaker breaker = {DIFF_ENGINE_interp, BREAK_CFA, 0x1004, 0x1009,
+    struct breaker breaker = {ENGINE_interp, BREAK_CFA, 0x1004, 0x1009,
                               0, 0};
     struct diff_run *isolated = run_isolated(&breaker, path);
     struct diff_config config = isolated->config;
     const char *paths[] = {path, path};
     struct diff_run *in_process = run_paths(&config, paths, 2);
-    ck_assert_uint_gt(isolated->counts[DIFF_ENGINE_interp].differ, 0);
+    ck_assert_uint_gt(isolated->counts[ENGINE_interp].differ, 0);
     char *a = report_json(isolated), *b = report_json(in_process);
     ck_assert_msg(!strcmp(a, b), "isolated and in-process runs differ");
     free(a);
@@ -832,18 +832,18 @@ END_TEST
 START_TEST(test_crash_isolated)
 {
     char *path = case_path("prologue.so");
-    struct breaker breaker = {DIFF_ENGINE_interp, BREAK_CRASH, 0x1004, 0x1009,
+    struct breaker breaker = {ENGINE_interp, BREAK_CRASH, 0x1004, 0x1009,
                               0, 0};
     struct diff_run *run = run_isolated(&breaker, path);
     ck_assert_uint_gt(run->requests, 0);
     ck_assert_int_eq(run->files[0].status, CFI_OK);
-    const struct diff_counts *interp = &run->counts[DIFF_ENGINE_interp];
+    const struct diff_counts *interp = &run->counts[ENGINE_interp];
     ck_assert_uint_eq(interp->errors, run->requests);
     ck_assert_uint_eq(interp->compared, 0);
-    ck_assert_uint_eq(run->counts[DIFF_ENGINE_il].agree, run->requests);
+    ck_assert_uint_eq(run->counts[ENGINE_il].agree, run->requests);
     ck_assert_uint_eq(run->nfailures, 2);
     for (size_t f = 0; f < 2; f++) {
-        ck_assert_int_eq(run->failures[f].engine, DIFF_ENGINE_interp);
+        ck_assert_int_eq(run->failures[f].engine, ENGINE_interp);
         ck_assert_uint_eq(run->failures[f].file, f);
         ck_assert(!strncmp(run->failures[f].diag.message, "crashed", 7));
     }
@@ -860,17 +860,17 @@ END_TEST
 START_TEST(test_hang_watchdog)
 {
     char *path = case_path("prologue.so");
-    struct breaker breaker = {DIFF_ENGINE_interp, BREAK_HANG, 0x1004, 0x1009,
+    struct breaker breaker = {ENGINE_interp, BREAK_HANG, 0x1004, 0x1009,
                               0, 0};
     struct diff_run *run = run_isolated_timeout(&breaker, path, 1);
     ck_assert_uint_gt(run->requests, 0);
     ck_assert_int_eq(run->files[1].status, CFI_OK);
-    const struct diff_counts *interp = &run->counts[DIFF_ENGINE_interp];
+    const struct diff_counts *interp = &run->counts[ENGINE_interp];
     ck_assert_uint_eq(interp->errors, run->requests);
-    ck_assert_uint_eq(run->counts[DIFF_ENGINE_il].agree, run->requests);
+    ck_assert_uint_eq(run->counts[ENGINE_il].agree, run->requests);
     ck_assert_uint_eq(run->nfailures, 2);
     for (size_t f = 0; f < 2; f++) {
-        ck_assert_int_eq(run->failures[f].engine, DIFF_ENGINE_interp);
+        ck_assert_int_eq(run->failures[f].engine, ENGINE_interp);
         ck_assert_msg(!strncmp(run->failures[f].diag.message, "timed out", 9),
                       "%s", run->failures[f].diag.message);
     }
@@ -924,12 +924,12 @@ START_TEST(test_relocatable_no_false_mismatch)
                      test_build_path("corpus/objects/remember.o")};
     struct diff_config config;
     diff_config_default(&config);
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
-        config.engines[e] = e == DIFF_ENGINE_libdwarf || e == DIFF_ENGINE_libdw;
+    for (int e = 0; e < ENGINE_COUNT; e++)
+        config.engines[e] = e == ENGINE_libdwarf || e == ENGINE_libdw;
     struct diff_run *run;
     ck_assert_int_eq(diff_run_isolated(&config, (const char *const *)cases, 3,
                                        &run), CFI_OK);
-    for (int e = DIFF_ENGINE_libdwarf; e <= DIFF_ENGINE_libdw; e++) {
+    for (int e = ENGINE_libdwarf; e <= ENGINE_libdw; e++) {
         const struct diff_counts *c = &run->counts[e];
         ck_assert_uint_eq(c->differ, 0);
         ck_assert_uint_eq(c->errors, 0);
@@ -1018,32 +1018,32 @@ END_TEST
 START_TEST(test_signal_flag_compared)
 {
     static struct cfi_frame expected, got;
-    static struct diff_answer answer;
+    static struct engine_answer answer;
     memset(&expected, 0, sizeof expected);
     expected.status = CFI_OK;
     expected.cfa = 0x7ffe1008;
     expected.signal_frame = true;
     got = expected;
-    ck_assert(diff_frames_agree(&expected, &got));
+    ck_assert(engine_frames_agree(&expected, &got));
     got.signal_frame = false;
-    ck_assert(!diff_frames_agree(&expected, &got));
+    ck_assert(!engine_frames_agree(&expected, &got));
     const struct cfi_request request = {0x1000, false, &expected.caller,
                                         {NULL, NULL}};
-    enum diff_engine_id engines[] = {DIFF_ENGINE_interp, DIFF_ENGINE_libdw};
+    enum engine_id engines[] = {ENGINE_interp, ENGINE_libdw};
     for (size_t i = 0; i < 2; i++) {
-        diff_answer_reset(&answer);
+        engine_answer_reset(&answer);
         answer.frame = got;
-        struct diff_mismatch context = {engines[i], NULL, NULL, NULL, CFI_OK,
+        struct engine_mismatch context = {engines[i], NULL, NULL, NULL, CFI_OK,
                                         &request, &expected, NULL,
-                                        DIFF_ITEM_STATUS, 0};
-        struct diff_outcome outcome;
-        diff_compare(&context, &answer, &outcome);
-        ck_assert_int_eq(outcome.verdict, DIFF_VERDICT_DIFFER);
+                                        ENGINE_ITEM_STATUS, 0};
+        struct engine_outcome outcome;
+        engine_compare(&context, &answer, &outcome);
+        ck_assert_int_eq(outcome.verdict, ENGINE_VERDICT_DIFFER);
         ck_assert_uint_eq(outcome.nitems, 1);
-        ck_assert_int_eq(outcome.items[0].item, DIFF_ITEM_SIGNAL);
+        ck_assert_int_eq(outcome.items[0].item, ENGINE_ITEM_SIGNAL);
         answer.signal_comparable = false;
-        diff_compare(&context, &answer, &outcome);
-        ck_assert_int_eq(outcome.verdict, DIFF_VERDICT_AGREE);
+        engine_compare(&context, &answer, &outcome);
+        ck_assert_int_eq(outcome.verdict, ENGINE_VERDICT_AGREE);
     }
 }
 END_TEST
@@ -1054,29 +1054,29 @@ END_TEST
 START_TEST(test_internal_error_never_agrees)
 {
     static struct cfi_frame expected, got;
-    static struct diff_answer answer;
+    static struct engine_answer answer;
     memset(&expected, 0, sizeof expected);
     expected.status = CFI_E_INTERNAL;
     got = expected;
-    ck_assert(!diff_frames_agree(&expected, &got));
+    ck_assert(!engine_frames_agree(&expected, &got));
     ck_assert_str_eq(cfi_status_name(CFI_E_INTERNAL), "internal");
     const struct cfi_request request = {0x1000, false, &expected.caller,
                                         {NULL, NULL}};
-    enum diff_engine_id engines[] = {DIFF_ENGINE_interp,
-                                     DIFF_ENGINE_libunwind};
+    enum engine_id engines[] = {ENGINE_interp,
+                                     ENGINE_libunwind};
     enum cfi_status reference[] = {CFI_E_INTERNAL, CFI_OK};
     for (size_t i = 0; i < 2; i++) {
         expected.status = reference[i];
-        diff_answer_reset(&answer);
+        engine_answer_reset(&answer);
         answer.frame = got;
-        struct diff_mismatch context = {engines[i], NULL, NULL, NULL, CFI_OK,
+        struct engine_mismatch context = {engines[i], NULL, NULL, NULL, CFI_OK,
                                         &request, &expected, NULL,
-                                        DIFF_ITEM_STATUS, 0};
-        struct diff_outcome outcome;
-        diff_compare(&context, &answer, &outcome);
-        ck_assert_int_eq(outcome.verdict, DIFF_VERDICT_DIFFER);
+                                        ENGINE_ITEM_STATUS, 0};
+        struct engine_outcome outcome;
+        engine_compare(&context, &answer, &outcome);
+        ck_assert_int_eq(outcome.verdict, ENGINE_VERDICT_DIFFER);
         ck_assert_uint_eq(outcome.nnew, 1);
-        ck_assert_int_eq(outcome.items[0].item, DIFF_ITEM_STATUS);
+        ck_assert_int_eq(outcome.items[0].item, ENGINE_ITEM_STATUS);
         ck_assert_ptr_null(outcome.items[0].deviation);
     }
 }

@@ -360,7 +360,7 @@ static void make_state(unsigned k, uint64_t pc, struct cfi_regs *regs)
     uint64_t rsp = 0x7ffe0000u + 0x100u * k;
     if (k < 2)
         for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
-            cfi_regs_set(regs, reg, diff_mix(pc ^ (reg * 977u + k)));
+            cfi_regs_set(regs, reg, engine_mix(pc ^ (reg * 977u + k)));
     cfi_regs_set(regs, CFI_REG_RSP, rsp);
     cfi_regs_set(regs, CFI_REG_RBP, rsp + 0x80);
     cfi_regs_set(regs, CFI_REG_RIP, pc);
@@ -423,8 +423,8 @@ START_TEST(test_tracing_changes_nothing)
     ck_assert_int_eq(cfi_file_open(libc, &file, &diag), CFI_OK);
     struct sem_file_il *il;
     ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
-    struct diff_memory *memory = diff_memory_new(true, 7);
-    ck_assert_int_eq(diff_memory_map_file(memory, file), CFI_OK);
+    struct engine_memory *memory = engine_memory_new(true, 7);
+    ck_assert_int_eq(engine_memory_map_file(memory, file), CFI_OK);
     struct counting_sink sink = {0};
     size_t rows = 0;
     for (size_t i = 0; i < il->nfdes; i++) {
@@ -433,11 +433,11 @@ START_TEST(test_tracing_changes_nothing)
             continue;
         for (size_t r = 0; r < il->fdes[i].nranges; r++, rows++)
             check_traced_row(il, i, il->fdes[i].ranges[r].begin,
-                             diff_memory_reader(memory), &sink);
+                             engine_memory_reader(memory), &sink);
     }
     ck_assert_msg(rows > 20000, "only %zu rows in libc", rows);
     ck_assert_msg(sink.events > rows, "the sink was told nothing");
-    diff_memory_free(memory);
+    engine_memory_free(memory);
     sem_file_il_free(il);
     cfi_file_close(file);
     free(libc);

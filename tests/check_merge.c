@@ -187,13 +187,13 @@ struct breaker {
 };
 
 struct broken_engine {
-    struct diff_engine inner;
+    struct engine_instance inner;
     const struct breaker *breaker;
 };
 
 static enum cfi_status broken_unwind(void *self,
                                      const struct cfi_request *request,
-                                     struct diff_answer *answer)
+                                     struct engine_answer *answer)
 {
     struct broken_engine *b = self;
     enum cfi_status status = b->inner.unwind(b->inner.self, request, answer);
@@ -207,18 +207,18 @@ static enum cfi_status broken_unwind(void *self,
 static void broken_close(void *self)
 {
     struct broken_engine *b = self;
-    diff_engine_close(&b->inner);
+    engine_close(&b->inner);
     free(b);
 }
 
-static enum cfi_status open_broken(void *env, enum diff_engine_id id,
+static enum cfi_status open_broken(void *env, enum engine_id id,
                                    const struct cfi_file *file,
-                                   const struct diff_engine_config *config,
-                                   struct diff_engine *engine,
+                                   const struct engine_config *config,
+                                   struct engine_instance *engine,
                                    struct cfi_diag *diag)
 {
-    enum cfi_status status = diff_engine_open(id, file, config, engine, diag);
-    if (status != CFI_OK || id != DIFF_ENGINE_interp)
+    enum cfi_status status = engine_open(id, file, config, engine, diag);
+    if (status != CFI_OK || id != ENGINE_interp)
         return status;
     struct broken_engine *b = malloc(sizeof *b);
     b->inner = *engine;
@@ -264,12 +264,12 @@ static void config_make(struct diff_config *config, struct breaker *breaker,
                         size_t keep)
 {
     diff_config_default(config);
-    for (int e = 0; e < DIFF_ENGINE_COUNT; e++)
+    for (int e = 0; e < ENGINE_COUNT; e++)
         config->engines[e] = false;
-    config->engines[DIFF_ENGINE_il] = true;
-    config->engines[DIFF_ENGINE_interp] = true;
-    config->engines[DIFF_ENGINE_libunwind] = true;   /* known deviations */
-    config->engines[DIFF_ENGINE_sframe] = true;      /* cannot be opened */
+    config->engines[ENGINE_il] = true;
+    config->engines[ENGINE_interp] = true;
+    config->engines[ENGINE_libunwind] = true;        /* known deviations */
+    config->engines[ENGINE_sframe] = true;           /* cannot be opened */
     config->jobs = 1;
     config->keep = keep;
     config->nfaults = 1;
@@ -349,12 +349,12 @@ static struct diff_run *whole_run(struct corpus *c, struct breaker *breaker,
 static void assert_varied(const struct diff_run *run)
 {
     ck_assert_uint_gt(run->records_total, 0);
-    ck_assert_uint_gt(run->counts[DIFF_ENGINE_libunwind].known_deviation, 0);
+    ck_assert_uint_gt(run->counts[ENGINE_libunwind].known_deviation, 0);
     ck_assert_uint_gt(run->nfailures, 0);
     ck_assert_int_ne(run->files[3].status, CFI_OK);
     size_t examples = 0;
     for (size_t d = 0; d < run->ndeviations; d++)
-        examples += run->deviation_examples[d].engine != DIFF_ENGINE_COUNT;
+        examples += run->deviation_examples[d].engine != ENGINE_COUNT;
     ck_assert_uint_gt(examples, 0);
 }
 
@@ -368,7 +368,7 @@ START_TEST(round_trip)
     struct diff_run *back = reread(run, c.dir);
     assert_same_reports(run, back);
     ck_assert_uint_eq(back->nrecords, run->nrecords);
-    ck_assert_uint_eq(back->records[0].outcome.items[0].item, DIFF_ITEM_CFA);
+    ck_assert_uint_eq(back->records[0].outcome.items[0].item, ENGINE_ITEM_CFA);
     diff_run_free(back);
     diff_run_free(run);
     corpus_free(&c);

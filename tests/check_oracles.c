@@ -5,13 +5,13 @@
  * On every hand-written case (the .so files of corpus/cases) and on every row of
  * libc.so.6 (its first address, two states: as the innermost frame, and
  * as a caller frame whose return address is that address + 1), each
- * adapter's answer is compared with sem_unwind's by diff_compare, the
+ * adapter's answer is compared with sem_unwind's by engine_compare, the
  * harness's own comparison. Every verdict is counted: agree, known
  * deviation (engines/deviations.c), not comparable; any other difference
  * fails the test with the file, PC, state and both answers, to be settled
  * against DWARF 5 §6.4 and cfi.h — never by loosening the comparison.
  * On the same requests, the model of libunwind that the deviation table
- * rests on (diff_libunwind_model) must give libunwind's answer with all
+ * rests on (engine_libunwind_model) must give libunwind's answer with all
  * of libunwind's behaviours, and the reference's with none.
  *
  * Then, on minimal inputs, what the adapters refuse (libunwind: a
@@ -34,27 +34,27 @@
 #include "support.h"
 
 struct oracle {
-    enum diff_engine_id id;
+    enum engine_id id;
     enum cfi_status (*open)(const struct cfi_file *, void **,
                             struct cfi_diag *);
     enum cfi_status (*answer)(void *, const struct cfi_request *,
-                              struct diff_answer *);
+                              struct engine_answer *);
     void (*close)(void *);
 };
 
 static const struct oracle oracles[] = {
-    {DIFF_ENGINE_libdwarf, diff_libdwarf_open, diff_libdwarf_answer,
-     diff_libdwarf_close},
-    {DIFF_ENGINE_libdw, diff_libdw_open, diff_libdw_answer,
-     diff_libdw_close},
-    {DIFF_ENGINE_libunwind, diff_libunwind_open, diff_libunwind_answer,
-     diff_libunwind_close},
+    {ENGINE_libdwarf, engine_libdwarf_open, engine_libdwarf_answer,
+     engine_libdwarf_close},
+    {ENGINE_libdw, engine_libdw_open, engine_libdw_answer,
+     engine_libdw_close},
+    {ENGINE_libunwind, engine_libunwind_open, engine_libunwind_answer,
+     engine_libunwind_close},
 };
 enum { NORACLES = sizeof oracles / sizeof oracles[0] };
 
 struct tally {
     size_t files, unsupported;
-    size_t verdicts[DIFF_VERDICT_ERROR + 1];
+    size_t verdicts[ENGINE_VERDICT_ERROR + 1];
     size_t modelled;   /* libunwind answers checked against its model */
 };
 
@@ -75,10 +75,10 @@ static void make_state(uint64_t seed, unsigned k, uint64_t rip,
 {
     cfi_regs_clear(regs);
     for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
-        cfi_regs_set(regs, reg, diff_mix(seed ^ (k * 131 + reg)));
-    uint64_t rsp = 0x7ffe00000000ull + (diff_mix(seed + k) & 0xffff0ull);
+        cfi_regs_set(regs, reg, engine_mix(seed ^ (k * 131 + reg)));
+    uint64_t rsp = 0x7ffe00000000ull + (engine_mix(seed + k) & 0xffff0ull);
     cfi_regs_set(regs, CFI_REG_RSP, rsp);
-    cfi_regs_set(regs, CFI_REG_RBP, rsp + (diff_mix(seed - k) & 0xff0));
+    cfi_regs_set(regs, CFI_REG_RBP, rsp + (engine_mix(seed - k) & 0xff0));
     cfi_regs_set(regs, CFI_REG_RIP, rip);
 }
 
@@ -97,7 +97,7 @@ static void describe(char *out, size_t size, const struct cfi_frame *f)
 
 /* The IL's FDE, translation status and row at the lookup PC. */
 static void il_context(const struct run *r, uint64_t lookup,
-                       struct diff_mismatch *m)
+                       struct engine_mismatch *m)
 {
     m->fde = cfi_file_lookup(r->file, lookup);
     m->row = NULL;
@@ -155,14 +155,14 @@ static bool has_val_offset(const struct cfi_fde *fde, bool in_cie)
     return found;
 }
 
-/* The model of libunwind (diff_libunwind_model), on which the deviation
+/* The model of libunwind (engine_libunwind_model), on which the deviation
  * table's libunwind entries rest: with every behaviour it answers as
  * libunwind did; with none (but word reads, which only matter for the
  * faults the adapter refuses) it answers as the reference, on rows whose
  * rules stay within registers 0..16. FDEs libunwind reads otherwise
  * (val_offset: operands run as instructions) are left out. */
-static void check_model(const struct run *r, const struct diff_mismatch *m,
-                        const struct diff_answer *answer)
+static void check_model(const struct run *r, const struct engine_mismatch *m,
+                        const struct engine_answer *answer)
 {
     if (!m->row || !answer->comparable || has_val_offset(m->fde, true) ||
         has_val_offset(m->fde, false))
@@ -173,16 +173,16 @@ static void check_model(const struct run *r, const struct diff_mismatch *m,
     struct cfi_frame model;
     bool traps;
     unsigned ra = (unsigned)m->fde->cie->ra_column;
-    diff_libunwind_model(m->row, ra, m->request, DIFF_LU_QUIRKS_ALL, &model,
-                         &traps);
+    engine_libunwind_model(m->row, ra, m->request, ENGINE_LU_QUIRKS_ALL, &model,
+                           &traps);
     char want[1024], got[1024];
     describe(want, sizeof want, &model);
     describe(got, sizeof got, &answer->frame);
     ck_assert_msg(same_frame(&model, &answer->frame),
                   "%s: pc 0x%" PRIx64 ": the model of libunwind says\n %s\n"
                   "libunwind\n %s", r->file->path, m->request->pc, want, got);
-    diff_libunwind_model(m->row, ra, m->request, DIFF_LU_WORD_READS, &model,
-                         &traps);
+    engine_libunwind_model(m->row, ra, m->request, ENGINE_LU_WORD_READS, &model,
+                           &traps);
     describe(want, sizeof want, &model);
     describe(got, sizeof got, m->expected);
     ck_assert_msg(same_frame(&model, m->expected),
@@ -195,28 +195,28 @@ static void check_model(const struct run *r, const struct diff_mismatch *m,
 static void compare_at(const struct run *r, uint64_t pc, bool caller,
                        unsigned k, uint64_t seed)
 {
-    struct diff_memory *memory = diff_memory_new(true, seed + k);
-    diff_memory_map_file(memory, r->file);
+    struct engine_memory *memory = engine_memory_new(true, seed + k);
+    engine_memory_map_file(memory, r->file);
     struct cfi_regs callee;
     make_state(seed ^ pc, k, pc, &callee);
     if (k == 1)
-        diff_memory_add_fault(memory, callee.value[CFI_REG_RSP] + 8,
-                              callee.value[CFI_REG_RSP] + 16);
+        engine_memory_add_fault(memory, callee.value[CFI_REG_RSP] + 8,
+                                callee.value[CFI_REG_RSP] + 16);
     struct cfi_request request = {pc, caller, &callee,
-                                  diff_memory_reader(memory)};
+                                  engine_memory_reader(memory)};
     struct cfi_frame expected;
     sem_unwind(r->il, &request, &expected);
-    struct diff_answer answer;
+    struct engine_answer answer;
     r->oracle->answer(r->self, &request, &answer);
-    struct diff_mismatch m = {.engine = r->oracle->id, .file = r->file,
+    struct engine_mismatch m = {.engine = r->oracle->id, .file = r->file,
                               .request = &request, .expected = &expected};
     il_context(r, caller ? pc - 1 : pc, &m);
-    struct diff_outcome outcome;
-    diff_compare(&m, &answer, &outcome);
+    struct engine_outcome outcome;
+    engine_compare(&m, &answer, &outcome);
     r->tally->verdicts[outcome.verdict]++;
-    if (r->oracle->id == DIFF_ENGINE_libunwind)
+    if (r->oracle->id == ENGINE_libunwind)
         check_model(r, &m, &answer);
-    if (outcome.verdict == DIFF_VERDICT_DIFFER) {
+    if (outcome.verdict == ENGINE_VERDICT_DIFFER) {
         char want[1024], got[1024], item[16];
         describe(want, sizeof want, &expected);
         describe(got, sizeof got, &answer.frame);
@@ -225,13 +225,13 @@ static void compare_at(const struct run *r, uint64_t pc, bool caller,
             i++;
         ck_abort_msg("%s: %s: pc 0x%" PRIx64 "%s state %u seed %" PRIu64
                      ": %s differs\n il: %s\n %s: %s",
-                     diff_engine_name(r->oracle->id), r->file->path, pc,
+                     engine_name(r->oracle->id), r->file->path, pc,
                      caller ? " (caller)" : "", k, seed,
-                     diff_item_label(outcome.items[i].item,
-                                     outcome.items[i].reg, item, sizeof item),
-                     want, diff_engine_name(r->oracle->id), got);
+                     engine_item_label(outcome.items[i].item,
+                                       outcome.items[i].reg, item, sizeof item),
+                     want, engine_name(r->oracle->id), got);
     }
-    diff_memory_free(memory);
+    engine_memory_free(memory);
 }
 
 /* Each row's first address, as the innermost frame (state 0) and as the
@@ -271,7 +271,7 @@ static void compare_file(const char *path, struct tally tallies[NORACLES])
             continue;
         }
         ck_assert_msg(status == CFI_OK, "%s: %s: %s",
-                      diff_engine_name(oracles[o].id), path, diag.message);
+                      engine_name(oracles[o].id), path, diag.message);
         compare_rows(&r);
         oracles[o].close(r.self);
     }
@@ -286,12 +286,12 @@ static void report(const char *what, const struct tally tallies[NORACLES])
         printf("oracles: %s: %-9s files %zu (unsupported %zu): agree %zu, "
                "known deviation %zu, not comparable %zu, errors %zu, "
                "differ %zu, modelled %zu\n", what,
-               diff_engine_name(oracles[o].id), t->files, t->unsupported,
-               t->verdicts[DIFF_VERDICT_AGREE],
-               t->verdicts[DIFF_VERDICT_KNOWN],
-               t->verdicts[DIFF_VERDICT_NOT_COMPARABLE],
-               t->verdicts[DIFF_VERDICT_ERROR],
-               t->verdicts[DIFF_VERDICT_DIFFER], t->modelled);
+               engine_name(oracles[o].id), t->files, t->unsupported,
+               t->verdicts[ENGINE_VERDICT_AGREE],
+               t->verdicts[ENGINE_VERDICT_KNOWN],
+               t->verdicts[ENGINE_VERDICT_NOT_COMPARABLE],
+               t->verdicts[ENGINE_VERDICT_ERROR],
+               t->verdicts[ENGINE_VERDICT_DIFFER], t->modelled);
     }
 }
 
@@ -315,8 +315,8 @@ START_TEST(test_cases)
     report("cases", tallies);
     ck_assert_uint_ge(files, 10);
     for (int o = 0; o < NORACLES; o++)
-        ck_assert_uint_gt(tallies[o].verdicts[DIFF_VERDICT_AGREE] +
-                              tallies[o].verdicts[DIFF_VERDICT_KNOWN],
+        ck_assert_uint_gt(tallies[o].verdicts[ENGINE_VERDICT_AGREE] +
+                              tallies[o].verdicts[ENGINE_VERDICT_KNOWN],
                           50);
     free(dir_path);
 }
@@ -330,7 +330,7 @@ START_TEST(test_libc)
     compare_file(path, tallies);
     report("libc.so.6", tallies);
     /* libdwarf reads every row of libc as the IL does. */
-    ck_assert_uint_gt(tallies[0].verdicts[DIFF_VERDICT_AGREE], 40000);
+    ck_assert_uint_gt(tallies[0].verdicts[ENGINE_VERDICT_AGREE], 40000);
     for (int o = 0; o < NORACLES; o++)
         ck_assert_uint_eq(tallies[o].unsupported, 0);
     free(path);
@@ -399,7 +399,7 @@ static void remove_built(char *path)
 /* One request at `pc` (innermost frame) with every register 0..16
  * known, rsp = 0x7ffe00001000, and [fault, fault_end) unreadable. */
 struct asked {
-    struct diff_answer answer;
+    struct engine_answer answer;
     struct cfi_frame expected;
 };
 
@@ -412,31 +412,31 @@ static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
                   diag.message);
     struct sem_file_il *il;
     ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
-    struct diff_memory *memory = diff_memory_new(true, 7);
-    diff_memory_map_file(memory, file);
+    struct engine_memory *memory = engine_memory_new(true, 7);
+    engine_memory_map_file(memory, file);
     if (fault_end)
-        diff_memory_add_fault(memory, fault, fault_end);
+        engine_memory_add_fault(memory, fault, fault_end);
     struct cfi_regs callee;
     make_state(99, 0, pc, &callee);
     cfi_regs_set(&callee, CFI_REG_RSP, 0x7ffe00001000);
     struct cfi_request request = {pc, false, &callee,
-                                  diff_memory_reader(memory)};
+                                  engine_memory_reader(memory)};
     sem_unwind(il, &request, &asked->expected);
     void *self;
     ck_assert_int_eq(oracle->open(file, &self, &diag), CFI_OK);
     oracle->answer(self, &request, &asked->answer);
     oracle->close(self);
-    diff_memory_free(memory);
+    engine_memory_free(memory);
     sem_file_il_free(il);
     cfi_file_close(file);
 }
 
-static const struct oracle *oracle(enum diff_engine_id id)
+static const struct oracle *oracle(enum engine_id id)
 {
     for (int o = 0; o < NORACLES; o++)
         if (oracles[o].id == id)
             return &oracles[o];
-    ck_abort_msg("no oracle %s", diff_engine_name(id));
+    ck_abort_msg("no oracle %s", engine_name(id));
     return NULL;
 }
 
@@ -458,12 +458,12 @@ START_TEST(libunwind_high_register)
     char *low = build("", "\tnop\n\t.cfi_escape 0x06, 0x0c\n\tnop\n");
     struct asked asked;
     for (uint64_t pc = 0x1000; pc <= 0x1001; pc++) {
-        ask(oracle(DIFF_ENGINE_libunwind), high, pc, 0, 0, &asked);
+        ask(oracle(ENGINE_libunwind), high, pc, 0, 0, &asked);
         assert_not_comparable(&asked, "register above 16, outside");
     }
-    ask(oracle(DIFF_ENGINE_libunwind), xmm, 0x1000, 0, 0, &asked);
+    ask(oracle(ENGINE_libunwind), xmm, 0x1000, 0, 0, &asked);
     assert_not_comparable(&asked, "register above 16, outside");
-    ask(oracle(DIFF_ENGINE_libunwind), low, 0x1001, 0, 0, &asked);
+    ask(oracle(ENGINE_libunwind), low, 0x1001, 0, 0, &asked);
     ck_assert(asked.answer.comparable);
     ck_assert_int_eq(asked.answer.frame.status, CFI_OK);
     remove_built(high);
@@ -482,9 +482,9 @@ START_TEST(libunwind_div_trap_refused)
     char *one = build("", "\t.cfi_escape 0x16, 0x03, 0x0b, 0x0e, 0, 0, 0, 0,"
                           " 0, 0, 0, 0x80, 0x31, 0x1b\n\tnop\n");
     struct asked asked;
-    ask(oracle(DIFF_ENGINE_libunwind), trap, 0x1000, 0, 0, &asked);
+    ask(oracle(ENGINE_libunwind), trap, 0x1000, 0, 0, &asked);
     assert_not_comparable(&asked, "SIGFPE");
-    ask(oracle(DIFF_ENGINE_libunwind), one, 0x1000, 0, 0, &asked);
+    ask(oracle(ENGINE_libunwind), one, 0x1000, 0, 0, &asked);
     ck_assert(asked.answer.comparable);
     ck_assert_uint_eq(asked.answer.frame.caller.value[CFI_REG_RBX],
                       0x8000000000000000ull);
@@ -502,10 +502,10 @@ START_TEST(libdw_huge_register_refused)
                            " 0x30\n\tnop\n");
     char *high = build("", "\t.cfi_escape 0x10, 0x78, 0x01, 0x30\n\tnop\n");
     struct asked asked;
-    ask(oracle(DIFF_ENGINE_libdw), huge, 0x1000, 0, 0, &asked);
+    ask(oracle(ENGINE_libdw), huge, 0x1000, 0, 0, &asked);
     assert_not_comparable(&asked, "register number");
     ck_assert_int_eq(asked.expected.status, CFI_E_MALFORMED);
-    ask(oracle(DIFF_ENGINE_libdw), high, 0x1000, 0, 0, &asked);
+    ask(oracle(ENGINE_libdw), high, 0x1000, 0, 0, &asked);
     ck_assert(asked.answer.comparable);
     remove_built(huge);
     remove_built(high);
@@ -522,10 +522,10 @@ START_TEST(libunwind_partial_word_fault)
                            " 0x01\n\tnop\n");
     const uint64_t word = 0x7ffe00001010;
     struct asked asked;
-    ask(oracle(DIFF_ENGINE_libunwind), path, 0x1000, word, word + 1, &asked);
+    ask(oracle(ENGINE_libunwind), path, 0x1000, word, word + 1, &asked);
     ck_assert_int_eq(asked.expected.status, CFI_OK);
     assert_not_comparable(&asked, "part of one");
-    ask(oracle(DIFF_ENGINE_libunwind), path, 0x1000, word, word + 8, &asked);
+    ask(oracle(ENGINE_libunwind), path, 0x1000, word, word + 8, &asked);
     ck_assert(asked.answer.comparable);
     ck_assert_int_eq(asked.answer.frame.status, CFI_E_MEMORY);
     ck_assert_int_eq(asked.expected.status, CFI_E_MEMORY);
@@ -541,8 +541,8 @@ START_TEST(return_address_column)
     char *path = build("simple", "\t.cfi_return_column %rbx\n"
                                  "\t.cfi_def_cfa %rsp, 8\n"
                                  "\t.cfi_offset %rbx, -16\n\tnop\n");
-    static const enum diff_engine_id ids[] = {DIFF_ENGINE_libdwarf,
-                                              DIFF_ENGINE_libdw};
+    static const enum engine_id ids[] = {ENGINE_libdwarf,
+                                              ENGINE_libdw};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         struct asked asked;
         ask(oracle(ids[i]), path, 0x1000, 0, 0, &asked);

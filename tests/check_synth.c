@@ -494,7 +494,7 @@ START_TEST(test_trace_confirms_synth)
     ck_assert_uint_ge(nclaims, 7);
     struct trace_options o;
     trace_options_default(&o);
-    o.engines[DIFF_ENGINE_compiled] = false;
+    o.engines[ENGINE_compiled] = false;
     o.timeout = 60;
     o.quiet_program = true;
     struct trace_report r;

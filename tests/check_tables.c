@@ -106,14 +106,14 @@ static void built_free(struct built *b)
 }
 
 /* The table of the object as edited in b->bytes. */
-static void check_edited(struct built *b, struct diff_hdr_check *check)
+static void check_edited(struct built *b, struct engine_hdr_check *check)
 {
     ck_assert_int_eq(test_write_file(b->edited, b->bytes, b->size), 0);
     struct cfi_file *file = NULL;
     struct cfi_diag diag;
     ck_assert_msg(cfi_file_open(b->edited, &file, &diag) == CFI_OK, "%s",
                   diag.message);
-    ck_assert_int_eq(diff_hdr_check(file, check), CFI_OK);
+    ck_assert_int_eq(engine_hdr_check(file, check), CFI_OK);
     cfi_file_close(file);
 }
 
@@ -139,8 +139,8 @@ static void put32(struct built *b, size_t at, uint32_t value)
  * location at 12 + 8i, its FDE address at 16 + 8i. */
 enum { COUNT_AT = 8, FIRST_ENTRY = 12 };
 
-static bool has_problem(const struct diff_hdr_check *check,
-                        enum diff_hdr_problem_kind kind)
+static bool has_problem(const struct engine_hdr_check *check,
+                        enum engine_hdr_problem_kind kind)
 {
     for (size_t i = 0; i < check->nkept; i++)
         if (check->kept[i].kind == kind)
@@ -148,9 +148,9 @@ static bool has_problem(const struct diff_hdr_check *check,
     return false;
 }
 
-static struct diff_hdr_check *new_check(void)
+static struct engine_hdr_check *new_check(void)
 {
-    struct diff_hdr_check *check = malloc(sizeof *check);
+    struct engine_hdr_check *check = malloc(sizeof *check);
     ck_assert_ptr_nonnull(check);
     return check;
 }
@@ -163,7 +163,7 @@ START_TEST(hdr_as_linked)
 {
     struct built b;
     build(&b, three_functions, "");
-    struct diff_hdr_check *check = new_check();
+    struct engine_hdr_check *check = new_check();
     check_edited(&b, check);
     ck_assert(check->present);
     ck_assert_uint_eq(check->version, 1);
@@ -181,7 +181,7 @@ START_TEST(hdr_absent)
     struct built b;
     build(&b, three_functions, "-Wl,--no-eh-frame-hdr");
     ck_assert_uint_eq(b.hdr_size, 0);
-    struct diff_hdr_check *check = new_check();
+    struct engine_hdr_check *check = new_check();
     check_edited(&b, check);
     ck_assert(!check->present);
     ck_assert_uint_eq(check->nproblems, 0);
@@ -195,15 +195,15 @@ START_TEST(hdr_version)
     struct built b;
     build(&b, three_functions, "");
     *hdr_byte(&b, 0) = 2;
-    struct diff_hdr_check *check = new_check();
+    struct engine_hdr_check *check = new_check();
     check_edited(&b, check);
     ck_assert_uint_eq(check->nproblems, 1);
-    ck_assert_int_eq(check->kept[0].kind, DIFF_HDR_version);
+    ck_assert_int_eq(check->kept[0].kind, ENGINE_HDR_version);
     *hdr_byte(&b, 0) = 1;
     *hdr_byte(&b, 3) = 0x0d; /* no such format */
     check_edited(&b, check);
     ck_assert_uint_eq(check->nproblems, 1);
-    ck_assert_int_eq(check->kept[0].kind, DIFF_HDR_encoding);
+    ck_assert_int_eq(check->kept[0].kind, ENGINE_HDR_encoding);
     free(check);
     built_free(&b);
 }
@@ -214,10 +214,10 @@ START_TEST(hdr_eh_frame_ptr)
     struct built b;
     build(&b, three_functions, "");
     put32(&b, 4, get32(&b, 4) + 8);
-    struct diff_hdr_check *check = new_check();
+    struct engine_hdr_check *check = new_check();
     check_edited(&b, check);
     ck_assert_uint_eq(check->nproblems, 1);
-    ck_assert_int_eq(check->kept[0].kind, DIFF_HDR_eh_frame_ptr);
+    ck_assert_int_eq(check->kept[0].kind, ENGINE_HDR_eh_frame_ptr);
     free(check);
     built_free(&b);
 }
@@ -233,10 +233,10 @@ START_TEST(hdr_unsorted)
     put32(&b, FIRST_ENTRY + 4, get32(&b, FIRST_ENTRY + 12));
     put32(&b, FIRST_ENTRY + 8, loc0);
     put32(&b, FIRST_ENTRY + 12, fde0);
-    struct diff_hdr_check *check = new_check();
+    struct engine_hdr_check *check = new_check();
     check_edited(&b, check);
     ck_assert_uint_eq(check->nproblems, 1);
-    ck_assert_int_eq(check->kept[0].kind, DIFF_HDR_unsorted);
+    ck_assert_int_eq(check->kept[0].kind, ENGINE_HDR_unsorted);
     ck_assert_uint_eq(check->kept[0].entry, 1);
     free(check);
     built_free(&b);
@@ -249,10 +249,10 @@ START_TEST(hdr_wrong_location)
     struct built b;
     build(&b, three_functions, "");
     put32(&b, FIRST_ENTRY + 8, get32(&b, FIRST_ENTRY + 8) + 1);
-    struct diff_hdr_check *check = new_check();
+    struct engine_hdr_check *check = new_check();
     check_edited(&b, check);
     ck_assert_uint_eq(check->nproblems, 1);
-    ck_assert_int_eq(check->kept[0].kind, DIFF_HDR_wrong_location);
+    ck_assert_int_eq(check->kept[0].kind, ENGINE_HDR_wrong_location);
     ck_assert_uint_eq(check->kept[0].entry, 1);
     free(check);
     built_free(&b);
@@ -268,16 +268,16 @@ START_TEST(hdr_fde_pointers)
     build(&b, three_functions, "");
     uint32_t fde2 = get32(&b, FIRST_ENTRY + 20);
     put32(&b, FIRST_ENTRY + 20, get32(&b, FIRST_ENTRY + 12));
-    struct diff_hdr_check *check = new_check();
+    struct engine_hdr_check *check = new_check();
     check_edited(&b, check);
-    ck_assert(has_problem(check, DIFF_HDR_repeated_fde));
-    ck_assert(has_problem(check, DIFF_HDR_missing_fde));
-    ck_assert(has_problem(check, DIFF_HDR_wrong_location));
+    ck_assert(has_problem(check, ENGINE_HDR_repeated_fde));
+    ck_assert(has_problem(check, ENGINE_HDR_missing_fde));
+    ck_assert(has_problem(check, ENGINE_HDR_wrong_location));
     ck_assert_uint_eq(check->nproblems, 3);
     put32(&b, FIRST_ENTRY + 20, fde2 + 4);
     check_edited(&b, check);
-    ck_assert(has_problem(check, DIFF_HDR_not_an_fde));
-    ck_assert(has_problem(check, DIFF_HDR_missing_fde));
+    ck_assert(has_problem(check, ENGINE_HDR_not_an_fde));
+    ck_assert(has_problem(check, ENGINE_HDR_missing_fde));
     ck_assert_uint_eq(check->nproblems, 2);
     free(check);
     built_free(&b);
@@ -291,15 +291,15 @@ START_TEST(hdr_count)
     struct built b;
     build(&b, three_functions, "");
     put32(&b, COUNT_AT, 2);
-    struct diff_hdr_check *check = new_check();
+    struct engine_hdr_check *check = new_check();
     check_edited(&b, check);
-    ck_assert(has_problem(check, DIFF_HDR_count));
-    ck_assert(has_problem(check, DIFF_HDR_missing_fde));
+    ck_assert(has_problem(check, ENGINE_HDR_count));
+    ck_assert(has_problem(check, ENGINE_HDR_missing_fde));
     ck_assert_uint_eq(check->nproblems, 2);
     put32(&b, COUNT_AT, 0x10000000);
     check_edited(&b, check);
-    ck_assert(has_problem(check, DIFF_HDR_count));
-    ck_assert(has_problem(check, DIFF_HDR_truncated));
+    ck_assert(has_problem(check, ENGINE_HDR_count));
+    ck_assert(has_problem(check, ENGINE_HDR_truncated));
     ck_assert_uint_eq(check->entries, 3);
     free(check);
     built_free(&b);
@@ -637,7 +637,7 @@ START_TEST(sframe_mutated)
     ck_assert(find_section(binary, ".sframe", &offset, &size));
     ck_assert_uint_eq(size, real->size);
     uint8_t *bytes = malloc(size);
-    struct diff_memory *memory = diff_memory_new(true, 3);
+    struct engine_memory *memory = engine_memory_new(true, 3);
     struct cfi_regs callee;
     cfi_regs_clear(&callee);
     cfi_regs_set(&callee, CFI_REG_RSP, 0x7ffe00001000);
@@ -659,14 +659,14 @@ START_TEST(sframe_mutated)
                                   fde->start + fde->size - 1};
                 for (size_t p = 0; p < 3 && fde->size; p++) {
                     struct cfi_request request = {
-                        pcs[p], false, &callee, diff_memory_reader(memory)};
+                        pcs[p], false, &callee, engine_memory_reader(memory)};
                     struct cfi_frame frame;
                     sframe_unwind(t, &request, &frame);
                 }
             }
             sframe_free(t);
         }
-    diff_memory_free(memory);
+    engine_memory_free(memory);
     free(bytes);
     sframe_free(real);
     cfi_file_close(file);

@@ -134,7 +134,7 @@ static void trace(const char *name, struct trace_options *o,
 static void options_il_interp(struct trace_options *o)
 {
     trace_options_default(o);
-    o->engines[DIFF_ENGINE_compiled] = false;
+    o->engines[ENGINE_compiled] = false;
     o->timeout = 60;
 }
 
@@ -207,10 +207,10 @@ START_TEST(test_correct_cfi)
     for (size_t i = 0; i < r.ngroups; i++)
         ck_assert_msg(0, "%s: %s at 0x%" PRIx64, variants[_i].name,
                       trace_kind_text(r.groups[i].kind), r.groups[i].pc);
-    ck_assert_uint_eq(r.engines[DIFF_ENGINE_il].mismatch, 0);
-    ck_assert_uint_eq(r.engines[DIFF_ENGINE_interp].mismatch, 0);
-    ck_assert_uint_eq(r.engines[DIFF_ENGINE_il].agree, r.stops_checked);
-    ck_assert_uint_eq(r.engines[DIFF_ENGINE_interp].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[ENGINE_il].mismatch, 0);
+    ck_assert_uint_eq(r.engines[ENGINE_interp].mismatch, 0);
+    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[ENGINE_interp].agree, r.stops_checked);
     trace_report_free(&r);
 }
 END_TEST
@@ -220,14 +220,14 @@ START_TEST(test_correct_cfi_compiled)
 {
     struct trace_options o;
     options_il_interp(&o);
-    o.engines[DIFF_ENGINE_compiled] = true;
+    o.engines[ENGINE_compiled] = true;
     char *cache = test_temp_dir();
     o.cache_dir = cache;
     struct trace_report r;
     trace("good-gcc-O2", &o, &r);
     ck_assert_uint_eq(r.nopen_errors, 0);
     ck_assert_uint_gt(r.stops_checked, 200);
-    ck_assert_uint_eq(r.engines[DIFF_ENGINE_compiled].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[ENGINE_compiled].agree, r.stops_checked);
     ck_assert_uint_eq(trace_report_mismatches(&r), 0);
     trace_report_free(&r);
     char command[512];
@@ -262,8 +262,8 @@ static void expect_group(const struct trace_report *r, const char *path,
                   ", not %s (0x%" PRIx64 ")", trace_kind_name(kind), first,
                   g->pc_last, last, end);
     if (kind != TRACE_KIND_no_fde) {
-        ck_assert(g->engines[DIFF_ENGINE_il]);
-        ck_assert(g->engines[DIFF_ENGINE_interp]);
+        ck_assert(g->engines[ENGINE_il]);
+        ck_assert(g->engines[ENGINE_interp]);
         ck_assert_ptr_nonnull(g->row_il);
     }
 }
@@ -599,7 +599,7 @@ START_TEST(test_trace_at_stapsdt)
     char *path = program_path("probe-broken");
     ck_assert_uint_eq(r.stops_checked, 2);
     expect_group(&r, path, TRACE_KIND_cfa, -1, "probe_site", "probe_site");
-    ck_assert_uint_eq(r.engines[DIFF_ENGINE_il].mismatch, 2);
+    ck_assert_uint_eq(r.engines[ENGINE_il].mismatch, 2);
     free(path);
     trace_report_free(&r);
 }
@@ -656,7 +656,7 @@ START_TEST(test_tail_call)
     ck_assert_uint_ge(r.stops_checked + 8, r.instructions);
     ck_assert_uint_eq(r.max_depth, 2); /* main's, tail_caller's (tail_callee's) */
     ck_assert_uint_eq(r.ngroups, 0);
-    ck_assert_uint_eq(r.engines[DIFF_ENGINE_il].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
     trace_report_free(&r);
 }
 END_TEST
@@ -750,7 +750,7 @@ START_TEST(test_rows_signal)
                       r.groups[i].fde_begin == longjmp_at,
                       "%s at 0x%" PRIx64, trace_kind_text(r.groups[i].kind),
                       r.groups[i].pc_first);
-    ck_assert_uint_le(r.engines[DIFF_ENGINE_il].mismatch, 2);
+    ck_assert_uint_le(r.engines[ENGINE_il].mismatch, 2);
     free(path);
     trace_report_free(&r);
 }

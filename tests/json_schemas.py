@@ -40,10 +40,10 @@ LIBSTDCXX = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
 # (schema, path to the list in it, source file, macro, argument).
 TABLES = [
     ("defs", ["$defs", "status", "enum"], "cfi/cfi.h", "CFI_STATUS_LIST", 1),
-    ("defs", ["$defs", "engine", "enum"], "engines/engine.h", "DIFF_ENGINES",
+    ("defs", ["$defs", "engine", "enum"], "engines/engine.h", "ENGINES",
      0),
     ("diff", ["$defs", "hdr_problem", "enum"], "engines/eh_frame_hdr.h",
-     "DIFF_HDR_PROBLEMS", 0),
+     "ENGINE_HDR_PROBLEMS", 0),
     ("trace", ["$defs", "group", "properties", "kind", "enum"],
      "trace/trace.h", "TRACE_KINDS", 0),
     ("synth", ["$defs", "kind", "enum"], "synth/synth.h", "SYNTH_KINDS", 1),

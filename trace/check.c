@@ -117,12 +117,12 @@ static char *reproducer(struct trace_checker *c, const struct trace_group *g,
                 cfi_reg_label(reg, name, sizeof name), g->callee.value[reg]);
     }
     fprintf(out, " --mem %s@0x%" PRIx64 " --engine %s", g->dump_path,
-            g->dump_addr, diff_engine_name(g->engine));
+            g->dump_addr, engine_name(g->engine));
     fclose(out);
     return text;
 }
 
-static void new_group(struct trace_checker *c, enum diff_engine_id engine,
+static void new_group(struct trace_checker *c, enum engine_id engine,
                       const struct stop *stop, const struct difference *d)
 {
     struct trace_report *r = c->report;
@@ -178,7 +178,7 @@ static void add_pc(struct trace_group *g, uint64_t pc)
     g->npcs++;
 }
 
-static void record(struct trace_checker *c, enum diff_engine_id engine,
+static void record(struct trace_checker *c, enum engine_id engine,
                    const struct stop *stop, const struct difference *d,
                    bool first_of_stop)
 {
@@ -248,12 +248,12 @@ static size_t compare(const struct cfi_frame *frame,
     return n;
 }
 
-static void ask_engine(struct trace_checker *c, enum diff_engine_id id,
+static void ask_engine(struct trace_checker *c, enum engine_id id,
                        const struct stop *stop)
 {
     struct trace_elf *elf = stop->elf;
-    struct diff_answer answer;
-    diff_answer_reset(&answer);
+    struct engine_answer answer;
+    engine_answer_reset(&answer);
     struct cfi_request request = {stop->pc, false, stop->callee,
                                   trace_mem_reader(c->mem)};
     elf->engines[id].unwind(elf->engines[id].self, &request, &answer);
@@ -287,14 +287,14 @@ void trace_check_stop(struct trace_checker *c, const struct cfi_regs *callee,
     if (!stop.fde) {
         c->report->no_fde++;
         struct difference d = {TRACE_KIND_no_fde, -1, 0, 0, false, "no FDE"};
-        record(c, DIFF_ENGINE_il, &stop, &d, false);
+        record(c, ENGINE_il, &stop, &d, false);
         return;
     }
     c->report->stops_checked++;
     elf->checked++;
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+    for (int id = 0; id < ENGINE_COUNT; id++)
         if (elf->engine_open[id])
-            ask_engine(c, (enum diff_engine_id)id, &stop);
+            ask_engine(c, (enum engine_id)id, &stop);
 }
 
 void trace_check_context_restore(struct trace_checker *c, uint64_t pc)
@@ -311,7 +311,7 @@ void trace_check_context_restore(struct trace_checker *c, uint64_t pc)
             g->fde_begin != fde->pc_begin || strcmp(g->elf, elf->path))
             continue;
         g->context_restore = true;
-        for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+        for (int id = 0; id < ENGINE_COUNT; id++)
             c->report->engines[id].explained += g->stops[id];
     }
 }

@@ -68,8 +68,8 @@ struct trace_elf {
     char *file_path;          /* what was opened (a copy for the vDSO) */
     struct cfi_file *file;    /* NULL: could not be opened */
     uint64_t min_vaddr;       /* lowest segment, page-aligned */
-    struct diff_engine engines[DIFF_ENGINE_COUNT];
-    bool engine_open[DIFF_ENGINE_COUNT];
+    struct engine_instance engines[ENGINE_COUNT];
+    bool engine_open[ENGINE_COUNT];
     struct sem_file_il *il;   /* for reports, built on first need */
     uint64_t checked;         /* stops checked in it */
 };

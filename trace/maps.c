@@ -71,13 +71,13 @@ static char *copy_vdso(struct trace_maps *maps, struct trace_mem *mem,
 
 static void open_engines(struct trace_maps *maps, struct trace_elf *elf)
 {
-    struct diff_engine_config config = {NULL, maps->options->cache_dir};
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++) {
+    struct engine_config config = {NULL, maps->options->cache_dir};
+    for (int id = 0; id < ENGINE_COUNT; id++) {
         if (!maps->options->engines[id])
             continue;
         struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-        if (diff_engine_open((enum diff_engine_id)id, elf->file, &config,
-                             &elf->engines[id], &diag) == CFI_OK)
+        if (engine_open((enum engine_id)id, elf->file, &config,
+                        &elf->engines[id], &diag) == CFI_OK)
             elf->engine_open[id] = true;
         else
             note_open_error(maps, elf->path,
@@ -248,9 +248,9 @@ const struct trace_mapping *trace_maps_find(const struct trace_maps *maps,
 
 static void elf_free(struct trace_elf *elf)
 {
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+    for (int id = 0; id < ENGINE_COUNT; id++)
         if (elf->engine_open[id])
-            diff_engine_close(&elf->engines[id]);
+            engine_close(&elf->engines[id]);
     if (elf->il)
         sem_file_il_free(elf->il);
     if (elf->file)

@@ -49,23 +49,23 @@ enum cfi_status trace_probe_pcs_load(struct trace_probe_pcs *p,
     return CFI_OK;
 }
 
-static bool push(struct diff_pc **pcs, size_t *count, size_t *capacity,
+static bool push(struct engine_pc **pcs, size_t *count, size_t *capacity,
                  uint64_t pc)
 {
     if (*count == *capacity) {
         size_t grown_capacity = *capacity ? 2 * *capacity : 16;
-        struct diff_pc *grown = realloc(*pcs, grown_capacity * sizeof *grown);
+        struct engine_pc *grown = realloc(*pcs, grown_capacity * sizeof *grown);
         if (!grown)
             return false;
         *pcs = grown;
         *capacity = grown_capacity;
     }
-    (*pcs)[(*count)++] = (struct diff_pc){pc, false};
+    (*pcs)[(*count)++] = (struct engine_pc){pc, false};
     return true;
 }
 
 enum cfi_status trace_probe_pcs_of_fde(void *env, const struct sem_file_il *il,
-                                       size_t index, struct diff_pc **pcs,
+                                       size_t index, struct engine_pc **pcs,
                                        size_t *count, size_t *capacity)
 {
     const struct trace_probe_pcs *p = env;

@@ -54,7 +54,7 @@ void trace_report_free(struct trace_report *r)
 uint64_t trace_report_mismatches(const struct trace_report *r)
 {
     uint64_t n = 0;
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+    for (int id = 0; id < ENGINE_COUNT; id++)
         n += r->engines[id].mismatch - r->engines[id].explained;
     return n;
 }
@@ -109,9 +109,9 @@ static const char *got_text(const struct trace_group *g, char *buf,
 static void engines_text(FILE *out, const bool *engines)
 {
     const char *sep = "";
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+    for (int id = 0; id < ENGINE_COUNT; id++)
         if (engines[id]) {
-            fprintf(out, "%s%s", sep, diff_engine_name((enum diff_engine_id)id));
+            fprintf(out, "%s%s", sep, engine_name((enum engine_id)id));
             sep = ",";
         }
 }
@@ -180,7 +180,7 @@ static void group_text(FILE *out, const struct trace_group *g, bool disasm)
     engines_text(out, g->engines);
     fprintf(out, "\n    first at 0x%" PRIx64 " (runtime 0x%" PRIx64 "), %s: "
             "expected 0x%" PRIx64 ", got %s\n", g->pc, g->runtime_pc,
-            diff_engine_name(g->engine), g->expected,
+            engine_name(g->engine), g->expected,
             got_text(g, buf, sizeof buf));
     if (g->row_il)
         fprintf(out, "    row: %s\n", g->row_il);
@@ -210,11 +210,11 @@ void trace_report_text(FILE *out, const struct trace_report *r, bool disasm)
     if (r->clones)
         fprintf(out, "the program created %" PRIu64 " threads or processes: "
                 "only the first thread is followed\n", r->clones);
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+    for (int id = 0; id < ENGINE_COUNT; id++)
         if (r->engine_asked[id])
             fprintf(out, "%-9s agree %" PRIu64 ", mismatch %" PRIu64
                     " (of which %" PRIu64 " in context restores)\n",
-                    diff_engine_name((enum diff_engine_id)id),
+                    engine_name((enum engine_id)id),
                     r->engines[id].agree, r->engines[id].mismatch,
                     r->engines[id].explained);
     for (size_t i = 0; i < r->nopen_errors; i++)
@@ -241,10 +241,10 @@ static void group_json(FILE *out, const struct trace_group *g)
             g->fde_begin, g->fde_end, g->pc_first, g->pc_last, g->count,
             g->context_restore ? "true" : "false");
     const char *sep = "";
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+    for (int id = 0; id < ENGINE_COUNT; id++)
         if (g->engines[id]) {
             fprintf(out, "%s\"%s\"", sep,
-                    diff_engine_name((enum diff_engine_id)id));
+                    engine_name((enum engine_id)id));
             sep = ", ";
         }
     fprintf(out, "], \"pcs\": [");
@@ -254,7 +254,7 @@ static void group_json(FILE *out, const struct trace_group *g)
     fprintf(out, ", \"first\": {\"pc\": \"0x%" PRIx64 "\", \"runtime_pc\": "
             "\"0x%" PRIx64 "\", \"engine\": \"%s\", \"expected\": \"0x%" PRIx64
             "\", \"got\": \"%s\", \"row\": ", g->pc, g->runtime_pc,
-            diff_engine_name(g->engine), g->expected,
+            engine_name(g->engine), g->expected,
             got_text(g, buf, sizeof buf));
     cfi_json_string(out, g->row_il ? g->row_il : "");
     fprintf(out, ", \"dump\": ");
@@ -283,11 +283,11 @@ void trace_report_json(FILE *out, const struct trace_report *r)
             r->signals, r->irregular_pops, r->execs, r->clones, r->max_depth,
             r->from_missed ? "true" : "false");
     const char *sep = "";
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+    for (int id = 0; id < ENGINE_COUNT; id++)
         if (r->engine_asked[id]) {
             fprintf(out, "%s\"%s\": {\"agree\": %" PRIu64 ", \"mismatch\": %"
                     PRIu64 ", \"explained\": %" PRIu64 "}", sep,
-                    diff_engine_name((enum diff_engine_id)id),
+                    engine_name((enum engine_id)id),
                     r->engines[id].agree, r->engines[id].mismatch,
                     r->engines[id].explained);
             sep = ", ";

@@ -431,9 +431,9 @@ static void disarm_timer(const struct saved_timer *saved)
 void trace_options_default(struct trace_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->engines[DIFF_ENGINE_il] = true;
-    o->engines[DIFF_ENGINE_interp] = true;
-    o->engines[DIFF_ENGINE_compiled] = true;
+    o->engines[ENGINE_il] = true;
+    o->engines[ENGINE_interp] = true;
+    o->engines[ENGINE_compiled] = true;
     o->check = true;
     o->sample = 1;
     o->step_limit = 100000000;
@@ -452,7 +452,7 @@ static bool tracer_init(struct tracer *t, const struct trace_options *o,
     t->maps.options = o;
     t->maps.report = report;
     t->checker = (struct trace_checker){o, report, &t->maps, &t->mem, 0, 0};
-    for (int id = 0; id < DIFF_ENGINE_COUNT; id++)
+    for (int id = 0; id < ENGINE_COUNT; id++)
         report->engine_asked[id] = o->check && o->engines[id];
     return t->pc_cache && trace_shadow_init(&t->shadow);
 }

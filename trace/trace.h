@@ -65,7 +65,7 @@ const char *trace_kind_text(enum trace_kind kind);
 extern const unsigned trace_saved_regs[TRACE_NSAVED];
 
 struct trace_options {
-    bool engines[DIFF_ENGINE_COUNT]; /* which engines are asked */
+    bool engines[ENGINE_COUNT]; /* which engines are asked */
     bool check;               /* false: bare stepping, nothing checked */
     uint64_t sample;          /* check every Nth instruction (1: all) */
     uint64_t step_limit;      /* stop the program after this many steps */
@@ -112,10 +112,10 @@ struct trace_group {
     enum trace_kind kind;
     int reg;
     uint64_t count;               /* differences, over all engines */
-    bool engines[DIFF_ENGINE_COUNT];
+    bool engines[ENGINE_COUNT];
     /* Stops of each engine whose first difference is in this group: the
      * groups' stops add up to the engine's mismatches. */
-    uint64_t stops[DIFF_ENGINE_COUNT];
+    uint64_t stops[ENGINE_COUNT];
     /* The FDE's code then moved rsp above the frame other than by a
      * return (longjmp, __builtin_eh_return): it was restoring another
      * context, which its CFI describes (explained, not a mismatch). */
@@ -127,7 +127,7 @@ struct trace_group {
     size_t npcs;
     bool pcs_truncated;
     /* The first occurrence. */
-    enum diff_engine_id engine;
+    enum engine_id engine;
     uint64_t pc;                  /* file address */
     uint64_t runtime_pc;
     uint64_t expected, got;
@@ -163,8 +163,8 @@ struct trace_report {
      * first, or rewrote the function's first byte, the breakpoint). */
     bool from_missed;
     double seconds;
-    struct trace_engine_count engines[DIFF_ENGINE_COUNT];
-    bool engine_asked[DIFF_ENGINE_COUNT];
+    struct trace_engine_count engines[ENGINE_COUNT];
+    bool engine_asked[ENGINE_COUNT];
     struct trace_group *groups;
     size_t ngroups;
     char **open_errors;           /* "ELF: message" per ELF not checkable */
@@ -235,7 +235,7 @@ enum cfi_status trace_probe_pcs_load(struct trace_probe_pcs *probes,
 void trace_probe_pcs_free(struct trace_probe_pcs *probes);
 /* Each probe PC inside FDE `index`, as an innermost frame. */
 enum cfi_status trace_probe_pcs_of_fde(void *env, const struct sem_file_il *il,
-                                       size_t index, struct diff_pc **pcs,
+                                       size_t index, struct engine_pc **pcs,
                                        size_t *count, size_t *capacity);
 
 #endif

@@ -18,7 +18,7 @@
 
 struct ask_shared {
     bool done, loaded;
-    struct diff_v1_context got;
+    struct engine_v1_context got;
     bool faulted;
     char error[320];
 };
@@ -58,19 +58,19 @@ static _Noreturn void ask_child(const char *path, enum validate_abi abi,
     dup2(text_fd, 1);
     dup2(text_fd, 2);
     alarm(ASK_SECONDS);
-    struct diff_v1 *v1;
+    struct engine_v1 *v1;
     struct cfi_diag diag;
-    enum diff_v1_variant variant =
-        abi == VALIDATE_ABI_V1 ? DIFF_V1_DEREF : DIFF_V1_DIRECT;
-    if (diff_v1_open(path, variant, &v1, &diag) != CFI_OK) {
+    enum engine_v1_variant variant =
+        abi == VALIDATE_ABI_V1 ? ENGINE_V1_DEREF : ENGINE_V1_DIRECT;
+    if (engine_v1_open(path, variant, &v1, &diag) != CFI_OK) {
         const char *why = diag.status == CFI_E_IO ? dlerror() : NULL;
         snprintf(shared->error, sizeof shared->error, "%s%s%s", diag.message,
                  why ? ": " : "", why ? why : "");
         _exit(0);
     }
     shared->loaded = true;
-    struct diff_v1_context ctx = diff_v1_context_of(callee);
-    shared->got = diff_v1_call(v1, ctx, pc, memory, &shared->faulted);
+    struct engine_v1_context ctx = engine_v1_context_of(callee);
+    shared->got = engine_v1_call(v1, ctx, pc, memory, &shared->faulted);
     shared->done = true;
     _exit(0);
 }

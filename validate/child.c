@@ -98,9 +98,9 @@ static void raw_to_full(const struct raw_full *raw, struct cfi_frame *frame)
 }
 
 void validate_judge(struct validator *v, const struct raw_answer *raw,
-                    bool crashed, struct diff_outcome *outcome)
+                    bool crashed, struct engine_outcome *outcome)
 {
-    struct diff_question *q = &v->question;
+    struct engine_question *q = &v->question;
     if (v->v1) {
         struct v1_view expected;
         validate_v1_view(v->expected, &q->state.callee, &expected);
@@ -110,9 +110,9 @@ void validate_judge(struct validator *v, const struct raw_answer *raw,
                           v->got);
         return;
     }
-    struct diff_answer *answer = v->answer;
+    struct engine_answer *answer = v->answer;
     raw_to_full(&raw->full, &answer->frame);
-    diff_answer_all_comparable(answer);
+    engine_answer_all_comparable(answer);
     for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS; reg++)
         answer->reg_comparable[reg] = false;
     if (crashed) {
@@ -121,37 +121,39 @@ void validate_judge(struct validator *v, const struct raw_answer *raw,
         answer->frame.diag = (struct cfi_diag){CFI_E_UNSUPPORTED,
                                                "the call crashed",
                                                CFI_NO_OFFSET, -1};
-        outcome->items[0] = (struct diff_item_found){DIFF_ITEM_STATUS, 0, NULL};
+        outcome->items[0] = (struct engine_item_found){ENGINE_ITEM_STATUS, 0,
+                             NULL};
         outcome->nkept = outcome->nitems = outcome->nnew = 1;
-        outcome->verdict = DIFF_VERDICT_DIFFER;
+        outcome->verdict = ENGINE_VERDICT_DIFFER;
         return;
     }
-    struct diff_mismatch context = {
-        .engine = DIFF_ENGINE_compiled, .file = v->file, .fde = q->fde,
+    struct engine_mismatch context = {
+        .engine = ENGINE_compiled, .file = v->file, .fde = q->fde,
         .row = q->range ? q->range->row : NULL, .translation = q->translation,
         .request = &q->request, .expected = v->expected};
-    diff_compare(&context, answer, outcome);
+    engine_compare(&context, answer, outcome);
 }
 
 void validate_ask(struct validator *v, const struct check_address *at,
                   unsigned k, struct raw_answer *raw)
 {
-    struct diff_question *q = &v->question;
-    diff_question_make(q, v->il, &v->states, (struct diff_pc){at->pc, false},
-                       k, diff_memory_reader(v->memories[k]), v->reference,
-                       v->expected);
+    struct engine_question *q = &v->question;
+    engine_question_make(q, v->il, &v->states,
+                         (struct engine_pc){at->pc, false}, k,
+                         engine_memory_reader(v->memories[k]), v->reference,
+                         v->expected);
     memset(raw, 0, sizeof *raw);
     raw->expected_status = (uint8_t)v->expected->status;
-    diff_question_rewind(q);
+    engine_question_rewind(q);
     if (v->v1) {
-        struct diff_v1_context ctx = diff_v1_context_of(&q->state.callee);
-        raw->v1 = diff_v1_call(v->v1, ctx, q->request.pc, q->request.memory,
-                               &raw->faulted);
+        struct engine_v1_context ctx = engine_v1_context_of(&q->state.callee);
+        raw->v1 = engine_v1_call(v->v1, ctx, q->request.pc, q->request.memory,
+                                 &raw->faulted);
     } else {
         cg_unwind(v->full, &q->request, &v->answer->frame);
         full_to_raw(&v->answer->frame, &raw->full);
     }
-    struct diff_outcome outcome;
+    struct engine_outcome outcome;
     validate_judge(v, raw, false, &outcome);
     raw->wrong = outcome.nitems != 0;
     raw->kind = validate_kind(&outcome, false);
@@ -236,7 +238,7 @@ static _Noreturn void child_main(struct validator *v, const struct batch *b,
             alarm(v->config->timeout ? v->config->timeout : CALL_SECONDS);
         size_t k = s / b->count;
         if (region && k != filled) {
-            fill_region(region, diff_memory_reader(v->memories[k]));
+            fill_region(region, engine_memory_reader(v->memories[k]));
             filled = k;
         }
         child_question(v, b, s, &shared->slots[s], &text_from);
@@ -364,10 +366,10 @@ struct verdict {
 static void remake(struct validator *v, const struct check_address *at,
                    unsigned k)
 {
-    diff_question_make(&v->question, v->il, &v->states,
-                       (struct diff_pc){at->pc, false}, k,
-                       diff_memory_reader(v->memories[k]), v->reference,
-                       v->expected);
+    engine_question_make(&v->question, v->il, &v->states,
+                         (struct engine_pc){at->pc, false}, k,
+                         engine_memory_reader(v->memories[k]), v->reference,
+                         v->expected);
 }
 
 static void judge_slot(struct validator *v, const struct batch *b,
@@ -417,7 +419,7 @@ static enum cfi_status merge_batch(struct validator *v, const struct batch *b,
         memset(&wrong, 0, sizeof wrong);
         if (verdict.wrong) {
             remake(v, &b->at[i], (unsigned)(verdict.slot / b->count));
-            struct diff_outcome outcome;
+            struct engine_outcome outcome;
             validate_judge(v, &shared->slots[verdict.slot].raw,
                            verdict.crash.crashed, &outcome);
             validate_first_wrong(v, &b->at[i], &v->question, v->expected,

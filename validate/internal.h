@@ -40,7 +40,7 @@ struct raw_answer {
     bool wrong;
     bool faulted;                /* v1: a deref read faulted */
     uint32_t kind;               /* VALIDATE_KIND_* when wrong */
-    struct diff_v1_context v1;
+    struct engine_v1_context v1;
     struct raw_full full;
 };
 
@@ -49,16 +49,16 @@ struct validator {
     struct validate_result *result;
     const struct cfi_file *file;
     const struct sem_file_il *il;
-    struct diff_state_config states;
-    diff_reference_fn reference;
-    struct diff_memory **memories;       /* [nstates] */
-    struct diff_v1 *v1;
+    struct engine_state_config states;
+    engine_reference_fn reference;
+    struct engine_memory **memories;     /* [nstates] */
+    struct engine_v1 *v1;
     struct cg_eh_elf *full;              /* compile/'s loaded eh_elf */
     bool open;                           /* `current` is being extended */
     struct validate_wrong_range current;
-    struct diff_question question;
+    struct engine_question question;
     struct cfi_frame *expected;
-    struct diff_answer *answer;
+    struct engine_answer *answer;
     struct cfi_frame *got;               /* &answer->frame */
     uint64_t total;                      /* addresses, about */
     double started, last_progress;
@@ -83,12 +83,12 @@ void validate_v1_view(const struct cfi_frame *frame,
 /* Compares a v1 answer (crashed: the call never returned) with the
  * expected view. */
 void validate_v1_compare(const struct v1_view *expected,
-                         const struct diff_v1_context *got, bool faulted,
-                         bool crashed, struct diff_outcome *outcome);
+                         const struct engine_v1_context *got, bool faulted,
+                         bool crashed, struct engine_outcome *outcome);
 /* A cfi_frame that shows a v1 answer as the validator reads it: rip,
  * rsp, rbp, rbx (a clear rbp/rbx flag: the callee's), every other
  * register unknown (v1 does not speak for it). */
-void validate_v1_frame(const struct diff_v1_context *got, bool faulted,
+void validate_v1_frame(const struct engine_v1_context *got, bool faulted,
                        bool crashed, const struct cfi_regs *callee,
                        struct cfi_frame *frame);
 
@@ -101,13 +101,13 @@ enum cfi_status validate_merge(struct validator *v,
                                struct validate_wrong_range *wrong);
 /* Fills `wrong` from the representative wrong question of an address. */
 void validate_first_wrong(struct validator *v, const struct check_address *at,
-                          const struct diff_question *q,
+                          const struct engine_question *q,
                           const struct cfi_frame *expected,
                           const struct cfi_frame *got,
-                          const struct diff_outcome *outcome, bool crashed,
+                          const struct engine_outcome *outcome, bool crashed,
                           struct validate_wrong_range *wrong);
 /* The kind bits of one wrong question. */
-uint32_t validate_kind(const struct diff_outcome *outcome, bool crashed);
+uint32_t validate_kind(const struct engine_outcome *outcome, bool crashed);
 /* The class of a wrong question. */
 enum validate_wrong_class validate_class(uint32_t kind,
                                          enum cfi_status expected_status,
@@ -123,7 +123,7 @@ void validate_ask(struct validator *v, const struct check_address *at,
 /* From v->question, v->expected and a raw answer (or a crash): v->got
  * and the comparison. */
 void validate_judge(struct validator *v, const struct raw_answer *raw,
-                    bool crashed, struct diff_outcome *outcome);
+                    bool crashed, struct engine_outcome *outcome);
 /* Every question of `addresses`, the eh_elf's calls in children. */
 enum cfi_status validate_run(struct validator *v,
                              const struct check_address *addresses,

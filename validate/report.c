@@ -71,13 +71,14 @@ static void print_reproducers(FILE *out, const struct validate_result *v,
                               const struct validate_wrong_range *r)
 {
     fputs("    reference: ", out);
-    diff_state_reproducer(out, v->path, &r->state, NULL, 0, "il", NULL);
+    engine_state_reproducer(out, v->path, &r->state, NULL, 0, "il", NULL);
     fputc('\n', out);
     char *extra = eh_elf_words(v);
     if (!extra)
         return;
     fputs("    eh_elf:    ", out);
-    diff_state_reproducer(out, v->path, &r->state, NULL, 0, "compiled", extra);
+    engine_state_reproducer(out, v->path, &r->state, NULL, 0, "compiled",
+                            extra);
     fputc('\n', out);
     free(extra);
 }
@@ -116,7 +117,7 @@ static void print_range(FILE *out, const struct validate_result *v,
             r->wrong_requests, r->wrong_requests == 1 ? "" : "s");
     print_where(out, r);
     fprintf(out, "    first at 0x%" PRIx64 ", state %u (%s)", r->begin,
-            r->state.index, diff_state_kind_name(r->state.kind));
+            r->state.index, engine_state_kind_name(r->state.kind));
     if (r->crashed)
         fprintf(out, ": the call crashed (%s)\n",
                 validate_crash_text(r->signal));
@@ -125,7 +126,7 @@ static void print_range(FILE *out, const struct validate_result *v,
     if (r->crash_text)
         print_crash_text(out, r->crash_text);
     if (!r->crashed)
-        diff_report_items(out, &r->outcome, &r->expected, &r->got);
+        engine_report_items(out, &r->outcome, &r->expected, &r->got);
     if (r->row_text)
         fprintf(out, "    row %s\n", r->row_text);
     print_reproducers(out, v, r);
@@ -233,7 +234,7 @@ static void json_kind_members(FILE *out, const struct kind_of *k)
     fprintf(out, ", \"expected_status\": \"%s\", \"got_status\": \"%s\", "
             "\"signal\": ", cfi_status_name(k->expected_status),
             crashed ? "crashed" : cfi_status_name(k->got_status));
-    diff_json_string(out, crashed ? validate_crash_text(k->signal) : NULL);
+    engine_json_string(out, crashed ? validate_crash_text(k->signal) : NULL);
 }
 
 /* A v1 frame speaks for rip, rsp, rbp and rbx only. */
@@ -241,7 +242,8 @@ static void json_v1_frame(FILE *out, const struct cfi_frame *frame)
 {
     fprintf(out, "{\"status\": \"%s\", \"message\": ",
             cfi_status_name(frame->status));
-    diff_json_string(out, frame->status == CFI_OK ? NULL : frame->diag.message);
+    engine_json_string(out,
+                       frame->status == CFI_OK ? NULL : frame->diag.message);
     if (frame->status != CFI_OK) {
         fputs(", \"reg\": -1, \"cfa\": null, \"regs\": {}}", out);
         return;
@@ -253,7 +255,7 @@ static void json_v1_frame(FILE *out, const struct cfi_frame *frame)
     for (size_t i = 0; i < 4; i++) {
         char buf[32];
         fprintf(out, "%s\"%u\": \"%s\"", i ? ", " : "", carried[i],
-                diff_reg_text(frame, carried[i], buf, sizeof buf));
+                engine_reg_text(frame, carried[i], buf, sizeof buf));
     }
     fputs("}}", out);
 }
@@ -262,7 +264,7 @@ static void json_frame(FILE *out, const struct validate_result *v,
                        const struct cfi_frame *frame)
 {
     if (v->config.abi == VALIDATE_ABI_FULL)
-        diff_json_frame(out, frame);
+        engine_json_frame(out, frame);
     else
         json_v1_frame(out, frame);
 }
@@ -276,12 +278,12 @@ static void json_reproducer(FILE *out, const char *name,
     size_t len = 0;
     FILE *memory = open_memstream(&line, &len);
     if (memory) {
-        diff_state_reproducer(memory, v->path, &r->state, NULL, 0, engine,
-                              extra);
+        engine_state_reproducer(memory, v->path, &r->state, NULL, 0, engine,
+                                extra);
         fclose(memory);
     }
     fprintf(out, ", \"%s\": ", name);
-    diff_json_string(out, line);
+    engine_json_string(out, line);
     free(line);
 }
 
@@ -303,18 +305,18 @@ static void json_range(FILE *out, const struct validate_result *v,
     else
         fputs("null", out);
     fputs(", \"first\": {", out);
-    diff_json_state(out, &r->state);
+    engine_json_state(out, &r->state);
     fprintf(out, ", \"crashed\": %s, \"crash_text\": ",
             r->crashed ? "true" : "false");
-    diff_json_string(out, r->crash_text);
+    engine_json_string(out, r->crash_text);
     fputs(", \"items\": ", out);
-    diff_json_items(out, &r->outcome, &r->expected, &r->got);
+    engine_json_items(out, &r->outcome, &r->expected, &r->got);
     fputs(", \"expected\": ", out);
     json_frame(out, v, &r->expected);
     fputs(", \"got\": ", out);
     json_frame(out, v, &r->got);
     fputs("}, \"row\": ", out);
-    diff_json_string(out, r->row_text);
+    engine_json_string(out, r->row_text);
     json_reproducer(out, "reproducer", v, r, "il", NULL);
     char *extra = eh_elf_words(v);
     json_reproducer(out, "eh_elf_reproducer", v, r, "compiled", extra);
@@ -354,9 +356,9 @@ void validate_result_json(FILE *out, const struct validate_result *v)
 {
     fprintf(out, "{\"schema_version\": %d, \"file\": ",
             CFI_JSON_SCHEMA_VERSION);
-    diff_json_string(out, v->path);
+    engine_json_string(out, v->path);
     fputs(", \"eh_elf\": ", out);
-    diff_json_string(out, v->eh_elf_path);
+    engine_json_string(out, v->eh_elf_path);
     fprintf(out, ", \"abi\": \"%s\", \"states\": %u, \"seed\": %" PRIu64
             ", \"seconds\": %.3f, \"fdes\": %zu, \"addresses\": %" PRIu64
             ", \"gap_addresses\": %" PRIu64 ", \"requests\": %" PRIu64

@@ -18,8 +18,8 @@ struct run {
     const struct cfi_file *file;
     const struct sframe_table *table;
     struct sem_file_il *il;
-    struct diff_state_config config;
-    struct diff_memory **memories;
+    struct engine_state_config config;
+    struct engine_memory **memories;
     struct validate_sframe_result *v;
     struct validate_sframe_wrong *open;  /* the wrong range being extended */
 };
@@ -97,7 +97,7 @@ static enum cfi_status check_address(struct run *r, const struct cfi_fde *fde,
 {
     const struct sframe_fde *sfde = sframe_lookup(r->table, pc);
     struct cfi_frame *e = malloc(sizeof *e), *g = malloc(sizeof *g);
-    struct diff_state *state = malloc(sizeof *state);
+    struct engine_state *state = malloc(sizeof *state);
     if (!e || !g || !state) {
         free(e), free(g), free(state);
         return CFI_E_NOMEM;
@@ -105,9 +105,10 @@ static enum cfi_status check_address(struct run *r, const struct cfi_fde *fde,
     r->v->compared++;
     bool wrong = false;
     for (unsigned k = 0; k < r->v->nstates && !wrong; k++) {
-        diff_state_make(&r->config, (struct diff_pc){pc, false}, k, row, state);
+        engine_state_make(&r->config, (struct engine_pc){pc, false}, k, row,
+                          state);
         struct cfi_request request = {pc, false, &state->callee,
-                                      diff_memory_reader(r->memories[k])};
+                                      engine_memory_reader(r->memories[k])};
         expected_answer(row, &request, e);
         sframe_unwind(r->table, &request, g);
         enum validate_sframe_item item;
@@ -291,14 +292,14 @@ enum cfi_status validate_sframe_check(const struct cfi_file *file,
     v->nfdes = file->nfdes;
     v->nstates = nstates;
     struct run r = {file, table, NULL, {0}, NULL, v, NULL};
-    diff_state_config_default(&r.config, seed);
+    engine_state_config_default(&r.config, seed);
     r.config.faults = false;
     enum cfi_status status = sem_file_il_build(file, &r.il);
     r.memories = calloc(nstates ? nstates : 1, sizeof *r.memories);
     if (status == CFI_OK && !r.memories)
         status = CFI_E_NOMEM;
     for (unsigned k = 0; status == CFI_OK && k < nstates; k++)
-        if (!(r.memories[k] = diff_state_memory(&r.config, k, file, NULL, 0)))
+        if (!(r.memories[k] = engine_state_memory(&r.config, k, file, NULL, 0)))
             status = CFI_E_NOMEM;
     for (size_t i = 0; status == CFI_OK && i < file->nfdes; i++)
         if (i < file->n_eh_frame ||
@@ -307,7 +308,7 @@ enum cfi_status validate_sframe_check(const struct cfi_file *file,
     if (status == CFI_OK)
         check_alone(&r);
     for (unsigned k = 0; r.memories && k < nstates; k++)
-        diff_memory_free(r.memories[k]);
+        engine_memory_free(r.memories[k]);
     free(r.memories);
     sem_file_il_free(r.il);
     return status;
@@ -339,7 +340,7 @@ static void item_text(const struct cfi_frame *frame,
     char text[128];
     switch (item) {
     case VALIDATE_SF_STATUS:
-        snprintf(buf, size, "%s", diff_status_text(frame, text, sizeof text));
+        snprintf(buf, size, "%s", engine_status_text(frame, text, sizeof text));
         return;
     case VALIDATE_SF_CFA:
         snprintf(buf, size, "0x%" PRIx64, frame->cfa);
@@ -347,9 +348,9 @@ static void item_text(const struct cfi_frame *frame,
     case VALIDATE_SF_RBP:
     case VALIDATE_SF_RIP:
         snprintf(buf, size, "%s",
-                 diff_reg_text(frame, item == VALIDATE_SF_RBP ? CFI_REG_RBP
+                 engine_reg_text(frame, item == VALIDATE_SF_RBP ? CFI_REG_RBP
                                                           : CFI_REG_RIP,
-                               text, sizeof text));
+                                 text, sizeof text));
         return;
     }
     snprintf(buf, size, "?");

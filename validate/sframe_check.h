@@ -5,7 +5,7 @@
  * those of .eh_frame, and those of .debug_frame where .eh_frame has none.
  *
  * At every address of every DWARF FDE that SFrame covers too, as an
- * innermost frame, in `nstates` states (diff_state_make's full and
+ * innermost frame, in `nstates` states (engine_state_make's full and
  * partial states, in the synthetic memory of engines/state.h): SFrame's
  * answer (sframe_unwind) against the IL's row there with only its rules
  * for rbp and rip kept (SFrame has no column for the others): the same

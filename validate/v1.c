@@ -93,8 +93,8 @@ enum cfi_status validate_v1_reference(const struct sem_file_il *il,
 
 static const unsigned v1_regs[V1_NREGS] = {CFI_REG_RIP, CFI_REG_RBP,
                                            CFI_REG_RBX};
-static const uint8_t v1_flags[V1_NREGS] = {DIFF_V1_RIP, DIFF_V1_RBP,
-                                           DIFF_V1_RBX};
+static const uint8_t v1_flags[V1_NREGS] = {ENGINE_V1_RIP, ENGINE_V1_RBP,
+                                           ENGINE_V1_RBX};
 
 void validate_v1_view(const struct cfi_frame *frame,
                       const struct cfi_regs *callee, struct v1_view *view)
@@ -113,12 +113,12 @@ void validate_v1_view(const struct cfi_frame *frame,
     }
 }
 
-static void add_item(struct diff_outcome *outcome, enum diff_item item,
+static void add_item(struct engine_outcome *outcome, enum engine_item item,
                      unsigned reg)
 {
-    if (outcome->nkept < DIFF_ITEMS_KEPT)
+    if (outcome->nkept < ENGINE_ITEMS_KEPT)
         outcome->items[outcome->nkept++] =
-            (struct diff_item_found){item, reg, NULL};
+            (struct engine_item_found){item, reg, NULL};
     outcome->nitems++;
     outcome->nnew++;
 }
@@ -137,33 +137,33 @@ static bool v1_reg_agrees(const struct v1_view *e, unsigned i, bool flag,
 }
 
 void validate_v1_compare(const struct v1_view *expected,
-                         const struct diff_v1_context *got, bool faulted,
-                         bool crashed, struct diff_outcome *outcome)
+                         const struct engine_v1_context *got, bool faulted,
+                         bool crashed, struct engine_outcome *outcome)
 {
     memset(outcome, 0, sizeof *outcome);
-    bool got_error = crashed || faulted || (got->flags & DIFF_V1_ERROR);
+    bool got_error = crashed || faulted || (got->flags & ENGINE_V1_ERROR);
     if (crashed || got_error != (expected->status != CFI_OK)) {
-        add_item(outcome, DIFF_ITEM_STATUS, 0);
+        add_item(outcome, ENGINE_ITEM_STATUS, 0);
     } else if (!got_error) {
-        if (!(got->flags & DIFF_V1_RSP) || got->rsp != expected->cfa)
-            add_item(outcome, DIFF_ITEM_CFA, 0);
+        if (!(got->flags & ENGINE_V1_RSP) || got->rsp != expected->cfa)
+            add_item(outcome, ENGINE_ITEM_CFA, 0);
         const uintptr_t values[V1_NREGS] = {got->rip, got->rbp, got->rbx};
         for (unsigned i = 0; i < V1_NREGS; i++)
             if (!v1_reg_agrees(expected, i, (got->flags & v1_flags[i]) != 0,
                                values[i]))
-                add_item(outcome, DIFF_ITEM_REG, v1_regs[i]);
+                add_item(outcome, ENGINE_ITEM_REG, v1_regs[i]);
     }
-    outcome->verdict = outcome->nitems ? DIFF_VERDICT_DIFFER
-                                       : DIFF_VERDICT_AGREE;
+    outcome->verdict = outcome->nitems ? ENGINE_VERDICT_DIFFER
+                                       : ENGINE_VERDICT_AGREE;
 }
 
-void validate_v1_frame(const struct diff_v1_context *got, bool faulted,
+void validate_v1_frame(const struct engine_v1_context *got, bool faulted,
                        bool crashed, const struct cfi_regs *callee,
                        struct cfi_frame *frame)
 {
     memset(frame, 0, sizeof *frame);
     frame->diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (crashed || faulted || (got->flags & DIFF_V1_ERROR)) {
+    if (crashed || faulted || (got->flags & ENGINE_V1_ERROR)) {
         frame->status = faulted ? CFI_E_MEMORY : CFI_E_UNSUPPORTED;
         frame->diag.status = frame->status;
         frame->diag.message =
@@ -174,7 +174,7 @@ void validate_v1_frame(const struct diff_v1_context *got, bool faulted,
     }
     memset(frame->caller.status, CFI_REG_UNKNOWN, sizeof frame->caller.status);
     frame->cfa = got->rsp;
-    if (got->flags & DIFF_V1_RSP)
+    if (got->flags & ENGINE_V1_RSP)
         cfi_regs_set(&frame->caller, CFI_REG_RSP, got->rsp);
     else
         frame->caller.status[CFI_REG_RSP] = CFI_REG_UNDEFINED;

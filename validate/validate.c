@@ -242,16 +242,16 @@ static bool all_addresses(const struct validator *v, struct address_list *list)
 /* Verdicts and wrong ranges                                            */
 /* ------------------------------------------------------------------ */
 
-uint32_t validate_kind(const struct diff_outcome *outcome, bool crashed)
+uint32_t validate_kind(const struct engine_outcome *outcome, bool crashed)
 {
     if (crashed)
         return VALIDATE_KIND_CRASH;
     uint32_t kind = 0;
     for (unsigned i = 0; i < outcome->nkept; i++) {
-        const struct diff_item_found *item = &outcome->items[i];
-        if (item->item == DIFF_ITEM_STATUS)
+        const struct engine_item_found *item = &outcome->items[i];
+        if (item->item == ENGINE_ITEM_STATUS)
             kind |= VALIDATE_KIND_STATUS;
-        else if (item->item == DIFF_ITEM_CFA)
+        else if (item->item == ENGINE_ITEM_CFA)
             kind |= VALIDATE_KIND_CFA;
         else if (item->reg < CFI_NGPRS)
             kind |= VALIDATE_KIND_REG0 << item->reg;
@@ -272,10 +272,10 @@ enum validate_wrong_class validate_class(uint32_t kind,
 }
 
 void validate_first_wrong(struct validator *v, const struct check_address *at,
-                          const struct diff_question *q,
+                          const struct engine_question *q,
                           const struct cfi_frame *expected,
                           const struct cfi_frame *got,
-                          const struct diff_outcome *outcome, bool crashed,
+                          const struct engine_outcome *outcome, bool crashed,
                           struct validate_wrong_range *wrong)
 {
     if (at->fde < v->file->nfdes) {
@@ -425,9 +425,9 @@ static enum cfi_status open_eh_elf(struct validator *v, const char *path,
         return status;
     enum validate_abi abi = v->config->abi;
     if (abi != VALIDATE_ABI_FULL) {
-        status = diff_v1_open(path, abi == VALIDATE_ABI_V1 ? DIFF_V1_DEREF
-                                                       : DIFF_V1_DIRECT,
-                              &v->v1, diag);
+        status = engine_v1_open(path, abi == VALIDATE_ABI_V1 ? ENGINE_V1_DEREF
+                                                       : ENGINE_V1_DIRECT,
+                                &v->v1, diag);
         const char *other = status == CFI_E_UNSUPPORTED
                                 ? flavour_mismatch(path, abi) : NULL;
         if (other)
@@ -450,8 +450,8 @@ static bool make_memories(struct validator *v)
     unsigned n = v->config->nstates;
     v->memories = calloc(n, sizeof *v->memories);
     for (unsigned k = 0; v->memories && k < n; k++)
-        if (!(v->memories[k] = diff_state_memory(&v->states, k, v->file,
-                                                 NULL, 0)))
+        if (!(v->memories[k] = engine_state_memory(&v->states, k, v->file,
+                                                   NULL, 0)))
             return false;
     return v->memories != NULL;
 }
@@ -459,11 +459,11 @@ static bool make_memories(struct validator *v)
 static void validator_close(struct validator *v)
 {
     for (unsigned k = 0; v->memories && k < v->config->nstates; k++)
-        diff_memory_free(v->memories[k]);
+        engine_memory_free(v->memories[k]);
     free(v->memories);
     free(v->expected);
     free(v->answer);
-    diff_v1_close(v->v1);
+    engine_v1_close(v->v1);
     if (v->full)
         cg_unload(v->full);
     if (v->open)
@@ -472,11 +472,11 @@ static void validator_close(struct validator *v)
 
 static enum cfi_status validate_file(struct validator *v)
 {
-    diff_state_config_default(&v->states, v->config->seed);
+    engine_state_config_default(&v->states, v->config->seed);
     v->reference = sem_unwind;
     if (v->config->abi != VALIDATE_ABI_FULL) {
         v->reference = validate_v1_reference;
-        v->states.regs = DIFF_REGS_V1;
+        v->states.regs = ENGINE_REGS_V1;
     }
     v->expected = malloc(sizeof *v->expected);
     v->answer = malloc(sizeof *v->answer);

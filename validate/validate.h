@@ -124,10 +124,10 @@ struct validate_wrong_range {
     enum cfi_status expected_status, got_status;
     uint64_t wrong_requests;     /* (address, state) pairs wrong */
     /* The first wrong question. */
-    struct diff_state state;
+    struct engine_state state;
     struct cfi_frame expected;
     struct cfi_frame got;
-    struct diff_outcome outcome;
+    struct engine_outcome outcome;
     bool crashed;
     int signal;                  /* of the crash; 0: none (exited, not run) */
     char *crash_text;            /* owned, or NULL: what the call said on
@@ -206,7 +206,7 @@ void validate_result_free(struct validate_result *validation);
  * when the eh_elf cannot be loaded or the stack cannot be mapped there,
  * with the reason in detail. */
 struct validate_v1_answer {
-    struct diff_v1_context got;
+    struct engine_v1_context got;
     bool faulted;                /* v1: a read of deref faulted */
     bool crashed;
     int signal;
