@@ -140,7 +140,7 @@ static void shifted_progress(void *env, const struct diff_progress *p)
     whole.files_done = b->current + p->files_done;
     whole.files = b->npaths;
     whole.requests_done = b->requests_before + p->requests_done;
-    whole.seconds = harness_now() - b->started;
+    whole.seconds = diff_harness_now() - b->started;
     b->outer->progress(b->outer->progress_env, &whole);
 }
 
@@ -153,7 +153,7 @@ static struct diff_run *same_as(struct batch_run *b, size_t i, size_t earlier)
     if (diff_run_merge(&b->parts[earlier], 1, &copy, &bad, why,
                        sizeof why) != CFI_OK)
         return NULL;
-    copy->files[0].path = harness_keep_string(copy, b->paths[i]);
+    copy->files[0].path = diff_harness_keep_string(copy, b->paths[i]);
     if (!copy->files[0].path) {
         diff_run_free(copy);
         return NULL;
@@ -171,7 +171,7 @@ static struct diff_run *read_stored(struct batch_run *b, size_t i,
         diff_run_read_json(path, &part, why, sizeof why) != CFI_OK)
         return NULL;
     if (part->nfiles != 1 || part->files_total != 1 ||
-        !(part->files[0].path = harness_keep_string(part, b->paths[i]))) {
+        !(part->files[0].path = diff_harness_keep_string(part, b->paths[i]))) {
         diff_run_free(part);
         return NULL;
     }
@@ -266,8 +266,12 @@ static void progress_done(struct batch_run *b, size_t done, size_t i)
 {
     if (!b->outer->progress)
         return;
-    struct diff_progress p = {done, b->npaths, b->requests_before,
-                              harness_now() - b->started, NULL, b->paths[i]};
+    struct diff_progress p = {done,
+                              b->npaths,
+                              b->requests_before,
+                              diff_harness_now() - b->started,
+                              NULL,
+                              b->paths[i]};
     b->outer->progress(b->outer->progress_env, &p);
 }
 
@@ -452,7 +456,7 @@ static struct diff_run *merge_all(struct batch_run *b)
     }
     if (diff_run_merge(b->parts, b->npaths, &run, &bad, why, sizeof why) != CFI_OK)
         return NULL;
-    run->seconds = harness_now() - b->started;
+    run->seconds = diff_harness_now() - b->started;
     if (b->batch->places) {
         for (size_t i = 0; i < run->nfiles; i++)
             run->files[i].index = b->batch->places[i];
@@ -475,7 +479,7 @@ enum cfi_status diff_run_batch(const struct diff_config *config,
         return CFI_E_IO;
     struct batch_run b = {config, batch, paths, npaths,
                           calloc(npaths, sizeof *b.parts),
-                          calloc(npaths, sizeof *b.sha), "", harness_now(),
+                          calloc(npaths, sizeof *b.sha), "", diff_harness_now(),
                           0, 0, counts};
     settings_key(config, b.key);
     bool ok = b.parts && b.sha && run_all(&b);

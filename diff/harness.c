@@ -74,7 +74,7 @@ struct worker {
     atomic_uint_fast64_t answers;
 };
 
-double harness_now(void)
+double diff_harness_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -394,7 +394,7 @@ static void report_progress(const struct diff_run *run, size_t files_done,
     if (!config->progress)
         return;
     struct diff_progress progress = {files_done, run->nfiles, requests,
-                                     harness_now() - started, phase,
+                                     diff_harness_now() - started, phase,
                                      run->files[files_done < run->nfiles
                                                     ? files_done : 0].path};
     config->progress(config->progress_env, &progress);
@@ -499,13 +499,13 @@ static bool merge_failures(struct diff_run *run, const struct file_job *job)
             failed |= item->failed[e];
             failure.requests += item->failed_requests[e];
         }
-        if (failed && !harness_add_failure(run, &failure))
+        if (failed && !diff_harness_add_failure(run, &failure))
             return false;
     }
     return true;
 }
 
-bool harness_add_failure(struct diff_run *run,
+bool diff_harness_add_failure(struct diff_run *run,
                          const struct diff_open_failure *failure)
 {
     struct diff_open_failure *grown =
@@ -517,7 +517,7 @@ bool harness_add_failure(struct diff_run *run,
     return true;
 }
 
-bool harness_add_record(struct diff_run *run, struct diff_record *record)
+bool diff_harness_add_record(struct diff_run *run, struct diff_record *record)
 {
     if (run->nrecords >= run->config.keep) {
         free(record->row_text);
@@ -536,7 +536,7 @@ bool harness_add_record(struct diff_run *run, struct diff_record *record)
     return true;
 }
 
-const char *harness_keep_string(struct diff_run *run, const char *text)
+const char *diff_harness_keep_string(struct diff_run *run, const char *text)
 {
     if (!text)
         return NULL;
@@ -554,7 +554,7 @@ static bool merge_records(struct diff_run *run, struct item *item)
     run->records_total += item->records_total;
     bool ok = true;
     for (size_t r = 0; r < item->nrecords; r++)
-        ok &= harness_add_record(run, &item->records[r]);
+        ok &= diff_harness_add_record(run, &item->records[r]);
     item->nrecords = 0;
     if (!ok)
         return false;
@@ -665,7 +665,7 @@ static bool run_file(struct diff_run *run, size_t index, double started)
     return ok;
 }
 
-struct diff_run *harness_run_new(const struct diff_config *config,
+struct diff_run *diff_harness_run_new(const struct diff_config *config,
                                  const char *const *paths, size_t npaths)
 {
     struct diff_run *run = calloc(1, sizeof *run);
@@ -701,8 +701,8 @@ enum cfi_status diff_run(const struct diff_config *config,
                          struct diff_run **result)
 {
     *result = NULL;
-    double started = harness_now();
-    struct diff_run *run = harness_run_new(config, paths, npaths);
+    double started = diff_harness_now();
+    struct diff_run *run = diff_harness_run_new(config, paths, npaths);
     if (!run)
         return CFI_E_NOMEM;
     for (size_t i = 0; i < npaths; i++) {
@@ -712,7 +712,7 @@ enum cfi_status diff_run(const struct diff_config *config,
         }
         report_progress(run, i + 1, run->requests, started, NULL);
     }
-    run->seconds = harness_now() - started;
+    run->seconds = diff_harness_now() - started;
     *result = run;
     return CFI_OK;
 }

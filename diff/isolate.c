@@ -132,7 +132,7 @@ static char *get_string(struct reader *r)
 static const char *get_message(struct reader *r, struct diff_run *run)
 {
     char *text = get_string(r);
-    const char *kept = harness_keep_string(run, text);
+    const char *kept = diff_harness_keep_string(run, text);
     free(text);
     return kept;
 }
@@ -206,7 +206,7 @@ static bool merge_records(struct reader *r, struct diff_run *run, size_t i)
     for (uint64_t k = 0; k < n && r->ok; k++) {
         struct diff_record record;
         get_record(r, run, i, &record);
-        if (r->ok && !harness_add_record(run, &record))
+        if (r->ok && !diff_harness_add_record(run, &record))
             return false;
     }
     get(r, &n, sizeof n);
@@ -215,7 +215,7 @@ static bool merge_records(struct reader *r, struct diff_run *run, size_t i)
         get(r, &failure, sizeof failure);
         failure.file = i;
         failure.diag.message = get_message(r, run);
-        if (r->ok && !harness_add_failure(run, &failure))
+        if (r->ok && !diff_harness_add_failure(run, &failure))
             return false;
     }
     return true;
@@ -257,7 +257,7 @@ static void shifted_progress(void *env, const struct diff_progress *p)
     whole.files_done = shift->index + p->files_done;
     whole.files = shift->nfiles;
     whole.requests_done = shift->base + p->requests_done;
-    whole.seconds = harness_now() - shift->started;
+    whole.seconds = diff_harness_now() - shift->started;
     shift->outer->progress(shift->outer->progress_env, &whole);
 }
 
@@ -389,7 +389,7 @@ static bool run_engine_alone(struct diff_run *run, size_t i,
         i, (enum engine_id)e,
         {CFI_E_UNSUPPORTED, crash_reason(wait_status), CFI_NO_OFFSET, -1},
         requests};
-    return harness_add_failure(run, &failure);
+    return diff_harness_add_failure(run, &failure);
 }
 
 static bool run_file_isolated(struct diff_run *run, size_t i,
@@ -425,8 +425,8 @@ enum cfi_status diff_run_isolated(const struct diff_config *config,
                                   struct diff_run **result)
 {
     *result = NULL;
-    double started = harness_now();
-    struct diff_run *run = harness_run_new(config, paths, npaths);
+    double started = diff_harness_now();
+    struct diff_run *run = diff_harness_run_new(config, paths, npaths);
     if (!run)
         return CFI_E_NOMEM;
     struct stream s = {NULL, 0, 0};
@@ -445,7 +445,7 @@ enum cfi_status diff_run_isolated(const struct diff_config *config,
         diff_run_free(run);
         return CFI_E_NOMEM;
     }
-    run->seconds = harness_now() - started;
+    run->seconds = diff_harness_now() - started;
     *result = run;
     return CFI_OK;
 }

@@ -102,7 +102,7 @@ struct merging {
 
 static const char *keep(struct merging *m, const char *text)
 {
-    const char *kept = harness_keep_string(m->run, text);
+    const char *kept = diff_harness_keep_string(m->run, text);
     m->ok &= !text || kept;
     return kept;
 }
@@ -181,7 +181,7 @@ static void take_lists(struct merging *m, const struct place *places,
                 continue;
             struct diff_record record =
                 copy_record(m, places[i].part, &part->records[r]);
-            m->ok &= harness_add_record(run, &record);
+            m->ok &= diff_harness_add_record(run, &record);
         }
         for (size_t f = 0; f < part->nfailures && m->ok; f++) {
             if (part->failures[f].file != places[i].file)
@@ -189,7 +189,7 @@ static void take_lists(struct merging *m, const struct place *places,
             struct diff_open_failure failure = part->failures[f];
             failure.file = i;
             failure.diag.message = keep(m, failure.diag.message);
-            m->ok &= harness_add_failure(run, &failure);
+            m->ok &= diff_harness_add_failure(run, &failure);
         }
     }
 }
@@ -215,7 +215,8 @@ static struct diff_run *build(struct diff_run *const *parts, size_t nparts,
     const char **paths = calloc(total + 1, sizeof *paths);
     for (size_t i = 0; paths && i < total; i++)
         paths[i] = parts[places[i].part]->files[places[i].file].path;
-    m.run = m.to_merged && paths ? harness_run_new(&config, paths, total) : NULL;
+    m.run = m.to_merged && paths ? diff_harness_run_new(&config, paths, total)
+                                 : NULL;
     free(paths);
     m.ok = m.run && map_files(&m, nparts, places, total);
     if (m.ok) {

@@ -53,7 +53,7 @@ static bool kept_text(struct reading *r, const struct diff_json *object,
     const char *text = diff_json_text(m);
     if (!need(r, text != NULL, key))
         return false;
-    *out = harness_keep_string(r->run, text);
+    *out = diff_harness_keep_string(r->run, text);
     return need(r, *out != NULL, "(out of memory)");
 }
 
@@ -501,7 +501,7 @@ static bool read_failures(struct reading *r, const struct diff_json *errors)
             !file_of(r, diff_json_text(member(r, e, "file")), &f.file) ||
             !kept_text(r, e, "message", true, &f.diag.message) ||
             !u64_member(r, e, "requests", &f.requests) ||
-            !need(r, harness_add_failure(r->run, &f), "(out of memory)"))
+            !need(r, diff_harness_add_failure(r->run, &f), "(out of memory)"))
             return false;
     }
     return true;
@@ -549,7 +549,8 @@ static bool read_outcomes(struct reading *r, const struct diff_json *root)
         struct diff_record record;
         bool ok = read_record(r, &records->elements[i], ENGINE_VERDICT_DIFFER,
                               &record);
-        if (!ok || !need(r, harness_add_record(run, &record), "(out of memory)")) {
+        if (!ok || !need(r, diff_harness_add_record(run, &record),
+                         "(out of memory)")) {
             if (!ok)
                 free(record.row_text);
             return false;
@@ -585,12 +586,13 @@ static bool read_run(struct reading *r, const struct diff_json *root)
             free(paths);
             return false;
         }
-    r->run = paths ? harness_run_new(&config, paths, files->count) : NULL;
+    r->run = paths ? diff_harness_run_new(&config, paths, files->count) : NULL;
     free(paths);
     if (!need(r, r->run != NULL, "(out of memory)"))
         return false;
     for (size_t i = 0; i < r->run->nfiles; i++)
-        r->run->files[i].path = harness_keep_string(r->run, r->run->files[i].path);
+        r->run->files[i].path =
+            diff_harness_keep_string(r->run, r->run->files[i].path);
     double seconds = 0;
     const struct diff_json *t = member(r, root, "seconds");
     if (t && t->kind == DIFF_JSON_NUMBER)
