@@ -1169,6 +1169,7 @@ static void build_records(const struct unwind_case *c, const uint8_t *program,
     cie->code_align = o->code_align;
     cie->data_align = o->data_align;
     cie->ra_column = o->ra_column;
+    cie->arch = &cfi_arch_x86_64;
     cie->address_size = o->address_size;
     cie->fde_encoding = o->fde_encoding;
     cie->lsda_encoding = CFI_PE_OMIT;
