@@ -1207,7 +1207,7 @@ static void build_callee(const struct unwind_case *c, struct cfi_regs *callee)
 }
 
 /* What the ABI default gives register `reg` (written out here, not taken
- * from cfi_abi_default): rsp is the CFA; rbx, rbp, r12-r15 keep the
+ * from cfi_arch_default): rsp is the CFA; rbx, rbp, r12-r15 keep the
  * callee's value; every other register is undefined. */
 static struct reg_value abi_default(unsigned reg, uint64_t cfa,
                                     const struct cfi_regs *callee)
