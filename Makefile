@@ -141,7 +141,8 @@ $(BUILD)/obj/%.o: %.S
 # (runtime/exports.map); its thread-local data uses the initial-exec
 # model, so that reaching it from a signal handler never allocates.
 CFISEM_VERSION := $(shell sed -n 's/^\#define CFISEM_VERSION "\(.*\)"/\1/p' cli/cli.h)
-RT_SRCS := $(wildcard runtime/*.c runtime/*.S) $(filter-out interp/lookup.c,$(wildcard interp/*.c)) cfi/cfi.c cfi/sha256.c
+RT_SRCS := $(wildcard runtime/*.c runtime/*.S) $(filter-out interp/lookup.c,$(wildcard interp/*.c)) cfi/cfi.c \
+           cfi/arch.c cfi/sha256.c
 RT_PIC_OBJS := $(patsubst %,$(BUILD)/pic/%.o,$(basename $(RT_SRCS)))
 RT_PIC_FLAGS := -fPIC -ftls-model=initial-exec -fvisibility=default
 RT_LIBS := $(BUILD)/libcfisem-unwind.a $(BUILD)/libcfisem-unwind.so $(BUILD)/cfisem-unwind.pc

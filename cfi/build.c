@@ -144,6 +144,8 @@ enum cfi_status cfi_builder_finish(struct cfi_builder *builder,
                                           builder->nfdes * sizeof *fdes);
     if (!cies || !fdes)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    for (size_t i = 0; i < builder->ncies; i++)
+        cies[i].arch = file->arch;
     file->cies = cies;
     file->ncies = builder->ncies;
     file->fdes = fdes;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cfi.c — status texts, x86-64 register names, the ABI defaults. */
+/* cfi.c — status texts, x86-64 register names and widths. */
 #include "cfi.h"
 
 #include <errno.h>
@@ -88,30 +88,15 @@ const char *cfi_errno_text(int error)
     }
 }
 
-/* x86-64 System V psABI, "DWARF Register Number Mapping". */
-static const char *const reg_names[CFI_NREGS] = {
-    "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
-    "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip",
-    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-    "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-    "st0", "st1", "st2", "st3", "st4", "st5", "st6", "st7",
-    "mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7",
-    [49] = "rflags", "es", "cs", "ss", "ds", "fs", "gs",
-    [58] = "fs.base", "gs.base",
-    [62] = "tr", "ldtr", "mxcsr", "fcw", "fsw",
-    "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
-    "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
-    [118] = "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7",
-};
-
+/* The names of x86-64's registers: the descriptor's. */
 const char *cfi_reg_name(unsigned reg)
 {
-    return reg < CFI_NREGS ? reg_names[reg] : NULL;
+    return cfi_arch_reg_name(&cfi_arch_x86_64, reg);
 }
 
 unsigned cfi_reg_size(unsigned reg)
 {
-    if (reg < CFI_NREGS && !reg_names[reg])
+    if (reg < CFI_NREGS && !cfi_reg_name(reg))
         return 0;
     if (reg <= CFI_REG_RIP)
         return 8;
@@ -153,7 +138,7 @@ static int parse_number(const char *text, size_t len)
 int cfi_reg_parse(const char *text, size_t len)
 {
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
-        const char *name = reg_names[reg];
+        const char *name = cfi_reg_name(reg);
         if (name && strlen(name) == len && memcmp(name, text, len) == 0)
             return (int)reg;
     }

@@ -16,7 +16,9 @@
  * own business, so that a decoding bug in one engine shows up as a
  * disagreement with the others.
  *
- * Target: x86-64, System V ABI, little-endian, 64-bit ELF.
+ * Target: little-endian, 64-bit ELF. What the registers are and what a
+ * register with no rule holds is the architecture's (arch.h); every
+ * loaded file and every CIE carries its descriptor.
  */
 #ifndef CFISEM_CFI_H
 #define CFISEM_CFI_H
@@ -24,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "arch.h"
 
 /* ------------------------------------------------------------------ */
 /* Status and diagnostics                                              */
@@ -104,16 +108,21 @@ bool cfi_make_dirs(const char *dir);
  * (k7 = 125); 128 covers every register an x86-64 compiler emits. */
 #define CFI_NREGS 128
 
-/* The x86-64 DWARF register numbers the ABI gives meaning to. */
+/* The x86-64 DWARF register numbers the ABI gives meaning to, for code
+ * that is x86-64's alone (the eh_elf ABI, the v1 ABI, ptrace, capstone).
+ * Code for every architecture reads its file's descriptor (arch.h):
+ * arch->sp, arch->pc, arch->ra_column, arch->nreported. */
 enum {
     CFI_REG_RAX = 0, CFI_REG_RDX = 1, CFI_REG_RCX = 2, CFI_REG_RBX = 3,
     CFI_REG_RSI = 4, CFI_REG_RDI = 5, CFI_REG_RBP = 6, CFI_REG_RSP = 7,
     CFI_REG_R8 = 8, CFI_REG_R15 = 15,
     CFI_REG_RIP = 16, /* the return address column on x86-64 */
-    CFI_NGPRS = 17    /* registers 0..16: the ones every engine reports */
+    CFI_NGPRS = 17    /* registers 0..16: x86-64's reported registers,
+                         which the eh_elf ABI (EH_ELF_NREGS) fixes */
 };
 
-/* "rax".."r15", "rip", "xmm0".., or NULL when the number has no name. */
+/* x86-64's names (cfi_arch_x86_64): "rax".."r15", "rip", "xmm0".., or
+ * NULL when the number has no name. */
 const char *cfi_reg_name(unsigned reg);
 /* A register's name or "rN"; writes into buf (>= 8 bytes) when needed. */
 const char *cfi_reg_label(unsigned reg, char *buf, size_t size);
@@ -187,7 +196,8 @@ struct cfi_memory {
  *     value E leaves on top of the stack, started empty. No CFA rule:
  *     CFI_E_MALFORMED.
  *  5. Registers 0 .. CFI_NREGS-1, in increasing number:
- *       no rule        the ABI default (cfi_abi_default);
+ *       no rule        the ABI default (cfi_arch_default of the CIE's
+ *                      architecture);
  *       undefined      undefined;
  *       same_value     the callee's register, as it is (value, undefined
  *                      or unknown);
@@ -204,9 +214,12 @@ struct cfi_memory {
  *     evaluation, so the order above decides which error is reported.
  *  6. The caller's PC: "return_address_register ... indicates which column
  *     in the rule table represents the return address" (DWARF 5 §6.4.1).
- *     On x86-64 it is column 16, rip's. When a CIE names another column,
- *     the caller's rip is what step 5 computed for that column (value,
- *     undefined or unknown), whatever rip's own rule says.
+ *     The column and the register holding the caller's PC are two
+ *     things (arch.h: arch->ra_column, arch->pc): on x86-64 both are 16,
+ *     rip; on AArch64 the column is x30's and the PC register is 32.
+ *     When the CIE's column is not the PC register, the caller's PC is
+ *     what step 5 computed for that column (value, undefined or
+ *     unknown), whatever the PC register's own rule says.
  *  7. frame->signal_frame is the 'S' flag of the FDE's CIE: the caller's
  *     PC is then exact, and the next frame is not a caller_frame.
  *
@@ -290,28 +303,6 @@ struct cfi_request {
     struct cfi_memory memory;
 };
 
-/* The ABI default for a register that has no rule (x86-64 System V):
- * rsp is the CFA, rbx rbp r12-r15 keep their value, the others are
- * undefined. Every engine must apply exactly this. */
-enum cfi_abi_default {
-    CFI_DEFAULT_UNDEFINED,
-    CFI_DEFAULT_SAME_VALUE,
-    CFI_DEFAULT_CFA,
-};
-static inline enum cfi_abi_default cfi_abi_default(unsigned reg)
-{
-    switch (reg) {
-    case CFI_REG_RSP:
-        return CFI_DEFAULT_CFA;
-    case CFI_REG_RBX:
-    case CFI_REG_RBP:
-    case 12: case 13: case 14: case 15:
-        return CFI_DEFAULT_SAME_VALUE;
-    default:
-        return CFI_DEFAULT_UNDEFINED;
-    }
-}
-
 /* ------------------------------------------------------------------ */
 /* CIE and FDE records                                                 */
 /* ------------------------------------------------------------------ */
@@ -346,6 +337,7 @@ struct cfi_cie {
     uint64_t code_align;      /* code alignment factor */
     int64_t data_align;       /* data alignment factor */
     uint64_t ra_column;       /* return address register */
+    const struct cfi_arch *arch; /* its file's architecture */
     uint8_t address_size;     /* 8 */
     uint8_t fde_encoding;     /* 'R', else CFI_PE_ABSPTR */
     uint8_t lsda_encoding;    /* 'L', else CFI_PE_OMIT */
@@ -415,6 +407,7 @@ struct cfi_section_bytes {
  * instruction and augmentation bytes stay valid until cfi_file_close. */
 struct cfi_file {
     char *path;
+    const struct cfi_arch *arch; /* chosen from e_machine */
     struct cfi_cie *cies;
     size_t ncies;
     /* Every FDE: those of .eh_frame first, then those of .debug_frame, each
@@ -504,7 +497,8 @@ const struct cfi_segment *cfi_file_segment(const struct cfi_file *file,
  * (CIE and FDE records, 32- or 64-bit lengths; a zero length terminates
  * .eh_frame, and is 4 bytes of padding in .debug_frame), located at file
  * address `addr`. The bytes are copied. The result has no path, no
- * segments; no record at all is a file with no FDE. Errors as cfi_file_open, with
+ * segments, and is read as x86-64's (cfi_arch_x86_64); no record at all
+ * is a file with no FDE. Errors as cfi_file_open, with
  * diag->offset the offset in `bytes`. Our own parser, independent of
  * libdwarf. */
 enum cfi_status cfi_file_from_section(const uint8_t *bytes, size_t size,

@@ -37,7 +37,9 @@ static enum cfi_status check_header(const struct cfi_file *file,
         return cfi_fail(diag, CFI_E_NOT_ELF, CFI_NO_OFFSET,
                         "ELF header past end of file");
     memcpy(header, file->image, sizeof *header);
-    if (header->e_machine != EM_X86_64)
+    /* The records mean what the machine's descriptor says; a machine
+     * with none is refused (x86-64 is the only one so far). */
+    if (!cfi_arch_of_machine(header->e_machine))
         return cfi_fail(diag, CFI_E_NOT_ELF,
                         offsetof(Elf64_Ehdr, e_machine),
                         "not an x86-64 ELF file");
@@ -409,6 +411,8 @@ enum cfi_status cfi_elf_read(struct cfi_file *file,
         status = read_section_table(file, &header, &table, diag);
     if (status == CFI_OK)
         status = find_frame_sections(file, &table, frames, diag);
+    file->arch = status == CFI_OK ? cfi_arch_of_machine(header.e_machine)
+                                  : NULL;
     file->relocatable = status == CFI_OK && header.e_type == ET_REL;
     file->entry = status == CFI_OK ? header.e_entry : 0;
     if (status == CFI_OK && file->relocatable)

@@ -131,7 +131,8 @@ struct cfi_fde *cfi_builder_add_fde(struct cfi_builder *builder);
 
 /* Moves the records into file->arena and fills cies (by section, then
  * offset), fdes (by section, then pc_begin, then offset), n_eh_frame,
- * overlaps and the lookup index. The builder is left empty. */
+ * overlaps and the lookup index; every CIE gets file->arch. The builder
+ * is left empty. */
 enum cfi_status cfi_builder_finish(struct cfi_builder *builder,
                                    struct cfi_file *file,
                                    struct cfi_diag *diag);

@@ -454,6 +454,7 @@ enum cfi_status cfi_file_from_section(const uint8_t *bytes, size_t size,
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     }
     loaded->arena = arena;
+    loaded->arch = &cfi_arch_x86_64; /* bytes alone name no machine */
     if (section == CFI_EH_FRAME) {
         loaded->eh_frame_addr = addr;
         loaded->eh_frame_size = size;

@@ -107,6 +107,7 @@ struct cg_ruleset {
     const struct sem_row *row;
     bool signal_frame;
     uint32_t ra_column;
+    const struct cfi_arch *arch; /* the file's: defaults, the PC register */
 };
 
 /* A rule set reached from a CFA register: the register is checked and

@@ -35,7 +35,7 @@ static bool rule_matters(enum cg_abi abi, uint32_t reg, enum sem_rule_kind kind,
     if (abi == CG_ABI_V1)
         return reg == CFI_REG_RBX || reg == CFI_REG_RBP ||
                reg == cg_v1_return_column(ra_column);
-    return reg < CFI_NGPRS || cg_rule_can_fail(kind);
+    return reg < EH_ELF_NREGS || cg_rule_can_fail(kind);
 }
 
 static void key_expr(struct cg_bytes *key, const struct sem_expr *expr)
@@ -107,6 +107,7 @@ struct builder {
 struct cie_traits {
     bool signal_frame;
     uint32_t ra_column;
+    const struct cfi_arch *arch; /* one file's: not a part of the key */
 };
 
 static void key_traits(struct builder *b, struct cie_traits traits)
@@ -133,7 +134,7 @@ static long intern_ruleset(struct builder *b, const struct sem_row *row,
             return -1;
         uint8_t signal = layout->abi == CG_ABI_FULL && traits.signal_frame;
         layout->rulesets[layout->nrulesets++] =
-            (struct cg_ruleset){row, signal, traits.ra_column};
+            (struct cg_ruleset){row, signal, traits.ra_column, traits.arch};
     }
     return index;
 }
@@ -229,7 +230,8 @@ static void owner_leaves(struct builder *b, size_t owner, uint64_t x,
     const struct sem_file_il *il = b->il;
     const struct cfi_fde *fde = &il->file->fdes[owner];
     struct cie_traits traits = {fde->cie->signal_frame,
-                                (uint32_t)fde->cie->ra_column};
+                                (uint32_t)fde->cie->ra_column,
+                                fde->cie->arch};
     if (il->status[owner] != CFI_OK) {
         /* Translation fails with these two classes for the input (sem.h);
          * the others (out of memory, internal) make the generation fail:

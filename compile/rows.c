@@ -27,7 +27,7 @@ struct rule_exprs {
 static bool matters_full(uint32_t reg, enum sem_rule_kind kind)
 {
     return kind != SEM_RULE_UNSPECIFIED &&
-           (reg < CFI_NGPRS || cg_rule_can_fail(kind));
+           (reg < EH_ELF_NREGS || cg_rule_can_fail(kind));
 }
 
 static bool matters_v1(uint32_t reg, enum sem_rule_kind kind,
@@ -88,14 +88,15 @@ struct masks {
     bool rsp_is_cfa;
 };
 
-static struct masks static_masks(const struct sem_row *row)
+static struct masks static_masks(const struct cfi_arch *arch,
+                                 const struct sem_row *row)
 {
     struct masks m = {0, 0, 0, false};
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++) {
+    for (unsigned reg = 0; reg < EH_ELF_NREGS; reg++) {
         uint32_t bit = (uint32_t)1 << reg;
         enum sem_rule_kind kind = sem_row_rule(row, reg).kind;
         if (kind == SEM_RULE_UNSPECIFIED) {
-            enum cfi_abi_default rule = cfi_abi_default(reg);
+            enum cfi_abi_default rule = cfi_arch_default(arch, reg);
             if (rule == CFI_DEFAULT_CFA) {
                 m.known |= bit;
                 m.rsp_is_cfa = true;
@@ -119,7 +120,7 @@ static struct masks static_masks(const struct sem_row *row)
 static void emit_register_rule_full(struct cg_text *t, uint32_t reg,
                                     uint32_t from)
 {
-    if (from < CFI_NGPRS) {
+    if (from < EH_ELF_NREGS) {
         cg_printf(t, "    f->caller.value[%u] = in->value[%u];\n"
                      "    f->caller.known |= (in->known >> %u & 1u) << %u;\n"
                      "    f->caller.undefined |= (in->undefined >> %u & 1u)"
@@ -142,7 +143,7 @@ static void emit_rule_full(struct cg_text *t, const struct cg_expr_set *exprs,
 {
     const struct sem_rule *rule = &entry->rule;
     char dest[32];
-    if (entry->reg < CFI_NGPRS)
+    if (entry->reg < EH_ELF_NREGS)
         snprintf(dest, sizeof dest, "&f->caller.value[%u]", entry->reg);
     else
         snprintf(dest, sizeof dest, "&v");
@@ -174,44 +175,46 @@ static void emit_rule_full(struct cg_text *t, const struct cg_expr_set *exprs,
 }
 
 /* cfi.h step 6, after every rule (so that errors come in their order):
- * the caller's rip is the return address column's value. A column below
- * 17 is already in f->caller; a higher one has its rule computed again
- * into rip (its errors, if any, were returned when it was first computed;
- * memory reads give the same bytes again). */
+ * the caller's PC register (arch->pc) is the return address column's
+ * value. A column of the ABI's register file is already in f->caller; a
+ * higher one has its rule computed again into the PC register (its
+ * errors, if any, were returned when it was first computed; memory reads
+ * give the same bytes again). */
 static void emit_return_column(struct cg_text *t, const struct cg_expr_set *exprs,
                                const struct cg_ruleset *set,
                                const struct rule_exprs *numbers)
 {
-    uint32_t ra = set->ra_column;
-    cg_puts(t, "    f->caller.known &= ~(1u << 16);\n"
-               "    f->caller.undefined &= ~(1u << 16);\n");
-    if (ra < CFI_NGPRS) {
-        cg_printf(t, "    f->caller.value[16] = f->caller.value[%u];\n"
-                     "    f->caller.known |= (f->caller.known >> %u & 1u) << 16;\n"
-                     "    f->caller.undefined |= (f->caller.undefined >> %u & 1u)"
-                     " << 16;\n", ra, ra, ra);
+    uint32_t ra = set->ra_column, pc = set->arch->pc;
+    cg_printf(t, "    f->caller.known &= ~(1u << %u);\n"
+                 "    f->caller.undefined &= ~(1u << %u);\n", pc, pc);
+    if (ra < EH_ELF_NREGS) {
+        cg_printf(t, "    f->caller.value[%u] = f->caller.value[%u];\n"
+                     "    f->caller.known |= (f->caller.known >> %u & 1u)"
+                     " << %u;\n"
+                     "    f->caller.undefined |= (f->caller.undefined >> %u"
+                     " & 1u) << %u;\n", pc, ra, ra, pc, ra, pc);
         return;
     }
     const struct sem_row *row = set->row;
-    struct sem_reg_rule entry = {CFI_REG_RIP, sem_row_rule(row, ra)};
+    struct sem_reg_rule entry = {pc, sem_row_rule(row, ra)};
     long number = -1;
     for (uint32_t i = 0; i < row->nrules; i++)
         if (row->rules[i].reg == ra)
             number = numbers->number[i];
     switch (entry.rule.kind) {
     case SEM_RULE_SAME_VALUE:
-        emit_register_rule_full(t, CFI_REG_RIP, ra);
+        emit_register_rule_full(t, pc, ra);
         return;
     case SEM_RULE_REGISTER:
-        emit_register_rule_full(t, CFI_REG_RIP, entry.rule.reg);
+        emit_register_rule_full(t, pc, entry.rule.reg);
         return;
-    case SEM_RULE_UNSPECIFIED: /* registers above 16 default to undefined */
+    case SEM_RULE_UNSPECIFIED: /* past nreported: undefined (arch.h) */
     case SEM_RULE_UNDEFINED:
-        cg_puts(t, "    f->caller.undefined |= 1u << 16;\n");
+        cg_printf(t, "    f->caller.undefined |= 1u << %u;\n", pc);
         return;
     default:
         emit_rule_full(t, exprs, &entry, number);
-        cg_puts(t, "    f->caller.known |= 1u << 16;\n");
+        cg_printf(t, "    f->caller.known |= 1u << %u;\n", pc);
         return;
     }
 }
@@ -223,7 +226,7 @@ static void emit_return_column(struct cg_text *t, const struct cg_expr_set *expr
  * the cache instead of taking them from the store buffer. */
 static void emit_same_values(struct cg_text *t, uint32_t same)
 {
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+    for (unsigned reg = 0; reg < EH_ELF_NREGS; reg++)
         if (same >> reg & 1u)
             cg_printf(t, "    f->caller.value[%u] = in->value[%u];\n", reg,
                       reg);
@@ -238,8 +241,8 @@ static void emit_same_values(struct cg_text *t, uint32_t same)
  * reads does not show. */
 struct slots {
     unsigned n;
-    uint32_t reg[CFI_NGPRS];
-    int64_t offset[CFI_NGPRS];
+    uint32_t reg[EH_ELF_NREGS];
+    int64_t offset[EH_ELF_NREGS];
     int64_t lowest, highest;
 };
 
@@ -247,14 +250,14 @@ static bool gather_slots(const struct cg_ruleset *set, struct slots *slots)
 {
     const struct sem_row *row = set->row;
     slots->n = 0;
-    if (set->ra_column != CFI_REG_RIP)
+    if (set->ra_column != set->arch->pc)
         return false;
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *entry = &row->rules[i];
         enum sem_rule_kind kind = entry->rule.kind;
         if (!matters_full(entry->reg, kind) || kind != SEM_RULE_OFFSET)
             continue;
-        if (entry->reg >= CFI_NGPRS || entry->rule.offset < INT32_MIN ||
+        if (entry->reg >= EH_ELF_NREGS || entry->rule.offset < INT32_MIN ||
             entry->rule.offset > INT32_MAX)
             return false;
         slots->reg[slots->n] = entry->reg;
@@ -316,7 +319,7 @@ static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
                             const struct slots *slots)
 {
     const struct sem_row *row = set->row;
-    struct masks m = static_masks(row);
+    struct masks m = static_masks(set->arch, row);
     cg_puts(t, "    f->cfa = cfa;\n");
     if (set->signal_frame)
         cg_puts(t, "    f->signal_frame = 1;\n");
@@ -332,7 +335,7 @@ static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
             emit_rule_full(t, exprs, &row->rules[i], numbers->number[i]);
     if (slots->n)
         emit_slots(t, index, slots);
-    if (set->ra_column != CFI_REG_RIP)
+    if (set->ra_column != set->arch->pc)
         emit_return_column(t, exprs, set, numbers);
 }
 
@@ -371,7 +374,8 @@ static void emit_v1_set(struct cg_text *t, uint32_t reg, const char *status)
  * value when they have no rule; rip has no default (undefined). For rip
  * from another column, that column's rule, its same_value being
  * register(column) and its missing rule the column's ABI default. */
-static struct sem_rule v1_rule(const struct sem_row *row, uint32_t column,
+static struct sem_rule v1_rule(const struct cfi_arch *arch,
+                               const struct sem_row *row, uint32_t column,
                                uint32_t field)
 {
     struct sem_rule rule = sem_row_rule(row, column);
@@ -387,7 +391,7 @@ static struct sem_rule v1_rule(const struct sem_row *row, uint32_t column,
         return same;
     if (rule.kind != SEM_RULE_UNSPECIFIED)
         return rule;
-    switch (cfi_abi_default(column)) {
+    switch (cfi_arch_default(arch, column)) {
     case CFI_DEFAULT_SAME_VALUE:
         return same;
     case CFI_DEFAULT_CFA:
@@ -454,7 +458,7 @@ static void emit_rules_v1(struct cg_text *t, const struct cg_expr_set *exprs,
                                  cg_v1_return_column(set->ra_column)};
     struct sem_rule rules[3];
     for (unsigned k = 0; k < 3; k++) {
-        rules[k] = v1_rule(row, columns[k], fields[k]);
+        rules[k] = v1_rule(set->arch, row, columns[k], fields[k]);
         if (rules[k].kind == SEM_RULE_REGISTER && !v1_carries(rules[k].reg)) {
             cg_puts(t, "    (void)cfa, (void)in, (void)env, (void)f, (void)v, "
                        "(void)e, (void)s;\n"

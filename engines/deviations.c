@@ -356,30 +356,33 @@ static const struct engine_deviation *find_in_table(
     return NULL;
 }
 
-/* `frame`'s caller rip is its register `column`, as it is. */
-static bool rip_is_column(const struct cfi_frame *frame, unsigned column)
+/* `frame`'s caller PC (register `pc`) is its register `column`, as it
+ * is. */
+static bool pc_is_column(const struct cfi_frame *frame, unsigned pc,
+                         unsigned column)
 {
     const struct cfi_regs *caller = &frame->caller;
-    return caller->status[CFI_REG_RIP] == caller->status[column] &&
+    return caller->status[pc] == caller->status[column] &&
            (caller->status[column] != CFI_REG_VALUE ||
-            caller->value[CFI_REG_RIP] == caller->value[column]);
+            caller->value[pc] == caller->value[column]);
 }
 
-/* cfi.h step 6: when the CIE's return address column is not 16, the
- * caller's rip is that column's value, in the reference and in the
- * engine (each adapter applies the step with the column its library
- * read). A difference on rip that is the difference on that column is
- * explained by what explains the column's. */
+/* cfi.h step 6: when the CIE's return address column is not the PC
+ * register (rip, 16, on x86-64), the caller's PC is that column's value,
+ * in the reference and in the engine (each adapter applies the step with
+ * the column its library read). A difference on the PC that is the
+ * difference on that column is explained by what explains the column's. */
 static bool return_column_item(const struct engine_mismatch *m,
                                struct engine_mismatch *column)
 {
-    if (m->item != ENGINE_ITEM_REG || m->reg != CFI_REG_RIP || !m->fde ||
-        !m->fde->cie || !engine_deviation_both_unwound(m))
+    if (m->item != ENGINE_ITEM_REG || !m->fde || !m->fde->cie ||
+        m->reg != m->fde->cie->arch->pc || !engine_deviation_both_unwound(m))
         return false;
+    unsigned pc = m->fde->cie->arch->pc;
     uint64_t ra = m->fde->cie->ra_column;
-    if (ra == CFI_REG_RIP || ra >= CFI_NREGS ||
-        !rip_is_column(m->expected, (unsigned)ra) ||
-        !rip_is_column(m->got, (unsigned)ra))
+    if (ra == pc || ra >= CFI_NREGS ||
+        !pc_is_column(m->expected, pc, (unsigned)ra) ||
+        !pc_is_column(m->got, pc, (unsigned)ra))
         return false;
     *column = *m;
     column->reg = (unsigned)ra;

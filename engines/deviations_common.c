@@ -310,7 +310,8 @@ bool engine_deviation_eval_edited_row(const struct engine_mismatch *m,
         rules[row.nrules] = m->row->rules[i];
         row.nrules += edit(&rules[row.nrules]);
     }
-    sem_eval_row(&row, m->request->callee, m->request->memory, frame);
+    sem_eval_row(m->file->arch, &row, m->request->callee, m->request->memory,
+                 frame);
     return true;
 }
 
@@ -361,9 +362,10 @@ bool engine_deviation_eval_patched(const struct engine_mismatch *m,
         if (range) {
             /* As the adapters of libdwarf and libdw do: the row, then
              * cfi.h step 6. */
-            if (sem_eval_row(range->row, m->request->callee,
+            if (sem_eval_row(cie.arch, range->row, m->request->callee,
                              m->request->memory, frame) == CFI_OK)
-                sem_apply_return_column(frame, (unsigned)cie.ra_column);
+                sem_apply_return_column(cie.arch, frame,
+                                        (unsigned)cie.ra_column);
             done = true;
         }
     }

@@ -87,7 +87,7 @@ bool engine_deviation_libunwind_no_undefined_default(
     const struct engine_mismatch *m)
 {
     if (engine_deviation_reg_item(m, ENGINE_libunwind) &&
-        cfi_abi_default(m->reg) == CFI_DEFAULT_UNDEFINED &&
+        cfi_arch_default(m->file->arch, m->reg) == CFI_DEFAULT_UNDEFINED &&
         engine_deviation_has_no_rule(m, m->reg) &&
         engine_deviation_is_undefined(m->expected, m->reg) &&
         engine_deviation_is_callee_reg(m->got, m->request, m->reg, m->reg))

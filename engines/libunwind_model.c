@@ -374,8 +374,9 @@ static struct lu_location model_default(unsigned reg, uint64_t cfa,
         return (quirks & ENGINE_LU_RSP_IS_CFA)
             ? (struct lu_location){LU_CALLEE, reg}
             : (struct lu_location){LU_VALUE, cfa};
+    /* libunwind's x86_64 back end, which this models: the psABI's. */
     if ((quirks & ENGINE_LU_NO_RULE_SAME) ||
-        cfi_abi_default(reg) == CFI_DEFAULT_SAME_VALUE)
+        cfi_arch_default(&cfi_arch_x86_64, reg) == CFI_DEFAULT_SAME_VALUE)
         return (struct lu_location){LU_CALLEE, reg};
     return (struct lu_location){LU_NOWHERE, 0};
 }

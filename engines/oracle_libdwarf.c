@@ -483,14 +483,15 @@ static enum cfi_status answer_row(struct engine_libdwarf *ld,
 {
     memcpy(answer->reg_comparable, ld->memo_comparable,
            sizeof ld->memo_comparable);
-    sem_eval_row(&ld->memo_row, request->callee, request->memory,
+    const struct cfi_arch *arch = ld->file->arch;
+    sem_eval_row(arch, &ld->memo_row, request->callee, request->memory,
                  &answer->frame);
     answer->frame.signal_frame = ld->memo_signal_frame;
     /* cfi.h step 6, with the column libdwarf read. */
     unsigned ra = ld->memo_ra_column;
     if (answer->frame.status == CFI_OK && ra < CFI_NREGS) {
-        sem_apply_return_column(&answer->frame, ra);
-        answer->reg_comparable[CFI_REG_RIP] = answer->reg_comparable[ra];
+        sem_apply_return_column(arch, &answer->frame, ra);
+        answer->reg_comparable[arch->pc] = answer->reg_comparable[ra];
     }
     return answer->frame.status;
 }

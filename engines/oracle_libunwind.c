@@ -437,7 +437,8 @@ static const char *row_refused(struct engine_libunwind *lu,
                                const struct sem_row *row,
                                const struct cfi_request *request)
 {
-    if (request->caller_frame && sem_row_reads_register(row, CFI_REG_RIP))
+    const struct cfi_arch *arch = fde->cie->arch;
+    if (request->caller_frame && sem_row_reads_register(arch, row, arch->pc))
         return "libunwind: a caller frame whose row reads rip (its cursor "
                "is given PC-1 as rip)";
     if (!row_needs_model(row))

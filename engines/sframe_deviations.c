@@ -48,7 +48,7 @@ bool engine_deviation_sframe_pc_mask_lookup_pc(const struct engine_mismatch *m)
         for (uint32_t i = 0; i < m->row->nrules && i < CFI_NREGS; i++)
             if (carried_by_sframe((struct sem_reg_rule *)&m->row->rules[i]))
                 rules[row.nrules++] = m->row->rules[i];
-        sem_eval_row(&row, callee, m->request->memory, model);
+        sem_eval_row(m->file->arch, &row, callee, m->request->memory, model);
         explained = engine_deviation_same_item(m, model);
     }
     free(callee);

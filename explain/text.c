@@ -224,9 +224,10 @@ char *ex_hex_bytes(const uint8_t *bytes, size_t len, size_t max)
 /* Rows                                                                 */
 /* ------------------------------------------------------------------ */
 
+/* The derivation is x86-64's so far (its register names too). */
 static const char *default_text(unsigned reg)
 {
-    switch (cfi_abi_default(reg)) {
+    switch (cfi_arch_default(&cfi_arch_x86_64, reg)) {
     case CFI_DEFAULT_CFA: return "the CFA";
     case CFI_DEFAULT_SAME_VALUE: return "same value";
     case CFI_DEFAULT_UNDEFINED: break;

@@ -148,11 +148,11 @@ static enum cfi_status eval_cfa(const struct interp_cfa *cfa,
 }
 
 /* A register with no rule: the ABI default. */
-static inline void apply_default(unsigned reg, uint64_t cfa,
-                          const struct cfi_regs *callee,
-                          struct cfi_regs *caller)
+static inline void apply_default(const struct cfi_arch *arch, unsigned reg,
+                                 uint64_t cfa, const struct cfi_regs *callee,
+                                 struct cfi_regs *caller)
 {
-    switch (cfi_abi_default(reg)) {
+    switch (cfi_arch_default(arch, reg)) {
     case CFI_DEFAULT_CFA:
         set_value(caller, reg, cfa);
         break;
@@ -227,11 +227,11 @@ static bool has_rule(const struct interp_row *row, unsigned reg)
 }
 
 /* Registers are visited in increasing number, so the first error is the
- * one cfi.h names. From CFI_NGPRS up, cfi.h's ABI default is "undefined"
- * for every register: they are set so in bulk, and only those with a
- * rule are visited. Which registers have one is read from has_rule (a
- * word with no bit set skips 64 registers); source[] is read only for
- * those. */
+ * one cfi.h names. From arch->nreported up, the ABI default is
+ * "undefined" for every register (arch.h): they are set so in bulk, and
+ * only those with a rule are visited. Which registers have one is read
+ * from has_rule (a word with no bit set skips 64 registers); source[] is
+ * read only for those. */
 enum cfi_status interp_eval_row(const struct interp_programs *programs,
                                 const struct interp_row *row,
                                 const struct cfi_regs *callee,
@@ -249,18 +249,20 @@ enum cfi_status interp_eval_row(const struct interp_programs *programs,
     if (status != CFI_OK)
         return status;
     frame->cfa = cfa;
-    memset(frame->caller.status + CFI_NGPRS, CFI_REG_UNDEFINED,
-           CFI_NREGS - CFI_NGPRS);
-    memset(frame->caller.value + CFI_NGPRS, 0,
-           (CFI_NREGS - CFI_NGPRS) * sizeof frame->caller.value[0]);
-    for (unsigned reg = 0; reg < CFI_NGPRS && status == CFI_OK; reg++) {
+    const struct cfi_arch *arch = programs->arch;
+    unsigned reported = arch->nreported;
+    memset(frame->caller.status + reported, CFI_REG_UNDEFINED,
+           CFI_NREGS - reported);
+    memset(frame->caller.value + reported, 0,
+           (CFI_NREGS - reported) * sizeof frame->caller.value[0]);
+    for (unsigned reg = 0; reg < reported && status == CFI_OK; reg++) {
         if (has_rule(row, reg))
             status = eval_rule(programs, row->source[reg], reg, cfa, callee,
                                memory, frame);
         else
-            apply_default(reg, cfa, callee, &frame->caller);
+            apply_default(arch, reg, cfa, callee, &frame->caller);
     }
-    for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS && status == CFI_OK;
+    for (unsigned reg = reported; reg < CFI_NREGS && status == CFI_OK;
          reg++) {
         if (row->has_rule[reg / 64] >> (reg % 64) == 0)
             reg |= 63; /* none up to the end of the word */
@@ -318,7 +320,7 @@ static struct rule unkept(const struct interp_kept_rule *kept)
 }
 
 /* interp_eval_row with the rules decoded already: the same order, the
- * same defaults, but the registers from CFI_NGPRS up are not made
+ * same defaults, but the registers from arch->nreported up are not made
  * undefined in bulk (interp.h: they are left unspecified). */
 enum cfi_status interp_eval_kept(const struct interp_decoded_row *kept,
                                  const struct cfi_regs *callee,
@@ -341,13 +343,14 @@ enum cfi_status interp_eval_kept(const struct interp_decoded_row *kept,
     frame->cfa = cfa;
     unsigned next = 0, n = kept->nrules < INTERP_ROW_RULES
                                ? kept->nrules : INTERP_ROW_RULES;
-    for (unsigned reg = 0; reg < CFI_NGPRS && status == CFI_OK; reg++) {
+    for (unsigned reg = 0; reg < kept->arch->nreported && status == CFI_OK;
+         reg++) {
         if (next < n && kept->rules[next].reg == reg) {
             struct rule r = unkept(&kept->rules[next++]);
             status = apply_rule(&r, reg, cfa, callee, memory, &frame->caller,
                                 &frame->diag);
         } else {
-            apply_default(reg, cfa, callee, &frame->caller);
+            apply_default(kept->arch, reg, cfa, callee, &frame->caller);
         }
     }
     for (; next < n && status == CFI_OK; next++) {

@@ -110,6 +110,7 @@ struct interp_program {
  * (see struct interp_row) numbers the bytes of both as one stream: the
  * CIE's first, then the FDE's. */
 struct interp_programs {
+    const struct cfi_arch *arch; /* the CIE's */
     struct interp_program cie;
     struct interp_program fde;
     uint64_t pc_begin;

@@ -62,9 +62,10 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
  * INTERP_ROW_RULES cannot be kept: CFI_E_UNSUPPORTED, "row too large to
  * keep" (interp_unwind_fde takes any). On an error of the programs, the
  * status and diagnostic are interp_unwind_fde's. One difference, for
- * unwinders that report registers 0-16 only: interp_apply_row writes
- * frame->caller's registers 0 to CFI_NGPRS - 1 (and the status, cfa,
- * diag, signal_frame) but not the registers from CFI_NGPRS up, whose
+ * unwinders that report the architecture's registers only (arch.h,
+ * nreported: 0-16 on x86-64): interp_apply_row writes frame->caller's
+ * registers 0 to nreported - 1 (and the status, cfa, diag,
+ * signal_frame) but not the registers from nreported up, whose
  * contents are unspecified after it (interp_unwind_fde makes them
  * undefined); their rules are evaluated all the same, for their
  * errors. */
@@ -99,6 +100,7 @@ struct interp_decoded_row {
     uint32_t cfa_expr_len;
     uint64_t cfa_offset;
     const uint8_t *cfa_expr;
+    const struct cfi_arch *arch; /* the CIE's: defaults, the PC register */
     struct interp_kept_rule rules[INTERP_ROW_RULES];
 };
 

@@ -318,11 +318,17 @@ static enum cfi_status op_GNU_args_size(struct run *run, const struct interp_ins
     return CFI_OK;
 }
 
-/* GNU_window_save: SPARC register windows; no meaning on x86-64 */
+/* GNU_window_save: its meaning is the architecture's (arch.h): SPARC
+ * register windows, AArch64 return address signing, none on x86-64. */
 static enum cfi_status op_GNU_window_save(struct run *run, const struct interp_insn *insn)
 {
     (void)insn;
-    return fail(run, CFI_E_UNSUPPORTED, "GNU_window_save has no meaning on x86-64");
+    if (cfi_arch_vendor_op(run->programs->arch, 0x2d) == CFI_VENDOR_NONE)
+        return fail(run, CFI_E_UNSUPPORTED,
+                    "GNU_window_save has no meaning on x86-64");
+    return fail(run, CFI_E_UNSUPPORTED,
+                "GNU_window_save: this architecture's meaning is not "
+                "implemented");
 }
 
 /* ------------------------------------------------------------------ */

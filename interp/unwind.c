@@ -10,6 +10,7 @@ static void programs_of(const struct cfi_fde *fde,
                         struct interp_programs *programs)
 {
     const struct cfi_cie *cie = fde->cie;
+    programs->arch = cie->arch;
     struct interp_program common = {
         .code_align = cie->code_align,
         .data_align = cie->data_align,
@@ -65,13 +66,15 @@ static enum cfi_status finish(struct cfi_frame *frame, enum cfi_status status)
     return status;
 }
 
-/* 6. The return address column gives the caller's PC. */
-static enum cfi_status return_address(enum cfi_status status, unsigned ra,
-                                      struct cfi_frame *frame)
+/* 6. The return address column gives the caller's PC, the value of
+ * the architecture's PC register. */
+static enum cfi_status return_address(enum cfi_status status,
+                                      const struct cfi_arch *arch,
+                                      unsigned ra, struct cfi_frame *frame)
 {
-    if (status == CFI_OK && ra != CFI_REG_RIP) {
-        frame->caller.value[CFI_REG_RIP] = frame->caller.value[ra];
-        frame->caller.status[CFI_REG_RIP] = frame->caller.status[ra];
+    if (status == CFI_OK && ra != arch->pc) {
+        frame->caller.value[arch->pc] = frame->caller.value[ra];
+        frame->caller.status[arch->pc] = frame->caller.status[ra];
     }
     return finish(frame, status);
 }
@@ -98,7 +101,8 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
     /* 4, 5. CFA, then every register. */
     status = interp_eval_row(&programs, &row, request->callee,
                              request->memory, frame);
-    return return_address(status, (unsigned)fde->cie->ra_column, frame);
+    return return_address(status, fde->cie->arch,
+                          (unsigned)fde->cie->ra_column, frame);
 }
 
 /* ------------------------------------------------------------------ */
@@ -128,6 +132,7 @@ enum cfi_status interp_decode_row(const struct cfi_fde *fde,
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
                         "row too large to keep");
     row->ra_column = (uint8_t)fde->cie->ra_column;
+    row->arch = fde->cie->arch;
     row->signal_frame = fde->cie->signal_frame;
     row->cfa_kind = (uint8_t)found.cfa.kind;
     row->cfa_reg = (uint8_t)found.cfa.reg;
@@ -146,5 +151,5 @@ enum cfi_status interp_apply_row(const struct interp_decoded_row *row,
     /* 4, 5. CFA, then every register. */
     enum cfi_status status = interp_eval_kept(row, request->callee,
                                               request->memory, frame);
-    return return_address(status, row->ra_column, frame);
+    return return_address(status, row->arch, row->ra_column, frame);
 }

@@ -231,6 +231,7 @@ static bool parse_cie(const struct rt_object *o, uint64_t at,
         return false;
     cie->data_align = data_align;
     cie->ra_column = ra;
+    cie->arch = &cfi_arch_x86_64; /* the process's own: see context.S */
     if (cie->augmentation[0] == 'z' && !augmentation(&b, cie))
         return false;
     if (cie->augmentation[0] != 'z' && cie->augmentation[0] != '\0')

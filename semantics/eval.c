@@ -71,14 +71,16 @@ static enum cfi_status eval_cfa(const struct sem_cfa *cfa,
                       "internal error: a CFA rule of no kind");
 }
 
-/* The ABI default of every register (the rules then override some). */
-static void apply_defaults(const struct cfi_regs *callee, uint64_t cfa,
+/* The ABI default of every register (the rules then override some):
+ * from arch->nreported up, every register's is "undefined". */
+static void apply_defaults(const struct cfi_arch *arch,
+                           const struct cfi_regs *callee, uint64_t cfa,
                            struct cfi_regs *caller)
 {
     memset(caller->value, 0, sizeof caller->value);
     memset(caller->status, CFI_REG_UNDEFINED, sizeof caller->status);
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++) {
-        enum cfi_abi_default rule = cfi_abi_default(reg);
+    for (unsigned reg = 0; reg < arch->nreported; reg++) {
+        enum cfi_abi_default rule = cfi_arch_default(arch, reg);
         if (rule == CFI_DEFAULT_CFA) {
             caller->value[reg] = cfa;
             caller->status[reg] = CFI_REG_VALUE;
@@ -98,7 +100,8 @@ static enum cfi_status load(struct cfi_memory memory, uint64_t address,
     return CFI_OK;
 }
 
-static void trace_reg(const struct sem_trace *trace, unsigned reg,
+static void trace_reg(const struct sem_trace *trace,
+                      const struct cfi_arch *arch, unsigned reg,
                       const struct sem_rule *rule, bool has_address,
                       uint64_t address, enum cfi_status status,
                       const struct cfi_frame *frame)
@@ -106,7 +109,7 @@ static void trace_reg(const struct sem_trace *trace, unsigned reg,
     if (!trace || !trace->reg)
         return;
     struct sem_trace_reg event = {
-        .reg = reg, .rule = rule, .abi_default = cfi_abi_default(reg),
+        .reg = reg, .rule = rule, .abi_default = cfi_arch_default(arch, reg),
         .has_address = has_address, .address = address, .status = status,
         .diag = &frame->diag, .caller_status = frame->caller.status[reg],
         .caller_value = frame->caller.value[reg],
@@ -116,13 +119,14 @@ static void trace_reg(const struct sem_trace *trace, unsigned reg,
 
 /* The ABI defaults of the registers that have no rule, as applied. */
 static void trace_defaults(const struct sem_trace *trace,
+                           const struct cfi_arch *arch,
                            const struct sem_row *row,
                            const struct cfi_frame *frame)
 {
     static const struct sem_rule none = {.kind = SEM_RULE_UNSPECIFIED};
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+    for (unsigned reg = 0; reg < arch->nreported; reg++)
         if (sem_row_rule(row, reg).kind == SEM_RULE_UNSPECIFIED)
-            trace_reg(trace, reg, &none, false, 0, CFI_OK, frame);
+            trace_reg(trace, arch, reg, &none, false, 0, CFI_OK, frame);
 }
 
 static enum cfi_status eval_rule(const struct sem_reg_rule *entry,
@@ -133,7 +137,8 @@ static enum cfi_status eval_rule(const struct sem_reg_rule *entry,
                                  uint64_t *address);
 
 /* Step 5 for one register that has a rule, told to the sink. */
-static enum cfi_status eval_rule_traced(const struct sem_reg_rule *entry,
+static enum cfi_status eval_rule_traced(const struct cfi_arch *arch,
+                                        const struct sem_reg_rule *entry,
                                         const struct cfi_regs *callee,
                                         struct cfi_memory memory,
                                         struct cfi_frame *frame,
@@ -145,8 +150,8 @@ static enum cfi_status eval_rule_traced(const struct sem_reg_rule *entry,
     enum sem_rule_kind kind = entry->rule.kind;
     bool has_address = (kind == SEM_RULE_OFFSET ||
                         kind == SEM_RULE_EXPRESSION) && address != UINT64_MAX;
-    trace_reg(trace, entry->reg, &entry->rule, has_address, address, status,
-              frame);
+    trace_reg(trace, arch, entry->reg, &entry->rule, has_address, address,
+              status, frame);
     return status;
 }
 
@@ -202,7 +207,8 @@ static enum cfi_status eval_rule(const struct sem_reg_rule *entry,
     return frame->status = result;
 }
 
-static enum cfi_status eval_row(const struct sem_row *row,
+static enum cfi_status eval_row(const struct cfi_arch *arch,
+                                const struct sem_row *row,
                                 const struct cfi_regs *callee,
                                 struct cfi_memory memory,
                                 struct cfi_frame *frame,
@@ -213,14 +219,14 @@ static enum cfi_status eval_row(const struct sem_row *row,
     enum cfi_status status = eval_cfa(&row->cfa, callee, memory, frame, trace);
     if (status != CFI_OK)
         return status;
-    apply_defaults(callee, frame->cfa, &frame->caller);
+    apply_defaults(arch, callee, frame->cfa, &frame->caller);
     if (trace)
-        trace_defaults(trace, row, frame);
+        trace_defaults(trace, arch, row, frame);
     /* Rules are sorted by register: this is cfi.h's order. */
     uint64_t address;
     for (uint32_t i = 0; i < row->nrules; i++) {
-        status = trace ? eval_rule_traced(&row->rules[i], callee, memory,
-                                          frame, trace)
+        status = trace ? eval_rule_traced(arch, &row->rules[i], callee,
+                                          memory, frame, trace)
                        : eval_rule(&row->rules[i], callee, memory, frame,
                                    NULL, &address);
         if (status != CFI_OK)
@@ -229,12 +235,13 @@ static enum cfi_status eval_row(const struct sem_row *row,
     return CFI_OK;
 }
 
-enum cfi_status sem_eval_row(const struct sem_row *row,
+enum cfi_status sem_eval_row(const struct cfi_arch *arch,
+                             const struct sem_row *row,
                              const struct cfi_regs *callee,
                              struct cfi_memory memory,
                              struct cfi_frame *frame)
 {
-    return eval_row(row, callee, memory, frame, NULL);
+    return eval_row(arch, row, callee, memory, frame, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -283,12 +290,13 @@ static uint64_t lookup_pc(const struct cfi_request *request)
     return cfi_lookup_pc(request->pc, request->caller_frame);
 }
 
-void sem_apply_return_column(struct cfi_frame *frame, unsigned ra_column)
+void sem_apply_return_column(const struct cfi_arch *arch,
+                             struct cfi_frame *frame, unsigned ra_column)
 {
-    if (ra_column == CFI_REG_RIP || ra_column >= CFI_NREGS)
+    if (ra_column == arch->pc || ra_column >= CFI_NREGS)
         return;
-    frame->caller.value[CFI_REG_RIP] = frame->caller.value[ra_column];
-    frame->caller.status[CFI_REG_RIP] = frame->caller.status[ra_column];
+    frame->caller.value[arch->pc] = frame->caller.value[ra_column];
+    frame->caller.status[arch->pc] = frame->caller.status[ra_column];
 }
 
 static void trace_lookup(const struct sem_trace *trace,
@@ -313,10 +321,12 @@ static enum cfi_status unwind_in(const struct sem_fde_il *il,
     trace_lookup(trace, request, range);
     if (!range)
         return frame_fail(frame, CFI_E_NO_FDE, "no FDE covers the address");
-    enum cfi_status status = eval_row(range->row, request->callee,
+    const struct cfi_arch *arch = il->fde->cie->arch;
+    enum cfi_status status = eval_row(arch, range->row, request->callee,
                                       request->memory, frame, trace);
     if (status == CFI_OK)
-        sem_apply_return_column(frame, (unsigned)il->fde->cie->ra_column);
+        sem_apply_return_column(arch, frame,
+                                (unsigned)il->fde->cie->ra_column);
     return status;
 }
 
@@ -380,12 +390,14 @@ enum cfi_status sem_unwind_fde(const struct cfi_fde *fde,
 /* Which callee registers a row reads                                   */
 /* ------------------------------------------------------------------ */
 
-static bool rule_reads(const struct sem_rule *rule, unsigned self,
+static bool rule_reads(const struct cfi_arch *arch,
+                       const struct sem_rule *rule, unsigned self,
                        unsigned reg)
 {
     switch (rule->kind) {
     case SEM_RULE_UNSPECIFIED:
-        return self == reg && cfi_abi_default(reg) == CFI_DEFAULT_SAME_VALUE;
+        return self == reg &&
+               cfi_arch_default(arch, reg) == CFI_DEFAULT_SAME_VALUE;
     case SEM_RULE_SAME_VALUE:
         return self == reg;
     case SEM_RULE_REGISTER:
@@ -398,7 +410,8 @@ static bool rule_reads(const struct sem_rule *rule, unsigned self,
     }
 }
 
-bool sem_row_reads_register(const struct sem_row *row, unsigned reg)
+bool sem_row_reads_register(const struct cfi_arch *arch,
+                            const struct sem_row *row, unsigned reg)
 {
     if (row->cfa.kind == SEM_CFA_RULE_REG_OFFSET && row->cfa.reg == reg)
         return true;
@@ -406,11 +419,11 @@ bool sem_row_reads_register(const struct sem_row *row, unsigned reg)
         sem_expr_reads_register(&row->cfa.expr, reg))
         return true;
     struct sem_rule own = sem_row_rule(row, reg);
-    if (rule_reads(&own, reg, reg))
+    if (rule_reads(arch, &own, reg, reg))
         return true;
     for (uint32_t i = 0; i < row->nrules; i++)
         if (row->rules[i].reg != reg &&
-            rule_reads(&row->rules[i].rule, row->rules[i].reg, reg))
+            rule_reads(arch, &row->rules[i].rule, row->rules[i].reg, reg))
             return true;
     return false;
 }

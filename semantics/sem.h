@@ -305,16 +305,20 @@ enum cfi_status sem_parse_range_text(const char *line, struct sem_arena *arena,
 /* ------------------------------------------------------------------ */
 
 /* Applies `row` to the callee's registers: the CFA, then every register's
- * rule, as cfi.h defines "unwinding one frame" (steps 4 and 5). A pure
+ * rule, as cfi.h defines "unwinding one frame" (steps 4 and 5), a
+ * register with no rule taking the ABI default of `arch`. A pure
  * function of (row, callee registers, memory). */
-enum cfi_status sem_eval_row(const struct sem_row *row,
+enum cfi_status sem_eval_row(const struct cfi_arch *arch,
+                             const struct sem_row *row,
                              const struct cfi_regs *callee,
                              struct cfi_memory memory,
                              struct cfi_frame *frame);
 
-/* cfi.h step 6: the caller's rip is the return address column's value,
- * when the CIE names a column other than 16 (after sem_eval_row). */
-void sem_apply_return_column(struct cfi_frame *frame, unsigned ra_column);
+/* cfi.h step 6: the caller's PC (arch->pc) is the return address
+ * column's value, when the CIE's column is another register (after
+ * sem_eval_row). */
+void sem_apply_return_column(const struct cfi_arch *arch,
+                             struct cfi_frame *frame, unsigned ra_column);
 
 /* Whether evaluating the expression may read the callee's register `reg`
  * (DW_OP_breg*, DW_OP_bregx), and whether applying the row may: its CFA
@@ -326,7 +330,8 @@ bool sem_cfa_equal(const struct sem_cfa *a, const struct sem_cfa *b);
 bool sem_rule_equal(const struct sem_rule *a, const struct sem_rule *b);
 
 bool sem_expr_reads_register(const struct sem_expr *expr, unsigned reg);
-bool sem_row_reads_register(const struct sem_row *row, unsigned reg);
+bool sem_row_reads_register(const struct cfi_arch *arch,
+                            const struct sem_row *row, unsigned reg);
 
 /* Evaluates a DWARF expression (cfi.h's rules), the stack holding
  * `initial` first when has_initial. On error diag->offset is the byte

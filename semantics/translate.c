@@ -417,12 +417,17 @@ static enum cfi_status rule_GNU_args_size(struct translation *t)
     return CFI_OK;
 }
 
-/* GNU_window_save (also AARCH64_negate_ra_state): SPARC register windows,
- * AArch64 return address signing. No meaning on x86-64. */
+/* GNU_window_save (also AARCH64_negate_ra_state): its meaning is the
+ * architecture's (arch.h, vendor_ops): SPARC register windows, AArch64
+ * return address signing, none on x86-64. */
 static enum cfi_status rule_GNU_window_save(struct translation *t)
 {
+    if (cfi_arch_vendor_op(t->fde->cie->arch, 0x2d) == CFI_VENDOR_NONE)
+        return fail(t, CFI_E_UNSUPPORTED,
+                    "GNU_window_save has no meaning on x86-64");
     return fail(t, CFI_E_UNSUPPORTED,
-                "GNU_window_save has no meaning on x86-64");
+                "GNU_window_save: this architecture's meaning is not "
+                "implemented");
 }
 
 /* ------------------------------------------------------------------ */

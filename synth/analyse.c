@@ -436,7 +436,7 @@ static bool entry_state(const struct sem_fde_il *il, size_t first,
     bool abi = row->cfa.kind == SEM_CFA_RULE_REG_OFFSET &&
                row->cfa.reg == CFI_REG_RSP && row->cfa.offset == 8;
     for (int k = 0; k < SYNTH_NSAVED; k++) {
-        struct sem_rule r = sem_row_rule(row, synth_saved_regs[k]);
+        struct sem_rule r = sem_row_rule(row, SYNTH_ARCH->callee_saved_list[k]);
         if (r.kind == SEM_RULE_OFFSET) {
             s->regs[k] = (struct synth_reg_state){false, true, true, false,
                                                   r.offset};

@@ -198,7 +198,7 @@ static void compare_reg(struct findings *f, size_t i,
                         const struct sem_range *range, int k,
                         const struct synth_state *s)
 {
-    unsigned reg = synth_saved_regs[k];
+    unsigned reg = SYNTH_ARCH->callee_saved_list[k];
     struct sem_rule r = sem_row_rule(range->row, reg);
     const struct synth_reg_state *rs = &s->regs[k];
     bool in_place = r.kind == SEM_RULE_UNSPECIFIED ||

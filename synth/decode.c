@@ -14,9 +14,6 @@
 
 #include "internal.h"
 
-const uint8_t synth_saved_regs[SYNTH_NSAVED] = {CFI_REG_RBX, CFI_REG_RBP,
-                                                12, 13, 14, 15};
-
 struct synth_decoder {
     csh handle;
     cs_insn *insn;
@@ -26,7 +23,7 @@ struct synth_decoder {
 int synth_saved_index(int reg)
 {
     for (int i = 0; i < SYNTH_NSAVED; i++)
-        if (synth_saved_regs[i] == reg)
+        if (SYNTH_ARCH->callee_saved_list[i] == reg)
             return i;
     return -1;
 }

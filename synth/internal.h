@@ -5,6 +5,11 @@
 
 #include "synth.h"
 
+/* The machine the analysis reads: capstone's x86-64 mode and the System
+ * V calling convention (decode.c, transfer.c). Its callee-saved set and
+ * stack pointer are the descriptor's. */
+#define SYNTH_ARCH (&cfi_arch_x86_64)
+
 /* What an instruction does to the stack and to control flow. Operands in
  * Intel order (destination first), as capstone gives them. */
 enum synth_op {
@@ -99,7 +104,7 @@ int synth_aux_find(const struct synth_state *state, int reg);
 /* The index of `addr` among insns[0..n) (sorted), or -1. */
 long synth_insn_index(const struct synth_insn *insns, size_t n, uint64_t addr);
 
-/* Index of a saved register in synth_saved_regs, or -1. */
+/* Index of a saved register in SYNTH_ARCH->callee_saved_list, or -1. */
 int synth_saved_index(int reg);
 
 /* The bytes of the file image at [addr, addr+len), or NULL. */

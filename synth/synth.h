@@ -63,9 +63,9 @@
 #define SYNTH_MAX_RESTARTS 32 /* calls taken not to return, per FDE */
 #define SYNTH_NAUX 14 /* the GPRs other than rsp and rbp */
 
-/* The callee-saved registers compared (System V: rbx rbp r12-r15). */
+/* The callee-saved registers compared: the analysed machine's (arch.h,
+ * callee_saved_list, in increasing number; System V: rbx rbp r12-r15). */
 #define SYNTH_NSAVED 6
-extern const uint8_t synth_saved_regs[SYNTH_NSAVED];
 
 /* Why the code cannot be analysed at an instruction:
  * X(NAME, name, text). */

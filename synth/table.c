@@ -29,7 +29,7 @@ static struct sem_row row_at(const struct synth_fde *o, size_t i,
         const struct synth_reg_state *r = &s->regs[k];
         if (r->slot_valid && (!r->in_reg || !r->restored))
             rules[row.nrules++] = (struct sem_reg_rule){
-                synth_saved_regs[k],
+                SYNTH_ARCH->callee_saved_list[k],
                 {SEM_RULE_OFFSET, 0, r->slot, {NULL, 0}}};
     }
     /* the entry point has no caller: rip undefined, the outermost frame */

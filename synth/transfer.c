@@ -145,7 +145,7 @@ static void clobber(struct synth_state *s, const struct synth_insn *in)
             w &= ~(1u << CFI_REG_RBP);
     }
     for (int k = 0; k < SYNTH_NSAVED; k++)
-        if (w & (1u << synth_saved_regs[k]))
+        if (w & (1u << SYNTH_ARCH->callee_saved_list[k]))
             s->regs[k].in_reg = false;
     bool sets_rbp = in->op == SYNTH_OP_RBP_FROM_RSP ||
                     in->op == SYNTH_OP_RBP_FROM_REG || in->op == SYNTH_OP_ENTER;
@@ -160,11 +160,12 @@ static void clobber(struct synth_state *s, const struct synth_insn *in)
 
 /* A call may change every register the ABI does not preserve (System V:
  * rax rdx rcx rsi rdi r8-r11): none of them holds a CFA offset after it.
- * The callee-saved ones keep their values and their states. */
+ * The callee-saved ones and the stack pointer keep their values and
+ * their states. */
 static void call(struct synth_state *s)
 {
-    const uint32_t preserved = 1u << CFI_REG_RBX | 1u << CFI_REG_RBP |
-                               1u << CFI_REG_RSP | 0xf000u;
+    const uint64_t preserved =
+        SYNTH_ARCH->callee_saved | (uint64_t)1 << SYNTH_ARCH->sp;
     for (int i = s->naux - 1; i >= 0; i--)
         if (!((preserved >> s->aux_reg[i]) & 1))
             aux_drop(s, i);

@@ -285,6 +285,8 @@ START_TEST(test_minimal_eh_frame)
     ck_assert_uint_eq(c->code_align, 1);
     ck_assert_int_eq(c->data_align, -8);
     ck_assert_uint_eq(c->ra_column, 16);
+    ck_assert_ptr_eq(c->arch, &cfi_arch_x86_64); /* bytes name no machine */
+    ck_assert_ptr_eq(file->arch, &cfi_arch_x86_64);
     ck_assert_uint_eq(c->address_size, 8);
     ck_assert_uint_eq(c->fde_encoding, 0x1b);
     ck_assert_uint_eq(c->lsda_encoding, CFI_PE_OMIT);
@@ -2137,6 +2139,69 @@ START_TEST(test_json_null_and_address)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Architecture descriptors                                             */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_arch_of_machine)
+{
+    ck_assert_ptr_eq(cfi_arch_of_machine(EM_X86_64), &cfi_arch_x86_64);
+    ck_assert_ptr_null(cfi_arch_of_machine(EM_NONE));
+    ck_assert_ptr_null(cfi_arch_of_machine(EM_386));
+    ck_assert_ptr_null(cfi_arch_of_machine(EM_SPARCV9));
+    ck_assert_str_eq(cfi_arch_x86_64.name, "x86-64");
+}
+END_TEST
+
+/* The descriptor states each fact once in meaning, and its tables must
+ * agree: the callee-saved list and mask name the same registers, and
+ * exactly those default to same_value; sp defaults to the CFA. */
+START_TEST(test_arch_x86_64_is_consistent)
+{
+    const struct cfi_arch *a = &cfi_arch_x86_64;
+    ck_assert_uint_eq(a->nreported, CFI_NGPRS);
+    ck_assert_str_eq(cfi_arch_reg_name(a, a->sp), "rsp");
+    ck_assert_str_eq(cfi_arch_reg_name(a, a->pc), "rip");
+    ck_assert_uint_eq(a->ra_column, a->pc);
+    ck_assert_int_eq(cfi_arch_default(a, a->sp), CFI_DEFAULT_CFA);
+    uint64_t listed = 0;
+    for (unsigned i = 0; i < a->ncallee_saved; i++) {
+        unsigned reg = a->callee_saved_list[i];
+        ck_assert(i == 0 || reg > a->callee_saved_list[i - 1]);
+        listed |= (uint64_t)1 << reg;
+    }
+    ck_assert_uint_eq(listed, a->callee_saved);
+    ck_assert_uint_eq(a->callee_saved, 1u << 3 | 1u << 6 | 0xf000u);
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        bool same = cfi_arch_default(a, reg) == CFI_DEFAULT_SAME_VALUE;
+        ck_assert_msg(same == cfi_arch_callee_saved(a, reg), "reg %u", reg);
+        if (reg >= a->nreported)
+            ck_assert_int_eq(cfi_arch_default(a, reg), CFI_DEFAULT_UNDEFINED);
+        ck_assert_ptr_eq(cfi_arch_reg_name(a, reg), cfi_reg_name(reg));
+    }
+    ck_assert_ptr_null(cfi_arch_reg_name(a, CFI_NREGS));
+    for (unsigned op = 0x28; op <= 0x2f; op++)
+        ck_assert_int_eq(cfi_arch_vendor_op(a, op), CFI_VENDOR_NONE);
+}
+END_TEST
+
+/* A file and each of its CIEs carry the descriptor of e_machine. */
+START_TEST(test_arch_of_opened_file)
+{
+    char *path = test_system_lib("libc.so.6");
+    ck_assert_msg(path, "no libc.so.6 on this system");
+    struct cfi_file *file = open_ok(path);
+    ck_assert_ptr_eq(file->arch, &cfi_arch_x86_64);
+    ck_assert_uint_gt(file->ncies, 0);
+    for (size_t i = 0; i < file->ncies; i++)
+        ck_assert_ptr_eq(file->cies[i].arch, file->arch);
+    for (size_t i = 0; i < file->nfdes; i++)
+        ck_assert_ptr_eq(file->fdes[i].cie->arch, file->arch);
+    cfi_file_close(file);
+    free(path);
+}
+END_TEST
+
 static Suite *cfi_suite(void)
 {
     Suite *suite = suite_create("cfi");
@@ -2200,6 +2265,12 @@ static Suite *cfi_suite(void)
     tcase_add_test(elf, test_relocatable_object);
     tcase_add_test(elf, test_debug_frame_augmentation_s);
     suite_add_tcase(suite, elf);
+
+    TCase *arch = tcase_create("arch");
+    tcase_add_test(arch, test_arch_of_machine);
+    tcase_add_test(arch, test_arch_x86_64_is_consistent);
+    tcase_add_test(arch, test_arch_of_opened_file);
+    suite_add_tcase(suite, arch);
     return suite;
 }
 

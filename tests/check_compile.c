@@ -337,17 +337,18 @@ END_TEST
  * return address column (as rip's), with only rip, rsp, rbp and rbx of
  * the callee known; an error where one of those rules is the value of a
  * register the context lacks (v1 cannot carry it). */
-static struct sem_rule v1_rip_rule(const struct sem_row *row, uint64_t ra)
+static struct sem_rule v1_rip_rule(const struct cfi_arch *arch,
+                                   const struct sem_row *row, uint64_t ra)
 {
     if (ra == CFI_REG_RIP || ra >= CFI_NREGS)
         return sem_row_rule(row, CFI_REG_RIP);
     struct sem_rule rule = sem_row_rule(row, (unsigned)ra);
     if (rule.kind == SEM_RULE_SAME_VALUE ||
         (rule.kind == SEM_RULE_UNSPECIFIED &&
-         cfi_abi_default((unsigned)ra) == CFI_DEFAULT_SAME_VALUE))
+         cfi_arch_default(arch, (unsigned)ra) == CFI_DEFAULT_SAME_VALUE))
         return (struct sem_rule){SEM_RULE_REGISTER, (uint32_t)ra, 0, {0}};
     if (rule.kind == SEM_RULE_UNSPECIFIED)
-        return (struct sem_rule){cfi_abi_default((unsigned)ra) ==
+        return (struct sem_rule){cfi_arch_default(arch, (unsigned)ra) ==
                                          CFI_DEFAULT_CFA
                                      ? SEM_RULE_VAL_OFFSET
                                      : SEM_RULE_UNDEFINED, 0, 0, {0}};
@@ -372,7 +373,8 @@ static void v1_expected(const struct sem_file_il *il, const struct cfi_request *
     static const unsigned kept[] = {CFI_REG_RBX, CFI_REG_RBP, CFI_REG_RIP};
     for (unsigned k = 0; k < 3; k++) {
         struct sem_rule rule = kept[k] == CFI_REG_RIP
-                                   ? v1_rip_rule(range->row, fde->cie->ra_column)
+                                   ? v1_rip_rule(fde->cie->arch, range->row,
+                                                 fde->cie->ra_column)
                                    : sem_row_rule(range->row, kept[k]);
         uint32_t from = rule.reg;
         if (rule.kind == SEM_RULE_REGISTER && from != CFI_REG_RBX &&
@@ -383,7 +385,8 @@ static void v1_expected(const struct sem_file_il *il, const struct cfi_request *
         if (rule.kind != SEM_RULE_UNSPECIFIED)
             rules[reduced.nrules++] = (struct sem_reg_rule){kept[k], rule};
     }
-    sem_eval_row(&reduced, request->callee, request->memory, frame);
+    sem_eval_row(fde->cie->arch, &reduced, request->callee, request->memory,
+                 frame);
 }
 
 static void v1_regs(const struct cfi_regs *full, struct cfi_regs *v1)

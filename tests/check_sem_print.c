@@ -580,7 +580,8 @@ static struct cfi_cie test_cie(void)
     return (struct cfi_cie){
         .section = CFI_EH_FRAME, .offset = 0, .length = 0x14, .version = 1,
         .augmentation = "zR", .code_align = 1, .data_align = -8,
-        .ra_column = 16, .address_size = 8, .fde_encoding = 0x1b,
+        .ra_column = 16, .arch = &cfi_arch_x86_64, .address_size = 8,
+        .fde_encoding = 0x1b,
         .lsda_encoding = CFI_PE_OMIT, .personality_encoding = CFI_PE_OMIT,
         .instructions = cie_program, .instructions_len = sizeof cie_program,
         .instructions_offset = 0xf,

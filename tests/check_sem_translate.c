@@ -29,7 +29,7 @@ static void translate(struct case_il *c, const uint8_t *cie, size_t cie_len,
     c->cie = (struct cfi_cie){
         .section = CFI_EH_FRAME, .offset = CIE_OFF, .version = 1,
         .augmentation = "zR", .code_align = 1, .data_align = -8,
-        .ra_column = 16, .address_size = 8,
+        .ra_column = 16, .arch = &cfi_arch_x86_64, .address_size = 8,
         .fde_encoding = CFI_PE_PCREL | CFI_PE_SDATA4,
         .lsda_encoding = CFI_PE_OMIT, .personality_encoding = CFI_PE_OMIT,
         .instructions = cie, .instructions_len = cie_len,

@@ -1169,6 +1169,7 @@ static void build_records(const struct unwind_case *c, const uint8_t *program,
     cie->code_align = o->code_align;
     cie->data_align = o->data_align;
     cie->ra_column = o->ra_column;
+    cie->arch = &cfi_arch_x86_64;
     cie->address_size = o->address_size;
     cie->fde_encoding = o->fde_encoding;
     cie->lsda_encoding = CFI_PE_OMIT;
@@ -1206,7 +1207,7 @@ static void build_callee(const struct unwind_case *c, struct cfi_regs *callee)
 }
 
 /* What the ABI default gives register `reg` (written out here, not taken
- * from cfi_abi_default): rsp is the CFA; rbx, rbp, r12-r15 keep the
+ * from cfi_arch_default): rsp is the CFA; rbx, rbp, r12-r15 keep the
  * callee's value; every other register is undefined. */
 static struct reg_value abi_default(unsigned reg, uint64_t cfa,
                                     const struct cfi_regs *callee)

@@ -83,7 +83,7 @@ static char *write_dump(struct trace_checker *c, const struct stop *stop,
         free(path);
         return NULL;
     }
-    *addr = stop->callee->value[CFI_REG_RSP];
+    *addr = stop->callee->value[TRACE_ARCH->sp];
     size_t len = trace_mem_read(c->mem, *addr, bytes, TRACE_DUMP_BYTES);
     sprintf(path, "%s/trace-%" PRIu64 ".bin", c->options->dump_dir, c->dumps++);
     FILE *f = fopen(path, "wb");
@@ -111,7 +111,7 @@ static char *reproducer(struct trace_checker *c, const struct trace_group *g,
     fprintf(out, "%s unwind %s --pc 0x%" PRIx64 " --regs ",
             c->options->cfisem ? c->options->cfisem : "cfisem", file_path,
             g->pc);
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++) {
+    for (unsigned reg = 0; reg < TRACE_ARCH->nreported; reg++) {
         char name[16];
         fprintf(out, "%s%s=0x%" PRIx64, reg ? "," : "",
                 cfi_reg_label(reg, name, sizeof name), g->callee.value[reg]);
@@ -147,7 +147,7 @@ static void new_group(struct trace_checker *c, enum engine_id engine,
     g->kind = d->kind;
     g->reg = d->reg;
     g->pc_first = g->pc_last = g->pc = stop->pc;
-    g->runtime_pc = stop->callee->value[CFI_REG_RIP];
+    g->runtime_pc = stop->callee->value[TRACE_ARCH->pc];
     g->engine = engine;
     g->expected = d->expected;
     g->got = d->got;
@@ -224,17 +224,18 @@ static size_t compare(const struct cfi_frame *frame,
         d[n++] = (struct difference){TRACE_KIND_cfa, -1, truth->cfa,
                                      frame->cfa, true, NULL};
     const struct cfi_regs *caller = &frame->caller;
-    if (caller->status[CFI_REG_RIP] != CFI_REG_VALUE)
+    const unsigned pc = TRACE_ARCH->pc;
+    if (caller->status[pc] != CFI_REG_VALUE)
         d[n++] = (struct difference){
-            caller->status[CFI_REG_RIP] == CFI_REG_UNDEFINED
+            caller->status[pc] == CFI_REG_UNDEFINED
                 ? TRACE_KIND_ra_undefined : TRACE_KIND_ra,
-            CFI_REG_RIP, truth->ra, 0, false,
-            reg_status_text(caller->status[CFI_REG_RIP])};
-    else if (caller->value[CFI_REG_RIP] != truth->ra)
-        d[n++] = (struct difference){TRACE_KIND_ra, CFI_REG_RIP, truth->ra,
-                                     caller->value[CFI_REG_RIP], true, NULL};
+            (int)pc, truth->ra, 0, false,
+            reg_status_text(caller->status[pc])};
+    else if (caller->value[pc] != truth->ra)
+        d[n++] = (struct difference){TRACE_KIND_ra, (int)pc, truth->ra,
+                                     caller->value[pc], true, NULL};
     for (unsigned i = 0; i < TRACE_NSAVED; i++) {
-        unsigned reg = trace_saved_regs[i];
+        unsigned reg = TRACE_ARCH->callee_saved_list[i];
         if (caller->status[reg] == CFI_REG_VALUE &&
             caller->value[reg] == truth->saved[i])
             continue;
@@ -271,7 +272,7 @@ static void ask_engine(struct trace_checker *c, enum engine_id id,
 void trace_check_stop(struct trace_checker *c, const struct cfi_regs *callee,
                       const struct trace_frame *truth)
 {
-    uint64_t pc = callee->value[CFI_REG_RIP];
+    uint64_t pc = callee->value[TRACE_ARCH->pc];
     const struct trace_mapping *m = trace_maps_find(c->maps, pc);
     if (!m) {
         c->report->no_elf++;

@@ -13,6 +13,12 @@
 #include "cfi/cfi.h"
 #include "engines/engines.h"
 #include "semantics/sem.h"
+
+/* The machine the tracer reads: ptrace's user_regs_struct and the
+ * signal frame's ucontext_t are x86-64's (run.c, process.c). Registers,
+ * the stack pointer, the PC and the callee-saved set are its
+ * descriptor's; trace_saved_from_regs follows its callee_saved_list. */
+#define TRACE_ARCH (&cfi_arch_x86_64)
 #include "trace.h"
 
 /* ---- insn.c: what an instruction does to the frames ------------------ */
@@ -125,7 +131,7 @@ struct trace_frame {
     enum trace_frame_kind kind;
     uint64_t ra;              /* caller's PC (exact for a signal frame) */
     uint64_t cfa;
-    uint64_t saved[TRACE_NSAVED]; /* trace_saved_regs, as at the call */
+    uint64_t saved[TRACE_NSAVED]; /* callee_saved_list, as at the call */
     uint64_t function;        /* --at rows: runtime start of its FDE */
 };
 

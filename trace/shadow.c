@@ -4,10 +4,6 @@
 
 #include "internal.h"
 
-const unsigned trace_saved_regs[TRACE_NSAVED] = {
-    CFI_REG_RBX, CFI_REG_RBP, 12, 13, 14, CFI_REG_R15,
-};
-
 bool trace_shadow_init(struct trace_shadow *shadow)
 {
     shadow->frames = malloc(TRACE_SHADOW_MAX * sizeof *shadow->frames);

@@ -60,9 +60,9 @@ enum trace_kind {
 const char *trace_kind_name(enum trace_kind kind);
 const char *trace_kind_text(enum trace_kind kind);
 
-/* The callee-saved registers the truth records (DWARF numbers). */
+/* The callee-saved registers the truth records: the traced machine's
+ * (arch.h, callee_saved_list), in increasing DWARF number. */
 #define TRACE_NSAVED 6
-extern const unsigned trace_saved_regs[TRACE_NSAVED];
 
 struct trace_options {
     bool engines[ENGINE_COUNT]; /* which engines are asked */

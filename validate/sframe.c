@@ -30,7 +30,8 @@ struct run {
 
 /* The IL's answer for the three columns: its row with only rbp's and
  * rip's rules kept. */
-static void expected_answer(const struct sem_row *row,
+static void expected_answer(const struct cfi_arch *arch,
+                            const struct sem_row *row,
                             const struct cfi_request *request,
                             struct cfi_frame *frame)
 {
@@ -40,7 +41,7 @@ static void expected_answer(const struct sem_row *row,
         if (row->rules[i].reg == CFI_REG_RBP ||
             row->rules[i].reg == CFI_REG_RIP)
             rules[kept.nrules++] = row->rules[i];
-    sem_eval_row(&kept, request->callee, request->memory, frame);
+    sem_eval_row(arch, &kept, request->callee, request->memory, frame);
 }
 
 static bool same_reg(const struct cfi_frame *a, const struct cfi_frame *b,
@@ -109,7 +110,7 @@ static enum cfi_status check_address(struct run *r, const struct cfi_fde *fde,
                           state);
         struct cfi_request request = {pc, false, &state->callee,
                                       engine_memory_reader(r->memories[k])};
-        expected_answer(row, &request, e);
+        expected_answer(fde->cie->arch, row, &request, e);
         sframe_unwind(r->table, &request, g);
         enum validate_sframe_item item;
         if (differs(e, g, &item)) {

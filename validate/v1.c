@@ -28,7 +28,8 @@ static bool v1_carries(uint32_t reg)
  * cfi.h step 6): that column's rule, as a rule for rip. A column without
  * rule has its ABI default; same_value of the column is register(column).
  * A column the IL evaluator does not apply (>= CFI_NREGS) leaves rip's. */
-static struct sem_rule return_address_rule(const struct sem_row *row,
+static struct sem_rule return_address_rule(const struct cfi_arch *arch,
+                                           const struct sem_row *row,
                                            uint64_t ra_column)
 {
     if (ra_column == CFI_REG_RIP || ra_column >= CFI_NREGS)
@@ -40,7 +41,7 @@ static struct sem_rule return_address_rule(const struct sem_row *row,
         return same;
     if (rule.kind != SEM_RULE_UNSPECIFIED)
         return rule;
-    switch (cfi_abi_default(ra)) {
+    switch (cfi_arch_default(arch, ra)) {
     case CFI_DEFAULT_SAME_VALUE:
         return same;
     case CFI_DEFAULT_CFA:
@@ -69,7 +70,8 @@ enum cfi_status validate_v1_reference(const struct sem_file_il *il,
     struct sem_reg_rule all[3] = {
         {CFI_REG_RBX, sem_row_rule(range->row, CFI_REG_RBX)},
         {CFI_REG_RBP, sem_row_rule(range->row, CFI_REG_RBP)},
-        {CFI_REG_RIP, return_address_rule(range->row, fde->cie->ra_column)}};
+        {CFI_REG_RIP, return_address_rule(fde->cie->arch, range->row,
+                                         fde->cie->ra_column)}};
     struct sem_reg_rule rules[3];
     uint32_t n = 0;
     static const char *const lacks[3] = {
@@ -88,7 +90,8 @@ enum cfi_status validate_v1_reference(const struct sem_file_il *il,
             rules[n++] = all[i];
     }
     struct sem_row row = {range->row->cfa, n, rules};
-    return sem_eval_row(&row, request->callee, request->memory, frame);
+    return sem_eval_row(fde->cie->arch, &row, request->callee,
+                        request->memory, frame);
 }
 
 static const unsigned v1_regs[V1_NREGS] = {CFI_REG_RIP, CFI_REG_RBP,
