@@ -123,6 +123,24 @@ static int end_of_step(int result, const struct eh_elf_frame *frame)
     return result == CFISEM_OK ? CFISEM_E_BAD_FRAME : result;
 }
 
+/* Phase 3: a frame further up, its PC and stack pointer known (a known
+ * register is never undefined), the stack pointer above the callee's
+ * unless the callee is a signal frame (its interrupted context may be
+ * anywhere); 1, else end_of_step's. Only `known` is read here: the
+ * eh_elf has just stored it and `undefined` apart, and one load of both
+ * would wait for the two stores to reach the cache. */
+static inline int step_result(int result, const struct eh_elf_regs *callee,
+                              const struct eh_elf_frame *frame)
+{
+    const struct eh_elf_regs *caller = &frame->caller;
+    if (result == CFISEM_OK &&
+        (caller->known & (RIP_BIT | RSP_BIT)) == (RIP_BIT | RSP_BIT) &&
+        (frame->signal_frame ||
+         caller->value[CFISEM_REG_RSP] > callee->value[CFISEM_REG_RSP]))
+        return 1;
+    return end_of_step(result, frame);
+}
+
 /* One step: the caller of the frame `callee` (whose PC is a return
  * address when caller_frame) into frame->caller. 1: a frame; 0: the end
  * of the stack; negative: an error. The common path (the same object as
@@ -148,19 +166,8 @@ static inline int walk_step(struct rt_walk *w,
     } else {
         result = unwind_other(w, callee, caller_frame, lookup_pc, frame);
     }
-    /* 3. A frame further up: its PC and stack pointer known (a known
-     * register is never undefined), the stack pointer above the
-     * callee's unless the callee is a signal frame (its interrupted
-     * context may be anywhere). Only `known` is read here: the eh_elf
-     * has just stored it and `undefined` apart, and one load of both
-     * would wait for the two stores to reach the cache. */
-    const struct eh_elf_regs *caller = &frame->caller;
-    if (result == CFISEM_OK &&
-        (caller->known & (RIP_BIT | RSP_BIT)) == (RIP_BIT | RSP_BIT) &&
-        (frame->signal_frame ||
-         caller->value[CFISEM_REG_RSP] > callee->value[CFISEM_REG_RSP]))
-        return 1;
-    return end_of_step(result, frame);
+    /* 3. */
+    return step_result(result, callee, frame);
 }
 
 /* The interpreter's frames go to cfisem_stats in batches: an atomic add
@@ -214,13 +221,7 @@ static inline int backtrace_step(struct rt_walk *w, struct fast_object *f,
         result = unwind_other(w, callee, caller_frame, lookup_pc, frame);
         fast_object_of(w, f);
     }
-    const struct eh_elf_regs *caller = &frame->caller;
-    if (result == CFISEM_OK &&
-        (caller->known & (RIP_BIT | RSP_BIT)) == (RIP_BIT | RSP_BIT) &&
-        (frame->signal_frame ||
-         caller->value[CFISEM_REG_RSP] > callee->value[CFISEM_REG_RSP]))
-        return 1;
-    return end_of_step(result, frame);
+    return step_result(result, callee, frame);
 }
 
 /* Steps up a local walk from the frame `callee` (whose PC is a return
