@@ -313,7 +313,8 @@ $(CSMITH_WORKLOADS): bench/workload/csmith.sh bench/workload/csmith_hook.c $(WOR
 # run CHECK_JOBS at a time (the number of processors); --output-sync
 # prints each one's output whole, when it ends, with its time. -k: every
 # suite runs, whichever fails. A suite's temporary files go to a folder
-# of its own (TMPDIR), removed when it passes.
+# of its own (TMPDIR; others may enter it, as the trust tests' other
+# user must), removed when it passes.
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # -j for a sub-make, unless this make shares a job server already.
 PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
@@ -325,7 +326,7 @@ SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
                run-json_schemas.py
 .PHONY: $(SUITE_RUNS) $(SCRIPT_RUNS) check-suites
 $(SUITE_RUNS): run-%: $(CHECK_INPUTS)
-	@start=$$(date +%s); status=0; tmp=$$(mktemp -d); \
+	@start=$$(date +%s); status=0; tmp=$$(mktemp -d) && chmod 755 $$tmp; \
 	TMPDIR=$$tmp $(TEST_ENV) $(BUILD)/tests/$* || status=1; \
 	if [ $$status = 0 ]; then rm -rf $$tmp; \
 	else echo "the suite's temporary files are in $$tmp"; fi; \
