@@ -156,25 +156,34 @@ static bool notes_mapped(const ElfW(Phdr) *phdrs, unsigned phnum)
     return true;
 }
 
-/* The build-id of the object _dl_find_object found, read from its ELF
- * header at the start of its first segment (mapped: the loader maps
- * the first page of the file there) and its program headers when they
- * lie in that first page; 0 when it cannot be read so. */
-static size_t mapped_build_id(const struct dl_find_object *found,
-                              uint8_t *out)
+/* The program headers of the object _dl_find_object found, from its ELF
+ * header at the start of its first segment (mapped: the loader maps the
+ * first page of the file there), when they lie in that first page; NULL
+ * otherwise. */
+static const ElfW(Phdr) *first_page_phdrs(const struct dl_find_object *found,
+                                          unsigned *phnum)
 {
     const ElfW(Ehdr) *ehdr = found->dlfo_map_start;
     if (memcmp(ehdr->e_ident, ELFMAG, SELFMAG) ||
         ehdr->e_phentsize != sizeof(ElfW(Phdr)) ||
         ehdr->e_phoff + (uint64_t)ehdr->e_phnum * sizeof(ElfW(Phdr)) > 4096)
-        return 0;
-    const ElfW(Phdr) *phdrs =
-        (const ElfW(Phdr) *)((const char *)ehdr + ehdr->e_phoff);
-    if (!notes_mapped(phdrs, ehdr->e_phnum))
+        return NULL;
+    *phnum = ehdr->e_phnum;
+    return (const ElfW(Phdr) *)((const char *)ehdr + ehdr->e_phoff);
+}
+
+/* The build-id of that object, from its program headers in the first
+ * page; 0 when it cannot be read so. */
+static size_t mapped_build_id(const struct dl_find_object *found,
+                              uint8_t *out)
+{
+    unsigned phnum;
+    const ElfW(Phdr) *phdrs = first_page_phdrs(found, &phnum);
+    if (!phdrs || !notes_mapped(phdrs, phnum))
         return 0;
     const uint8_t *where;
-    return note_build_id(phdrs, ehdr->e_phnum,
-                         (uint64_t)found->dlfo_link_map->l_addr, out, &where);
+    return note_build_id(phdrs, phnum, (uint64_t)found->dlfo_link_map->l_addr,
+                         out, &where);
 }
 
 /* The object loaded at pc now is entry i's. Async-signal-safe:
@@ -264,22 +273,18 @@ static size_t entry_of(uint64_t pc, size_t n)
 static void frame_segment_of(const struct dl_find_object *found,
                              struct rt_object *object)
 {
-    const ElfW(Ehdr) *ehdr = found->dlfo_map_start;
     object->frame_below = object->frame_above = 0;
-    if (memcmp(ehdr->e_ident, ELFMAG, SELFMAG) ||
-        ehdr->e_phentsize != sizeof(ElfW(Phdr)) ||
-        ehdr->e_phoff + (uint64_t)ehdr->e_phnum * sizeof(ElfW(Phdr)) > 4096)
+    unsigned phnum, first = 0;
+    const ElfW(Phdr) *phdrs = first_page_phdrs(found, &phnum);
+    if (!phdrs)
         return;
-    const ElfW(Phdr) *phdrs =
-        (const ElfW(Phdr) *)((const char *)ehdr + ehdr->e_phoff);
-    unsigned first = 0;
-    while (first < ehdr->e_phnum && phdrs[first].p_type != PT_LOAD)
+    while (first < phnum && phdrs[first].p_type != PT_LOAD)
         first++;
-    if (first == ehdr->e_phnum || phdrs[first].p_offset != 0 ||
+    if (first == phnum || phdrs[first].p_offset != 0 ||
         ((object->bias + phdrs[first].p_vaddr) & ~(uint64_t)4095) !=
             (object->start & ~(uint64_t)4095))
         return; /* the first segment does not start the file */
-    rt_frame_segment(phdrs, ehdr->e_phnum, object->bias, object);
+    rt_frame_segment(phdrs, phnum, object->bias, object);
 }
 #endif
 
