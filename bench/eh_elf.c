@@ -310,7 +310,7 @@ static double time_engine(const struct engine *engine,
     double start = now();
     for (size_t i = 0; i < count; i++) {
         struct cfi_request request = {pairs[i].pc, false, pairs[i].callee,
-                                      memory};
+                                      memory, 0};
         *unwound += engine->unwind(env, &request, frame) == CFI_OK;
     }
     double seconds = now() - start;

@@ -125,7 +125,7 @@ static double time_engine(const struct engine *e, const struct pair *pairs,
     double start = bench_now_ns();
     for (size_t i = 0; i < count; i++) {
         struct cfi_request request = {pairs[i].pc, false, pairs[i].callee,
-                                      memory};
+                                      memory, 0};
         *unwound += e->unwind(e->env, &request, frame) == CFI_OK;
     }
     double elapsed = bench_now_ns() - start;

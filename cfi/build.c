@@ -8,16 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cfi_builder_init(struct cfi_builder *builder)
+void cfi_builder_init(struct cfi_builder *builder,
+                      const struct cfi_arch *arch)
 {
     memset(builder, 0, sizeof *builder);
+    builder->arch = arch;
 }
 
 void cfi_builder_release(struct cfi_builder *builder)
 {
     free(builder->cies);
     free(builder->fdes);
-    cfi_builder_init(builder);
+    cfi_builder_init(builder, builder->arch);
 }
 
 /* Grows *array (of `size`-byte elements) so that one more fits. */

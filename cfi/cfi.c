@@ -96,55 +96,17 @@ const char *cfi_reg_name(unsigned reg)
 
 unsigned cfi_reg_size(unsigned reg)
 {
-    if (reg < CFI_NREGS && !cfi_reg_name(reg))
-        return 0;
-    if (reg <= CFI_REG_RIP)
-        return 8;
-    if (reg <= 32 || (reg >= 67 && reg <= 82))
-        return 16; /* xmm0-15, xmm16-31 */
-    if (reg <= 40)
-        return 10; /* st0-7 */
-    if (reg <= 49 || reg == 58 || reg == 59 || (reg >= 118 && reg <= 125))
-        return 8;  /* mm0-7, rflags, fs.base, gs.base, k0-7 */
-    if (reg == 64)
-        return 4;  /* mxcsr */
-    if (reg < CFI_NREGS)
-        return 2;  /* es..gs, tr, ldtr, fcw, fsw */
-    return 0;
+    return cfi_arch_reg_size(&cfi_arch_x86_64, reg);
 }
 
 const char *cfi_reg_label(unsigned reg, char *buf, size_t size)
 {
-    const char *name = cfi_reg_name(reg);
-    if (name)
-        return name;
-    snprintf(buf, size, "r%u", reg);
-    return buf;
-}
-
-static int parse_number(const char *text, size_t len)
-{
-    if (len == 0 || len > 3)
-        return -1;
-    int n = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        n = n * 10 + (text[i] - '0');
-    }
-    return n < CFI_NREGS ? n : -1;
+    return cfi_arch_reg_label(&cfi_arch_x86_64, reg, buf, size);
 }
 
 int cfi_reg_parse(const char *text, size_t len)
 {
-    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
-        const char *name = cfi_reg_name(reg);
-        if (name && strlen(name) == len && memcmp(name, text, len) == 0)
-            return (int)reg;
-    }
-    if (len > 1 && text[0] == 'r')
-        return parse_number(text + 1, len - 1);
-    return parse_number(text, len);
+    return cfi_arch_reg_parse(&cfi_arch_x86_64, text, len);
 }
 
 void cfi_regs_clear(struct cfi_regs *regs)

@@ -219,9 +219,18 @@ struct cfi_memory {
  *     rip; on AArch64 the column is x30's and the PC register is 32.
  *     When the CIE's column is not the PC register, the caller's PC is
  *     what step 5 computed for that column (value, undefined or
- *     unknown), whatever the PC register's own rule says.
+ *     unknown), whatever the PC register's own rule says. On an
+ *     architecture with return-address signing (arch->ra_state: AArch64's
+ *     RA_SIGN_STATE, whose rule step 5 evaluated like any register's),
+ *     when that state is a value other than 0 (not signed), the caller's
+ *     PC is the column's value with its pointer-authentication code
+ *     stripped (cfi_strip_pac, with request->va_bits); the column's own
+ *     register keeps the signed value. A state that is not a value makes
+ *     the caller's PC unknown.
  *  7. frame->signal_frame is the 'S' flag of the FDE's CIE: the caller's
  *     PC is then exact, and the next frame is not a caller_frame.
+ *     frame->ra_b_key is its 'B' flag (AArch64): a signed return address
+ *     was signed with the B key, not the A key.
  *
  * DWARF expressions (DWARF 5 §2.5, §6.4.2), evaluated on a stack of 64-bit
  * values with at most CFI_EXPR_STACK_MAX entries (else
@@ -277,6 +286,7 @@ struct cfi_frame {
     struct cfi_diag diag;
     uint64_t cfa;
     bool signal_frame;
+    bool ra_b_key;            /* AArch64: the CIE's 'B' (step 7) */
     struct cfi_regs caller;
 };
 
@@ -301,6 +311,9 @@ struct cfi_request {
     bool caller_frame;
     const struct cfi_regs *callee;
     struct cfi_memory memory;
+    /* The virtual-address bits of a code address, for stripping a signed
+     * return address (step 6); 0: CFI_VA_BITS_DEFAULT. */
+    unsigned va_bits;
 };
 
 /* ------------------------------------------------------------------ */
@@ -344,6 +357,8 @@ struct cfi_cie {
     uint8_t personality_encoding; /* 'P', else CFI_PE_OMIT */
     uint64_t personality;     /* 'P': the decoded pointer */
     bool signal_frame;        /* 'S' */
+    bool ra_b_key;            /* 'B' (AArch64): signed with the B key */
+    bool mte_tagged;          /* 'G' (AArch64): may tag its stack (MTE) */
     const uint8_t *instructions;  /* initial instructions */
     size_t instructions_len;
     uint64_t instructions_offset; /* section offset of instructions[0] */

@@ -162,6 +162,7 @@ static enum cfi_status load_cie(struct loader *l, Dwarf_Cie cie)
     if (!out)
         return cfi_fail(l->diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     out->section = l->section;
+    out->arch = l->builder->arch;
     out->offset = offset;
     out->length = length;
     out->version = version;

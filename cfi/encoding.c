@@ -169,6 +169,21 @@ enum cfi_status cfi_read_pointer(struct cfi_cursor *cur, uint8_t encoding,
     return status;
 }
 
+/* aadwarf64 "Common information entries": 'B' (the B key signs the
+ * return address) and 'G' (the frames may tag their stack), letters
+ * with no data, on an architecture with return-address signing. False
+ * elsewhere: the letter is unknown there. */
+static bool apply_signing_letter(struct cfi_cie *cie, char letter)
+{
+    if (!cie->arch || cie->arch->ra_state == CFI_NO_RA_STATE)
+        return false;
+    if (letter == 'B')
+        cie->ra_b_key = true;
+    else
+        cie->mte_tagged = true;
+    return true;
+}
+
 /* The augmentation letters after 'z', each with its data (LSB Core):
  * R = FDE pointer encoding, L = LSDA encoding, P = personality encoding
  * and pointer, S = signal frame. Interpretation stops at an unknown
@@ -202,6 +217,11 @@ static enum cfi_status apply_letters(struct cfi_cie *cie,
         case 'S':
             cie->signal_frame = true;
             break;
+        case 'B':
+        case 'G':
+            if (!apply_signing_letter(cie, *letter))
+                return CFI_OK;
+            break;
         default:
             return CFI_OK;
         }
@@ -224,6 +244,8 @@ enum cfi_status cfi_cie_apply_augmentation(struct cfi_cie *cie,
     cie->personality_encoding = CFI_PE_OMIT;
     cie->personality = 0;
     cie->signal_frame = false;
+    cie->ra_b_key = false;
+    cie->mte_tagged = false;
     if (cie->augmentation[0] == '\0')
         return CFI_OK;
     if (cie->augmentation[0] != 'z') {

@@ -89,16 +89,21 @@ static struct cfi_dwarf_section shown_bytes(const struct cfi_elf_section *found,
 
 /* A CIE whose augmentation has no 'z' but carries no data ("S", which gas
  * writes for a signal frame in .debug_frame) is valid, and libdwarf
- * 20210528 cannot read it; nor does it read the records that follow a
- * zero length word in .debug_frame (it stops there). The file is then
- * read by our parser alone. */
+ * 20210528 cannot read it; nor an AArch64 CIE with the letters 'B' or
+ * 'G' ("zRB", which gcc writes for -mbranch-protection=pac-ret+b-key:
+ * libdwarf refuses the whole section); nor does it read the records
+ * that follow a zero length word in .debug_frame (it stops there). The
+ * file is then read by our parser alone. */
 static bool beyond_libdwarf(const struct cfi_builder *checked)
 {
     if (checked->records_after_zero_length)
         return true;
     for (size_t i = 0; i < checked->ncies; i++) {
-        const char *augmentation = checked->cies[i].augmentation;
+        const struct cfi_cie *cie = &checked->cies[i];
+        const char *augmentation = cie->augmentation;
         if (augmentation[0] != '\0' && augmentation[0] != 'z')
+            return true;
+        if (cie->ra_b_key || cie->mte_tagged)
             return true;
     }
     return false;
@@ -113,8 +118,8 @@ static enum cfi_status load_frames(struct cfi_file *file,
                                    struct cfi_diag *diag)
 {
     struct cfi_builder checked, loaded;
-    cfi_builder_init(&checked);
-    cfi_builder_init(&loaded);
+    cfi_builder_init(&checked, file->arch);
+    cfi_builder_init(&loaded, file->arch);
     size_t eh_size = 0, debug_size = 0;
     enum cfi_status status = cfi_parse_section(
         &checked, frames->eh_frame.bytes, frames->eh_frame.file_size,

@@ -121,9 +121,13 @@ struct cfi_builder {
     /* A record follows a zero length word in .debug_frame (section.c's
      * walk), where libdwarf stops. */
     bool records_after_zero_length;
+    /* The file's architecture: every CIE carries it, and it gives the
+     * augmentation letters their meaning ('B', 'G'). */
+    const struct cfi_arch *arch;
 };
 
-void cfi_builder_init(struct cfi_builder *builder);
+void cfi_builder_init(struct cfi_builder *builder,
+                      const struct cfi_arch *arch);
 void cfi_builder_release(struct cfi_builder *builder);
 /* A zeroed slot at the end, or NULL when out of memory. */
 struct cfi_cie *cfi_builder_add_cie(struct cfi_builder *builder);

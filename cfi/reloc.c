@@ -24,37 +24,62 @@ static bool in_file(const struct cfi_file *file, uint64_t offset,
     return offset <= file->image_size && size <= file->image_size - offset;
 }
 
+/* How a relocation type of `machine` writes its value: its width and
+ * whether it is PC-relative; 0 for no relocation (R_*_NONE), -1 for a
+ * type cfisem does not apply. Frame sections need only data
+ * relocations: x86-64's R_X86_64_64/32/32S/PC32/PC64, AArch64's
+ * R_AARCH64_ABS64/ABS32/PREL64/PREL32. */
+static int reloc_width(unsigned machine, uint32_t type, bool *pcrel)
+{
+    *pcrel = false;
+    if (machine == EM_AARCH64) {
+        switch (type) {
+        case R_AARCH64_NONE:   return 0;
+        case R_AARCH64_ABS64:  return 8;
+        case R_AARCH64_ABS32:  return 4;
+        case R_AARCH64_PREL64: *pcrel = true; return 8;
+        case R_AARCH64_PREL32: *pcrel = true; return 4;
+        default:               return -1;
+        }
+    }
+    switch (type) {
+    case R_X86_64_NONE:  return 0;
+    case R_X86_64_64:    return 8;
+    case R_X86_64_32:
+    case R_X86_64_32S:   return 4;
+    case R_X86_64_PC32:  *pcrel = true; return 4;
+    case R_X86_64_PC64:  *pcrel = true; return 8;
+    default:             return -1;
+    }
+}
+
 /* Applies one relocation to the section's bytes. */
 static enum cfi_status apply(uint8_t *bytes, uint64_t size,
                              const Elf64_Rela *rela,
-                             const struct symbols *symbols,
+                             const struct symbols *symbols, unsigned machine,
                              enum cfi_section section, struct cfi_diag *diag)
 {
     uint32_t type = ELF64_R_TYPE(rela->r_info);
     uint64_t index = ELF64_R_SYM(rela->r_info);
-    if (type == R_X86_64_NONE)
+    bool pcrel;
+    int width = reloc_width(machine, type, &pcrel);
+    if (width == 0)
         return CFI_OK;
     if (index >= symbols->count)
         return cfi_fail(diag, CFI_E_MALFORMED, rela->r_offset,
                         SECTION_MESSAGE(section, "relocation symbol out of range"));
+    if (width < 0)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, rela->r_offset,
+                        SECTION_MESSAGE(section, "unsupported relocation type"));
     Elf64_Sym sym;
     memcpy(&sym, symbols->bytes + index * sizeof sym, sizeof sym);
     uint64_t value = sym.st_value + (uint64_t)rela->r_addend;
-    unsigned width;
-    switch (type) {
-    case R_X86_64_64:   width = 8; break;
-    case R_X86_64_32:
-    case R_X86_64_32S:  width = 4; break;
-    case R_X86_64_PC32: width = 4; value -= rela->r_offset; break;
-    case R_X86_64_PC64: width = 8; value -= rela->r_offset; break;
-    default:
-        return cfi_fail(diag, CFI_E_UNSUPPORTED, rela->r_offset,
-                        SECTION_MESSAGE(section, "unsupported relocation type"));
-    }
-    if (rela->r_offset > size || width > size - rela->r_offset)
+    if (pcrel)
+        value -= rela->r_offset;
+    if (rela->r_offset > size || (uint64_t)width > size - rela->r_offset)
         return cfi_fail(diag, CFI_E_MALFORMED, rela->r_offset,
                         SECTION_MESSAGE(section, "relocation past the section"));
-    for (unsigned i = 0; i < width; i++)
+    for (int i = 0; i < width; i++)
         bytes[rela->r_offset + i] = (uint8_t)(value >> (8 * i));
     return CFI_OK;
 }
@@ -95,7 +120,8 @@ enum cfi_status cfi_relocate(struct cfi_file *file, struct cfi_elf_section *foun
         Elf64_Rela rela;
         memcpy(&rela, file->image + rela_section->sh_offset + i * sizeof rela,
                sizeof rela);
-        status = apply(bytes, found->file_size, &rela, &symbols, section, diag);
+        status = apply(bytes, found->file_size, &rela, &symbols,
+                       file->arch->e_machine, section, diag);
     }
     found->bytes = bytes;
     found->relocated = true;

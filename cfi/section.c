@@ -262,6 +262,7 @@ static enum cfi_status parse_cie(struct parser *p, const struct record *rec)
     if (!cie)
         return cfi_fail(p->diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     cie->section = p->section;
+    cie->arch = p->builder->arch;
     cie->offset = rec->offset;
     cie->length = rec->length;
     struct cfi_cursor cur = {p->bytes, rec->body, rec->end};
@@ -460,7 +461,7 @@ enum cfi_status cfi_file_from_section(const uint8_t *bytes, size_t size,
         loaded->eh_frame_size = size;
     }
     struct cfi_builder builder;
-    cfi_builder_init(&builder);
+    cfi_builder_init(&builder, loaded->arch);
     size_t parsed_size = 0;
     enum cfi_status status = cfi_parse_section(&builder, copy, size, section,
                                                addr, &parsed_size, diag);

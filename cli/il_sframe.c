@@ -68,7 +68,7 @@ static void print_block(const struct sframe_table *t,
         struct sem_reg_rule rules[2];
         struct sem_row row = fre_row(fre, rules);
         struct sem_range range = {begin, end, &row};
-        sem_print_range_text(stdout, &range);
+        sem_print_range_text(stdout, &cfi_arch_x86_64, &range);
     }
 }
 

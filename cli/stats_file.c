@@ -257,6 +257,7 @@ static struct sem_decode_env decode_env(const struct cfi_cie *cie,
         .address_size = cie->address_size ? cie->address_size : 8,
         .pointer_encoding = cie->fde_encoding,
         .bytes_addr = fde ? fde->instructions_addr : 0, .in_cie = !fde,
+        .arch = cie->arch,
     };
 }
 

@@ -482,7 +482,7 @@ static int unwind_file(struct options *o, struct cfi_file *file)
     int result = cli_state_memory(&o->state, file, &memory);
     if (result == CLI_OK) {
         struct cfi_request request = {o->pc, o->caller, &o->state.callee,
-                                      engine_memory_reader(memory)};
+                                      engine_memory_reader(memory), 0};
         const char *v1 = o->eh_elf ? cli_eh_elf_v1_abi(o->eh_elf, o->abi)
                                    : NULL;
         struct engine_ask_result *asked = v1 ? NULL : calloc(1, sizeof *asked);

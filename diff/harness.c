@@ -102,7 +102,8 @@ static void record_fill(struct diff_record *record, const struct file_job *job,
         record->fde_end = q->fde->pc_end;
     }
     record->translation = q->translation;
-    record->row_text = q->range ? sem_range_text(q->range) : NULL;
+    record->row_text = q->range && q->fde
+        ? sem_range_text(q->fde->cie->arch, q->range) : NULL;
     record->state = q->state;
     record->expected = *expected;
     record->got = *got;

@@ -81,7 +81,8 @@ static bool decode(const struct engine_mismatch *m, bool in_cie,
     const struct cfi_cie *cie = fde->cie;
     struct sem_decode_env env = {
         cie->code_align, cie->data_align, fde->section, cie->address_size,
-        cie->fde_encoding, in_cie ? 0 : fde->instructions_addr, in_cie};
+        cie->fde_encoding, in_cie ? 0 : fde->instructions_addr, in_cie,
+        cie->arch};
     memset(program, 0, sizeof *program);
     struct cfi_diag diag;
     enum cfi_status status = in_cie
@@ -365,7 +366,8 @@ bool engine_deviation_eval_patched(const struct engine_mismatch *m,
             if (sem_eval_row(cie.arch, range->row, m->request->callee,
                              m->request->memory, frame) == CFI_OK)
                 sem_apply_return_column(cie.arch, frame,
-                                        (unsigned)cie.ra_column);
+                                        (unsigned)cie.ra_column,
+                                        m->request->va_bits);
             done = true;
         }
     }

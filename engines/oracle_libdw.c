@@ -691,7 +691,7 @@ static bool names_huge_register(const struct cfi_fde *fde)
         struct sem_decode_env env = {
             cie->code_align, cie->data_align, fde->section,
             cie->address_size ? cie->address_size : 8, cie->fde_encoding,
-            fde->instructions_addr, programs[i].in_cie};
+            fde->instructions_addr, programs[i].in_cie, cie->arch};
         struct sem_program program = {0};
         struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
         sem_decode(programs[i].bytes, programs[i].len, &env, &program, &diag);

@@ -490,7 +490,7 @@ static enum cfi_status answer_row(struct engine_libdwarf *ld,
     /* cfi.h step 6, with the column libdwarf read. */
     unsigned ra = ld->memo_ra_column;
     if (answer->frame.status == CFI_OK && ra < CFI_NREGS) {
-        sem_apply_return_column(arch, &answer->frame, ra);
+        sem_apply_return_column(arch, &answer->frame, ra, request->va_bits);
         answer->reg_comparable[arch->pc] = answer->reg_comparable[ra];
     }
     return answer->frame.status;

@@ -300,7 +300,7 @@ void engine_question_make(struct engine_question *q,
     q->base = base;
     q->request = (struct cfi_request){at.pc, at.caller_frame,
                                       &q->state.callee,
-                                      engine_overlay_reader(&q->overlay)};
+                                      engine_overlay_reader(&q->overlay), 0};
     if (q->state.kind == ENGINE_STATE_FAULT) {
         engine_overlay_init(&q->overlay, base, &q->state);
         q->overlay.record = true;

@@ -257,7 +257,7 @@ void ex_explain(struct explanation *e, struct cfi_memory memory,
         e->origin_now[i] = EX_ORIGIN_NONE;
     struct traced_memory traced = {e, memory};
     struct cfi_request request = {e->pc, e->caller, &e->state->callee,
-                                  {traced_read, &traced}};
+                                  {traced_read, &traced}, 0};
     e->lookup_pc = e->caller ? e->pc - 1 : e->pc;
     e->fde = cfi_file_lookup(e->file, e->lookup_pc);
     if (!e->fde) {

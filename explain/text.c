@@ -96,6 +96,10 @@ static void print_operands(FILE *out, const struct ex_insn *x)
     case SEM_CFA_GNU_args_size:
         fprintf(out, ": %" PRIu64, i->number);
         return;
+    case SEM_CFA_AARCH64_set_ra_state:
+        fprintf(out, ": %" PRIu64 ", code offset %" PRId64, i->number,
+                i->offset);
+        return;
     case SEM_CFA_def_cfa_register: case SEM_CFA_undefined:
     case SEM_CFA_same_value: case SEM_CFA_restore:
     case SEM_CFA_restore_extended:
@@ -128,7 +132,7 @@ static void print_operands(FILE *out, const struct ex_insn *x)
         putc(')', out);
         return;
     case SEM_CFA_nop: case SEM_CFA_remember_state: case SEM_CFA_restore_state:
-    case SEM_CFA_GNU_window_save:
+    case SEM_CFA_GNU_window_save: case SEM_CFA_AARCH64_negate_ra_state_with_pc:
         return;
     }
 }
@@ -230,6 +234,7 @@ static const char *default_text(unsigned reg)
     switch (cfi_arch_default(&cfi_arch_x86_64, reg)) {
     case CFI_DEFAULT_CFA: return "the CFA";
     case CFI_DEFAULT_SAME_VALUE: return "same value";
+    case CFI_DEFAULT_ZERO: return "0";
     case CFI_DEFAULT_UNDEFINED: break;
     }
     return "undefined";

@@ -63,7 +63,7 @@ static enum fuzz_result ask(struct run *run, const struct cfi_fde *fde,
     fuzz_make_regs(h->seed ^ pc, h->known, h->flags & FUZZ_CFI_HIGH_REGS,
                    h->flags & FUZZ_CFI_UNDEFINED, pc, &callee);
     struct cfi_request request = {pc, caller, &callee,
-                                  engine_memory_reader(run->memory)};
+                                  engine_memory_reader(run->memory), 0};
     interp_unwind_fde(fde, &request, &run->frames[0]);
     sem_unwind_fde(fde, &request, &run->frames[1]);
     enum fuzz_result result =
@@ -110,19 +110,21 @@ static enum fuzz_result check_round_trip(const struct sem_fde_il *il,
                                          struct fuzz_report *report)
 {
     enum fuzz_result result = FUZZ_OK;
+    const struct cfi_arch *arch = il->fde->cie->arch;
     for (size_t i = 0; i < il->nranges && result == FUZZ_OK; i++) {
-        char *first = sem_range_text(&il->ranges[i]);
+        char *first = sem_range_text(arch, &il->ranges[i]);
         if (!first)
             return FUZZ_SETUP;
         struct sem_range parsed;
         struct cfi_diag diag;
         char *second = NULL;
-        if (sem_parse_range_text(first, arena, &parsed, &diag) != CFI_OK) {
+        if (sem_parse_range_text(first, arch, arena, &parsed, &diag) !=
+            CFI_OK) {
             snprintf(report->text, sizeof report->text,
                      "printed IL does not parse back (column %" PRIu64
                      ": %s):\n  %s", diag.offset, diag.message, first);
             result = FUZZ_DISAGREE;
-        } else if (!(second = sem_range_text(&parsed))) {
+        } else if (!(second = sem_range_text(arch, &parsed))) {
             result = FUZZ_SETUP;
         } else if (strcmp(first, second) != 0) {
             snprintf(report->text, sizeof report->text,

@@ -61,7 +61,7 @@ static enum fuzz_result compare_at(struct run *run, uint64_t pc, bool caller,
         struct cfi_regs callee;
         make_state(seed ^ pc, k, pc, &callee);
         struct cfi_request request = {pc, caller, &callee,
-                                      engine_memory_reader(memory)};
+                                      engine_memory_reader(memory), 0};
         interp_unwind(run->file, &request, &run->frames[0]);
         sem_unwind(run->il, &request, &run->frames[1]);
         bool agree = fuzz_frames_agree(&run->frames[0], &run->frames[1]);

@@ -17,8 +17,8 @@
 enum shape {
     SHAPE_NONE, SHAPE_DELTA, SHAPE_ADDR, SHAPE_REG, SHAPE_REG_REG,
     SHAPE_REG_UOFF, SHAPE_REG_SOFF, SHAPE_REG_NOFF, SHAPE_REG_ROFF,
-    SHAPE_REG_SFOFF, SHAPE_UOFF, SHAPE_SOFF, SHAPE_ULEB, SHAPE_EXPR,
-    SHAPE_REG_EXPR,
+    SHAPE_REG_SFOFF, SHAPE_UOFF, SHAPE_SOFF, SHAPE_ULEB, SHAPE_ULEB_CODE,
+    SHAPE_EXPR, SHAPE_REG_EXPR,
 };
 
 struct opcode_info {
@@ -134,6 +134,19 @@ static enum cfi_status get_ufactored(struct decoding *d, bool negate)
     if (d->insn->offset == INT64_MIN)
         return fail(d, CFI_E_MALFORMED, "factored offset overflows");
     d->insn->offset = -d->insn->offset;
+    return CFI_OK;
+}
+
+/* SLEB128 × code alignment factor: a code offset (set_ra_state). */
+static enum cfi_status get_code_offset(struct decoding *d)
+{
+    int64_t n;
+    enum cfi_status status = get_sleb(d, &n);
+    if (status != CFI_OK)
+        return status;
+    if (d->env->code_align > INT64_MAX ||
+        !mul_s64(n, (int64_t)d->env->code_align, &d->insn->offset))
+        return fail(d, CFI_E_MALFORMED, "factored offset overflows");
     return CFI_OK;
 }
 
@@ -271,6 +284,10 @@ static enum cfi_status decode_operands(struct decoding *d, enum shape shape)
         return get_sfactored(d);
     case SHAPE_ULEB:
         return get_uleb(d, &insn->number);
+    case SHAPE_ULEB_CODE:
+        if ((status = get_uleb(d, &insn->number)) != CFI_OK)
+            return status;
+        return get_code_offset(d);
     case SHAPE_EXPR:
         return get_expr(d);
     case SHAPE_REG_EXPR:
@@ -303,6 +320,18 @@ static struct sem_insn *append(struct sem_program *program)
     return insn;
 }
 
+/* 0x2b and 0x2c are opcodes only where the architecture gives them a
+ * meaning (AArch64); 0x2d, GNU_window_save, is one everywhere, and an
+ * error of meaning where it has none. */
+static bool vendor_opcode_exists(const struct cfi_arch *arch,
+                                 unsigned opcode)
+{
+    if (opcode != SEM_CFA_AARCH64_set_ra_state &&
+        opcode != SEM_CFA_AARCH64_negate_ra_state_with_pc)
+        return true;
+    return arch && cfi_arch_vendor_op(arch, opcode) != CFI_VENDOR_NONE;
+}
+
 /* Decodes the instruction at d->cur.pos into d->insn. */
 static enum cfi_status decode_one(struct decoding *d)
 {
@@ -311,7 +340,7 @@ static enum cfi_status decode_one(struct decoding *d)
     d->has_low6 = (byte & 0xc0) != 0;
     d->low6 = byte & 0x3f;
     const struct opcode_info *info = &opcode_table[primary];
-    if (!info->name)
+    if (!info->name || !vendor_opcode_exists(d->env->arch, primary))
         return fail(d, CFI_E_MALFORMED, "unknown opcode");
     d->insn->opcode = (enum sem_opcode)primary;
     return decode_operands(d, info->shape);

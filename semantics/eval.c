@@ -72,17 +72,19 @@ static enum cfi_status eval_cfa(const struct sem_cfa *cfa,
 }
 
 /* The ABI default of every register (the rules then override some):
- * from arch->nreported up, every register's is "undefined". */
+ * from arch->ndefaults up, every register's is "undefined". */
 static void apply_defaults(const struct cfi_arch *arch,
                            const struct cfi_regs *callee, uint64_t cfa,
                            struct cfi_regs *caller)
 {
     memset(caller->value, 0, sizeof caller->value);
     memset(caller->status, CFI_REG_UNDEFINED, sizeof caller->status);
-    for (unsigned reg = 0; reg < arch->nreported; reg++) {
+    for (unsigned reg = 0; reg < arch->ndefaults; reg++) {
         enum cfi_abi_default rule = cfi_arch_default(arch, reg);
         if (rule == CFI_DEFAULT_CFA) {
             caller->value[reg] = cfa;
+            caller->status[reg] = CFI_REG_VALUE;
+        } else if (rule == CFI_DEFAULT_ZERO) {
             caller->status[reg] = CFI_REG_VALUE;
         } else if (rule == CFI_DEFAULT_SAME_VALUE) {
             caller->value[reg] = callee->value[reg];
@@ -291,12 +293,24 @@ static uint64_t lookup_pc(const struct cfi_request *request)
 }
 
 void sem_apply_return_column(const struct cfi_arch *arch,
-                             struct cfi_frame *frame, unsigned ra_column)
+                             struct cfi_frame *frame, unsigned ra_column,
+                             unsigned va_bits)
 {
     if (ra_column == arch->pc || ra_column >= CFI_NREGS)
         return;
-    frame->caller.value[arch->pc] = frame->caller.value[ra_column];
-    frame->caller.status[arch->pc] = frame->caller.status[ra_column];
+    struct cfi_regs *caller = &frame->caller;
+    caller->value[arch->pc] = caller->value[ra_column];
+    caller->status[arch->pc] = caller->status[ra_column];
+    unsigned state = arch->ra_state;
+    if (state == CFI_NO_RA_STATE || caller->status[arch->pc] != CFI_REG_VALUE)
+        return;
+    if (caller->status[state] != CFI_REG_VALUE) {
+        caller->status[arch->pc] = CFI_REG_UNKNOWN;
+        caller->value[arch->pc] = 0;
+    } else if (caller->value[state] != CFI_RA_NOT_SIGNED) {
+        caller->value[arch->pc] =
+            cfi_strip_pac(caller->value[arch->pc], va_bits);
+    }
 }
 
 static void trace_lookup(const struct sem_trace *trace,
@@ -317,6 +331,7 @@ static enum cfi_status unwind_in(const struct sem_fde_il *il,
                                  const struct sem_trace *trace)
 {
     frame->signal_frame = il->fde->cie->signal_frame;
+    frame->ra_b_key = il->fde->cie->ra_b_key;
     const struct sem_range *range = sem_fde_il_find(il, lookup_pc(request));
     trace_lookup(trace, request, range);
     if (!range)
@@ -326,7 +341,8 @@ static enum cfi_status unwind_in(const struct sem_fde_il *il,
                                       request->memory, frame, trace);
     if (status == CFI_OK)
         sem_apply_return_column(arch, frame,
-                                (unsigned)il->fde->cie->ra_column);
+                                (unsigned)il->fde->cie->ra_column,
+                                request->va_bits);
     return status;
 }
 

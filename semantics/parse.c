@@ -7,7 +7,8 @@
  *   rule  ::= "undef" | "same" | "[cfa" ("+"|"-") DEC "]" | "cfa" ("+"|"-") DEC
  *           | REG | "[expr(" OPS ")]" | "expr(" OPS ")"
  *
- * REG and NAME are register names (cfi_reg_parse: "rbx", "r3", "xmm16");
+ * REG and NAME are register names (cfi_arch_reg_parse: "rbx", "r3",
+ * "xmm16"; "x29", "sp" on AArch64);
  * OPS is assembled by expr_text.c. The rules may come in any order; the row
  * gets them sorted, and a register given twice is an error. Every error is
  * CFI_E_MALFORMED with diag->offset the column (0-based) of the problem. */
@@ -18,6 +19,7 @@
 struct line_parser {
     const char *line;
     size_t pos;
+    const struct cfi_arch *arch;
     struct sem_arena *arena;
     struct cfi_diag *diag;
 };
@@ -141,7 +143,7 @@ static enum cfi_status parse_register(struct line_parser *lp, uint32_t *reg)
 {
     size_t len;
     size_t start = scan_name(lp, &len);
-    int r = len ? cfi_reg_parse(lp->line + start, len) : -1;
+    int r = len ? cfi_arch_reg_parse(lp->arch, lp->line + start, len) : -1;
     if (r < 0)
         return parse_fail(lp, start, "unknown register");
     lp->pos += len;
@@ -275,11 +277,13 @@ static enum cfi_status make_row(struct line_parser *lp,
     return CFI_OK;
 }
 
-enum cfi_status sem_parse_range_text(const char *line, struct sem_arena *arena,
+enum cfi_status sem_parse_range_text(const char *line,
+                                     const struct cfi_arch *arch,
+                                     struct sem_arena *arena,
                                      struct sem_range *range,
                                      struct cfi_diag *diag)
 {
-    struct line_parser lp = {line, 0, arena, diag};
+    struct line_parser lp = {line, 0, arch, arena, diag};
     struct sem_range parsed;
     struct sem_cfa cfa;
     struct sem_reg_rule rules[CFI_NREGS];

@@ -29,10 +29,10 @@ static void print_offset(FILE *out, const char *base, int64_t offset)
     fprintf(out, "%s%+" PRId64, base, offset);
 }
 
-static void print_reg(FILE *out, unsigned reg)
+static void print_reg(FILE *out, const struct cfi_arch *arch, unsigned reg)
 {
     char buf[16];
-    fputs(cfi_reg_label(reg, buf, sizeof buf), out);
+    fputs(cfi_arch_reg_label(arch, reg, buf, sizeof buf), out);
 }
 
 static void print_expr_text(FILE *out, const struct sem_expr *expr)
@@ -42,11 +42,12 @@ static void print_expr_text(FILE *out, const struct sem_expr *expr)
     putc(')', out);
 }
 
-static void print_cfa_text(FILE *out, const struct sem_cfa *cfa)
+static void print_cfa_text(FILE *out, const struct cfi_arch *arch,
+                           const struct sem_cfa *cfa)
 {
     switch (cfa->kind) {
     case SEM_CFA_RULE_REG_OFFSET:
-        print_reg(out, cfa->reg);
+        print_reg(out, arch, cfa->reg);
         fprintf(out, "%+" PRId64, cfa->offset);
         return;
     case SEM_CFA_RULE_EXPR:
@@ -58,7 +59,8 @@ static void print_cfa_text(FILE *out, const struct sem_cfa *cfa)
     fputs("undef", out);
 }
 
-static void print_rule_text(FILE *out, const struct sem_rule *rule)
+static void print_rule_text(FILE *out, const struct cfi_arch *arch,
+                            const struct sem_rule *rule)
 {
     switch (rule->kind) {
     case SEM_RULE_UNSPECIFIED: /* never printed: absent from rows */
@@ -70,7 +72,7 @@ static void print_rule_text(FILE *out, const struct sem_rule *rule)
         putc(']', out);
         return;
     case SEM_RULE_VAL_OFFSET: print_offset(out, "cfa", rule->offset); return;
-    case SEM_RULE_REGISTER: print_reg(out, rule->reg); return;
+    case SEM_RULE_REGISTER: print_reg(out, arch, rule->reg); return;
     case SEM_RULE_EXPRESSION:
         putc('[', out);
         print_expr_text(out, &rule->expr);
@@ -80,31 +82,33 @@ static void print_rule_text(FILE *out, const struct sem_rule *rule)
     }
 }
 
-void sem_print_range_text(FILE *out, const struct sem_range *range)
+void sem_print_range_text(FILE *out, const struct cfi_arch *arch,
+                          const struct sem_range *range)
 {
     fprintf(out, "[0x%" PRIx64 ",0x%" PRIx64 ")  cfa=", range->begin,
             range->end);
-    print_cfa_text(out, &range->row->cfa);
+    print_cfa_text(out, arch, &range->row->cfa);
     for (uint32_t i = 0; i < range->row->nrules; i++) {
         const struct sem_reg_rule *r = &range->row->rules[i];
         if (r->rule.kind == SEM_RULE_UNSPECIFIED)
             continue;
         fputs("  ", out);
-        print_reg(out, r->reg);
+        print_reg(out, arch, r->reg);
         putc('=', out);
-        print_rule_text(out, &r->rule);
+        print_rule_text(out, arch, &r->rule);
     }
     putc('\n', out);
 }
 
-char *sem_range_text(const struct sem_range *range)
+char *sem_range_text(const struct cfi_arch *arch,
+                     const struct sem_range *range)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     if (!out)
         return NULL;
-    sem_print_range_text(out, range);
+    sem_print_range_text(out, arch, range);
     if (fclose(out) != 0) {
         free(text);
         return NULL;
@@ -117,7 +121,7 @@ char *sem_range_text(const struct sem_range *range)
 void sem_print_fde_text(FILE *out, const struct sem_fde_il *il)
 {
     for (size_t i = 0; i < il->nranges; i++)
-        sem_print_range_text(out, &il->ranges[i]);
+        sem_print_range_text(out, il->fde->cie->arch, &il->ranges[i]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -411,15 +415,23 @@ static void readelf_find_columns(struct sem_printer *p,
         .code_align = cie->code_align, .data_align = cie->data_align,
         .section = fde->section, .address_size = cie->address_size,
         .pointer_encoding = cie->fde_encoding, .bytes_addr = 0, .in_cie = true,
+        .arch = cie->arch,
     };
     mark_program(p, cie->instructions, cie->instructions_len, &env, cols);
     env.in_cie = false;
     env.bytes_addr = fde->instructions_addr;
     mark_program(p, fde->instructions, fde->instructions_len, &env, cols);
+    /* readelf keeps no column for the return-address signing state, which
+     * no register rule instruction names (aadwarf64): only one that does
+     * shows it. */
+    unsigned hidden = cie->arch->ra_state;
+    bool named = hidden < CFI_NREGS && cols->shown[hidden];
     for (size_t i = 0; i < il->nranges; i++)
         for (uint32_t j = 0; j < il->ranges[i].row->nrules; j++)
             if (il->ranges[i].row->rules[j].reg < CFI_NREGS)
                 cols->shown[il->ranges[i].row->rules[j].reg] = true;
+    if (hidden < CFI_NREGS)
+        cols->shown[hidden] = named;
 }
 
 static void readelf_header(struct sem_printer *p, const struct cfi_fde *fde)
@@ -443,7 +455,8 @@ static void readelf_header(struct sem_printer *p, const struct cfi_fde *fde)
             fde->pc_end);
 }
 
-static void readelf_column_header(FILE *out, const struct readelf_columns *cols,
+static void readelf_column_header(FILE *out, const struct cfi_arch *arch,
+                                  const struct readelf_columns *cols,
                                   uint64_t ra)
 {
     fputs("   LOC           CFA      ", out);
@@ -454,14 +467,15 @@ static void readelf_column_header(FILE *out, const struct readelf_columns *cols,
         if (r == ra)
             fputs("ra    ", out);
         else
-            fprintf(out, "%-5s ", cfi_reg_label(r, buf, sizeof buf));
+            fprintf(out, "%-5s ", cfi_arch_reg_label(arch, r, buf, sizeof buf));
     }
     putc('\n', out);
 }
 
 /* A cell as readelf spells it: u (no rule or undefined), s, c-8, v-48,
  * "r3 (rbx)" (or "r56" when the register has no name), exp, vexp. */
-static void readelf_cell(char *cell, size_t size, const struct sem_rule *rule)
+static void readelf_cell(char *cell, size_t size, const struct cfi_arch *arch,
+                         const struct sem_rule *rule)
 {
     const char *name;
     switch (rule->kind) {
@@ -475,7 +489,7 @@ static void readelf_cell(char *cell, size_t size, const struct sem_rule *rule)
         snprintf(cell, size, "v%+" PRId64, rule->offset);
         return;
     case SEM_RULE_REGISTER:
-        name = cfi_reg_name(rule->reg);
+        name = cfi_arch_reg_name(arch, rule->reg);
         if (name)
             snprintf(cell, size, "r%" PRIu32 " (%s)", rule->reg, name);
         else
@@ -487,7 +501,8 @@ static void readelf_cell(char *cell, size_t size, const struct sem_rule *rule)
     snprintf(cell, size, "n/a");
 }
 
-static void readelf_row(FILE *out, const struct readelf_columns *cols,
+static void readelf_row(FILE *out, const struct cfi_arch *arch,
+                        const struct readelf_columns *cols,
                         const struct sem_range *range)
 {
     const struct sem_cfa *cfa = &range->row->cfa;
@@ -495,7 +510,8 @@ static void readelf_row(FILE *out, const struct readelf_columns *cols,
     /* No CFA rule: "u" (readelf would print its zeroed state, "rax+0"). */
     if (cfa->kind == SEM_CFA_RULE_REG_OFFSET)
         snprintf(cell, sizeof cell, "%s%+" PRId64,
-                 cfi_reg_label(cfa->reg, buf, sizeof buf), cfa->offset);
+                 cfi_arch_reg_label(arch, cfa->reg, buf, sizeof buf),
+                 cfa->offset);
     else
         snprintf(cell, sizeof cell, "%s",
                  cfa->kind == SEM_CFA_RULE_EXPR ? "exp" : "u");
@@ -504,7 +520,7 @@ static void readelf_row(FILE *out, const struct readelf_columns *cols,
         if (!cols->shown[r])
             continue;
         struct sem_rule rule = sem_row_rule(range->row, r);
-        readelf_cell(cell, sizeof cell, &rule);
+        readelf_cell(cell, sizeof cell, arch, &rule);
         fprintf(out, "%-5s ", cell);
     }
     putc('\n', out);
@@ -518,9 +534,10 @@ static void readelf_fde(struct sem_printer *p, const struct sem_fde_il *il,
     if (!failed && il->nranges) {
         struct readelf_columns cols;
         readelf_find_columns(p, il, &cols);
-        readelf_column_header(p->out, &cols, il->fde->cie->ra_column);
+        const struct cfi_arch *arch = il->fde->cie->arch;
+        readelf_column_header(p->out, arch, &cols, il->fde->cie->ra_column);
         for (size_t i = 0; i < il->nranges; i++)
-            readelf_row(p->out, &cols, &il->ranges[i]);
+            readelf_row(p->out, arch, &cols, &il->ranges[i]);
     }
     putc('\n', p->out);
 }

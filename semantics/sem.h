@@ -48,6 +48,8 @@
  *   UOFF    unsigned offset not factored (def_cfa_offset)
  *   SOFF    signed offset factored (def_cfa_offset_sf)
  *   ULEB    an unsigned number with no unit (GNU_args_size)
+ *   ULEB_CODE an unsigned number, then a signed code offset factored by
+ *           the code alignment factor (AARCH64_set_ra_state)
  *   EXPR    a DWARF expression
  *   REG_EXPR register and a DWARF expression */
 #define SEM_CFA_OPCODES(X)                                         \
@@ -75,6 +77,8 @@
     X(val_offset_sf, 0x15, REG_SOFF)                                \
     X(val_expression, 0x16, REG_EXPR)                               \
     X(MIPS_advance_loc8, 0x1d, DELTA)                               \
+    X(AARCH64_set_ra_state, 0x2b, ULEB_CODE)                        \
+    X(AARCH64_negate_ra_state_with_pc, 0x2c, NONE)                  \
     X(GNU_window_save, 0x2d, NONE)                                  \
     X(GNU_args_size, 0x2e, ULEB)                                    \
     X(GNU_negative_offset_extended, 0x2f, REG_NOFF)                 \
@@ -107,10 +111,10 @@ struct sem_insn {
     uint64_t at;          /* byte offset in its program */
     uint32_t reg;         /* REG*, first register */
     uint32_t reg2;        /* REG_REG: the second register */
-    int64_t offset;       /* *OFF */
+    int64_t offset;       /* *OFF; ULEB_CODE: the code offset */
     uint64_t delta;       /* DELTA: bytes to advance */
     uint64_t address;     /* ADDR: the new location */
-    uint64_t number;      /* ULEB */
+    uint64_t number;      /* ULEB, ULEB_CODE */
     struct sem_expr expr; /* EXPR, REG_EXPR */
 };
 
@@ -130,6 +134,10 @@ struct sem_decode_env {
     uint8_t pointer_encoding;  /* the CIE's 'R' encoding */
     uint64_t bytes_addr;       /* file address of bytes[0] (pcrel) */
     bool in_cie;
+    /* The architecture, which says whether the vendor opcodes 0x2b and
+     * 0x2c exist (AArch64): elsewhere they are unknown opcodes. NULL:
+     * none of them. */
+    const struct cfi_arch *arch;
 };
 
 /* Decodes `len` bytes, appending to *program. On error returns
@@ -260,10 +268,12 @@ enum cfi_status sem_translate_fde(const struct cfi_fde *fde,
  * name (register rule), [expr(OPS)] (stored at), expr(OPS) (the value),
  * with OPS the disassembled DW_OP list, "; "-separated. The CFA is rsp+8 or
  * expr(OPS), or "undef" when the row has no CFA rule. */
-void sem_print_range_text(FILE *out, const struct sem_range *range);
+void sem_print_range_text(FILE *out, const struct cfi_arch *arch,
+                          const struct sem_range *range);
 /* The same line as a string, without its end of line; malloc'd, NULL
  * when out of memory. */
-char *sem_range_text(const struct sem_range *range);
+char *sem_range_text(const struct cfi_arch *arch,
+                     const struct sem_range *range);
 void sem_print_fde_text(FILE *out, const struct sem_fde_il *il);
 
 /* Disassembles an expression: "breg7 160; deref". Undecodable bytes are
@@ -296,7 +306,9 @@ void sem_print_rule_json(FILE *out, const struct sem_rule *rule);
 
 /* Parses one line of the text format into *range (row allocated in
  * `arena`). Returns CFI_E_MALFORMED with diag->offset the column. */
-enum cfi_status sem_parse_range_text(const char *line, struct sem_arena *arena,
+enum cfi_status sem_parse_range_text(const char *line,
+                                     const struct cfi_arch *arch,
+                                     struct sem_arena *arena,
                                      struct sem_range *range,
                                      struct cfi_diag *diag);
 
@@ -316,9 +328,11 @@ enum cfi_status sem_eval_row(const struct cfi_arch *arch,
 
 /* cfi.h step 6: the caller's PC (arch->pc) is the return address
  * column's value, when the CIE's column is another register (after
- * sem_eval_row). */
+ * sem_eval_row), with its pointer-authentication code stripped to
+ * `va_bits` when the row's RA_SIGN_STATE says it is signed. */
 void sem_apply_return_column(const struct cfi_arch *arch,
-                             struct cfi_frame *frame, unsigned ra_column);
+                             struct cfi_frame *frame, unsigned ra_column,
+                             unsigned va_bits);
 
 /* Whether evaluating the expression may read the callee's register `reg`
  * (DW_OP_breg*, DW_OP_bregx), and whether applying the row may: its CFA

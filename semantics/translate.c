@@ -417,17 +417,106 @@ static enum cfi_status rule_GNU_args_size(struct translation *t)
     return CFI_OK;
 }
 
-/* GNU_window_save (also AARCH64_negate_ra_state): its meaning is the
- * architecture's (arch.h, vendor_ops): SPARC register windows, AArch64
- * return address signing, none on x86-64. */
+/* ------------------------------------------------------------------ */
+/* Return-address signing: aadwarf64, "Call frame instructions"         */
+/* ------------------------------------------------------------------ */
+
+/* RA_SIGN_STATE (arch->ra_state) is a column of the row like any
+ * register, whose value is a constant: the IL writes state s as the
+ * rule val(lit<s>). No rule is the ABI's initial state, 0 (not signed).
+ * The code location that set_ra_state and negate_ra_state_with_pc
+ * record for authentication is not part of the row. */
+static const uint8_t ra_state_lits[CFI_RA_STATE_MAX + 1] = {
+    0x30, 0x31, 0x32, /* DW_OP_lit0 .. lit2 */
+};
+
+static unsigned ra_state_column(const struct translation *t)
+{
+    return t->fde->cie->arch->ra_state;
+}
+
+/* The state the current row says, or -1 when the column has a rule that
+ * is no state. */
+static int current_ra_state(const struct translation *t)
+{
+    const struct sem_rule *rule = &t->row.rules[ra_state_column(t)];
+    if (rule->kind == SEM_RULE_UNSPECIFIED)
+        return CFI_RA_NOT_SIGNED;
+    if (rule->kind != SEM_RULE_VAL_EXPRESSION || rule->expr.len != 1)
+        return -1;
+    for (int state = 0; state <= CFI_RA_STATE_MAX; state++)
+        if (rule->expr.bytes[0] == ra_state_lits[state])
+            return state;
+    return -1;
+}
+
+static void set_ra_state(struct translation *t, unsigned state)
+{
+    struct sem_rule rule = {.kind = SEM_RULE_VAL_EXPRESSION,
+                            .expr = {&ra_state_lits[state], 1}};
+    set_rule(t, ra_state_column(t), rule);
+}
+
+/* negate_ra_state:            s = state(row) ∈ {0, 1}
+ *                             ⇒ row[ra_state] := val(lit(1 - s))
+ * negate_ra_state_with_pc:    s = state(row) ∈ {0, 2}
+ *                             ⇒ row[ra_state] := val(lit(2 - s))
+ *                                                   aadwarf64 §"Call
+ * frame instructions": each toggles between "not signed" and its own
+ * signed state. A state it does not toggle, or a column holding a rule
+ * of another kind (the ABI forbids mixing these with the register rule
+ * instructions on RA_SIGN_STATE; libgcc asserts the same), is
+ * malformed. */
+static enum cfi_status negate_ra_state(struct translation *t, int signed_state)
+{
+    int state = current_ra_state(t);
+    if (state < 0)
+        return fail(t, CFI_E_MALFORMED,
+                    "negate_ra_state on RA_SIGN_STATE with another rule");
+    if (state != CFI_RA_NOT_SIGNED && state != signed_state)
+        return fail(t, CFI_E_MALFORMED,
+                    "negate_ra_state on a state it does not toggle");
+    set_ra_state(t, (unsigned)(signed_state - state));
+    return CFI_OK;
+}
+
+/* GNU_window_save, AARCH64_negate_ra_state: the meaning of 0x2d is the
+ * architecture's (arch.h, vendor_ops): AArch64 return address signing
+ * (above), SPARC register windows (not implemented), none on x86-64. */
 static enum cfi_status rule_GNU_window_save(struct translation *t)
 {
-    if (cfi_arch_vendor_op(t->fde->cie->arch, 0x2d) == CFI_VENDOR_NONE)
+    switch (cfi_arch_vendor_op(t->fde->cie->arch, SEM_CFA_GNU_window_save)) {
+    case CFI_VENDOR_NEGATE_RA_STATE:
+        return negate_ra_state(t, CFI_RA_SIGNED_SP);
+    case CFI_VENDOR_NONE:
         return fail(t, CFI_E_UNSUPPORTED,
                     "GNU_window_save has no meaning on x86-64");
-    return fail(t, CFI_E_UNSUPPORTED,
-                "GNU_window_save: this architecture's meaning is not "
-                "implemented");
+    default:
+        return fail(t, CFI_E_UNSUPPORTED,
+                    "GNU_window_save: this architecture's meaning is not "
+                    "implemented");
+    }
+}
+
+/* AARCH64_negate_ra_state_with_pc: above. The decoder gives it only on
+ * AArch64. */
+static enum cfi_status rule_AARCH64_negate_ra_state_with_pc(
+    struct translation *t)
+{
+    return negate_ra_state(t, CFI_RA_SIGNED_SP_PC);
+}
+
+/* AARCH64_set_ra_state(s, n):  s ∈ {0, 1, 2} ⇒ row[ra_state] := val(lit s)
+ *                                                   aadwarf64 §"Call
+ * frame instructions". States 3..15 are reserved (Note 8): unsupported,
+ * as is any larger number. */
+static enum cfi_status rule_AARCH64_set_ra_state(struct translation *t)
+{
+    if (t->insn->number > CFI_RA_STATE_MAX)
+        return fail(t, CFI_E_UNSUPPORTED,
+                    "set_ra_state: a reserved return address state");
+    set_ra_state(t, (unsigned)t->insn->number);
+    return CFI_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -465,7 +554,9 @@ static enum cfi_status rule_GNU_window_save(struct translation *t)
     X(restore_state, rule_restore_state)                                    \
     X(nop, rule_nop)                                                        \
     X(GNU_args_size, rule_GNU_args_size)                                    \
-    X(GNU_window_save, rule_GNU_window_save)
+    X(GNU_window_save, rule_GNU_window_save)                                \
+    X(AARCH64_negate_ra_state_with_pc, rule_AARCH64_negate_ra_state_with_pc) \
+    X(AARCH64_set_ra_state, rule_AARCH64_set_ra_state)
 
 static enum cfi_status apply(struct translation *t, const struct sem_insn *insn)
 {
@@ -593,6 +684,7 @@ static struct sem_decode_env decode_env(const struct cfi_fde *fde, bool in_cie)
         .pointer_encoding = cie->fde_encoding,
         .bytes_addr = in_cie ? 0 : fde->instructions_addr,
         .in_cie = in_cie,
+        .arch = cie->arch,
     };
 }
 

@@ -163,7 +163,7 @@ size_t synth_args_sizes(const struct cfi_fde *fde, struct synth_args *out,
     struct sem_decode_env env = {cie->code_align, cie->data_align,
                                  fde->section, cie->address_size,
                                  cie->fde_encoding, fde->instructions_addr,
-                                 false};
+                                 false, cie->arch};
     struct sem_program program = {NULL, 0, 0};
     size_t n = 0;
     if (sem_decode(fde->instructions, fde->instructions_len, &env, &program,

@@ -75,7 +75,7 @@ static void compare_at(const struct cfi_file *file,
         struct cfi_regs callee;
         make_state(seed ^ pc, k, pc, &callee);
         struct cfi_request request = {pc, caller, &callee,
-                                      engine_memory_reader(memory)};
+                                      engine_memory_reader(memory), 0};
         interp_unwind(file, &request, a);
         sem_unwind(il, &request, b);
         if (!same_frame(a, b)) {

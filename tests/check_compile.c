@@ -148,7 +148,7 @@ static void compare_at(const struct cg_eh_elf *eh, const struct sem_file_il *il,
         struct cfi_regs callee;
         make_state(pc * 7919, k, pc, &callee);
         struct cfi_request request = {pc, caller, &callee,
-                                      engine_memory_reader(m->state[k])};
+                                      engine_memory_reader(m->state[k]), 0};
         sem_unwind(il, &request, a);
         cg_unwind(eh, &request, b);
         if (!same_frame(a, b)) {
@@ -430,7 +430,7 @@ static void compare_v1_at(const struct cg_eh_elf *eh,
         make_state(pc * 7919, k, pc, &full);
         v1_regs(&full, &callee);
         struct cfi_request request = {pc, caller, &callee,
-                                      engine_memory_reader(m->state[k])};
+                                      engine_memory_reader(m->state[k]), 0};
         v1_expected(il, &request, a);
         cg_unwind(eh, &request, b);
         if (!same_v1(a, b)) {
@@ -896,7 +896,7 @@ START_TEST(test_hand_rows)
         make_state(i, 0, 0x1000, &callee);
         struct cfi_frame frame;
         struct cfi_request request = {file->fdes[i].pc_begin, false, &callee,
-                                      engine_memory_reader(m.state[0])};
+                                      engine_memory_reader(m.state[0]), 0};
         sem_unwind(il, &request, &frame);
         by_status[frame.status]++;
     }
@@ -1306,7 +1306,7 @@ START_TEST(test_load_errors)
     cfi_regs_clear(&callee);
     struct engine_memory *memory = engine_memory_new(true, 1);
     struct cfi_request request = {0x1000, false, &callee,
-                                  engine_memory_reader(memory)};
+                                  engine_memory_reader(memory), 0};
     struct cfi_frame frame;
     ck_assert_int_eq(cg_unwind(eh, &request, &frame), CFI_E_UNSUPPORTED);
     engine_memory_free(memory);
@@ -1854,7 +1854,7 @@ START_TEST(test_error_result_fields_unset)
     const uint64_t pcs[] = {0x10, 0x1001};
     for (size_t i = 0; i < 2; i++) {
         struct cfi_request request = {pcs[i], false, &callee,
-                                      engine_memory_reader(memory)};
+                                      engine_memory_reader(memory), 0};
         struct cfi_frame frame;
         memset(&frame, 0xbe, sizeof frame);
         ck_assert_int_ne(cg_unwind(eh, &request, &frame), CFI_OK);

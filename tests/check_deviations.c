@@ -155,7 +155,7 @@ static void probe_run_with(struct probe *p, const char *path, uint64_t pc,
     if (unknown >= 0)
         p->callee.status[unknown] = CFI_REG_UNKNOWN;
     p->request = (struct cfi_request){pc, caller, &p->callee,
-                                      engine_memory_reader(p->memory)};
+                                      engine_memory_reader(p->memory), 0};
     sem_unwind(p->il, &p->request, &p->expected);
     void *self = NULL;
     ck_assert_msg(adapters[engine].open(p->file, &self, &diag) == CFI_OK,

@@ -510,7 +510,7 @@ static void ask_words(char **words, size_t n, const struct cfi_file *file,
 {
     uint64_t seed = 0;
     cfi_regs_clear(&a->callee);
-    a->request = (struct cfi_request){0, false, &a->callee, {NULL, NULL}};
+    a->request = (struct cfi_request){0, false, &a->callee, {NULL, NULL}, 0};
     for (size_t i = 3; i < n; i++) {
         if (!strcmp(words[i], "--caller"))
             a->request.caller_frame = true;
@@ -1028,7 +1028,7 @@ START_TEST(test_signal_flag_compared)
     got.signal_frame = false;
     ck_assert(!engine_frames_agree(&expected, &got));
     const struct cfi_request request = {0x1000, false, &expected.caller,
-                                        {NULL, NULL}};
+                                        {NULL, NULL}, 0};
     enum engine_id engines[] = {ENGINE_interp, ENGINE_libdw};
     for (size_t i = 0; i < 2; i++) {
         engine_answer_reset(&answer);
@@ -1061,7 +1061,7 @@ START_TEST(test_internal_error_never_agrees)
     ck_assert(!engine_frames_agree(&expected, &got));
     ck_assert_str_eq(cfi_status_name(CFI_E_INTERNAL), "internal");
     const struct cfi_request request = {0x1000, false, &expected.caller,
-                                        {NULL, NULL}};
+                                        {NULL, NULL}, 0};
     enum engine_id engines[] = {ENGINE_interp,
                                      ENGINE_libunwind};
     enum cfi_status reference[] = {CFI_E_INTERNAL, CFI_OK};

@@ -400,7 +400,7 @@ static void check_traced_row(const struct sem_file_il *il, size_t index,
         bool caller = k & 1;
         uint64_t pc = caller ? begin + 1 : begin;
         make_state(k, pc, &regs);
-        struct cfi_request request = {pc, caller, &regs, memory};
+        struct cfi_request request = {pc, caller, &regs, memory, 0};
         struct cfi_frame untraced, traced;
         memset(&untraced, 0, sizeof untraced);
         memset(&traced, 0, sizeof traced);

@@ -203,7 +203,7 @@ static void compare_at(const struct run *r, uint64_t pc, bool caller,
         engine_memory_add_fault(memory, callee.value[CFI_REG_RSP] + 8,
                                 callee.value[CFI_REG_RSP] + 16);
     struct cfi_request request = {pc, caller, &callee,
-                                  engine_memory_reader(memory)};
+                                  engine_memory_reader(memory), 0};
     struct cfi_frame expected;
     sem_unwind(r->il, &request, &expected);
     struct engine_answer answer;
@@ -420,7 +420,7 @@ static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
     make_state(99, 0, pc, &callee);
     cfi_regs_set(&callee, CFI_REG_RSP, 0x7ffe00001000);
     struct cfi_request request = {pc, false, &callee,
-                                  engine_memory_reader(memory)};
+                                  engine_memory_reader(memory), 0};
     sem_unwind(il, &request, &asked->expected);
     void *self;
     ck_assert_int_eq(oracle->open(file, &self, &diag), CFI_OK);

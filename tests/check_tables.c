@@ -659,7 +659,7 @@ START_TEST(sframe_mutated)
                                   fde->start + fde->size - 1};
                 for (size_t p = 0; p < 3 && fde->size; p++) {
                     struct cfi_request request = {
-                        pcs[p], false, &callee, engine_memory_reader(memory)};
+                        pcs[p], false, &callee, engine_memory_reader(memory), 0};
                     struct cfi_frame frame;
                     sframe_unwind(t, &request, &frame);
                 }

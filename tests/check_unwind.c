@@ -1322,7 +1322,7 @@ static void run_case(const struct unwind_case *c, const struct engine *engine)
     build_callee(c, &callee);
     struct test_memory memory = {c->fault_lo, c->fault_hi, false};
     struct cfi_request request = {c->pc, c->caller, &callee,
-                                  {test_read, &memory}};
+                                  {test_read, &memory}, 0};
     struct cfi_frame *frame = calloc(1, sizeof *frame);
     ck_assert_ptr_nonnull(frame);
     enum cfi_status status = engine->unwind_fde(&fde, &request, frame);
@@ -1632,7 +1632,7 @@ START_TEST(test_file_lookup)
     struct test_memory memory = {0, 0, false};
     struct cfi_request request = {file_requests[which].pc,
                                   file_requests[which].caller, &callee,
-                                  {test_read, &memory}};
+                                  {test_read, &memory}, 0};
     struct cfi_frame frame;
     memset(&frame, 0, sizeof frame);
     file_engines[_i % 2].unwind(file, &request, &frame);
@@ -1668,7 +1668,7 @@ static void interp_run(const uint8_t *program, size_t len, uint64_t pc,
     build_records(&c, program, len, &cie, &fde);
     build_callee(&c, callee);
     struct test_memory memory = {0, 0, false};
-    struct cfi_request request = {pc, false, callee, {test_read, &memory}};
+    struct cfi_request request = {pc, false, callee, {test_read, &memory}, 0};
     interp_unwind_fde(&fde, &request, frame);
 }
 
@@ -1718,7 +1718,7 @@ START_TEST(test_interp_in_place)
     uint64_t rsp = frame.caller.value[7], rbx = frame.caller.value[3];
     struct test_memory memory = {0, 0, false};
     struct cfi_request request = {PC0, false, &frame.caller,
-                                  {test_read, &memory}};
+                                  {test_read, &memory}, 0};
     interp_unwind_fde(&fde, &request, &frame);
     ck_assert_int_eq(frame.status, CFI_OK);
     ck_assert_uint_eq(frame.cfa, rsp + 8);

@@ -63,7 +63,7 @@ static char *row_text(struct trace_elf *elf, const struct stop *stop)
     FILE *out = open_memstream(&text, &len);
     if (!out)
         return NULL;
-    sem_print_range_text(out, range);
+    sem_print_range_text(out, elf->file->arch, range);
     fclose(out);
     if (text)
         text[strcspn(text, "\n")] = 0;
@@ -256,7 +256,7 @@ static void ask_engine(struct trace_checker *c, enum engine_id id,
     struct engine_answer answer;
     engine_answer_reset(&answer);
     struct cfi_request request = {stop->pc, false, stop->callee,
-                                  trace_mem_reader(c->mem)};
+                                  trace_mem_reader(c->mem), 0};
     elf->engines[id].unwind(elf->engines[id].self, &request, &answer);
     struct difference d[2 + TRACE_NSAVED];
     size_t n = answer.comparable ? compare(&answer.frame, stop->truth, d) : 0;

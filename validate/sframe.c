@@ -109,7 +109,7 @@ static enum cfi_status check_address(struct run *r, const struct cfi_fde *fde,
         engine_state_make(&r->config, (struct engine_pc){pc, false}, k, row,
                           state);
         struct cfi_request request = {pc, false, &state->callee,
-                                      engine_memory_reader(r->memories[k])};
+                                      engine_memory_reader(r->memories[k]), 0};
         expected_answer(fde->cie->arch, row, &request, e);
         sframe_unwind(r->table, &request, g);
         enum validate_sframe_item item;

@@ -294,7 +294,8 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
     wrong->got = *got;
     wrong->outcome = *outcome;
     wrong->crashed = crashed;
-    wrong->row_text = q->range ? sem_range_text(q->range) : NULL;
+    wrong->row_text = q->range && q->fde
+        ? sem_range_text(q->fde->cie->arch, q->range) : NULL;
 }
 
 static bool same_kind(const struct validate_wrong_range *a, uint32_t kind,

@@ -147,7 +147,7 @@ static bool has_opcode(const struct cfi_fde *fde, enum sem_opcode opcode)
         .code_align = cie->code_align, .data_align = cie->data_align,
         .section = fde->section, .address_size = 8,
         .pointer_encoding = cie->fde_encoding,
-        .bytes_addr = fde->instructions_addr,
+        .bytes_addr = fde->instructions_addr, .arch = cie->arch,
     };
     struct sem_program program = {0};
     struct cfi_diag diag;
