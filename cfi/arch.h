@@ -56,6 +56,7 @@ struct cfi_arch {
     /* DWARF register names, CFI_NREGS of them (NULL: no register). */
     const char *const *reg_names;
     unsigned sp;            /* the stack pointer: its default is the CFA */
+    unsigned fp;            /* the frame pointer of the ABI's frame chain */
     unsigned pc;            /* the register that holds the caller's PC */
     unsigned ra_column;     /* the return address column of the ABI */
     /* The ABI default of registers 0 .. ndefaults-1 (enum

@@ -68,7 +68,8 @@ int cli_report(int argc, char **argv);
  * or for an error {"engine", "pc", "cfa": null, "error", "message",
  * "reg", "offset", "offset_in", "regs": {}}. */
 struct engine_answer;
-void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
+void cli_frame_json(FILE *out, const struct cfi_arch *arch,
+                    const char *engine, uint64_t pc,
                     const struct engine_answer *answer);
 int cli_validate(int argc, char **argv);
 /* `validate FILE --hdr` and `--sframe` (cli/validate_table.c): wanted
@@ -130,6 +131,7 @@ bool cli_parse_u64(const char *text, uint64_t *value);
 struct cli_state {
     struct cfi_regs callee;
     bool has_regs;
+    char *regs_text;             /* --regs, read once the file is open */
     uint64_t seed;
     const char *dump_path;
     uint64_t dump_addr;
@@ -139,9 +141,15 @@ struct cli_state {
 };
 
 /* Each takes the option's value; false when it is malformed. --regs
- * "rsp=0x10,rbp=3" (names or DWARF numbers) sets registers; --mem
- * "DUMP@ADDR" (cuts `text`); --fault "0x1000-0x2000". */
+ * "rsp=0x10,rbp=3" (names or DWARF numbers) is kept, and sets the
+ * registers when cli_state_set_regs reads it with the names of the
+ * file's architecture; --mem "DUMP@ADDR" (cuts `text`); --fault
+ * "0x1000-0x2000". */
 bool cli_state_regs(struct cli_state *state, char *list);
+/* Reads --regs with `arch`'s names, then gives the PC register `pc` when
+ * the list did not; false when the list is malformed. */
+bool cli_state_set_regs(struct cli_state *state, const struct cfi_arch *arch,
+                        uint64_t pc);
 bool cli_state_dump(struct cli_state *state, char *text);
 bool cli_state_fault(struct cli_state *state, const char *text);
 

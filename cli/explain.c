@@ -205,8 +205,6 @@ static int parse_options(int argc, char **argv, struct options *o)
         return cli_usage_error("explain", "missing FILE", NULL);
     if (!o->has_pc)
         return cli_usage_error("explain", "missing --pc", NULL);
-    if (o->state.callee.status[CFI_REG_RIP] != CFI_REG_VALUE)
-        cfi_regs_set(&o->state.callee, CFI_REG_RIP, o->pc);
     return CLI_OK;
 }
 
@@ -256,7 +254,8 @@ static void frame_json(FILE *out, const struct explanation *e)
     answer.signal_comparable = true;
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
         answer.reg_comparable[reg] = true;
-    cli_frame_json(out, engine_name(ENGINE_il), e->pc, &answer);
+    cli_frame_json(out, &cfi_arch_x86_64, engine_name(ENGINE_il), e->pc,
+                   &answer);
 }
 
 /* The FDE's machine code, disassembled by synth/'s decoder, as the page
@@ -344,6 +343,15 @@ static int print_explanation(const struct explanation *e, enum ex_format f)
 
 static int explain_file(struct options *o, const struct cfi_file *file)
 {
+    /* The derivation's defaults and register names are x86-64's. */
+    if (file->arch != &cfi_arch_x86_64) {
+        fprintf(stderr, "cfisem: %s: explain does not read %s files yet\n",
+                o->path, file->arch->name);
+        return CLI_BAD_INPUT;
+    }
+    if (!cli_state_set_regs(&o->state, file->arch, o->pc))
+        return cli_usage_error("explain", "bad register list for",
+                               file->arch->name);
     struct engine_memory *memory;
     int result = cli_state_memory(&o->state, file, &memory);
     if (result != CLI_OK)

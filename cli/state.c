@@ -10,21 +10,38 @@
 #include "cli.h"
 #include "engines/engines.h"
 
-bool cli_state_regs(struct cli_state *state, char *list)
+static bool set_regs(struct cli_state *state, const struct cfi_arch *arch)
 {
     char *saved = NULL;
-    for (char *item = strtok_r(list, ",", &saved); item;
+    for (char *item = strtok_r(state->regs_text, ",", &saved); item;
          item = strtok_r(NULL, ",", &saved)) {
         char *eq = strchr(item, '=');
         if (!eq)
             return false;
-        int reg = cfi_reg_parse(item, (size_t)(eq - item));
+        int reg = cfi_arch_reg_parse(arch, item, (size_t)(eq - item));
         uint64_t value;
         if (reg < 0 || !cli_parse_u64(eq + 1, &value))
             return false;
         cfi_regs_set(&state->callee, (unsigned)reg, value);
     }
+    state->regs_text = NULL;
+    return true;
+}
+
+bool cli_state_regs(struct cli_state *state, char *list)
+{
+    state->regs_text = list;
     state->has_regs = true;
+    return strchr(list, '=') != NULL;
+}
+
+bool cli_state_set_regs(struct cli_state *state, const struct cfi_arch *arch,
+                        uint64_t pc)
+{
+    if (state->regs_text && !set_regs(state, arch))
+        return false;
+    if (state->callee.status[arch->pc] != CFI_REG_VALUE)
+        cfi_regs_set(&state->callee, arch->pc, pc);
     return true;
 }
 

@@ -16,16 +16,19 @@ static const char usage[] =
     "                     [--engine E] [--eh-elf EH_ELF [--abi A]]\n"
     "                     [--caller]\n"
     "                     [--mem-seed S | --mem DUMP@ADDR]\n"
-    "                     [--fault BEGIN-END]... [--timeout S] [--json]\n"
+    "                     [--fault BEGIN-END]... [--va-bits N]\n"
+    "                     [--timeout S] [--json]\n"
     "\n"
     "Unwinds one frame of FILE at ADDR: finds the row of its call frame\n"
     "information, computes the CFA, then the caller's registers.\n"
     "\n"
     "  --pc ADDR        the frame's PC, a file address (readelf's)\n"
     "  --regs LIST      the callee's registers, e.g. rsp=0x7ffe1000,rbp=0x0;\n"
-    "                   names (rax..r15, rip) or DWARF numbers (r3, 3). A\n"
-    "                   register not given is unknown: a rule that needs it\n"
-    "                   fails. rip defaults to the PC.\n"
+    "                   names of FILE's architecture (x86-64: rax..r15,\n"
+    "                   rip; AArch64: x0..x30, sp, pc) or DWARF numbers\n"
+    "                   (r3, 3). A register not given is unknown: a rule\n"
+    "                   that needs it fails. The PC register (rip, pc)\n"
+    "                   defaults to the PC.\n"
     "  --engine E       il (the evaluator of the intermediate language,\n"
     "                   the reference, default), interp (the direct\n"
     "                   interpreter), compiled (an eh_elf: FILE's CFI\n"
@@ -54,6 +57,10 @@ static const char usage[] =
     "  --mem DUMP@ADDR  the bytes of file DUMP at ADDR (a copied stack), and\n"
     "                   FILE's segments; other reads fault\n"
     "  --fault B-E      reads of [B, E) fault (may be repeated)\n"
+    "  --va-bits N      AArch64: the virtual-address bits of a return\n"
+    "                   address whose signature (RA_SIGN_STATE) is\n"
+    "                   stripped from the caller's PC, 32 to 55 (default\n"
+    "                   48)\n"
     "  --timeout S      compiled and the outside engines run in a child\n"
     "                   process, stopped when it gives no answer within S\n"
     "                   seconds (default 10)\n"
@@ -136,6 +143,7 @@ struct options {
     bool caller;
     bool json;
     double timeout;
+    unsigned va_bits;            /* --va-bits, 0: the default */
 };
 
 static int parse_option(int argc, char **argv, int *i, struct options *o)
@@ -146,7 +154,7 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
                        !strcmp(arg, "--engine") || !strcmp(arg, "--mem-seed") ||
                        !strcmp(arg, "--mem") || !strcmp(arg, "--fault") ||
                        !strcmp(arg, "--eh-elf") || !strcmp(arg, "--abi") ||
-                       !strcmp(arg, "--timeout");
+                       !strcmp(arg, "--timeout") || !strcmp(arg, "--va-bits");
     if (takes_value && !value)
         return cli_usage_error("unwind", "missing value for", arg);
     if (takes_value)
@@ -176,6 +184,13 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
                                          "seconds, not", value);
     if (!strcmp(arg, "--timeout"))
         o->timeout = (double)seconds;
+    uint64_t bits;
+    if (!strcmp(arg, "--va-bits") &&
+        !(cli_parse_u64(value, &bits) && bits >= 32 && bits <= 55))
+        return cli_usage_error("unwind", "--va-bits takes 32 to 55, not",
+                               value);
+    if (!strcmp(arg, "--va-bits"))
+        o->va_bits = (unsigned)bits;
     if (!strcmp(arg, "--mem-seed") && !cli_parse_u64(value, &o->state.seed))
         return cli_usage_error("unwind", "bad seed", value);
     if (!strcmp(arg, "--fault") && !cli_state_fault(&o->state, value))
@@ -213,8 +228,6 @@ static int parse_options(int argc, char **argv, struct options *o)
                                NULL);
     if (o->abi && !o->eh_elf)
         return cli_usage_error("unwind", "--abi needs --eh-elf", NULL);
-    if (o->state.callee.status[CFI_REG_RIP] != CFI_REG_VALUE)
-        cfi_regs_set(&o->state.callee, CFI_REG_RIP, o->pc);
     return CLI_OK;
 }
 
@@ -223,11 +236,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 /* ------------------------------------------------------------------ */
 
 
-/* Registers 0-16, and any other the frame does not leave undefined and
- * the engine speaks for. */
-static bool reported(const struct engine_answer *answer, unsigned reg)
+/* The registers the architecture reports (x86-64: 0-16; AArch64: 0-34),
+ * and any other the frame does not leave undefined and the engine
+ * speaks for. */
+static bool reported(const struct cfi_arch *arch,
+                     const struct engine_answer *answer, unsigned reg)
 {
-    if (reg < CFI_NGPRS)
+    if (reg < arch->nreported)
         return true;
     return answer->reg_comparable[reg] &&
            answer->frame.caller.status[reg] != CFI_REG_UNDEFINED;
@@ -237,13 +252,15 @@ static bool reported(const struct engine_answer *answer, unsigned reg)
  * comparable" (the engine cannot say) or "not modelled" (a value of a
  * register that is not 8 bytes wide, which the engines read as 8 bytes:
  * cfi_reg_size). */
-static const char *reg_text(const struct engine_answer *answer, unsigned reg,
+static const char *reg_text(const struct cfi_arch *arch,
+                            const struct engine_answer *answer, unsigned reg,
                             char *buf, size_t size)
 {
     const struct cfi_regs *caller = &answer->frame.caller;
     if (!answer->reg_comparable[reg])
         return "not comparable";
-    if (caller->status[reg] == CFI_REG_VALUE && cfi_reg_size(reg) != 8)
+    if (caller->status[reg] == CFI_REG_VALUE &&
+        cfi_arch_reg_size(arch, reg) != 8)
         return "not modelled";
     if (caller->status[reg] == CFI_REG_VALUE) {
         snprintf(buf, size, "0x%" PRIx64, caller->value[reg]);
@@ -252,24 +269,26 @@ static const char *reg_text(const struct engine_answer *answer, unsigned reg,
     return caller->status[reg] == CFI_REG_UNKNOWN ? "unknown" : "undefined";
 }
 
-static void print_error_text(const struct cfi_frame *frame)
+static void print_error_text(const struct cfi_arch *arch,
+                             const struct cfi_frame *frame)
 {
     char name[16];
     printf("error: %s: %s", cfi_status_name(frame->status),
            frame->diag.message ? frame->diag.message
                                : cfi_status_text(frame->status));
     if (frame->diag.reg >= 0)
-        printf(" (%s)", cfi_reg_label((unsigned)frame->diag.reg, name,
-                                      sizeof name));
+        printf(" (%s)", cfi_arch_reg_label(arch, (unsigned)frame->diag.reg,
+                                           name, sizeof name));
     cli_print_error_position(stdout, &frame->diag);
     printf("\n");
 }
 
-static void print_text(const struct engine_answer *answer)
+static void print_text(const struct cfi_arch *arch,
+                       const struct engine_answer *answer)
 {
     const struct cfi_frame *frame = &answer->frame;
     if (frame->status != CFI_OK) {
-        print_error_text(frame);
+        print_error_text(arch, frame);
         return;
     }
     char buf[32];
@@ -278,21 +297,24 @@ static void print_text(const struct engine_answer *answer)
     else
         printf("cfa = not comparable\n");
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
-        if (!reported(answer, reg))
+        if (!reported(arch, answer, reg))
             continue;
         char name[16];
-        const char *text = reg_text(answer, reg, buf, sizeof buf);
-        bool end = reg == CFI_REG_RIP && !strcmp(text, "undefined");
-        printf("%s = %s%s\n", cfi_reg_label(reg, name, sizeof name), text,
-               end ? " (end of stack)" : "");
+        const char *text = reg_text(arch, answer, reg, buf, sizeof buf);
+        bool end = reg == arch->pc && !strcmp(text, "undefined");
+        printf("%s = %s%s\n", cfi_arch_reg_label(arch, reg, name, sizeof name),
+               text, end ? " (end of stack)" : "");
     }
     if (frame->signal_frame)
         printf("signal frame: the caller's PC is exact (not a return address)\n");
+    if (arch->ra_state != CFI_NO_RA_STATE)
+        printf("return address key: %s\n", frame->ra_b_key ? "B" : "A");
 }
 
 /* The error of a frame that is not unwound: its status, message, the
  * register it names and where (a section or expression offset). */
-static void json_error(FILE *out, const struct cfi_frame *frame)
+static void json_error(FILE *out, const struct cfi_arch *arch,
+                       const struct cfi_frame *frame)
 {
     char name[16];
     fprintf(out, "\"cfa\": null, \"error\": \"%s\", \"message\": ",
@@ -301,8 +323,9 @@ static void json_error(FILE *out, const struct cfi_frame *frame)
                                               : cfi_status_text(frame->status));
     fputs(", \"reg\": ", out);
     engine_json_string(out, frame->diag.reg >= 0
-                              ? cfi_reg_label((unsigned)frame->diag.reg, name,
-                                              sizeof name)
+                              ? cfi_arch_reg_label(arch,
+                                                   (unsigned)frame->diag.reg,
+                                                   name, sizeof name)
                               : NULL);
     if (frame->diag.offset == CFI_NO_OFFSET)
         fputs(", \"offset\": null, \"offset_in\": null", out);
@@ -316,14 +339,15 @@ static void json_error(FILE *out, const struct cfi_frame *frame)
 
 /* The frame's members and the closing brace: the object's opening is
  * the caller's (with "schema_version" at the top level only). */
-static void frame_members(FILE *out, const char *engine, uint64_t pc,
+static void frame_members(FILE *out, const struct cfi_arch *arch,
+                          const char *engine, uint64_t pc,
                           const struct engine_answer *answer)
 {
     const struct cfi_frame *frame = &answer->frame;
     fprintf(out, "\"engine\": \"%s\", \"pc\": \"0x%" PRIx64 "\", ", engine,
             pc);
     if (frame->status != CFI_OK) {
-        json_error(out, frame);
+        json_error(out, arch, frame);
         return;
     }
     char buf[32];
@@ -335,26 +359,28 @@ static void frame_members(FILE *out, const char *engine, uint64_t pc,
             frame->signal_frame ? "true" : "false");
     const char *separator = "";
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
-        if (!reported(answer, reg))
+        if (!reported(arch, answer, reg))
             continue;
         fprintf(out, "%s\"%u\": \"%s\"", separator, reg,
-                reg_text(answer, reg, buf, sizeof buf));
+                reg_text(arch, answer, reg, buf, sizeof buf));
         separator = ", ";
     }
     fputs("}}", out);
 }
 
-void cli_frame_json(FILE *out, const char *engine, uint64_t pc,
+void cli_frame_json(FILE *out, const struct cfi_arch *arch,
+                    const char *engine, uint64_t pc,
                     const struct engine_answer *answer)
 {
     putc('{', out);
-    frame_members(out, engine, pc, answer);
+    frame_members(out, arch, engine, pc, answer);
 }
 
-static void print_json(const struct options *o, const struct engine_answer *answer)
+static void print_json(const struct options *o, const struct cfi_arch *arch,
+                       const struct engine_answer *answer)
 {
     printf("{\"schema_version\": %d, ", CFI_JSON_SCHEMA_VERSION);
-    frame_members(stdout, engine_name(o->engine), o->pc, answer);
+    frame_members(stdout, arch, engine_name(o->engine), o->pc, answer);
     putchar('\n');
 }
 
@@ -448,7 +474,8 @@ static int run_engine(const struct options *o, const struct cfi_file *file,
     }
 }
 
-static int report(const struct options *o, const struct engine_answer *answer)
+static int report(const struct options *o, const struct cfi_arch *arch,
+                  const struct engine_answer *answer)
 {
     const struct cfi_frame *frame = &answer->frame;
     if (!answer->comparable) {
@@ -468,9 +495,9 @@ static int report(const struct options *o, const struct engine_answer *answer)
     if (frame->status == CFI_E_MALFORMED || frame->status == CFI_E_UNSUPPORTED)
         cli_report_file_error(o->path, &frame->diag);
     if (o->json)
-        print_json(o, answer);
+        print_json(o, arch, answer);
     else
-        print_text(answer);
+        print_text(arch, answer);
     if (frame->status == CFI_OK)
         return CLI_OK;
     return cli_exit_of(frame->status, CLI_NO_UNWIND);
@@ -478,11 +505,15 @@ static int report(const struct options *o, const struct engine_answer *answer)
 
 static int unwind_file(struct options *o, struct cfi_file *file)
 {
+    if (!cli_state_set_regs(&o->state, file->arch, o->pc))
+        return cli_usage_error("unwind", "bad register list for",
+                               file->arch->name);
     struct engine_memory *memory = NULL;
     int result = cli_state_memory(&o->state, file, &memory);
     if (result == CLI_OK) {
         struct cfi_request request = {o->pc, o->caller, &o->state.callee,
-                                      engine_memory_reader(memory), 0};
+                                      engine_memory_reader(memory),
+                                      o->va_bits};
         const char *v1 = o->eh_elf ? cli_eh_elf_v1_abi(o->eh_elf, o->abi)
                                    : NULL;
         struct engine_ask_result *asked = v1 ? NULL : calloc(1, sizeof *asked);
@@ -492,7 +523,7 @@ static int unwind_file(struct options *o, struct cfi_file *file)
             result = !asked ? CLI_BAD_INPUT
                             : run_engine(o, file, &request, asked);
         if (!v1 && result == CLI_OK)
-            result = report(o, &asked->answer);
+            result = report(o, file->arch, &asked->answer);
         free(asked);
     }
     engine_memory_free(memory);

@@ -301,6 +301,10 @@ enum cfi_status cg_generate_search(const struct sem_file_il *il,
                                    struct cg_program **result,
                                    struct cfi_diag *diag)
 {
+    /* The eh_elf ABI's register file is x86-64's (eh_elf.h). */
+    if (il->file->arch != &cfi_arch_x86_64)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        "eh_elfs for AArch64 are not built yet");
     struct eh_elf_object_id object_id;
     enum cfi_status status = cg_file_object_id(il->file, &object_id, diag);
     if (status != CFI_OK)

@@ -186,6 +186,20 @@ static const struct adapter adapters[ENGINE_COUNT] = {
                             engine_sframe_close},
 };
 
+/* What an outside engine answers for a file of an architecture its
+ * adapter does not read (libunwind is built for the host, x86-64): no
+ * request of the file is comparable. */
+static enum cfi_status other_architecture(void *self,
+                                          const struct cfi_request *request,
+                                          struct engine_answer *answer)
+{
+    (void)self;
+    (void)request;
+    engine_answer_reset(answer);
+    return engine_answer_not_comparable(answer, "another architecture: "
+                                        "this engine reads x86-64 only");
+}
+
 static enum cfi_status adapter_open(enum engine_id id,
                                     const struct cfi_file *file,
                                     struct engine_instance *engine,
@@ -194,6 +208,10 @@ static enum cfi_status adapter_open(enum engine_id id,
     const struct adapter *adapter = &adapters[id];
     if (!adapter->open)
         return not_built(diag);
+    if (file->arch != &cfi_arch_x86_64) {
+        engine->unwind = other_architecture;
+        return CFI_OK;
+    }
     enum cfi_status status = adapter->open(file, &engine->self, diag);
     if (status != CFI_OK)
         return status;
@@ -229,6 +247,10 @@ static enum cfi_status compiled_open(const struct cfi_file *file,
 {
     char *built_path = NULL;
     const char *path = config ? config->eh_elf_path : NULL;
+    if (file->arch != &cfi_arch_x86_64)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        "the compiled engine does not build eh_elfs for "
+                        "AArch64 yet");
     if (!path) {
         struct cg_build_options options = {NULL, 0, true};
         bool built;

@@ -131,37 +131,42 @@ const char *engine_state_kind_name(enum engine_state_kind kind)
 
 /* The register the CFA rule reads: reg of reg+off, or the register of a
  * leading DW_OP_breg0..31 of an expression; -1 when there is none. */
-static int cfa_base(const struct sem_row *row)
+static int cfa_base(const struct cfi_arch *arch, const struct sem_row *row)
 {
     if (!row)
         return -1;
+    unsigned n = arch->nreported;
     if (row->cfa.kind == SEM_CFA_RULE_REG_OFFSET)
-        return row->cfa.reg < CFI_NGPRS ? (int)row->cfa.reg : -1;
+        return row->cfa.reg < n ? (int)row->cfa.reg : -1;
     if (row->cfa.kind == SEM_CFA_RULE_EXPR && row->cfa.expr.len > 0 &&
         row->cfa.expr.bytes[0] >= 0x70 && row->cfa.expr.bytes[0] <= 0x8f)
-        return row->cfa.expr.bytes[0] - 0x70 < CFI_NGPRS
+        return row->cfa.expr.bytes[0] - 0x70u < n
                    ? row->cfa.expr.bytes[0] - 0x70 : -1;
     return -1;
 }
 
 static bool knows(const struct engine_state_config *config,
-                  enum engine_state_kind kind, unsigned reg, uint64_t h)
+                  const struct cfi_arch *arch, enum engine_state_kind kind,
+                  unsigned reg, uint64_t h)
 {
-    /* v1 carries rip, rsp, rbp, rbx, and eh_elfs of that ABI read them
-     * without looking at the flags: all four are always given. */
+    /* v1 (x86-64's) carries rip, rsp, rbp, rbx, and eh_elfs of that ABI
+     * read them without looking at the flags: all four are always
+     * given. */
     if (config->regs == ENGINE_REGS_V1)
         return reg == CFI_REG_RSP || reg == CFI_REG_RBP ||
                reg == CFI_REG_RBX || reg == CFI_REG_RIP;
-    if (kind != ENGINE_STATE_PARTIAL || reg == CFI_REG_RSP)
+    if (kind != ENGINE_STATE_PARTIAL || reg == arch->sp)
         return true;
     return (engine_mix(h ^ (0x6b6e6f77ull + reg)) & 1) != 0;
 }
 
 void engine_state_make(const struct engine_state_config *config,
-                       struct engine_pc at, unsigned k,
-                       const struct sem_row *row, struct engine_state *state)
+                       const struct cfi_arch *arch, struct engine_pc at,
+                       unsigned k, const struct sem_row *row,
+                       struct engine_state *state)
 {
     memset(state, 0, sizeof *state);
+    state->arch = arch;
     state->index = k;
     state->kind = engine_state_kind_of(k, config);
     state->at = at;
@@ -169,27 +174,29 @@ void engine_state_make(const struct engine_state_config *config,
     uint64_t h = hash3(config->seed, at.pc * 2 + at.caller_frame, k);
     struct cfi_regs *regs = &state->callee;
     cfi_regs_clear(regs);
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
-        if (knows(config, state->kind, reg, h))
+    for (unsigned reg = 0; reg < arch->nreported; reg++)
+        if (knows(config, arch, state->kind, reg, h))
             cfi_regs_set(regs, reg, engine_mix(h ^ (0x7265670000ull + reg)));
     uint64_t window = config->stack_window ? config->stack_window : 8;
-    uint64_t rsp = config->stack_base +
-                   ((engine_mix(h ^ 0x727370ull) % window) & ~(uint64_t)7);
-    cfi_regs_set(regs, CFI_REG_RSP, rsp);
-    if (regs->status[CFI_REG_RBP] == CFI_REG_VALUE)
-        cfi_regs_set(regs, CFI_REG_RBP, rsp + (engine_mix(h ^ 0x726270ull) & 0xff8));
-    int base = cfa_base(row);
-    if (base >= 0 && base != CFI_REG_RSP && base != CFI_REG_RBP &&
-        base != CFI_REG_RIP &&
+    uint64_t sp = config->stack_base +
+                  ((engine_mix(h ^ 0x727370ull) % window) & ~(uint64_t)7);
+    unsigned fp = arch->fp;
+    cfi_regs_set(regs, arch->sp, sp);
+    if (regs->status[fp] == CFI_REG_VALUE)
+        cfi_regs_set(regs, fp, sp + (engine_mix(h ^ 0x726270ull) & 0xff8));
+    int base = cfa_base(arch, row);
+    if (base >= 0 && (unsigned)base != arch->sp && (unsigned)base != fp &&
+        (unsigned)base != arch->pc &&
         (config->regs == ENGINE_REGS_ALL || base == CFI_REG_RBX))
-        cfi_regs_set(regs, (unsigned)base, rsp + (engine_mix(h ^ 0x636661ull) & 0xff8));
-    else if (base == CFI_REG_RBP)
-        cfi_regs_set(regs, CFI_REG_RBP, rsp + (engine_mix(h ^ 0x726270ull) & 0xff8));
-    cfi_regs_set(regs, CFI_REG_RIP, at.pc);
+        cfi_regs_set(regs, (unsigned)base, sp + (engine_mix(h ^ 0x636661ull) & 0xff8));
+    else if (base >= 0 && (unsigned)base == fp)
+        cfi_regs_set(regs, fp, sp + (engine_mix(h ^ 0x726270ull) & 0xff8));
+    cfi_regs_set(regs, arch->pc, at.pc);
     /* One partial state in eight lacks the CFA's register itself, so that
      * engines must agree on reg_unknown too. */
     if (state->kind == ENGINE_STATE_PARTIAL &&
-        config->regs == ENGINE_REGS_ALL && base >= 0 && base != CFI_REG_RIP &&
+        config->regs == ENGINE_REGS_ALL && base >= 0 &&
+        (unsigned)base != arch->pc &&
         (engine_mix(h ^ 0x6e6f636661ull) & 7) == 0)
         regs->status[base] = CFI_REG_UNKNOWN;
 }
@@ -295,8 +302,8 @@ void engine_question_make(struct engine_question *q,
                           struct cfi_frame *expected)
 {
     locate(q, il, at);
-    engine_state_make(config, at, k, q->range ? q->range->row : NULL,
-                      &q->state);
+    engine_state_make(config, il->file->arch, at, k,
+                      q->range ? q->range->row : NULL, &q->state);
     q->base = base;
     q->request = (struct cfi_request){at.pc, at.caller_frame,
                                       &q->state.callee,
@@ -354,7 +361,8 @@ void engine_state_reproducer(FILE *out, const char *path,
             continue;
         char name[16];
         fprintf(out, "%s%s=0x%" PRIx64, separator,
-                cfi_reg_label(reg, name, sizeof name), state->callee.value[reg]);
+                cfi_arch_reg_label(state->arch, reg, name, sizeof name),
+                state->callee.value[reg]);
         separator = ",";
     }
     fprintf(out, " --mem-seed 0x%" PRIx64, state->mem_seed);

@@ -93,6 +93,7 @@ struct engine_state {
     unsigned index;                 /* k */
     enum engine_state_kind kind;
     struct engine_pc at;
+    const struct cfi_arch *arch;    /* the file's: its register names */
     struct cfi_regs callee;
     uint64_t mem_seed;
     bool has_fault;                 /* the state's own faulting range */
@@ -105,11 +106,14 @@ enum engine_state_kind engine_state_kind_of(
     unsigned k, const struct engine_state_config *config);
 const char *engine_state_kind_name(enum engine_state_kind kind);
 
-/* Builds state k at `at`. `row` is the reference's row at the lookup PC
- * (NULL when there is none): its CFA register gets a stack value. */
+/* Builds state k at `at` for a file of `arch`: its reported registers,
+ * the stack pointer in the stack window, the frame pointer above it,
+ * the PC register. `row` is the reference's row at the lookup PC (NULL
+ * when there is none): its CFA register gets a stack value. */
 void engine_state_make(const struct engine_state_config *config,
-                       struct engine_pc at, unsigned k,
-                       const struct sem_row *row, struct engine_state *state);
+                       const struct cfi_arch *arch, struct engine_pc at,
+                       unsigned k, const struct sem_row *row,
+                       struct engine_state *state);
 
 /* The base memory of state k for one file: synthetic memory with the
  * state's seed, the file's segments, and the run's faulting ranges

@@ -106,8 +106,8 @@ static enum cfi_status check_address(struct run *r, const struct cfi_fde *fde,
     r->v->compared++;
     bool wrong = false;
     for (unsigned k = 0; k < r->v->nstates && !wrong; k++) {
-        engine_state_make(&r->config, (struct engine_pc){pc, false}, k, row,
-                          state);
+        engine_state_make(&r->config, &cfi_arch_x86_64,
+                          (struct engine_pc){pc, false}, k, row, state);
         struct cfi_request request = {pc, false, &state->callee,
                                       engine_memory_reader(r->memories[k]), 0};
         expected_answer(fde->cie->arch, row, &request, e);
