@@ -82,6 +82,13 @@ CASE_SOS  := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/cases/%.so,$(CASE_SRCS)
 # The same cases as relocatable objects: their frame sections still need
 # relocating, which the loader does as readelf does.
 CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS))
+# The AArch64 cases, built the same way by the cross compiler; those in
+# errors/ are FDEs that must fail (malformed or unsupported), with no IL.
+AARCH64_CC ?= aarch64-linux-gnu-gcc
+A64_CASE_SRCS := $(wildcard corpus/cases-aarch64/*.S) \
+                 $(wildcard corpus/cases-aarch64/errors/*.S)
+A64_CASE_SOS  := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/cases-aarch64/%.so,$(A64_CASE_SRCS))
+A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aarch64/%.o,$(A64_CASE_SRCS))
 
 .PHONY: runtime-libs workloads layouts-eh-elfs
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
@@ -215,7 +222,15 @@ $(BUILD)/corpus/objects/%.o: corpus/cases/%.S
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
 
-cases: $(CASE_SOS) $(CASE_OBJS)
+$(BUILD)/corpus/cases-aarch64/%.so: corpus/cases-aarch64/%.S
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) -shared -nostdlib -Wl,--section-start=.text=0x1000 -Wl,--build-id=none -o $@ $<
+
+$(BUILD)/corpus/objects-aarch64/%.o: corpus/cases-aarch64/%.S
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) -c -o $@ $<
+
+cases: $(CASE_SOS) $(CASE_OBJS) $(A64_CASE_SOS) $(A64_CASE_OBJS)
 
 # The inputs of the explain suite (tests/check_explain.c): more cases, kept
 # apart because some are malformed on purpose (the linker says so).

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* check_cases.c — the golden tests of corpus/cases: each NAME.S is built
- * by make into $CFISEM_BUILD/corpus/cases/NAME.so, and
- * `cfisem il NAME.so` must print NAME.il byte for byte. NAME.il is written
- * by hand from the .cfi_* directives (DWARF 5 §6.4), not copied from the
- * tool. Also: every golden range line parses and prints back the same,
- * --pc prints the one range covering the address, the json and readelf
- * formats succeed on every case, and the command line errors of `il`. */
+/* check_cases.c — the golden tests of corpus/cases (x86-64) and
+ * corpus/cases-aarch64: each DIR/NAME.S is built by make into
+ * $CFISEM_BUILD/DIR/NAME.so, and `cfisem il NAME.so` must print NAME.il
+ * byte for byte. NAME.il is written by hand from the .cfi_* directives
+ * (DWARF 5 §6.4; on AArch64 also the AADWARF64 ABI's vendor opcodes),
+ * not copied from the tool. Also: --pc prints the one range covering the
+ * address and the json and readelf formats succeed on every case; every
+ * x86-64 golden range line parses and prints back the same (the parser
+ * reads x86-64 register names); each case of corpus/cases-aarch64/errors
+ * fails where and how its NAME.err says; the command line errors of
+ * `il`. */
 #include <check.h>
 #include <dirent.h>
 #include <elf.h>
@@ -19,25 +23,58 @@
 
 #define MAX_CASES 128
 
-static char *case_names[MAX_CASES];
-static int ncases;
+#define X86_64_DIR "corpus/cases"
+#define AARCH64_DIR "corpus/cases-aarch64"
+#define AARCH64_ERRORS_DIR "corpus/cases-aarch64/errors"
 
-static char *case_so(const char *name)
+/* A case: its folder (under the sources, and under the build for its
+ * .so) and its name without suffix. */
+struct case_ref {
+    const char *dir;
+    char *name;
+};
+
+/* The cases with a golden IL, the x86-64 ones first (the first nx86),
+ * and apart the AArch64 cases that must fail. */
+static struct case_ref cases[MAX_CASES];
+static int ncases, nx86;
+static struct case_ref error_cases[MAX_CASES];
+static int nerror_cases;
+
+static char *case_file(const struct case_ref *c, const char *suffix,
+                       char *(*base)(const char *))
 {
     char rel[256];
-    snprintf(rel, sizeof rel, "corpus/cases/%s.so", name);
+    snprintf(rel, sizeof rel, "%s/%s%s", c->dir, c->name, suffix);
+    return base(rel);
+}
+
+static char *case_so(const struct case_ref *c)
+{
+    return case_file(c, ".so", test_build_path);
+}
+
+/* An x86-64 case the command-line tests start from. */
+static char *x86_case_so(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, X86_64_DIR "/%s.so", name);
     return test_build_path(rel);
 }
 
-static char *case_golden(const char *name, size_t *len)
+static char *case_text(const struct case_ref *c, const char *suffix,
+                       size_t *len)
 {
-    char rel[256];
-    snprintf(rel, sizeof rel, "corpus/cases/%s.il", name);
-    char *path = test_src_path(rel);
+    char *path = case_file(c, suffix, test_src_path);
     char *text = test_read_file(path, len);
     ck_assert_msg(text != NULL, "no golden file %s", path);
     free(path);
     return text;
+}
+
+static char *case_golden(const struct case_ref *c, size_t *len)
+{
+    return case_text(c, ".il", len);
 }
 
 /* Line `n` (0-based) of text, into buf; false past the end. */
@@ -57,11 +94,11 @@ static bool nth_line(const char *text, size_t n, char *buf, size_t size)
 }
 
 /* A unified-diff-like report of the lines that differ. */
-static void print_diff(const char *name, const char *expected,
+static void print_diff(const struct case_ref *c, const char *expected,
                        const char *actual)
 {
-    printf("--- corpus/cases/%s.il (expected)\n+++ cfisem il %s.so\n", name,
-           name);
+    printf("--- %s/%s.il (expected)\n+++ cfisem il %s.so\n", c->dir, c->name,
+           c->name);
     char a[4096], b[4096];
     size_t shown = 0;
     for (size_t i = 0; shown < 30; i++) {
@@ -83,15 +120,16 @@ static void print_diff(const char *name, const char *expected,
 
 START_TEST(case_matches_golden)
 {
-    const char *name = case_names[_i];
-    char *so = case_so(name);
+    const struct case_ref *c = &cases[_i];
+    const char *name = c->name;
+    char *so = case_so(c);
     const char *args[] = {"il", so, NULL};
     struct test_run run;
     test_run_cfisem(args, &run);
     size_t len;
-    char *golden = case_golden(name, &len);
+    char *golden = case_golden(c, &len);
     if (run.out_len != len || memcmp(run.out, golden, len) != 0)
-        print_diff(name, golden, run.out);
+        print_diff(c, golden, run.out);
     ck_assert_msg(run.exit_code == 0, "%s: exit %d: %s", name, run.exit_code,
                   run.err);
     ck_assert_msg(run.out_len == len && memcmp(run.out, golden, len) == 0,
@@ -105,8 +143,8 @@ END_TEST
 
 START_TEST(case_golden_lines_round_trip)
 {
-    const char *name = case_names[_i];
-    char *golden = case_golden(name, NULL);
+    const char *name = cases[_i].name;
+    char *golden = case_golden(&cases[_i], NULL);
     struct sem_arena *arena = sem_arena_new();
     size_t ranges = 0;
     char line[4096];
@@ -138,9 +176,9 @@ END_TEST
  * that range, a blank line. */
 START_TEST(case_pc_prints_one_range)
 {
-    const char *name = case_names[_i];
-    char *so = case_so(name);
-    char *golden = case_golden(name, NULL);
+    const char *name = cases[_i].name;
+    char *so = case_so(&cases[_i]);
+    char *golden = case_golden(&cases[_i], NULL);
     char header[4096] = "", line[4096];
     for (size_t i = 0; nth_line(golden, i, line, sizeof line); i++) {
         if (!strncmp(line, "fde ", 4))
@@ -207,9 +245,9 @@ static bool json_balanced(const char *text)
 
 START_TEST(case_json_and_readelf_formats)
 {
-    const char *name = case_names[_i];
-    char *so = case_so(name);
-    char *golden = case_golden(name, NULL);
+    const char *name = cases[_i].name;
+    char *so = case_so(&cases[_i]);
+    char *golden = case_golden(&cases[_i], NULL);
     size_t nfdes = count(golden, "\nfde ") + !strncmp(golden, "fde ", 4);
 
     const char *json_args[] = {"il", "--format", "json", so, NULL};
@@ -290,7 +328,7 @@ END_TEST
 
 START_TEST(cli_pc_not_covered)
 {
-    char *so = case_so("prologue");
+    char *so = x86_case_so("prologue");
     const char *args[] = {"il", so, "--pc", "0x2000", NULL};
     struct test_run run;
     test_run_cfisem(args, &run);
@@ -306,7 +344,7 @@ END_TEST
 
 START_TEST(cli_pc_json)
 {
-    char *so = case_so("prologue");
+    char *so = x86_case_so("prologue");
     const char *args[] = {"il", so, "--pc=4114", "--format", "json", NULL};
     struct test_run run;
     test_run_cfisem(args, &run);
@@ -322,7 +360,7 @@ END_TEST
 
 START_TEST(cli_not_elf)
 {
-    char *src = test_src_path("corpus/cases/prologue.S");
+    char *src = test_src_path(X86_64_DIR "/prologue.S");
     const char *args[] = {"il", src, NULL};
     struct test_run run;
     test_run_cfisem(args, &run);
@@ -345,7 +383,7 @@ struct patch {
 static char *patched_case(const char *name, const struct patch *patches,
                           size_t n)
 {
-    char *so = case_so(name);
+    char *so = x86_case_so(name);
     size_t len;
     char *image = test_read_file(so, &len);
     ck_assert_ptr_nonnull(image);
@@ -447,40 +485,117 @@ START_TEST(cli_overlap_warning)
 }
 END_TEST
 
-static void find_cases(void)
+/* A case of corpus/cases-aarch64/errors must fail. Its NAME.err is one
+ * line, "WHERE: STATUS": WHERE as `cfisem il` names the faulty
+ * instruction (".eh_frame FDE 0x14: instruction at +0x1"), STATUS the
+ * error class `cfisem unwind` prints (cfi_status_name: malformed,
+ * unsupported). Each of these files has one FDE, from 0x1000. */
+START_TEST(error_case_fails_where_expected)
 {
-    char *dir_path = test_src_path("corpus/cases");
+    const struct case_ref *c = &error_cases[_i];
+    char *expected = case_text(c, ".err", NULL);
+    expected[strcspn(expected, "\n")] = '\0';
+    char *sep = strrchr(expected, ':');
+    ck_assert_msg(sep && sep[1] == ' ', "%s.err: no ': STATUS'", c->name);
+    *sep = '\0';
+    const char *where = expected, *status = sep + 2;
+    unsigned long long fde, at;
+    ck_assert_int_eq(sscanf(where, ".eh_frame FDE 0x%llx: instruction at"
+                                   " +0x%llx", &fde, &at), 2);
+
+    char *so = case_so(c);
+    const char *args[] = {"il", so, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    char prefix[4400];
+    snprintf(prefix, sizeof prefix, "cfisem: %s: %s: ", so, where);
+    ck_assert_msg(run.exit_code == 2, "%s: exit %d: %s", c->name,
+                  run.exit_code, run.err);
+    ck_assert_uint_eq(run.out_len, 0);
+    ck_assert_msg(!strncmp(run.err, prefix, strlen(prefix)),
+                  "%s: stderr: %s", c->name, run.err);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    test_run_free(&run);
+
+    /* The FDE's program starts 0x11 bytes in: length, CIE pointer, PC
+     * begin and range (pcrel sdata4), augmentation data length. */
+    const char *unwind_args[] = {"unwind", so, "--pc", "0x1000", "--regs",
+                                 "31=0x7ffe1000", NULL};
+    test_run_cfisem(unwind_args, &run);
+    char head[64], at_offset[64];
+    snprintf(head, sizeof head, "error: %s: ", status);
+    snprintf(at_offset, sizeof at_offset, " at section offset 0x%llx",
+             fde + 0x11 + at);
+    ck_assert_msg(run.exit_code == 3, "%s: unwind exit %d: %s", c->name,
+                  run.exit_code, run.err);
+    ck_assert_msg(!strncmp(run.out, head, strlen(head)) &&
+                      strstr(run.out, at_offset) != NULL,
+                  "%s: expected \"%s...%s\", got: %s", c->name, head,
+                  at_offset, run.out);
+    test_run_free(&run);
+    free(so);
+    free(expected);
+}
+END_TEST
+
+/* The cases NAME.S of the source folder dir, in name order, appended
+ * to list. */
+static void find_cases(const char *dir, struct case_ref *list, int *n)
+{
+    char *dir_path = test_src_path(dir);
     struct dirent **names;
-    int n = scandir(dir_path, &names, NULL, alphasort);
-    for (int i = 0; i < n; i++) {
+    int found = scandir(dir_path, &names, NULL, alphasort);
+    for (int i = 0; i < found; i++) {
         size_t len = strlen(names[i]->d_name);
         if (len > 2 && !strcmp(names[i]->d_name + len - 2, ".S") &&
-            ncases < MAX_CASES)
-            case_names[ncases++] = strndup(names[i]->d_name, len - 2);
+            *n < MAX_CASES) {
+            list[*n].dir = dir;
+            list[*n].name = strndup(names[i]->d_name, len - 2);
+            (*n)++;
+        }
         free(names[i]);
     }
-    if (n >= 0)
+    if (found >= 0)
         free(names);
     free(dir_path);
 }
 
 START_TEST(cases_exist)
 {
-    ck_assert_int_ge(ncases, 12);
+    ck_assert_int_ge(nx86, 12);
+    ck_assert_int_ge(ncases - nx86, 8);
+    ck_assert_int_ge(nerror_cases, 4);
 }
 END_TEST
 
+/* The golden tests of cases [begin, end): the round trip through the
+ * parser only for x86-64's. */
+static TCase *golden_tcase(const char *name, int begin, int end,
+                           bool round_trip)
+{
+    TCase *t = tcase_create(name);
+    tcase_set_timeout(t, 60);
+    tcase_add_loop_test(t, case_matches_golden, begin, end);
+    if (round_trip)
+        tcase_add_loop_test(t, case_golden_lines_round_trip, begin, end);
+    tcase_add_loop_test(t, case_pc_prints_one_range, begin, end);
+    tcase_add_loop_test(t, case_json_and_readelf_formats, begin, end);
+    return t;
+}
+
 int main(void)
 {
-    find_cases();
+    find_cases(X86_64_DIR, cases, &ncases);
+    nx86 = ncases;
+    find_cases(AARCH64_DIR, cases, &ncases);
+    find_cases(AARCH64_ERRORS_DIR, error_cases, &nerror_cases);
     Suite *s = suite_create("cases");
-    TCase *t = tcase_create("golden");
-    tcase_set_timeout(t, 60);
+    TCase *t = golden_tcase("golden", 0, nx86, true);
     tcase_add_test(t, cases_exist);
-    tcase_add_loop_test(t, case_matches_golden, 0, ncases);
-    tcase_add_loop_test(t, case_golden_lines_round_trip, 0, ncases);
-    tcase_add_loop_test(t, case_pc_prints_one_range, 0, ncases);
-    tcase_add_loop_test(t, case_json_and_readelf_formats, 0, ncases);
+    suite_add_tcase(s, t);
+
+    t = golden_tcase("golden aarch64", nx86, ncases, false);
+    tcase_add_loop_test(t, error_case_fails_where_expected, 0, nerror_cases);
     suite_add_tcase(s, t);
 
     t = tcase_create("command line");
@@ -501,6 +616,8 @@ int main(void)
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
     for (int i = 0; i < ncases; i++)
-        free(case_names[i]);
+        free(cases[i].name);
+    for (int i = 0; i < nerror_cases; i++)
+        free(error_cases[i].name);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
