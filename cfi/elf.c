@@ -38,11 +38,11 @@ static enum cfi_status check_header(const struct cfi_file *file,
                         "ELF header past end of file");
     memcpy(header, file->image, sizeof *header);
     /* The records mean what the machine's descriptor says; a machine
-     * with none is refused (x86-64 is the only one so far). */
+     * with none is refused. */
     if (!cfi_arch_of_machine(header->e_machine))
         return cfi_fail(diag, CFI_E_NOT_ELF,
                         offsetof(Elf64_Ehdr, e_machine),
-                        "not an x86-64 ELF file");
+                        "not an x86-64 or AArch64 ELF file");
     return CFI_OK;
 }
 

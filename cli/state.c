@@ -28,11 +28,38 @@ static bool set_regs(struct cli_state *state, const struct cfi_arch *arch)
     return true;
 }
 
+/* Whether one "NAME=VALUE" of the list names a register of some
+ * architecture and a number: what can be checked before the file says
+ * which architecture it is. */
+static bool item_may_be_valid(const char *item, size_t len)
+{
+    const char *eq = memchr(item, '=', len);
+    if (!eq)
+        return false;
+    size_t name_len = (size_t)(eq - item);
+    char value[32];
+    size_t value_len = len - name_len - 1;
+    if (value_len == 0 || value_len >= sizeof value)
+        return false;
+    memcpy(value, eq + 1, value_len);
+    value[value_len] = 0;
+    uint64_t ignored;
+    return cli_parse_u64(value, &ignored) &&
+           (cfi_arch_reg_parse(&cfi_arch_x86_64, item, name_len) >= 0 ||
+            cfi_arch_reg_parse(&cfi_arch_aarch64, item, name_len) >= 0);
+}
+
 bool cli_state_regs(struct cli_state *state, char *list)
 {
     state->regs_text = list;
     state->has_regs = true;
-    return strchr(list, '=') != NULL;
+    for (const char *item = list; *item;) {
+        size_t len = strcspn(item, ",");
+        if (!item_may_be_valid(item, len))
+            return false;
+        item += len + (item[len] == ',');
+    }
+    return true;
 }
 
 bool cli_state_set_regs(struct cli_state *state, const struct cfi_arch *arch,

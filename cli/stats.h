@@ -47,8 +47,13 @@ struct stats {
     struct stats_map augmentations;  /* per CIE */
     struct stats_map errors;         /* FDEs that do not translate, files
                                         that do not load */
+    /* The architectures of the files read: STATS_X86_64, STATS_AARCH64.
+     * Registers are named by the one architecture, or "rN" when both. */
+    unsigned archs;
     bool out_of_memory;
 };
+
+enum { STATS_X86_64 = 1, STATS_AARCH64 = 2 };
 
 /* Adds one file (its path) to `all` and, when by_producer, to the stats
  * of its producer in `producers` (struct stats * values). */

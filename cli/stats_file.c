@@ -409,6 +409,7 @@ static void gather(struct stats *s, const char *path)
         count_error(s, "file", &diag, path);
         return;
     }
+    s->archs = file->arch == &cfi_arch_aarch64 ? STATS_AARCH64 : STATS_X86_64;
     count_file(s, file, path);
     cfi_file_close(file);
 }
@@ -429,6 +430,7 @@ static void merge_map(struct stats *into, struct stats_map *to,
 
 void stats_merge(struct stats *into, const struct stats *from)
 {
+    into->archs |= from->archs;
     into->files += from->files;
     into->files_no_cfi += from->files_no_cfi;
     into->files_failed += from->files_failed;

@@ -99,12 +99,37 @@ static void text_histogram(FILE *out, const struct stats *s)
         fprintf(out, "  >40  %" PRIu64 "\n", beyond);
 }
 
+/* AArch64's vendor opcodes are shown when an AArch64 file was read:
+ * elsewhere 0x2b and 0x2c are no opcodes. */
+static bool shown_opcode(const struct stats *s, size_t i)
+{
+    unsigned n = opcodes[i].number;
+    return (s->archs & STATS_AARCH64) ||
+           (n != SEM_CFA_AARCH64_set_ra_state &&
+            n != SEM_CFA_AARCH64_negate_ra_state_with_pc);
+}
+
+/* A register's name in the files' architecture ("rN" for files of
+ * both). */
+static const char *reg_label(const struct stats *s, unsigned reg, char *buf,
+                             size_t size)
+{
+    if (s->archs == (STATS_X86_64 | STATS_AARCH64)) {
+        snprintf(buf, size, "r%u", reg);
+        return buf;
+    }
+    const struct cfi_arch *arch = s->archs == STATS_AARCH64
+                                      ? &cfi_arch_aarch64 : &cfi_arch_x86_64;
+    return cfi_arch_reg_label(arch, reg, buf, size);
+}
+
 static void text_opcodes(FILE *out, const struct stats *s)
 {
     fputs("\nDW_CFA opcodes (CIE programs once per CIE)\n", out);
     for (size_t i = 0; i < NOPCODES; i++)
-        fprintf(out, "  %-30s %" PRIu64 "\n", opcodes[i].name,
-                s->opcodes[opcodes[i].number]);
+        if (shown_opcode(s, i))
+            fprintf(out, "  %-30s %" PRIu64 "\n", opcodes[i].name,
+                    s->opcodes[opcodes[i].number]);
 }
 
 static void text_rules(FILE *out, const struct stats *s)
@@ -121,7 +146,7 @@ static void text_rules(FILE *out, const struct stats *s)
         if (!has_rules(s, reg))
             continue;
         char name[16];
-        fprintf(out, "  %-8s %14" PRIu64, cfi_reg_label(reg, name, sizeof name),
+        fprintf(out, "  %-8s %14" PRIu64, reg_label(s, reg, name, sizeof name),
                 no_rule(s, reg));
         for (int k = 1; k < STATS_RULE_KINDS; k++)
             fprintf(out, " %14" PRIu64, s->rule_kinds[reg][k]);
@@ -214,9 +239,14 @@ static void json_rows(FILE *out, const struct stats *s)
 static void json_rules(FILE *out, const struct stats *s)
 {
     fputs(",\n \"opcodes\": {", out);
-    for (size_t i = 0; i < NOPCODES; i++)
-        fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", opcodes[i].name,
+    const char *comma = "";
+    for (size_t i = 0; i < NOPCODES; i++) {
+        if (!shown_opcode(s, i))
+            continue;
+        fprintf(out, "%s\"%s\": %" PRIu64, comma, opcodes[i].name,
                 s->opcodes[opcodes[i].number]);
+        comma = ", ";
+    }
     fprintf(out, "},\n \"cfa_rules\": {\"reg_offset\": %" PRIu64
                  ", \"expression\": %" PRIu64 ", \"none\": %" PRIu64 "}",
             s->cfa_kinds[SEM_CFA_RULE_REG_OFFSET], s->cfa_kinds[SEM_CFA_RULE_EXPR],
@@ -228,7 +258,7 @@ static void json_rules(FILE *out, const struct stats *s)
             continue;
         char name[16];
         fprintf(out, "%s\"%s\": {\"none\": %" PRIu64, sep,
-                cfi_reg_label(reg, name, sizeof name), no_rule(s, reg));
+                reg_label(s, reg, name, sizeof name), no_rule(s, reg));
         for (int k = 1; k < STATS_RULE_KINDS; k++)
             fprintf(out, ", \"%s\": %" PRIu64, rule_names[k],
                     s->rule_kinds[reg][k]);

@@ -229,14 +229,29 @@ static bool read_frame(struct reading *r, const struct diff_json *json,
     return true;
 }
 
+/* The state's architecture: results written before AArch64 name none,
+ * and are x86-64's. */
+static bool read_arch(struct reading *r, const struct diff_json *name,
+                      struct engine_state *s)
+{
+    s->arch = &cfi_arch_x86_64;
+    if (!name)
+        return true;
+    const char *text = diff_json_text(name);
+    if (text && !strcmp(text, cfi_arch_aarch64.name))
+        s->arch = &cfi_arch_aarch64;
+    return need(r, text && !strcmp(text, s->arch->name), "arch");
+}
+
 static bool read_callee(struct reading *r, const struct diff_json *regs,
-                        struct cfi_regs *callee)
+                        const struct cfi_arch *arch, struct cfi_regs *callee)
 {
     cfi_regs_clear(callee);
     if (!need(r, regs && regs->kind == DIFF_JSON_OBJECT, "regs"))
         return false;
     for (size_t i = 0; i < regs->count; i++) {
-        int reg = cfi_reg_parse(regs->keys[i], strlen(regs->keys[i]));
+        int reg = cfi_arch_reg_parse(arch, regs->keys[i],
+                                     strlen(regs->keys[i]));
         uint64_t value;
         if (!need(r, reg >= 0 && diff_json_hex(&regs->elements[i], &value),
                   "regs"))
@@ -272,7 +287,8 @@ static bool read_state(struct reading *r, const struct diff_json *json,
                            &s->kind), "state_kind") &&
            hex_member(r, json, "mem_seed", &s->mem_seed) &&
            read_fault(r, member(r, json, "fault"), s) &&
-           read_callee(r, member(r, json, "regs"), &s->callee);
+           read_arch(r, diff_json_member(json, "arch"), s) &&
+           read_callee(r, member(r, json, "regs"), s->arch, &s->callee);
 }
 
 static bool read_fde(struct reading *r, const struct diff_json *fde,

@@ -151,7 +151,8 @@ void engine_json_frame(FILE *out, const struct cfi_frame *frame)
     fputs("}}", out);
 }
 
-static void json_regs(FILE *out, const struct cfi_regs *regs)
+static void json_regs(FILE *out, const struct cfi_arch *arch,
+                      const struct cfi_regs *regs)
 {
     fputc('{', out);
     const char *separator = "";
@@ -160,7 +161,7 @@ static void json_regs(FILE *out, const struct cfi_regs *regs)
             continue;
         char name[16];
         fprintf(out, "%s\"%s\": ", separator,
-                cfi_reg_label(reg, name, sizeof name));
+                cfi_arch_reg_label(arch, reg, name, sizeof name));
         json_hex(out, regs->value[reg]);
         separator = ", ";
     }
@@ -211,6 +212,7 @@ void engine_json_state(FILE *out, const struct engine_state *s)
     } else {
         fputs("null", out);
     }
-    fputs(", \"regs\": ", out);
-    json_regs(out, &s->callee);
+    const struct cfi_arch *arch = s->arch ? s->arch : &cfi_arch_x86_64;
+    fprintf(out, ", \"arch\": \"%s\", \"regs\": ", arch->name);
+    json_regs(out, arch, &s->callee);
 }

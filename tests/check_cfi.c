@@ -1632,7 +1632,7 @@ START_TEST(test_not_elf)
     s.bytes[EI_DATA] = ELFDATA2LSB;
     Elf64_Ehdr header;
     memcpy(&header, s.bytes, sizeof header);
-    header.e_machine = EM_AARCH64;
+    header.e_machine = EM_RISCV;
     memcpy(s.bytes, &header, sizeof header);
     scratch_write(&s, s.size);
     open_fails(s.path, CFI_E_NOT_ELF);

@@ -1190,7 +1190,7 @@ START_TEST(test_diff_unloadable_file_is_bad_input)
     ck_assert_int_eq(run.exit_code, 2);
     ck_assert_uint_eq(test_count_lines(run.err), 1);
     ck_assert_ptr_nonnull(strstr(run.err, elf));
-    ck_assert_ptr_nonnull(strstr(run.err, "not an x86-64 ELF file"));
+    ck_assert_ptr_nonnull(strstr(run.err, "not an x86-64 or AArch64 ELF file"));
     ck_assert_ptr_nonnull(strstr(run.out, "result: 0 new mismatches; 1 of 1 "
                                           "file could not be loaded"));
     test_run_free(&run);

@@ -20,8 +20,10 @@
 
 #include "support.h"
 
-/* DWARF 5 Table 7.29, and the GNU and MIPS extensions cfisem reads. The
- * three with a high-bit opcode carry their operand in the low six bits. */
+/* DWARF 5 Table 7.29, the GNU and MIPS extensions cfisem reads, and
+ * AArch64's vendor opcodes (aadwarf64; 0x2d is AARCH64_negate_ra_state
+ * there). The three with a high-bit opcode carry their operand in the
+ * low six bits. */
 static const struct opcode {
     const char *name;
     unsigned number;
@@ -36,7 +38,8 @@ static const struct opcode {
     {"offset_extended_sf", 0x11}, {"def_cfa_sf", 0x12},
     {"def_cfa_offset_sf", 0x13}, {"val_offset", 0x14},
     {"val_offset_sf", 0x15}, {"val_expression", 0x16},
-    {"MIPS_advance_loc8", 0x1d}, {"GNU_window_save", 0x2d},
+    {"MIPS_advance_loc8", 0x1d}, {"AARCH64_set_ra_state", 0x2b},
+    {"AARCH64_negate_ra_state_with_pc", 0x2c}, {"GNU_window_save", 0x2d},
     {"GNU_args_size", 0x2e}, {"GNU_negative_offset_extended", 0x2f},
     {"advance_loc", 0x40}, {"offset", 0x80}, {"restore", 0xc0},
 };
@@ -175,7 +178,8 @@ END_TEST
 /* The generator writes gas directives and .cfi_escape: gas picks the
  * advance forms itself from the code sizes, cannot write set_loc's
  * target in an escape, never emits MIPS_advance_loc8; GNU_window_save is
- * only injected as an error, outside GEN_CFA_OPS. */
+ * only injected as an error, outside GEN_CFA_OPS; it writes x86-64
+ * programs, where AArch64's 0x2b and 0x2c are no opcodes. */
 START_TEST(test_generator)
 {
     char *gen = source("gen/internal.h");
@@ -183,7 +187,8 @@ START_TEST(test_generator)
     struct set got = x_macro(block, "gen/internal.h");
     static const char *const without[] = {
         "set_loc", "advance_loc", "advance_loc1", "advance_loc2",
-        "advance_loc4", "MIPS_advance_loc8", "GNU_window_save", NULL};
+        "advance_loc4", "MIPS_advance_loc8", "GNU_window_save",
+        "AARCH64_set_ra_state", "AARCH64_negate_ra_state_with_pc", NULL};
     struct set want = expected(without, NULL);
     assert_same("gen/internal.h GEN_CFA_OPS", &got, &want);
     ck_assert_msg(strstr(gen, "GEN_CFA_GNU_window_save = 0x2d") != NULL,
@@ -195,8 +200,9 @@ END_TEST
 
 /* The adapters decode as their libraries do: what a library has no case
  * for is left out (libdwarf 20210528 stops at
- * GNU_negative_offset_extended; libunwind 1.6.2 has no val_offset,
- * val_offset_sf: diff/findings), and what it stops at is named too. */
+ * GNU_negative_offset_extended, and at AArch64's 0x2b and 0x2c;
+ * libunwind 1.6.2 has no val_offset, val_offset_sf, nor 0x2b and 0x2c:
+ * diff/findings), and what it stops at is named too. */
 START_TEST(test_adapter_scanners)
 {
     char *text = source("engines/oracle_libdwarf.c");
@@ -210,7 +216,8 @@ START_TEST(test_adapter_scanners)
     ck_assert(strstr(block, "DW_CFA_offset") && strstr(block, "DW_CFA_extended"));
     got.has[0x40] = got.has[0x80] = got.has[0xc0] = true;
     static const char *const libdwarf_lacks[] = {
-        "GNU_negative_offset_extended", NULL};
+        "GNU_negative_offset_extended", "AARCH64_set_ra_state",
+        "AARCH64_negate_ra_state_with_pc", NULL};
     struct set want = expected(libdwarf_lacks, NULL);
     want.has[0x34] = true; /* METAWARE_info, which libdwarf reads */
     assert_same("engines/oracle_libdwarf.c's scanner", &got, &want);
@@ -226,8 +233,9 @@ START_TEST(test_adapter_scanners)
     free(block);
     block = between(text, "static void scan_program(", "\n}\n");
     case_labels(block, &got, "engines/oracle_libunwind.c");
-    static const char *const libunwind_lacks[] = {"val_offset",
-                                                  "val_offset_sf", NULL};
+    static const char *const libunwind_lacks[] = {
+        "val_offset", "val_offset_sf", "AARCH64_set_ra_state",
+        "AARCH64_negate_ra_state_with_pc", NULL};
     want = expected(libunwind_lacks, NULL);
     want.has[0x1c] = want.has[0x3f] = true; /* lo_user, hi_user: it stops */
     assert_same("engines/oracle_libunwind.c's scanner", &got, &want);

@@ -138,7 +138,7 @@ static bool has_val_offset(const struct cfi_fde *fde, bool in_cie)
     const struct cfi_cie *cie = fde->cie;
     struct sem_decode_env env = {
         cie->code_align, cie->data_align, fde->section, cie->address_size,
-        cie->fde_encoding, in_cie ? 0 : fde->instructions_addr, in_cie};
+        cie->fde_encoding, in_cie ? 0 : fde->instructions_addr, in_cie, cie->arch};
     struct sem_program program = {0};
     struct cfi_diag diag;
     if (in_cie)

@@ -41,7 +41,7 @@ static char *capture_end(struct capture *c)
 static char *range_text(const struct sem_range *range)
 {
     struct capture c;
-    sem_print_range_text(capture_begin(&c), range);
+    sem_print_range_text(capture_begin(&c), &cfi_arch_x86_64, range);
     return capture_end(&c);
 }
 
@@ -72,7 +72,7 @@ static void assert_round_trip(const char *line)
     struct sem_arena *arena = sem_arena_new();
     struct sem_range range;
     struct cfi_diag diag = {0};
-    enum cfi_status st = sem_parse_range_text(line, arena, &range, &diag);
+    enum cfi_status st = sem_parse_range_text(line, &cfi_arch_x86_64, arena, &range, &diag);
     ck_assert_msg(st == CFI_OK, "parse failed at column %llu (%s): %s",
                   (unsigned long long)diag.offset, diag.message, line);
     char *again = range_text(&range);
@@ -178,7 +178,9 @@ START_TEST(text_fde_is_its_ranges)
     struct sem_row a = {{SEM_CFA_RULE_REG_OFFSET, 7, 8, {0}}, 1, &rip};
     struct sem_row b = {{SEM_CFA_RULE_REG_OFFSET, 7, 16, {0}}, 1, &rip};
     struct sem_range ranges[] = {{0x10, 0x11, &a}, {0x11, 0x20, &b}};
-    struct sem_fde_il il = {NULL, ranges, 2};
+    struct cfi_cie cie = {.arch = &cfi_arch_x86_64};
+    struct cfi_fde fde = {.cie = &cie};
+    struct sem_fde_il il = {&fde, ranges, 2};
     struct capture c;
     sem_print_fde_text(capture_begin(&c), &il);
     char *text = capture_end(&c);
@@ -313,7 +315,7 @@ START_TEST(op_assembles_to_bytes)
     snprintf(line, sizeof line, "[0x1,0x2)  cfa=expr(%s)", oc->text);
     struct sem_arena *arena = sem_arena_new();
     struct sem_range range;
-    ck_assert_int_eq(sem_parse_range_text(line, arena, &range, NULL), CFI_OK);
+    ck_assert_int_eq(sem_parse_range_text(line, &cfi_arch_x86_64, arena, &range, NULL), CFI_OK);
     ck_assert_int_eq(range.row->cfa.kind, SEM_CFA_RULE_EXPR);
     ck_assert_uint_eq(range.row->cfa.expr.len, n);
     ck_assert_mem_eq(range.row->cfa.expr.bytes, bytes, n);
@@ -435,7 +437,7 @@ START_TEST(parse_sorts_rules)
     struct sem_range range;
     ck_assert_int_eq(sem_parse_range_text(
                          "[0x1,0x2)  cfa=rsp+8  rip=[cfa-8]  rbx=same  rax=undef\n",
-                         arena, &range, NULL),
+                         &cfi_arch_x86_64, arena, &range, NULL),
                      CFI_OK);
     ck_assert_uint_eq(range.begin, 1);
     ck_assert_uint_eq(range.end, 2);
@@ -456,7 +458,7 @@ START_TEST(parse_accepts_numbers_for_registers)
 {
     struct sem_arena *arena = sem_arena_new();
     struct sem_range range;
-    ck_assert_int_eq(sem_parse_range_text("[0x1,0x2)  cfa=r7+8  r3=r6", arena,
+    ck_assert_int_eq(sem_parse_range_text("[0x1,0x2)  cfa=r7+8  r3=r6", &cfi_arch_x86_64, arena,
                                           &range, NULL),
                      CFI_OK);
     char *text = range_text(&range);
@@ -531,7 +533,7 @@ START_TEST(parse_error_column)
     struct sem_arena *arena = sem_arena_new();
     struct sem_range range = {0};
     struct cfi_diag diag = {0};
-    enum cfi_status st = sem_parse_range_text(pc->line, arena, &range, &diag);
+    enum cfi_status st = sem_parse_range_text(pc->line, &cfi_arch_x86_64, arena, &range, &diag);
     ck_assert_msg(st == CFI_E_MALFORMED, "accepted: %s", pc->line);
     ck_assert_ptr_null(range.row);
     ck_assert_msg(diag.offset == pc->column,
@@ -554,7 +556,7 @@ START_TEST(parse_nesting_bound)
     struct sem_arena *arena = sem_arena_new();
     struct sem_range range;
     struct cfi_diag diag = {0};
-    ck_assert_int_eq(sem_parse_range_text(line, arena, &range, &diag),
+    ck_assert_int_eq(sem_parse_range_text(line, &cfi_arch_x86_64, arena, &range, &diag),
                      CFI_E_MALFORMED);
     ck_assert_str_eq(diag.message, "expression nested too deeply");
     ck_assert_uint_eq(diag.offset, 20 + 8 * 12 + 11);

@@ -253,7 +253,7 @@ static void parse_table(const char *text, const struct cfi_fde *fde,
         char buf[1024];
         snprintf(buf, sizeof buf, "%.*s", (int)len, line);
         struct cfi_diag diag;
-        ck_assert_msg(sem_parse_range_text(buf, arena,
+        ck_assert_msg(sem_parse_range_text(buf, &cfi_arch_x86_64, arena,
                                            &il->ranges[il->nranges++],
                                            &diag) == CFI_OK,
                       "does not parse: %s", buf);
