@@ -97,7 +97,7 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 all: $(BUILD)/cfisem $(RT_LIBS)
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,/^#   make paper /p' Makefile
 
 deps:
 	@scripts/install-deps
