@@ -8,6 +8,8 @@
 #   make deps       install the Debian packages the project needs
 #   make bench      build and run the benchmarks (not tests)
 #   make corpus     the real-ELF manifest and a Csmith corpus, under build/corpus
+#   make corpus-arm64
+#                   AArch64 ELF files from Debian, under build/corpus-arm64
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
@@ -93,7 +95,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 .PHONY: runtime-libs workloads layouts-eh-elfs
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
         man completion install uninstall \
-        corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data
+        corpus corpus-arm64 harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data
 .DEFAULT_GOAL := all
 # Keep intermediate objects (test and bench objects), so that a second run
 # does not rebuild them.
@@ -102,7 +104,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 all: $(BUILD)/cfisem $(RT_LIBS)
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,/^#   make paper /p' Makefile
 
 deps:
 	@scripts/install-deps
@@ -451,6 +453,12 @@ corpus: cases
 	@scripts/install-deps corpus
 	corpus/manifest.sh $(BUILD)/corpus/manifest.txt
 	corpus/csmith.sh $(CSMITH_SEEDS) $(BUILD)/corpus/csmith
+
+# Real AArch64 objects: the packages of corpus/arm64-packages.txt fetched
+# from Debian's archive as files (apt with a state of its own, nothing
+# installed). About 300 MB from the network: no test depends on it.
+corpus-arm64:
+	corpus/arm64.sh $(BUILD)/corpus-arm64
 
 # ---- Manual pages, completion, install -----------------------------------
 # The manual pages and the bash completion are written from cfisem's own
