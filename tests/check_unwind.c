@@ -1130,7 +1130,7 @@ static const struct unwind_case cases[] = {
      A64_CALLEE, A64_AFTER_FRAME(0, SIGNED_RA)},
     {.name = "a64 negate after the lookup PC: not yet signed", A64,
      FDE(A64_FRAME, NEGATE), .pc = PC0, A64_CALLEE, .status = CFI_OK,
-     .cfa = A64_SP, .regs = {VAL(34, 0), UNDEF(30), UNDEF(32)},
+     .cfa = A64_SP, .regs = {VAL(34, 0), UNKNOWN(30), UNKNOWN(32)},
      .abi_rest = true},
     {.name = "a64 negate inside remember_state", A64,
      FDE(NEGATE, A64_FRAME, DW_CFA_remember_state, NEGATE,
@@ -1241,19 +1241,19 @@ static const struct unwind_case cases[] = {
      .callee = {VAL(31, A64_SP), VAL(72, 0x7272), VAL(19, 0x1919),
                 VAL(30, 0x3030)},
      .status = CFI_OK, .cfa = A64_SP,
-     .regs = {VAL(72, 0x7272), VAL(19, 0x1919), VAL(34, 0), UNDEF(30),
-              UNDEF(32), VAL(31, A64_SP), UNKNOWN(79), UNDEF(80)},
+     .regs = {VAL(72, 0x7272), VAL(19, 0x1919), VAL(34, 0), VAL(30, 0x3030),
+              VAL(32, 0x3030), VAL(31, A64_SP), UNKNOWN(79), UNDEF(80)},
      .abi_rest = true},
     {.name = "a64 v8 with a rule", A64, FDE(DW_CFA_undefined, 72), .pc = PC0,
      .callee = {VAL(31, A64_SP), VAL(72, 0x7272), VAL(73, 0x7373)},
      .status = CFI_OK, .cfa = A64_SP,
-     .regs = {UNDEF(72), VAL(73, 0x7373)}, .abi_rest = true},
+     .regs = {UNDEF(72), VAL(73, 0x7373), UNKNOWN(32)}, .abi_rest = true},
     {.name = "a64 B key", CIE(A64_CIE_BYTES), A64_OPTIONS(true),
      FDE(NEGATE, A64_FRAME), .pc = PC0 + 4, A64_CALLEE, .ra_b_key = true,
      A64_AFTER_FRAME(1, 0xdeadbeef)},
     {.name = "a64 B key, not signed", CIE(A64_CIE_BYTES), A64_OPTIONS(true),
      .pc = PC0, A64_CALLEE, .ra_b_key = true, .status = CFI_OK,
-     .cfa = A64_SP, .regs = {VAL(34, 0)}, .abi_rest = true},
+     .cfa = A64_SP, .regs = {VAL(34, 0), UNKNOWN(32)}, .abi_rest = true},
     /* On x86-64 the AArch64 opcodes are no opcodes, and 0x2d has no
      * meaning; registers from 17 up have no default but undefined. */
     {.name = "x86-64 0x2b is an unknown opcode", STD_CIE,
@@ -1447,7 +1447,9 @@ static struct reg_value abi_default(const struct cfi_arch *arch, unsigned reg,
             return (struct reg_value)VAL(reg, cfa);
         if (reg == 34)
             return (struct reg_value)VAL(reg, 0);
-        if ((reg >= 19 && reg <= 29) || (reg >= 72 && reg <= 79))
+        /* x30, the return address column, keeps the callee's value:
+         * at entry it holds the return address. */
+        if ((reg >= 19 && reg <= 30) || (reg >= 72 && reg <= 79))
             return same_as_callee(reg, callee);
         return (struct reg_value)UNDEF(reg);
     }
@@ -1601,13 +1603,8 @@ START_TEST(test_case)
 END_TEST
 
 /* Step 6 strips a signed return address from the caller's PC whatever
- * the return address column (cfi.h: "when that state is a value other
- * than 0 ... the caller's PC is the column's value with its
- * pointer-authentication code stripped"), the PC register's own column
- * included. The IL evaluator strips only when the column is not the PC
- * register (sem_apply_return_column) and is left out of this case until
- * it follows cfi.h: the interpreter, whole and in two halves, is held to
- * it. */
+ * the return address column (cfi.h: "whichever column it came from"),
+ * the PC register's own column included; every engine is held to it. */
 static const struct unwind_case ra_column_pc_case = {
     .name = "a64 return address column 32 (the PC): stripped",
     CIE(A64_CIE_BYTES),
@@ -1619,8 +1616,8 @@ static const struct unwind_case ra_column_pc_case = {
 
 START_TEST(test_ra_column_pc)
 {
-    run_case(&ra_column_pc_case, &engines[0]);
-    run_case(&ra_column_pc_case, &engines[2]);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++)
+        run_case(&ra_column_pc_case, &engines[i]);
 }
 END_TEST
 
