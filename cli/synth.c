@@ -471,7 +471,8 @@ static int run(const struct options *o, const struct cfi_file *file)
     }
     r.il = il;
     if (o->emit_il &&
-        !(r.printer = sem_printer_new(stdout, SEM_FORMAT_TEXT, o->path)))
+        !(r.printer = sem_printer_new(stdout, SEM_FORMAT_TEXT, o->path,
+                                      file->arch)))
         goto out;
     if (o->json && !(r.json = open_json(o, o->path))) {
         diag = (struct cfi_diag){CFI_E_IO, "cannot open file for writing",
