@@ -358,17 +358,6 @@ static const struct engine_deviation table[] = {
      "(GCC's -mbranch-protection=pac-ret+b-key, corpus/cases-aarch64/"
      "pac_ret_b_key).",
      engine_deviation_libdwarf_augmentation_b_key},
-    {"libdw-aarch64-x30-same-value", ENGINE_libdw,
-     "elfutils' AArch64 ABI defaults make x30 (the link register, the "
-     "return address column) same_value",
-     "aadwarf64 'Common information entries': a register the CIE does "
-     "not mention is same_value when callee-saved, else undefined; "
-     "AAPCS64 does not preserve x30, and cfi.h makes it undefined (with "
-     "it the caller's PC: DWARF 5 6.4.4). elfutils' "
-     "backends/aarch64_cfi.c (0.188) lists 'SV (29), SV (30)' with the "
-     "callee-saved registers: dwarf_frame_register gives x30 same_value "
-     "when neither the CIE nor the FDE gives it a rule.",
-     engine_deviation_libdw_aarch64_x30_same_value},
     {"libdw-no-pac-strip", ENGINE_libdw,
      "libdw's caller PC is the return address column's value with its "
      "pointer authentication code: libdw has no RA_SIGN_STATE",

@@ -169,8 +169,6 @@ bool engine_deviation_libdw_expression_decoded_with_rule(
 bool engine_deviation_libdw_location_backwards(const struct engine_mismatch *m);
 bool engine_deviation_libdw_address_size_4(const struct engine_mismatch *m);
 bool engine_deviation_libdw_zero_length(const struct engine_mismatch *m);
-bool engine_deviation_libdw_aarch64_x30_same_value(
-    const struct engine_mismatch *m);
 bool engine_deviation_libdw_no_pac_strip(const struct engine_mismatch *m);
 bool engine_deviation_libdw_negate_ra_state_unchecked(
     const struct engine_mismatch *m);

@@ -139,20 +139,6 @@ bool engine_deviation_libdw_zero_length(const struct engine_mismatch *m)
     return engine_deviation_stops_at_zero_length(m, ENGINE_libdw);
 }
 
-/* x30 (AArch64's link register, the return address column) with no
- * rule: the IL says undefined (the ABI default), libdw the callee's x30
- * (same_value). */
-bool engine_deviation_libdw_aarch64_x30_same_value(
-    const struct engine_mismatch *m)
-{
-    const unsigned lr = cfi_arch_aarch64.ra_column;
-    return engine_deviation_reg_item(m, ENGINE_libdw) && m->reg == lr &&
-           fde_of(m, &cfi_arch_aarch64) &&
-           engine_deviation_has_no_rule(m, lr) &&
-           engine_deviation_is_undefined(m->expected, lr) &&
-           engine_deviation_is_callee_reg(m->got, m->request, lr, lr);
-}
-
 /* The caller's PC where the reference's RA_SIGN_STATE says the return
  * address is signed: the IL strips the column's value (or, the state
  * not being a value, has no PC), libdw's PC is the column's value as it

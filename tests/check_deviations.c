@@ -1240,23 +1240,6 @@ START_TEST(libdwarf_augmentation_b_key)
 }
 END_TEST
 
-/* x30 with no rule (before the frame is pushed): libdw says the
- * callee's x30, the IL undefined, and the caller's PC follows its
- * column. With .cfi_undefined x30 libdw agrees. */
-START_TEST(libdw_aarch64_x30_same_value)
-{
-    const char *id = "libdw-aarch64-x30-same-value";
-    char *plain = build_aarch64("", plain_frame);
-    char *undefined = build_aarch64("", "\t.cfi_undefined 30\n\tnop\n");
-    shows(plain, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG, A64_X30, id);
-    shows(plain, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG, A64_PC, id);
-    does_not_match(undefined, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_REG,
-                   A64_X30, id);
-    remove_built(plain);
-    remove_built(undefined);
-}
-END_TEST
-
 /* x30 saved and signed (0x1008): libdw's PC is the signed value. The
  * same frame unsigned: the PCs agree. */
 START_TEST(libdw_no_pac_strip)
@@ -1333,7 +1316,7 @@ START_TEST(every_entry_is_tested)
         "libdw-debug-frame-zero-length", "sframe-three-columns",
         "sframe-pc-mask-lookup-pc", "libdwarf-negate-ra-state-ignored",
         "libdwarf-aarch64-ra-state-ops", "libdwarf-augmentation-b-key",
-        "libdw-aarch64-x30-same-value", "libdw-no-pac-strip",
+        "libdw-no-pac-strip",
         "libdw-aarch64-ra-state-ops", "libdw-negate-ra-state-unchecked",
         "libdw-aarch64-abi-cfa-x30",
     };
@@ -1400,7 +1383,6 @@ int main(void)
     tcase_add_test(tc, libdwarf_negate_ra_state_ignored);
     tcase_add_test(tc, aarch64_ra_state_ops);
     tcase_add_test(tc, libdwarf_augmentation_b_key);
-    tcase_add_test(tc, libdw_aarch64_x30_same_value);
     tcase_add_test(tc, libdw_no_pac_strip);
     tcase_add_test(tc, libdw_negate_ra_state_unchecked);
     tcase_add_test(tc, libdw_aarch64_abi_cfa_x30);
