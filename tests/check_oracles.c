@@ -248,7 +248,7 @@ static void compare_at(const struct run *r, uint64_t pc, bool caller,
                      ": %s differs\n il: %s\n %s: %s",
                      engine_name(r->oracle->id), r->file->path, pc,
                      caller ? " (caller)" : "", k, seed,
-                     engine_item_label(outcome.items[i].item,
+                     engine_item_label(arch, outcome.items[i].item,
                                        outcome.items[i].reg, item, sizeof item),
                      want, engine_name(r->oracle->id), got);
     }
