@@ -568,8 +568,8 @@ ROBUST_JOBS    ?= 2
 ROBUST_TIMEOUT ?= 20
 ROBUST_SYSTEM  := $(wildcard /usr/lib/x86_64-linux-gnu/libXau.so.6 \
                     /usr/lib/x86_64-linux-gnu/libdl.so.2 /bin/true)
-ROBUST_SEEDS    = $(CASE_SOS) $(CASE_OBJS) $(wildcard fuzz/seeds/elf/*.so) \
-                  $(ROBUST_SYSTEM)
+ROBUST_SEEDS    = $(CASE_SOS) $(CASE_OBJS) $(A64_CASE_SOS) $(A64_CASE_OBJS) \
+                  $(wildcard fuzz/seeds/elf/*.so) $(ROBUST_SYSTEM)
 .PHONY: robust
 
 $(ROBUST_TOOL): $(ROBUST_OBJS) | $(ROBUST_WALK)
