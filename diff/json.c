@@ -195,11 +195,23 @@ static bool escape(struct parser *p, char *out, size_t *n)
     return true;
 }
 
-/* The text of a string, the opening quote read. Escapes never make it
- * longer than its source, so the source's length bounds it. */
+/* The bytes of the string's source from p->at up to its closing quote
+ * (or the end of the text): escapes never make the text longer than its
+ * source, so this bounds it; bounding it by the rest of the text instead
+ * would make the memory of a document grow with the number of its
+ * strings times its length. */
+static size_t source_length(const struct parser *p)
+{
+    size_t at = p->at;
+    while (at < p->len && p->text[at] != '"')
+        at += p->text[at] == '\\' && at + 1 < p->len ? 2 : 1;
+    return at - p->at;
+}
+
+/* The text of a string, the opening quote read. */
 static char *string_text(struct parser *p)
 {
-    char *out = malloc(p->len - p->at + 1);
+    char *out = malloc(source_length(p) + 1);
     size_t n = 0;
     if (!out) {
         fail(p, "out of memory");
