@@ -311,8 +311,14 @@ static bool read_all(int fd, struct stream *s)
     }
 }
 
+/* The wait status of a child that could not be started (fork failed:
+ * no process or no memory left), which is no bug of the file's. */
+enum { NO_CHILD = -1 };
+#define NOT_STARTED "no process could be started for this file (fork failed)"
+
 /* Runs file i with `config` in a child. True when it ended well (its
- * stream in *s); else *wait_status says how it ended. */
+ * stream in *s); else *wait_status says how it ended (NO_CHILD: it was
+ * not started). */
 static bool run_child(const struct diff_run *run, size_t i,
                       const struct diff_config *config, struct stream *s,
                       int *wait_status)
@@ -328,6 +334,8 @@ static bool run_child(const struct diff_run *run, size_t i,
         close(fds[0]);
         child_main(config, run->files[i].path, fds[1]);
     }
+    if (pid < 0)
+        *wait_status = NO_CHILD;
     close(fds[1]);
     bool read = pid > 0 && read_all(fds[0], s);
     close(fds[0]);
@@ -347,6 +355,8 @@ static bool hung(int wait_status)
 
 static const char *crash_reason(int wait_status)
 {
+    if (wait_status == NO_CHILD)
+        return NOT_STARTED;
     if (hung(wait_status))
         return "timed out (an answer took longer than the watchdog allows)";
     if (!WIFSIGNALED(wait_status))
@@ -406,7 +416,8 @@ static bool run_file_isolated(struct diff_run *run, size_t i,
         run->files[i].status = CFI_E_UNSUPPORTED;
         run->files[i].diag = (struct cfi_diag){
             CFI_E_UNSUPPORTED,
-            hung(wait_status)
+            wait_status == NO_CHILD ? NOT_STARTED
+            : hung(wait_status)
                 ? "cfisem stopped answering on this file (a bug of ours)"
                 : "cfisem crashed on this file (a bug of ours)",
             CFI_NO_OFFSET, -1};
