@@ -85,6 +85,7 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 # The AArch64 cases, built the same way by the cross compiler; those in
 # errors/ are FDEs that must fail (malformed or unsupported), with no IL.
 AARCH64_CC ?= aarch64-linux-gnu-gcc
+AARCH64_RUNNER := $(BUILD)/aarch64/eh_elf_runner
 A64_CASE_SRCS := $(wildcard corpus/cases-aarch64/*.S) \
                  $(wildcard corpus/cases-aarch64/errors/*.S)
 A64_CASE_SOS  := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/cases-aarch64/%.so,$(A64_CASE_SRCS))
@@ -99,7 +100,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 # does not rebuild them.
 .SECONDARY:
 
-all: $(BUILD)/cfisem $(RT_LIBS)
+all: $(BUILD)/cfisem $(RT_LIBS) $(AARCH64_RUNNER)
 
 help:
 	@sed -n '3,18p' Makefile
@@ -232,6 +233,15 @@ $(BUILD)/corpus/objects-aarch64/%.o: corpus/cases-aarch64/%.S
 
 cases: $(CASE_SOS) $(CASE_OBJS) $(A64_CASE_SOS) $(A64_CASE_OBJS)
 
+# The eh_elf runner (compile/runner/): an AArch64 program, run under
+# qemu-aarch64, that calls the eh_elfs of AArch64 files for cfisem, which
+# finds it as aarch64/eh_elf_runner beside itself (or one folder up, for
+# the suites). No sanitizer: it is not host code.
+$(AARCH64_RUNNER): compile/runner/eh_elf_runner.c compile/runner/protocol.h \
+                   compile/eh_elf.h
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(CSTD) $(WARN) -O2 -o $@ $< -ldl
+
 # The inputs of the explain suite (tests/check_explain.c): more cases, kept
 # apart because some are malformed on purpose (the linker says so).
 EXPLAIN_SRCS := $(wildcard corpus/explain/*.S)
@@ -334,6 +344,7 @@ CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # -j for a sub-make, unless this make shares a job server already.
 PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
+                $(AARCH64_RUNNER) $(A64_CASE_SOS) \
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
                 $(BUILD)/bench/real_stacks.eh_elf.so
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))

@@ -91,6 +91,7 @@ struct cg_unit {
 
 struct cg_program {
     enum cg_abi abi;
+    uint16_t machine;     /* the file's e_machine: which compiler builds it */
     struct eh_elf_object_id object_id; /* the stamp (cg_file_object_id) */
     char *prelude;
     size_t prelude_len;
@@ -215,11 +216,17 @@ enum cfi_status cg_cached_eh_elf(const struct cfi_file *file,
 
 struct cg_eh_elf;
 
-/* Opens an eh_elf. Errors, each with its own message: CFI_E_IO (cannot
- * be loaded: missing, not a shared object of this machine),
+/* Opens an eh_elf: loads it with dlopen, or, for an AArch64 eh_elf on
+ * x86-64, starts the eh_elf runner that loads it under qemu-aarch64
+ * (cg_eh_elf_is_remote; once per process that uses it: a forked child
+ * starts its own at its first request). Errors, each with its own
+ * message: CFI_E_IO (cannot be loaded: missing, not a shared object of
+ * this machine),
  * CFI_E_UNSUPPORTED (not an eh_elf of ours: no eh_elf_ident; an unknown
  * flavour; an ABI version outside EH_ELF_ABI_VERSION_MIN to
- * EH_ELF_ABI_VERSION; its entry point missing). A v1 eh_elf
+ * EH_ELF_ABI_VERSION; its entry point missing; eh_elf_machine not its
+ * ELF file's; no qemu-aarch64, AArch64 C library or runner for an
+ * AArch64 eh_elf). A v1 eh_elf
  * from the 2018-2019 tools (only _eh_elf, no ident) loads as v1. The
  * stamp is not checked: see cg_load_for. */
 enum cfi_status cg_load(const char *path, struct cg_eh_elf **eh,
@@ -256,6 +263,11 @@ enum cfi_status cg_load_for(const char *path,
 void cg_stale_text(const struct cg_stale *stale, const char *object_path,
                    char *buf, size_t size);
 void cg_unload(struct cg_eh_elf *eh);
+/* Whether the eh_elf at `path` is of another machine than this process
+ * (AArch64 on x86-64): cg_load then starts the eh_elf runner under
+ * qemu-aarch64 (compile/runner/) rather than load it. false when the
+ * file cannot be read. */
+bool cg_eh_elf_is_remote(const char *path);
 enum cg_abi cg_eh_elf_abi(const struct cg_eh_elf *eh);
 /* The entry point of a full-ABI eh_elf (NULL for v1), for callers that
  * speak eh_elf.h themselves and skip the cfi_frame conversion. */

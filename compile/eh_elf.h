@@ -121,9 +121,26 @@
 #define EH_ELF_IDENT_FULL "cfisem eh_elf full"
 #define EH_ELF_IDENT_V1 "cfisem eh_elf v1"
 
+/* The machine an eh_elf's code and register file are for: its ELF
+ * e_machine, which it exports as eh_elf_machine. The layout below is
+ * chosen by the compiler that builds the eh_elf (and the consumer that
+ * calls it): the two must be for the same machine. */
+#define EH_ELF_MACHINE_X86_64 62
+#define EH_ELF_MACHINE_AARCH64 183
+
+#if defined(__aarch64__)
+/* AArch64: DWARF registers 0-34 (x0-x30, sp, pc, elr_mode,
+ * ra_sign_state) are reported, one bit each in a 64-bit mask. */
+#define EH_ELF_MACHINE EH_ELF_MACHINE_AARCH64
+#define EH_ELF_NREGS 35
+typedef uint64_t eh_elf_mask_t;
+#else
 /* DWARF registers 0-16 (rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip) are
  * reported; rules may name registers up to EH_ELF_DWARF_REGS - 1. */
+#define EH_ELF_MACHINE EH_ELF_MACHINE_X86_64
 #define EH_ELF_NREGS 17
+typedef uint32_t eh_elf_mask_t;
+#endif
 #define EH_ELF_DWARF_REGS 128
 #define EH_ELF_EXPR_STACK_MAX 64
 #define EH_ELF_EXPR_STEP_LIMIT 10000
@@ -153,27 +170,29 @@ enum eh_elf_reg_status {
     EH_ELF_REG_UNDEFINED = 2,
 };
 
-/* A register file of registers 0-16. Bit r of `known` set: value[r] is
- * register r's value. Bit r of `undefined` set: register r is undefined
- * (not recoverable; for rip, the end of the stack). Neither: unknown (the
- * caller of the unwinder did not say). Never both. value[r] is
- * unspecified unless bit r of `known` is set. */
+/* A register file of registers 0 to EH_ELF_NREGS - 1. Bit r of `known`
+ * set: value[r] is register r's value. Bit r of `undefined` set: register
+ * r is undefined (not recoverable; for the PC, the end of the stack).
+ * Neither: unknown (the caller of the unwinder did not say). Never both.
+ * value[r] is unspecified unless bit r of `known` is set. */
 struct eh_elf_regs {
     uint64_t value[EH_ELF_NREGS];
-    uint32_t known;
-    uint32_t undefined;
+    eh_elf_mask_t known;
+    eh_elf_mask_t undefined;
 };
 
 /* What the eh_elf may ask its caller. read_memory reads `size` bytes (1,
  * 2, 4 or 8) little-endian at `addr` into *value, zero-extended, and
  * returns 0, or anything else when the memory cannot be read.
- * read_register gives the callee's register `reg` for 17 <= reg <
- * EH_ELF_DWARF_REGS (a rule rarely needs one) and returns its status;
+ * read_register gives the callee's register `reg` for EH_ELF_NREGS <=
+ * reg < EH_ELF_DWARF_REGS (a rule rarely needs one) and returns its status;
  * NULL means every such register is unknown. Both get `data`.
  * An 8-byte read at addr with addr - direct_base < direct_span (unsigned
  * arithmetic) is a plain load instead: [direct_base, direct_base +
  * direct_span + 7) must be readable and hold what read_memory would
- * give; direct_span 0 offers no window. */
+ * give; direct_span 0 offers no window. AArch64: va_bits is the number
+ * of virtual-address bits of a code address, for stripping the
+ * pointer-authentication code of a signed return address (0: 48). */
 struct eh_elf_env {
     int (*read_memory)(void *data, uint64_t addr, unsigned size,
                        uint64_t *value);
@@ -181,15 +200,21 @@ struct eh_elf_env {
     void *data;
     uint64_t direct_base;      /* version 3 */
     uint64_t direct_span;
+#if defined(__aarch64__)
+    uint32_t va_bits;
+    uint32_t reserved;         /* zero */
+#endif
 };
 
 /* The result of unwinding one frame. When error is EH_ELF_OK: cfa, the
- * caller's registers 0-16 and signal_frame (the FDE's CIE has the 'S'
+ * caller's registers and signal_frame (the FDE's CIE has the 'S'
  * augmentation: the caller's PC is exact, its frame is not looked up at
- * PC-1). Otherwise error_reg is the register for EH_ELF_E_REG_UNKNOWN
- * (else -1), error_offset the section offset of the faulty instruction
- * for an error in the FDE's or CIE's instructions (else UINT64_MAX), and
- * the other fields are unspecified. */
+ * PC-1); on AArch64 also ra_b_key (the CIE has the 'B' augmentation: a
+ * signed return address was signed with the B key). Otherwise error_reg
+ * is the register for EH_ELF_E_REG_UNKNOWN (else -1), error_offset the
+ * section offset of the faulty instruction for an error in the FDE's or
+ * CIE's instructions (else UINT64_MAX), and the other fields are
+ * unspecified. */
 struct eh_elf_frame {
     uint32_t error;            /* enum eh_elf_error */
     int32_t error_reg;
@@ -197,7 +222,11 @@ struct eh_elf_frame {
     uint64_t cfa;
     struct eh_elf_regs caller;
     uint32_t signal_frame;
+#if defined(__aarch64__)
+    uint32_t ra_b_key;
+#else
     uint32_t reserved;         /* zero */
+#endif
 };
 
 /* The full ABI's entry point: unwinds one frame of the callee whose
@@ -210,6 +239,9 @@ eh_elf_unwind_fn eh_elf_unwind;
 
 extern const char eh_elf_ident[];
 extern const uint32_t eh_elf_abi_version;
+/* EH_ELF_MACHINE_X86_64 or EH_ELF_MACHINE_AARCH64; an eh_elf without
+ * this symbol is x86-64's. */
+extern const uint16_t eh_elf_machine;
 
 /* Which ELF file an eh_elf was built from (since version 4). kind
  * EH_ELF_OBJECT_ID_BUILD_ID: id holds the file's GNU build-id (the
