@@ -283,6 +283,22 @@ $(EH_ELF_DIR)/$(2).%.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 endef
 $(foreach l,$(EH_ELF_LIBS),$(eval $(call eh_elf_rule,$(l),$(notdir $(l)))))
 $(foreach c,$(EH_ELF_CASES),$(eval $(call eh_elf_rule,$(c),cases/$(basename $(notdir $(c))))))
+# The AArch64 cases' eh_elfs (the full ABI, tree and table layouts) and
+# the table layout of the cross C library's, built with the cross
+# compiler; the suite runs them under qemu-aarch64 (compile/runner/).
+A64_EH_ELF_LIBC := $(wildcard /usr/aarch64-linux-gnu/lib/libc.so.6)
+A64_EH_ELF_CASES ?= $(filter-out $(BUILD)/corpus/cases-aarch64/errors/%,$(A64_CASE_SOS))
+define a64_eh_elf_rule
+EH_ELFS += $(EH_ELF_DIR)/$(2).table.eh_elf.so $(if $(3),$(EH_ELF_DIR)/$(2).full.eh_elf.so)
+$(EH_ELF_DIR)/$(2).table.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $$(dir $$@)
+	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) compile $(1) -o $$@ --layout table > /dev/null
+$(EH_ELF_DIR)/$(2).full.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $$(dir $$@)
+	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) compile $(1) -o $$@ --layout tree > /dev/null
+endef
+$(foreach c,$(A64_EH_ELF_CASES),$(eval $(call a64_eh_elf_rule,$(c),cases-aarch64/$(basename $(notdir $(c))),tree)))
+$(foreach l,$(A64_EH_ELF_LIBC),$(eval $(call a64_eh_elf_rule,$(l),aarch64/$(notdir $(l)),)))
 TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR))
 
 eh-elfs: $(EH_ELFS)
@@ -376,7 +392,8 @@ check-asan: eh-elfs workloads
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 EH_ELF_DIR=$(abspath $(EH_ELF_DIR)) \
 	  WORKLOAD_DIR=$(abspath $(WORKLOAD_DIR)) \
 	  EH_ELF_TOOL=$(abspath $(EH_ELF_TOOL)) EH_ELF_DEPS= \
-	  EH_ELF_CASES="$(abspath $(CASE_SOS))" check-plain
+	  EH_ELF_CASES="$(abspath $(CASE_SOS))" \
+	  A64_EH_ELF_CASES="$(abspath $(A64_EH_ELF_CASES))" check-plain
 
 check: check-plain
 	$(MAKE) $(PARALLEL) check-asan
