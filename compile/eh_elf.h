@@ -8,14 +8,15 @@
  *
  * Two flavours exist:
  *
- *   full  (cfisem compile --abi full, the default): every x86-64 DWARF
- *         register 0-16 and the CFA, the status of each register (value,
- *         undefined, unknown), error classes, a memory reader that may
- *         fail. Entry point: eh_elf_unwind.
- *   v1    (cfisem compile --abi v1): the first published eh_elf ABI
- *         (2018-2019), kept so that tools built for it can use our
- *         output. Entry point: _eh_elf. See the end of this header for
- *         what it cannot express.
+ *   full  (cfisem compile --abi full, the default): the machine's DWARF
+ *         registers (x86-64: 0-16; AArch64: 0-34, x0-x30, sp, pc,
+ *         elr_mode, ra_sign_state) and the CFA, the status of each
+ *         register (value, undefined, unknown), error classes, a memory
+ *         reader that may fail. Entry point: eh_elf_unwind.
+ *   v1    (cfisem compile --abi v1, x86-64 only): the first published
+ *         eh_elf ABI (2018-2019), kept so that tools built for it can
+ *         use our output. Entry point: _eh_elf. See the end of this
+ *         header for what it cannot express.
  *
  * Every eh_elf cfisem builds, of either flavour, exports
  *
@@ -24,14 +25,28 @@
  *   const uint32_t eh_elf_abi_version;  EH_ELF_ABI_VERSION
  *   const struct eh_elf_object_id eh_elf_object_id;
  *                                       the ELF file it was built from
+ *   const uint16_t eh_elf_machine;      EH_ELF_MACHINE: the machine of
+ *                                       its code and register file
  *
  * so that a loader tells an eh_elf from a foreign shared object (no
  * eh_elf_ident), its flavour (the ident), refuses a version it was not
- * written for, and refuses an eh_elf of another file, or of another
- * version of the file (a stale eh_elf answers for code that is no longer
- * there). The version changes whenever anything in this header changes
- * meaning. The eh_elfs of the 2018-2019 tools define _eh_elf only: they
- * carry no stamp, and nothing can tell which file they were built from.
+ * written for, an eh_elf of another machine than its own (its register
+ * file is not the one the loader was built with), and an eh_elf of
+ * another file, or of another version of the file (a stale eh_elf
+ * answers for code that is no longer there). The version changes
+ * whenever anything in this header changes meaning. The eh_elfs of the
+ * 2018-2019 tools define _eh_elf only: they carry no stamp, and nothing
+ * can tell which file they were built from.
+ *
+ * Machines. An eh_elf is code of its file's machine, built by that
+ * machine's C compiler: the declarations below give the register file
+ * of the machine the including code is compiled for (__aarch64__:
+ * AArch64's, else x86-64's), so that an eh_elf and the consumer that
+ * calls it agree when both are built for the same machine. The
+ * generated C refuses to compile for another one. cfisem, an x86-64
+ * program, runs the eh_elfs of AArch64 files with its eh_elf runner
+ * (compile/runner/), an AArch64 program run by qemu-aarch64, to which
+ * it speaks over a socket (compile/runner/protocol.h).
  *
  * Addresses. An eh_elf answers for addresses of its ELF file as readelf
  * prints them (file addresses: the load bias of a shared object is not
@@ -57,9 +72,13 @@
  *      A row without CFA rule: EH_ELF_E_MALFORMED.
  *   3. Every register's rule, in increasing DWARF number, reading the
  *      callee's registers (never a result being computed):
- *        no rule          the x86-64 System V default: rsp is the CFA,
- *                         rbx rbp r12-r15 keep the callee's value (and
- *                         status), every other register is undefined;
+ *        no rule          the ABI default. x86-64 (System V): rsp is
+ *                         the CFA, rbx rbp r12-r15 keep the callee's
+ *                         value (and status), every other register is
+ *                         undefined. AArch64 (aadwarf64, AAPCS64): sp
+ *                         is the CFA, x19-x29 and v8-v15 keep the
+ *                         callee's, ra_sign_state is 0, every other is
+ *                         undefined;
  *        undefined        undefined;
  *        same_value       the callee's register, status included;
  *        offset(n)        the 8 bytes at CFA+n;
@@ -68,9 +87,17 @@
  *        expression(E)    the 8 bytes at the address E leaves (the CFA
  *                         pushed first);
  *        val_expression(E) the value E leaves (the CFA pushed first).
- *      Rules of registers 17 and above are evaluated too, for their
- *      errors (a read that faults, an expression that fails); their
- *      values are not reported.
+ *      Rules of registers past the reported ones (EH_ELF_NREGS and
+ *      above) are evaluated too, for their errors (a read that faults,
+ *      an expression that fails); their values are not reported.
+ *   4. The caller's PC: when the CIE's return address column is not the
+ *      PC register (AArch64: column x30, PC register 32), the PC
+ *      register is what step 3 gave that column. On AArch64, a PC that
+ *      holds a value loses its pointer-authentication code (the bits
+ *      above env->va_bits become copies of bit 55, as XPACI does) when
+ *      the caller's ra_sign_state is a value other than 0, and is
+ *      unknown when ra_sign_state is not a value; x30 keeps the signed
+ *      value.
  *   The first error ends the evaluation. A rule that needs the value of
  *   a callee register that is unknown or undefined (the CFA register,
  *   DW_OP_breg*) fails with EH_ELF_E_REG_UNKNOWN and error_reg.
@@ -102,7 +129,12 @@
  * parallel with distinct frames.
  *
  * Versions. 3 added the window to struct eh_elf_env; 4 added the stamp,
- * eh_elf_object_id; the rest is as in 2. A consumer of this header may
+ * eh_elf_object_id; the rest is as in 2. The AArch64 register file and
+ * eh_elf_machine came within version 4: x86-64's layout and meaning are
+ * as they were, so x86-64 eh_elfs built before and after them are
+ * interchangeable (one without eh_elf_machine is x86-64's), and no
+ * AArch64 eh_elf existed before (a consumer built earlier cannot load
+ * one: dlopen refuses the machine). A consumer of this header may
  * call eh_elfs of every version from EH_ELF_ABI_VERSION_MIN to
  * EH_ELF_ABI_VERSION, and refuses the others: those of versions 2 and 3
  * would unwind as well, but carry no stamp, so that which file they were
