@@ -34,7 +34,11 @@
 
 extern char **environ;
 
-_Static_assert(RN_NREGS == CFI_NREGS, "the protocol carries cfi_regs");
+_Static_assert(RN_NREGS == CFI_NREGS &&
+                   (int)RN_REG_UNKNOWN == CFI_REG_UNKNOWN &&
+                   (int)RN_REG_VALUE == CFI_REG_VALUE &&
+                   (int)RN_REG_UNDEFINED == CFI_REG_UNDEFINED,
+               "the protocol carries cfi_regs");
 
 #define SYSROOT "/usr/aarch64-linux-gnu"
 #define SYSROOT_LOADER SYSROOT "/lib/ld-linux-aarch64.so.1"
@@ -239,14 +243,18 @@ static enum cfi_status start(struct cg_remote *remote, struct cfi_diag *diag)
         return fail(diag, CFI_E_UNSUPPORTED, "cannot run qemu-aarch64");
     }
     struct rn_hello hello;
-    if (!receive(remote->fd, &hello, sizeof hello) ||
-        hello.magic != RN_MAGIC) {
+    if (!receive(remote->fd, &hello, sizeof hello)) {
         stop(remote, NULL);
         return fail(diag, CFI_E_UNSUPPORTED,
                     "the AArch64 runner ended before it answered "
                     "(qemu-aarch64 -L " SYSROOT ")");
     }
-    if (hello.status != RN_READY || hello.nregs > RN_REPORTED_MAX) {
+    if (hello.magic != RN_MAGIC ||
+        (hello.status == RN_READY &&
+         (hello.machine != EH_ELF_MACHINE_AARCH64 ||
+          hello.nregs > RN_REPORTED_MAX)))
+        hello.status = ~0u; /* not the runner of an AArch64 eh_elf */
+    if (hello.status != RN_READY) {
         stop(remote, NULL);
         return fail(diag, CFI_E_UNSUPPORTED, hello_text(hello.status));
     }

@@ -530,7 +530,7 @@ START_TEST(test_aarch64_runner_failures)
     expect_load_error(eh_path, CFI_E_UNSUPPORTED, "ended before it answered");
     char *garbage = fake_qemu(dir, "garbage", "echo garbage garbage garbage");
     setenv("CFISEM_QEMU_AARCH64", garbage, 1);
-    expect_load_error(eh_path, CFI_E_UNSUPPORTED, "ended before it answered");
+    expect_load_error(eh_path, CFI_E_UNSUPPORTED, "answered garbage");
     char *machine = fake_qemu(dir, "machine",
         "printf 'ERN1\\004\\000\\000\\000#\\000\\000\\000"
         "\\267\\000\\000\\000'; cat > /dev/null");

@@ -86,8 +86,8 @@ static int read_register(void *data, unsigned reg, uint64_t *value)
         return EH_ELF_REG_UNKNOWN;
     *value = call->request->value[reg];
     switch (call->request->status[reg]) {
-    case 1: return EH_ELF_REG_VALUE;     /* CFI_REG_VALUE */
-    case 2: return EH_ELF_REG_UNDEFINED; /* CFI_REG_UNDEFINED */
+    case RN_REG_VALUE: return EH_ELF_REG_VALUE;
+    case RN_REG_UNDEFINED: return EH_ELF_REG_UNDEFINED;
     default: return EH_ELF_REG_UNKNOWN;
     }
 }
@@ -99,9 +99,9 @@ static void callee_regs(const struct rn_request *request,
     in->undefined = 0;
     for (unsigned r = 0; r < EH_ELF_NREGS; r++) {
         in->value[r] = request->value[r];
-        if (request->status[r] == 1)
+        if (request->status[r] == RN_REG_VALUE)
             in->known |= (eh_elf_mask_t)1 << r;
-        else if (request->status[r] == 2)
+        else if (request->status[r] == RN_REG_UNDEFINED)
             in->undefined |= (eh_elf_mask_t)1 << r;
     }
 }

@@ -45,8 +45,15 @@ struct rn_hello {
     uint32_t machine;     /* the runner's EH_ELF_MACHINE */
 };
 
+/* A register's status in a request: enum cfi_reg_status's numbers. */
+enum rn_reg_status {
+    RN_REG_UNKNOWN = 0,
+    RN_REG_VALUE = 1,
+    RN_REG_UNDEFINED = 2,
+};
+
 /* One frame: the lookup PC (cfi.h step 1 already applied) and the
- * callee's registers, each with its enum cfi_reg_status. */
+ * callee's registers, each with its enum rn_reg_status. */
 struct rn_request {
     uint32_t magic;       /* RN_MAGIC */
     uint32_t va_bits;
