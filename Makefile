@@ -8,6 +8,8 @@
 #   make deps       install the Debian packages the project needs
 #   make bench      build and run the benchmarks (not tests)
 #   make corpus     the real-ELF manifest and a Csmith corpus, under build/corpus
+#   make corpus-arm64
+#                   AArch64 ELF files from Debian, under build/corpus-arm64
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
@@ -98,7 +100,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 .PHONY: runtime-libs workloads layouts-eh-elfs
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
         man completion install uninstall \
-        corpus harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data
+        corpus corpus-arm64 harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data
 .DEFAULT_GOAL := all
 # Keep intermediate objects (test and bench objects), so that a second run
 # does not rebuild them.
@@ -107,7 +109,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 all: $(BUILD)/cfisem $(RT_LIBS) $(if $(AARCH64_CC_FOUND),$(AARCH64_RUNNER))
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,/^#   make paper /p' Makefile
 
 deps:
 	@scripts/install-deps
@@ -484,6 +486,12 @@ corpus: cases
 	corpus/manifest.sh $(BUILD)/corpus/manifest.txt
 	corpus/csmith.sh $(CSMITH_SEEDS) $(BUILD)/corpus/csmith
 
+# Real AArch64 objects: the packages of corpus/arm64-packages.txt fetched
+# from Debian's archive as files (apt with a state of its own, nothing
+# installed). About 300 MB from the network: no test depends on it.
+corpus-arm64:
+	corpus/arm64.sh $(BUILD)/corpus-arm64
+
 # ---- Manual pages, completion, install -----------------------------------
 # The manual pages and the bash completion are written from cfisem's own
 # help texts (scripts/man.sh, scripts/completion.sh), so they say what
@@ -592,8 +600,8 @@ ROBUST_JOBS    ?= 2
 ROBUST_TIMEOUT ?= 20
 ROBUST_SYSTEM  := $(wildcard /usr/lib/x86_64-linux-gnu/libXau.so.6 \
                     /usr/lib/x86_64-linux-gnu/libdl.so.2 /bin/true)
-ROBUST_SEEDS    = $(CASE_SOS) $(CASE_OBJS) $(wildcard fuzz/seeds/elf/*.so) \
-                  $(ROBUST_SYSTEM)
+ROBUST_SEEDS    = $(CASE_SOS) $(CASE_OBJS) $(A64_CASE_SOS) $(A64_CASE_OBJS) \
+                  $(wildcard fuzz/seeds/elf/*.so) $(ROBUST_SYSTEM)
 .PHONY: robust
 
 $(ROBUST_TOOL): $(ROBUST_OBJS) | $(ROBUST_WALK)

@@ -85,11 +85,16 @@ static const char *const aarch64_names[CFI_NREGS] = {
  * registers": x19-x28 and the frame pointer x29 belong to the calling
  * function, and so do the low 64 bits of v8-v15 (the only bits CFI
  * reaches: aadwarf64, Note 5); sp is restored by the return (its
- * caller's value is the CFA); x30, the link register, holds the return
- * address and is not preserved; the PC and ELR_mode are not; and
+ * caller's value is the CFA); the PC and ELR_mode are not preserved;
  * RA_SIGN_STATE starts at 0, not signed (aadwarf64, "Common information
- * entries"). The ABI also has VG default to same_value; VG (46) is not
- * reported, and an SVE frame is outside what cfisem models. */
+ * entries"). x30, the link register, is not preserved by a call either,
+ * but it is the return address column: at a function's entry it holds
+ * the return address, and producers give it no rule in the CIE (gcc's
+ * CIE is "def_cfa sp, 0" alone), so its default is the callee's value,
+ * as libgcc (every register without a rule is unsaved) and elfutils
+ * (its aarch64 abi_cfi) read it; undefined would end the stack at every
+ * leaf function. The ABI also has VG default to same_value; VG (46) is
+ * not reported, and an SVE frame is outside what cfisem models. */
 #define A64_KEEP CFI_DEFAULT_SAME_VALUE
 #define A64_LOSE CFI_DEFAULT_UNDEFINED
 static const uint8_t aarch64_defaults[80] = {
@@ -100,7 +105,7 @@ static const uint8_t aarch64_defaults[80] = {
     A64_LOSE, A64_LOSE, A64_LOSE, A64_KEEP,   /* x16..x19 */
     A64_KEEP, A64_KEEP, A64_KEEP, A64_KEEP,   /* x20..x23 */
     A64_KEEP, A64_KEEP, A64_KEEP, A64_KEEP,   /* x24..x27 */
-    A64_KEEP, A64_KEEP, A64_LOSE,             /* x28, x29, x30 */
+    A64_KEEP, A64_KEEP, A64_KEEP,             /* x28, x29, x30 */
     CFI_DEFAULT_CFA, A64_LOSE, A64_LOSE,      /* sp, pc, elr_mode */
     CFI_DEFAULT_ZERO,                         /* ra_sign_state */
     /* 35..71: undefined (zero-initialized below, A64_LOSE is 0) */

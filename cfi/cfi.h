@@ -219,14 +219,15 @@ struct cfi_memory {
  *     rip; on AArch64 the column is x30's and the PC register is 32.
  *     When the CIE's column is not the PC register, the caller's PC is
  *     what step 5 computed for that column (value, undefined or
- *     unknown), whatever the PC register's own rule says. On an
+ *     unknown), whatever the PC register's own rule says. Then, on an
  *     architecture with return-address signing (arch->ra_state: AArch64's
  *     RA_SIGN_STATE, whose rule step 5 evaluated like any register's),
- *     when that state is a value other than 0 (not signed), the caller's
- *     PC is the column's value with its pointer-authentication code
- *     stripped (cfi_strip_pac, with request->va_bits); the column's own
- *     register keeps the signed value. A state that is not a value makes
- *     the caller's PC unknown.
+ *     when the caller's PC is a value and that state is a value other
+ *     than 0 (not signed), the PC's pointer-authentication code is
+ *     stripped (cfi_strip_pac, with request->va_bits), whichever column
+ *     it came from (libgcc strips the return address it read, whatever
+ *     its column); the column's own register keeps the signed value. A
+ *     state that is not a value makes the caller's PC unknown.
  *  7. frame->signal_frame is the 'S' flag of the FDE's CIE: the caller's
  *     PC is then exact, and the next frame is not a caller_frame.
  *     frame->ra_b_key is its 'B' flag (AArch64): a signed return address

@@ -12,6 +12,7 @@
 static const char usage[] =
     "usage: cfisem gen --seed S -o OUT.S [--expect OUT.il] [--fdes N]\n"
     "                  [--section eh_frame|debug_frame|both] [--ill-formed]\n"
+    "                  [--arch x86-64|aarch64]\n"
     "\n"
     "Writes a random but well-formed CFI program: functions with code bytes\n"
     "between .cfi_* directives (.cfi_escape for the opcodes gas has no\n"
@@ -27,6 +28,8 @@ static const char usage[] =
     "                  of gas's and ld's layout, not by cfisem's translator\n"
     "  --fdes N        functions (1-64; default: from the seed, 1-16)\n"
     "  --section S     where gas writes the records (default: from the seed)\n"
+    "  --arch A        the machine: x86-64 (default) or aarch64, built with\n"
+    "                  aarch64-linux-gnu-gcc and the same options as above\n"
     "  --ill-formed    inject exactly one error; the expectation then ends\n"
     "                  with a line 'error: MESSAGE', where MESSAGE is what\n"
     "                  `cfisem il` prints on stderr after 'cfisem: FILE: '\n"
@@ -37,8 +40,8 @@ static const char usage[] =
     "    -Wl,--section-start=.text=0x1000 -Wl,--build-id=none -o g.so g.S \\\n"
     "    && cfisem il g.so | cmp - g.il\n"
     "\n"
-        "The program is for GNU as (x86-64, AT&T). Real binaries use a narrow slice\n"
-        "of CFI; generated programs exercise the rest.\n"
+        "The program is for GNU as (x86-64, AT&T; or AArch64). Real binaries use a\n"
+        "narrow slice of CFI; generated programs exercise the rest.\n"
         "\n"
         "--expect is byte for byte, header lines included. It is a third statement of\n"
         "the semantics (gen/, which uses nothing of cfisem but register names): the\n"
@@ -71,9 +74,25 @@ static const char usage[] =
         "(a random CFA expression may still give an address whose reads wrap past\n"
         "2^64: a memory fault).\n"
         "\n"
+        "With --arch aarch64: instructions of 4 bytes (code alignment factor 4, code\n"
+        "written as nops), gas's CIE (def_cfa sp+0, return column x30), registers\n"
+        "x0-x30, sp and the vector registers (v8-v15 as 72-79); return address\n"
+        "signing: AARCH64_negate_ra_state (.cfi_negate_ra_state, 0x2d), also inside\n"
+        "remember/restore nests, AARCH64_negate_ra_state_with_pc (0x2c) and\n"
+        "AARCH64_set_ra_state (0x2b) by .cfi_escape, .cfi_b_key_frame (augmentation\n"
+        "B). The model's RA_SIGN_STATE (register 34): no rule is state 0; 0x2d\n"
+        "toggles 0 and 1, 0x2c toggles 0 and 2, 0x2b sets 0, 1 or 2; state N is\n"
+        "printed ra_sign_state=expr(litN). A well-formed program negates only a\n"
+        "state the opcode toggles and gives register 34 no other rule. gas never\n"
+        "moves a negate into a CIE (it ends the instructions gas moves there, as an\n"
+        "escape does), so the negates are all in FDEs.\n"
+        "\n"
         "The errors --ill-formed injects: restore_state on an empty stack,\n"
         "def_cfa_offset or def_cfa_register on an expression CFA, nesting 65 deep, a\n"
-        "register above 127, restore in a CIE, GNU_window_save.\n"
+        "register above 127, restore in a CIE, GNU_window_save (x86-64); on\n"
+        "AArch64, instead of the last: negate_ra_state in state 2,\n"
+        "negate_ra_state_with_pc in state 1, set_ra_state with a reserved state, a\n"
+        "negate after another rule on register 34.\n"
         "\n"
         "In the sources, corpus/gen-run.sh N OUTDIR runs N programs through gas,\n"
         "cfisem il (against their expectations) and cfisem diff (all engines), two at\n"
@@ -115,6 +134,13 @@ static int parse_value(struct gen_cli *o, const char *arg, const char *value)
         o->asm_path = value;
     } else if (!strcmp(arg, "--expect")) {
         o->expect_path = value;
+    } else if (!strcmp(arg, "--arch")) {
+        if (!strcmp(value, "aarch64"))
+            o->options.arch = GEN_ARCH_AARCH64;
+        else if (!strcmp(value, "x86-64"))
+            o->options.arch = GEN_ARCH_X86_64;
+        else
+            return cli_usage_error("gen", "unknown architecture", value);
     } else if (!strcmp(arg, "--fdes")) {
         if (!cli_parse_u64(value, &n) || n < 1 || n > GEN_FDES_MAX)
             return cli_usage_error("gen", "--fdes takes 1 to 64, got", value);
@@ -138,7 +164,7 @@ static int parse_options(int argc, char **argv, struct gen_cli *o)
         }
         bool takes_value = !strcmp(arg, "--seed") || !strcmp(arg, "-o") ||
                            !strcmp(arg, "--expect") || !strcmp(arg, "--fdes") ||
-                           !strcmp(arg, "--section");
+                           !strcmp(arg, "--section") || !strcmp(arg, "--arch");
         if (!takes_value)
             return cli_usage_error("gen", "unknown option", arg);
         if (i + 1 >= argc)
@@ -177,7 +203,8 @@ static bool write_file(const char *path, const struct gen_program *program,
 
 int cli_gen(int argc, char **argv)
 {
-    struct gen_cli o = {.options = {0, 0, GEN_SECTIONS_RANDOM, false}};
+    struct gen_cli o = {
+        .options = {0, 0, GEN_SECTIONS_RANDOM, false, GEN_ARCH_X86_64}};
     int status = parse_options(argc, argv, &o);
     if (status == -1) {
         fputs(usage, stdout);

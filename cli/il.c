@@ -33,8 +33,15 @@ static void print_usage(FILE *out)
         " same, or a\n"
         "           register name (register rule). Registers without a rule"
         " are absent.\n"
+        "           Names are the file's architecture's (x86-64: rax..r15,"
+        " rip;\n"
+        "           AArch64: x0..x30, sp, pc, ra_sign_state, whose state s is"
+        " the\n"
+        "           rule expr(lit s))."
+        "\n"
         "  json     one object for the file:\n"
-        "             {\"schema_version\": 1, \"file\": \"libc.so.6\", \"fdes\": [\n"
+        "             {\"schema_version\": 1, \"file\": \"libc.so.6\", \"arch\":\n"
+        "              \"x86-64\", \"fdes\": [\n"
         "             {\"section\": \".eh_frame\", \"offset\": 24, ..."
         " \"rows\": [{\"begin\": \"0x26000\",\n"
         "              \"end\": \"0x26006\", \"cfa\": {\"reg\": 7, \"offset\": 16},"
@@ -238,7 +245,8 @@ static int run(const struct il_options *o, const struct cfi_file *file)
     }
     struct sem_arena *arena = sem_arena_new();
     struct sem_printer *printer =
-        arena ? sem_printer_new(stdout, o->format, o->path) : NULL;
+        arena ? sem_printer_new(stdout, o->format, o->path, file->arch)
+              : NULL;
     if (!printer) {
         sem_arena_free(arena);
         fprintf(stderr, "cfisem: %s: out of memory\n", o->path);

@@ -78,7 +78,7 @@ static void print_help(FILE *out)
             "usage: cfisem COMMAND [ARGS...]\n"
             "\n"
             "The semantics of DWARF call frame information (.eh_frame,\n"
-            ".debug_frame) on x86-64, executable.\n"
+            ".debug_frame) on x86-64 and AArch64, executable.\n"
             "\n"
             "Commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

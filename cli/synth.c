@@ -350,7 +350,11 @@ static enum cfi_status code(struct run *r)
         fully += fn->fully_analysed;
         if (r->o->emit_il) {
             code_header(fn);
-            sem_print_fde_text(stdout, &fn->table.il);
+            /* Code no FDE covers has no CIE to name its architecture:
+             * synth reads x86-64's. */
+            for (size_t k = 0; k < fn->table.il.nranges; k++)
+                sem_print_range_text(stdout, &cfi_arch_x86_64,
+                                     &fn->table.il.ranges[k]);
             putchar('\n');
         }
     }
@@ -467,7 +471,8 @@ static int run(const struct options *o, const struct cfi_file *file)
     }
     r.il = il;
     if (o->emit_il &&
-        !(r.printer = sem_printer_new(stdout, SEM_FORMAT_TEXT, o->path)))
+        !(r.printer = sem_printer_new(stdout, SEM_FORMAT_TEXT, o->path,
+                                      file->arch)))
         goto out;
     if (o->json && !(r.json = open_json(o, o->path))) {
         diag = (struct cfi_diag){CFI_E_IO, "cannot open file for writing",

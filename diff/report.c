@@ -130,7 +130,8 @@ void diff_report_record(FILE *out, const struct diff_run *run,
         fprintf(out, " (caller frame: row at 0x%" PRIx64 ")", s->at.pc - 1);
     fprintf(out, ", state %u (%s)\n", s->index,
             engine_state_kind_name(s->kind));
-    engine_report_items(out, &record->outcome, &record->expected, &record->got);
+    engine_report_items(out, record->state.arch, &record->outcome,
+                        &record->expected, &record->got);
     if (record->has_fde)
         fprintf(out, "    fde %s+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64 ")%s%s\n",
                 cfi_section_name(record->fde_section), record->fde_offset,
@@ -226,7 +227,8 @@ static void json_record(FILE *out, const struct diff_run *run,
     fputs(", \"row\": ", out);
     engine_json_string(out, record->row_text);
     fputs(", \"items\": ", out);
-    engine_json_items(out, &record->outcome, &record->expected, &record->got);
+    engine_json_items(out, record->state.arch, &record->outcome,
+                      &record->expected, &record->got);
     fprintf(out, ", \"items_total\": %u, \"items_new\": %u",
             record->outcome.nitems, record->outcome.nnew);
     fputs(", \"expected\": ", out);

@@ -108,18 +108,20 @@ static const struct engine_deviation *deviation_of(const struct diff_run *run,
     return NULL;
 }
 
-static bool item_of(const char *label, struct engine_item_found *out)
+static bool item_of(const struct cfi_arch *arch, const char *label,
+                    struct engine_item_found *out)
 {
     static const enum engine_item plain[] = {
         ENGINE_ITEM_STATUS, ENGINE_ITEM_CFA, ENGINE_ITEM_SIGNAL};
     char buf[16];
     for (size_t i = 0; label && i < sizeof plain / sizeof plain[0]; i++)
-        if (!strcmp(label, engine_item_label(plain[i], 0, buf, sizeof buf))) {
+        if (!strcmp(label, engine_item_label(arch, plain[i], 0, buf,
+                                             sizeof buf))) {
             *out = (struct engine_item_found){plain[i], 0, NULL};
             return true;
         }
     for (unsigned reg = 0; label && reg < CFI_NREGS; reg++)
-        if (!strcmp(label, engine_item_label(ENGINE_ITEM_REG, reg, buf,
+        if (!strcmp(label, engine_item_label(arch, ENGINE_ITEM_REG, reg, buf,
                                              sizeof buf))) {
             *out = (struct engine_item_found){ENGINE_ITEM_REG, reg, NULL};
             return true;
@@ -307,6 +309,7 @@ static bool read_fde(struct reading *r, const struct diff_json *fde,
 }
 
 static bool read_items(struct reading *r, const struct diff_json *json,
+                       const struct cfi_arch *arch,
                        struct engine_outcome *outcome)
 {
     const struct diff_json *items = member(r, json, "items");
@@ -325,8 +328,8 @@ static bool read_items(struct reading *r, const struct diff_json *json,
         const struct diff_json *item = &items->elements[i];
         const struct diff_json *dev = member(r, item, "deviation");
         struct engine_item_found *found = &outcome->items[i];
-        if (!need(r, item_of(diff_json_text(member(r, item, "item")), found),
-                  "item") || !dev)
+        if (!need(r, item_of(arch, diff_json_text(member(r, item, "item")),
+                             found), "item") || !dev)
             return false;
         found->deviation = deviation_of(r->run, diff_json_text(dev));
         if (!need(r, dev->kind == DIFF_JSON_NULL || found->deviation,
@@ -351,7 +354,7 @@ static bool read_record(struct reading *r, const struct diff_json *json,
               read_state(r, json, &record->state) &&
               read_fde(r, member(r, json, "fde"), record) &&
               kept_text(r, json, "row", true, &row) &&
-              read_items(r, json, &record->outcome) &&
+              read_items(r, json, record->state.arch, &record->outcome) &&
               read_frame(r, member(r, json, "expected"), &record->expected) &&
               read_frame(r, member(r, json, "got"), &record->got);
     record->row_text = row ? strdup(row) : NULL;

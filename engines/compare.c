@@ -160,7 +160,8 @@ void engine_compare(struct engine_mismatch *context,
                                          : ENGINE_VERDICT_KNOWN;
 }
 
-const char *engine_item_label(enum engine_item item, unsigned reg, char *buf,
+const char *engine_item_label(const struct cfi_arch *arch,
+                              enum engine_item item, unsigned reg, char *buf,
                               size_t size)
 {
     switch (item) {
@@ -169,7 +170,8 @@ const char *engine_item_label(enum engine_item item, unsigned reg, char *buf,
     case ENGINE_ITEM_CFA:
         return "cfa";
     case ENGINE_ITEM_REG:
-        return cfi_reg_label(reg, buf, size);
+        return cfi_arch_reg_label(arch ? arch : &cfi_arch_x86_64, reg, buf,
+                                  size);
     case ENGINE_ITEM_SIGNAL:
         return "signal_frame";
     }

@@ -82,8 +82,10 @@ void engine_compare(struct engine_mismatch *context,
                     const struct engine_answer *answer,
                     struct engine_outcome *outcome);
 
-/* "status", "cfa", or the register's name ("rbx", "r17"). */
-const char *engine_item_label(enum engine_item item, unsigned reg, char *buf,
+/* "status", "cfa", or the register's name on `arch` ("rbx", "r17";
+ * "x30" on AArch64; NULL: x86-64). */
+const char *engine_item_label(const struct cfi_arch *arch,
+                              enum engine_item item, unsigned reg, char *buf,
                               size_t size);
 
 #endif

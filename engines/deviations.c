@@ -320,6 +320,86 @@ static const struct engine_deviation table[] = {
      "libdw stops reading .debug_frame at a zero length word",
      ZERO_LENGTH("libdw/dwarf_next_cfi.c"),
      engine_deviation_libdw_zero_length},
+    {"libdwarf-negate-ra-state-ignored", ENGINE_libdwarf,
+     "on AArch64, libdwarf runs DW_CFA_AARCH64_negate_ra_state (0x2d) as "
+     "nothing: RA_SIGN_STATE keeps its rule, the caller's PC is not "
+     "stripped",
+     "aadwarf64 'Call frame instructions': 0x2d is "
+     "DW_CFA_AARCH64_negate_ra_state on AArch64, which toggles "
+     "RA_SIGN_STATE (34); cfi.h step 6 then strips the pointer "
+     "authentication code from the caller's PC when the state says "
+     "signed. libdwarf 20210528 reads 0x2d as DW_CFA_GNU_window_save "
+     "whatever the machine, and dwarf_frame.c _dwarf_exec_frame_instr "
+     "runs it as nothing ('No information'): column 34 keeps the rule it "
+     "had (none, the ABI's 0), so the return address stays signed. Seen "
+     "on 34, on the PC and on what they change; matched as what the row "
+     "gives with every 0x2d read as DW_CFA_nop. Nor does it check the "
+     "instruction: where aadwarf64 forbids a negate (mixed with another "
+     "rule of RA_SIGN_STATE, or of a state signed with the PC) and cfi.h "
+     "rejects the FDE, libdwarf unwinds.",
+     engine_deviation_libdwarf_negate_ra_state_ignored},
+    {"libdwarf-aarch64-ra-state-ops", ENGINE_libdwarf,
+     "libdwarf rejects AArch64's DW_CFA_AARCH64_set_ra_state (0x2b) and "
+     "negate_ra_state_with_pc (0x2c)",
+     "aadwarf64 'Call frame instructions' defines 0x2b (set_ra_state: a "
+     "ULEB128 state and a factored offset) and 0x2c (toggle between not "
+     "signed and signed with SP and PC); cfi.h reads both on AArch64 (a "
+     "reserved state, 3 and above, is unsupported). libdwarf 20210528's "
+     "_dwarf_exec_frame_instr has no case for either and fails with "
+     "DW_DLE_DF_FRAME_DECODING_ERROR wherever one runs.",
+     engine_deviation_libdwarf_aarch64_ra_state_ops},
+    {"libdwarf-augmentation-b-key", ENGINE_libdwarf,
+     "libdwarf refuses a CIE whose augmentation has AArch64's 'B' (\"zRB\")",
+     "aadwarf64 'Common information entries': 'B' says the frames sign "
+     "their return address with the B key; it has no augmentation data "
+     "and changes no rule. libdwarf 20210528's dwarf_frame2.c "
+     "_dwarf_gnu_aug_fill (case aug_gcc_eh_z) knows S, L, R and P only "
+     "and fails the whole section with DW_DLE_FRAME_AUGMENTATION_UNKNOWN "
+     "(GCC's -mbranch-protection=pac-ret+b-key, corpus/cases-aarch64/"
+     "pac_ret_b_key).",
+     engine_deviation_libdwarf_augmentation_b_key},
+    {"libdw-no-pac-strip", ENGINE_libdw,
+     "libdw's caller PC is the return address column's value with its "
+     "pointer authentication code: libdw has no RA_SIGN_STATE",
+     "cfi.h step 6 (aadwarf64 Note 8, 'Call frame instructions'): when "
+     "RA_SIGN_STATE (34) says the return address is signed, the caller's "
+     "PC is x30's value with its pointer authentication code stripped. "
+     "elfutils 0.188's libdw/cfi.c execute_cfi runs "
+     "DW_CFA_AARCH64_negate_ra_state as nothing on AArch64 ('XXX not "
+     "handled yet'), so libdw knows no signing state (the adapter does "
+     "not compare 34), and neither libdw nor libdwfl strips a return "
+     "address: the PC is the signed value.",
+     engine_deviation_libdw_no_pac_strip},
+    {"libdw-aarch64-ra-state-ops", ENGINE_libdw,
+     "libdw rejects AArch64's DW_CFA_AARCH64_set_ra_state (0x2b) and "
+     "negate_ra_state_with_pc (0x2c)",
+     "aadwarf64 'Call frame instructions' defines 0x2b and 0x2c; cfi.h "
+     "reads both on AArch64 (a reserved state, 3 and above, is "
+     "unsupported). elfutils 0.188's libdw/cfi.c execute_cfi has no case "
+     "for them (its default is cfi_assert (false)): dwarf_cfi_addrframe "
+     "fails with DWARF_E_INVALID_CFI wherever one runs.",
+     engine_deviation_libdw_aarch64_ra_state_ops},
+    {"libdw-negate-ra-state-unchecked", ENGINE_libdw,
+     "libdw accepts DW_CFA_AARCH64_negate_ra_state where aadwarf64 "
+     "forbids it",
+     "aadwarf64 'Call frame instructions': negate_ra_state must not be "
+     "mixed with other rules of RA_SIGN_STATE (34), and toggles between "
+     "not signed and signed with SP only; cfi.h makes an FDE that breaks "
+     "either malformed. elfutils 0.188's libdw/cfi.c execute_cfi runs "
+     "0x2d as nothing on AArch64 ('XXX not handled yet'), checks "
+     "nothing, and unwinds.",
+     engine_deviation_libdw_negate_ra_state_unchecked},
+    {"libdw-aarch64-abi-cfa-x30", ENGINE_libdw,
+     "elfutils' AArch64 ABI defaults define the CFA as x30 + 0: a row "
+     "with no CFA rule unwinds",
+     "DWARF 5 6.4.1: the CIE's initial instructions define the CFA; "
+     "aadwarf64 gives no default CFA rule, and cfi.h makes a row without "
+     "one malformed. elfutils' backends/aarch64_cfi.c (0.188) starts its "
+     "default program with 'DW_CFA_def_cfa, ULEB128_7 (30), ULEB128_7 "
+     "(0)' under a comment that names the stack pointer (r31): a CIE "
+     "that defines no CFA gets x30, the link register "
+     "(diff/findings/libdw-aarch64-abi-cfa-x30).",
+     engine_deviation_libdw_aarch64_abi_cfa_x30},
     {"sframe-three-columns", ENGINE_sframe,
      "SFrame carries the CFA, rbp and rip only: an error of another "
      "register's rule is not seen",

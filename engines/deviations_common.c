@@ -215,6 +215,21 @@ bool engine_deviation_accepts(const struct engine_mismatch *m,
     return false;
 }
 
+/* The IL says the FDE is an error because of an instruction with one of
+ * `opcodes`, in the CIE or the FDE, and the libraries run it for the
+ * lookup PC. */
+bool engine_deviation_il_fails_at(const struct engine_mismatch *m,
+                                  const enum sem_opcode *opcodes, size_t n)
+{
+    struct faulty f;
+    if (!il_faulty(m, &f) || !f.run)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (f.opcode == opcodes[i])
+            return true;
+    return false;
+}
+
 /* The IL's error comes from an FDE instruction that the libraries do not
  * run for the lookup PC (it lies after it), and the engine unwound. */
 bool engine_deviation_stops_at_lookup_pc(const struct engine_mismatch *m,

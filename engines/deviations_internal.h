@@ -47,6 +47,11 @@ bool engine_deviation_runs(const struct engine_mismatch *m,
 bool engine_deviation_accepts(const struct engine_mismatch *m,
                               enum engine_id id, bool in_cie,
                               const enum sem_opcode *opcodes, size_t n);
+/* The IL says the FDE is an error because of an instruction with one of
+ * `opcodes` (in the CIE or the FDE), and the libraries run it for the
+ * lookup PC; whatever the engine answered. */
+bool engine_deviation_il_fails_at(const struct engine_mismatch *m,
+                                  const enum sem_opcode *opcodes, size_t n);
 /* engine_deviation_accepts for def_cfa_register / def_cfa_offset{,_sf} in the
  * FDE (the IL's error: they change an expression CFA). */
 bool engine_deviation_accepts_cfa_ops_on_expression(
@@ -147,6 +152,12 @@ bool engine_deviation_libdwarf_cfa_ops_on_expression(
 bool engine_deviation_libdwarf_cie_restore_and_location(
     const struct engine_mismatch *m);
 bool engine_deviation_libdwarf_zero_length(const struct engine_mismatch *m);
+bool engine_deviation_libdwarf_negate_ra_state_ignored(
+    const struct engine_mismatch *m);
+bool engine_deviation_libdwarf_aarch64_ra_state_ops(
+    const struct engine_mismatch *m);
+bool engine_deviation_libdwarf_augmentation_b_key(
+    const struct engine_mismatch *m);
 
 /* libdw_deviations.c */
 bool engine_deviation_libdw_abi_rax_for_rbx(const struct engine_mismatch *m);
@@ -158,6 +169,13 @@ bool engine_deviation_libdw_expression_decoded_with_rule(
 bool engine_deviation_libdw_location_backwards(const struct engine_mismatch *m);
 bool engine_deviation_libdw_address_size_4(const struct engine_mismatch *m);
 bool engine_deviation_libdw_zero_length(const struct engine_mismatch *m);
+bool engine_deviation_libdw_no_pac_strip(const struct engine_mismatch *m);
+bool engine_deviation_libdw_negate_ra_state_unchecked(
+    const struct engine_mismatch *m);
+bool engine_deviation_libdw_aarch64_abi_cfa_x30(
+    const struct engine_mismatch *m);
+bool engine_deviation_libdw_aarch64_ra_state_ops(
+    const struct engine_mismatch *m);
 
 /* sframe_deviations.c */
 bool engine_deviation_sframe_three_columns(const struct engine_mismatch *m);

@@ -208,7 +208,13 @@ static enum cfi_status adapter_open(enum engine_id id,
     const struct adapter *adapter = &adapters[id];
     if (!adapter->open)
         return not_built(diag);
-    if (file->arch != &cfi_arch_x86_64) {
+    /* libdwarf and libdw read the CFI of any machine: libdw chooses its
+     * ABI back end from the file's e_machine, and the libdwarf adapter
+     * takes the defaults from the file's descriptor. */
+    bool reads_arch = file->arch == &cfi_arch_x86_64 ||
+                      (file->arch == &cfi_arch_aarch64 &&
+                       (id == ENGINE_libdwarf || id == ENGINE_libdw));
+    if (!reads_arch) {
         engine->unwind = other_architecture;
         return CFI_OK;
     }

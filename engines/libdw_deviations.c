@@ -6,11 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The mismatch's FDE is read with `arch`'s descriptor (the back end
+ * libdw chose by the same e_machine). */
+static bool fde_of(const struct engine_mismatch *m,
+                   const struct cfi_arch *arch)
+{
+    return m->fde && m->fde->cie && m->fde->cie->arch == arch;
+}
+
 /* rax (0) with no rule: libdw gives the callee's rax (same_value); rbx
  * (3) with no rule: libdw gives undefined. */
 bool engine_deviation_libdw_abi_rax_for_rbx(const struct engine_mismatch *m)
 {
     if (!engine_deviation_reg_item(m, ENGINE_libdw) ||
+        !fde_of(m, &cfi_arch_x86_64) ||
         !engine_deviation_has_no_rule(m, m->reg))
         return false;
     if (m->reg == CFI_REG_RAX)
@@ -30,6 +39,7 @@ bool engine_deviation_libdw_abi_rip_same_value(const struct engine_mismatch *m)
 {
     return engine_deviation_reg_item(m,
                                      ENGINE_libdw) && m->reg == CFI_REG_RIP &&
+           fde_of(m, &cfi_arch_x86_64) &&
            engine_deviation_has_no_rule(m, CFI_REG_RIP) &&
            engine_deviation_is_undefined(m->expected, CFI_REG_RIP) &&
            engine_deviation_is_callee_reg(m->got, m->request, CFI_REG_RIP,
@@ -127,4 +137,83 @@ bool engine_deviation_libdw_address_size_4(const struct engine_mismatch *m)
 bool engine_deviation_libdw_zero_length(const struct engine_mismatch *m)
 {
     return engine_deviation_stops_at_zero_length(m, ENGINE_libdw);
+}
+
+/* The caller's PC where the reference's RA_SIGN_STATE says the return
+ * address is signed: the IL strips the column's value (or, the state
+ * not being a value, has no PC), libdw's PC is the column's value as it
+ * is, the same value the IL gives the column. */
+bool engine_deviation_libdw_no_pac_strip(const struct engine_mismatch *m)
+{
+    if (!engine_deviation_reg_item(m, ENGINE_libdw) || !m->fde ||
+        !m->fde->cie)
+        return false;
+    const struct cfi_arch *arch = m->fde->cie->arch;
+    uint64_t column = m->fde->cie->ra_column;
+    if (arch->ra_state == CFI_NO_RA_STATE || m->reg != arch->pc ||
+        column == arch->pc || column >= CFI_NREGS)
+        return false;
+    const struct cfi_regs *want = &m->expected->caller;
+    const struct cfi_regs *got = &m->got->caller;
+    unsigned ra = (unsigned)column, state = arch->ra_state;
+    bool signed_state = want->status[state] != CFI_REG_VALUE ||
+                        want->value[state] != CFI_RA_NOT_SIGNED;
+    return signed_state && want->status[ra] == CFI_REG_VALUE &&
+           got->status[ra] == CFI_REG_VALUE &&
+           got->value[ra] == want->value[ra] &&
+           got->status[arch->pc] == CFI_REG_VALUE &&
+           got->value[arch->pc] == want->value[ra];
+}
+
+static const enum sem_opcode ra_state_ops[] = {
+    SEM_CFA_AARCH64_set_ra_state, SEM_CFA_AARCH64_negate_ra_state_with_pc};
+
+/* The AArch64 opcodes 0x2b (set_ra_state) and 0x2c
+ * (negate_ra_state_with_pc) ran: libdw has no case for them and fails
+ * the row with "invalid CFI", whatever the IL's row gives there, or
+ * where the IL rejects the FDE at one of them (a reserved state),
+ * whatever class the IL gives its error. */
+bool engine_deviation_libdw_aarch64_ra_state_ops(
+    const struct engine_mismatch *m)
+{
+    if (m->engine != ENGINE_libdw || m->item != ENGINE_ITEM_STATUS ||
+        !fde_of(m, &cfi_arch_aarch64) ||
+        m->expected->status == m->got->status ||
+        m->got->status != CFI_E_MALFORMED)
+        return false;
+    if (m->translation != CFI_OK)
+        return engine_deviation_il_fails_at(m, ra_state_ops, 2);
+    return m->row &&
+           (engine_deviation_runs(m, SEM_CFA_AARCH64_set_ra_state) ||
+            engine_deviation_runs(m, SEM_CFA_AARCH64_negate_ra_state_with_pc));
+}
+
+/* The IL rejects the FDE at a negate_ra_state (0x2d) that libdw runs
+ * for the lookup PC, and libdw, running it as nothing, unwinds. */
+bool engine_deviation_libdw_negate_ra_state_unchecked(
+    const struct engine_mismatch *m)
+{
+    static const enum sem_opcode negate[] = {SEM_CFA_GNU_window_save};
+    return m->engine == ENGINE_libdw && m->item == ENGINE_ITEM_STATUS &&
+           fde_of(m, &cfi_arch_aarch64) && m->got->status == CFI_OK &&
+           engine_deviation_il_fails_at(m, negate, 1);
+}
+
+/* A row with no CFA rule (the CIE defines none): the IL says malformed,
+ * libdw takes the CFA its AArch64 back end starts with, x30 + 0: the
+ * callee's x30, or the error of reading it when the request leaves it
+ * unknown. */
+bool engine_deviation_libdw_aarch64_abi_cfa_x30(
+    const struct engine_mismatch *m)
+{
+    const unsigned lr = cfi_arch_aarch64.ra_column;
+    const struct cfi_regs *callee = m->request->callee;
+    if (m->engine != ENGINE_libdw || m->item != ENGINE_ITEM_STATUS ||
+        !fde_of(m, &cfi_arch_aarch64) || !m->row ||
+        m->row->cfa.kind != SEM_CFA_RULE_INVALID ||
+        m->expected->status != CFI_E_MALFORMED)
+        return false;
+    if (callee->status[lr] == CFI_REG_VALUE)
+        return m->got->status == CFI_OK && m->got->cfa == callee->value[lr];
+    return m->got->status == CFI_E_REG_UNKNOWN && m->got->diag.reg == (int)lr;
 }

@@ -111,3 +111,91 @@ bool engine_deviation_libdwarf_zero_length(const struct engine_mismatch *m)
 {
     return engine_deviation_stops_at_zero_length(m, ENGINE_libdwarf);
 }
+
+/* The mismatch's FDE is AArch64's. */
+static bool aarch64_fde(const struct engine_mismatch *m)
+{
+    return m->fde && m->fde->cie && m->fde->cie->arch == &cfi_arch_aarch64;
+}
+
+/* libdwarf's reading of 0x2d on AArch64: DW_CFA_GNU_window_save, which
+ * it runs as nothing. The opcode becomes DW_CFA_nop (0x00), one byte as
+ * it is. */
+static void negate_ra_state_as_nop(uint8_t *bytes, size_t len,
+                                   const struct sem_insn *insn)
+{
+    if (insn->opcode == SEM_CFA_GNU_window_save && insn->at < len)
+        bytes[insn->at] = 0x00;
+}
+
+static const enum sem_opcode negate_ra_state[] = {SEM_CFA_GNU_window_save};
+
+/* negate_ra_state ran: libdwarf leaves RA_SIGN_STATE as it was, so the
+ * state (34) it gives, the caller's PC (not stripped where the IL's is)
+ * and whatever they change are what the row gives with every 0x2d read
+ * as a nop. Where the IL rejects the FDE at a negate (one mixed with
+ * another rule of 34, or of a state signed with the PC), libdwarf,
+ * running it as nothing, unwinds. */
+bool engine_deviation_libdwarf_negate_ra_state_ignored(
+    const struct engine_mismatch *m)
+{
+    if (m->engine != ENGINE_libdwarf || !aarch64_fde(m))
+        return false;
+    if (m->item == ENGINE_ITEM_STATUS && m->got->status == CFI_OK &&
+        engine_deviation_il_fails_at(m, negate_ra_state, 1))
+        return true;
+    if (m->translation != CFI_OK || !engine_deviation_item_differs(m) ||
+        !engine_deviation_runs(m, SEM_CFA_GNU_window_save))
+        return false;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = model &&
+                     engine_deviation_eval_patched(m, negate_ra_state_as_nop,
+                                                   model) &&
+                     engine_deviation_same_item(m, model);
+    free(model);
+    return explained;
+}
+
+static const enum sem_opcode ra_state_ops[] = {
+    SEM_CFA_AARCH64_set_ra_state, SEM_CFA_AARCH64_negate_ra_state_with_pc};
+
+/* The AArch64 opcodes 0x2b (set_ra_state) and 0x2c
+ * (negate_ra_state_with_pc) ran: libdwarf has no case for them and
+ * fails the row with a decoding error, whatever the IL's row gives
+ * there, or where the IL rejects the FDE at one of them (a reserved
+ * state), whatever class the IL gives its error. */
+bool engine_deviation_libdwarf_aarch64_ra_state_ops(
+    const struct engine_mismatch *m)
+{
+    if (m->engine != ENGINE_libdwarf || m->item != ENGINE_ITEM_STATUS ||
+        !aarch64_fde(m) || m->expected->status == m->got->status ||
+        !libdwarf_decoding_error(m->got))
+        return false;
+    if (m->translation != CFI_OK)
+        return engine_deviation_il_fails_at(m, ra_state_ops, 2);
+    return m->row &&
+           (engine_deviation_runs(m, SEM_CFA_AARCH64_set_ra_state) ||
+            engine_deviation_runs(m, SEM_CFA_AARCH64_negate_ra_state_with_pc));
+}
+
+/* A CIE of the file has AArch64's 'B' augmentation (the B key), and
+ * libdwarf's answer is its refusal of it: it refuses the whole section,
+ * so any PC gets that answer. */
+static bool has_b_key_cie(const struct cfi_file *file)
+{
+    for (size_t i = 0; i < file->ncies; i++)
+        if (file->cies[i].arch == &cfi_arch_aarch64 &&
+            file->cies[i].augmentation[0] == 'z' &&
+            strchr(file->cies[i].augmentation, 'B'))
+            return true;
+    return false;
+}
+
+bool engine_deviation_libdwarf_augmentation_b_key(
+    const struct engine_mismatch *m)
+{
+    return m->engine == ENGINE_libdwarf &&
+           m->item == ENGINE_ITEM_STATUS && has_b_key_cie(m->file) &&
+           m->got->status != CFI_OK && m->got->diag.message &&
+           strstr(m->got->diag.message, "DW_DLE_FRAME_AUGMENTATION_UNKNOWN");
+}

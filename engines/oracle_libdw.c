@@ -642,6 +642,27 @@ static enum eval eval_register(const struct engine_libdw *ld,
     return eval_location(ops, nops, reg, request, answer);
 }
 
+/* cfi.h step 6, with the return address column libdw read: the
+ * caller's PC is that column's value as libdw gives it. libdw has no
+ * return-address signing state: 0.188 runs AArch64's negate_ra_state
+ * (0x2d) as nothing (libdw/cfi.c execute_cfi, "XXX not handled yet")
+ * and its back end gives RA_SIGN_STATE (34) no rule, so what
+ * dwarf_frame_register says of 34 is not libdw's word on the state (not
+ * comparable), and the PC is never stripped of its signature
+ * (libdw-no-pac-strip). */
+static void return_address(const struct cfi_arch *arch, int ra,
+                           struct engine_answer *answer)
+{
+    if (arch->ra_state != CFI_NO_RA_STATE)
+        answer->reg_comparable[arch->ra_state] = false;
+    if (ra < 0 || ra >= CFI_NREGS || (unsigned)ra == arch->pc)
+        return;
+    struct cfi_regs *caller = &answer->frame.caller;
+    caller->status[arch->pc] = caller->status[ra];
+    caller->value[arch->pc] = caller->value[ra];
+    answer->reg_comparable[arch->pc] = answer->reg_comparable[ra];
+}
+
 static enum cfi_status eval_frame(const struct engine_libdw *ld,
                                   Dwarf_Frame *frame,
                                   const struct cfi_request *request,
@@ -662,14 +683,8 @@ static enum cfi_status eval_frame(const struct engine_libdw *ld,
     bool signal = false;
     int ra = ld->dw.dwarf_frame_info(frame, NULL, NULL, &signal);
     answer->frame.signal_frame = signal;
-    /* cfi.h step 6, with the return address column libdw read. */
-    if (ra >= 0 && ra < CFI_NREGS && ra != CFI_REG_RIP) {
-        struct cfi_regs *caller = &answer->frame.caller;
-        caller->status[CFI_REG_RIP] = caller->status[ra];
-        caller->value[CFI_REG_RIP] = caller->value[ra];
-        answer->reg_comparable[CFI_REG_RIP] = answer->reg_comparable[ra];
-    }
     answer->frame.status = CFI_OK;
+    return_address(ld->file->arch, ra, answer);
     return CFI_OK;
 }
 

@@ -89,7 +89,13 @@ static void load_section(struct engine_libdwarf *ld, enum cfi_section section)
         list->status = DW_DLV_NO_ENTRY;
 }
 
-/* Frame defaults for x86-64, before any CIE is read (FACTS.md). */
+/* Frame defaults, before any CIE is read (FACTS.md). libdwarf has no
+ * ABI defaults of its own: every column starts at NO_RULE, which the
+ * row's evaluation (sem_eval_row) reads as the ABI default of the
+ * file's descriptor, x86-64's or AArch64's. CFI_NREGS columns hold
+ * every register number either names (AArch64's v0-v31 are 64-95,
+ * RA_SIGN_STATE 34); the CFA, same value and undefined sentinels lie
+ * above them. */
 static void set_frame_defaults(Dwarf_Debug dbg)
 {
     dwarf_set_frame_rule_initial_value(dbg, NO_RULE);
@@ -320,9 +326,9 @@ struct cie_facts {
     unsigned ra_column;
 };
 
-static struct cie_facts cie_facts(Dwarf_Fde fde)
+static struct cie_facts cie_facts(const struct cfi_arch *arch, Dwarf_Fde fde)
 {
-    struct cie_facts facts = {false, CFI_REG_RIP};
+    struct cie_facts facts = {false, arch->ra_column};
     Dwarf_Cie cie = NULL;
     Dwarf_Error error = NULL;
     if (dwarf_get_cie_of_fde(fde, &cie, &error) != DW_DLV_OK) {
@@ -532,7 +538,7 @@ enum cfi_status engine_libdwarf_answer(void *self,
     if (!build_row(ld, &table, &row, answer))
         return engine_answer_not_comparable(
             answer, "libdwarf: the CFA is defined on a register above 127");
-    struct cie_facts facts = cie_facts(fde);
+    struct cie_facts facts = cie_facts(ld->file->arch, fde);
     ld->memo_valid = true;
     ld->memo_pc = pc;
     ld->memo_row = row;

@@ -72,8 +72,8 @@ static void item_values(const struct cfi_frame *expected_frame,
 }
 
 /* The kept items a deviation explains, on one line. */
-static void print_known(FILE *out, const struct engine_outcome *outcome,
-                        unsigned first)
+static void print_known(FILE *out, const struct cfi_arch *arch,
+                        const struct engine_outcome *outcome, unsigned first)
 {
     const struct engine_deviation *deviation = outcome->items[first].deviation;
     for (unsigned i = 0; i < first; i++)
@@ -83,14 +83,15 @@ static void print_known(FILE *out, const struct engine_outcome *outcome,
     for (unsigned i = first; i < outcome->nkept; i++)
         if (outcome->items[i].deviation == deviation) {
             char label[16];
-            fprintf(out, " %s", engine_item_label(outcome->items[i].item,
+            fprintf(out, " %s", engine_item_label(arch, outcome->items[i].item,
                                                   outcome->items[i].reg, label,
                                                   sizeof label));
         }
     fputc('\n', out);
 }
 
-void engine_report_items(FILE *out, const struct engine_outcome *outcome,
+void engine_report_items(FILE *out, const struct cfi_arch *arch,
+                         const struct engine_outcome *outcome,
                          const struct cfi_frame *expected_frame,
                          const struct cfi_frame *got_frame)
 {
@@ -102,12 +103,13 @@ void engine_report_items(FILE *out, const struct engine_outcome *outcome,
         item_values(expected_frame, got_frame, item, expected, got,
                     sizeof expected);
         fprintf(out, "    %-6s expected %s, got %s\n",
-                engine_item_label(item->item, item->reg, label, sizeof label),
+                engine_item_label(arch, item->item, item->reg, label,
+                                  sizeof label),
                 expected, got);
     }
     for (unsigned i = 0; i < outcome->nkept; i++)
         if (outcome->items[i].deviation)
-            print_known(out, outcome, i);
+            print_known(out, arch, outcome, i);
     if (outcome->nitems > outcome->nkept)
         fprintf(out, "    ... %u differing items in all, %u explained by no"
                 " deviation\n", outcome->nitems, outcome->nnew);
@@ -168,7 +170,8 @@ static void json_regs(FILE *out, const struct cfi_arch *arch,
     fputc('}', out);
 }
 
-void engine_json_items(FILE *out, const struct engine_outcome *outcome,
+void engine_json_items(FILE *out, const struct cfi_arch *arch,
+                       const struct engine_outcome *outcome,
                        const struct cfi_frame *expected_frame,
                        const struct cfi_frame *got_frame)
 {
@@ -179,8 +182,8 @@ void engine_json_items(FILE *out, const struct engine_outcome *outcome,
         item_values(expected_frame, got_frame, item, expected, got,
                     sizeof expected);
         fprintf(out, "%s{\"item\": ", i ? ", " : "");
-        engine_json_string(out, engine_item_label(item->item, item->reg, label,
-                                                  sizeof label));
+        engine_json_string(out, engine_item_label(arch, item->item, item->reg,
+                                                  label, sizeof label));
         fputs(", \"expected\": ", out);
         engine_json_string(out, expected);
         fputs(", \"got\": ", out);

@@ -15,7 +15,8 @@
  * ("    cfa    expected 0x.., got 0x.."), then the ones a known deviation
  * explains, one line per deviation ("    known: ID: rax rdx"); validate
  * prints them too. */
-void engine_report_items(FILE *out, const struct engine_outcome *outcome,
+void engine_report_items(FILE *out, const struct cfi_arch *arch,
+                         const struct engine_outcome *outcome,
                          const struct cfi_frame *expected,
                          const struct cfi_frame *got);
 
@@ -24,7 +25,8 @@ void engine_report_items(FILE *out, const struct engine_outcome *outcome,
  * "fault", "regs", without braces); the items as an array; a quoted,
  * escaped string (null for NULL); a frame object. */
 void engine_json_state(FILE *out, const struct engine_state *state);
-void engine_json_items(FILE *out, const struct engine_outcome *outcome,
+void engine_json_items(FILE *out, const struct cfi_arch *arch,
+                       const struct engine_outcome *outcome,
                        const struct cfi_frame *expected,
                        const struct cfi_frame *got);
 void engine_json_string(FILE *out, const char *text);

@@ -16,7 +16,8 @@ enum { STATES = 4 };
 static void print_all(FILE *sink, const struct sem_file_il *il,
                       enum sem_format format)
 {
-    struct sem_printer *printer = sem_printer_new(sink, format, "fuzz");
+    struct sem_printer *printer =
+        sem_printer_new(sink, format, "fuzz", il->file->arch);
     if (!printer)
         return;
     for (size_t i = 0; i < il->nfdes; i++) {

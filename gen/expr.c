@@ -8,8 +8,9 @@
  * values), div and mod only right after pushing a non-zero constant,
  * skip and bra only forward, over a block that leaves the depth as it
  * found it (so both paths of a bra meet at the same depth, and every
- * execution ends). Registers read (breg*, bregx) are 0-16, which the
- * harness always gives. deref and deref_size read from a register plus a
+ * execution ends). Registers read (breg*, bregx) are the target's
+ * expr_regs (x86-64: 0-16; AArch64: x0-x30 and sp), which the harness
+ * always gives. deref and deref_size read from a register plus a
  * small offset or from the image: in the harness's memory a read faults
  * only when it wraps past 2^64. */
 #include "internal.h"
@@ -145,6 +146,7 @@ void gen_expr_print(const struct gen_expr *expr, FILE *out)
 
 struct walk {
     struct gen_rng *rng;
+    const struct gen_target *target;
     struct gen_expr *expr;
     int depth;
     unsigned budget;  /* operations still allowed */
@@ -181,11 +183,11 @@ static uint64_t fixed_constant(struct gen_rng *rng, unsigned size,
     return v;
 }
 
-static unsigned random_reg(struct gen_rng *rng)
+static unsigned random_reg(const struct walk *w)
 {
     static const unsigned weights[17] = {2, 2, 2, 3, 2, 2, 6, 8, 2, 2,
                                          3, 2, 2, 2, 2, 2, 2};
-    return (unsigned)gen_rng_pick(rng, weights, 17);
+    return w->target->expr_regs[gen_rng_pick(w->rng, weights, 17)];
 }
 
 /* An offset from a register: mostly small, sometimes far. */
@@ -205,10 +207,10 @@ static void push_leaf(struct walk *w)
         add(w, GEN_OP_lit, (unsigned)gen_rng_below(rng, 32), 0, 0);
         return;
     case 2: case 3: case 4:
-        add(w, GEN_OP_breg, random_reg(rng), reg_offset(rng), 0);
+        add(w, GEN_OP_breg, random_reg(w), reg_offset(rng), 0);
         return;
     case 5:
-        add(w, GEN_OP_bregx, 0, random_reg(rng), reg_offset(rng));
+        add(w, GEN_OP_bregx, 0, random_reg(w), reg_offset(rng));
         return;
     case 6: {
         static const enum gen_dw_op sized[] = {
@@ -252,9 +254,11 @@ static void load(struct walk *w)
     struct gen_rng *rng = w->rng;
     unsigned roll = (unsigned)gen_rng_below(rng, 10);
     if (roll < 6)
-        add(w, GEN_OP_breg, random_reg(rng), (uint64_t)((int64_t)gen_rng_below(rng, 401) - 200), 0);
+        add(w, GEN_OP_breg, random_reg(w),
+            (uint64_t)((int64_t)gen_rng_below(rng, 401) - 200), 0);
     else if (roll < 8)
-        add(w, GEN_OP_bregx, 0, random_reg(rng), (uint64_t)((int64_t)gen_rng_below(rng, 401) - 200));
+        add(w, GEN_OP_bregx, 0, random_reg(w),
+            (uint64_t)((int64_t)gen_rng_below(rng, 401) - 200));
     else
         add(w, GEN_OP_addr, 0, 0x1000 + 8 * gen_rng_below(rng, 0x40), 0);
     if (gen_rng_chance(rng, 60))
@@ -392,11 +396,11 @@ static void walk_steps(struct walk *w, unsigned steps)
         walk_step(w);
 }
 
-void gen_expr_random(struct gen_rng *rng, struct gen_expr *expr,
-                     bool cfa_pushed)
+void gen_expr_random(struct gen_rng *rng, const struct gen_target *target,
+                     struct gen_expr *expr, bool cfa_pushed)
 {
     memset(expr, 0, sizeof *expr);
-    struct walk w = {rng, expr, cfa_pushed ? 1 : 0, 0, 0};
+    struct walk w = {rng, target, expr, cfa_pushed ? 1 : 0, 0, 0};
     if (!(cfa_pushed && gen_rng_chance(rng, 4))) {
         /* mostly short; now and then long enough for a 2-byte length */
         unsigned steps = gen_rng_chance(rng, 4) ? (unsigned)gen_rng_range(rng, 30, 60)

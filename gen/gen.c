@@ -6,6 +6,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* x86-64: gas's CIE is def_cfa rsp+8, offset rip at cfa-8
+ * (tc_x86_frame_initial_instructions); expressions read rax..rip. */
+static const struct gen_target target_x86_64 = {
+    .name = "x86-64", .names = &cfi_arch_x86_64, .code_align = 1,
+    .sp = 7, .fp = 6, .ra = 16, .initial_cfa_offset = 8,
+    .initial_ra_saved = true,
+    .expr_regs = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+};
+
+/* AArch64: instructions of 4 bytes, gas's CIE is def_cfa sp+0
+ * (aarch64_frame_initial_instructions), the return column x30; the
+ * expressions read x0-x30 and sp, the stack and frame pointers where
+ * x86-64's weights favour rsp and rbp. */
+static const struct gen_target target_aarch64 = {
+    .name = "aarch64", .names = &cfi_arch_aarch64, .code_align = 4,
+    .sp = 31, .fp = 29, .ra = 30, .initial_cfa_offset = 0,
+    .initial_ra_saved = false, .ra_signing = true,
+    .expr_regs = {0, 1, 2, 3, 4, 5, 29, 31, 8, 9, 19, 20, 21, 22, 23, 24,
+                  30},
+};
+
+const struct gen_target *gen_target(enum gen_arch arch)
+{
+    return arch == GEN_ARCH_AARCH64 ? &target_aarch64 : &target_x86_64;
+}
+
 /* The sections and the number of functions come from their own stream,
  * so that writing them on the command line (as the .S header does)
  * gives the same program. */
@@ -32,13 +58,15 @@ enum cfi_status gen_program_new(const struct gen_options *options,
 {
     *program = NULL;
     if (options->nfdes > GEN_FDES_MAX ||
-        (unsigned)options->sections > GEN_SECTIONS_BOTH)
+        (unsigned)options->sections > GEN_SECTIONS_BOTH ||
+        (unsigned)options->arch > GEN_ARCH_AARCH64)
         return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
                         "options out of range");
     struct gen_program *p = calloc(1, sizeof *p);
     if (!p)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     p->options = *options;
+    p->target = gen_target(options->arch);
     choose_shape(p);
     struct gen_rng rng;
     gen_rng_seed(&rng, options->seed);
@@ -105,13 +133,14 @@ void gen_expect_split(const char *expect, size_t *stdout_len,
 /* Statistics                                                           */
 /* ------------------------------------------------------------------ */
 
-static void count_nodes(const struct gen_node *nodes, size_t n,
+static void count_nodes(const struct gen_program *p,
+                        const struct gen_node *nodes, size_t n,
                         struct gen_stats *stats, unsigned *depth)
 {
     for (size_t i = 0; i < n; i++) {
         uint8_t bytes[GEN_INSN_BYTES_MAX];
         const struct gen_insn *insn = nodes[i].insn;
-        gen_node_encode(&nodes[i], bytes);
+        gen_node_encode(&nodes[i], p->target->code_align, bytes);
         uint8_t first = bytes[0];
         stats->cfa_ops[first & 0xc0 ? first & 0xc0 : first]++;
         if (insn && insn->expr)
@@ -119,6 +148,10 @@ static void count_nodes(const struct gen_node *nodes, size_t n,
                 const struct gen_op *op = &insn->expr->ops[k];
                 stats->dw_ops[gen_dw_ops[op->kind].first + op->index]++;
             }
+        if (insn && *depth > 0 &&
+            insn->opcode >= GEN_A64_AARCH64_set_ra_state &&
+            insn->opcode <= GEN_A64_AARCH64_negate_ra_state)
+            stats->nested_ra_state_ops++;
         if (insn && insn->opcode == GEN_CFA_remember_state &&
             ++*depth > stats->max_remember_depth)
             stats->max_remember_depth = *depth;
@@ -138,12 +171,13 @@ static void count_section(const struct gen_program *p,
             continue;
         }
         ncies++;
-        count_nodes(p->nodes[l->cies[c].fde], l->cies[c].ninsns, stats, &depth);
+        count_nodes(p, p->nodes[l->cies[c].fde], l->cies[c].ninsns, stats,
+                    &depth);
     }
     for (uint32_t f = 0; f < p->nfdes; f++) {
         uint32_t skip = l->cies[l->fdes[f].cie].ninsns;
         depth = 0;
-        count_nodes(p->nodes[f] + skip, p->nnodes[f] - skip, stats, &depth);
+        count_nodes(p, p->nodes[f] + skip, p->nnodes[f] - skip, stats, &depth);
     }
     if (l->section == CFI_EH_FRAME) {
         stats->eh_frame_cies += ncies;
@@ -166,5 +200,6 @@ void gen_program_stats(const struct gen_program *p, struct gen_stats *stats)
         stats->personality_fdes += p->fdes[f].per_encoding != CFI_PE_OMIT;
         stats->lsda_fdes += p->fdes[f].lsda_encoding != CFI_PE_OMIT;
         stats->signal_fdes += p->fdes[f].signal_frame;
+        stats->b_key_fdes += p->fdes[f].b_key;
     }
 }

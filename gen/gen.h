@@ -2,7 +2,8 @@
 /* gen.h — the structure-aware CFI program generator (`cfisem gen`).
  *
  * From a seed, the generator writes a random but well-formed CFI program
- * as a .S file for GNU as (x86-64, AT&T): several functions (FDEs) with
+ * as a .S file for GNU as (x86-64, AT&T; or AArch64): several functions
+ * (FDEs) with
  * real code bytes between `.cfi_*` directives, `.cfi_escape` for every
  * opcode gas has no directive for, DWARF expressions, nested
  * remember/restore, gaps large enough for every advance_loc form, CIEs
@@ -14,6 +15,8 @@
  *   cc -shared -nostdlib -Wl,--section-start=.text=0x1000
  *      -Wl,--build-id=none -o X.so X.S
  *
+ * (for AArch64 with aarch64-linux-gnu-gcc, the same options)
+ *
  * byte for byte, header lines included. The expectation is a third
  * statement of the semantics, independent of semantics/ and interp/: the
  * generator runs its own model of the rows (current row, the CIE's
@@ -23,12 +26,21 @@
  * advance, record sizes and padding), and prints both itself. It uses
  * nothing of cfisem but the register names of cfi/.
  *
+ * On AArch64 (aadwarf64) the program also signs its return address:
+ * negate_ra_state (0x2d, .cfi_negate_ra_state), negate_ra_state_with_pc
+ * (0x2c) and set_ra_state (0x2b) by .cfi_escape, inside remember/restore
+ * nests too, and .cfi_b_key_frame. The model's RA_SIGN_STATE (register
+ * 34): no rule is state 0; 0x2d toggles 0 and 1, 0x2c toggles 0 and 2,
+ * 0x2b sets 0, 1 or 2; state s is the rule val_expression(lit<s>). A
+ * well-formed program never negates a state the opcode does not toggle,
+ * gives register 34 no other rule, and sets no reserved state.
+ *
  * "Well-formed" means that every FDE translates: no def_cfa_offset or
  * def_cfa_register while the CFA is an expression or undefined, no
  * restore_state on an empty stack, no remember_state nesting deeper than
  * 64, no restore in a CIE, registers below 128, expressions valid for CFI
  * (cfi.h) that cannot fault on the memory model of the harness: every row
- * unwinds with registers 0-16 given.
+ * unwinds with registers 0-16 given (AArch64: x0-x30 and sp).
  *
  * With `ill_formed`, exactly one error is injected at a random place, and
  * the expectation ends with the error line `cfisem il` reports for it.
@@ -50,6 +62,12 @@ enum gen_sections {
     GEN_SECTIONS_BOTH,
 };
 
+/* The machine the program is for. */
+enum gen_arch {
+    GEN_ARCH_X86_64,
+    GEN_ARCH_AARCH64,
+};
+
 /* Largest number of functions in one program. */
 #define GEN_FDES_MAX 64
 
@@ -58,6 +76,7 @@ struct gen_options {
     unsigned nfdes;             /* 1 .. GEN_FDES_MAX, or 0: from the seed */
     enum gen_sections sections;
     bool ill_formed;            /* inject exactly one error */
+    enum gen_arch arch;
 };
 
 /* A generated program: its functions, directives and expectations. */
@@ -100,12 +119,14 @@ struct gen_stats {
     unsigned debug_frame_cies, debug_frame_fdes;
     unsigned max_remember_depth;
     unsigned simple_fdes, personality_fdes, lsda_fdes, signal_fdes;
+    unsigned b_key_fdes;
+    unsigned nested_ra_state_ops; /* 0x2b-0x2d inside remember/restore */
 };
 void gen_program_stats(const struct gen_program *program,
                        struct gen_stats *stats);
 
 /* The name of a DW_CFA opcode the generator emits or gas chooses
- * ("def_cfa_sf", "advance_loc1"), or NULL. */
+ * ("def_cfa_sf", "advance_loc1"; 0x2d is GNU_window_save), or NULL. */
 const char *gen_cfa_op_name(unsigned opcode);
 
 #endif

@@ -5,7 +5,9 @@
  *
  * The generator keeps only what well-formedness needs: the kind of the
  * CFA rule (none, register+offset, expression) and the CFA kinds of the
- * remembered rows, the depth of the remember stack, and whether the
+ * remembered rows, on AArch64 the state of RA_SIGN_STATE (which negate
+ * may come next) and the remembered states, the depth of the remember
+ * stack, and whether the
  * directives so far still lead the function (gas may move those into a
  * CIE, where restore is an error). The rows themselves are the model's
  * business (model.c). */
@@ -18,12 +20,19 @@ enum { CFA_KIND_NONE, CFA_KIND_REG, CFA_KIND_EXPR };
 
 #define REMEMBER_LIMIT 64
 
+/* RA_SIGN_STATE's state as the generator knows it: 0-2, or another rule
+ * (only before an injected error). */
+enum { RA_STATE_OTHER = -1 };
+
 struct genstate {
     struct gen_rng *rng;
+    const struct gen_target *target;
     struct gen_program *program;
     struct gen_fde *fde;
     int cfa;
     int remembered[REMEMBER_LIMIT];
+    int ra_state;                  /* AArch64 */
+    int remembered_ra[REMEMBER_LIMIT];
     unsigned depth;
     unsigned gas_depth;    /* remember_state directives not yet restored */
     bool leading;
@@ -94,18 +103,20 @@ static uint32_t code_size(struct genstate *st)
     return (uint32_t)gen_rng_range(rng, 1, 8);
 }
 
-static void close_group(struct genstate *st, uint32_t code)
+/* Closes the group with `units` instructions' worth of code: bytes on
+ * x86-64, 4-byte instructions on AArch64 (the advances count units). */
+static void close_group(struct genstate *st, uint32_t units)
 {
     if (st->failed)
         return;
     struct gen_group *g = &st->fde->groups[st->fde->ngroups - 1];
-    g->code = code;
+    g->code = units * st->target->code_align;
     unsigned style = (unsigned)gen_rng_below(st->rng, 5);
-    if ((style == GEN_CODE_NOP && code > 4) ||
-        (style == GEN_CODE_BYTES && code > 16))
+    if ((style == GEN_CODE_NOP && units > 4) ||
+        (style == GEN_CODE_BYTES && units > 16))
         style = GEN_CODE_SKIP;
     g->code_style = (uint8_t)style;
-    st->addr += code;
+    st->addr += g->code;
     st->leading = false;
 }
 
@@ -126,8 +137,21 @@ static void track(struct genstate *st, const struct gen_insn *insn)
     switch (insn->opcode) {
     case GEN_CFA_def_cfa: case GEN_CFA_def_cfa_sf: st->cfa = CFA_KIND_REG; break;
     case GEN_CFA_def_cfa_expression: st->cfa = CFA_KIND_EXPR; break;
-    case GEN_CFA_remember_state: st->remembered[st->depth++] = st->cfa; break;
-    case GEN_CFA_restore_state: st->cfa = st->remembered[--st->depth]; break;
+    case GEN_CFA_remember_state:
+        st->remembered_ra[st->depth] = st->ra_state;
+        st->remembered[st->depth++] = st->cfa;
+        break;
+    case GEN_CFA_restore_state:
+        st->cfa = st->remembered[--st->depth];
+        st->ra_state = st->remembered_ra[st->depth];
+        break;
+    case GEN_A64_AARCH64_negate_ra_state:
+        st->ra_state = 1 - st->ra_state;
+        break;
+    case GEN_A64_AARCH64_negate_ra_state_with_pc:
+        st->ra_state = 2 - st->ra_state;
+        break;
+    case GEN_A64_AARCH64_set_ra_state: st->ra_state = (int)insn->operand; break;
     default: {
         enum gen_cfa_shape shape = GEN_CFA_NONE;
         gen_cfa_shape(insn->opcode, &shape);
@@ -137,6 +161,9 @@ static void track(struct genstate *st, const struct gen_insn *insn)
         if (rule && insn->opcode != GEN_CFA_def_cfa_register &&
             insn->reg < CFI_NREGS)
             st->touched[insn->reg] = true;
+        if (rule && insn->opcode != GEN_CFA_def_cfa_register &&
+            st->target->ra_signing && insn->reg == GEN_A64_RA_SIGN_STATE)
+            st->ra_state = RA_STATE_OTHER;
         break;
     }
     }
@@ -219,7 +246,7 @@ static struct gen_expr *random_expr(struct genstate *st, bool cfa_pushed)
 {
     struct gen_expr *expr = new_expr(st);
     if (expr)
-        gen_expr_random(st->rng, expr, cfa_pushed);
+        gen_expr_random(st->rng, st->target, expr, cfa_pushed);
     return expr;
 }
 
@@ -227,9 +254,30 @@ static struct gen_expr *random_expr(struct genstate *st, bool cfa_pushed)
 /* Operands                                                             */
 /* ------------------------------------------------------------------ */
 
-/* A register given a rule: mostly 0-16, sometimes above, up to 127. */
-static uint32_t rule_reg(struct gen_rng *rng)
+/* AArch64: mostly x0-x30 and sp (the callee-saved x19-x30 most), then
+ * the callee-saved v8-v15 (72-79), other vector registers, and the rest
+ * up to 127 but RA_SIGN_STATE, which only its own opcodes set. */
+static uint32_t rule_reg_a64(struct gen_rng *rng)
 {
+    static const unsigned weights[32] = {
+        2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        1, 1, 1, 6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 8, 8, 2};
+    unsigned roll = (unsigned)gen_rng_below(rng, 100);
+    if (roll < 70)
+        return (uint32_t)gen_rng_pick(rng, weights, 32);
+    if (roll < 85)
+        return (uint32_t)gen_rng_range(rng, 72, 79);
+    if (roll < 92)
+        return (uint32_t)gen_rng_range(rng, 64, 95);
+    uint32_t reg = (uint32_t)gen_rng_range(rng, 32, CFI_NREGS - 1);
+    return reg == GEN_A64_RA_SIGN_STATE ? reg + 1 : reg;
+}
+
+/* A register given a rule: mostly 0-16, sometimes above, up to 127. */
+static uint32_t rule_reg(struct gen_rng *rng, const struct gen_target *target)
+{
+    if (target->ra_signing)
+        return rule_reg_a64(rng);
     static const unsigned weights[17] = {3, 3, 3, 8, 3, 3, 8, 2, 3, 3,
                                          3, 3, 6, 6, 6, 6, 6};
     unsigned roll = (unsigned)gen_rng_below(rng, 100);
@@ -240,9 +288,16 @@ static uint32_t rule_reg(struct gen_rng *rng)
     return (uint32_t)gen_rng_range(rng, 64, CFI_NREGS - 1);
 }
 
-/* A register the CFA is computed from: 0-16, mostly rsp and rbp. */
-static uint32_t cfa_reg(struct gen_rng *rng)
+/* A register the CFA is computed from: 0-16, mostly rsp and rbp
+ * (AArch64: x0-x30 and sp, mostly sp and x29). */
+static uint32_t cfa_reg(struct gen_rng *rng, const struct gen_target *target)
 {
+    if (target->ra_signing) {
+        static const unsigned weights[32] = {
+            1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2,
+            2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 10, 1, 14};
+        return (uint32_t)gen_rng_pick(rng, weights, 32);
+    }
     static const unsigned weights[17] = {2, 1, 1, 2, 1, 1, 10, 14, 1, 1,
                                          3, 1, 1, 1, 1, 1, 1};
     return (uint32_t)gen_rng_pick(rng, weights, 17);
@@ -257,7 +312,8 @@ static uint32_t restore_reg(struct genstate *st)
             if (st->touched[(start + k) % CFI_NREGS])
                 return (start + k) % CFI_NREGS;
     }
-    return gen_rng_chance(st->rng, 30) ? CFI_REG_RIP : rule_reg(st->rng);
+    return gen_rng_chance(st->rng, 30) ? st->target->ra
+                                       : rule_reg(st->rng, st->target);
 }
 
 /* An unsigned factored offset (× -8): mostly 1-8 (cfa-8 .. cfa-64). */
@@ -326,17 +382,77 @@ static bool allowed(const struct genstate *st, uint8_t opcode, bool rules_only)
     }
 }
 
+static const uint8_t a64_opcodes[] = {
+#define GEN_A64_OPCODE(name, opcode, shape, weight) opcode,
+    GEN_A64_OPS(GEN_A64_OPCODE)
+#undef GEN_A64_OPCODE
+};
+static const unsigned a64_weights[] = {
+#define GEN_A64_WEIGHT(name, opcode, shape, weight) weight,
+    GEN_A64_OPS(GEN_A64_WEIGHT)
+#undef GEN_A64_WEIGHT
+};
+#define NA64_OPS (sizeof a64_opcodes / sizeof a64_opcodes[0])
+
+/* May this AArch64 opcode come in state st->ra_state? A negate only
+ * toggles its own signed state and "not signed". */
+static bool ra_allowed(const struct genstate *st, uint8_t opcode)
+{
+    switch (opcode) {
+    case GEN_A64_AARCH64_negate_ra_state:
+        return st->ra_state == 0 || st->ra_state == 1;
+    case GEN_A64_AARCH64_negate_ra_state_with_pc:
+        return st->ra_state == 0 || st->ra_state == 2;
+    default: return true;
+    }
+}
+
+/* The code offset of set_ra_state (× 4): mostly the PAC instruction a
+ * few instructions back, sometimes anything. */
+static uint64_t ra_code_offset(struct gen_rng *rng)
+{
+    if (gen_rng_chance(rng, 80))
+        return 0 - gen_rng_below(rng, 4);
+    return sfactor(rng);
+}
+
+static void emit_set_ra_state(struct genstate *st, unsigned state)
+{
+    struct gen_insn *insn = emit(st, GEN_A64_AARCH64_set_ra_state, 0, 0, state,
+                                 NULL);
+    if (insn)
+        insn->operand2 = ra_code_offset(st->rng);
+}
+
+/* One of the opcodes that change RA_SIGN_STATE, valid in the state. */
+static void ra_state_insn(struct genstate *st)
+{
+    unsigned weights[NA64_OPS];
+    for (size_t i = 0; i < NA64_OPS; i++)
+        weights[i] = ra_allowed(st, a64_opcodes[i]) ? a64_weights[i] : 0;
+    uint8_t op = a64_opcodes[gen_rng_pick(st->rng, weights, NA64_OPS)];
+    if (op == GEN_A64_AARCH64_set_ra_state)
+        emit_set_ra_state(st, (unsigned)gen_rng_below(st->rng, 3));
+    else
+        emit(st, op, 0, 0, 0, NULL);
+}
+
 static struct gen_expr *cfa_expr(struct genstate *st);
 static struct gen_expr *reg_expr(struct genstate *st);
 
 static void random_insn(struct genstate *st, bool rules_only)
 {
     struct gen_rng *rng = st->rng;
+    if (st->target->ra_signing && st->ra_state != RA_STATE_OTHER &&
+        gen_rng_chance(rng, 15)) {
+        ra_state_insn(st);
+        return;
+    }
     unsigned weights[NCFA_OPS];
     for (size_t i = 0; i < NCFA_OPS; i++)
         weights[i] = allowed(st, cfa_opcodes[i], rules_only) ? cfa_weights[i] : 0;
     uint8_t op = cfa_opcodes[gen_rng_pick(rng, weights, NCFA_OPS)];
-    uint32_t reg = rule_reg(rng);
+    uint32_t reg = rule_reg(rng, st->target);
     switch (op) {
     case GEN_CFA_offset:
         emit(st, reg > 63 ? GEN_CFA_offset_extended : op, reg, 0, ufactor(rng), NULL);
@@ -355,10 +471,18 @@ static void random_insn(struct genstate *st, bool rules_only)
     case GEN_CFA_undefined: case GEN_CFA_same_value:
         emit(st, op, reg, 0, 0, NULL);
         return;
-    case GEN_CFA_register: emit(st, op, reg, rule_reg(rng), 0, NULL); return;
-    case GEN_CFA_def_cfa: emit(st, op, cfa_reg(rng), 0, cfa_offset(rng), NULL); return;
-    case GEN_CFA_def_cfa_sf: emit(st, op, cfa_reg(rng), 0, sfactor(rng), NULL); return;
-    case GEN_CFA_def_cfa_register: emit(st, op, cfa_reg(rng), 0, 0, NULL); return;
+    case GEN_CFA_register:
+        emit(st, op, reg, rule_reg(rng, st->target), 0, NULL);
+        return;
+    case GEN_CFA_def_cfa:
+        emit(st, op, cfa_reg(rng, st->target), 0, cfa_offset(rng), NULL);
+        return;
+    case GEN_CFA_def_cfa_sf:
+        emit(st, op, cfa_reg(rng, st->target), 0, sfactor(rng), NULL);
+        return;
+    case GEN_CFA_def_cfa_register:
+        emit(st, op, cfa_reg(rng, st->target), 0, 0, NULL);
+        return;
     case GEN_CFA_def_cfa_offset: emit(st, op, 0, 0, cfa_offset(rng), NULL); return;
     case GEN_CFA_def_cfa_offset_sf: emit(st, op, 0, 0, sfactor(rng), NULL); return;
     case GEN_CFA_def_cfa_expression: emit(st, op, 0, 0, 0, cfa_expr(st)); return;
@@ -403,8 +527,23 @@ static struct gen_expr *breg_expr(struct genstate *st, unsigned reg,
     return fixed_expr(st, ops, deref ? 2 : 1);
 }
 
+/* AArch64: the CFA read from the frame (a signal frame's sp, a frame
+ * record's x29), or random. */
+static struct gen_expr *cfa_expr_a64(struct genstate *st)
+{
+    switch (gen_rng_below(st->rng, 6)) {
+    case 0:
+        return breg_expr(st, 31, 16 * (int64_t)gen_rng_range(st->rng, 1, 40),
+                         true);
+    case 1: return breg_expr(st, 29, 0, true);
+    default: return random_expr(st, false);
+    }
+}
+
 static struct gen_expr *cfa_expr(struct genstate *st)
 {
+    if (st->target->ra_signing)
+        return cfa_expr_a64(st);
     switch (gen_rng_below(st->rng, 8)) {
     case 0: return fixed_expr(st, plt_cfa, sizeof plt_cfa / sizeof plt_cfa[0]);
     case 1: return fixed_expr(st, openssl_cfa, 3);
@@ -416,10 +555,14 @@ static struct gen_expr *cfa_expr(struct genstate *st)
 
 static struct gen_expr *reg_expr(struct genstate *st)
 {
-    switch (gen_rng_below(st->rng, 8)) {
+    if (st->target->ra_signing && gen_rng_chance(st->rng, 70))
+        return random_expr(st, true);
+    switch (st->target->ra_signing ? 2 : gen_rng_below(st->rng, 8)) {
     case 0: return fixed_expr(st, libmvec_reg, 6);
     case 1: return fixed_expr(st, libmvec_val, 2);
-    case 2: return breg_expr(st, cfa_reg(st->rng), 8 * (int64_t)gen_rng_below(st->rng, 40) - 160, false);
+    case 2:
+        return breg_expr(st, cfa_reg(st->rng, st->target),
+                         8 * (int64_t)gen_rng_below(st->rng, 40) - 160, false);
     default: return random_expr(st, true);
     }
 }
@@ -436,13 +579,13 @@ static void one_group(struct genstate *st, uint8_t opcode, uint32_t reg,
     close_group(st, code);
 }
 
-/* The CFA moved to rsp + offset, as a push or a sub does. */
-static void set_rsp_offset(struct genstate *st, uint64_t offset)
+/* The CFA moved to sp + offset, as a push or a sub does. */
+static void set_sp_offset(struct genstate *st, uint64_t offset)
 {
     if (st->cfa == CFA_KIND_REG && gen_rng_chance(st->rng, 70))
         emit(st, GEN_CFA_def_cfa_offset, 0, 0, offset, NULL);
     else
-        emit(st, GEN_CFA_def_cfa, CFI_REG_RSP, 0, offset, NULL);
+        emit(st, GEN_CFA_def_cfa, st->target->sp, 0, offset, NULL);
 }
 
 /* push rbp; mov rsp, rbp; push rbx; ... ; leave; ret — with GCC's
@@ -450,7 +593,7 @@ static void set_rsp_offset(struct genstate *st, uint64_t offset)
 static void pattern_frame(struct genstate *st)
 {
     open_group(st);
-    set_rsp_offset(st, 16);
+    set_sp_offset(st, 16);
     emit(st, GEN_CFA_offset, CFI_REG_RBP, 0, 2, NULL);
     close_group(st, (uint32_t)gen_rng_range(st->rng, 1, 3));
     one_group(st, GEN_CFA_def_cfa_register, CFI_REG_RBP, 0, NULL, 3);
@@ -553,6 +696,8 @@ static void pattern_nested(struct genstate *st)
     for (unsigned i = 0; i < k; i++) {
         open_group(st);
         emit(st, GEN_CFA_remember_state, 0, 0, 0, NULL);
+        if (st->target->ra_signing && gen_rng_chance(st->rng, 50))
+            ra_state_insn(st);
         for (uint64_t n = gen_rng_below(st->rng, 3); n > 0; n--)
             random_insn(st, true);
         close_group(st, (uint32_t)gen_rng_range(st->rng, 1, 8));
@@ -576,6 +721,89 @@ static void pattern_args(struct genstate *st)
     one_group(st, GEN_CFA_GNU_args_size, 0, 0, NULL, code_size(st));
 }
 
+/* AArch64: signs the return address in the way `kind` says (0x2d,
+ * 0x2c, or set_ra_state), from any state; returns the state. */
+static unsigned sign_ra(struct genstate *st, uint8_t kind)
+{
+    unsigned state = kind == GEN_A64_AARCH64_negate_ra_state_with_pc ? 2 : 1;
+    if (kind == GEN_A64_AARCH64_set_ra_state || st->ra_state != 0)
+        emit_set_ra_state(st, kind == GEN_A64_AARCH64_set_ra_state
+                                  ? (unsigned)gen_rng_range(st->rng, 1, 2)
+                                  : state);
+    else
+        emit(st, kind, 0, 0, 0, NULL);
+    return (unsigned)st->ra_state;
+}
+
+/* The instruction that authenticates again: the same toggle, or
+ * set_ra_state 0. */
+static void unsign_ra(struct genstate *st, uint8_t kind)
+{
+    if (kind == GEN_A64_AARCH64_set_ra_state || !ra_allowed(st, kind))
+        emit_set_ra_state(st, 0);
+    else
+        emit(st, kind, 0, 0, 0, NULL);
+}
+
+/* GCC's -mbranch-protection=pac-ret: paciasp and its negate, stp x29,
+ * x30 with the frame record, sometimes x29 as the CFA; the epilogue
+ * inside remember/restore (ldp, restores, autiasp and its negate, ret),
+ * so that the code after it is signed again. */
+static void pattern_pac_frame(struct genstate *st)
+{
+    static const uint8_t kinds[] = {
+        GEN_A64_AARCH64_negate_ra_state, GEN_A64_AARCH64_negate_ra_state,
+        GEN_A64_AARCH64_negate_ra_state,
+        GEN_A64_AARCH64_negate_ra_state_with_pc, GEN_A64_AARCH64_set_ra_state};
+    uint8_t kind = kinds[gen_rng_below(st->rng, sizeof kinds)];
+    bool sign = gen_rng_chance(st->rng, 80);
+    open_group(st);
+    if (sign)
+        sign_ra(st, kind);
+    close_group(st, 1);
+    open_group(st);
+    set_sp_offset(st, 16);
+    emit(st, GEN_CFA_offset, 29, 0, 2, NULL);
+    emit(st, GEN_CFA_offset, 30, 0, 1, NULL);
+    close_group(st, 1);
+    bool fp = gen_rng_chance(st->rng, 50);
+    if (fp)
+        one_group(st, GEN_CFA_def_cfa_register, 29, 0, NULL, 1);
+    open_group(st);
+    bool remember = st->depth < REMEMBER_LIMIT;
+    if (remember)
+        emit(st, GEN_CFA_remember_state, 0, 0, 0, NULL);
+    if (fp)
+        emit(st, GEN_CFA_def_cfa, 31, 0, 16, NULL);
+    close_group(st, code_size(st));
+    open_group(st);
+    emit(st, GEN_CFA_restore, 30, 0, 0, NULL);
+    emit(st, GEN_CFA_restore, 29, 0, 0, NULL);
+    emit(st, GEN_CFA_def_cfa_offset, 0, 0, 0, NULL);
+    close_group(st, 1);
+    open_group(st);
+    if (sign)
+        unsign_ra(st, kind);
+    close_group(st, 1);
+    if (remember)
+        one_group(st, GEN_CFA_restore_state, 0, 0, NULL, code_size(st));
+}
+
+/* A signal frame (the kernel's rt_sigframe): the CFA and the registers
+ * read from the saved context at sp + K. */
+static void pattern_sigframe_a64(struct genstate *st)
+{
+    int64_t base = 16 * (int64_t)gen_rng_range(st->rng, 8, 40);
+    open_group(st);
+    emit(st, GEN_CFA_def_cfa_expression, 0, 0, 0,
+         breg_expr(st, 31, base + 8 * 31, true));
+    for (uint32_t reg = 0; reg <= 30; reg++)
+        if (gen_rng_chance(st->rng, 40))
+            emit(st, GEN_CFA_expression, reg, 0, 0,
+                 breg_expr(st, 31, base + 8 * (int64_t)reg, false));
+    close_group(st, code_size(st));
+}
+
 /* ------------------------------------------------------------------ */
 /* The error of an ill-formed program                                   */
 /* ------------------------------------------------------------------ */
@@ -588,8 +816,19 @@ enum inject_kind {
     INJECT_BAD_REGISTER,  /* a register number >= 128 */
     INJECT_TOO_DEEP,      /* remember_state 65 deep */
     INJECT_CIE_RESTORE,   /* restore in a CIE's initial instructions */
-    INJECT_KINDS
+    INJECT_KINDS,         /* x86-64's: the kinds above */
+    /* AArch64's, where 0x2d negates RA_SIGN_STATE: */
+    INJECT_NEGATE_WHEN_PC = INJECT_KINDS, /* 0x2d in state 2 */
+    INJECT_PC_NEGATE_WHEN_SP,             /* 0x2c in state 1 */
+    INJECT_RESERVED_STATE,                /* set_ra_state 3.. */
+    INJECT_NEGATE_MIXED,                  /* a negate after another rule */
 };
+
+/* The kinds of AArch64 (GNU_window_save is its negate there). */
+static const uint8_t a64_inject_kinds[] = {
+    INJECT_EMPTY_STACK, INJECT_CFA_NOT_REG, INJECT_BAD_REGISTER,
+    INJECT_TOO_DEEP, INJECT_CIE_RESTORE, INJECT_NEGATE_WHEN_PC,
+    INJECT_PC_NEGATE_WHEN_SP, INJECT_RESERVED_STATE, INJECT_NEGATE_MIXED};
 
 /* The erroneous instruction: the generator's state does not follow it. */
 static void emit_error(struct genstate *st, enum spell_choice choice,
@@ -600,9 +839,64 @@ static void emit_error(struct genstate *st, enum spell_choice choice,
     st->injecting = false;
 }
 
+/* Brings RA_SIGN_STATE to `state` (1 or 2) with the toggles. */
+static void reach_ra_state(struct genstate *st, int state)
+{
+    static const uint8_t toggle[] = {
+        0, GEN_A64_AARCH64_negate_ra_state,
+        GEN_A64_AARCH64_negate_ra_state_with_pc};
+    if (st->ra_state != 0 && st->ra_state != state)
+        emit(st, toggle[st->ra_state], 0, 0, 0, NULL);
+    if (st->ra_state == 0)
+        emit(st, toggle[state], 0, 0, 0, NULL);
+}
+
+/* A register rule on RA_SIGN_STATE that is no state, then a negate. */
+static void inject_negate_mixed(struct genstate *st)
+{
+    struct gen_rng *rng = st->rng;
+    static const uint8_t rules[] = {
+        GEN_CFA_offset, GEN_CFA_undefined, GEN_CFA_same_value,
+        GEN_CFA_val_offset};
+    emit(st, rules[gen_rng_below(rng, sizeof rules)], GEN_A64_RA_SIGN_STATE, 0,
+         gen_rng_range(rng, 1, 8), NULL);
+    uint8_t negate = gen_rng_chance(rng, 70)
+                         ? GEN_A64_AARCH64_negate_ra_state
+                         : GEN_A64_AARCH64_negate_ra_state_with_pc;
+    emit_error(st, SPELL_RANDOM, negate, 0, 0);
+}
+
+static void inject_a64(struct genstate *st, enum inject_kind kind)
+{
+    struct gen_rng *rng = st->rng;
+    switch (kind) {
+    case INJECT_NEGATE_WHEN_PC:
+        reach_ra_state(st, 2);
+        emit_error(st, SPELL_RANDOM, GEN_A64_AARCH64_negate_ra_state, 0, 0);
+        return;
+    case INJECT_PC_NEGATE_WHEN_SP:
+        reach_ra_state(st, 1);
+        emit_error(st, SPELL_RANDOM, GEN_A64_AARCH64_negate_ra_state_with_pc,
+                   0, 0);
+        return;
+    case INJECT_RESERVED_STATE:
+        emit_error(st, SPELL_RANDOM, GEN_A64_AARCH64_set_ra_state, 0,
+                   gen_rng_chance(rng, 80) ? gen_rng_range(rng, 3, 15)
+                                           : gen_rng_range(rng, 16, 1u << 20));
+        return;
+    default: /* INJECT_NEGATE_MIXED */
+        inject_negate_mixed(st);
+        return;
+    }
+}
+
 static void inject(struct genstate *st, enum inject_kind kind)
 {
     struct gen_rng *rng = st->rng;
+    if (kind >= INJECT_KINDS) {
+        inject_a64(st, kind);
+        return;
+    }
     switch (kind) {
     case INJECT_EMPTY_STACK:
         while (st->depth > 0)
@@ -613,7 +907,8 @@ static void inject(struct genstate *st, enum inject_kind kind)
         if (st->cfa != CFA_KIND_EXPR)
             emit(st, GEN_CFA_def_cfa_expression, 0, 0, 0, cfa_expr(st));
         if (gen_rng_chance(rng, 50))
-            emit_error(st, SPELL_RANDOM, GEN_CFA_def_cfa_register, cfa_reg(rng), 0);
+            emit_error(st, SPELL_RANDOM, GEN_CFA_def_cfa_register,
+                       cfa_reg(rng, st->target), 0);
         else
             emit_error(st, SPELL_RANDOM,
                        gen_rng_chance(rng, 50) ? GEN_CFA_def_cfa_offset
@@ -660,7 +955,8 @@ struct plan {
     uint32_t inject_fde;
 };
 
-static void plan_leading(struct gen_rng *rng, struct leading *l)
+static void plan_leading(struct gen_rng *rng, const struct gen_target *target,
+                         struct leading *l)
 {
     static const uint8_t kinds[] = {
         GEN_CFA_def_cfa_offset, GEN_CFA_offset, GEN_CFA_val_offset,
@@ -669,16 +965,16 @@ static void plan_leading(struct gen_rng *rng, struct leading *l)
     l->n = (unsigned)gen_rng_range(rng, 1, LEADING_MAX);
     for (unsigned i = 0; i < l->n; i++) {
         uint8_t op = kinds[gen_rng_below(rng, sizeof kinds)];
-        uint32_t reg = rule_reg(rng);
+        uint32_t reg = rule_reg(rng, target);
         if (op == GEN_CFA_offset && reg > 63)
             op = GEN_CFA_offset_extended;
         uint64_t operand = op == GEN_CFA_def_cfa_offset || op == GEN_CFA_def_cfa
                                ? 8 * gen_rng_range(rng, 1, 32) : ufactor(rng);
         if (op == GEN_CFA_def_cfa_register || op == GEN_CFA_def_cfa)
-            reg = cfa_reg(rng);
+            reg = cfa_reg(rng, target);
         l->insns[i].opcode = op;
         l->insns[i].reg = reg;
-        l->insns[i].reg2 = rule_reg(rng);
+        l->insns[i].reg2 = rule_reg(rng, target);
         l->insns[i].operand = operand;
     }
 }
@@ -694,13 +990,15 @@ static void leading_group(struct genstate *st, const struct plan *plan)
     if (st->fde->simple) {
         unsigned roll = (unsigned)gen_rng_below(rng, 100);
         if (roll < 70)
-            emit(st, GEN_CFA_def_cfa, cfa_reg(rng), 0, cfa_offset(rng), NULL);
+            emit(st, GEN_CFA_def_cfa, cfa_reg(rng, st->target), 0,
+                 cfa_offset(rng), NULL);
         else if (roll < 85)
-            emit(st, GEN_CFA_def_cfa_sf, cfa_reg(rng), 0, sfactor(rng), NULL);
+            emit(st, GEN_CFA_def_cfa_sf, cfa_reg(rng, st->target), 0,
+                 sfactor(rng), NULL);
         else
             emit(st, GEN_CFA_def_cfa_expression, 0, 0, 0, cfa_expr(st));
         if (gen_rng_chance(rng, 60))
-            emit(st, GEN_CFA_offset, CFI_REG_RIP, 0, 1, NULL);
+            emit(st, GEN_CFA_offset, st->target->ra, 0, 1, NULL);
     }
     unsigned roll = (unsigned)gen_rng_below(rng, 100);
     const struct leading *l = roll < 25 ? &plan->leading[0]
@@ -719,7 +1017,10 @@ static void attributes(struct genstate *st, const struct plan *plan)
     struct gen_fde *fde = st->fde;
     static const uint8_t encodings[] = {0x1b, 0x1c, 0x10};
     fde->simple = gen_rng_chance(rng, 12);
-    fde->ra = gen_rng_chance(rng, 4) ? (uint32_t)gen_rng_below(rng, 17) : CFI_REG_RIP;
+    bool a64 = st->target->ra_signing;
+    fde->ra = gen_rng_chance(rng, 4)
+                  ? (uint32_t)gen_rng_below(rng, a64 ? 31 : 17)
+                  : st->target->ra;
     /* gas writes the augmentation "S" alone in a .debug_frame CIE (no
      * 'z'), a CIE shape the layout model does not cover: signal frames
      * only when there is no .debug_frame (corpus/cases has that shape). */
@@ -735,6 +1036,8 @@ static void attributes(struct genstate *st, const struct plan *plan)
         fde->lsda_encoding = encodings[gen_rng_below(rng, 2)];
         fde->lsda = (uint32_t)gen_rng_below(rng, st->program->nfdes);
     }
+    /* pac-ret+b-key: 'B' in the CIE's augmentation, a CIE of its own */
+    fde->b_key = a64 && gen_rng_chance(rng, 15);
 }
 
 static void random_group(struct genstate *st)
@@ -751,7 +1054,13 @@ static void body_step(struct genstate *st)
     static const pattern_fn patterns[] = {
         pattern_frame, pattern_plt, pattern_signal, pattern_realign,
         pattern_openssl, pattern_libmvec, pattern_nested, pattern_args};
-    if (gen_rng_chance(st->rng, 12))
+    static const pattern_fn a64_patterns[] = {
+        pattern_pac_frame, pattern_pac_frame, pattern_pac_frame,
+        pattern_sigframe_a64, pattern_nested, pattern_nested, pattern_args};
+    if (st->target->ra_signing && gen_rng_chance(st->rng, 15))
+        a64_patterns[gen_rng_below(st->rng, sizeof a64_patterns /
+                                                sizeof a64_patterns[0])](st);
+    else if (!st->target->ra_signing && gen_rng_chance(st->rng, 12))
         patterns[gen_rng_below(st->rng, sizeof patterns / sizeof patterns[0])](st);
     else
         random_group(st);
@@ -762,6 +1071,7 @@ static void generate_function(struct genstate *st, const struct plan *plan)
     attributes(st, plan);
     st->fde->begin = st->addr;
     st->cfa = st->fde->simple ? CFA_KIND_NONE : CFA_KIND_REG;
+    st->ra_state = 0;
     st->depth = 0;
     st->gas_depth = 0;
     st->leading = true;
@@ -796,12 +1106,16 @@ static void make_plan(struct gen_rng *rng, const struct gen_program *p,
                       struct plan *plan)
 {
     static const uint8_t encodings[] = {0x1b, 0x1c, 0x10};
-    plan_leading(rng, &plan->leading[0]);
-    plan_leading(rng, &plan->leading[1]);
+    plan_leading(rng, p->target, &plan->leading[0]);
+    plan_leading(rng, p->target, &plan->leading[1]);
     plan->per_encoding = encodings[gen_rng_below(rng, 3)];
     plan->personality = (uint32_t)gen_rng_below(rng, p->nfdes);
     plan->inject = p->options.ill_formed;
-    plan->inject_kind = (enum inject_kind)gen_rng_below(rng, INJECT_KINDS);
+    plan->inject_kind =
+        p->target->ra_signing
+            ? (enum inject_kind)a64_inject_kinds[gen_rng_below(
+                  rng, sizeof a64_inject_kinds)]
+            : (enum inject_kind)gen_rng_below(rng, INJECT_KINDS);
     plan->inject_fde = plan->inject_kind == INJECT_CIE_RESTORE
                            ? 0 : (uint32_t)gen_rng_below(rng, p->nfdes);
 }
@@ -810,7 +1124,8 @@ enum cfi_status gen_generate(struct gen_program *p, struct gen_rng *rng)
 {
     struct plan plan;
     make_plan(rng, p, &plan);
-    struct genstate st = {.rng = rng, .program = p, .addr = 0x1000,
+    struct genstate st = {.rng = rng, .target = p->target, .program = p,
+                          .addr = 0x1000,
                           .big_gap = gen_rng_chance(rng, 8)};
     for (uint32_t f = 0; f < p->nfdes && !st.failed; f++) {
         st.fde = &p->fdes[f];

@@ -11,8 +11,9 @@
  * 64) or offset_extended (above), or offset_extended_sf when the factored
  * offset is negative; .cfi_val_offset is val_offset, or val_offset_sf;
  * .cfi_restore is restore, or restore_extended above 63. The others map
- * one to one; the opcodes with no directive are written with
- * .cfi_escape. */
+ * one to one (on AArch64 .cfi_negate_ra_state is 0x2d); the opcodes with
+ * no directive are written with .cfi_escape (0x2b and 0x2c: binutils
+ * 2.40 has no directive for them). */
 #include "internal.h"
 
 #include <string.h>
@@ -28,6 +29,9 @@ static const struct cfa_info cfa_ops[] = {
     GEN_CFA_OPS(GEN_CFA_ROW)
 #undef GEN_CFA_ROW
     {"GNU_window_save", GEN_CFA_GNU_window_save, GEN_CFA_NONE},
+    {"AARCH64_negate_ra_state_with_pc", GEN_A64_AARCH64_negate_ra_state_with_pc,
+     GEN_CFA_NONE},
+    {"AARCH64_set_ra_state", GEN_A64_AARCH64_set_ra_state, GEN_CFA_UNUM_SCODE},
     {"advance_loc1", GEN_CFA_advance_loc1, GEN_CFA_NONE},
     {"advance_loc2", GEN_CFA_advance_loc2, GEN_CFA_NONE},
     {"advance_loc4", GEN_CFA_advance_loc4, GEN_CFA_NONE},
@@ -46,6 +50,14 @@ const char *gen_cfa_op_name(unsigned opcode)
 {
     const struct cfa_info *info = cfa_info(opcode);
     return info ? info->name : NULL;
+}
+
+const char *gen_target_op_name(const struct gen_target *target,
+                               unsigned opcode)
+{
+    if (opcode == GEN_A64_AARCH64_negate_ra_state && target->ra_signing)
+        return "AARCH64_negate_ra_state";
+    return gen_cfa_op_name(opcode);
 }
 
 bool gen_cfa_shape(unsigned opcode, enum gen_cfa_shape *shape)
@@ -91,6 +103,10 @@ size_t gen_insn_encode(const struct gen_insn *insn, uint8_t *out)
         break;
     case GEN_CFA_UOFF: case GEN_CFA_UNUM:
         n += gen_put_uleb(out + n, insn->operand);
+        break;
+    case GEN_CFA_UNUM_SCODE:
+        n += gen_put_uleb(out + n, insn->operand);
+        n += gen_put_sleb(out + n, (int64_t)insn->operand2);
         break;
     case GEN_CFA_REG_SFAC:
         n += gen_put_uleb(out + n, insn->reg);

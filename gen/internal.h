@@ -21,6 +21,36 @@
 #include "gen.h"
 
 /* ------------------------------------------------------------------ */
+/* The machine                                                          */
+/* ------------------------------------------------------------------ */
+
+/* What the generator needs of a machine: how gas and the ABI set up a
+ * CIE, the registers it chooses among, how code is written. Register
+ * names come from cfi/ (`names`), nothing else. */
+struct gen_target {
+    const char *name;             /* "aarch64": --arch */
+    const struct cfi_arch *names; /* the register names */
+    unsigned code_align;          /* bytes of one instruction unit */
+    uint32_t sp;                  /* the stack pointer */
+    uint32_t fp;                  /* the frame pointer */
+    uint32_t ra;                  /* gas's default return column */
+    uint64_t initial_cfa_offset;  /* gas's initial def_cfa sp+N */
+    bool initial_ra_saved;        /* and offset ra at cfa-8 (x86-64) */
+    bool ra_signing;              /* 0x2b-0x2d sign the return address */
+    /* The register expressions may read, by index in 0-16 (the weights
+     * of expr.c are drawn for x86-64's 0-16). */
+    uint8_t expr_regs[17];
+};
+
+const struct gen_target *gen_target(enum gen_arch arch);
+
+/* AArch64's RA_SIGN_STATE pseudo-register (aadwarf64, "DWARF register
+ * names", Note 8). */
+#define GEN_A64_RA_SIGN_STATE 34u
+/* The largest state that is not reserved (DW_AARCH64_RA_SIGNED_SP_PC). */
+#define GEN_A64_RA_STATE_MAX 2u
+
+/* ------------------------------------------------------------------ */
 /* Random numbers: xoshiro256**, seeded through splitmix64              */
 /* ------------------------------------------------------------------ */
 
@@ -144,9 +174,9 @@ void gen_expr_encode(struct gen_expr *expr);
 void gen_expr_print(const struct gen_expr *expr, FILE *out);
 /* A random expression that leaves a value on top of the stack, the CFA
  * pushed first when `cfa_pushed` (register rules) — then it may be
- * empty. Encoded. Registers read: 0-16 only. */
-void gen_expr_random(struct gen_rng *rng, struct gen_expr *expr,
-                     bool cfa_pushed);
+ * empty. Encoded. Registers read: target->expr_regs only. */
+void gen_expr_random(struct gen_rng *rng, const struct gen_target *target,
+                     struct gen_expr *expr, bool cfa_pushed);
 /* Appends an operation (the expression is encoded afterwards). */
 void gen_expr_add(struct gen_expr *expr, enum gen_dw_op kind, unsigned index,
                   uint64_t a, uint64_t b);
@@ -168,6 +198,8 @@ void gen_expr_add(struct gen_expr *expr, enum gen_dw_op kind, unsigned index,
  *   REG_SFAC register and a signed factored offset
  *   SFAC     a signed factored offset (def_cfa_offset_sf)
  *   UNUM     an unsigned number (GNU_args_size)
+ *   UNUM_SCODE an unsigned number, then a signed offset factored by the
+ *            code alignment factor (AARCH64_set_ra_state)
  *   EXPR     an expression; REG_EXPR a register and an expression */
 #define GEN_CFA_OPS(X)                                      \
     X(nop, 0x00, NONE, 2)                                   \
@@ -197,20 +229,36 @@ void gen_expr_add(struct gen_expr *expr, enum gen_dw_op kind, unsigned index,
 enum gen_cfa_shape {
     GEN_CFA_NONE, GEN_CFA_REG, GEN_CFA_REG_REG, GEN_CFA_REG_UOFF,
     GEN_CFA_UOFF, GEN_CFA_REG_UFAC, GEN_CFA_REG_SFAC, GEN_CFA_SFAC,
-    GEN_CFA_UNUM, GEN_CFA_EXPR, GEN_CFA_REG_EXPR,
+    GEN_CFA_UNUM, GEN_CFA_UNUM_SCODE, GEN_CFA_EXPR, GEN_CFA_REG_EXPR,
 };
 
 enum gen_cfa_op {
 #define GEN_CFA_ENUM(name, opcode, shape, weight) GEN_CFA_##name = opcode,
     GEN_CFA_OPS(GEN_CFA_ENUM)
 #undef GEN_CFA_ENUM
-    /* Not generated in well-formed programs; injected as errors. */
+    /* Not generated in well-formed x86-64 programs; injected as errors.
+     * On AArch64, 0x2d is AARCH64_negate_ra_state (GEN_A64_OPS). */
     GEN_CFA_GNU_window_save = 0x2d,
     /* Chosen by gas. */
     GEN_CFA_advance_loc1 = 0x02,
     GEN_CFA_advance_loc2 = 0x03,
     GEN_CFA_advance_loc4 = 0x04,
     GEN_CFA_advance_loc = 0x40,
+};
+
+/* AArch64's vendor opcodes (aadwarf64, "Call frame instructions"),
+ * written in AArch64 programs only: X(name, opcode, shape, weight in
+ * the random instructions that change RA_SIGN_STATE). 0x2d is the
+ * opcode of GEN_CFA_GNU_window_save. */
+#define GEN_A64_OPS(X)                                      \
+    X(AARCH64_negate_ra_state, 0x2d, NONE, 6)               \
+    X(AARCH64_negate_ra_state_with_pc, 0x2c, NONE, 2)       \
+    X(AARCH64_set_ra_state, 0x2b, UNUM_SCODE, 2)
+
+enum gen_a64_op {
+#define GEN_A64_ENUM(name, opcode, shape, weight) GEN_A64_##name = opcode,
+    GEN_A64_OPS(GEN_A64_ENUM)
+#undef GEN_A64_ENUM
 };
 
 /* The shape of an opcode the generator writes; false for any other. */
@@ -230,17 +278,21 @@ struct gen_insn {
     uint32_t reg, reg2;
     uint64_t operand;      /* the LEB operand as encoded (SLEB: two's
                               complement), factored where the op is */
+    uint64_t operand2;     /* UNUM_SCODE: the SLEB code offset */
     struct gen_expr *expr; /* EXPR, REG_EXPR (owned) */
     bool injected;         /* the one error of an ill-formed program */
 };
 
-/* Bytes of the encoded instruction (at most 16 + an expression). */
+/* Bytes of the encoded instruction (at most 24 + an expression). */
 size_t gen_insn_encode(const struct gen_insn *insn, uint8_t *out);
 #define GEN_INSN_BYTES_MAX (GEN_EXPR_BYTES_MAX + 32)
 
 /* Is there a gas directive that gas encodes as exactly this opcode with
  * these operands (dw2gencfi.c, output_cfi_insn)? */
 bool gen_insn_has_directive(const struct gen_insn *insn);
+/* The name of an opcode on the target (0x2d: AArch64's negate), or NULL. */
+const char *gen_target_op_name(const struct gen_target *target,
+                               unsigned opcode);
 
 /* Does gas put this instruction in a CIE's initial instructions when it
  * leads the FDE (dw2gencfi.c, initial_cie_insn)? And are two of them the
@@ -252,13 +304,13 @@ bool gen_insn_gas_equal(const struct gen_insn *a, const struct gen_insn *b);
 /* Programs                                                             */
 /* ------------------------------------------------------------------ */
 
-/* How a run of code bytes is written. */
+/* How a run of code bytes is written (AArch64: in 4-byte nops). */
 enum gen_code_style {
-    GEN_CODE_SKIP,  /* .skip N, 0x90 */
-    GEN_CODE_NOPS,  /* .nops N */
-    GEN_CODE_BYTES, /* .byte 0x90, ... (short runs) */
+    GEN_CODE_SKIP,  /* .skip N, 0x90 (.rept K; nop; .endr) */
+    GEN_CODE_NOPS,  /* .nops N (.skip N: zero words) */
+    GEN_CODE_BYTES, /* .byte 0x90, ... (.inst 0xd503201f, ...) */
     GEN_CODE_NOP,   /* nop, one a line (short runs) */
-    GEN_CODE_FILL,  /* .fill N, 1, 0x90 */
+    GEN_CODE_FILL,  /* .fill N, 1, 0x90 (.fill K, 4, 0xd503201f) */
 };
 
 /* The directives at one address, then `code` bytes (>= 1, except that
@@ -273,7 +325,8 @@ struct gen_fde {
     uint64_t begin, end;
     bool simple;               /* .cfi_startproc simple */
     bool signal_frame;         /* .cfi_signal_frame */
-    uint32_t ra;               /* .cfi_return_column, 16 by default */
+    bool b_key;                /* .cfi_b_key_frame (AArch64) */
+    uint32_t ra;               /* .cfi_return_column, target->ra by default */
     uint8_t per_encoding;      /* .cfi_personality, CFI_PE_OMIT if none */
     uint8_t lsda_encoding;     /* .cfi_lsda, CFI_PE_OMIT if none */
     uint32_t personality;      /* function whose label is the routine */
@@ -285,7 +338,7 @@ struct gen_fde {
 };
 
 /* A node of gas's list for one FDE: an instruction, or an advance of
- * `advance` bytes (insn NULL). */
+ * `advance` bytes (insn NULL; encoded factored by the code alignment). */
 struct gen_node {
     const struct gen_insn *insn;
     uint64_t advance;
@@ -309,6 +362,7 @@ struct gen_fde_layout {
 
 struct gen_section_layout {
     enum cfi_section section;
+    bool ld_edits;      /* ld parsed and rewrote it (.eh_frame) */
     uint32_t ncies;
     struct gen_cie_layout cies[GEN_FDES_MAX];
     struct gen_fde_layout fdes[GEN_FDES_MAX];
@@ -316,6 +370,7 @@ struct gen_section_layout {
 
 struct gen_program {
     struct gen_options options;
+    const struct gen_target *target;
     bool eh_frame, debug_frame;
     uint32_t nfdes;
     struct gen_fde fdes[GEN_FDES_MAX];
@@ -333,12 +388,14 @@ struct gen_insn *gen_fde_add_insn(struct gen_fde *fde);
 
 /* layout.c: nodes, CIE selection, record offsets and sizes. */
 enum cfi_status gen_layout(struct gen_program *program);
-/* The bytes of one node (an advance: the form gas picks). */
-size_t gen_node_encode(const struct gen_node *node, uint8_t *out);
+/* The bytes of one node (an advance: the form gas picks for it, in units
+ * of code_align bytes). */
+size_t gen_node_encode(const struct gen_node *node, unsigned code_align,
+                       uint8_t *out);
 /* Encodes the program of an FDE (or of a CIE: nodes [0, count)) into
  * out (malloc'd); *len its bytes. NULL when out of memory. */
 uint8_t *gen_encode_nodes(const struct gen_node *nodes, size_t count,
-                          size_t *len);
+                          unsigned code_align, size_t *len);
 
 /* model.c: runs the rows and writes the expectation. gen_check_model:
  * CFI_E_INTERNAL when the program is not what its options asked. */

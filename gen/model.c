@@ -11,6 +11,16 @@
  * range per advance, rows are not merged); the FDE's end closes the last.
  * The first instruction that breaks a rule makes the whole FDE an error.
  *
+ * AArch64's RA_SIGN_STATE (aadwarf64, Note 8 and "Call frame
+ * instructions") is a column like any register whose rule, when the
+ * vendor opcodes set it, is a state: no rule is state 0 (not signed);
+ * negate_ra_state (0x2d) toggles 0 and 1, negate_ra_state_with_pc (0x2c)
+ * toggles 0 and 2, set_ra_state (0x2b) sets 0, 1 or 2 (3-15 are
+ * reserved); the IL writes state s as val_expression(lit<s>). A negate
+ * of the state it does not toggle, or of a column holding another rule
+ * (the ABI forbids mixing them with the register rule instructions on
+ * RA_SIGN_STATE), breaks a rule.
+ *
  * Written apart from semantics/ on purpose: when `cfisem il` and this
  * model disagree, one of the two is wrong. */
 #include "internal.h"
@@ -28,11 +38,12 @@ enum rule_kind {
     RULE_REGISTER,       /* rM */
     RULE_EXPRESSION,     /* [expr(E)] */
     RULE_VAL_EXPRESSION, /* expr(E) */
+    RULE_RA_STATE,       /* expr(lit<state>): RA_SIGN_STATE's state */
 };
 
 struct rule {
     uint8_t kind;
-    uint32_t reg;
+    uint32_t reg;                /* RULE_REGISTER; RULE_RA_STATE: the state */
     int64_t offset;
     const struct gen_expr *expr;
 };
@@ -50,6 +61,7 @@ struct row {
 #define REMEMBER_MAX 64
 
 struct model {
+    const struct gen_target *target;
     struct row row;
     const struct row *cie_row;  /* NULL while the CIE's program runs */
     struct row *stack;          /* REMEMBER_MAX rows */
@@ -63,10 +75,11 @@ struct model {
 /* Printing                                                             */
 /* ------------------------------------------------------------------ */
 
-static void print_reg(FILE *out, unsigned reg)
+static void print_reg(FILE *out, const struct gen_target *target,
+                      unsigned reg)
 {
     char buf[16];
-    fputs(cfi_reg_label(reg, buf, sizeof buf), out);
+    fputs(cfi_arch_reg_label(target->names, reg, buf, sizeof buf), out);
 }
 
 static void print_expr(FILE *out, const struct gen_expr *expr)
@@ -76,30 +89,32 @@ static void print_expr(FILE *out, const struct gen_expr *expr)
     putc(')', out);
 }
 
-static void print_rule(FILE *out, const struct rule *rule)
+static void print_rule(FILE *out, const struct gen_target *target,
+                       const struct rule *rule)
 {
     switch (rule->kind) {
     case RULE_UNDEFINED: fputs("undef", out); break;
     case RULE_SAME: fputs("same", out); break;
     case RULE_OFFSET: fprintf(out, "[cfa%+" PRId64 "]", rule->offset); break;
     case RULE_VAL_OFFSET: fprintf(out, "cfa%+" PRId64, rule->offset); break;
-    case RULE_REGISTER: print_reg(out, rule->reg); break;
+    case RULE_REGISTER: print_reg(out, target, rule->reg); break;
     case RULE_EXPRESSION:
         putc('[', out);
         print_expr(out, rule->expr);
         putc(']', out);
         break;
     case RULE_VAL_EXPRESSION: print_expr(out, rule->expr); break;
+    case RULE_RA_STATE: fprintf(out, "expr(lit%" PRIu32 ")", rule->reg); break;
     default: break;
     }
 }
 
-static void print_range(FILE *out, uint64_t begin, uint64_t end,
-                        const struct row *row)
+static void print_range(FILE *out, const struct gen_target *target,
+                        uint64_t begin, uint64_t end, const struct row *row)
 {
     fprintf(out, "[0x%" PRIx64 ",0x%" PRIx64 ")  cfa=", begin, end);
     if (row->cfa_kind == CFA_REG_OFFSET) {
-        print_reg(out, row->cfa_reg);
+        print_reg(out, target, row->cfa_reg);
         fprintf(out, "%+" PRId64, row->cfa_offset);
     } else if (row->cfa_kind == CFA_EXPR) {
         print_expr(out, row->cfa_expr);
@@ -110,9 +125,9 @@ static void print_range(FILE *out, uint64_t begin, uint64_t end,
         if (row->rules[reg].kind == RULE_NONE)
             continue;
         fputs("  ", out);
-        print_reg(out, reg);
+        print_reg(out, target, reg);
         putc('=', out);
-        print_rule(out, &row->rules[reg]);
+        print_rule(out, target, &row->rules[reg]);
     }
     putc('\n', out);
 }
@@ -127,7 +142,8 @@ static bool fail(struct model *m, const char *message)
     return false;
 }
 
-/* The factored offset N × data_align, data_align = -8, mod 2^64. */
+/* The factored offset N × data_align, data_align = -8 (both machines),
+ * mod 2^64. */
 static int64_t factored(uint64_t n)
 {
     return (int64_t)(n * (uint64_t)-8);
@@ -141,7 +157,7 @@ static bool rule_advance(struct model *m, uint64_t delta)
     if (delta > m->end - m->loc)
         return fail(m, "location past the FDE's end");
     if (m->out && delta > 0)
-        print_range(m->out, m->loc, m->loc + delta, &m->row);
+        print_range(m->out, m->target, m->loc, m->loc + delta, &m->row);
     m->loc += delta;
     return true;
 }
@@ -216,6 +232,55 @@ static bool rule_restore_state(struct model *m)
     return true;
 }
 
+/* The state RA_SIGN_STATE holds: no rule is 0; -1 for another rule. */
+static int ra_state(const struct model *m)
+{
+    const struct rule *rule = &m->row.rules[GEN_A64_RA_SIGN_STATE];
+    if (rule->kind == RULE_NONE)
+        return 0;
+    return rule->kind == RULE_RA_STATE ? (int)rule->reg : -1;
+}
+
+/* negate_ra_state (signed 1), negate_ra_state_with_pc (signed 2):
+ *   s = state(row) ∈ {0, signed} ⇒ row[34] := state(signed - s) */
+static bool rule_negate_ra_state(struct model *m, uint32_t signed_state)
+{
+    int state = ra_state(m);
+    if (state < 0)
+        return fail(m, "negate_ra_state on RA_SIGN_STATE with another rule");
+    if (state != 0 && (uint32_t)state != signed_state)
+        return fail(m, "negate_ra_state on a state it does not toggle");
+    return rule_set(m, GEN_A64_RA_SIGN_STATE,
+                    (struct rule){RULE_RA_STATE, signed_state - (uint32_t)state,
+                                  0, NULL});
+}
+
+/* set_ra_state(s, n): s ∈ {0, 1, 2} ⇒ row[34] := state(s). The code
+ * location n records is not a rule of the row. */
+static bool rule_set_ra_state(struct model *m, uint64_t state)
+{
+    if (state > GEN_A64_RA_STATE_MAX)
+        return fail(m, "set_ra_state: a reserved return address state");
+    return rule_set(m, GEN_A64_RA_SIGN_STATE,
+                    (struct rule){RULE_RA_STATE, (uint32_t)state, 0, NULL});
+}
+
+/* The opcodes whose meaning is the machine's: 0x2b-0x2d on AArch64; on
+ * x86-64 0x2d has none (and 0x2b, 0x2c are not written). */
+static bool apply_vendor(struct model *m, const struct gen_insn *i)
+{
+    if (!m->target->ra_signing)
+        return fail(m, i->opcode == GEN_CFA_GNU_window_save
+                           ? "GNU_window_save has no meaning on x86-64"
+                           : "unknown opcode");
+    switch (i->opcode) {
+    case GEN_A64_AARCH64_negate_ra_state: return rule_negate_ra_state(m, 1);
+    case GEN_A64_AARCH64_negate_ra_state_with_pc:
+        return rule_negate_ra_state(m, 2);
+    default: return rule_set_ra_state(m, i->operand);
+    }
+}
+
 static bool regs_in_range(struct model *m, const struct gen_insn *insn)
 {
     enum gen_cfa_shape shape = GEN_CFA_NONE;
@@ -263,8 +328,10 @@ static bool apply(struct model *m, const struct gen_insn *i)
     case GEN_CFA_remember_state: return rule_remember_state(m);
     case GEN_CFA_restore_state: return rule_restore_state(m);
     case GEN_CFA_nop: case GEN_CFA_GNU_args_size: return true;
-    case GEN_CFA_GNU_window_save:
-        return fail(m, "GNU_window_save has no meaning on x86-64");
+    case GEN_A64_AARCH64_negate_ra_state:
+    case GEN_A64_AARCH64_negate_ra_state_with_pc:
+    case GEN_A64_AARCH64_set_ra_state:
+        return apply_vendor(m, i);
     default: return fail(m, "unknown opcode");
     }
 }
@@ -293,7 +360,7 @@ static bool run_nodes(struct model *m, const struct gen_node *nodes,
                                 : rule_advance(m, nodes[i].advance);
         if (!ok)
             return false;
-        *at += gen_node_encode(&nodes[i], scratch);
+        *at += gen_node_encode(&nodes[i], m->target->code_align, scratch);
     }
     return true;
 }
@@ -339,9 +406,10 @@ static void print_header(FILE *out, const struct gen_program *p,
     const struct gen_fde *fde = &p->fdes[f];
     const struct gen_cie_layout *cie = &l->cies[l->cies[l->fdes[f].cie].kept];
     fprintf(out, "fde %s+0x%" PRIx64 " cie=0x%" PRIx64 " [0x%" PRIx64
-                 ",0x%" PRIx64 ") aug=%s caf=1 daf=-8 ra=%" PRIu32 "%s\n",
+                 ",0x%" PRIx64 ") aug=%s caf=%u daf=-8 ra=%" PRIu32 "%s\n",
             cfi_section_name(l->section), l->fdes[f].offset, cie->offset,
-            fde->begin, fde->end, cie->augmentation, fde->ra,
+            fde->begin, fde->end, cie->augmentation, p->target->code_align,
+            fde->ra,
             fde->signal_frame ? " signal" : "");
 }
 
@@ -359,6 +427,7 @@ static bool run_all(const struct gen_program *p, FILE *out,
                     struct failures *failures)
 {
     struct model m = {0};
+    m.target = p->target;
     m.stack = malloc(REMEMBER_MAX * sizeof *m.stack);
     if (!m.stack)
         return false;

@@ -6,7 +6,10 @@
  * factored offsets are multiplied by the data alignment factor and must
  * fit int64; deltas are multiplied by the code alignment factor and must
  * fit uint64. Any failure is CFI_E_MALFORMED, except a set_loc pointer
- * encoding we do not read (CFI_E_UNSUPPORTED). */
+ * encoding we do not read (CFI_E_UNSUPPORTED). The vendor opcodes
+ * 0x2b and 0x2c are opcodes only on an architecture that gives them a
+ * meaning (AArch64); elsewhere they are unknown, as any number DWARF
+ * leaves unused. */
 #include "internal.h"
 
 /* A read position in one program. */
@@ -126,6 +129,16 @@ static enum cfi_status factor_signed(const struct interp_program *p,
     return CFI_OK;
 }
 
+/* SLEB n times the code alignment factor (AARCH64_set_ra_state's
+ * offset). */
+static enum cfi_status factor_code(const struct interp_program *p, int64_t n,
+                                   int64_t *offset, const char **message)
+{
+    if (!signed_product(n < 0, magnitude(n), p->code_align, offset))
+        return malformed(message, "factored offset overflows");
+    return CFI_OK;
+}
+
 /* An advance of `raw` code alignment units, in bytes. */
 static enum cfi_status scale_delta(const struct interp_program *p,
                                    uint64_t raw, uint64_t *delta,
@@ -229,6 +242,8 @@ enum shape {
     SHAPE_REG_UFACTORED, SHAPE_LOW_REG_UFACTORED, SHAPE_REG_SFACTORED,
     SHAPE_REG_NFACTORED, SHAPE_REG_UNSCALED, SHAPE_UNSCALED, SHAPE_SFACTORED,
     SHAPE_EXPR, SHAPE_REG_EXPR,
+    /* From here on, an opcode only where the architecture says so. */
+    SHAPE_VENDOR_NONE, SHAPE_VENDOR_STATE,
 };
 
 /* The shape of every opcode number (the three primary opcodes by their
@@ -277,6 +292,20 @@ static enum cfi_status read_factored(struct cursor *cur, enum shape shape,
     return status;
 }
 
+/* VENDOR_STATE: a ULEB number as written, then an SLEB offset times the
+ * code alignment factor. */
+static enum cfi_status read_state(struct cursor *cur, struct interp_insn *insn,
+                                  const char **message)
+{
+    int64_t n;
+    enum cfi_status status = read_uleb(cur, &insn->number, message);
+    if (status == CFI_OK)
+        status = read_sleb(cur, &n, message);
+    if (status == CFI_OK)
+        status = factor_code(cur->program, n, &insn->offset, message);
+    return status;
+}
+
 /* Shapes that start with a ULEB register. */
 static bool starts_with_reg(enum shape shape)
 {
@@ -295,7 +324,10 @@ static enum cfi_status read_rest(struct cursor *cur, enum shape shape,
     case SHAPE_NONE:
     case SHAPE_REG:
     case SHAPE_LOW_REG:
+    case SHAPE_VENDOR_NONE:
         return CFI_OK;
+    case SHAPE_VENDOR_STATE:
+        return read_state(cur, insn, message);
     case SHAPE_ADDRESS:
         return read_address(cur, &insn->address, message);
     case SHAPE_DELTA_LOW:
@@ -337,7 +369,9 @@ enum cfi_status interp_decode(const struct interp_program *program, size_t at,
     unsigned opcode = (byte & 0xc0) ? (byte & 0xc0u) : byte;
     unsigned low = byte & 0x3fu;
     enum shape shape = (enum shape)shapes[opcode];
-    if (shape == SHAPE_UNKNOWN)
+    if (shape == SHAPE_UNKNOWN ||
+        (shape >= SHAPE_VENDOR_NONE &&
+         cfi_arch_vendor_op(program->arch, opcode) == CFI_VENDOR_NONE))
         return malformed(message, "unknown DW_CFA opcode");
     *insn = (struct interp_insn){
         .opcode = (enum interp_cfa_opcode)opcode,
@@ -351,4 +385,22 @@ enum cfi_status interp_decode(const struct interp_program *program, size_t at,
         status = read_rest(&cur, shape, low, insn, message);
     insn->next = cur.pos;
     return status;
+}
+
+enum cfi_status interp_decode_source(const struct interp_programs *programs,
+                                     interp_source source,
+                                     struct interp_insn *insn)
+{
+    size_t at = (size_t)source - 1;
+    const struct interp_program *program = &programs->cie;
+    if (at >= programs->cie.len) {
+        at -= programs->cie.len;
+        program = &programs->fde;
+    }
+    const char *message;
+    if (source == 0 || interp_source_is_state(source) ||
+        at >= program->len ||
+        interp_decode(program, at, insn, &message) != CFI_OK)
+        return CFI_E_INTERNAL;
+    return CFI_OK;
 }

@@ -17,6 +17,7 @@ enum rule_kind {
     RULE_REGISTER = INTERP_RULE_REGISTER,         /* reg: the callee's */
     RULE_EXPRESSION = INTERP_RULE_EXPRESSION,
     RULE_VAL_EXPRESSION = INTERP_RULE_VAL_EXPRESSION,
+    RULE_STATE = INTERP_RULE_STATE,               /* val(offset) */
 };
 
 struct rule {
@@ -37,20 +38,19 @@ static enum cfi_status internal_error(struct cfi_diag *diag)
 }
 
 /* Decodes the instruction that `source` names again (it decoded once
- * already, while the row was built) and says which rule it gives. */
+ * already, while the row was built) and says which rule it gives; a
+ * source that is a return address state gives val(state). */
 static enum cfi_status rule_of(const struct interp_programs *programs,
                                interp_source source, struct rule *rule,
                                struct cfi_diag *diag)
 {
-    size_t at = (size_t)source - 1;
-    const struct interp_program *program = &programs->cie;
-    if (at >= programs->cie.len) {
-        at -= programs->cie.len;
-        program = &programs->fde;
+    if (interp_source_is_state(source)) {
+        *rule = (struct rule){RULE_STATE, 0,
+                              (int64_t)interp_source_state(source), NULL, 0};
+        return CFI_OK;
     }
     struct interp_insn insn;
-    const char *message;
-    if (interp_decode(program, at, &insn, &message) != CFI_OK)
+    if (interp_decode_source(programs, source, &insn) != CFI_OK)
         return internal_error(diag);
     *rule = (struct rule){RULE_UNDEFINED, insn.reg2, insn.offset, insn.expr,
                           insn.expr_len};
@@ -159,6 +159,9 @@ static inline void apply_default(const struct cfi_arch *arch, unsigned reg,
     case CFI_DEFAULT_SAME_VALUE:
         copy_register(callee, reg, caller, reg);
         break;
+    case CFI_DEFAULT_ZERO:
+        set_value(caller, reg, 0);
+        break;
     case CFI_DEFAULT_UNDEFINED:
     default:
         set_undefined(caller, reg);
@@ -189,6 +192,9 @@ static enum cfi_status apply_rule(const struct rule *rule, unsigned reg,
         break;
     case RULE_VAL_OFFSET:
         value = cfa + (uint64_t)rule->offset;
+        break;
+    case RULE_STATE:
+        value = (uint64_t)rule->offset;
         break;
     case RULE_EXPRESSION:
     case RULE_VAL_EXPRESSION:
@@ -227,7 +233,7 @@ static bool has_rule(const struct interp_row *row, unsigned reg)
 }
 
 /* Registers are visited in increasing number, so the first error is the
- * one cfi.h names. From arch->nreported up, the ABI default is
+ * one cfi.h names. From arch->ndefaults up, the ABI default is
  * "undefined" for every register (arch.h): they are set so in bulk, and
  * only those with a rule are visited. Which registers have one is read
  * from has_rule (a word with no bit set skips 64 registers); source[] is
@@ -250,19 +256,19 @@ enum cfi_status interp_eval_row(const struct interp_programs *programs,
         return status;
     frame->cfa = cfa;
     const struct cfi_arch *arch = programs->arch;
-    unsigned reported = arch->nreported;
-    memset(frame->caller.status + reported, CFI_REG_UNDEFINED,
-           CFI_NREGS - reported);
-    memset(frame->caller.value + reported, 0,
-           (CFI_NREGS - reported) * sizeof frame->caller.value[0]);
-    for (unsigned reg = 0; reg < reported && status == CFI_OK; reg++) {
+    unsigned defaults = arch->ndefaults;
+    memset(frame->caller.status + defaults, CFI_REG_UNDEFINED,
+           CFI_NREGS - defaults);
+    memset(frame->caller.value + defaults, 0,
+           (CFI_NREGS - defaults) * sizeof frame->caller.value[0]);
+    for (unsigned reg = 0; reg < defaults && status == CFI_OK; reg++) {
         if (has_rule(row, reg))
             status = eval_rule(programs, row->source[reg], reg, cfa, callee,
                                memory, frame);
         else
             apply_default(arch, reg, cfa, callee, &frame->caller);
     }
-    for (unsigned reg = reported; reg < CFI_NREGS && status == CFI_OK;
+    for (unsigned reg = defaults; reg < CFI_NREGS && status == CFI_OK;
          reg++) {
         if (row->has_rule[reg / 64] >> (reg % 64) == 0)
             reg |= 63; /* none up to the end of the word */
@@ -320,7 +326,7 @@ static struct rule unkept(const struct interp_kept_rule *kept)
 }
 
 /* interp_eval_row with the rules decoded already: the same order, the
- * same defaults, but the registers from arch->nreported up are not made
+ * same defaults, but the registers from arch->ndefaults up are not made
  * undefined in bulk (interp.h: they are left unspecified). */
 enum cfi_status interp_eval_kept(const struct interp_decoded_row *kept,
                                  const struct cfi_regs *callee,
@@ -343,7 +349,7 @@ enum cfi_status interp_eval_kept(const struct interp_decoded_row *kept,
     frame->cfa = cfa;
     unsigned next = 0, n = kept->nrules < INTERP_ROW_RULES
                                ? kept->nrules : INTERP_ROW_RULES;
-    for (unsigned reg = 0; reg < kept->arch->nreported && status == CFI_OK;
+    for (unsigned reg = 0; reg < kept->arch->ndefaults && status == CFI_OK;
          reg++) {
         if (next < n && kept->rules[next].reg == reg) {
             struct rule r = unkept(&kept->rules[next++]);

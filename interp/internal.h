@@ -26,8 +26,9 @@
 /* Opcodes                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Every DW_CFA opcode (DWARF 5 §6.4.2, §7.24, and the GNU ones seen in
- * x86-64 binaries): X(name, number, operand shape). The three opcodes
+/* Every DW_CFA opcode (DWARF 5 §6.4.2, §7.24, the GNU ones seen in
+ * x86-64 binaries, and AArch64's vendor ones, aadwarf64 "Call frame
+ * instructions"): X(name, number, operand shape). The three opcodes
  * that carry an operand in their low six bits are listed by their high
  * two bits (advance_loc 0x40, offset 0x80, restore 0xc0).
  *
@@ -48,7 +49,12 @@
  *   UNSCALED        ULEB number not factored
  *   SFACTORED       SLEB offset times the data factor
  *   EXPR            ULEB length, then that many bytes of DWARF expression
- *   REG_EXPR        ULEB register, then an EXPR */
+ *   REG_EXPR        ULEB register, then an EXPR
+ *   VENDOR_NONE     no operand; an opcode only where the CIE's architecture
+ *                   gives the number a meaning (cfi_arch_vendor_op), else
+ *                   unknown
+ *   VENDOR_STATE    ULEB number, SLEB offset times the CODE alignment
+ *                   factor; an opcode only where, as VENDOR_NONE */
 #define INTERP_CFA_OPCODES(X)                                              \
     X(nop, 0x00, NONE)                                                      \
     X(set_loc, 0x01, ADDRESS)                                               \
@@ -74,6 +80,8 @@
     X(val_offset_sf, 0x15, REG_SFACTORED)                                   \
     X(val_expression, 0x16, REG_EXPR)                                       \
     X(MIPS_advance_loc8, 0x1d, DELTA8)                                      \
+    X(AARCH64_set_ra_state, 0x2b, VENDOR_STATE)                             \
+    X(AARCH64_negate_ra_state_with_pc, 0x2c, VENDOR_NONE)                   \
     X(GNU_window_save, 0x2d, NONE)                                          \
     X(GNU_args_size, 0x2e, UNSCALED)                                        \
     X(GNU_negative_offset_extended, 0x2f, REG_NFACTORED)                    \
@@ -104,6 +112,7 @@ struct interp_program {
     uint8_t fde_encoding;     /* the CIE's 'R' encoding */
     uint8_t address_size;
     bool in_cie;
+    const struct cfi_arch *arch; /* the CIE's: which vendor opcodes exist */
 };
 
 /* The two programs of an FDE, and its address range. A rule *source*
@@ -125,8 +134,8 @@ struct interp_insn {
     size_t next;            /* offset of the next instruction */
     unsigned reg;           /* REG*, LOW_REG*: the register */
     unsigned reg2;          /* REG_REG: the second register */
-    int64_t offset;         /* *FACTORED: the offset in bytes */
-    uint64_t number;        /* *UNSCALED: the number as written */
+    int64_t offset;         /* *FACTORED, VENDOR_STATE: in bytes */
+    uint64_t number;        /* *UNSCALED, VENDOR_STATE: as written */
     uint64_t delta;         /* DELTA*: bytes to advance */
     uint64_t address;       /* ADDRESS: the new location */
     const uint8_t *expr;    /* EXPR, REG_EXPR */
@@ -161,13 +170,38 @@ struct interp_cfa {
  * means "no rule" (the ABI default applies), source s > 0 the instruction
  * whose first byte is byte s-1 of the CIE-then-FDE stream. The rule
  * itself (undefined, offset(n), expression(E), ...) is that instruction,
- * decoded again when the row is applied.
+ * decoded again when the row is applied. The few sources from
+ * INTERP_SOURCE_STATE(0) up name no instruction: they are a return
+ * address state (AArch64's RA_SIGN_STATE column), the value
+ * INTERP_SOURCE_STATE(s) gives state s, which no one instruction states
+ * (a negate gives the state its column had, toggled).
  *
  * Why not a tagged union per register: a row is copied on every
  * remember_state, and 64 remembered rows of 128 full rules would not fit
  * the stack budget of one call; 4 bytes a register keep a row at about
  * 550 bytes. */
 typedef uint32_t interp_source;
+
+#define INTERP_SOURCE_STATE(s)                                             \
+    ((interp_source)(UINT32_MAX - CFI_RA_STATE_MAX + (s)))
+
+/* Whether `source` is a return address state, and which. */
+static inline bool interp_source_is_state(interp_source source)
+{
+    return source >= INTERP_SOURCE_STATE(0);
+}
+
+static inline uint64_t interp_source_state(interp_source source)
+{
+    return source - INTERP_SOURCE_STATE(0);
+}
+
+/* Decodes again the instruction that `source` (not 0, not a state)
+ * names; CFI_E_INTERNAL when it does not decode: it did when the row
+ * was built. */
+enum cfi_status interp_decode_source(const struct interp_programs *programs,
+                                     interp_source source,
+                                     struct interp_insn *insn);
 
 #define INTERP_RULE_WORDS ((CFI_NREGS + 63) / 64)
 

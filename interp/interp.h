@@ -64,9 +64,10 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
  * status and diagnostic are interp_unwind_fde's. One difference, for
  * unwinders that report the architecture's registers only (arch.h,
  * nreported: 0-16 on x86-64): interp_apply_row writes frame->caller's
- * registers 0 to nreported - 1 (and the status, cfa, diag,
- * signal_frame) but not the registers from nreported up, whose
- * contents are unspecified after it (interp_unwind_fde makes them
+ * registers 0 to ndefaults - 1 (those whose ABI default may be other
+ * than undefined, nreported of them or more; and the status, cfa, diag,
+ * signal_frame, ra_b_key) but not the registers from ndefaults up,
+ * whose contents are unspecified after it (interp_unwind_fde makes them
  * undefined); their rules are evaluated all the same, for their
  * errors. */
 #define INTERP_ROW_RULES 20
@@ -80,6 +81,7 @@ enum interp_rule_kind {
     INTERP_RULE_REGISTER,        /* reg(from): the callee's from */
     INTERP_RULE_EXPRESSION,      /* addr(expr), the CFA pushed first */
     INTERP_RULE_VAL_EXPRESSION,  /* val(expr), the CFA pushed first */
+    INTERP_RULE_STATE,           /* val(offset): a return address state */
 };
 
 struct interp_kept_rule {
@@ -87,7 +89,7 @@ struct interp_kept_rule {
     uint8_t kind;             /* enum interp_rule_kind */
     uint8_t from;             /* INTERP_RULE_REGISTER */
     uint32_t expr_len;        /* the expressions' */
-    int64_t offset;           /* the offset rules' */
+    int64_t offset;           /* the offset rules', the state's value */
     const uint8_t *expr;
 };
 
@@ -97,6 +99,7 @@ struct interp_decoded_row {
     uint8_t cfa_kind;         /* 0 none, 1 register + offset, 2 expr */
     uint8_t cfa_reg;
     bool signal_frame;
+    bool ra_b_key;            /* the CIE's 'B' (cfi.h step 7) */
     uint32_t cfa_expr_len;
     uint64_t cfa_offset;
     const uint8_t *cfa_expr;

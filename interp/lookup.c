@@ -17,6 +17,7 @@ enum cfi_status interp_unwind(const struct cfi_file *file,
                                  "no FDE covers the lookup PC");
         frame->cfa = 0;
         frame->signal_frame = false;
+        frame->ra_b_key = false;
         return frame->status;
     }
     return interp_unwind_fde(fde, request, frame);

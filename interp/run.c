@@ -318,17 +318,123 @@ static enum cfi_status op_GNU_args_size(struct run *run, const struct interp_ins
     return CFI_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* Return address state (AArch64's RA_SIGN_STATE, aadwarf64 Note 8)    */
+/* ------------------------------------------------------------------ */
+
+enum { OP_LIT0 = 0x30 }; /* DW_OP_lit0 (DWARF 5 §7.7.1) */
+
+/* Whether the column's rule is a state s, val(s): no rule is the ABI
+ * default (0 where it is CFI_DEFAULT_ZERO); a val_expression of the one
+ * operation lit0..lit2 states s as well. Any other rule is none. */
+static enum cfi_status current_state(struct run *run, unsigned column,
+                                     bool *is_state, uint64_t *state)
+{
+    interp_source source = run->row.source[column];
+    *state = CFI_RA_NOT_SIGNED;
+    *is_state = true;
+    if (source == 0) {
+        *is_state = cfi_arch_default(run->programs->arch, column) ==
+                    CFI_DEFAULT_ZERO;
+        return CFI_OK;
+    }
+    if (interp_source_is_state(source)) {
+        *state = interp_source_state(source);
+        return CFI_OK;
+    }
+    struct interp_insn insn;
+    if (interp_decode_source(run->programs, source, &insn) != CFI_OK)
+        return fail(run, CFI_E_INTERNAL,
+                    "internal error: a rule source is not a rule");
+    *is_state = insn.opcode == INTERP_CFA_val_expression &&
+                insn.expr_len == 1 && insn.expr[0] >= OP_LIT0 &&
+                insn.expr[0] <= OP_LIT0 + CFI_RA_STATE_MAX;
+    if (*is_state)
+        *state = insn.expr[0] - (uint64_t)OP_LIT0;
+    return CFI_OK;
+}
+
+/* The architecture's meaning of `opcode` is `meaning`, with a column. */
+static bool means(const struct run *run, unsigned opcode,
+                  enum cfi_vendor_op meaning)
+{
+    const struct cfi_arch *arch = run->programs->arch;
+    return cfi_arch_vendor_op(arch, opcode) == meaning &&
+           arch->ra_state < CFI_NREGS;
+}
+
+static enum cfi_status not_implemented(struct run *run)
+{
+    return fail(run, CFI_E_UNSUPPORTED,
+                "this architecture's meaning of the opcode is not "
+                "implemented");
+}
+
+/* negate: row[ra_state] = val(0)  ⇒  row[ra_state] := val(signed)
+ *         row[ra_state] = val(signed)  ⇒  row[ra_state] := val(0)
+ * where "no rule" is val(0); any other rule, or the other signed state,
+ * is malformed (aadwarf64: negates "must not be mixed with other DWARF
+ * Register Rule Instructions" on RA_SIGN_STATE). */
+static enum cfi_status negate_state(struct run *run, uint64_t signed_state)
+{
+    unsigned column = run->programs->arch->ra_state;
+    uint64_t state;
+    bool is_state;
+    enum cfi_status status = current_state(run, column, &is_state, &state);
+    if (status != CFI_OK)
+        return status;
+    if (!is_state)
+        return fail(run, CFI_E_MALFORMED,
+                    "negate_ra_state on RA_SIGN_STATE with another rule");
+    if (state != CFI_RA_NOT_SIGNED && state != signed_state)
+        return fail(run, CFI_E_MALFORMED,
+                    "negate_ra_state on a state it does not toggle");
+    uint64_t toggled = state == CFI_RA_NOT_SIGNED ? signed_state
+                                                  : CFI_RA_NOT_SIGNED;
+    interp_row_set(&run->row, column,
+                   INTERP_SOURCE_STATE((interp_source)toggled));
+    return CFI_OK;
+}
+
 /* GNU_window_save: its meaning is the architecture's (arch.h): SPARC
- * register windows, AArch64 return address signing, none on x86-64. */
+ * register windows, none on x86-64; on AArch64
+ * (AARCH64_negate_ra_state) the state toggles between 0 and 1. */
 static enum cfi_status op_GNU_window_save(struct run *run, const struct interp_insn *insn)
 {
     (void)insn;
     if (cfi_arch_vendor_op(run->programs->arch, 0x2d) == CFI_VENDOR_NONE)
         return fail(run, CFI_E_UNSUPPORTED,
                     "GNU_window_save has no meaning on x86-64");
-    return fail(run, CFI_E_UNSUPPORTED,
-                "GNU_window_save: this architecture's meaning is not "
-                "implemented");
+    if (!means(run, 0x2d, CFI_VENDOR_NEGATE_RA_STATE))
+        return not_implemented(run);
+    return negate_state(run, CFI_RA_SIGNED_SP);
+}
+
+/* AARCH64_negate_ra_state_with_pc: the state toggles between 0 and 2
+ * (the code location it records is no part of a row). */
+static enum cfi_status op_AARCH64_negate_ra_state_with_pc(
+    struct run *run, const struct interp_insn *insn)
+{
+    (void)insn;
+    if (!means(run, 0x2c, CFI_VENDOR_NEGATE_RA_STATE_WITH_PC))
+        return not_implemented(run);
+    return negate_state(run, CFI_RA_SIGNED_SP_PC);
+}
+
+/* AARCH64_set_ra_state(s, o): row[ra_state] := val(s), whatever its rule
+ * was; s above 2 is reserved (aadwarf64 Note 8). The offset o × code_align
+ * locates the signing instruction, which is no part of a row. */
+static enum cfi_status op_AARCH64_set_ra_state(
+    struct run *run, const struct interp_insn *insn)
+{
+    if (!means(run, 0x2b, CFI_VENDOR_SET_RA_STATE))
+        return not_implemented(run);
+    if (insn->number > CFI_RA_STATE_MAX)
+        return fail(run, CFI_E_UNSUPPORTED,
+                    "set_ra_state: a reserved return address state");
+    interp_row_set(&run->row, run->programs->arch->ra_state,
+                   INTERP_SOURCE_STATE((interp_source)insn->number));
+    return CFI_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -383,8 +489,11 @@ enum cfi_status interp_find_row(const struct interp_programs *programs,
                                 uint64_t lookup_pc, struct interp_row *row,
                                 struct cfi_diag *diag)
 {
-    if (programs->cie.len > UINT32_MAX ||
-        programs->fde.len > UINT32_MAX - programs->cie.len)
+    /* Every byte's source (its offset plus one) must be below the
+     * sources that are states. */
+    const size_t most = (size_t)INTERP_SOURCE_STATE(0) - 1;
+    if (programs->cie.len > most ||
+        programs->fde.len > most - programs->cie.len)
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
                         "CIE and FDE programs longer than 4 GiB");
     struct run run; /* not zeroed: ~36 KiB, of which only used rows matter */

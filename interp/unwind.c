@@ -17,6 +17,7 @@ static void programs_of(const struct cfi_fde *fde,
         .section = fde->section,
         .fde_encoding = cie->fde_encoding,
         .address_size = cie->address_size,
+        .arch = cie->arch,
     };
     programs->cie = common;
     programs->cie.bytes = cie->instructions;
@@ -67,14 +68,31 @@ static enum cfi_status finish(struct cfi_frame *frame, enum cfi_status status)
 }
 
 /* 6. The return address column gives the caller's PC, the value of
- * the architecture's PC register. */
+ * the architecture's PC register. Where return addresses may be signed
+ * (AArch64), a signed one has its authentication code stripped from the
+ * PC (not from the column's own register), and a state that is not a
+ * value leaves the PC unknown. */
 static enum cfi_status return_address(enum cfi_status status,
                                       const struct cfi_arch *arch,
-                                      unsigned ra, struct cfi_frame *frame)
+                                      unsigned ra, unsigned va_bits,
+                                      struct cfi_frame *frame)
 {
-    if (status == CFI_OK && ra != arch->pc) {
-        frame->caller.value[arch->pc] = frame->caller.value[ra];
-        frame->caller.status[arch->pc] = frame->caller.status[ra];
+    if (status != CFI_OK)
+        return finish(frame, status);
+    struct cfi_regs *caller = &frame->caller;
+    unsigned pc = arch->pc;
+    if (ra != pc) {
+        caller->value[pc] = caller->value[ra];
+        caller->status[pc] = caller->status[ra];
+    }
+    unsigned state = arch->ra_state;
+    if (state != CFI_NO_RA_STATE && caller->status[pc] == CFI_REG_VALUE) {
+        if (caller->status[state] != CFI_REG_VALUE) {
+            caller->status[pc] = CFI_REG_UNKNOWN;
+            caller->value[pc] = 0;
+        } else if (caller->value[state] != CFI_RA_NOT_SIGNED) {
+            caller->value[pc] = cfi_strip_pac(caller->value[pc], va_bits);
+        }
     }
     return finish(frame, status);
 }
@@ -85,12 +103,14 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
 {
     frame->cfa = 0;
     frame->signal_frame = false;
+    frame->ra_b_key = false;
     /* 1. A return address is looked up at PC-1 (libunwind#54). */
     uint64_t lookup_pc = cfi_lookup_pc(request->pc, request->caller_frame);
     enum cfi_status status = check_records(fde, lookup_pc, &frame->diag);
     if (status != CFI_OK)
         return finish(frame, status);
     frame->signal_frame = fde->cie->signal_frame; /* 7. */
+    frame->ra_b_key = fde->cie->ra_b_key;
     /* 3. The row in effect at the lookup PC; both programs checked whole. */
     struct interp_programs programs;
     programs_of(fde, &programs);
@@ -102,7 +122,8 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
     status = interp_eval_row(&programs, &row, request->callee,
                              request->memory, frame);
     return return_address(status, fde->cie->arch,
-                          (unsigned)fde->cie->ra_column, frame);
+                          (unsigned)fde->cie->ra_column, request->va_bits,
+                          frame);
 }
 
 /* ------------------------------------------------------------------ */
@@ -134,6 +155,7 @@ enum cfi_status interp_decode_row(const struct cfi_fde *fde,
     row->ra_column = (uint8_t)fde->cie->ra_column;
     row->arch = fde->cie->arch;
     row->signal_frame = fde->cie->signal_frame;
+    row->ra_b_key = fde->cie->ra_b_key;
     row->cfa_kind = (uint8_t)found.cfa.kind;
     row->cfa_reg = (uint8_t)found.cfa.reg;
     row->cfa_expr_len = (uint32_t)found.cfa.expr_len;
@@ -148,8 +170,10 @@ enum cfi_status interp_apply_row(const struct interp_decoded_row *row,
 {
     frame->cfa = 0;
     frame->signal_frame = row->signal_frame; /* 7. */
+    frame->ra_b_key = row->ra_b_key;
     /* 4, 5. CFA, then every register. */
     enum cfi_status status = interp_eval_kept(row, request->callee,
                                               request->memory, frame);
-    return return_address(status, row->arch, row->ra_column, frame);
+    return return_address(status, row->arch, row->ra_column,
+                          request->va_bits, frame);
 }

@@ -267,12 +267,16 @@ static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
     job_arg(j, path);
     job_arg(j, "--pc");
     job_argf(j, "0x%" PRIx64, pc);
+    /* DWARF numbers, which every architecture reads: the stack and frame
+     * pointers of x86-64 (rsp 7, rbp 6) and of AArch64 (sp 31, x29 29),
+     * and in the long list the other general registers of both. */
     job_arg(j, "--regs");
     job_arg(j, rb_one_in(rng, 3)
-                   ? "rsp=0x7ffe1000,rbp=0x7ffe1100"
-                   : "rax=1,rdx=2,rcx=3,rbx=4,rsi=5,rdi=6,rbp=0x7ffe1100,"
-                     "rsp=0x7ffe1000,r8=8,r9=9,r10=10,r11=11,r12=12,r13=13,"
-                     "r14=14,r15=15");
+                   ? "7=0x7ffe1000,6=0x7ffe1100,31=0x7ffe1000,29=0x7ffe1100"
+                   : "0=1,1=2,2=3,3=4,4=5,5=6,6=0x7ffe1100,7=0x7ffe1000,"
+                     "8=8,9=9,10=10,11=11,12=12,13=13,14=14,15=15,17=17,"
+                     "18=18,19=19,20=20,21=21,22=22,23=23,24=24,25=25,26=26,"
+                     "27=27,28=28,29=0x7ffe1100,30=0x2000,31=0x7ffe1000");
     job_arg(j, "--engine");
     job_arg(j, engine);
     if (!strcmp(engine, "compiled")) {

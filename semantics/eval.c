@@ -296,11 +296,11 @@ void sem_apply_return_column(const struct cfi_arch *arch,
                              struct cfi_frame *frame, unsigned ra_column,
                              unsigned va_bits)
 {
-    if (ra_column == arch->pc || ra_column >= CFI_NREGS)
-        return;
     struct cfi_regs *caller = &frame->caller;
-    caller->value[arch->pc] = caller->value[ra_column];
-    caller->status[arch->pc] = caller->status[ra_column];
+    if (ra_column != arch->pc && ra_column < CFI_NREGS) {
+        caller->value[arch->pc] = caller->value[ra_column];
+        caller->status[arch->pc] = caller->status[ra_column];
+    }
     unsigned state = arch->ra_state;
     if (state == CFI_NO_RA_STATE || caller->status[arch->pc] != CFI_REG_VALUE)
         return;

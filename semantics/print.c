@@ -132,6 +132,7 @@ struct sem_printer {
     FILE *out;
     enum sem_format format;
     const char *file_name;
+    const struct cfi_arch *arch; /* the file's: JSON names it */
     size_t nfdes;            /* FDEs printed so far */
     int section;             /* readelf: section of the last FDE, or -1 */
     struct sem_program scratch; /* readelf: decoded programs, reused */
@@ -145,12 +146,14 @@ static void readelf_fde(struct sem_printer *p, const struct sem_fde_il *il,
                         bool failed);
 
 struct sem_printer *sem_printer_new(FILE *out, enum sem_format format,
-                                    const char *file_name)
+                                    const char *file_name,
+                                    const struct cfi_arch *arch)
 {
     struct sem_printer *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->out = out;
+    p->arch = arch;
     p->format = format;
     p->file_name = file_name ? file_name : "";
     p->section = -1;
@@ -240,7 +243,7 @@ static void json_begin(struct sem_printer *p)
     fprintf(p->out, "{\"schema_version\": %d, \"file\": ",
             CFI_JSON_SCHEMA_VERSION);
     cfi_json_string_n(p->out, p->file_name, SIZE_MAX);
-    fputs(", \"fdes\": [", p->out);
+    fprintf(p->out, ", \"arch\": \"%s\", \"fdes\": [", p->arch->name);
 }
 
 static void json_end(struct sem_printer *p)

@@ -285,7 +285,8 @@ void sem_print_expr(FILE *out, const struct sem_expr *expr);
 struct sem_printer;
 enum sem_format { SEM_FORMAT_TEXT, SEM_FORMAT_JSON, SEM_FORMAT_READELF };
 struct sem_printer *sem_printer_new(FILE *out, enum sem_format format,
-                                    const char *file_name);
+                                    const char *file_name,
+                                    const struct cfi_arch *arch);
 void sem_printer_fde(struct sem_printer *printer, const struct sem_fde_il *il);
 /* An FDE whose translation failed, with the diagnostic: JSON prints its
  * object with "error" and no rows, readelf its header line only, text

@@ -2185,6 +2185,101 @@ START_TEST(test_arch_x86_64_is_consistent)
 }
 END_TEST
 
+/* AArch64 (aadwarf64, AAPCS64): the callee-saved list and mask agree;
+ * exactly they, the return address column x30 and v8-v15 default to
+ * same_value; sp to the CFA; RA_SIGN_STATE to 0; the column (x30) and
+ * the PC register (32) are two things; 0x2b..0x2d are the return-address
+ * signing opcodes. */
+START_TEST(test_arch_aarch64_is_consistent)
+{
+    const struct cfi_arch *a = &cfi_arch_aarch64;
+    ck_assert_ptr_eq(cfi_arch_of_machine(EM_AARCH64), a);
+    ck_assert_str_eq(cfi_arch_reg_name(a, a->sp), "sp");
+    ck_assert_str_eq(cfi_arch_reg_name(a, a->pc), "pc");
+    ck_assert_str_eq(cfi_arch_reg_name(a, a->fp), "x29");
+    ck_assert_str_eq(cfi_arch_reg_name(a, a->ra_column), "x30");
+    ck_assert_str_eq(cfi_arch_reg_name(a, a->ra_state), "ra_sign_state");
+    ck_assert_str_eq(cfi_arch_reg_name(a, 72), "v8");
+    ck_assert_ptr_null(cfi_arch_reg_name(a, 40));
+    ck_assert_uint_ne(a->ra_column, a->pc);
+    ck_assert_uint_eq(a->nreported, 35);
+    ck_assert_uint_ge(a->ndefaults, a->nreported);
+    uint64_t listed = 0;
+    for (unsigned i = 0; i < a->ncallee_saved; i++) {
+        unsigned reg = a->callee_saved_list[i];
+        ck_assert(i == 0 || reg > a->callee_saved_list[i - 1]);
+        listed |= (uint64_t)1 << reg;
+    }
+    ck_assert_uint_eq(listed, a->callee_saved);
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        enum cfi_abi_default d = cfi_arch_default(a, reg);
+        bool same = cfi_arch_callee_saved(a, reg) || reg == a->ra_column ||
+                    (reg >= 72 && reg <= 79);
+        ck_assert_msg((d == CFI_DEFAULT_SAME_VALUE) == same, "reg %u", reg);
+        if (reg == a->sp)
+            ck_assert_int_eq(d, CFI_DEFAULT_CFA);
+        else if (reg == a->ra_state)
+            ck_assert_int_eq(d, CFI_DEFAULT_ZERO);
+        else if (!same)
+            ck_assert_int_eq(d, CFI_DEFAULT_UNDEFINED);
+    }
+    ck_assert_int_eq(cfi_arch_vendor_op(a, 0x2b), CFI_VENDOR_SET_RA_STATE);
+    ck_assert_int_eq(cfi_arch_vendor_op(a, 0x2c),
+                     CFI_VENDOR_NEGATE_RA_STATE_WITH_PC);
+    ck_assert_int_eq(cfi_arch_vendor_op(a, 0x2d), CFI_VENDOR_NEGATE_RA_STATE);
+    ck_assert_int_eq(cfi_arch_reg_parse(a, "x29", 3), 29);
+    ck_assert_int_eq(cfi_arch_reg_parse(a, "sp", 2), 31);
+    ck_assert_int_eq(cfi_arch_reg_parse(a, "rsp", 3), -1);
+    ck_assert_int_eq(cfi_arch_reg_parse(a, "r34", 3), 34);
+    ck_assert_uint_eq(cfi_arch_reg_size(a, 30), 8);
+    ck_assert_uint_eq(cfi_arch_reg_size(a, 72), 8);
+    ck_assert_uint_eq(cfi_arch_reg_size(a, 100), 0); /* z4: VG-sized */
+    ck_assert_uint_eq(cfi_arch_x86_64.ra_state, CFI_NO_RA_STATE);
+}
+END_TEST
+
+/* XPACI's rule: the bits above the address are copies of bit 55. */
+START_TEST(test_strip_pac)
+{
+    ck_assert_uint_eq(cfi_strip_pac(0x002a0000deadbeefull, 0),
+                      0x0000deadbeefull);
+    ck_assert_uint_eq(cfi_strip_pac(0x002a0000deadbeefull, 48),
+                      0x0000deadbeefull);
+    ck_assert_uint_eq(cfi_strip_pac(0x7f2a000adeadbeefull, 52),
+                      0x000a000adeadbeefull);
+    ck_assert_uint_eq(cfi_strip_pac(0x00aaffff12345678ull, 48),
+                      0xffffffff12345678ull);
+    ck_assert_uint_eq(cfi_strip_pac(0x0000aaaadeadbeefull, 48),
+                      0x0000aaaadeadbeefull);
+}
+END_TEST
+
+/* An AArch64 file's CIEs carry AArch64's descriptor and, with gcc's
+ * -mbranch-protection=pac-ret+b-key, the letter 'B' (the case's second
+ * CIE, "zRB"); its first CIE, "zR", has no key letter. */
+START_TEST(test_arch_aarch64_file)
+{
+    char *path = test_build_path("corpus/cases-aarch64/pac_ret_b_key.so");
+    struct cfi_file *file = open_ok(path);
+    ck_assert_ptr_eq(file->arch, &cfi_arch_aarch64);
+    ck_assert_uint_eq(file->ncies, 2);
+    bool b_key = false, a_key = false;
+    for (size_t i = 0; i < file->ncies; i++) {
+        const struct cfi_cie *cie = &file->cies[i];
+        ck_assert_ptr_eq(cie->arch, &cfi_arch_aarch64);
+        ck_assert_uint_eq(cie->ra_column, 30);
+        ck_assert(!cie->mte_tagged);
+        if (!strcmp(cie->augmentation, "zRB"))
+            b_key = cie->ra_b_key;
+        else if (!strcmp(cie->augmentation, "zR"))
+            a_key = !cie->ra_b_key;
+    }
+    ck_assert(b_key && a_key);
+    cfi_file_close(file);
+    free(path);
+}
+END_TEST
+
 /* A file and each of its CIEs carry the descriptor of e_machine. */
 START_TEST(test_arch_of_opened_file)
 {
@@ -2268,6 +2363,9 @@ static Suite *cfi_suite(void)
 
     TCase *arch = tcase_create("arch");
     tcase_add_test(arch, test_arch_of_machine);
+    tcase_add_test(arch, test_arch_aarch64_is_consistent);
+    tcase_add_test(arch, test_strip_pac);
+    tcase_add_test(arch, test_arch_aarch64_file);
     tcase_add_test(arch, test_arch_x86_64_is_consistent);
     tcase_add_test(arch, test_arch_of_opened_file);
     suite_add_tcase(suite, arch);

@@ -55,6 +55,27 @@ static char *build_with(const char *body, const char *flags)
     return strdup(object);
 }
 
+/* f for AArch64, built with the cross compiler: `program` between
+ * `.cfi_startproc START` and .cfi_endproc. */
+static char *build_aarch64(const char *start, const char *program)
+{
+    char *dir = test_temp_dir();
+    char source[4096], object[4096], command[9000], text[4096];
+    snprintf(source, sizeof source, "%s/case.S", dir);
+    snprintf(object, sizeof object, "%s/case.so", dir);
+    snprintf(text, sizeof text,
+             "\t.text\n\t.globl f\nf:\n\t.cfi_startproc %s\n%s"
+             "\tret\n\t.cfi_endproc\n", start, program);
+    ck_assert_int_eq(test_write_file(source, text, strlen(text)), 0);
+    snprintf(command, sizeof command,
+             "aarch64-linux-gnu-gcc -shared -nostdlib "
+             "-Wl,--section-start=.text=0x1000 -Wl,--build-id=none -o %s %s",
+             object, source);
+    ck_assert_msg(system(command) == 0, "%s", command);
+    free(dir);
+    return strdup(object);
+}
+
 /* f's body between .cfi_startproc and .cfi_endproc. */
 static char *build_fde(const char *program)
 {
@@ -131,8 +152,9 @@ static const struct {
                             engine_sframe_close},
 };
 
-/* Every register 0-16 known but `unknown` (-1: none), rsp and rbp in a
- * stack, synthetic memory where the 8 bytes at `fault` (0: none) fault. */
+/* Every register the file's architecture reports (x86-64: 0-16) known
+ * but `unknown` (-1: none), the stack and frame pointers in a stack,
+ * synthetic memory where the 8 bytes at `fault` (0: none) fault. */
 static void probe_run_with(struct probe *p, const char *path, uint64_t pc,
                            bool caller, enum engine_id engine,
                            int unknown, uint64_t fault)
@@ -146,12 +168,13 @@ static void probe_run_with(struct probe *p, const char *path, uint64_t pc,
     engine_memory_map_file(p->memory, p->file);
     if (fault)
         engine_memory_add_fault(p->memory, fault, fault + 8);
+    const struct cfi_arch *arch = p->file->arch;
     cfi_regs_clear(&p->callee);
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+    for (unsigned reg = 0; reg < arch->nreported; reg++)
         cfi_regs_set(&p->callee, reg, engine_mix(reg * 977 + 1));
-    cfi_regs_set(&p->callee, CFI_REG_RSP, 0x7ffe00001000);
-    cfi_regs_set(&p->callee, CFI_REG_RBP, 0x7ffe00001200);
-    cfi_regs_set(&p->callee, CFI_REG_RIP, pc);
+    cfi_regs_set(&p->callee, arch->sp, 0x7ffe00001000);
+    cfi_regs_set(&p->callee, arch->fp, 0x7ffe00001200);
+    cfi_regs_set(&p->callee, arch->pc, pc);
     if (unknown >= 0)
         p->callee.status[unknown] = CFI_REG_UNKNOWN;
     p->request = (struct cfi_request){pc, caller, &p->callee,
@@ -1122,6 +1145,150 @@ START_TEST(sframe_pc_mask_lookup_pc)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* AArch64                                                              */
+/* ------------------------------------------------------------------ */
+
+enum { A64_X30 = 30, A64_PC = 32, A64_RA_STATE = 34 };
+
+/* pac-ret as GCC writes it: paciasp and negate_ra_state, then x29 and
+ * x30 saved (0x1008 on); `plain` the same frame without signing. */
+static const char pac_ret[] =
+    "\thint 25\n\t.cfi_negate_ra_state\n"
+    "\tstp x29, x30, [sp, -16]!\n\t.cfi_def_cfa_offset 16\n"
+    "\t.cfi_offset 29, -16\n\t.cfi_offset 30, -8\n\tnop\n\tnop\n";
+static const char plain_frame[] =
+    "\tnop\n\tstp x29, x30, [sp, -16]!\n\t.cfi_def_cfa_offset 16\n"
+    "\t.cfi_offset 29, -16\n\t.cfi_offset 30, -8\n\tnop\n\tnop\n";
+static const char b_key_pac_ret[] =
+    "\t.cfi_b_key_frame\n\thint 27\n\t.cfi_negate_ra_state\n"
+    "\tstp x29, x30, [sp, -16]!\n\t.cfi_def_cfa_offset 16\n"
+    "\t.cfi_offset 29, -16\n\t.cfi_offset 30, -8\n\tnop\n\tnop\n";
+/* An offset rule on RA_SIGN_STATE, then a negate (aadwarf64 forbids the
+ * mix: the IL rejects the FDE at the negate, +0x1 at 0x1004). */
+static const char negate_mixed[] =
+    "\t.cfi_offset 34, -16\n\tnop\n\t.cfi_negate_ra_state\n\tnop\n";
+
+/* libdwarf's state stays 0 where the IL's is 1 (34), its PC is x30 as
+ * saved where the IL strips it; without signing neither differs. A
+ * negate the IL rejects, libdwarf runs as nothing; before it runs the
+ * IL's error is libdwarf-stops-at-lookup-pc's. */
+START_TEST(libdwarf_negate_ra_state_ignored)
+{
+    const char *id = "libdwarf-negate-ra-state-ignored";
+    char *pac = build_aarch64("", pac_ret);
+    char *plain = build_aarch64("", plain_frame);
+    char *mixed = build_aarch64("", negate_mixed);
+    shows(pac, 0x1008, false, ENGINE_libdwarf, ENGINE_ITEM_REG,
+          A64_RA_STATE, id);
+    shows(pac, 0x1008, false, ENGINE_libdwarf, ENGINE_ITEM_REG, A64_PC, id);
+    does_not_match(plain, 0x1008, false, ENGINE_libdwarf, ENGINE_ITEM_REG,
+                   A64_PC, id);
+    shows(mixed, 0x1004, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0, id);
+    shows(mixed, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0,
+          "libdwarf-stops-at-lookup-pc");
+    does_not_match(mixed, 0x1000, false, ENGINE_libdwarf,
+                   ENGINE_ITEM_STATUS, 0, id);
+    remove_built(pac);
+    remove_built(plain);
+    remove_built(mixed);
+}
+END_TEST
+
+/* negate_ra_state_with_pc (0x2c) and set_ra_state (0x2b) with a
+ * reserved state, after the first instruction: both libraries fail
+ * where they run them, the IL reads the first and rejects the second;
+ * at 0x1000 (not run yet) the libraries do not fail on them. */
+START_TEST(aarch64_ra_state_ops)
+{
+    static const struct {
+        enum engine_id engine;
+        const char *id;
+    } engines[] = {
+        {ENGINE_libdwarf, "libdwarf-aarch64-ra-state-ops"},
+        {ENGINE_libdw, "libdw-aarch64-ra-state-ops"},
+    };
+    char *with_pc = build_aarch64("", "\tnop\n\t.cfi_escape 0x2c\n\tnop\n");
+    char *reserved = build_aarch64("", "\tnop\n\t.cfi_escape 0x2b, 3, 0\n"
+                                   "\tnop\n");
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        shows(with_pc, 0x1004, false, engines[i].engine, ENGINE_ITEM_STATUS,
+              0, engines[i].id);
+        shows(reserved, 0x1004, false, engines[i].engine,
+              ENGINE_ITEM_STATUS, 0, engines[i].id);
+        does_not_match(with_pc, 0x1000, false, engines[i].engine,
+                       ENGINE_ITEM_STATUS, 0, engines[i].id);
+        does_not_match(reserved, 0x1000, false, engines[i].engine,
+                       ENGINE_ITEM_STATUS, 0, engines[i].id);
+    }
+    remove_built(with_pc);
+    remove_built(reserved);
+}
+END_TEST
+
+/* A 'B'-key CIE: libdwarf refuses the section; the A key it reads. */
+START_TEST(libdwarf_augmentation_b_key)
+{
+    const char *id = "libdwarf-augmentation-b-key";
+    char *b_key = build_aarch64("", b_key_pac_ret);
+    char *a_key = build_aarch64("", plain_frame);
+    shows(b_key, 0x1008, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0, id);
+    does_not_match(a_key, 0x1008, false, ENGINE_libdwarf,
+                   ENGINE_ITEM_STATUS, 0, id);
+    remove_built(b_key);
+    remove_built(a_key);
+}
+END_TEST
+
+/* x30 saved and signed (0x1008): libdw's PC is the signed value. The
+ * same frame unsigned: the PCs agree. */
+START_TEST(libdw_no_pac_strip)
+{
+    const char *id = "libdw-no-pac-strip";
+    char *pac = build_aarch64("", pac_ret);
+    char *plain = build_aarch64("", plain_frame);
+    shows(pac, 0x1008, false, ENGINE_libdw, ENGINE_ITEM_REG, A64_PC, id);
+    does_not_match(plain, 0x1008, false, ENGINE_libdw, ENGINE_ITEM_REG,
+                   A64_PC, id);
+    remove_built(pac);
+    remove_built(plain);
+}
+END_TEST
+
+/* A negate the IL rejects (mixed with an offset rule of 34): libdw
+ * unwinds once it runs it; before, the IL's error is
+ * libdw-stops-at-lookup-pc's. */
+START_TEST(libdw_negate_ra_state_unchecked)
+{
+    const char *id = "libdw-negate-ra-state-unchecked";
+    char *mixed = build_aarch64("", negate_mixed);
+    shows(mixed, 0x1004, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0, id);
+    shows(mixed, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0,
+          "libdw-stops-at-lookup-pc");
+    does_not_match(mixed, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS,
+                   0, id);
+    remove_built(mixed);
+}
+END_TEST
+
+/* A CIE that defines no CFA (.cfi_startproc simple): the IL fails,
+ * libdw unwinds with the CFA at x30 + 0; with the CFA defined they
+ * agree. */
+START_TEST(libdw_aarch64_abi_cfa_x30)
+{
+    const char *id = "libdw-aarch64-abi-cfa-x30";
+    char *none = build_aarch64("simple", "\tnop\n");
+    char *sp = build_aarch64("simple", "\t.cfi_def_cfa sp, 0\n\tnop\n");
+    shows(none, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0, id);
+    shows_in(none, 0x1000, false, (struct state){A64_X30, 0}, ENGINE_libdw,
+             ENGINE_ITEM_STATUS, 0, id);
+    does_not_match(sp, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0,
+                   id);
+    remove_built(none);
+    remove_built(sp);
+}
+END_TEST
+
 /* Every entry has a test above: the list must name them all. */
 START_TEST(every_entry_is_tested)
 {
@@ -1147,7 +1314,11 @@ START_TEST(every_entry_is_tested)
         "libdw-address-size-4", "libunwind-no-debug-frame",
         "libunwind-underflow-malformed", "libdwarf-debug-frame-zero-length",
         "libdw-debug-frame-zero-length", "sframe-three-columns",
-        "sframe-pc-mask-lookup-pc",
+        "sframe-pc-mask-lookup-pc", "libdwarf-negate-ra-state-ignored",
+        "libdwarf-aarch64-ra-state-ops", "libdwarf-augmentation-b-key",
+        "libdw-no-pac-strip",
+        "libdw-aarch64-ra-state-ops", "libdw-negate-ra-state-unchecked",
+        "libdw-aarch64-abi-cfa-x30",
     };
     size_t count;
     const struct engine_deviation *table = engine_deviation_table(&count);
@@ -1209,6 +1380,12 @@ int main(void)
     tcase_add_test(tc, debug_frame_zero_length);
     tcase_add_test(tc, sframe_three_columns);
     tcase_add_test(tc, sframe_pc_mask_lookup_pc);
+    tcase_add_test(tc, libdwarf_negate_ra_state_ignored);
+    tcase_add_test(tc, aarch64_ra_state_ops);
+    tcase_add_test(tc, libdwarf_augmentation_b_key);
+    tcase_add_test(tc, libdw_no_pac_strip);
+    tcase_add_test(tc, libdw_negate_ra_state_unchecked);
+    tcase_add_test(tc, libdw_aarch64_abi_cfa_x30);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -1159,16 +1159,16 @@ START_TEST(test_bad_input_file)
 }
 END_TEST
 
-/* Writes dir/name: a copy of cases' prologue.so with e_machine 183
- * (EM_AARCH64), an ELF cfisem does not load. */
-static void write_aarch64_elf(const char *dir, const char *name, char *out,
-                              size_t size)
+/* Writes dir/name: a copy of cases' prologue.so with e_machine 243
+ * (EM_RISCV), an ELF cfisem does not load. */
+static void write_riscv_elf(const char *dir, const char *name, char *out,
+                            size_t size)
 {
     char *x86 = case_path("prologue.so");
     size_t len;
     unsigned char *bytes = (unsigned char *)test_read_file(x86, &len);
     ck_assert(bytes && len > 20);
-    bytes[18] = 183;
+    bytes[18] = 243;
     bytes[19] = 0;
     snprintf(out, size, "%s/%s", dir, name);
     ck_assert_int_eq(test_write_file(out, bytes, len), 0);
@@ -1183,7 +1183,7 @@ START_TEST(test_diff_unloadable_file_is_bad_input)
 {
     char *dir = test_temp_dir();
     char elf[4200], manifest[4200];
-    write_aarch64_elf(dir, "aarch64.so", elf, sizeof elf);
+    write_riscv_elf(dir, "riscv.so", elf, sizeof elf);
     const char *named[] = {"diff", elf, "--engines", "il,interp", NULL};
     struct test_run run;
     test_run_cfisem(named, &run);

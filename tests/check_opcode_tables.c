@@ -178,8 +178,8 @@ END_TEST
 /* The generator writes gas directives and .cfi_escape: gas picks the
  * advance forms itself from the code sizes, cannot write set_loc's
  * target in an escape, never emits MIPS_advance_loc8; GNU_window_save is
- * only injected as an error, outside GEN_CFA_OPS; it writes x86-64
- * programs, where AArch64's 0x2b and 0x2c are no opcodes. */
+ * only injected as an error, outside GEN_CFA_OPS; AArch64's three
+ * (0x2d by its AArch64 name) are GEN_A64_OPS, for --arch aarch64. */
 START_TEST(test_generator)
 {
     char *gen = source("gen/internal.h");
@@ -193,6 +193,14 @@ START_TEST(test_generator)
     assert_same("gen/internal.h GEN_CFA_OPS", &got, &want);
     ck_assert_msg(strstr(gen, "GEN_CFA_GNU_window_save = 0x2d") != NULL,
                   "gen/internal.h: no injected GNU_window_save");
+    char *a64 = between(gen, "#define GEN_A64_OPS(X)", "\nenum");
+    static const char *const a64_ops[] = {
+        "X(AARCH64_negate_ra_state, 0x2d", "X(AARCH64_set_ra_state, 0x2b",
+        "X(AARCH64_negate_ra_state_with_pc, 0x2c"};
+    for (size_t i = 0; i < sizeof a64_ops / sizeof a64_ops[0]; i++)
+        ck_assert_msg(strstr(a64, a64_ops[i]) != NULL,
+                      "gen/internal.h GEN_A64_OPS lacks %s", a64_ops[i]);
+    free(a64);
     free(block);
     free(gen);
 }

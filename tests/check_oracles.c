@@ -2,11 +2,15 @@
 /* check_oracles.c — the outside engines (libdwarf, libdw, libunwind)
  * against the IL evaluator, the reference.
  *
- * On every hand-written case (the .so files of corpus/cases) and on every row of
- * libc.so.6 (its first address, two states: as the innermost frame, and
- * as a caller frame whose return address is that address + 1), each
- * adapter's answer is compared with sem_unwind's by engine_compare, the
- * harness's own comparison. Every verdict is counted: agree, known
+ * On every hand-written case (the .so files of corpus/cases) and on
+ * every row of libc.so.6 (its first address, two states: as the
+ * innermost frame, and as a caller frame whose return address is that
+ * address + 1), and the same on AArch64 (corpus/cases-aarch64, its
+ * errors, and the cross toolchain's libc.so.6), each engine opened as
+ * the harness opens it (engine_open: libunwind, built for x86-64,
+ * answers "another architecture" for AArch64) is compared with
+ * sem_unwind's by engine_compare, the harness's own comparison. Every
+ * verdict is counted: agree, known
  * deviation (engines/deviations.c), not comparable; any other difference
  * fails the test with the file, PC, state and both answers, to be settled
  * against DWARF 5 §6.4 and cfi.h — never by loosening the comparison.
@@ -16,7 +20,9 @@
  *
  * Then, on minimal inputs, what the adapters refuse (libunwind: a
  * program naming a register above 16, a division that traps, a fault on
- * part of a word) and what they apply (the return address column). */
+ * part of a word) and what they apply (the return address column; on
+ * AArch64 the caller's PC and RA_SIGN_STATE, and libdwarf's answer to a
+ * 'B'-key CIE). */
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
@@ -54,35 +60,40 @@ enum { NORACLES = sizeof oracles / sizeof oracles[0] };
 
 struct tally {
     size_t files, unsupported;
+    size_t other_architecture; /* answers "another architecture" */
     size_t verdicts[ENGINE_VERDICT_ERROR + 1];
     size_t modelled;   /* libunwind answers checked against its model */
 };
 
-/* One file under one oracle. */
+/* One file under one oracle, opened as the harness opens it. */
 struct run {
     const struct oracle *oracle;
     const struct cfi_file *file;
     const struct sem_file_il *il;
-    void *self;
+    struct engine_instance engine;
     struct tally *tally;
 };
 
-/* State k: every register 0-16 known with a random value, rsp and rbp in
- * a plausible stack; state 1 also makes the word at rsp+8 fault (the return address of a
- * frame whose CFA is rsp+16). */
-static void make_state(uint64_t seed, unsigned k, uint64_t rip,
-                       struct cfi_regs *regs)
+/* State k: every register the architecture reports (x86-64: 0-16)
+ * known with a random value, the stack and frame pointers in a
+ * plausible stack, the PC register `pc`; state 1 also makes the word at
+ * sp+8 fault (the return address of an x86-64 frame whose CFA is
+ * rsp+16). */
+static void make_state(const struct cfi_arch *arch, uint64_t seed,
+                       unsigned k, uint64_t pc, struct cfi_regs *regs)
 {
     cfi_regs_clear(regs);
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+    for (unsigned reg = 0; reg < arch->nreported; reg++)
         cfi_regs_set(regs, reg, engine_mix(seed ^ (k * 131 + reg)));
-    uint64_t rsp = 0x7ffe00000000ull + (engine_mix(seed + k) & 0xffff0ull);
-    cfi_regs_set(regs, CFI_REG_RSP, rsp);
-    cfi_regs_set(regs, CFI_REG_RBP, rsp + (engine_mix(seed - k) & 0xff0));
-    cfi_regs_set(regs, CFI_REG_RIP, rip);
+    uint64_t sp = 0x7ffe00000000ull + (engine_mix(seed + k) & 0xffff0ull);
+    cfi_regs_set(regs, arch->sp, sp);
+    cfi_regs_set(regs, arch->fp, sp + (engine_mix(seed - k) & 0xff0));
+    cfi_regs_set(regs, arch->pc, pc);
 }
 
-static void describe(char *out, size_t size, const struct cfi_frame *f)
+/* The frame, with the registers 0 .. nreg-1. */
+static void describe(char *out, size_t size, const struct cfi_frame *f,
+                     unsigned nreg)
 {
     if (f->status != CFI_OK) {
         snprintf(out, size, "%s (%s, reg %d)", cfi_status_name(f->status),
@@ -90,7 +101,7 @@ static void describe(char *out, size_t size, const struct cfi_frame *f)
         return;
     }
     int n = snprintf(out, size, "cfa=0x%" PRIx64, f->cfa);
-    for (unsigned reg = 0; reg < CFI_NGPRS && n > 0 && (size_t)n < size; reg++)
+    for (unsigned reg = 0; reg < nreg && n > 0 && (size_t)n < size; reg++)
         n += snprintf(out + n, size - (size_t)n, " %u:%d:%" PRIx64, reg,
                       f->caller.status[reg], f->caller.value[reg]);
 }
@@ -176,15 +187,15 @@ static void check_model(const struct run *r, const struct engine_mismatch *m,
     engine_libunwind_model(m->row, ra, m->request, ENGINE_LU_QUIRKS_ALL, &model,
                            &traps);
     char want[1024], got[1024];
-    describe(want, sizeof want, &model);
-    describe(got, sizeof got, &answer->frame);
+    describe(want, sizeof want, &model, CFI_NGPRS);
+    describe(got, sizeof got, &answer->frame, CFI_NGPRS);
     ck_assert_msg(same_frame(&model, &answer->frame),
                   "%s: pc 0x%" PRIx64 ": the model of libunwind says\n %s\n"
                   "libunwind\n %s", r->file->path, m->request->pc, want, got);
     engine_libunwind_model(m->row, ra, m->request, ENGINE_LU_WORD_READS, &model,
                            &traps);
-    describe(want, sizeof want, &model);
-    describe(got, sizeof got, m->expected);
+    describe(want, sizeof want, &model, CFI_NGPRS);
+    describe(got, sizeof got, m->expected, CFI_NGPRS);
     ck_assert_msg(same_frame(&model, m->expected),
                   "%s: pc 0x%" PRIx64 ": the model without libunwind's "
                   "behaviours says\n %s\nthe IL\n %s", r->file->path,
@@ -192,22 +203,32 @@ static void check_model(const struct run *r, const struct engine_mismatch *m,
     r->tally->modelled++;
 }
 
+/* An answer that says the engine does not read the file's
+ * architecture. */
+static bool other_architecture(const struct engine_answer *answer)
+{
+    return !answer->comparable && answer->not_comparable_reason &&
+           strstr(answer->not_comparable_reason, "another architecture");
+}
+
 static void compare_at(const struct run *r, uint64_t pc, bool caller,
                        unsigned k, uint64_t seed)
 {
+    const struct cfi_arch *arch = r->file->arch;
     struct engine_memory *memory = engine_memory_new(true, seed + k);
     engine_memory_map_file(memory, r->file);
     struct cfi_regs callee;
-    make_state(seed ^ pc, k, pc, &callee);
+    make_state(arch, seed ^ pc, k, pc, &callee);
     if (k == 1)
-        engine_memory_add_fault(memory, callee.value[CFI_REG_RSP] + 8,
-                                callee.value[CFI_REG_RSP] + 16);
+        engine_memory_add_fault(memory, callee.value[arch->sp] + 8,
+                                callee.value[arch->sp] + 16);
     struct cfi_request request = {pc, caller, &callee,
                                   engine_memory_reader(memory), 0};
     struct cfi_frame expected;
     sem_unwind(r->il, &request, &expected);
     struct engine_answer answer;
-    r->oracle->answer(r->self, &request, &answer);
+    r->engine.unwind(r->engine.self, &request, &answer);
+    r->tally->other_architecture += other_architecture(&answer);
     struct engine_mismatch m = {.engine = r->oracle->id, .file = r->file,
                               .request = &request, .expected = &expected};
     il_context(r, caller ? pc - 1 : pc, &m);
@@ -217,9 +238,9 @@ static void compare_at(const struct run *r, uint64_t pc, bool caller,
     if (r->oracle->id == ENGINE_libunwind)
         check_model(r, &m, &answer);
     if (outcome.verdict == ENGINE_VERDICT_DIFFER) {
-        char want[1024], got[1024], item[16];
-        describe(want, sizeof want, &expected);
-        describe(got, sizeof got, &answer.frame);
+        char want[2048], got[2048], item[16];
+        describe(want, sizeof want, &expected, arch->nreported);
+        describe(got, sizeof got, &answer.frame, arch->nreported);
         unsigned i = 0;
         while (i + 1 < outcome.nkept && outcome.items[i].deviation)
             i++;
@@ -227,7 +248,7 @@ static void compare_at(const struct run *r, uint64_t pc, bool caller,
                      ": %s differs\n il: %s\n %s: %s",
                      engine_name(r->oracle->id), r->file->path, pc,
                      caller ? " (caller)" : "", k, seed,
-                     engine_item_label(outcome.items[i].item,
+                     engine_item_label(arch, outcome.items[i].item,
                                        outcome.items[i].reg, item, sizeof item),
                      want, engine_name(r->oracle->id), got);
     }
@@ -263,9 +284,10 @@ static void compare_file(const char *path, struct tally tallies[NORACLES])
     struct sem_file_il *il;
     ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
     for (int o = 0; o < NORACLES; o++) {
-        struct run r = {&oracles[o], file, il, NULL, &tallies[o]};
+        struct run r = {&oracles[o], file, il, {0}, &tallies[o]};
         tallies[o].files++;
-        enum cfi_status status = oracles[o].open(file, &r.self, &diag);
+        enum cfi_status status =
+            engine_open(oracles[o].id, file, NULL, &r.engine, &diag);
         if (status == CFI_E_UNSUPPORTED) {
             tallies[o].unsupported++;
             continue;
@@ -273,7 +295,7 @@ static void compare_file(const char *path, struct tally tallies[NORACLES])
         ck_assert_msg(status == CFI_OK, "%s: %s: %s",
                       engine_name(oracles[o].id), path, diag.message);
         compare_rows(&r);
-        oracles[o].close(r.self);
+        engine_close(&r.engine);
     }
     sem_file_il_free(il);
     cfi_file_close(file);
@@ -284,23 +306,24 @@ static void report(const char *what, const struct tally tallies[NORACLES])
     for (int o = 0; o < NORACLES; o++) {
         const struct tally *t = &tallies[o];
         printf("oracles: %s: %-9s files %zu (unsupported %zu): agree %zu, "
-               "known deviation %zu, not comparable %zu, errors %zu, "
-               "differ %zu, modelled %zu\n", what,
-               engine_name(oracles[o].id), t->files, t->unsupported,
+               "known deviation %zu, not comparable %zu (another "
+               "architecture %zu), errors %zu, differ %zu, modelled %zu\n",
+               what, engine_name(oracles[o].id), t->files, t->unsupported,
                t->verdicts[ENGINE_VERDICT_AGREE],
                t->verdicts[ENGINE_VERDICT_KNOWN],
                t->verdicts[ENGINE_VERDICT_NOT_COMPARABLE],
+               t->other_architecture,
                t->verdicts[ENGINE_VERDICT_ERROR],
                t->verdicts[ENGINE_VERDICT_DIFFER], t->modelled);
     }
 }
 
-START_TEST(test_cases)
+/* Every .so of the build folder `rel`; the number of files. */
+static size_t compare_folder(const char *rel, struct tally tallies[NORACLES])
 {
-    char *dir_path = test_build_path("corpus/cases");
+    char *dir_path = test_build_path(rel);
     DIR *dir = opendir(dir_path);
     ck_assert_msg(dir != NULL, "no built cases in %s", dir_path);
-    struct tally tallies[NORACLES] = {0};
     size_t files = 0;
     for (struct dirent *entry; (entry = readdir(dir));) {
         size_t len = strlen(entry->d_name);
@@ -312,13 +335,86 @@ START_TEST(test_cases)
         files++;
     }
     closedir(dir);
+    free(dir_path);
+    return files;
+}
+
+START_TEST(test_cases)
+{
+    struct tally tallies[NORACLES] = {0};
+    size_t files = compare_folder("corpus/cases", tallies);
     report("cases", tallies);
     ck_assert_uint_ge(files, 10);
     for (int o = 0; o < NORACLES; o++)
         ck_assert_uint_gt(tallies[o].verdicts[ENGINE_VERDICT_AGREE] +
                               tallies[o].verdicts[ENGINE_VERDICT_KNOWN],
                           50);
-    free(dir_path);
+}
+END_TEST
+
+/* libunwind's answers for an AArch64 file: every one "another
+ * architecture", none compared. */
+static void assert_libunwind_other_architecture(const struct tally *t)
+{
+    ck_assert_uint_eq(t->unsupported, 0);
+    ck_assert_uint_gt(t->other_architecture, 0);
+    ck_assert_uint_eq(t->verdicts[ENGINE_VERDICT_NOT_COMPARABLE],
+                      t->other_architecture);
+    ck_assert_uint_eq(t->verdicts[ENGINE_VERDICT_AGREE] +
+                          t->verdicts[ENGINE_VERDICT_KNOWN] +
+                          t->verdicts[ENGINE_VERDICT_ERROR],
+                      0);
+}
+
+/* The AArch64 cases (pac-ret with both keys, the vendor opcodes 0x2b-
+ * 0x2d, .debug_frame, the return column) and the ones the IL rejects:
+ * libdwarf and libdw answer, each difference a named deviation;
+ * libunwind answers none. */
+START_TEST(test_cases_aarch64)
+{
+    struct tally tallies[NORACLES] = {0};
+    size_t files = compare_folder("corpus/cases-aarch64", tallies);
+    size_t errors = compare_folder("corpus/cases-aarch64/errors", tallies);
+    report("cases-aarch64", tallies);
+    ck_assert_uint_ge(files, 9);
+    ck_assert_uint_ge(errors, 4);
+    for (int o = 0; o < NORACLES; o++) {
+        const struct tally *t = &tallies[o];
+        if (oracles[o].id == ENGINE_libunwind) {
+            assert_libunwind_other_architecture(t);
+            continue;
+        }
+        ck_assert_uint_eq(t->unsupported, 0);
+        ck_assert_uint_eq(t->other_architecture, 0);
+        ck_assert_uint_gt(t->verdicts[ENGINE_VERDICT_AGREE], 40);
+        /* negate_ra_state, 0x2b, 0x2c and 'B' are read otherwise by
+         * both libraries. */
+        ck_assert_uint_gt(t->verdicts[ENGINE_VERDICT_KNOWN], 50);
+    }
+}
+END_TEST
+
+/* The cross toolchain's libc.so.6 (Debian's, built without pac-ret):
+ * libdwarf and libdw read every row as the IL does (x30 with no rule
+ * keeps the callee's value in all three). */
+START_TEST(test_libc_aarch64)
+{
+    const char *path = "/usr/aarch64-linux-gnu/lib/libc.so.6";
+    ck_assert_msg(access(path, R_OK) == 0,
+                  "%s not found (gcc-aarch64-linux-gnu)", path);
+    struct tally tallies[NORACLES] = {0};
+    compare_file(path, tallies);
+    report("aarch64 libc.so.6", tallies);
+    for (int o = 0; o < NORACLES; o++) {
+        if (oracles[o].id == ENGINE_libunwind)
+            assert_libunwind_other_architecture(&tallies[o]);
+        else
+            ck_assert_uint_eq(tallies[o].unsupported, 0);
+    }
+    ck_assert_uint_gt(tallies[0].verdicts[ENGINE_VERDICT_AGREE], 30000);
+    ck_assert_uint_eq(tallies[0].verdicts[ENGINE_VERDICT_KNOWN], 0);
+    ck_assert_uint_gt(tallies[1].verdicts[ENGINE_VERDICT_AGREE], 30000);
+    ck_assert_uint_eq(tallies[1].verdicts[ENGINE_VERDICT_KNOWN], 0);
 }
 END_TEST
 
@@ -385,6 +481,28 @@ static char *build(const char *start, const char *program)
     return strdup(object);
 }
 
+/* The same for AArch64, with the cross compiler: f's `program` after
+ * .cfi_startproc (and .cfi_b_key_frame when b_key). */
+static char *build_aarch64(const char *program, bool b_key)
+{
+    char *dir = test_temp_dir();
+    char source[4096], object[4096], command[9000], text[4096];
+    snprintf(source, sizeof source, "%s/case.S", dir);
+    snprintf(object, sizeof object, "%s/case.so", dir);
+    snprintf(text, sizeof text,
+             "\t.text\n\t.globl f\nf:\n\t.cfi_startproc\n%s%s"
+             "\tret\n\t.cfi_endproc\n",
+             b_key ? "\t.cfi_b_key_frame\n" : "", program);
+    ck_assert_int_eq(test_write_file(source, text, strlen(text)), 0);
+    snprintf(command, sizeof command,
+             "aarch64-linux-gnu-gcc -shared -nostdlib "
+             "-Wl,--section-start=.text=0x1000 -Wl,--build-id=none -o %s %s",
+             object, source);
+    ck_assert_msg(system(command) == 0, "%s", command);
+    free(dir);
+    return strdup(object);
+}
+
 static void remove_built(char *path)
 {
     remove(path);
@@ -417,8 +535,8 @@ static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
     if (fault_end)
         engine_memory_add_fault(memory, fault, fault_end);
     struct cfi_regs callee;
-    make_state(99, 0, pc, &callee);
-    cfi_regs_set(&callee, CFI_REG_RSP, 0x7ffe00001000);
+    make_state(file->arch, 99, 0, pc, &callee);
+    cfi_regs_set(&callee, file->arch->sp, 0x7ffe00001000);
     struct cfi_request request = {pc, false, &callee,
                                   engine_memory_reader(memory), 0};
     sem_unwind(il, &request, &asked->expected);
@@ -557,6 +675,73 @@ START_TEST(return_address_column)
 }
 END_TEST
 
+/* pac-ret: paciasp, negate_ra_state, x29 and x30 saved at cfa-16 and
+ * cfa-8 (0x1008). The IL's caller PC is x30's saved value stripped of
+ * its signature (cfi.h step 6). libdw's is that value as it is, and its
+ * RA_SIGN_STATE (34) is not compared: libdw has none. libdwarf runs the
+ * negate as nothing: its state is the ABI's 0 and its PC the value as
+ * it is, both compared. */
+static const char pac_ret[] =
+    "\thint 25\n\t.cfi_negate_ra_state\n"
+    "\tstp x29, x30, [sp, -16]!\n\t.cfi_def_cfa_offset 16\n"
+    "\t.cfi_offset 29, -16\n\t.cfi_offset 30, -8\n\tnop\n\tnop\n";
+
+START_TEST(aarch64_return_address)
+{
+    char *path = build_aarch64(pac_ret, false);
+    const unsigned x30 = cfi_arch_aarch64.ra_column, pc = cfi_arch_aarch64.pc;
+    const unsigned state = cfi_arch_aarch64.ra_state;
+    struct asked dw, dwarf;
+    ask(oracle(ENGINE_libdw), path, 0x1008, 0, 0, &dw);
+    ask(oracle(ENGINE_libdwarf), path, 0x1008, 0, 0, &dwarf);
+    const struct cfi_regs *want = &dw.expected.caller;
+    ck_assert_int_eq(dw.expected.status, CFI_OK);
+    ck_assert_uint_eq(want->value[state], CFI_RA_SIGNED_SP);
+    uint64_t signed_ra = want->value[x30];
+    ck_assert_uint_ne(signed_ra, cfi_strip_pac(signed_ra, 0));
+    ck_assert_uint_eq(want->value[pc], cfi_strip_pac(signed_ra, 0));
+    const struct asked *both[] = {&dw, &dwarf};
+    for (int i = 0; i < 2; i++) {
+        const struct engine_answer *a = &both[i]->answer;
+        ck_assert(a->comparable);
+        ck_assert_int_eq(a->frame.status, CFI_OK);
+        ck_assert_uint_eq(a->frame.caller.value[x30], signed_ra);
+        ck_assert_uint_eq(a->frame.caller.value[pc], signed_ra);
+        ck_assert(a->reg_comparable[pc] && a->reg_comparable[x30]);
+    }
+    ck_assert(!dw.answer.reg_comparable[state]);
+    ck_assert(dwarf.answer.reg_comparable[state]);
+    ck_assert_int_eq(dwarf.answer.frame.caller.status[state], CFI_REG_VALUE);
+    ck_assert_uint_eq(dwarf.answer.frame.caller.value[state],
+                      CFI_RA_NOT_SIGNED);
+    remove_built(path);
+}
+END_TEST
+
+/* A 'B'-key CIE ("zRB"): libdwarf refuses the section, and the adapter
+ * says so for the request (an error of the frame, its message
+ * libdwarf's), comparable, not a failure to open. libdw reads it. */
+START_TEST(aarch64_b_key)
+{
+    char *b_key = build_aarch64(pac_ret, true);
+    char *a_key = build_aarch64(pac_ret, false);
+    struct asked asked;
+    ask(oracle(ENGINE_libdwarf), b_key, 0x1008, 0, 0, &asked);
+    ck_assert(asked.answer.comparable);
+    ck_assert_int_eq(asked.answer.frame.status, CFI_E_MALFORMED);
+    ck_assert_ptr_nonnull(strstr(asked.answer.frame.diag.message,
+                                 "DW_DLE_FRAME_AUGMENTATION_UNKNOWN"));
+    ck_assert_int_eq(asked.expected.status, CFI_OK);
+    ck_assert(asked.expected.ra_b_key);
+    ask(oracle(ENGINE_libdwarf), a_key, 0x1008, 0, 0, &asked);
+    ck_assert_int_eq(asked.answer.frame.status, CFI_OK);
+    ask(oracle(ENGINE_libdw), b_key, 0x1008, 0, 0, &asked);
+    ck_assert_int_eq(asked.answer.frame.status, CFI_OK);
+    remove_built(b_key);
+    remove_built(a_key);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("oracles");
@@ -565,11 +750,15 @@ int main(void)
     tcase_add_test(tc, test_unsupported_inputs);
     tcase_add_test(tc, test_cases);
     tcase_add_test(tc, test_libc);
+    tcase_add_test(tc, test_cases_aarch64);
+    tcase_add_test(tc, test_libc_aarch64);
     tcase_add_test(tc, libunwind_high_register);
     tcase_add_test(tc, libunwind_div_trap_refused);
     tcase_add_test(tc, libunwind_partial_word_fault);
     tcase_add_test(tc, libdw_huge_register_refused);
     tcase_add_test(tc, return_address_column);
+    tcase_add_test(tc, aarch64_return_address);
+    tcase_add_test(tc, aarch64_b_key);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

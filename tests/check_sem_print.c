@@ -622,7 +622,8 @@ static char *print_file(enum sem_format format, const char *name,
                         const struct cfi_diag *error)
 {
     struct capture c;
-    struct sem_printer *p = sem_printer_new(capture_begin(&c), format, name);
+    struct sem_printer *p = sem_printer_new(capture_begin(&c), format, name,
+                                            &cfi_arch_x86_64);
     ck_assert_ptr_nonnull(p);
     for (size_t i = 0; i < n; i++)
         sem_printer_fde(p, &il[i]);
@@ -650,7 +651,8 @@ START_TEST(json_hand_built_fde)
     ck_assert_str_eq(
         text,
         "{\"schema_version\": 1, "
-        "\"file\": \"dir/x\\\"y\\\\z\\u000a\\ufffd.so\", \"fdes\": [\n"
+        "\"file\": \"dir/x\\\"y\\\\z\\u000a\\ufffd.so\", \"arch\": \"x86-64\","
+        " \"fdes\": [\n"
         "{\"section\": \".eh_frame\", \"offset\": 24, \"cie_offset\": 0,"
         " \"begin\": \"0x26000\", \"end\": \"0x26360\", \"augmentation\": \"zR\","
         " \"code_align\": 1, \"data_align\": -8, \"ra\": 16, \"rows\": ["
@@ -678,7 +680,7 @@ START_TEST(json_no_fdes)
 {
     char *text = print_file(SEM_FORMAT_JSON, "a.so", NULL, 0, NULL);
     ck_assert_str_eq(text, "{\"schema_version\": 1, \"file\": \"a.so\", "
-                           "\"fdes\": []}\n");
+                           "\"arch\": \"x86-64\", \"fdes\": []}\n");
     free(text);
 }
 END_TEST

@@ -38,7 +38,9 @@ enum {
     DW_CFA_offset_extended_sf = 0x11, DW_CFA_def_cfa_sf = 0x12,
     DW_CFA_def_cfa_offset_sf = 0x13, DW_CFA_val_offset = 0x14,
     DW_CFA_val_offset_sf = 0x15, DW_CFA_val_expression = 0x16,
-    DW_CFA_MIPS_advance_loc8 = 0x1d, DW_CFA_GNU_window_save = 0x2d,
+    DW_CFA_MIPS_advance_loc8 = 0x1d, DW_CFA_AARCH64_set_ra_state = 0x2b,
+    DW_CFA_AARCH64_negate_ra_state_with_pc = 0x2c,
+    DW_CFA_GNU_window_save = 0x2d, /* AARCH64_negate_ra_state there */
     DW_CFA_GNU_args_size = 0x2e, DW_CFA_GNU_negative_offset_extended = 0x2f,
     DW_CFA_advance_loc = 0x40, DW_CFA_offset = 0x80, DW_CFA_restore = 0xc0,
 };
@@ -129,16 +131,20 @@ struct cie_options {
     uint8_t fde_encoding;
     uint8_t address_size;
     uint64_t pc_begin, pc_end;
+    const struct cfi_arch *arch;  /* NULL: x86-64 */
+    bool ra_b_key;                /* 'B' (AArch64) */
 };
 
 static const struct cie_options default_options = {
     1, -8, 16, false, CFI_EH_FRAME, CFI_PE_PCREL | CFI_PE_SDATA4, 8, PC0, PC_END,
+    NULL, false,
 };
 
 #define OPTIONS(...) .options = &(const struct cie_options){__VA_ARGS__}
 /* An .eh_frame CIE whose 'R' encoding is `encoding`. */
 #define ENCODING(encoding)                                                 \
-    OPTIONS(1, -8, 16, false, CFI_EH_FRAME, (encoding), 8, PC0, PC_END)
+    OPTIONS(1, -8, 16, false, CFI_EH_FRAME, (encoding), 8, PC0, PC_END,    \
+            NULL, false)
 
 struct reg_value {
     bool used;
@@ -171,6 +177,7 @@ struct unwind_case {
     uint64_t pc;
     bool caller;
     struct reg_value callee[4];         /* changes to the default callee */
+    unsigned va_bits;                   /* the request's */
     uint64_t fault_lo, fault_hi;
     /* Expected. */
     enum cfi_status status;
@@ -178,6 +185,7 @@ struct unwind_case {
     struct reg_value regs[8];
     bool abi_rest;      /* every register not in regs has its ABI default */
     bool signal_frame;
+    bool ra_b_key;
     int diag_reg;       /* CFI_E_REG_UNKNOWN */
     bool check_offset;  /* diag.offset: an instruction error's section
                            offset, an expression error's operation offset
@@ -238,6 +246,52 @@ struct unwind_case {
 /* The PLT CFA expression (FACTS.md): rsp + 8 + ((rip & 15) >= 11) << 3. */
 #define PLT_EXPR BREG(7), 8, BREG(16), 0, LIT(15), DW_OP_and, LIT(11),        \
     DW_OP_ge, LIT(3), DW_OP_shl, DW_OP_plus
+
+
+/* ------------------------------------------------------------------ */
+/* AArch64 (aadwarf64): return address signing                         */
+/* ------------------------------------------------------------------ */
+
+/* An AArch64 CIE as GCC writes it: code alignment 4, data alignment -8,
+ * return address column x30, cfa = sp + 0. */
+#define A64_OPTIONS(b_key)                                                 \
+    OPTIONS(4, -8, 30, false, CFI_EH_FRAME, CFI_PE_PCREL | CFI_PE_SDATA4,  \
+            8, PC0, PC_END, &cfi_arch_aarch64, (b_key))
+#define A64_CIE_BYTES DW_CFA_def_cfa, 31, 0
+#define A64 CIE(A64_CIE_BYTES), A64_OPTIONS(false)
+#define NEGATE DW_CFA_GNU_window_save /* AARCH64_negate_ra_state */
+#define NEGATE_PC DW_CFA_AARCH64_negate_ra_state_with_pc
+#define SET_STATE DW_CFA_AARCH64_set_ra_state
+
+/* The prologue after the signing instruction (4 bytes on): cfa = sp +
+ * 16, x29 at cfa - 16, x30 at cfa - 8. */
+#define A64_FRAME DW_CFA_advance_loc | 1, DW_CFA_def_cfa_offset, 16,          \
+    DW_CFA_offset | 29, 2, DW_CFA_offset | 30, 1
+
+/* A signed return address, saved where the test memory holds it: the
+ * 8 bytes at a are a ^ KEY, so sp is chosen to put it at cfa - 8. The
+ * code sits in bits 48-54 (bit 55 clear: a user address); stripped with
+ * 48 address bits it is 0xdeadbeef, with 52 bits 0xa0000deadbeef. */
+#define SIGNED_RA 0x002a0000deadbeefull
+#define A64_SP ((SIGNED_RA ^ KEY) - 8)
+#define A64_CFA (A64_SP + 16)
+#define A64_X29 M8(A64_SP)
+/* Bit 55 set (the upper address range): stripping sets bits 48-63. */
+#define SIGNED_HIGH_RA 0x0080123456789abcull
+#define A64_HIGH_SP ((SIGNED_HIGH_RA ^ KEY) - 8)
+
+/* After A64_FRAME with state `state`: the caller's PC is `pc`. */
+#define A64_AFTER_FRAME(state, pc)                                         \
+    .status = CFI_OK, .cfa = A64_CFA,                                     \
+    .regs = {VAL(30, SIGNED_RA), VAL(32, (pc)), VAL(34, (state)),          \
+             VAL(29, A64_X29), VAL(31, A64_CFA)},                          \
+    .abi_rest = true
+#define A64_CALLEE .callee = {VAL(31, A64_SP)}
+
+/* SLEB128 offsets times code_align 4: 2^61 × 4 = 2^63 does not fit
+ * int64, -2^61 × 4 = -2^63 does. */
+#define SLEB_2_61 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20
+#define SLEB_MINUS_2_61 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x60
 
 
 static const struct unwind_case cases[] = {
@@ -559,7 +613,7 @@ static const struct unwind_case cases[] = {
     {FDE_OK("val_offset_sf", PC0, CFA0, DW_CFA_val_offset_sf, 3, 0x7e),
      .regs = {VAL(3, CFA0 + 16)}},
     {FDE_OK("offset data_align +4", PC0, CFA0, DW_CFA_offset | 3, 2),
-     OPTIONS(1, 4, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     OPTIONS(1, 4, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END, NULL, false),
      .regs = {VAL(3, M8(CFA0 + 8)), VAL(16, M8(CFA0 + 4))}},
     {FDE_OK("register", PC0, CFA0, DW_CFA_register, 3, 0), .regs = {VAL(3, R(0))}},
     {FDE_OK("register from unknown", PC0, CFA0, DW_CFA_register, 3, 10),
@@ -631,10 +685,10 @@ static const struct unwind_case cases[] = {
             DW_CFA_def_cfa_offset, 16)},
     {FDE_OK("advance_loc code_align 4 before", PC0 + 3, CFA0,
             DW_CFA_advance_loc | 1, DW_CFA_def_cfa_offset, 16),
-     OPTIONS(4, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END)},
+     OPTIONS(4, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END, NULL, false)},
     {FDE_OK("advance_loc code_align 4 at", PC0 + 4, RSP + 16,
             DW_CFA_advance_loc | 1, DW_CFA_def_cfa_offset, 16),
-     OPTIONS(4, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END)},
+     OPTIONS(4, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END, NULL, false)},
     {FDE_OK("advance_loc1", PC0 + 0xff, RSP + 16, DW_CFA_advance_loc1, 0xff,
             DW_CFA_def_cfa_offset, 16)},
     {FDE_OK("advance_loc1 before", PC0 + 0xfe, CFA0, DW_CFA_advance_loc1, 0xff,
@@ -666,7 +720,8 @@ static const struct unwind_case cases[] = {
      .pc = PC0, FAILS_AT(CFI_E_MALFORMED, AT_FDE(0))},
     {.name = "advance times code_align overflows", STD_CIE,
      FDE(DW_CFA_advance_loc | 4),
-     OPTIONS(1ull << 62, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     OPTIONS(1ull << 62, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END,
+             NULL, false),
      .pc = PC0, FAILS_AT(CFI_E_MALFORMED, AT_FDE(0))},
     /* set_loc's operand: pcrel sdata4 relative to the operand's address
      * 0x5001: 0x1010 - 0x5001 = -0x3ff1. */
@@ -703,10 +758,12 @@ static const struct unwind_case cases[] = {
      ENCODING(CFI_PE_SDATA8)},
     {FDE_OK("set_loc .debug_frame", PC0 + 0x10, RSP + 16, DW_CFA_set_loc,
             0x10, 0x10, 0, 0, 0, 0, 0, 0, DW_CFA_def_cfa_offset, 16),
-     OPTIONS(1, -8, 16, false, CFI_DEBUG_FRAME, CFI_PE_ABSPTR, 8, PC0, PC_END)},
+     OPTIONS(1, -8, 16, false, CFI_DEBUG_FRAME, CFI_PE_ABSPTR, 8, PC0, PC_END,
+             NULL, false)},
     {FDE_OK("set_loc .debug_frame address_size 4", PC0 + 0x10, RSP + 16,
             DW_CFA_set_loc, 0x10, 0x10, 0, 0, DW_CFA_def_cfa_offset, 16),
-     OPTIONS(1, -8, 16, false, CFI_DEBUG_FRAME, CFI_PE_ABSPTR, 4, PC0, PC_END)},
+     OPTIONS(1, -8, 16, false, CFI_DEBUG_FRAME, CFI_PE_ABSPTR, 4, PC0, PC_END,
+             NULL, false)},
     /* "The new location value is always greater than the current one"
      * (DWARF 5 §6.4.2.1), unlike an advance by 0. */
     {.name = "set_loc to the same location", STD_CIE,
@@ -869,29 +926,29 @@ static const struct unwind_case cases[] = {
     {.name = "caller PC at pc_begin", STD_CIE, .pc = PC0, .caller = true,
      .status = CFI_E_NO_FDE},
     {.name = "empty FDE", STD_CIE, .pc = PC0,
-     OPTIONS(1, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC0),
+     OPTIONS(1, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC0, NULL, false),
      .status = CFI_E_NO_FDE},
     {.name = "FDE ending before it begins", STD_CIE, .pc = PC0 + 0x10,
-     OPTIONS(1, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC_END, PC0),
+     OPTIONS(1, -8, 16, false, CFI_EH_FRAME, 0x1b, 8, PC_END, PC0, NULL, false),
      .status = CFI_E_MALFORMED},
     {.name = "return address column 128", STD_CIE, .pc = PC0,
-     OPTIONS(1, -8, 128, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     OPTIONS(1, -8, 128, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END, NULL, false),
      .status = CFI_E_MALFORMED},
     /* cfi.h step 6: the caller's PC comes from the return address column,
      * here 127 (no rule: undefined), whatever rip's own rule says. */
     {.name = "return address column 127", STD_CIE, .pc = PC0,
-     OPTIONS(1, -8, 127, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     OPTIONS(1, -8, 127, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END, NULL, false),
      .status = CFI_OK, .cfa = CFA0, .regs = {UNDEF(16), UNDEF(127)}},
     /* Column 3 (rbx) with no rule keeps the callee's rbx: that is the PC. */
     {.name = "return address column rbx", STD_CIE, .pc = PC0,
-     OPTIONS(1, -8, 3, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     OPTIONS(1, -8, 3, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END, NULL, false),
      .status = CFI_OK, .cfa = CFA0,
      .regs = {VAL(16, R(3)), VAL(3, R(3))}},
     /* Column 12 saved at cfa-16: the PC is read there; rip's own rule
      * (stored at cfa-8) is still evaluated, its value not used. */
     {.name = "return address column r12 saved", STD_CIE,
      FDE(DW_CFA_offset | 12, 2), .pc = PC0,
-     OPTIONS(1, -8, 12, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     OPTIONS(1, -8, 12, false, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END, NULL, false),
      .status = CFI_OK, .cfa = CFA0,
      .regs = {VAL(16, M8(CFA0 - 16)), VAL(12, M8(CFA0 - 16))}},
     {.name = "restore in the CIE", CIE(STD_CIE_BYTES, DW_CFA_restore | 16),
@@ -1046,13 +1103,169 @@ static const struct unwind_case cases[] = {
          DW_CFA_expression, 6, 3, BREG(7), 0xf8, 0x00,
          DW_CFA_expression, 7, 3, BREG(7), 0xa0, 0x01,
          DW_CFA_expression, 16, 3, BREG(7), 0xa8, 0x01),
-     OPTIONS(1, -8, 16, true, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     OPTIONS(1, -8, 16, true, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END, NULL, false),
      .pc = PC0 + 1, .status = CFI_OK, .cfa = M8(RSP + 160), .signal_frame = true,
      .regs = {VAL(8, M8(RSP + 40)), VAL(6, M8(RSP + 120)), VAL(7, M8(RSP + 160)),
               VAL(16, M8(RSP + 168)), VAL(3, R(3)), UNDEF(0)}},
     {.name = "signal frame flag", STD_CIE, .pc = PC0,
-     OPTIONS(1, -8, 16, true, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END),
+     OPTIONS(1, -8, 16, true, CFI_EH_FRAME, 0x1b, 8, PC0, PC_END, NULL, false),
      .status = CFI_OK, .cfa = CFA0, .signal_frame = true},
+    /* ---------------------------------------------------------------- */
+    /* AArch64: RA_SIGN_STATE (aadwarf64 Note 8), its opcodes, step 6    */
+    /* ---------------------------------------------------------------- */
+    {.name = "a64 negate, signed x30 slot: the PC is stripped", A64,
+     FDE(NEGATE, A64_FRAME), .pc = PC0 + 4, A64_CALLEE,
+     A64_AFTER_FRAME(1, 0xdeadbeef)},
+    {.name = "a64 negate, 52 address bits", A64, FDE(NEGATE, A64_FRAME),
+     .pc = PC0 + 4, A64_CALLEE, .va_bits = 52,
+     A64_AFTER_FRAME(1, 0xa0000deadbeefull)},
+    {.name = "a64 negate, bit 55 set: the upper range", A64,
+     FDE(NEGATE, A64_FRAME), .pc = PC0 + 4,
+     .callee = {VAL(31, A64_HIGH_SP)}, .status = CFI_OK,
+     .cfa = A64_HIGH_SP + 16,
+     .regs = {VAL(30, SIGNED_HIGH_RA), VAL(32, 0xffff123456789abcull),
+              VAL(34, 1)}},
+    {.name = "a64 negate twice: back to 0, not stripped", A64,
+     FDE(NEGATE, A64_FRAME, DW_CFA_advance_loc | 1, NEGATE), .pc = PC0 + 8,
+     A64_CALLEE, A64_AFTER_FRAME(0, SIGNED_RA)},
+    {.name = "a64 negate after the lookup PC: not yet signed", A64,
+     FDE(A64_FRAME, NEGATE), .pc = PC0, A64_CALLEE, .status = CFI_OK,
+     .cfa = A64_SP, .regs = {VAL(34, 0), UNKNOWN(30), UNKNOWN(32)},
+     .abi_rest = true},
+    {.name = "a64 negate inside remember_state", A64,
+     FDE(NEGATE, A64_FRAME, DW_CFA_remember_state, NEGATE,
+         DW_CFA_advance_loc | 1, DW_CFA_restore_state),
+     .pc = PC0 + 4, A64_CALLEE, A64_AFTER_FRAME(0, SIGNED_RA)},
+    {.name = "a64 restore_state brings the state back", A64,
+     FDE(NEGATE, A64_FRAME, DW_CFA_remember_state, NEGATE,
+         DW_CFA_advance_loc | 1, DW_CFA_restore_state),
+     .pc = PC0 + 8, A64_CALLEE, A64_AFTER_FRAME(1, 0xdeadbeef)},
+    {.name = "a64 negate_ra_state_with_pc: state 2", A64,
+     FDE(NEGATE_PC, A64_FRAME), .pc = PC0 + 4, A64_CALLEE,
+     A64_AFTER_FRAME(2, 0xdeadbeef)},
+    {.name = "a64 negate_ra_state_with_pc twice: 0", A64,
+     FDE(NEGATE_PC, A64_FRAME, NEGATE_PC), .pc = PC0 + 4, A64_CALLEE,
+     A64_AFTER_FRAME(0, SIGNED_RA)},
+    {.name = "a64 set_ra_state 1", A64, FDE(SET_STATE, 1, 0, A64_FRAME),
+     .pc = PC0 + 4, A64_CALLEE, A64_AFTER_FRAME(1, 0xdeadbeef)},
+    {.name = "a64 set_ra_state 2, offset -1", A64,
+     FDE(SET_STATE, 2, 0x7f, A64_FRAME), .pc = PC0 + 4, A64_CALLEE,
+     A64_AFTER_FRAME(2, 0xdeadbeef)},
+    {.name = "a64 set_ra_state 0 after a negate", A64,
+     FDE(NEGATE, SET_STATE, 0, 0, A64_FRAME), .pc = PC0 + 4, A64_CALLEE,
+     A64_AFTER_FRAME(0, SIGNED_RA)},
+    {.name = "a64 set_ra_state over an offset rule", A64,
+     FDE(DW_CFA_offset | 34, 3, SET_STATE, 1, 0, A64_FRAME), .pc = PC0 + 4,
+     A64_CALLEE, A64_AFTER_FRAME(1, 0xdeadbeef)},
+    {.name = "a64 set_ra_state 1, then a negate: 0", A64,
+     FDE(NEGATE_PC, SET_STATE, 1, 0, NEGATE, A64_FRAME), .pc = PC0 + 4,
+     A64_CALLEE, A64_AFTER_FRAME(0, SIGNED_RA)},
+    {.name = "a64 set_ra_state, offset -2^61 x 4 fits", A64,
+     FDE(SET_STATE, 1, SLEB_MINUS_2_61, A64_FRAME), .pc = PC0 + 4,
+     A64_CALLEE, A64_AFTER_FRAME(1, 0xdeadbeef)},
+    {.name = "a64 set_ra_state, offset 2^61 x 4 overflows", A64,
+     FDE(A64_FRAME, SET_STATE, 1, SLEB_2_61), .pc = PC0, A64_CALLEE,
+     FAILS_AT(CFI_E_MALFORMED, AT_FDE(7))},
+    {.name = "a64 set_ra_state 3 is reserved", A64,
+     FDE(A64_FRAME, SET_STATE, 3, 0), .pc = PC0, A64_CALLEE,
+     FAILS_AT(CFI_E_UNSUPPORTED, AT_FDE(7))},
+    {.name = "a64 set_ra_state 16 is reserved", A64,
+     FDE(SET_STATE, 16, 0), .pc = PC0, A64_CALLEE,
+     FAILS_AT(CFI_E_UNSUPPORTED, AT_FDE(0))},
+    {.name = "a64 set_ra_state truncated", A64, FDE(SET_STATE, 1),
+     .pc = PC0, A64_CALLEE, FAILS_AT(CFI_E_MALFORMED, AT_FDE(0))},
+    {.name = "a64 negate on state 2", A64, FDE(NEGATE_PC, NEGATE), .pc = PC0,
+     A64_CALLEE, FAILS_AT(CFI_E_MALFORMED, AT_FDE(1))},
+    {.name = "a64 negate_ra_state_with_pc on state 1", A64,
+     FDE(NEGATE, NEGATE_PC), .pc = PC0, A64_CALLEE,
+     FAILS_AT(CFI_E_MALFORMED, AT_FDE(1))},
+    {.name = "a64 negate on an offset rule", A64,
+     FDE(DW_CFA_offset | 34, 1, NEGATE), .pc = PC0, A64_CALLEE,
+     FAILS_AT(CFI_E_MALFORMED, AT_FDE(2))},
+    {.name = "a64 negate on undefined", A64, FDE(DW_CFA_undefined, 34, NEGATE),
+     .pc = PC0, A64_CALLEE, FAILS_AT(CFI_E_MALFORMED, AT_FDE(2))},
+    {.name = "a64 negate_ra_state_with_pc on same_value", A64,
+     FDE(DW_CFA_same_value, 34, NEGATE_PC), .pc = PC0, A64_CALLEE,
+     FAILS_AT(CFI_E_MALFORMED, AT_FDE(2))},
+    {.name = "a64 negate on a register rule", A64,
+     FDE(DW_CFA_register, 34, 0, NEGATE), .pc = PC0, A64_CALLEE,
+     FAILS_AT(CFI_E_MALFORMED, AT_FDE(3))},
+    {.name = "a64 negate on expression(lit1)", A64,
+     FDE(DW_CFA_expression, 34, 1, LIT(1), NEGATE), .pc = PC0, A64_CALLEE,
+     FAILS_AT(CFI_E_MALFORMED, AT_FDE(4))},
+    {.name = "a64 negate on val_expression(lit3)", A64,
+     FDE(DW_CFA_val_expression, 34, 1, LIT(3), NEGATE), .pc = PC0,
+     A64_CALLEE, FAILS_AT(CFI_E_MALFORMED, AT_FDE(4))},
+    {.name = "a64 negate on val_expression(lit1; nop)", A64,
+     FDE(DW_CFA_val_expression, 34, 2, LIT(1), DW_OP_nop, NEGATE),
+     .pc = PC0, A64_CALLEE, FAILS_AT(CFI_E_MALFORMED, AT_FDE(5))},
+    {.name = "a64 negate on val_expression(lit1): state 1", A64,
+     FDE(DW_CFA_val_expression, 34, 1, LIT(1), NEGATE, A64_FRAME),
+     .pc = PC0 + 4, A64_CALLEE, A64_AFTER_FRAME(0, SIGNED_RA)},
+    {.name = "a64 negate_ra_state_with_pc on val_expression(lit2)", A64,
+     FDE(DW_CFA_val_expression, 34, 1, LIT(2), NEGATE_PC, A64_FRAME),
+     .pc = PC0 + 4, A64_CALLEE, A64_AFTER_FRAME(0, SIGNED_RA)},
+    {.name = "a64 val_expression(lit1) alone: signed", A64,
+     FDE(DW_CFA_val_expression, 34, 1, LIT(1), A64_FRAME), .pc = PC0 + 4,
+     A64_CALLEE, A64_AFTER_FRAME(1, 0xdeadbeef)},
+    {.name = "a64 negate error after the lookup PC", A64,
+     FDE(DW_CFA_advance_loc | 1, NEGATE_PC, NEGATE), .pc = PC0, A64_CALLEE,
+     FAILS_AT(CFI_E_MALFORMED, AT_FDE(2))},
+    {.name = "a64 the CIE's error comes first", CIE(A64_CIE_BYTES, NEGATE,
+     NEGATE_PC), A64_OPTIONS(false), FDE(SET_STATE, 5, 0), .pc = PC0,
+     A64_CALLEE, FAILS_AT(CFI_E_MALFORMED, AT_CIE(4))},
+    {.name = "a64 restore brings back the CIE's state", CIE(A64_CIE_BYTES,
+     NEGATE), A64_OPTIONS(false),
+     FDE(NEGATE, A64_FRAME, DW_CFA_restore | 34), .pc = PC0 + 4, A64_CALLEE,
+     A64_AFTER_FRAME(1, 0xdeadbeef)},
+    {.name = "a64 the CIE's state, negated in the FDE", CIE(A64_CIE_BYTES,
+     NEGATE), A64_OPTIONS(false), FDE(A64_FRAME, NEGATE), .pc = PC0 + 4,
+     A64_CALLEE, A64_AFTER_FRAME(0, SIGNED_RA)},
+    {.name = "a64 RA_SIGN_STATE undefined: the PC is unknown", A64,
+     FDE(DW_CFA_undefined, 34, A64_FRAME), .pc = PC0 + 4, A64_CALLEE,
+     .status = CFI_OK, .cfa = A64_CFA,
+     .regs = {VAL(30, SIGNED_RA), UNKNOWN(32), UNDEF(34)}},
+    {.name = "a64 RA_SIGN_STATE same_value of an unknown: PC unknown", A64,
+     FDE(DW_CFA_same_value, 34, A64_FRAME), .pc = PC0 + 4, A64_CALLEE,
+     .status = CFI_OK, .cfa = A64_CFA,
+     .regs = {VAL(30, SIGNED_RA), UNKNOWN(32), UNKNOWN(34)}},
+    {.name = "a64 RA_SIGN_STATE same_value of 1: stripped", A64,
+     FDE(DW_CFA_same_value, 34, A64_FRAME), .pc = PC0 + 4,
+     .callee = {VAL(31, A64_SP), VAL(34, 1)},
+     A64_AFTER_FRAME(1, 0xdeadbeef)},
+    {.name = "a64 signed, x30 undefined: the PC is undefined", A64,
+     FDE(NEGATE, DW_CFA_undefined, 30), .pc = PC0, A64_CALLEE,
+     .status = CFI_OK, .cfa = A64_SP,
+     .regs = {UNDEF(30), UNDEF(32), VAL(34, 1)}, .abi_rest = true},
+    {.name = "a64 defaults: no rule at all", A64, .pc = PC0,
+     .callee = {VAL(31, A64_SP), VAL(72, 0x7272), VAL(19, 0x1919),
+                VAL(30, 0x3030)},
+     .status = CFI_OK, .cfa = A64_SP,
+     .regs = {VAL(72, 0x7272), VAL(19, 0x1919), VAL(34, 0), VAL(30, 0x3030),
+              VAL(32, 0x3030), VAL(31, A64_SP), UNKNOWN(79), UNDEF(80)},
+     .abi_rest = true},
+    {.name = "a64 v8 with a rule", A64, FDE(DW_CFA_undefined, 72), .pc = PC0,
+     .callee = {VAL(31, A64_SP), VAL(72, 0x7272), VAL(73, 0x7373)},
+     .status = CFI_OK, .cfa = A64_SP,
+     .regs = {UNDEF(72), VAL(73, 0x7373), UNKNOWN(32)}, .abi_rest = true},
+    {.name = "a64 B key", CIE(A64_CIE_BYTES), A64_OPTIONS(true),
+     FDE(NEGATE, A64_FRAME), .pc = PC0 + 4, A64_CALLEE, .ra_b_key = true,
+     A64_AFTER_FRAME(1, 0xdeadbeef)},
+    {.name = "a64 B key, not signed", CIE(A64_CIE_BYTES), A64_OPTIONS(true),
+     .pc = PC0, A64_CALLEE, .ra_b_key = true, .status = CFI_OK,
+     .cfa = A64_SP, .regs = {VAL(34, 0), UNKNOWN(32)}, .abi_rest = true},
+    /* On x86-64 the AArch64 opcodes are no opcodes, and 0x2d has no
+     * meaning; registers from 17 up have no default but undefined. */
+    {.name = "x86-64 0x2b is an unknown opcode", STD_CIE,
+     FDE(SET_STATE, 1, 0), .pc = PC0, FAILS_AT(CFI_E_MALFORMED, AT_FDE(0))},
+    {.name = "x86-64 0x2c is an unknown opcode", STD_CIE,
+     FDE(DW_CFA_def_cfa_offset, 16, NEGATE_PC), .pc = PC0,
+     FAILS_AT(CFI_E_MALFORMED, AT_FDE(2))},
+    {.name = "x86-64 0x2d has no meaning", STD_CIE, FDE(NEGATE), .pc = PC0,
+     FAILS_AT(CFI_E_UNSUPPORTED, AT_FDE(0))},
+    {.name = "x86-64 registers 34 and 72 are undefined", STD_CIE, .pc = PC0,
+     .callee = {VAL(34, 1), VAL(72, 0x7272)}, .status = CFI_OK, .cfa = CFA0,
+     .regs = {UNDEF(34), UNDEF(72), VAL(16, RIP0)}, .abi_rest = true},
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -1091,6 +1304,7 @@ static enum cfi_status interp_kept_unwind_fde(const struct cfi_fde *fde,
         frame->status = status;
         frame->cfa = 0;
         frame->signal_frame = false;
+        frame->ra_b_key = false;
         return status;
     }
     memset(frame->caller.status + CFI_NGPRS, CFI_REG_UNDEFINED,
@@ -1165,16 +1379,21 @@ static void build_records(const struct unwind_case *c, const uint8_t *program,
     cie->offset = 0x100;
     cie->length = 0x20;
     cie->version = 1;
-    strcpy(cie->augmentation, o->signal_frame ? "zRS" : "zR");
+    strcpy(cie->augmentation, "zR");
+    if (o->signal_frame)
+        strcat(cie->augmentation, "S");
+    if (o->ra_b_key)
+        strcat(cie->augmentation, "B");
     cie->code_align = o->code_align;
     cie->data_align = o->data_align;
     cie->ra_column = o->ra_column;
-    cie->arch = &cfi_arch_x86_64;
+    cie->arch = o->arch ? o->arch : &cfi_arch_x86_64;
     cie->address_size = o->address_size;
     cie->fde_encoding = o->fde_encoding;
     cie->lsda_encoding = CFI_PE_OMIT;
     cie->personality_encoding = CFI_PE_OMIT;
     cie->signal_frame = o->signal_frame;
+    cie->ra_b_key = o->ra_b_key;
     cie->instructions = c->cie;
     cie->instructions_len = c->cie_len;
     cie->instructions_offset = CIE_INSNS_OFFSET;
@@ -1206,17 +1425,38 @@ static void build_callee(const struct unwind_case *c, struct cfi_regs *callee)
     }
 }
 
+static struct reg_value same_as_callee(unsigned reg,
+                                       const struct cfi_regs *callee)
+{
+    return (struct reg_value){true, reg, callee->status[reg],
+                              callee->value[reg]};
+}
+
 /* What the ABI default gives register `reg` (written out here, not taken
- * from cfi_arch_default): rsp is the CFA; rbx, rbp, r12-r15 keep the
- * callee's value; every other register is undefined. */
-static struct reg_value abi_default(unsigned reg, uint64_t cfa,
+ * from cfi_arch_default). x86-64: rsp is the CFA; rbx, rbp, r12-r15 keep
+ * the callee's value; every other register is undefined. AArch64
+ * (AAPCS64, aadwarf64): sp is the CFA; x19-x29 and v8-v15 (72-79) keep
+ * the callee's value; RA_SIGN_STATE (34) is 0; every other register,
+ * the link register x30 and the PC included, is undefined. */
+static struct reg_value abi_default(const struct cfi_arch *arch, unsigned reg,
+                                    uint64_t cfa,
                                     const struct cfi_regs *callee)
 {
+    if (arch == &cfi_arch_aarch64) {
+        if (reg == 31)
+            return (struct reg_value)VAL(reg, cfa);
+        if (reg == 34)
+            return (struct reg_value)VAL(reg, 0);
+        /* x30, the return address column, keeps the callee's value:
+         * at entry it holds the return address. */
+        if ((reg >= 19 && reg <= 30) || (reg >= 72 && reg <= 79))
+            return same_as_callee(reg, callee);
+        return (struct reg_value)UNDEF(reg);
+    }
     if (reg == 7)
         return (struct reg_value)VAL(reg, cfa);
     if (reg == 3 || reg == 6 || (reg >= 12 && reg <= 15))
-        return (struct reg_value){true, reg, callee->status[reg],
-                                  callee->value[reg]};
+        return same_as_callee(reg, callee);
     return (struct reg_value)UNDEF(reg);
 }
 
@@ -1283,15 +1523,21 @@ static void check_ok(struct report *r, const struct unwind_case *c,
     if (frame->signal_frame != c->signal_frame)
         mismatch(r, " signal_frame %d, expected %d;", frame->signal_frame,
                  c->signal_frame);
+    if (frame->ra_b_key != c->ra_b_key)
+        mismatch(r, " ra_b_key %d, expected %d;", frame->ra_b_key,
+                 c->ra_b_key);
     for (size_t i = 0; i < sizeof c->regs / sizeof c->regs[0]; i++)
         if (c->regs[i].used)
             check_reg(r, frame, &c->regs[i]);
     if (!c->abi_rest)
         return;
+    const struct cfi_arch *arch = c->options && c->options->arch
+                                      ? c->options->arch
+                                      : &cfi_arch_x86_64;
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
         if (listed(c, reg))
             continue;
-        struct reg_value want = abi_default(reg, frame->cfa, callee);
+        struct reg_value want = abi_default(arch, reg, frame->cfa, callee);
         check_reg(r, frame, &want);
     }
 }
@@ -1322,9 +1568,12 @@ static void run_case(const struct unwind_case *c, const struct engine *engine)
     build_callee(c, &callee);
     struct test_memory memory = {c->fault_lo, c->fault_hi, false};
     struct cfi_request request = {c->pc, c->caller, &callee,
-                                  {test_read, &memory}, 0};
+                                  {test_read, &memory}, c->va_bits};
     struct cfi_frame *frame = calloc(1, sizeof *frame);
     ck_assert_ptr_nonnull(frame);
+    /* The opposite of what is expected: an engine that leaves it is
+     * caught (cfi.h step 7 sets it on every path). */
+    frame->ra_b_key = !c->ra_b_key;
     enum cfi_status status = engine->unwind_fde(&fde, &request, frame);
 
     struct report r = {.ok = true};
@@ -1350,6 +1599,25 @@ static void run_case(const struct unwind_case *c, const struct engine *engine)
 START_TEST(test_case)
 {
     run_case(&cases[(size_t)_i / NENGINES], &engines[(size_t)_i % NENGINES]);
+}
+END_TEST
+
+/* Step 6 strips a signed return address from the caller's PC whatever
+ * the return address column (cfi.h: "whichever column it came from"),
+ * the PC register's own column included; every engine is held to it. */
+static const struct unwind_case ra_column_pc_case = {
+    .name = "a64 return address column 32 (the PC): stripped",
+    CIE(A64_CIE_BYTES),
+    OPTIONS(4, -8, 32, false, CFI_EH_FRAME, CFI_PE_PCREL | CFI_PE_SDATA4, 8,
+            PC0, PC_END, &cfi_arch_aarch64, false),
+    FDE(NEGATE, A64_FRAME, DW_CFA_offset | 32, 1), .pc = PC0 + 4,
+    A64_CALLEE, A64_AFTER_FRAME(1, 0xdeadbeef),
+};
+
+START_TEST(test_ra_column_pc)
+{
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++)
+        run_case(&ra_column_pc_case, &engines[i]);
 }
 END_TEST
 
@@ -1777,6 +2045,7 @@ static Suite *unwind_suite(void)
                         (int)(2 * sizeof file_requests / sizeof file_requests[0]));
     suite_add_tcase(s, tc);
     tc = tcase_create("interp");
+    tcase_add_test(tc, test_ra_column_pc);
     tcase_add_test(tc, test_interp_no_offset);
     tcase_add_test(tc, test_interp_in_place);
     tcase_add_test(tc, test_interp_row_too_large);

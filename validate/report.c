@@ -140,7 +140,8 @@ static void print_range(FILE *out, const struct validate_result *v,
     if (r->crash_text)
         print_crash_text(out, r->crash_text);
     if (!r->crashed)
-        engine_report_items(out, &r->outcome, &r->expected, &r->got);
+        engine_report_items(out, r->state.arch, &r->outcome, &r->expected,
+                            &r->got);
     if (r->row_text)
         fprintf(out, "    row %s\n", r->row_text);
     print_reproducers(out, v, r);
@@ -326,7 +327,8 @@ static void json_range(FILE *out, const struct validate_result *v,
             r->crashed ? "true" : "false");
     engine_json_string(out, r->crash_text);
     fputs(", \"items\": ", out);
-    engine_json_items(out, &r->outcome, &r->expected, &r->got);
+    engine_json_items(out, r->state.arch, &r->outcome, &r->expected,
+                      &r->got);
     fputs(", \"expected\": ", out);
     json_frame(out, v, &r->expected);
     fputs(", \"got\": ", out);
