@@ -87,6 +87,11 @@ CASE_OBJS := $(patsubst corpus/cases/%.S,$(BUILD)/corpus/objects/%.o,$(CASE_SRCS
 # The AArch64 cases, built the same way by the cross compiler; those in
 # errors/ are FDEs that must fail (malformed or unsupported), with no IL.
 AARCH64_CC ?= aarch64-linux-gnu-gcc
+AARCH64_RUNNER := $(BUILD)/aarch64/eh_elf_runner
+# make builds the runner (compile/runner/) where the cross compiler is
+# installed; elsewhere cfisem says, for an AArch64 eh_elf, that it is
+# missing. make check needs it.
+AARCH64_CC_FOUND := $(shell command -v $(AARCH64_CC) 2>/dev/null)
 A64_CASE_SRCS := $(wildcard corpus/cases-aarch64/*.S) \
                  $(wildcard corpus/cases-aarch64/errors/*.S)
 A64_CASE_SOS  := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/cases-aarch64/%.so,$(A64_CASE_SRCS))
@@ -101,7 +106,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 # does not rebuild them.
 .SECONDARY:
 
-all: $(BUILD)/cfisem $(RT_LIBS)
+all: $(BUILD)/cfisem $(RT_LIBS) $(if $(AARCH64_CC_FOUND),$(AARCH64_RUNNER))
 
 help:
 	@sed -n '3,/^#   make paper /p' Makefile
@@ -234,6 +239,15 @@ $(BUILD)/corpus/objects-aarch64/%.o: corpus/cases-aarch64/%.S
 
 cases: $(CASE_SOS) $(CASE_OBJS) $(A64_CASE_SOS) $(A64_CASE_OBJS)
 
+# The eh_elf runner (compile/runner/): an AArch64 program, run under
+# qemu-aarch64, that calls the eh_elfs of AArch64 files for cfisem, which
+# finds it as aarch64/eh_elf_runner beside itself (or one folder up, for
+# the suites). No sanitizer: it is not host code.
+$(AARCH64_RUNNER): compile/runner/eh_elf_runner.c compile/runner/protocol.h \
+                   compile/eh_elf.h
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(CSTD) $(WARN) -O2 -o $@ $< -ldl
+
 # The inputs of the explain suite (tests/check_explain.c): more cases, kept
 # apart because some are malformed on purpose (the linker says so).
 EXPLAIN_SRCS := $(wildcard corpus/explain/*.S)
@@ -275,6 +289,22 @@ $(EH_ELF_DIR)/$(2).%.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 endef
 $(foreach l,$(EH_ELF_LIBS),$(eval $(call eh_elf_rule,$(l),$(notdir $(l)))))
 $(foreach c,$(EH_ELF_CASES),$(eval $(call eh_elf_rule,$(c),cases/$(basename $(notdir $(c))))))
+# The AArch64 cases' eh_elfs (the full ABI, tree and table layouts) and
+# the table layout of the cross C library's, built with the cross
+# compiler; the suite runs them under qemu-aarch64 (compile/runner/).
+A64_EH_ELF_LIBC := $(wildcard /usr/aarch64-linux-gnu/lib/libc.so.6)
+A64_EH_ELF_CASES ?= $(filter-out $(BUILD)/corpus/cases-aarch64/errors/%,$(A64_CASE_SOS))
+define a64_eh_elf_rule
+EH_ELFS += $(EH_ELF_DIR)/$(2).table.eh_elf.so $(if $(3),$(EH_ELF_DIR)/$(2).full.eh_elf.so)
+$(EH_ELF_DIR)/$(2).table.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $$(dir $$@)
+	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) compile $(1) -o $$@ --layout table > /dev/null
+$(EH_ELF_DIR)/$(2).full.eh_elf.so: $(1) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	@mkdir -p $$(dir $$@)
+	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) compile $(1) -o $$@ --layout tree > /dev/null
+endef
+$(foreach c,$(A64_EH_ELF_CASES),$(eval $(call a64_eh_elf_rule,$(c),cases-aarch64/$(basename $(notdir $(c))),tree)))
+$(foreach l,$(A64_EH_ELF_LIBC),$(eval $(call a64_eh_elf_rule,$(l),aarch64/$(notdir $(l)),)))
 TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR))
 
 eh-elfs: $(EH_ELFS)
@@ -336,6 +366,7 @@ CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # -j for a sub-make, unless this make shares a job server already.
 PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
+                $(AARCH64_RUNNER) $(A64_CASE_SOS) \
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
                 $(BUILD)/bench/real_stacks.eh_elf.so
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
@@ -367,7 +398,8 @@ check-asan: eh-elfs workloads
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 EH_ELF_DIR=$(abspath $(EH_ELF_DIR)) \
 	  WORKLOAD_DIR=$(abspath $(WORKLOAD_DIR)) \
 	  EH_ELF_TOOL=$(abspath $(EH_ELF_TOOL)) EH_ELF_DEPS= \
-	  EH_ELF_CASES="$(abspath $(CASE_SOS))" check-plain
+	  EH_ELF_CASES="$(abspath $(CASE_SOS))" \
+	  A64_EH_ELF_CASES="$(abspath $(A64_EH_ELF_CASES))" check-plain
 
 check: check-plain
 	$(MAKE) $(PARALLEL) check-asan

@@ -4,7 +4,10 @@
  * Each unit is written to a temporary folder and compiled on its own,
  * up to `jobs` compilers at once, the largest units first (they take
  * longest); the objects are then linked with -shared. The compiler runs
- * without a shell: $CC is split at blanks. */
+ * without a shell: $CC is split at blanks. The eh_elf of an AArch64 file
+ * is AArch64 code: its compiler is $CFISEM_AARCH64_CC, else
+ * aarch64-linux-gnu-gcc (the generated C refuses any other: eh_elf.h's
+ * register file is the target's). */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -56,12 +59,25 @@ static enum cfi_status fail(struct cfi_diag *diag, enum cfi_status status,
     return cfi_fail(diag, status, CFI_NO_OFFSET, message);
 }
 
+static bool aarch64(const struct build *b)
+{
+    return b->program->machine == EH_ELF_MACHINE_AARCH64;
+}
+
+/* The compiler of the eh_elf's machine, unless the options name one. */
+static const char *compiler(const struct build *b)
+{
+    if (b->options && b->options->cc)
+        return b->options->cc;
+    const char *cc = getenv(aarch64(b) ? "CFISEM_AARCH64_CC" : "CC");
+    if (cc && *cc)
+        return cc;
+    return aarch64(b) ? "aarch64-linux-gnu-gcc" : "cc";
+}
+
 static bool split_command(struct build *b)
 {
-    const char *cc = b->options && b->options->cc ? b->options->cc
-                                                   : getenv("CC");
-    if (!cc || !*cc)
-        cc = "cc";
+    const char *cc = compiler(b);
     b->cc_words = strdup(cc);
     if (!b->cc_words)
         return false;
@@ -150,6 +166,15 @@ static pid_t start_compile(const struct build *b, const struct cg_unit *unit)
     return spawn(b, argv);
 }
 
+static enum cfi_status cannot_run(const struct build *b,
+                                  struct cfi_diag *diag)
+{
+    return fail(diag, CFI_E_UNSUPPORTED,
+                aarch64(b) ? "cannot run the AArch64 C compiler "
+                             "($CFISEM_AARCH64_CC, else aarch64-linux-gnu-gcc)"
+                           : "cannot run the C compiler");
+}
+
 static int larger_first(const void *a, const void *b)
 {
     const struct job *x = a, *y = b;
@@ -174,8 +199,7 @@ static enum cfi_status compile_all(const struct build *b, unsigned jobs,
         if (status == CFI_OK && started < n && running < jobs) {
             list[started].pid = start_compile(b, list[started].unit);
             if (list[started].pid < 0)
-                status = fail(diag, CFI_E_UNSUPPORTED,
-                              "cannot run the C compiler");
+                status = cannot_run(b, diag);
             else
                 running++;
             started++;
@@ -225,7 +249,7 @@ static enum cfi_status link_objects(const struct build *b, const char *output,
         if (job.pid >= 0)
             wait_one(&job, 1, &ok);
         if (job.pid < 0)
-            status = fail(diag, CFI_E_UNSUPPORTED, "cannot run the C compiler");
+            status = cannot_run(b, diag);
         else if (!ok)
             status = fail(diag, CFI_E_UNSUPPORTED,
                           "linking the eh_elf failed");

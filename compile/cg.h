@@ -8,7 +8,9 @@
  *      does (cfi.h "Unwinding one frame"), for the ABI of eh_elf.h (full)
  *      or the v1 ABI. Same input, byte-identical output.
  *   2. cg_build: that C compiled by the system's C compiler ($CC, else
- *      cc) into one shared object, several translation units in parallel.
+ *      cc; for an AArch64 file $CFISEM_AARCH64_CC, else
+ *      aarch64-linux-gnu-gcc) into one shared object, several
+ *      translation units in parallel.
  *   3. cg_load / cg_unwind: an eh_elf opened with dlopen and checked (an
  *      eh_elf of ours, a known flavour, an ABI version this header can
  *      call: EH_ELF_ABI_VERSION_MIN to EH_ELF_ABI_VERSION), then used as an
@@ -48,7 +50,8 @@
 /* ------------------------------------------------------------------ */
 
 enum cg_abi {
-    CG_ABI_FULL, /* eh_elf.h: eh_elf_unwind, registers 0-16, errors */
+    CG_ABI_FULL, /* eh_elf.h: eh_elf_unwind, the machine's registers,
+                    errors */
     CG_ABI_V1,   /* the 2018-2019 ABI: _eh_elf, rip/rsp/rbp/rbx */
 };
 
@@ -91,6 +94,7 @@ struct cg_unit {
 
 struct cg_program {
     enum cg_abi abi;
+    uint16_t machine;     /* the file's e_machine: which compiler builds it */
     struct eh_elf_object_id object_id; /* the stamp (cg_file_object_id) */
     char *prelude;
     size_t prelude_len;
@@ -215,11 +219,17 @@ enum cfi_status cg_cached_eh_elf(const struct cfi_file *file,
 
 struct cg_eh_elf;
 
-/* Opens an eh_elf. Errors, each with its own message: CFI_E_IO (cannot
- * be loaded: missing, not a shared object of this machine),
+/* Opens an eh_elf: loads it with dlopen, or, for an AArch64 eh_elf on
+ * x86-64, starts the eh_elf runner that loads it under qemu-aarch64
+ * (cg_eh_elf_is_remote; once per process that uses it: a forked child
+ * starts its own at its first request). Errors, each with its own
+ * message: CFI_E_IO (cannot be loaded: missing, not a shared object of
+ * this machine),
  * CFI_E_UNSUPPORTED (not an eh_elf of ours: no eh_elf_ident; an unknown
  * flavour; an ABI version outside EH_ELF_ABI_VERSION_MIN to
- * EH_ELF_ABI_VERSION; its entry point missing). A v1 eh_elf
+ * EH_ELF_ABI_VERSION; its entry point missing; eh_elf_machine not its
+ * ELF file's; no qemu-aarch64, AArch64 C library or runner for an
+ * AArch64 eh_elf). A v1 eh_elf
  * from the 2018-2019 tools (only _eh_elf, no ident) loads as v1. The
  * stamp is not checked: see cg_load_for. */
 enum cfi_status cg_load(const char *path, struct cg_eh_elf **eh,
@@ -256,18 +266,28 @@ enum cfi_status cg_load_for(const char *path,
 void cg_stale_text(const struct cg_stale *stale, const char *object_path,
                    char *buf, size_t size);
 void cg_unload(struct cg_eh_elf *eh);
+/* Whether the eh_elf at `path` is of another machine than this process
+ * (AArch64 on x86-64): cg_load then starts the eh_elf runner under
+ * qemu-aarch64 (compile/runner/) rather than load it. false when the
+ * file cannot be read. */
+bool cg_eh_elf_is_remote(const char *path);
 enum cg_abi cg_eh_elf_abi(const struct cg_eh_elf *eh);
-/* The entry point of a full-ABI eh_elf (NULL for v1), for callers that
- * speak eh_elf.h themselves and skip the cfi_frame conversion. */
+/* The entry point of a full-ABI eh_elf (NULL for v1, and for an eh_elf
+ * the runner runs), for callers that speak eh_elf.h themselves and skip
+ * the cfi_frame conversion. */
 eh_elf_unwind_fn *cg_eh_elf_entry(const struct cg_eh_elf *eh);
 
 /* Unwinds one frame with the eh_elf: cfi.h's step 1 (the lookup PC is
- * PC-1 for a caller frame), then the eh_elf with callee registers 0-16
- * from request->callee (the others through its read_register) and every
- * read through request->memory. Fills *frame (registers 17 and above
- * undefined, their values unspecified) and returns frame->status;
- * diag.message is a fixed text per class, diag.reg and diag.offset come
- * from the eh_elf.
+ * PC-1 for a caller frame), then the eh_elf with the callee registers of
+ * its register file (x86-64: 0-16, AArch64: 0-34) from request->callee
+ * (the others through its read_register), request->va_bits (AArch64)
+ * and every read through request->memory. Fills *frame (the registers
+ * past its register file undefined, their values unspecified) and
+ * returns frame->status; diag.message is a fixed text per class,
+ * diag.reg and diag.offset come from the eh_elf. An AArch64 eh_elf is
+ * asked through its runner: one that ends or answers garbage fails the
+ * request with CFI_E_UNSUPPORTED (a new runner serves the next); one
+ * killed by a signal raises that signal here.
  *
  * A v1 eh_elf: rip, rsp, rbp and rbx only (the other registers unknown);
  * a read that faults makes the result CFI_E_MEMORY; any other error is

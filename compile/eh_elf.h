@@ -8,14 +8,15 @@
  *
  * Two flavours exist:
  *
- *   full  (cfisem compile --abi full, the default): every x86-64 DWARF
- *         register 0-16 and the CFA, the status of each register (value,
- *         undefined, unknown), error classes, a memory reader that may
- *         fail. Entry point: eh_elf_unwind.
- *   v1    (cfisem compile --abi v1): the first published eh_elf ABI
- *         (2018-2019), kept so that tools built for it can use our
- *         output. Entry point: _eh_elf. See the end of this header for
- *         what it cannot express.
+ *   full  (cfisem compile --abi full, the default): the machine's DWARF
+ *         registers (x86-64: 0-16; AArch64: 0-34, x0-x30, sp, pc,
+ *         elr_mode, ra_sign_state) and the CFA, the status of each
+ *         register (value, undefined, unknown), error classes, a memory
+ *         reader that may fail. Entry point: eh_elf_unwind.
+ *   v1    (cfisem compile --abi v1, x86-64 only): the first published
+ *         eh_elf ABI (2018-2019), kept so that tools built for it can
+ *         use our output. Entry point: _eh_elf. See the end of this
+ *         header for what it cannot express.
  *
  * Every eh_elf cfisem builds, of either flavour, exports
  *
@@ -24,14 +25,28 @@
  *   const uint32_t eh_elf_abi_version;  EH_ELF_ABI_VERSION
  *   const struct eh_elf_object_id eh_elf_object_id;
  *                                       the ELF file it was built from
+ *   const uint16_t eh_elf_machine;      EH_ELF_MACHINE: the machine of
+ *                                       its code and register file
  *
  * so that a loader tells an eh_elf from a foreign shared object (no
  * eh_elf_ident), its flavour (the ident), refuses a version it was not
- * written for, and refuses an eh_elf of another file, or of another
- * version of the file (a stale eh_elf answers for code that is no longer
- * there). The version changes whenever anything in this header changes
- * meaning. The eh_elfs of the 2018-2019 tools define _eh_elf only: they
- * carry no stamp, and nothing can tell which file they were built from.
+ * written for, an eh_elf of another machine than its own (its register
+ * file is not the one the loader was built with), and an eh_elf of
+ * another file, or of another version of the file (a stale eh_elf
+ * answers for code that is no longer there). The version changes
+ * whenever anything in this header changes meaning. The eh_elfs of the
+ * 2018-2019 tools define _eh_elf only: they carry no stamp, and nothing
+ * can tell which file they were built from.
+ *
+ * Machines. An eh_elf is code of its file's machine, built by that
+ * machine's C compiler: the declarations below give the register file
+ * of the machine the including code is compiled for (__aarch64__:
+ * AArch64's, else x86-64's), so that an eh_elf and the consumer that
+ * calls it agree when both are built for the same machine. The
+ * generated C refuses to compile for another one. cfisem, an x86-64
+ * program, runs the eh_elfs of AArch64 files with its eh_elf runner
+ * (compile/runner/), an AArch64 program run by qemu-aarch64, to which
+ * it speaks over a socket (compile/runner/protocol.h).
  *
  * Addresses. An eh_elf answers for addresses of its ELF file as readelf
  * prints them (file addresses: the load bias of a shared object is not
@@ -57,9 +72,13 @@
  *      A row without CFA rule: EH_ELF_E_MALFORMED.
  *   3. Every register's rule, in increasing DWARF number, reading the
  *      callee's registers (never a result being computed):
- *        no rule          the x86-64 System V default: rsp is the CFA,
- *                         rbx rbp r12-r15 keep the callee's value (and
- *                         status), every other register is undefined;
+ *        no rule          the ABI default. x86-64 (System V): rsp is
+ *                         the CFA, rbx rbp r12-r15 keep the callee's
+ *                         value (and status), every other register is
+ *                         undefined. AArch64 (aadwarf64, AAPCS64): sp
+ *                         is the CFA, x19-x29 and v8-v15 keep the
+ *                         callee's, ra_sign_state is 0, every other is
+ *                         undefined;
  *        undefined        undefined;
  *        same_value       the callee's register, status included;
  *        offset(n)        the 8 bytes at CFA+n;
@@ -68,9 +87,17 @@
  *        expression(E)    the 8 bytes at the address E leaves (the CFA
  *                         pushed first);
  *        val_expression(E) the value E leaves (the CFA pushed first).
- *      Rules of registers 17 and above are evaluated too, for their
- *      errors (a read that faults, an expression that fails); their
- *      values are not reported.
+ *      Rules of registers past the reported ones (EH_ELF_NREGS and
+ *      above) are evaluated too, for their errors (a read that faults,
+ *      an expression that fails); their values are not reported.
+ *   4. The caller's PC: when the CIE's return address column is not the
+ *      PC register (AArch64: column x30, PC register 32), the PC
+ *      register is what step 3 gave that column. On AArch64, a PC that
+ *      holds a value loses its pointer-authentication code (the bits
+ *      above env->va_bits become copies of bit 55, as XPACI does) when
+ *      the caller's ra_sign_state is a value other than 0, and is
+ *      unknown when ra_sign_state is not a value; x30 keeps the signed
+ *      value.
  *   The first error ends the evaluation. A rule that needs the value of
  *   a callee register that is unknown or undefined (the CFA register,
  *   DW_OP_breg*) fails with EH_ELF_E_REG_UNKNOWN and error_reg.
@@ -102,7 +129,12 @@
  * parallel with distinct frames.
  *
  * Versions. 3 added the window to struct eh_elf_env; 4 added the stamp,
- * eh_elf_object_id; the rest is as in 2. A consumer of this header may
+ * eh_elf_object_id; the rest is as in 2. The AArch64 register file and
+ * eh_elf_machine came within version 4: x86-64's layout and meaning are
+ * as they were, so x86-64 eh_elfs built before and after them are
+ * interchangeable (one without eh_elf_machine is x86-64's), and no
+ * AArch64 eh_elf existed before (a consumer built earlier cannot load
+ * one: dlopen refuses the machine). A consumer of this header may
  * call eh_elfs of every version from EH_ELF_ABI_VERSION_MIN to
  * EH_ELF_ABI_VERSION, and refuses the others: those of versions 2 and 3
  * would unwind as well, but carry no stamp, so that which file they were
@@ -121,9 +153,26 @@
 #define EH_ELF_IDENT_FULL "cfisem eh_elf full"
 #define EH_ELF_IDENT_V1 "cfisem eh_elf v1"
 
+/* The machine an eh_elf's code and register file are for: its ELF
+ * e_machine, which it exports as eh_elf_machine. The layout below is
+ * chosen by the compiler that builds the eh_elf (and the consumer that
+ * calls it): the two must be for the same machine. */
+#define EH_ELF_MACHINE_X86_64 62
+#define EH_ELF_MACHINE_AARCH64 183
+
+#if defined(__aarch64__)
+/* AArch64: DWARF registers 0-34 (x0-x30, sp, pc, elr_mode,
+ * ra_sign_state) are reported, one bit each in a 64-bit mask. */
+#define EH_ELF_MACHINE EH_ELF_MACHINE_AARCH64
+#define EH_ELF_NREGS 35
+typedef uint64_t eh_elf_mask_t;
+#else
 /* DWARF registers 0-16 (rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip) are
  * reported; rules may name registers up to EH_ELF_DWARF_REGS - 1. */
+#define EH_ELF_MACHINE EH_ELF_MACHINE_X86_64
 #define EH_ELF_NREGS 17
+typedef uint32_t eh_elf_mask_t;
+#endif
 #define EH_ELF_DWARF_REGS 128
 #define EH_ELF_EXPR_STACK_MAX 64
 #define EH_ELF_EXPR_STEP_LIMIT 10000
@@ -153,27 +202,29 @@ enum eh_elf_reg_status {
     EH_ELF_REG_UNDEFINED = 2,
 };
 
-/* A register file of registers 0-16. Bit r of `known` set: value[r] is
- * register r's value. Bit r of `undefined` set: register r is undefined
- * (not recoverable; for rip, the end of the stack). Neither: unknown (the
- * caller of the unwinder did not say). Never both. value[r] is
- * unspecified unless bit r of `known` is set. */
+/* A register file of registers 0 to EH_ELF_NREGS - 1. Bit r of `known`
+ * set: value[r] is register r's value. Bit r of `undefined` set: register
+ * r is undefined (not recoverable; for the PC, the end of the stack).
+ * Neither: unknown (the caller of the unwinder did not say). Never both.
+ * value[r] is unspecified unless bit r of `known` is set. */
 struct eh_elf_regs {
     uint64_t value[EH_ELF_NREGS];
-    uint32_t known;
-    uint32_t undefined;
+    eh_elf_mask_t known;
+    eh_elf_mask_t undefined;
 };
 
 /* What the eh_elf may ask its caller. read_memory reads `size` bytes (1,
  * 2, 4 or 8) little-endian at `addr` into *value, zero-extended, and
  * returns 0, or anything else when the memory cannot be read.
- * read_register gives the callee's register `reg` for 17 <= reg <
- * EH_ELF_DWARF_REGS (a rule rarely needs one) and returns its status;
+ * read_register gives the callee's register `reg` for EH_ELF_NREGS <=
+ * reg < EH_ELF_DWARF_REGS (a rule rarely needs one) and returns its status;
  * NULL means every such register is unknown. Both get `data`.
  * An 8-byte read at addr with addr - direct_base < direct_span (unsigned
  * arithmetic) is a plain load instead: [direct_base, direct_base +
  * direct_span + 7) must be readable and hold what read_memory would
- * give; direct_span 0 offers no window. */
+ * give; direct_span 0 offers no window. AArch64: va_bits is the number
+ * of virtual-address bits of a code address, for stripping the
+ * pointer-authentication code of a signed return address (0: 48). */
 struct eh_elf_env {
     int (*read_memory)(void *data, uint64_t addr, unsigned size,
                        uint64_t *value);
@@ -181,15 +232,21 @@ struct eh_elf_env {
     void *data;
     uint64_t direct_base;      /* version 3 */
     uint64_t direct_span;
+#if defined(__aarch64__)
+    uint32_t va_bits;
+    uint32_t reserved;         /* zero */
+#endif
 };
 
 /* The result of unwinding one frame. When error is EH_ELF_OK: cfa, the
- * caller's registers 0-16 and signal_frame (the FDE's CIE has the 'S'
+ * caller's registers and signal_frame (the FDE's CIE has the 'S'
  * augmentation: the caller's PC is exact, its frame is not looked up at
- * PC-1). Otherwise error_reg is the register for EH_ELF_E_REG_UNKNOWN
- * (else -1), error_offset the section offset of the faulty instruction
- * for an error in the FDE's or CIE's instructions (else UINT64_MAX), and
- * the other fields are unspecified. */
+ * PC-1); on AArch64 also ra_b_key (the CIE has the 'B' augmentation: a
+ * signed return address was signed with the B key). Otherwise error_reg
+ * is the register for EH_ELF_E_REG_UNKNOWN (else -1), error_offset the
+ * section offset of the faulty instruction for an error in the FDE's or
+ * CIE's instructions (else UINT64_MAX), and the other fields are
+ * unspecified. */
 struct eh_elf_frame {
     uint32_t error;            /* enum eh_elf_error */
     int32_t error_reg;
@@ -197,7 +254,11 @@ struct eh_elf_frame {
     uint64_t cfa;
     struct eh_elf_regs caller;
     uint32_t signal_frame;
+#if defined(__aarch64__)
+    uint32_t ra_b_key;
+#else
     uint32_t reserved;         /* zero */
+#endif
 };
 
 /* The full ABI's entry point: unwinds one frame of the callee whose
@@ -210,6 +271,9 @@ eh_elf_unwind_fn eh_elf_unwind;
 
 extern const char eh_elf_ident[];
 extern const uint32_t eh_elf_abi_version;
+/* EH_ELF_MACHINE_X86_64 or EH_ELF_MACHINE_AARCH64; an eh_elf without
+ * this symbol is x86-64's. */
+extern const uint16_t eh_elf_machine;
 
 /* Which ELF file an eh_elf was built from (since version 4). kind
  * EH_ELF_OBJECT_ID_BUILD_ID: id holds the file's GNU build-id (the

@@ -167,6 +167,20 @@ enum cfi_status cg_elf_has_symbol(const char *path, const char *name,
     return status;
 }
 
+enum cfi_status cg_elf_machine(const char *path, unsigned *machine,
+                               struct cfi_diag *diag)
+{
+    struct image image = {0};
+    *machine = 0;
+    enum cfi_status status = read_image(path, &image, diag);
+    if (status == CFI_OK)
+        status = parse(&image, diag);
+    if (status == CFI_OK)
+        *machine = image.header->e_machine;
+    free(image.owned);
+    return status;
+}
+
 /* The GNU build-id among the notes of [at, at + size) of the file,
  * padded to `align` (4, or 8 for a segment aligned so). */
 static size_t build_id_in(const struct image *image, uint64_t at,

@@ -69,7 +69,7 @@ static const char entry_full[] =
     "    frame->error_reg = -1;\n"
     "    frame->error_offset = ~UINT64_C(0);\n"
     "    frame->signal_frame = 0;\n"
-    "    frame->reserved = 0;\n"
+    "    frame->%s = 0;\n"
     "    error = eh_search(pc, callee, env, frame);\n"
     "    frame->error = (uint32_t)error;\n"
     "    return error;\n}\n";
@@ -86,6 +86,20 @@ static const char entry_v1[] =
     "        out.flags = 1u << UNWF_ERROR;\n"
     "    }\n"
     "    return out;\n}\n";
+
+/* The entry point and the exported constants; the full ABI's frame has
+ * ra_b_key where x86-64's has a reserved field (eh_elf.h). */
+static void emit_entry(struct cg_text *t, enum cg_abi abi,
+                       const struct cfi_arch *arch)
+{
+    if (abi == CG_ABI_V1)
+        cg_puts(t, entry_v1);
+    else
+        cg_printf(t, entry_full, arch->ra_state != CFI_NO_RA_STATE
+                                     ? "ra_b_key" : "reserved");
+    cg_printf(t, "const uint16_t eh_elf_machine = %u;\n",
+              (unsigned)arch->e_machine);
+}
 
 /* The definition of eh_elf_object_id: the file's stamp. */
 static void emit_object_id(struct cg_text *t, const struct eh_elf_object_id *id)
@@ -200,7 +214,7 @@ static bool emit_units(struct generator *g)
         t.failed = t.failed || !cg_emit_table_search(&t, g->layout);
     else
         cg_emit_dispatch(&t, g->search);
-    cg_puts(&t, g->layout->abi == CG_ABI_V1 ? entry_v1 : entry_full);
+    emit_entry(&t, g->layout->abi, g->layout->arch);
     emit_object_id(&t, &g->program->object_id);
     if (!add_unit(g, "main", 0, &t))
         return false;
@@ -254,7 +268,7 @@ static enum cfi_status generate(struct generator *g, const struct cfi_file *file
     struct cg_text prelude = {0};
     char name[256];
     file_name(file, name, sizeof name);
-    cg_emit_prelude(&prelude, p->abi, name);
+    cg_emit_prelude(&prelude, p->abi, file->arch, name);
     if (prelude.failed || !emit_units(g)) {
         cg_text_free(&prelude);
         return CFI_E_NOMEM;
@@ -301,10 +315,14 @@ enum cfi_status cg_generate_search(const struct sem_file_il *il,
                                    struct cg_program **result,
                                    struct cfi_diag *diag)
 {
-    /* The eh_elf ABI's register file is x86-64's (eh_elf.h). */
-    if (il->file->arch != &cfi_arch_x86_64)
+    /* eh_elf.h has the register files of these two; v1 is x86-64's. */
+    const struct cfi_arch *arch = il->file->arch;
+    if (arch != &cfi_arch_x86_64 && arch != &cfi_arch_aarch64)
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
-                        "eh_elfs for AArch64 are not built yet");
+                        "eh_elf.h has no register file for this machine");
+    if (arch != &cfi_arch_x86_64 && abi == CG_ABI_V1)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        "the v1 ABI is x86-64's: use the full ABI");
     struct eh_elf_object_id object_id;
     enum cfi_status status = cg_file_object_id(il->file, &object_id, diag);
     if (status != CFI_OK)
@@ -318,6 +336,7 @@ enum cfi_status cg_generate_search(const struct sem_file_il *il,
     if (program && (kind == CG_SEARCH_TABLE ||
                     cg_search_build(&layout, &search) == CFI_OK)) {
         program->abi = abi;
+        program->machine = arch->e_machine;
         program->object_id = object_id;
         struct generator g = {&layout, search, program, 0, 0};
         status = generate(&g, il->file);

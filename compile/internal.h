@@ -106,6 +106,7 @@ struct cg_row {
 struct cg_ruleset {
     const struct sem_row *row;
     bool signal_frame;
+    bool ra_b_key;               /* AArch64: the CIE's 'B' (cfi.h step 7) */
     uint32_t ra_column;
     const struct cfi_arch *arch; /* the file's: defaults, the PC register */
 };
@@ -119,6 +120,7 @@ struct cg_head {
 
 struct cg_layout {
     enum cg_abi abi;
+    const struct cfi_arch *arch; /* the file's */
     struct cg_leaf *leaves; /* increasing begin; the last is CG_NO_FDE and
                                covers everything above the last FDE */
     size_t nleaves;
@@ -139,7 +141,8 @@ enum cfi_status cg_layout_build(const struct sem_file_il *il, enum cg_abi abi,
 void cg_layout_free(struct cg_layout *layout);
 
 /* Whether the rule of a register can make unwinding fail; the value of a
- * register above 16 is never reported, so only such rules matter for it. */
+ * register past the reported ones (arch->nreported) is never reported,
+ * so only such rules matter for it. */
 /* v1: the column whose rule gives the caller's rip (the return address
  * column; 16 for a column the reference does not apply, >= CFI_NREGS). */
 uint32_t cg_v1_return_column(uint64_t ra_column);
@@ -191,8 +194,10 @@ void cg_emit_dispatch(struct cg_text *text, const struct cg_search *search);
  * `static int eh_search(...)`. false when out of memory. */
 bool cg_emit_table_search(struct cg_text *text, const struct cg_layout *layout);
 
-/* The prelude of every unit of the given ABI, for file `name`. */
-void cg_emit_prelude(struct cg_text *text, enum cg_abi abi, const char *name);
+/* The prelude of every unit of the given ABI, for file `name` of
+ * machine `arch`. */
+void cg_emit_prelude(struct cg_text *text, enum cg_abi abi,
+                     const struct cfi_arch *arch, const char *name);
 
 /* C literals. */
 void cg_emit_u64(struct cg_text *text, uint64_t value); /* UINT64_C(0x..) */
@@ -207,13 +212,41 @@ void cg_emit_u64(struct cg_text *text, uint64_t value); /* UINT64_C(0x..) */
 enum cfi_status cg_elf_has_symbol(const char *path, const char *name,
                                   bool *found, struct cfi_diag *diag);
 
-/* A loaded eh_elf: one of the two entry points is set. */
+/* The ELF header's e_machine of the file at `path`. Errors as
+ * cg_elf_has_symbol. */
+enum cfi_status cg_elf_machine(const char *path, unsigned *machine,
+                               struct cfi_diag *diag);
+
+/* A loaded eh_elf: one of the two entry points is set, or, for an eh_elf
+ * of another machine than the host's, `remote`. */
 struct cg_eh_elf {
     void *handle;
     enum cg_abi abi;
     eh_elf_unwind_fn *unwind;
     eh_elf_v1_fn *unwind_v1;
+    struct cg_remote *remote;
 };
+
+/* ------------------------------------------------------------------ */
+/* An eh_elf of another machine (remote.c)                              */
+/* ------------------------------------------------------------------ */
+
+/* The eh_elf runner for the AArch64 eh_elf at `path`, started and
+ * ready. Errors (CFI_E_UNSUPPORTED), each with its own message: no
+ * qemu-aarch64, no AArch64 C library, no runner, the runner could not
+ * load or accept the eh_elf (not ours, another version or machine). */
+struct cg_remote;
+enum cfi_status cg_remote_open(const char *path, struct cg_remote **remote,
+                               struct cfi_diag *diag);
+void cg_remote_close(struct cg_remote *remote);
+/* cg_unwind's contract, the eh_elf run by the runner. */
+enum cfi_status cg_remote_unwind(struct cg_remote *remote,
+                                 const struct cfi_request *request,
+                                 struct cfi_frame *frame);
+
+/* A frame for the eh_elf's error `error` (unwind.c: every field set). */
+enum cfi_status cg_frame_error(struct cfi_frame *frame, uint32_t error,
+                               int32_t error_reg, uint64_t error_offset);
 
 /* Seconds of a monotonic clock. */
 double cg_now(void);

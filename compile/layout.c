@@ -27,7 +27,8 @@ uint32_t cg_v1_return_column(uint64_t ra_column)
 
 /* Whether the code for `abi` evaluates the rule of `reg` at all (v1: rbx,
  * rbp and the return address column, whose rule gives rip). */
-static bool rule_matters(enum cg_abi abi, uint32_t reg, enum sem_rule_kind kind,
+static bool rule_matters(const struct cfi_arch *arch, enum cg_abi abi,
+                         uint32_t reg, enum sem_rule_kind kind,
                          uint64_t ra_column)
 {
     if (kind == SEM_RULE_UNSPECIFIED)
@@ -35,7 +36,7 @@ static bool rule_matters(enum cg_abi abi, uint32_t reg, enum sem_rule_kind kind,
     if (abi == CG_ABI_V1)
         return reg == CFI_REG_RBX || reg == CFI_REG_RBP ||
                reg == cg_v1_return_column(ra_column);
-    return reg < EH_ELF_NREGS || cg_rule_can_fail(kind);
+    return reg < arch->nreported || cg_rule_can_fail(kind);
 }
 
 static void key_expr(struct cg_bytes *key, const struct sem_expr *expr)
@@ -44,13 +45,14 @@ static void key_expr(struct cg_bytes *key, const struct sem_expr *expr)
     cg_bytes_put(key, expr->bytes, expr->len);
 }
 
-static void key_rules(struct cg_bytes *key, enum cg_abi abi,
-                      const struct sem_row *row, uint64_t ra_column)
+static void key_rules(struct cg_bytes *key, const struct cfi_arch *arch,
+                      enum cg_abi abi, const struct sem_row *row,
+                      uint64_t ra_column)
 {
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *entry = &row->rules[i];
         const struct sem_rule *rule = &entry->rule;
-        if (!rule_matters(abi, entry->reg, rule->kind, ra_column))
+        if (!rule_matters(arch, abi, entry->reg, rule->kind, ra_column))
             continue;
         uint8_t kind = (uint8_t)rule->kind;
         cg_bytes_u64(key, entry->reg);
@@ -106,6 +108,7 @@ struct builder {
 /* What an FDE's CIE adds to its rows. */
 struct cie_traits {
     bool signal_frame;
+    bool ra_b_key;
     uint32_t ra_column;
     const struct cfi_arch *arch; /* one file's: not a part of the key */
 };
@@ -115,6 +118,10 @@ static void key_traits(struct builder *b, struct cie_traits traits)
     uint8_t signal = b->layout->abi == CG_ABI_FULL && traits.signal_frame;
     cg_bytes_put(&b->key, &signal, 1);
     cg_bytes_u64(&b->key, traits.ra_column);
+    if (traits.arch->ra_state != CFI_NO_RA_STATE) {
+        uint8_t b_key = traits.ra_b_key;
+        cg_bytes_put(&b->key, &b_key, 1);
+    }
 }
 
 static long intern_ruleset(struct builder *b, const struct sem_row *row,
@@ -123,7 +130,7 @@ static long intern_ruleset(struct builder *b, const struct sem_row *row,
     struct cg_layout *layout = b->layout;
     b->key.len = 0;
     key_traits(b, traits);
-    key_rules(&b->key, layout->abi, row, traits.ra_column);
+    key_rules(&b->key, traits.arch, layout->abi, row, traits.ra_column);
     bool added;
     long index = b->key.failed ? -1 : cg_intern(&layout->ruleset_keys,
                                                 b->key.data, b->key.len,
@@ -133,8 +140,8 @@ static long intern_ruleset(struct builder *b, const struct sem_row *row,
                   layout->nrulesets, sizeof *layout->rulesets))
             return -1;
         uint8_t signal = layout->abi == CG_ABI_FULL && traits.signal_frame;
-        layout->rulesets[layout->nrulesets++] =
-            (struct cg_ruleset){row, signal, traits.ra_column, traits.arch};
+        layout->rulesets[layout->nrulesets++] = (struct cg_ruleset){
+            row, signal, traits.ra_b_key, traits.ra_column, traits.arch};
     }
     return index;
 }
@@ -168,7 +175,8 @@ static uint32_t intern_row(struct builder *b, const struct cg_row *row,
         cg_bytes_put(&b->key, "R", 1);
         key_traits(b, traits);
         key_cfa(&b->key, &row->row->cfa);
-        key_rules(&b->key, layout->abi, row->row, traits.ra_column);
+        key_rules(&b->key, traits.arch, layout->abi, row->row,
+                  traits.ra_column);
     }
     bool added;
     long index = b->key.failed ? -1 : cg_intern(&layout->row_keys, b->key.data,
@@ -229,7 +237,7 @@ static void owner_leaves(struct builder *b, size_t owner, uint64_t x,
 {
     const struct sem_file_il *il = b->il;
     const struct cfi_fde *fde = &il->file->fdes[owner];
-    struct cie_traits traits = {fde->cie->signal_frame,
+    struct cie_traits traits = {fde->cie->signal_frame, fde->cie->ra_b_key,
                                 (uint32_t)fde->cie->ra_column,
                                 fde->cie->arch};
     if (il->status[owner] != CFI_OK) {
@@ -318,7 +326,7 @@ enum cfi_status cg_layout_build(const struct sem_file_il *il, enum cg_abi abi,
                                 struct cg_layout *layout,
                                 struct cfi_diag *diag)
 {
-    *layout = (struct cg_layout){.abi = abi};
+    *layout = (struct cg_layout){.abi = abi, .arch = il->file->arch};
     struct builder b = {.il = il, .layout = layout};
     size_t npoints = 0;
     uint64_t *points = boundaries(il->file, &npoints);

@@ -5,7 +5,10 @@
  * a shared object that defines neither eh_elf_ident nor _eh_elf is not an
  * eh_elf, and one opened for a file must carry that file's stamp
  * (eh_elf_object_id). Then the ident names the flavour and
- * eh_elf_abi_version must be ours. */
+ * eh_elf_abi_version must be ours, and eh_elf_machine (when defined:
+ * absent, x86-64) the host's. An eh_elf of AArch64, which this process
+ * cannot load, is run by the eh_elf runner under qemu-aarch64
+ * (remote.c), which checks the same. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +75,10 @@ static enum cfi_status check_ident(struct cg_eh_elf *eh, struct cfi_diag *diag)
     if (*version < EH_ELF_ABI_VERSION_MIN || *version > EH_ELF_ABI_VERSION)
         return fail(diag, CFI_E_UNSUPPORTED,
                     "eh_elf built for another ABI version (rebuild it)");
+    const uint16_t *machine = symbol(eh->handle, "eh_elf_machine");
+    if ((machine ? *machine : EH_ELF_MACHINE_X86_64) != EH_ELF_MACHINE)
+        return fail(diag, CFI_E_UNSUPPORTED,
+                    "eh_elf of another machine (eh_elf_machine)");
     if (eh->abi == CG_ABI_FULL)
         eh->unwind = (eh_elf_unwind_fn *)symbol(eh->handle, "eh_elf_unwind");
     else
@@ -102,12 +109,38 @@ static enum cfi_status check_symbols(const char *path, struct cfi_diag *diag)
     return CFI_OK;
 }
 
+/* An eh_elf of AArch64 on this host: the runner's (remote.c). */
+static enum cfi_status load_remote(const char *path, struct cg_eh_elf **result,
+                                   struct cfi_diag *diag)
+{
+    struct cg_eh_elf *eh = calloc(1, sizeof *eh);
+    if (!eh)
+        return fail(diag, CFI_E_NOMEM, "out of memory");
+    eh->abi = CG_ABI_FULL; /* the runner refuses any other */
+    enum cfi_status status = cg_remote_open(path, &eh->remote, diag);
+    if (status != CFI_OK) {
+        free(eh);
+        return status;
+    }
+    *result = eh;
+    return CFI_OK;
+}
+
 enum cfi_status cg_load(const char *path, struct cg_eh_elf **result,
                         struct cfi_diag *diag)
 {
     enum cfi_status status = check_symbols(path, diag);
+    unsigned machine = 0;
+    if (status == CFI_OK)
+        status = cg_elf_machine(path, &machine, diag);
     if (status != CFI_OK)
         return status;
+    if (machine != EH_ELF_MACHINE) {
+        if (machine == EH_ELF_MACHINE_AARCH64)
+            return load_remote(path, result, diag);
+        return fail(diag, CFI_E_UNSUPPORTED,
+                    "eh_elf of a machine cfisem cannot run (ELF e_machine)");
+    }
     struct cg_eh_elf *eh = calloc(1, sizeof *eh);
     size_t len = strlen(path);
     char *local = malloc(len + 3); /* dlopen searches a name without '/' */
@@ -138,7 +171,17 @@ void cg_unload(struct cg_eh_elf *eh)
         return;
     if (eh->handle)
         dlclose(eh->handle);
+    cg_remote_close(eh->remote);
     free(eh);
+}
+
+bool cg_eh_elf_is_remote(const char *path)
+{
+    unsigned machine = 0;
+    struct cfi_diag ignored;
+    return cg_elf_machine(path, &machine, &ignored) == CFI_OK &&
+           machine == EH_ELF_MACHINE_AARCH64 &&
+           machine != EH_ELF_MACHINE;
 }
 
 enum cg_abi cg_eh_elf_abi(const struct cg_eh_elf *eh)

@@ -9,8 +9,8 @@
  * are exported; __attribute__((always_inline)) on these helpers, so that
  * a register test folds into one instruction even at -Os. The table
  * layout's search (table.c) adds __builtin_ctzll and the SSE2
- * intrinsics of <emmintrin.h> (every x86-64 processor has SSE2; eh_elfs
- * are x86-64 code). */
+ * intrinsics of <emmintrin.h> on x86-64 (every x86-64 processor has
+ * SSE2), a plain loop on AArch64. */
 #include "internal.h"
 
 static const char declarations[] =
@@ -23,9 +23,26 @@ static const char declarations[] =
     "#define EH_ELF_IDENT_FULL \"cfisem eh_elf full\"\n"
     "#define EH_ELF_IDENT_V1 \"cfisem eh_elf v1\"\n"
     "\n"
+    "/* The machine an eh_elf's code and register file are for: its ELF\n"
+    " * e_machine, which it exports as eh_elf_machine. The layout below is\n"
+    " * chosen by the compiler that builds the eh_elf (and the consumer that\n"
+    " * calls it): the two must be for the same machine. */\n"
+    "#define EH_ELF_MACHINE_X86_64 62\n"
+    "#define EH_ELF_MACHINE_AARCH64 183\n"
+    "\n"
+    "#if defined(__aarch64__)\n"
+    "/* AArch64: DWARF registers 0-34 (x0-x30, sp, pc, elr_mode,\n"
+    " * ra_sign_state) are reported, one bit each in a 64-bit mask. */\n"
+    "#define EH_ELF_MACHINE EH_ELF_MACHINE_AARCH64\n"
+    "#define EH_ELF_NREGS 35\n"
+    "typedef uint64_t eh_elf_mask_t;\n"
+    "#else\n"
     "/* DWARF registers 0-16 (rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip) are\n"
     " * reported; rules may name registers up to EH_ELF_DWARF_REGS - 1. */\n"
+    "#define EH_ELF_MACHINE EH_ELF_MACHINE_X86_64\n"
     "#define EH_ELF_NREGS 17\n"
+    "typedef uint32_t eh_elf_mask_t;\n"
+    "#endif\n"
     "#define EH_ELF_DWARF_REGS 128\n"
     "#define EH_ELF_EXPR_STACK_MAX 64\n"
     "#define EH_ELF_EXPR_STEP_LIMIT 10000\n"
@@ -55,27 +72,29 @@ static const char declarations[] =
     "    EH_ELF_REG_UNDEFINED = 2,\n"
     "};\n"
     "\n"
-    "/* A register file of registers 0-16. Bit r of `known` set: value[r] is\n"
-    " * register r's value. Bit r of `undefined` set: register r is undefined\n"
-    " * (not recoverable; for rip, the end of the stack). Neither: unknown (the\n"
-    " * caller of the unwinder did not say). Never both. value[r] is\n"
-    " * unspecified unless bit r of `known` is set. */\n"
+    "/* A register file of registers 0 to EH_ELF_NREGS - 1. Bit r of `known`\n"
+    " * set: value[r] is register r's value. Bit r of `undefined` set: register\n"
+    " * r is undefined (not recoverable; for the PC, the end of the stack).\n"
+    " * Neither: unknown (the caller of the unwinder did not say). Never both.\n"
+    " * value[r] is unspecified unless bit r of `known` is set. */\n"
     "struct eh_elf_regs {\n"
     "    uint64_t value[EH_ELF_NREGS];\n"
-    "    uint32_t known;\n"
-    "    uint32_t undefined;\n"
+    "    eh_elf_mask_t known;\n"
+    "    eh_elf_mask_t undefined;\n"
     "};\n"
     "\n"
     "/* What the eh_elf may ask its caller. read_memory reads `size` bytes (1,\n"
     " * 2, 4 or 8) little-endian at `addr` into *value, zero-extended, and\n"
     " * returns 0, or anything else when the memory cannot be read.\n"
-    " * read_register gives the callee's register `reg` for 17 <= reg <\n"
-    " * EH_ELF_DWARF_REGS (a rule rarely needs one) and returns its status;\n"
+    " * read_register gives the callee's register `reg` for EH_ELF_NREGS <=\n"
+    " * reg < EH_ELF_DWARF_REGS (a rule rarely needs one) and returns its status;\n"
     " * NULL means every such register is unknown. Both get `data`.\n"
     " * An 8-byte read at addr with addr - direct_base < direct_span (unsigned\n"
     " * arithmetic) is a plain load instead: [direct_base, direct_base +\n"
     " * direct_span + 7) must be readable and hold what read_memory would\n"
-    " * give; direct_span 0 offers no window. */\n"
+    " * give; direct_span 0 offers no window. AArch64: va_bits is the number\n"
+    " * of virtual-address bits of a code address, for stripping the\n"
+    " * pointer-authentication code of a signed return address (0: 48). */\n"
     "struct eh_elf_env {\n"
     "    int (*read_memory)(void *data, uint64_t addr, unsigned size,\n"
     "                       uint64_t *value);\n"
@@ -83,15 +102,21 @@ static const char declarations[] =
     "    void *data;\n"
     "    uint64_t direct_base;      /* version 3 */\n"
     "    uint64_t direct_span;\n"
+    "#if defined(__aarch64__)\n"
+    "    uint32_t va_bits;\n"
+    "    uint32_t reserved;         /* zero */\n"
+    "#endif\n"
     "};\n"
     "\n"
     "/* The result of unwinding one frame. When error is EH_ELF_OK: cfa, the\n"
-    " * caller's registers 0-16 and signal_frame (the FDE's CIE has the 'S'\n"
+    " * caller's registers and signal_frame (the FDE's CIE has the 'S'\n"
     " * augmentation: the caller's PC is exact, its frame is not looked up at\n"
-    " * PC-1). Otherwise error_reg is the register for EH_ELF_E_REG_UNKNOWN\n"
-    " * (else -1), error_offset the section offset of the faulty instruction\n"
-    " * for an error in the FDE's or CIE's instructions (else UINT64_MAX), and\n"
-    " * the other fields are unspecified. */\n"
+    " * PC-1); on AArch64 also ra_b_key (the CIE has the 'B' augmentation: a\n"
+    " * signed return address was signed with the B key). Otherwise error_reg\n"
+    " * is the register for EH_ELF_E_REG_UNKNOWN (else -1), error_offset the\n"
+    " * section offset of the faulty instruction for an error in the FDE's or\n"
+    " * CIE's instructions (else UINT64_MAX), and the other fields are\n"
+    " * unspecified. */\n"
     "struct eh_elf_frame {\n"
     "    uint32_t error;            /* enum eh_elf_error */\n"
     "    int32_t error_reg;\n"
@@ -99,7 +124,11 @@ static const char declarations[] =
     "    uint64_t cfa;\n"
     "    struct eh_elf_regs caller;\n"
     "    uint32_t signal_frame;\n"
+    "#if defined(__aarch64__)\n"
+    "    uint32_t ra_b_key;\n"
+    "#else\n"
     "    uint32_t reserved;         /* zero */\n"
+    "#endif\n"
     "};\n"
     "\n"
     "/* The full ABI's entry point: unwinds one frame of the callee whose\n"
@@ -112,6 +141,9 @@ static const char declarations[] =
     "\n"
     "extern const char eh_elf_ident[];\n"
     "extern const uint32_t eh_elf_abi_version;\n"
+    "/* EH_ELF_MACHINE_X86_64 or EH_ELF_MACHINE_AARCH64; an eh_elf without\n"
+    " * this symbol is x86-64's. */\n"
+    "extern const uint16_t eh_elf_machine;\n"
     "\n"
     "/* Which ELF file an eh_elf was built from (since version 4). kind\n"
     " * EH_ELF_OBJECT_ID_BUILD_ID: id holds the file's GNU build-id (the\n"
@@ -275,13 +307,47 @@ static const char v1_helpers[] =
     "\nEH_INLINE void eh_fail_at(eh_out_t f, uint64_t offset)\n{\n"
     "    (void)f;\n    (void)offset;\n}\n";
 
-void cg_emit_prelude(struct cg_text *t, enum cg_abi abi, const char *name)
+/* The code of an eh_elf is its file's machine's: built by another
+ * compiler, the register file of eh_elf.h would not be the one the code
+ * indexes. */
+static void emit_machine_check(struct cg_text *t, const struct cfi_arch *arch)
+{
+    if (arch->e_machine == EH_ELF_MACHINE_X86_64)
+        return; /* x86-64 C is as it always was */
+    cg_printf(t, "\n#if EH_ELF_MACHINE != %u\n"
+                 "#error \"the eh_elf of a file of another machine (%s): "
+                 "build it with that machine's C compiler\"\n"
+                 "#endif\n", (unsigned)arch->e_machine, arch->name);
+}
+
+/* cfi_strip_pac (cfi/arch.h), for a machine that signs return
+ * addresses. */
+static void emit_strip_pac(struct cg_text *t, const struct cfi_arch *arch)
+{
+    if (arch->ra_state == CFI_NO_RA_STATE)
+        return;
+    cg_printf(t, "\n/* A return address without its pointer-authentication "
+                 "code: the bits\n * above va_bits become copies of bit 55 "
+                 "(cfi_strip_pac). */\n"
+                 "EH_INLINE uint64_t eh_strip_pac(uint64_t address, "
+                 "uint32_t va_bits)\n{\n"
+                 "    if (va_bits == 0 || va_bits > 55)\n"
+                 "        va_bits = %u;\n"
+                 "    uint64_t low = (UINT64_C(1) << va_bits) - 1;\n"
+                 "    return address >> 55 & 1 ? address | ~low : "
+                 "address & low;\n}\n", (unsigned)CFI_VA_BITS_DEFAULT);
+}
+
+void cg_emit_prelude(struct cg_text *t, enum cg_abi abi,
+                     const struct cfi_arch *arch, const char *name)
 {
     cg_printf(t, "/* eh_elf of %s (%s ABI), generated by cfisem compile.\n"
                  " * See eh_elf.h. Do not edit. */\n", name, cg_abi_name(abi));
     cg_puts(t, declarations);
+    emit_machine_check(t, arch);
     cg_puts(t, "\n#include <string.h>\n");
     cg_puts(t, common_helpers);
     cg_puts(t, abi == CG_ABI_V1 ? v1_helpers : full_helpers);
     cg_puts(t, load_bytes);
+    emit_strip_pac(t, arch);
 }

@@ -24,10 +24,34 @@ struct rule_exprs {
     long number[CFI_NREGS];
 };
 
-static bool matters_full(uint32_t reg, enum sem_rule_kind kind)
+/* Whether the full ABI's code evaluates the rule of `reg`: a reported
+ * register's, or one that can fail. */
+static bool matters_full(const struct cfi_arch *arch, uint32_t reg,
+                         enum sem_rule_kind kind)
 {
     return kind != SEM_RULE_UNSPECIFIED &&
-           (reg < EH_ELF_NREGS || cg_rule_can_fail(kind));
+           (reg < arch->nreported || cg_rule_can_fail(kind));
+}
+
+/* Mask literals of the machine's eh_elf_mask_t (eh_elf.h): 32 bits on
+ * x86-64, 64 where more registers are reported. */
+static bool wide_masks(const struct cfi_arch *arch)
+{
+    return arch->nreported > 32;
+}
+
+static const char *bit_one(const struct cfi_arch *arch)
+{
+    return wide_masks(arch) ? "UINT64_C(1)" : "1u";
+}
+
+static void emit_mask(struct cg_text *t, const struct cfi_arch *arch,
+                      uint64_t mask)
+{
+    if (wide_masks(arch))
+        cg_printf(t, "UINT64_C(0x%llx)", (unsigned long long)mask);
+    else
+        cg_printf(t, "0x%xu", (unsigned)mask);
 }
 
 static bool matters_v1(uint32_t reg, enum sem_rule_kind kind,
@@ -39,15 +63,17 @@ static bool matters_v1(uint32_t reg, enum sem_rule_kind kind,
 }
 
 static void emit_exprs(struct cg_text *t, struct cg_expr_set *exprs,
-                       const struct sem_row *row, enum cg_abi abi,
-                       uint32_t ra_column, struct rule_exprs *numbers)
+                       const struct cg_ruleset *set, enum cg_abi abi,
+                       struct rule_exprs *numbers)
 {
+    const struct sem_row *row = set->row;
+    uint32_t ra_column = set->ra_column;
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *entry = &row->rules[i];
         enum sem_rule_kind kind = entry->rule.kind;
         bool matters = abi == CG_ABI_V1
                            ? matters_v1(entry->reg, kind, ra_column)
-                           : matters_full(entry->reg, kind);
+                           : matters_full(set->arch, entry->reg, kind);
         if (!matters || (kind != SEM_RULE_EXPRESSION &&
                          kind != SEM_RULE_VAL_EXPRESSION))
             continue;
@@ -82,24 +108,29 @@ static void emit_rule_expr(struct cg_text *t, const struct cg_expr_set *exprs,
 /* ------------------------------------------------------------------ */
 
 /* The status bits every rule set sets without looking at the callee:
- * value (known) and undefined, and those copied from the callee (same). */
+ * value (known) and undefined, and those copied from the callee (same);
+ * the registers whose value is the CFA (the stack pointer's default) or
+ * 0 (AArch64's RA_SIGN_STATE's). */
 struct masks {
-    uint32_t known, undefined, same;
-    bool rsp_is_cfa;
+    uint64_t known, undefined, same, zero;
+    bool sp_is_cfa;
 };
 
 static struct masks static_masks(const struct cfi_arch *arch,
                                  const struct sem_row *row)
 {
-    struct masks m = {0, 0, 0, false};
-    for (unsigned reg = 0; reg < EH_ELF_NREGS; reg++) {
-        uint32_t bit = (uint32_t)1 << reg;
+    struct masks m = {0, 0, 0, 0, false};
+    for (unsigned reg = 0; reg < arch->nreported; reg++) {
+        uint64_t bit = (uint64_t)1 << reg;
         enum sem_rule_kind kind = sem_row_rule(row, reg).kind;
         if (kind == SEM_RULE_UNSPECIFIED) {
             enum cfi_abi_default rule = cfi_arch_default(arch, reg);
             if (rule == CFI_DEFAULT_CFA) {
                 m.known |= bit;
-                m.rsp_is_cfa = true;
+                m.sp_is_cfa = true;
+            } else if (rule == CFI_DEFAULT_ZERO) {
+                m.known |= bit;
+                m.zero |= bit;
             } else if (rule == CFI_DEFAULT_SAME_VALUE) {
                 m.same |= bit;
             } else {
@@ -116,34 +147,38 @@ static struct masks static_masks(const struct cfi_arch *arch,
     return m;
 }
 
-/* The caller's register `reg` (< 17) is the callee's register `from`. */
-static void emit_register_rule_full(struct cg_text *t, uint32_t reg,
+/* The caller's register `reg` (reported) is the callee's register
+ * `from`. */
+static void emit_register_rule_full(struct cg_text *t,
+                                    const struct cfi_arch *arch, uint32_t reg,
                                     uint32_t from)
 {
-    if (from < EH_ELF_NREGS) {
+    if (from < arch->nreported) {
         cg_printf(t, "    f->caller.value[%u] = in->value[%u];\n"
                      "    f->caller.known |= (in->known >> %u & 1u) << %u;\n"
                      "    f->caller.undefined |= (in->undefined >> %u & 1u)"
                      " << %u;\n", reg, from, from, reg, from, reg);
         return;
     }
+    const char *one = bit_one(arch);
     cg_printf(t, "    switch (eh_reg_status(in, env, %u, &v)) {\n"
                  "    case EH_ELF_REG_VALUE:\n"
                  "        f->caller.value[%u] = v;\n"
-                 "        f->caller.known |= 1u << %u;\n"
+                 "        f->caller.known |= %s << %u;\n"
                  "        break;\n"
                  "    case EH_ELF_REG_UNDEFINED:\n"
-                 "        f->caller.undefined |= 1u << %u;\n"
+                 "        f->caller.undefined |= %s << %u;\n"
                  "        break;\n"
-                 "    }\n", from, reg, reg, reg);
+                 "    }\n", from, reg, one, reg, one, reg);
 }
 
 static void emit_rule_full(struct cg_text *t, const struct cg_expr_set *exprs,
+                           const struct cfi_arch *arch,
                            const struct sem_reg_rule *entry, long number)
 {
     const struct sem_rule *rule = &entry->rule;
     char dest[32];
-    if (entry->reg < EH_ELF_NREGS)
+    if (entry->reg < arch->nreported)
         snprintf(dest, sizeof dest, "&f->caller.value[%u]", entry->reg);
     else
         snprintf(dest, sizeof dest, "&v");
@@ -159,7 +194,7 @@ static void emit_rule_full(struct cg_text *t, const struct cg_expr_set *exprs,
         cg_puts(t, ";\n");
         return;
     case SEM_RULE_REGISTER:
-        emit_register_rule_full(t, entry->reg, rule->reg);
+        emit_register_rule_full(t, arch, entry->reg, rule->reg);
         return;
     case SEM_RULE_EXPRESSION:
         emit_rule_expr(t, exprs, number, "&v");
@@ -184,10 +219,13 @@ static void emit_return_column(struct cg_text *t, const struct cg_expr_set *expr
                                const struct cg_ruleset *set,
                                const struct rule_exprs *numbers)
 {
-    uint32_t ra = set->ra_column, pc = set->arch->pc;
-    cg_printf(t, "    f->caller.known &= ~(1u << %u);\n"
-                 "    f->caller.undefined &= ~(1u << %u);\n", pc, pc);
-    if (ra < EH_ELF_NREGS) {
+    const struct cfi_arch *arch = set->arch;
+    uint32_t ra = set->ra_column, pc = arch->pc;
+    const char *one = bit_one(arch);
+    cg_printf(t, "    f->caller.known &= ~(%s << %u);\n"
+                 "    f->caller.undefined &= ~(%s << %u);\n", one, pc, one,
+              pc);
+    if (ra < arch->nreported) {
         cg_printf(t, "    f->caller.value[%u] = f->caller.value[%u];\n"
                      "    f->caller.known |= (f->caller.known >> %u & 1u)"
                      " << %u;\n"
@@ -201,22 +239,54 @@ static void emit_return_column(struct cg_text *t, const struct cg_expr_set *expr
     for (uint32_t i = 0; i < row->nrules; i++)
         if (row->rules[i].reg == ra)
             number = numbers->number[i];
+    if (entry.rule.kind == SEM_RULE_UNSPECIFIED) /* the column's default */
+        switch (cfi_arch_default(arch, ra)) {
+        case CFI_DEFAULT_SAME_VALUE:
+            entry.rule.kind = SEM_RULE_SAME_VALUE;
+            break;
+        case CFI_DEFAULT_CFA:
+            entry.rule = (struct sem_rule){SEM_RULE_VAL_OFFSET, 0, 0, {0}};
+            break;
+        case CFI_DEFAULT_ZERO:
+            cg_printf(t, "    f->caller.value[%u] = 0;\n"
+                         "    f->caller.known |= %s << %u;\n", pc, one, pc);
+            return;
+        default:
+            break;
+        }
     switch (entry.rule.kind) {
     case SEM_RULE_SAME_VALUE:
-        emit_register_rule_full(t, pc, ra);
+        emit_register_rule_full(t, arch, pc, ra);
         return;
     case SEM_RULE_REGISTER:
-        emit_register_rule_full(t, pc, entry.rule.reg);
+        emit_register_rule_full(t, arch, pc, entry.rule.reg);
         return;
-    case SEM_RULE_UNSPECIFIED: /* past nreported: undefined (arch.h) */
+    case SEM_RULE_UNSPECIFIED: /* its default is undefined */
     case SEM_RULE_UNDEFINED:
-        cg_printf(t, "    f->caller.undefined |= 1u << %u;\n", pc);
+        cg_printf(t, "    f->caller.undefined |= %s << %u;\n", one, pc);
         return;
     default:
-        emit_rule_full(t, exprs, &entry, number);
-        cg_printf(t, "    f->caller.known |= 1u << %u;\n", pc);
+        emit_rule_full(t, exprs, arch, &entry, number);
+        cg_printf(t, "    f->caller.known |= %s << %u;\n", one, pc);
         return;
     }
+}
+
+/* cfi.h step 6 on a machine with return-address signing (AArch64): a
+ * caller's PC that holds a value loses its pointer-authentication code
+ * when the caller's RA_SIGN_STATE is a value other than 0, and becomes
+ * unknown when the state is not a value. */
+static void emit_strip_pac(struct cg_text *t, const struct cfi_arch *arch)
+{
+    uint32_t pc = arch->pc, state = arch->ra_state;
+    cg_printf(t, "    if (f->caller.known >> %u & 1u) {\n"
+                 "        if (!(f->caller.known >> %u & 1u))\n"
+                 "            f->caller.known &= ~(%s << %u);\n"
+                 "        else if (f->caller.value[%u] != 0)\n"
+                 "            f->caller.value[%u] =\n"
+                 "                eh_strip_pac(f->caller.value[%u], "
+                 "env->va_bits);\n"
+                 "    }\n", pc, state, bit_one(arch), pc, state, pc, pc);
 }
 
 /* The values of the registers that keep the callee's (their status bits
@@ -224,16 +294,18 @@ static void emit_return_column(struct cg_text *t, const struct cg_expr_set *expr
  * 8-byte move each: the callee's values were stored 8 bytes at a time,
  * and a wider load of two of them would wait for both stores to reach
  * the cache instead of taking them from the store buffer. */
-static void emit_same_values(struct cg_text *t, uint32_t same)
+static void emit_same_values(struct cg_text *t, const struct cfi_arch *arch,
+                             uint64_t same)
 {
-    for (unsigned reg = 0; reg < EH_ELF_NREGS; reg++)
+    for (unsigned reg = 0; reg < arch->nreported; reg++)
         if (same >> reg & 1u)
             cg_printf(t, "    f->caller.value[%u] = in->value[%u];\n", reg,
                       reg);
 }
 
 /* The saved registers of a rule set whose only memory reads are offset
- * rules of registers 0-16 (most of them): read together, one range check
+ * rules of registers 0-16 (most of them; x86-64 only: on AArch64 the
+ * return address column is not the PC register): read together, one range check
  * of the caller's window for all of them (eh_elf.h, version 3), then a
  * plain load each; off the window, eh_load_slots reads them one by one
  * through read_memory. Any of them failing is EH_ELF_E_MEMORY, whichever
@@ -255,7 +327,8 @@ static bool gather_slots(const struct cg_ruleset *set, struct slots *slots)
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *entry = &row->rules[i];
         enum sem_rule_kind kind = entry->rule.kind;
-        if (!matters_full(entry->reg, kind) || kind != SEM_RULE_OFFSET)
+        if (!matters_full(set->arch, entry->reg, kind) ||
+            kind != SEM_RULE_OFFSET)
             continue;
         if (entry->reg >= EH_ELF_NREGS || entry->rule.offset < INT32_MIN ||
             entry->rule.offset > INT32_MAX)
@@ -265,7 +338,7 @@ static bool gather_slots(const struct cg_ruleset *set, struct slots *slots)
     }
     for (uint32_t i = 0; i < row->nrules; i++) {
         enum sem_rule_kind kind = row->rules[i].rule.kind;
-        if (matters_full(row->rules[i].reg, kind) &&
+        if (matters_full(set->arch, row->rules[i].reg, kind) &&
             (kind == SEM_RULE_EXPRESSION || kind == SEM_RULE_VAL_EXPRESSION))
             return false;
     }
@@ -319,24 +392,40 @@ static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
                             const struct slots *slots)
 {
     const struct sem_row *row = set->row;
-    struct masks m = static_masks(set->arch, row);
+    const struct cfi_arch *arch = set->arch;
+    struct masks m = static_masks(arch, row);
     cg_puts(t, "    f->cfa = cfa;\n");
     if (set->signal_frame)
         cg_puts(t, "    f->signal_frame = 1;\n");
-    cg_printf(t, "    f->caller.known = 0x%xu | (in->known & 0x%xu);\n"
-                 "    f->caller.undefined = 0x%xu | (in->undefined & 0x%xu);\n",
-              m.known, m.same, m.undefined, m.same);
-    if (m.rsp_is_cfa)
-        cg_puts(t, "    f->caller.value[7] = cfa;\n");
-    emit_same_values(t, m.same);
+    if (set->ra_b_key)
+        cg_puts(t, "    f->ra_b_key = 1;\n");
+    cg_puts(t, "    f->caller.known = ");
+    emit_mask(t, arch, m.known);
+    cg_puts(t, " | (in->known & ");
+    emit_mask(t, arch, m.same);
+    cg_puts(t, ");\n    f->caller.undefined = ");
+    emit_mask(t, arch, m.undefined);
+    cg_puts(t, " | (in->undefined & ");
+    emit_mask(t, arch, m.same);
+    cg_puts(t, ");\n");
+    if (m.sp_is_cfa)
+        cg_printf(t, "    f->caller.value[%u] = cfa;\n", arch->sp);
+    for (unsigned reg = 0; reg < arch->nreported; reg++)
+        if (m.zero >> reg & 1u)
+            cg_printf(t, "    f->caller.value[%u] = 0;\n", reg);
+    emit_same_values(t, arch, m.same);
     for (uint32_t i = 0; i < row->nrules; i++)
-        if (matters_full(row->rules[i].reg, row->rules[i].rule.kind) &&
+        if (matters_full(arch, row->rules[i].reg, row->rules[i].rule.kind) &&
             !(slots->n && row->rules[i].rule.kind == SEM_RULE_OFFSET))
-            emit_rule_full(t, exprs, &row->rules[i], numbers->number[i]);
+            emit_rule_full(t, exprs, arch, &row->rules[i],
+                           numbers->number[i]);
     if (slots->n)
         emit_slots(t, index, slots);
-    if (set->ra_column != set->arch->pc)
+    if (set->ra_column != arch->pc) {
         emit_return_column(t, exprs, set, numbers);
+        if (arch->ra_state != CFI_NO_RA_STATE)
+            emit_strip_pac(t, arch);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -488,7 +577,7 @@ void cg_emit_rules(struct cg_text *t, struct cg_expr_set *exprs,
     struct rule_exprs numbers;
     for (unsigned i = 0; i < CFI_NREGS; i++)
         numbers.number[i] = -1;
-    emit_exprs(t, exprs, set->row, layout->abi, set->ra_column, &numbers);
+    emit_exprs(t, exprs, set, layout->abi, &numbers);
     struct slots slots = {0};
     if (layout->abi == CG_ABI_FULL && gather_slots(set, &slots))
         emit_slot_tables(t, index, &slots);

@@ -256,6 +256,12 @@ static const char scan_code_8[] =
     "        ((1u << 2 * (hi - lo)) - 1);\n"
     "    lo += (uint32_t)__builtin_ctz(~below) / 2;\n";
 
+/* The same on a machine without SSE2 (AArch64): the prefix counted
+ * one start at a time. */
+static const char scan_code_plain[] =
+    "    while (lo < hi && eh_start[lo] <= key)\n"
+    "        lo++;\n";
+
 /* The binary search down to SCAN leaves (blocked: only when a sub-block
  * holds more; flat: all of it). */
 static void emit_bisection(struct cg_text *t, const struct table_shape *s)
@@ -271,9 +277,10 @@ static void emit_bisection(struct cg_text *t, const struct table_shape *s)
                  "    }\n", s->blocked ? SCAN : 0);
 }
 
-static void emit_search(struct cg_text *t, const struct table_shape *s)
+static void emit_search(struct cg_text *t, const struct table_shape *s,
+                        bool sse2)
 {
-    if (s->blocked)
+    if (s->blocked && sse2)
         cg_puts(t, "\n#include <emmintrin.h>\n");
     cg_puts(t, "\n/* The leaf of the lookup PC (compile/table.c), or no "
                "FDE. */\nstatic int eh_search(uint64_t pc, eh_in_t in, "
@@ -298,7 +305,9 @@ static void emit_search(struct cg_text *t, const struct table_shape *s)
     /* The blocked form: a binary search down to SCAN leaves (rarely
      * needed), then the scan; the flat form: a binary search. */
     emit_bisection(t, s);
-    if (s->blocked)
+    if (s->blocked && !sse2)
+        cg_puts(t, scan_code_plain);
+    else if (s->blocked)
         cg_puts(t, s->most_in_sub <= 8 ? scan_code_8 : scan_code);
     cg_puts(t, "    return ");
     cg_puts(t, "eh_goto_row(eh_target[lo - 1], pc, in, env, f);\n}\n");
@@ -318,6 +327,6 @@ bool cg_emit_table_search(struct cg_text *t, const struct cg_layout *layout)
     if (!emit_arrays(t, layout, &s))
         return false;
     emit_row_branches(t, layout);
-    emit_search(t, &s);
+    emit_search(t, &s, layout->arch->e_machine == EH_ELF_MACHINE_X86_64);
     return !t->failed;
 }

@@ -107,8 +107,21 @@ static void frame_error(struct cfi_frame *frame, enum cfi_status status,
     frame->diag = (struct cfi_diag){status, message_of(status), offset, reg};
     frame->cfa = 0;
     frame->signal_frame = false;
+    frame->ra_b_key = false;
     memset(frame->caller.value, 0, sizeof frame->caller.value);
     memset(frame->caller.status, CFI_REG_UNDEFINED, sizeof frame->caller.status);
+}
+
+enum cfi_status cg_frame_error(struct cfi_frame *frame, uint32_t error,
+                               int32_t error_reg, uint64_t error_offset)
+{
+    enum cfi_status status = error >= EH_ELF_E_NO_FDE &&
+                                     error <= EH_ELF_E_REG_UNKNOWN
+                                 ? (enum cfi_status)error
+                                 : CFI_E_UNSUPPORTED;
+    frame_error(frame, status, status == CFI_E_REG_UNKNOWN ? error_reg : -1,
+                error_offset == UINT64_MAX ? CFI_NO_OFFSET : error_offset);
+    return status;
 }
 
 /* The caller's registers: 0-16 from the eh_elf (the value of one that
@@ -141,21 +154,14 @@ static enum cfi_status unwind_full(const struct cg_eh_elf *eh,
                              0, 0}; /* every read through read_memory */
     callee_regs(request->callee, &in);
     int error = eh->unwind(lookup_pc(request), &in, &env, &out);
-    if (error != EH_ELF_OK) {
-        enum cfi_status status = error >= EH_ELF_E_NO_FDE &&
-                                         error <= EH_ELF_E_REG_UNKNOWN
-                                     ? (enum cfi_status)error
-                                     : CFI_E_UNSUPPORTED;
-        frame_error(frame, status,
-                    status == CFI_E_REG_UNKNOWN ? out.error_reg : -1,
-                    out.error_offset == UINT64_MAX ? CFI_NO_OFFSET
-                                                   : out.error_offset);
-        return status;
-    }
+    if (error != EH_ELF_OK)
+        return cg_frame_error(frame, (uint32_t)error, out.error_reg,
+                              out.error_offset);
     frame->status = CFI_OK;
     frame->diag = (struct cfi_diag){CFI_OK, NULL, CFI_NO_OFFSET, -1};
     frame->cfa = out.cfa;
     frame->signal_frame = out.signal_frame != 0;
+    frame->ra_b_key = false;
     caller_regs(&out.caller, &frame->caller);
     return CFI_OK;
 }
@@ -237,6 +243,8 @@ enum cfi_status cg_unwind(const struct cg_eh_elf *eh,
                           const struct cfi_request *request,
                           struct cfi_frame *frame)
 {
+    if (eh->remote)
+        return cg_remote_unwind(eh->remote, request, frame);
     if (eh->abi == CG_ABI_V1)
         return unwind_v1(eh, request, frame);
     return unwind_full(eh, request, frame);

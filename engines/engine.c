@@ -230,20 +230,29 @@ static enum cfi_status adapter_open(enum engine_id id,
 /* compiled: an eh_elf of the full ABI, given or built into a cache      */
 /* ------------------------------------------------------------------ */
 
+/* An eh_elf and the registers it reports: those of its file's
+ * architecture (eh_elf.h: x86-64's 0-16, AArch64's 0-34). */
+struct compiled_engine {
+    struct cg_eh_elf *eh;
+    unsigned nreported;
+};
+
 static enum cfi_status compiled_unwind(void *self,
                                        const struct cfi_request *request,
                                        struct engine_answer *answer)
 {
+    const struct compiled_engine *engine = self;
     engine_answer_all_comparable(answer);
-    /* The full ABI reports registers 0-16 only. */
-    for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS; reg++)
+    for (unsigned reg = engine->nreported; reg < CFI_NREGS; reg++)
         answer->reg_comparable[reg] = false;
-    return cg_unwind(self, request, &answer->frame);
+    return cg_unwind(engine->eh, request, &answer->frame);
 }
 
 static void compiled_close(void *self)
 {
-    cg_unload(self);
+    struct compiled_engine *engine = self;
+    cg_unload(engine->eh);
+    free(engine);
 }
 
 static enum cfi_status compiled_open(const struct cfi_file *file,
@@ -253,10 +262,6 @@ static enum cfi_status compiled_open(const struct cfi_file *file,
 {
     char *built_path = NULL;
     const char *path = config ? config->eh_elf_path : NULL;
-    if (file->arch != &cfi_arch_x86_64)
-        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
-                        "the compiled engine does not build eh_elfs for "
-                        "AArch64 yet");
     if (!path) {
         struct cg_build_options options = {NULL, 0, true};
         bool built;
@@ -283,7 +288,13 @@ static enum cfi_status compiled_open(const struct cfi_file *file,
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
                         "a v1 eh_elf: the compiled engine needs the full ABI");
     }
-    engine->self = eh;
+    struct compiled_engine *self = malloc(sizeof *self);
+    if (!self) {
+        cg_unload(eh);
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    }
+    *self = (struct compiled_engine){eh, file->arch->nreported};
+    engine->self = self;
     engine->unwind = compiled_unwind;
     engine->close = compiled_close;
     return CFI_OK;

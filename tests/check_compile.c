@@ -25,6 +25,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,37 @@ static void make_state(uint64_t seed, unsigned k, uint64_t rip,
     cfi_regs_set(regs, CFI_REG_RIP, rip);
 }
 
+/* The same states on another architecture (AArch64): every register
+ * with an ABI default known (0 .. ndefaults-1: x0-x30, sp, pc,
+ * elr_mode, ra_sign_state, v8-v15 and the rest) with random values,
+ * x30 among them (a signed return address: its high bits are set), the
+ * stack and frame pointers in a plausible stack, the PC the PC; state 2
+ * with every third undefined, the rest unknown. */
+static void make_state_arch(const struct cfi_arch *arch, uint64_t seed,
+                            unsigned k, uint64_t pc, struct cfi_regs *regs)
+{
+    cfi_regs_clear(regs);
+    for (unsigned reg = 0; reg < arch->ndefaults; reg++) {
+        if (k != 2)
+            cfi_regs_set(regs, reg, engine_mix(seed ^ (k * 131 + reg)));
+        else if (reg % 3 == 0)
+            regs->status[reg] = CFI_REG_UNDEFINED;
+    }
+    uint64_t sp = k == 3 ? FAULT_RSP
+                         : 0x7ffe00000000ull + (engine_mix(seed + k) & 0xffff0ull);
+    cfi_regs_set(regs, arch->sp, sp);
+    cfi_regs_set(regs, arch->fp, sp + (engine_mix(seed - k) & 0xff0));
+    cfi_regs_set(regs, arch->pc, pc);
+}
+
+/* The virtual-address bits state k asks the PAC strip for (0: the
+ * default, 48). */
+static unsigned state_va_bits(unsigned k)
+{
+    static const unsigned bits[] = {0, 39, 52, 48};
+    return bits[k % 4];
+}
+
 struct memories {
     struct engine_memory *state[STATES];
 };
@@ -92,25 +124,31 @@ static void memories_close(struct memories *m)
 }
 
 /* Agreement as the harness defines it for the compiled engine, which
- * reports registers 0-16 (engine_answer_agrees), and for an error of the
- * instructions the same section offset too. (eh_elf.h's error_offset is
- * that one only: where an expression fails inside it is not reported.) */
-static bool same_frame(const struct cfi_frame *a, const struct cfi_frame *b)
+ * reports the architecture's registers (x86-64: 0-16, AArch64: 0-34;
+ * engine_answer_agrees), and for an error of the instructions the same
+ * section offset too. (eh_elf.h's error_offset is that one only: where
+ * an expression fails inside it is not reported.) A frame also carries
+ * the CIE's 'B' (AArch64). */
+static bool same_frame(const struct cfi_arch *arch, const struct cfi_frame *a,
+                       const struct cfi_frame *b)
 {
     struct engine_answer *answer = malloc(sizeof *answer);
     ck_assert_ptr_nonnull(answer);
     engine_answer_reset(answer);
     answer->frame = *b;
-    for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS; reg++)
+    for (unsigned reg = arch->nreported; reg < CFI_NREGS; reg++)
         answer->reg_comparable[reg] = false;
     bool agree = engine_answer_agrees(a, answer) &&
                  (a->status == CFI_OK || cfi_diag_in_expression(&a->diag) ||
-                  a->diag.offset == b->diag.offset);
+                  a->diag.offset == b->diag.offset) &&
+                 (a->status != CFI_OK || arch == &cfi_arch_x86_64 ||
+                  a->ra_b_key == b->ra_b_key);
     free(answer);
     return agree;
 }
 
-static void describe(char *out, size_t size, const struct cfi_frame *f)
+static void describe(char *out, size_t size, const struct cfi_arch *arch,
+                     const struct cfi_frame *f)
 {
     if (f->status != CFI_OK) {
         snprintf(out, size, "%s (%s, reg %d, offset 0x%" PRIx64 ")",
@@ -119,15 +157,18 @@ static void describe(char *out, size_t size, const struct cfi_frame *f)
                  f->diag.offset);
         return;
     }
-    int n = snprintf(out, size, "cfa=0x%" PRIx64 " sf=%d", f->cfa,
-                     f->signal_frame);
-    for (unsigned reg = 0; reg < CFI_NGPRS && n > 0 && (size_t)n < size; reg++)
+    int n = snprintf(out, size, "cfa=0x%" PRIx64 " sf=%d bkey=%d", f->cfa,
+                     f->signal_frame, f->ra_b_key);
+    for (unsigned reg = 0;
+         reg < arch->nreported && n > 0 && (size_t)n < size; reg++)
         n += snprintf(out + n, size - (size_t)n, " %u:%d:%" PRIx64, reg,
                       f->caller.status[reg], f->caller.value[reg]);
 }
 
 struct tally {
     size_t compared, ok, errors, no_fde;
+    size_t fdes;              /* FDEs of the files compared */
+    double compiled_seconds;  /* in cg_unwind */
 };
 
 static void count(struct tally *tally, const struct cfi_frame *frame)
@@ -138,23 +179,38 @@ static void count(struct tally *tally, const struct cfi_frame *frame)
     tally->no_fde += frame->status == CFI_E_NO_FDE;
 }
 
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 /* sem_unwind and the eh_elf at one PC, on every state. */
 static void compare_at(const struct cg_eh_elf *eh, const struct sem_file_il *il,
                        const struct memories *m, uint64_t pc, bool caller,
                        struct tally *tally)
 {
     struct cfi_frame *a = calloc(2, sizeof *a), *b = a + 1;
+    const struct cfi_arch *arch = il->file->arch;
+    bool x86 = arch == &cfi_arch_x86_64;
     for (unsigned k = 0; k < STATES; k++) {
         struct cfi_regs callee;
-        make_state(pc * 7919, k, pc, &callee);
+        if (x86)
+            make_state(pc * 7919, k, pc, &callee);
+        else
+            make_state_arch(arch, pc * 7919, k, pc, &callee);
         struct cfi_request request = {pc, caller, &callee,
-                                      engine_memory_reader(m->state[k]), 0};
+                                      engine_memory_reader(m->state[k]),
+                                      x86 ? 0 : state_va_bits(k)};
         sem_unwind(il, &request, a);
+        double start = now_seconds();
         cg_unwind(eh, &request, b);
-        if (!same_frame(a, b)) {
-            char ta[1024], tb[1024];
-            describe(ta, sizeof ta, a);
-            describe(tb, sizeof tb, b);
+        tally->compiled_seconds += now_seconds() - start;
+        if (!same_frame(arch, a, b)) {
+            char ta[2048], tb[2048];
+            describe(ta, sizeof ta, arch, a);
+            describe(tb, sizeof tb, arch, b);
             ck_abort_msg("%s: pc 0x%" PRIx64 "%s state %u:\n il:       %s\n"
                          " compiled: %s", il->file->path ? il->file->path : "",
                          pc, caller ? " (caller)" : "", k, ta, tb);
@@ -207,7 +263,9 @@ static void compare_gaps(const struct cg_eh_elf *eh,
 
 /* Each range's first address (innermost) and last address (as a caller
  * frame: PC = end, looked up at end-1); an FDE that failed to translate
- * at its start. */
+ * at its start. On AArch64 also the first address as a caller frame and
+ * the last one as the innermost frame: every row start and end-1, both
+ * kinds of frame. */
 static void compare_file(const char *path, const char *eh_path,
                          struct tally *tally)
 {
@@ -221,6 +279,7 @@ static void compare_file(const char *path, const char *eh_path,
     ck_assert_int_eq(cg_eh_elf_abi(eh), CG_ABI_FULL);
     struct memories m;
     memories_open(&m, file);
+    tally->fdes += file->nfdes;
     for (size_t i = 0; i < file->nfdes; i++) {
         if (il->status[i] != CFI_OK) {
             compare_at(eh, il, &m, file->fdes[i].pc_begin, false, tally);
@@ -230,6 +289,10 @@ static void compare_file(const char *path, const char *eh_path,
         for (size_t r = 0; r < fde->nranges; r++) {
             compare_at(eh, il, &m, fde->ranges[r].begin, false, tally);
             compare_at(eh, il, &m, fde->ranges[r].end, true, tally);
+            if (file->arch == &cfi_arch_x86_64)
+                continue;
+            compare_at(eh, il, &m, fde->ranges[r].begin, true, tally);
+            compare_at(eh, il, &m, fde->ranges[r].end - 1, false, tally);
         }
     }
     compare_gaps(eh, il, &m, tally);
@@ -277,12 +340,16 @@ START_TEST(test_libstdcxx)
 }
 END_TEST
 
-/* Calls fn(path of the case's .so, its name) for every built case. */
-static size_t each_case(void (*fn)(const char *path, const char *name,
-                                   struct tally *tally),
-                        struct tally *tally)
+/* Calls fn(path of the case's .so, its name FOLDER/NAME) for every built
+ * case of corpus/FOLDER. */
+static size_t each_case_in(const char *folder,
+                           void (*fn)(const char *path, const char *name,
+                                      struct tally *tally),
+                           struct tally *tally)
 {
-    char *dir_path = test_build_path("corpus/cases");
+    char rel[256];
+    snprintf(rel, sizeof rel, "corpus/%s", folder);
+    char *dir_path = test_build_path(rel);
     DIR *dir = opendir(dir_path);
     ck_assert_msg(dir != NULL, "no built cases in %s", dir_path);
     size_t files = 0;
@@ -292,7 +359,7 @@ static size_t each_case(void (*fn)(const char *path, const char *name,
             continue;
         char path[4096], name[256];
         snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
-        snprintf(name, sizeof name, "cases/%.*s", (int)(len - 3),
+        snprintf(name, sizeof name, "%s/%.*s", folder, (int)(len - 3),
                  entry->d_name);
         fn(path, name, tally);
         files++;
@@ -300,6 +367,14 @@ static size_t each_case(void (*fn)(const char *path, const char *name,
     closedir(dir);
     free(dir_path);
     return files;
+}
+
+/* Calls fn(path of the case's .so, its name) for every built case. */
+static size_t each_case(void (*fn)(const char *path, const char *name,
+                                   struct tally *tally),
+                        struct tally *tally)
+{
+    return each_case_in("cases", fn, tally);
 }
 
 static void compare_case(const char *path, const char *name,
@@ -326,6 +401,283 @@ START_TEST(test_cases)
            files, tally.compared, tally.ok, tally.errors);
     ck_assert_uint_ge(files, 10);
     ck_assert_uint_gt(tally.ok, 100);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* AArch64: eh_elfs run by the runner under qemu-aarch64                 */
+/* ------------------------------------------------------------------ */
+
+static void compare_a64_case(const char *path, const char *name,
+                             struct tally *tally)
+{
+    char *eh_path = eh_elf_path(name, "full");
+    compare_file(path, eh_path, tally);
+    free(eh_path);
+}
+
+static void compare_a64_case_table(const char *path, const char *name,
+                                   struct tally *tally)
+{
+    char *eh_path = eh_elf_path(name, "table");
+    compare_file(path, eh_path, tally);
+    free(eh_path);
+}
+
+/* The AArch64 cases (the errors/ folder holds no .so of its own: it is
+ * not read), each with one runner; _i: the tree and the table layouts. */
+START_TEST(test_aarch64_cases)
+{
+    struct tally tally = {0};
+    size_t files = each_case_in("cases-aarch64",
+                                _i ? compare_a64_case_table : compare_a64_case,
+                                &tally);
+    printf("compile: %zu AArch64 cases (%s): %zu FDEs, %zu comparisons "
+           "(%zu unwound, %zu errors), 0 disagreements, %.3f s in the "
+           "eh_elfs\n", files, flavours[_i], tally.fdes, tally.compared,
+           tally.ok, tally.errors, tally.compiled_seconds);
+    ck_assert_uint_ge(files, 9);
+    ck_assert_uint_gt(tally.ok, 100);
+    ck_assert_uint_gt(tally.errors, 10); /* the fault and unknown states */
+}
+END_TEST
+
+/* The cross C library: every FDE, every row's start and end-1 as both
+ * kinds of frame, four states (one with every register known, one with
+ * faults, one with unknown and undefined registers), four va_bits; one
+ * runner for all of it. */
+START_TEST(test_aarch64_libc)
+{
+    const char *path = "/usr/aarch64-linux-gnu/lib/libc.so.6";
+    ck_assert_msg(access(path, R_OK) == 0, "%s not found", path);
+    char *eh_path = eh_elf_path("aarch64/libc.so.6", "table");
+    double start = now_seconds();
+    struct cg_eh_elf *eh = load(eh_path);
+    double started = now_seconds() - start;
+    cg_unload(eh);
+    struct tally tally = {0};
+    start = now_seconds();
+    compare_file(path, eh_path, &tally);
+    double total = now_seconds() - start;
+    printf("compile: AArch64 libc.so.6 (table): %zu FDEs, %zu comparisons "
+           "(%zu unwound, %zu errors, %zu no FDE), 0 disagreements; "
+           "runner start-up %.1f ms, %.1f us a request under qemu, "
+           "%.1f s in all\n", tally.fdes, tally.compared, tally.ok,
+           tally.errors, tally.no_fde, started * 1e3,
+           tally.compiled_seconds * 1e6 / (double)tally.compared, total);
+    ck_assert_uint_gt(tally.fdes, 1000);
+    ck_assert_uint_gt(tally.ok, 10000);
+    ck_assert_uint_gt(tally.no_fde, 100);
+    free(eh_path);
+}
+END_TEST
+
+static void expect_load_error(const char *path, enum cfi_status status,
+                              const char *message);
+
+/* An executable script at DIR/NAME, malloc'd: a stand-in for
+ * qemu-aarch64. */
+static char *fake_qemu(const char *dir, const char *name, const char *body)
+{
+    char *path = malloc(4200);
+    snprintf(path, 4200, "%s/%s", dir, name);
+    char text[1024];
+    snprintf(text, sizeof text, "#!/bin/sh\n%s\n", body);
+    ck_assert_int_eq(test_write_file(path, text, strlen(text)), 0);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+    return path;
+}
+
+/* A hello that says the eh_elf is ready (compile/runner/protocol.h:
+ * "ERN1", status, 35 registers, EM_AARCH64), as printf writes it. */
+#define HELLO_READY "printf 'ERN1\\000\\000\\000\\000#\\000\\000\\000" \
+                    "\\267\\000\\000\\000'"
+
+/* One request to a loaded AArch64 eh_elf whose runner does not answer
+ * it: an error, at once, and the same again (a new runner). */
+static void expect_request_fails(const char *eh_path)
+{
+    struct cg_eh_elf *eh = load(eh_path);
+    struct cfi_regs callee;
+    make_state_arch(&cfi_arch_aarch64, 1, 0, 0x1008, &callee);
+    struct engine_memory *memory = engine_memory_new(true, 1);
+    struct cfi_request request = {0x1008, false, &callee,
+                                  engine_memory_reader(memory), 0};
+    struct cfi_frame frame;
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(cg_unwind(eh, &request, &frame), CFI_E_UNSUPPORTED);
+        ck_assert_ptr_nonnull(strstr(frame.diag.message, "runner"));
+    }
+    engine_memory_free(memory);
+    cg_unload(eh);
+}
+
+/* What is missing, or a runner that ends or talks nonsense: one line
+ * saying so when the eh_elf is opened, or an error for the request;
+ * never a hang. */
+START_TEST(test_aarch64_runner_failures)
+{
+    char *eh_path = eh_elf_path("cases-aarch64/pac_ret", "table");
+    char *dir = test_temp_dir();
+    setenv("CFISEM_QEMU_AARCH64", "/nonexistent/qemu-aarch64", 1);
+    expect_load_error(eh_path, CFI_E_UNSUPPORTED, "qemu-aarch64");
+    unsetenv("CFISEM_QEMU_AARCH64");
+    setenv("CFISEM_AARCH64_RUNNER", "/nonexistent/eh_elf_runner", 1);
+    expect_load_error(eh_path, CFI_E_UNSUPPORTED, "no AArch64 eh_elf runner");
+    unsetenv("CFISEM_AARCH64_RUNNER");
+    char *silent = fake_qemu(dir, "silent", "exit 0");
+    setenv("CFISEM_QEMU_AARCH64", silent, 1);
+    expect_load_error(eh_path, CFI_E_UNSUPPORTED, "ended before it answered");
+    char *garbage = fake_qemu(dir, "garbage", "echo garbage garbage garbage");
+    setenv("CFISEM_QEMU_AARCH64", garbage, 1);
+    expect_load_error(eh_path, CFI_E_UNSUPPORTED, "answered garbage");
+    char *machine = fake_qemu(dir, "machine",
+        "printf 'ERN1\\004\\000\\000\\000#\\000\\000\\000"
+        "\\267\\000\\000\\000'; cat > /dev/null");
+    setenv("CFISEM_QEMU_AARCH64", machine, 1);
+    expect_load_error(eh_path, CFI_E_UNSUPPORTED, "another machine");
+    char *quits = fake_qemu(dir, "quits",
+                            HELLO_READY "; head -c 1168 > /dev/null");
+    setenv("CFISEM_QEMU_AARCH64", quits, 1);
+    expect_request_fails(eh_path);
+    char *babbles = fake_qemu(dir, "babbles",
+                              HELLO_READY "; head -c 1168 > /dev/null; "
+                              "echo 0123456789abcdef; cat > /dev/null");
+    setenv("CFISEM_QEMU_AARCH64", babbles, 1);
+    expect_request_fails(eh_path);
+    unsetenv("CFISEM_QEMU_AARCH64");
+    char *made[] = {silent, garbage, machine, quits, babbles};
+    for (size_t i = 0; i < 5; i++) {
+        unlink(made[i]);
+        free(made[i]);
+    }
+    rmdir(dir);
+    free(dir);
+    free(eh_path);
+}
+END_TEST
+
+/* A runner killed by a signal in the middle of a request (the eh_elf's
+ * code crashed under qemu): the signal is raised in the caller, as the
+ * crash of an eh_elf loaded in-process would be. */
+START_TEST(test_aarch64_runner_killed)
+{
+    char *eh_path = eh_elf_path("cases-aarch64/pac_ret", "table");
+    char *dir = test_temp_dir();
+    char *killed = fake_qemu(dir, "killed", HELLO_READY
+                             "; head -c 1168 > /dev/null; kill -TERM $$");
+    setenv("CFISEM_QEMU_AARCH64", killed, 1);
+    struct cg_eh_elf *eh = load(eh_path);
+    unlink(killed);
+    rmdir(dir);
+    struct cfi_regs callee;
+    make_state_arch(&cfi_arch_aarch64, 1, 0, 0x1008, &callee);
+    struct engine_memory *memory = engine_memory_new(true, 1);
+    struct cfi_request request = {0x1008, false, &callee,
+                                  engine_memory_reader(memory), 0};
+    struct cfi_frame frame;
+    cg_unwind(eh, &request, &frame);
+    ck_abort_msg("the runner's signal was not raised");
+}
+END_TEST
+
+/* An AArch64 file's C is built by the AArch64 compiler: when it is not
+ * there, one line says which compiler is missing. */
+START_TEST(test_aarch64_compiler_missing)
+{
+    char *path = test_build_path("corpus/cases-aarch64/pac_ret.so");
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    struct cg_program *program, *v1 = NULL;
+    ck_assert_int_eq(cg_generate(il, CG_ABI_FULL, &program, &diag), CFI_OK);
+    ck_assert_int_eq(cg_generate(il, CG_ABI_V1, &v1, &diag),
+                     CFI_E_UNSUPPORTED); /* v1 is x86-64's */
+    ck_assert_ptr_null(v1);
+    ck_assert_ptr_nonnull(strstr(diag.message, "v1 ABI is x86-64's"));
+    char *dir = test_temp_dir();
+    char out[4200];
+    snprintf(out, sizeof out, "%s/out.so", dir);
+    setenv("CFISEM_AARCH64_CC", "/nonexistent/aarch64-linux-gnu-gcc", 1);
+    struct cg_build_options options = {NULL, 1, true};
+    ck_assert_int_eq(cg_build(program, out, &options, NULL, &diag),
+                     CFI_E_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(diag.message, "AArch64 C compiler"));
+    ck_assert_int_ne(access(out, F_OK), 0);
+    rmdir(dir);
+    free(dir);
+    cg_program_free(program);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    free(path);
+}
+END_TEST
+
+/* The line of `text` that starts with `prefix`, up to its end. */
+static void line_of(const char *text, const char *prefix, char *out,
+                    size_t size)
+{
+    const char *at = strstr(text, prefix);
+    ck_assert_msg(at != NULL, "no \"%s\" in:\n%s", prefix, text);
+    size_t len = strcspn(at, "\n");
+    snprintf(out, size, "%.*s", (int)len, at);
+}
+
+/* cfisem unwind --engine compiled on an AArch64 file (its eh_elf built
+ * into the cache, then run under qemu) answers as il: a signed return
+ * address, B key, stripped into pc. */
+START_TEST(test_aarch64_cli_unwind)
+{
+    char *path = test_build_path("corpus/cases-aarch64/pac_ret_b_key.so");
+    char *cache = test_temp_dir();
+    setenv("XDG_CACHE_HOME", cache, 1);
+    const char *base[] = {"unwind", path, "--pc", "0x1020", "--regs",
+                          "sp=0x7ff0000,x29=0x7ff0100,"
+                          "x30=0xabcd000000401234",
+                          "--mem-seed", "7", "--engine", NULL, NULL};
+    struct test_run il, compiled;
+    base[9] = "il";
+    test_run_cfisem(base, &il);
+    base[9] = "compiled";
+    test_run_cfisem(base, &compiled);
+    ck_assert_msg(compiled.exit_code == 0, "%s", compiled.err);
+    static const char *const lines[] = {"cfa = ", "x29 = ", "x30 = ",
+                                        "sp = ", "pc = ", "ra_sign_state = ",
+                                        "return address key: "};
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        char want[256], got[256];
+        line_of(il.out, lines[i], want, sizeof want);
+        line_of(compiled.out, lines[i], got, sizeof got);
+        ck_assert_str_eq(got, want);
+    }
+    ck_assert_ptr_nonnull(strstr(compiled.out, "return address key: B"));
+    test_run_free(&il);
+    test_run_free(&compiled);
+    char command[4300];
+    snprintf(command, sizeof command, "rm -rf '%s'", cache);
+    ck_assert_int_eq(system(command), 0);
+    free(cache);
+    free(path);
+}
+END_TEST
+
+/* cfisem validate on an AArch64 case: every address, under qemu. */
+START_TEST(test_aarch64_validate)
+{
+    char *path = test_build_path("corpus/cases-aarch64/pac_ret_b_key.so");
+    char *eh_path = eh_elf_path("cases-aarch64/pac_ret_b_key", "table");
+    const char *args[] = {"validate", path, eh_path, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == 0, "%s%s", run.out, run.err);
+    ck_assert_ptr_nonnull(strstr(run.out, "4 states: "));
+    ck_assert_ptr_nonnull(strstr(run.out, "result: 0 wrong ranges: pass"));
+    ck_assert_ptr_null(strstr(run.out, "crash"));
+    test_run_free(&run);
+    free(eh_path);
+    free(path);
 }
 END_TEST
 
@@ -435,8 +787,8 @@ static void compare_v1_at(const struct cg_eh_elf *eh,
         cg_unwind(eh, &request, b);
         if (!same_v1(a, b)) {
             char ta[1024], tb[1024];
-            describe(ta, sizeof ta, a);
-            describe(tb, sizeof tb, b);
+            describe(ta, sizeof ta, &cfi_arch_x86_64, a);
+            describe(tb, sizeof tb, &cfi_arch_x86_64, b);
             ck_abort_msg("%s (v1): pc 0x%" PRIx64 "%s state %u:\n"
                          " il (reduced): %s\n compiled:     %s",
                          il->file->path, pc, caller ? " (caller)" : "", k, ta,
@@ -1956,6 +2308,17 @@ int main(void)
     tcase_add_loop_test(files, test_overlaps_and_failures, 0, 2);
     tcase_add_test(files, test_table_dense_sub_blocks);
     suite_add_tcase(suite, files);
+    TCase *a64 = tcase_create("aarch64");
+    tcase_set_timeout(a64, 600);
+    tcase_add_loop_test(a64, test_aarch64_cases, 0, 2);
+    tcase_add_test(a64, test_aarch64_libc);
+    tcase_add_test(a64, test_aarch64_runner_failures);
+    tcase_add_test_raise_signal(a64, test_aarch64_runner_killed, SIGTERM);
+    tcase_add_test(a64, test_aarch64_compiler_missing);
+    tcase_add_test(a64, test_aarch64_cli_unwind);
+    tcase_add_test(a64, test_aarch64_validate);
+    suite_add_tcase(suite, a64);
+
     TCase *v1 = tcase_create("v1");
     tcase_set_timeout(v1, 900);
     tcase_add_test(v1, test_v1_cases);

@@ -113,7 +113,7 @@ void validate_judge(struct validator *v, const struct raw_answer *raw,
     struct engine_answer *answer = v->answer;
     raw_to_full(&raw->full, &answer->frame);
     engine_answer_all_comparable(answer);
-    for (unsigned reg = CFI_NGPRS; reg < CFI_NREGS; reg++)
+    for (unsigned reg = v->file->arch->nreported; reg < CFI_NREGS; reg++)
         answer->reg_comparable[reg] = false;
     if (crashed) {
         memset(outcome, 0, sizeof *outcome);
@@ -156,7 +156,7 @@ void validate_ask(struct validator *v, const struct check_address *at,
     struct engine_outcome outcome;
     validate_judge(v, raw, false, &outcome);
     raw->wrong = outcome.nitems != 0;
-    raw->kind = validate_kind(&outcome, false);
+    raw->kind = validate_kind(v, &outcome, false);
     raw->got_status = (uint8_t)v->got->status;
 }
 
@@ -358,7 +358,7 @@ struct verdict {
     uint64_t wrong;
     size_t slot;
     enum validate_wrong_class wrong_class;
-    uint32_t kind;
+    uint64_t kind;
     enum cfi_status expected_status, got_status;
     struct crash_info crash;
 };
@@ -388,7 +388,7 @@ static void judge_slot(struct validator *v, const struct batch *b,
     v->result->reference[expected_status]++;
     if (!crash.crashed && !raw->wrong)
         return;
-    uint32_t kind = crash.crashed ? VALIDATE_KIND_CRASH : raw->kind;
+    uint64_t kind = crash.crashed ? VALIDATE_KIND_CRASH : raw->kind;
     enum cfi_status got_status = crash.crashed
                                      ? CFI_E_UNSUPPORTED
                                      : (enum cfi_status)raw->got_status;
@@ -526,6 +526,21 @@ struct load_report {
     char error[320];
 };
 
+/* An eh_elf of another machine (AArch64): loaded by its runner, under
+ * qemu, which says why not. */
+static _Noreturn void try_load_remote(const char *path,
+                                      struct load_report *report)
+{
+    struct cg_eh_elf *eh;
+    struct cfi_diag diag;
+    report->loaded = cg_load(path, &eh, &diag) == CFI_OK;
+    if (report->loaded)
+        cg_unload(eh);
+    else
+        snprintf(report->error, sizeof report->error, "%s", diag.message);
+    _exit(0);
+}
+
 enum cfi_status validate_try_load(const char *path, struct cfi_diag *diag,
                                   char *detail, size_t size)
 {
@@ -546,6 +561,8 @@ enum cfi_status validate_try_load(const char *path, struct cfi_diag *diag,
         if (null >= 0)
             dup2(null, 1), dup2(null, 2);
         alarm(CALL_SECONDS);
+        if (cg_eh_elf_is_remote(path))
+            try_load_remote(path, report);
         void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         const char *error = handle ? NULL : dlerror();
         snprintf(report->error, sizeof report->error, "%s", error ? error : "");

@@ -29,8 +29,8 @@ struct raw_full {
     uint64_t offset;
     const char *message;
     uint64_t cfa;
-    uint8_t reg_status[CFI_NGPRS];
-    uint64_t value[CFI_NGPRS];
+    uint8_t reg_status[VALIDATE_REGS_MAX];  /* the reported registers */
+    uint64_t value[VALIDATE_REGS_MAX];
 };
 
 /* One question's answer, as a child sends it back. */
@@ -39,7 +39,7 @@ struct raw_answer {
     uint8_t got_status;
     bool wrong;
     bool faulted;                /* v1: a deref read faulted */
-    uint32_t kind;               /* VALIDATE_KIND_* when wrong */
+    uint64_t kind;               /* VALIDATE_KIND_* when wrong */
     struct engine_v1_context v1;
     struct raw_full full;
 };
@@ -107,9 +107,10 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
                           const struct engine_outcome *outcome, bool crashed,
                           struct validate_wrong_range *wrong);
 /* The kind bits of one wrong question. */
-uint32_t validate_kind(const struct engine_outcome *outcome, bool crashed);
+uint64_t validate_kind(const struct validator *v,
+                       const struct engine_outcome *outcome, bool crashed);
 /* The class of a wrong question. */
-enum validate_wrong_class validate_class(uint32_t kind,
+enum validate_wrong_class validate_class(uint64_t kind,
                                          enum cfi_status expected_status,
                                          enum cfi_status got_status);
 void validate_progress(struct validator *v, uint64_t done);

@@ -13,15 +13,29 @@
  * "status ok->unsupported", "crashed (SIGSEGV)". */
 struct kind_of {
     enum validate_wrong_class wrong_class;
-    uint32_t kind;
+    uint64_t kind;
+    const struct cfi_arch *arch;
     enum cfi_status expected_status, got_status;
     int signal;
 };
 
-static struct kind_of range_kind(const struct validate_wrong_range *r)
+static struct kind_of range_kind(const struct validate_result *v,
+                                 const struct validate_wrong_range *r)
 {
-    return (struct kind_of){r->wrong_class, r->kind, r->expected_status,
-                            r->got_status, r->signal};
+    return (struct kind_of){r->wrong_class, r->kind, v->arch,
+                            r->expected_status, r->got_status, r->signal};
+}
+
+/* The reported registers of the file's architecture. */
+static unsigned kind_regs(const struct kind_of *k)
+{
+    unsigned n = k->arch ? k->arch->nreported : CFI_NGPRS;
+    return n < VALIDATE_REGS_MAX ? n : VALIDATE_REGS_MAX;
+}
+
+static const char *kind_reg_name(const struct kind_of *k, unsigned reg)
+{
+    return k->arch ? cfi_arch_reg_name(k->arch, reg) : cfi_reg_name(reg);
 }
 
 static void print_kind(FILE *out, const struct kind_of *k)
@@ -40,9 +54,9 @@ static void print_kind(FILE *out, const struct kind_of *k)
         fprintf(out, "%scfa", sep);
         sep = " ";
     }
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+    for (unsigned reg = 0; reg < kind_regs(k); reg++)
         if (k->kind & (VALIDATE_KIND_REG0 << reg)) {
-            fprintf(out, "%s%s", sep, cfi_reg_name(reg));
+            fprintf(out, "%s%s", sep, kind_reg_name(k, reg));
             sep = " ";
         }
 }
@@ -110,7 +124,7 @@ static void print_range(FILE *out, const struct validate_result *v,
 {
     fprintf(out, "[%zu] [0x%" PRIx64 ",0x%" PRIx64 ") ", number, r->begin,
             r->end);
-    struct kind_of kind = range_kind(r);
+    struct kind_of kind = range_kind(v, r);
     print_class_kind(out, &kind);
     fprintf(out, ": %" PRIu64 " address%s, %" PRIu64 " wrong answer%s\n",
             r->end - r->begin, r->end - r->begin == 1 ? "" : "es",
@@ -141,8 +155,8 @@ static void print_kinds(FILE *out, const struct validate_result *v)
         const struct validate_kind_total *t = &v->kinds[i];
         fprintf(out, "  %8" PRIu64 " %10" PRIu64 " %10" PRIu64 "  ",
                 t->ranges, t->addresses, t->wrong_requests);
-        struct kind_of kind = {t->wrong_class, t->kind, t->expected_status,
-                               t->got_status, t->signal};
+        struct kind_of kind = {t->wrong_class, t->kind, v->arch,
+                               t->expected_status, t->got_status, t->signal};
         print_class_kind(out, &kind);
         fputc('\n', out);
     }
@@ -208,19 +222,21 @@ void validate_result_text(FILE *out, const struct validate_result *v,
 /* JSON                                                                 */
 /* ------------------------------------------------------------------ */
 
-static void json_kind(FILE *out, uint32_t kind)
+static void json_kind(FILE *out, const struct kind_of *k)
 {
     fputs("[", out);
     const char *sep = "";
+    uint64_t kind = k->kind;
     if (kind & VALIDATE_KIND_CRASH)
         fputs("\"crashed\"", out), sep = ", ";
     if (kind & VALIDATE_KIND_STATUS)
         fprintf(out, "%s\"status\"", sep), sep = ", ";
     if (kind & VALIDATE_KIND_CFA)
         fprintf(out, "%s\"cfa\"", sep), sep = ", ";
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+    for (unsigned reg = 0; reg < kind_regs(k); reg++)
         if (kind & (VALIDATE_KIND_REG0 << reg))
-            fprintf(out, "%s\"%s\"", sep, cfi_reg_name(reg)), sep = ", ";
+            fprintf(out, "%s\"%s\"", sep, kind_reg_name(k, reg)),
+                sep = ", ";
     fputs("]", out);
 }
 
@@ -230,7 +246,7 @@ static void json_kind_members(FILE *out, const struct kind_of *k)
 {
     fprintf(out, "\"class\": \"%s\", \"kind\": ",
             validate_wrong_class_name(k->wrong_class));
-    json_kind(out, k->kind);
+    json_kind(out, k);
     bool crashed = k->kind & VALIDATE_KIND_CRASH;
     fprintf(out, ", \"expected_status\": \"%s\", \"got_status\": \"%s\", "
             "\"signal\": ", cfi_status_name(k->expected_status),
@@ -293,7 +309,7 @@ static void json_range(FILE *out, const struct validate_result *v,
 {
     fprintf(out, "{\"begin\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64 "\", ",
             r->begin, r->end);
-    struct kind_of kind = range_kind(r);
+    struct kind_of kind = range_kind(v, r);
     json_kind_members(out, &kind);
     fprintf(out, ", \"addresses\": %" PRIu64 ", \"wrong_requests\": %" PRIu64
             ", \"in_gap\": %s, \"fde\": ", r->end - r->begin, r->wrong_requests,
@@ -331,8 +347,8 @@ static void json_kinds(FILE *out, const struct validate_result *v)
     fputs(",\n\"kinds\": [", out);
     for (size_t i = 0; i < v->nkinds; i++) {
         const struct validate_kind_total *t = &v->kinds[i];
-        struct kind_of kind = {t->wrong_class, t->kind, t->expected_status,
-                               t->got_status, t->signal};
+        struct kind_of kind = {t->wrong_class, t->kind, v->arch,
+                               t->expected_status, t->got_status, t->signal};
         fputs(i ? ",\n  {" : "\n  {", out);
         json_kind_members(out, &kind);
         fprintf(out, ", \"ranges\": %" PRIu64 ", \"addresses\": %" PRIu64

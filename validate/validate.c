@@ -242,24 +242,25 @@ static bool all_addresses(const struct validator *v, struct address_list *list)
 /* Verdicts and wrong ranges                                            */
 /* ------------------------------------------------------------------ */
 
-uint32_t validate_kind(const struct engine_outcome *outcome, bool crashed)
+uint64_t validate_kind(const struct validator *v,
+                       const struct engine_outcome *outcome, bool crashed)
 {
     if (crashed)
         return VALIDATE_KIND_CRASH;
-    uint32_t kind = 0;
+    uint64_t kind = 0;
     for (unsigned i = 0; i < outcome->nkept; i++) {
         const struct engine_item_found *item = &outcome->items[i];
         if (item->item == ENGINE_ITEM_STATUS)
             kind |= VALIDATE_KIND_STATUS;
         else if (item->item == ENGINE_ITEM_CFA)
             kind |= VALIDATE_KIND_CFA;
-        else if (item->reg < CFI_NGPRS)
+        else if (item->reg < v->file->arch->nreported)
             kind |= VALIDATE_KIND_REG0 << item->reg;
     }
     return kind;
 }
 
-enum validate_wrong_class validate_class(uint32_t kind,
+enum validate_wrong_class validate_class(uint64_t kind,
                                          enum cfi_status expected_status,
                                          enum cfi_status got_status)
 {
@@ -298,7 +299,7 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
         ? sem_range_text(q->fde->cie->arch, q->range) : NULL;
 }
 
-static bool same_kind(const struct validate_wrong_range *a, uint32_t kind,
+static bool same_kind(const struct validate_wrong_range *a, uint64_t kind,
                       enum cfi_status expected, enum cfi_status got,
                       int signal)
 {
@@ -485,6 +486,9 @@ static enum cfi_status validate_file(struct validator *v)
         return CFI_E_NOMEM;
     v->got = &v->answer->frame;
     v->result->nfdes = v->file->nfdes;
+    v->result->arch = v->file->arch;
+    if (v->file->arch->nreported > VALIDATE_REGS_MAX)
+        return CFI_E_UNSUPPORTED; /* a register file validate cannot hold */
     struct address_list list = {NULL, 0, 0};
     enum cfi_status status = all_addresses(v, &list) ? CFI_OK : CFI_E_NOMEM;
     v->total = list.count;

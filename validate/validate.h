@@ -97,13 +97,14 @@ struct validate_config {
 
 void validate_config_default(struct validate_config *config);
 
-/* Bits of a wrong range's kind. */
-enum {
-    VALIDATE_KIND_STATUS = 1u << 0,
-    VALIDATE_KIND_CFA = 1u << 1,
-    VALIDATE_KIND_REG0 = 1u << 2,  /* reg r: VALIDATE_KIND_REG0 << r, r < 17 */
-    VALIDATE_KIND_CRASH = 1u << 20,
-};
+/* Bits of a wrong range's kind: register r is VALIDATE_KIND_REG0 << r,
+ * for r below the file's reported registers (x86-64: 17, AArch64: 35;
+ * at most VALIDATE_REGS_MAX). */
+#define VALIDATE_REGS_MAX 40
+#define VALIDATE_KIND_STATUS ((uint64_t)1 << 0)
+#define VALIDATE_KIND_CFA ((uint64_t)1 << 1)
+#define VALIDATE_KIND_REG0 ((uint64_t)1 << 2)
+#define VALIDATE_KIND_CRASH ((uint64_t)1 << 62)
 
 /* What a wrong range means for whoever ships the eh_elf. */
 enum validate_wrong_class {
@@ -119,7 +120,7 @@ struct validate_wrong_range {
     enum cfi_section fde_section;
     uint64_t fde_offset, fde_begin, fde_end;
     uint64_t begin, end;         /* lookup PCs [begin, end) */
-    uint32_t kind;               /* VALIDATE_KIND_* */
+    uint64_t kind;               /* VALIDATE_KIND_* */
     /* with VALIDATE_KIND_STATUS */
     enum cfi_status expected_status, got_status;
     uint64_t wrong_requests;     /* (address, state) pairs wrong */
@@ -140,7 +141,7 @@ struct validate_wrong_range {
 /* Wrong ranges of one kind (kind, statuses, signal), summed. */
 struct validate_kind_total {
     enum validate_wrong_class wrong_class;
-    uint32_t kind;
+    uint64_t kind;
     enum cfi_status expected_status, got_status;
     int signal;
     uint64_t ranges, addresses, wrong_requests;
@@ -154,6 +155,7 @@ struct validate_result {
     struct validate_config config;
     const char *path;
     const char *eh_elf_path;
+    const struct cfi_arch *arch;       /* the file's: register names */
     size_t nfdes;
     uint64_t addresses, requests;
     uint64_t gap_addresses;            /* of `addresses`, in no FDE */
