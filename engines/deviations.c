@@ -200,15 +200,16 @@ static const struct engine_deviation table[] = {
      "DW_DLE_FRAME_AUGMENTATION_UNKNOWN (corpus/cases/signal_debug_frame).",
      engine_deviation_libdwarf_augmentation_without_z},
     {"libdwarf-val-offset-sf-rax", ENGINE_libdwarf,
-     "libdwarf gives a DW_CFA_val_offset_sf rule to rax instead of its "
-     "register",
+     "libdwarf gives a DW_CFA_val_offset_sf rule to register 0 instead "
+     "of its register",
      "DWARF 5 6.4.2.3: val_offset_sf(R, N) gives register R the rule "
      "val_offset(N * data_alignment_factor). dwarf_frame.c reads the "
      "register into lreg but indexes localregtab with reg_no, still 0 "
-     "(diff/findings/libdwarf-val-offset-sf): rax gets the rule, the "
-     "register keeps the one it had. Seen on both registers and on the "
-     "status (the slot read changes); matched as what the row gives with "
-     "each val_offset_sf's register operand made 0.",
+     "(diff/findings/libdwarf-val-offset-sf): DWARF register 0 (rax on "
+     "x86-64, x0 on AArch64) gets the rule, the register keeps the one "
+     "it had. Seen on both registers and on the status (the slot read "
+     "changes); matched as what the row gives with each val_offset_sf's "
+     "register operand made 0.",
      engine_deviation_libdwarf_val_offset_sf_rax},
     {"libdwarf-cfa-ops-on-expression", ENGINE_libdwarf,
      "libdwarf accepts def_cfa_register / def_cfa_offset when the CFA is "
@@ -333,7 +334,10 @@ static const struct engine_deviation table[] = {
      "runs it as nothing ('No information'): column 34 keeps the rule it "
      "had (none, the ABI's 0), so the return address stays signed. Seen "
      "on 34, on the PC and on what they change; matched as what the row "
-     "gives with every 0x2d read as DW_CFA_nop. Nor does it check the "
+     "gives with every 0x2d read as DW_CFA_nop in the program libdwarf "
+     "runs (search_over: up to the lookup PC, so that a later "
+     "instruction this reading makes malformed, a 0x2c finding the "
+     "state a negate would have cleared, is not run). Nor does it check the "
      "instruction: where aadwarf64 forbids a negate (mixed with another "
      "rule of RA_SIGN_STATE, or of a state signed with the PC) and cfi.h "
      "rejects the FDE, libdwarf unwinds.",
@@ -447,22 +451,49 @@ static bool pc_is_column(const struct cfi_frame *frame, unsigned pc,
             caller->value[pc] == caller->value[column]);
 }
 
+/* `frame`'s caller PC is its register `column`'s value with the
+ * pointer authentication code stripped, as cfi.h step 6 does when the
+ * architecture's signing state (ra_state) says signed. */
+static bool pc_is_stripped_column(const struct cfi_frame *frame,
+                                  const struct cfi_arch *arch,
+                                  unsigned column, unsigned va_bits)
+{
+    const struct cfi_regs *caller = &frame->caller;
+    unsigned state = arch->ra_state;
+    return state != CFI_NO_RA_STATE &&
+           caller->status[state] == CFI_REG_VALUE &&
+           caller->value[state] != CFI_RA_NOT_SIGNED &&
+           caller->status[column] == CFI_REG_VALUE &&
+           caller->status[arch->pc] == CFI_REG_VALUE &&
+           caller->value[arch->pc] ==
+               cfi_strip_pac(caller->value[column], va_bits);
+}
+
 /* cfi.h step 6: when the CIE's return address column is not the PC
  * register (rip, 16, on x86-64), the caller's PC is that column's value,
  * in the reference and in the engine (each adapter applies the step with
  * the column its library read). A difference on the PC that is the
- * difference on that column is explained by what explains the column's. */
+ * difference on that column is explained by what explains the column's.
+ * So is one where the reference stripped the column's signed value and
+ * the engine's column has no value (undefined, unknown): there is no
+ * value the engine could have stripped, the PC only copies the column. */
 static bool return_column_item(const struct engine_mismatch *m,
                                struct engine_mismatch *column)
 {
     if (m->item != ENGINE_ITEM_REG || !m->fde || !m->fde->cie ||
         m->reg != m->fde->cie->arch->pc || !engine_deviation_both_unwound(m))
         return false;
-    unsigned pc = m->fde->cie->arch->pc;
+    const struct cfi_arch *arch = m->fde->cie->arch;
+    unsigned pc = arch->pc;
     uint64_t ra = m->fde->cie->ra_column;
     if (ra == pc || ra >= CFI_NREGS ||
-        !pc_is_column(m->expected, pc, (unsigned)ra) ||
         !pc_is_column(m->got, pc, (unsigned)ra))
+        return false;
+    bool copied = pc_is_column(m->expected, pc, (unsigned)ra);
+    bool stripped = m->got->caller.status[ra] != CFI_REG_VALUE &&
+                    pc_is_stripped_column(m->expected, arch, (unsigned)ra,
+                                          m->request->va_bits);
+    if (!copied && !stripped)
         return false;
     *column = *m;
     column->reg = (unsigned)ra;

@@ -352,8 +352,31 @@ static uint8_t *patched_copy(const struct engine_mismatch *m, bool in_cie,
     return copy;
 }
 
-/* The IL's answer (sem_eval_row on the row at the lookup PC) when the
- * CIE's and FDE's programs are read with `patch` applied. */
+/* The first FDE instruction the libraries do not run: its offset. */
+static bool first_not_run(const struct sem_insn *insn, bool run,
+                          const void *env)
+{
+    if (run || insn->in_cie)
+        return false;
+    *(uint64_t *)env = insn->at;
+    return true;
+}
+
+/* The length of the FDE program the libraries run for the lookup PC:
+ * up to the advance that passes it, or the whole program. */
+static size_t run_length(const struct engine_mismatch *m)
+{
+    uint64_t at = m->fde->instructions_len;
+    walk(m, first_not_run, &at);
+    return at < m->fde->instructions_len ? (size_t)at
+                                         : m->fde->instructions_len;
+}
+
+/* The IL's answer (sem_eval_row on the row at the lookup PC, which the
+ * last range of the program it translates then holds) when the CIE's
+ * program and the part of the FDE's the libraries run are read with
+ * `patch` applied: a patched instruction after the lookup PC, or one it
+ * makes malformed there, is not run. */
 bool engine_deviation_eval_patched(const struct engine_mismatch *m,
                                    engine_deviation_patch_fn patch,
                                    struct cfi_frame *frame)
@@ -369,6 +392,7 @@ bool engine_deviation_eval_patched(const struct engine_mismatch *m,
     if (cie_bytes && fde_bytes && arena) {
         cie.instructions = cie_bytes;
         fde.instructions = fde_bytes;
+        fde.instructions_len = run_length(m);
         fde.cie = &cie;
         struct sem_fde_il il;
         struct cfi_diag diag;

@@ -72,10 +72,10 @@ static void val_offset_sf_on_rax(uint8_t *bytes, size_t len,
         bytes[at] = 0;
 }
 
-/* val_offset_sf ran: libdwarf gives its rule to rax, and its register
- * keeps the rule it had. Seen on rax, on that register, and on the
- * status (what is read changes): the item is what the row gives when the
- * program is read so. */
+/* val_offset_sf ran: libdwarf gives its rule to register 0 (rax, x0),
+ * and its register keeps the rule it had. Seen on register 0, on that
+ * register, and on the status (what is read changes): the item is what
+ * the row gives when the program is read so. */
 bool engine_deviation_libdwarf_val_offset_sf_rax(
     const struct engine_mismatch *m)
 {
@@ -133,9 +133,10 @@ static const enum sem_opcode negate_ra_state[] = {SEM_CFA_GNU_window_save};
 /* negate_ra_state ran: libdwarf leaves RA_SIGN_STATE as it was, so the
  * state (34) it gives, the caller's PC (not stripped where the IL's is)
  * and whatever they change are what the row gives with every 0x2d read
- * as a nop. Where the IL rejects the FDE at a negate (one mixed with
- * another rule of 34, or of a state signed with the PC), libdwarf,
- * running it as nothing, unwinds. */
+ * as a nop, in the part of the program libdwarf runs for the lookup PC
+ * (engine_deviation_eval_patched). Where the IL rejects the FDE at a
+ * negate (one mixed with another rule of 34, or of a state signed with
+ * the PC), libdwarf, running it as nothing, unwinds. */
 bool engine_deviation_libdwarf_negate_ra_state_ignored(
     const struct engine_mismatch *m)
 {

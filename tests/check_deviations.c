@@ -1169,21 +1169,38 @@ static const char b_key_pac_ret[] =
 static const char negate_mixed[] =
     "\t.cfi_offset 34, -16\n\tnop\n\t.cfi_negate_ra_state\n\tnop\n";
 
+/* A negate at 0x1004, then at 0x1008 set_ra_state 1, a negate (to 0)
+ * and negate_ra_state_with_pc (to 2): the IL reads all of it. With the
+ * negates read as nops, the one with the PC would find state 1 and be
+ * malformed; libdwarf, which stops at the lookup PC, never runs it. */
+static const char negate_then_with_pc[] =
+    "\tnop\n\t.cfi_negate_ra_state\n\tnop\n"
+    "\t.cfi_escape 0x2b, 1, 0\n\t.cfi_negate_ra_state\n"
+    "\t.cfi_escape 0x2c\n\tnop\n";
+
 /* libdwarf's state stays 0 where the IL's is 1 (34), its PC is x30 as
- * saved where the IL strips it; without signing neither differs. A
- * negate the IL rejects, libdwarf runs as nothing; before it runs the
- * IL's error is libdwarf-stops-at-lookup-pc's. */
+ * saved where the IL strips it; without signing neither differs. The
+ * same where reading the negates as nops would make the program
+ * malformed after the lookup PC. A negate the IL rejects, libdwarf runs
+ * as nothing; before it runs the IL's error is
+ * libdwarf-stops-at-lookup-pc's. */
 START_TEST(libdwarf_negate_ra_state_ignored)
 {
     const char *id = "libdwarf-negate-ra-state-ignored";
     char *pac = build_aarch64("", pac_ret);
     char *plain = build_aarch64("", plain_frame);
     char *mixed = build_aarch64("", negate_mixed);
+    char *late = build_aarch64("", negate_then_with_pc);
     shows(pac, 0x1008, false, ENGINE_libdwarf, ENGINE_ITEM_REG,
           A64_RA_STATE, id);
     shows(pac, 0x1008, false, ENGINE_libdwarf, ENGINE_ITEM_REG, A64_PC, id);
     does_not_match(plain, 0x1008, false, ENGINE_libdwarf, ENGINE_ITEM_REG,
                    A64_PC, id);
+    shows(late, 0x1004, false, ENGINE_libdwarf, ENGINE_ITEM_REG,
+          A64_RA_STATE, id);
+    shows(late, 0x1004, false, ENGINE_libdwarf, ENGINE_ITEM_REG, A64_PC, id);
+    does_not_match(late, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_REG,
+                   A64_RA_STATE, id);
     shows(mixed, 0x1004, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0, id);
     shows(mixed, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0,
           "libdwarf-stops-at-lookup-pc");
@@ -1192,6 +1209,7 @@ START_TEST(libdwarf_negate_ra_state_ignored)
     remove_built(pac);
     remove_built(plain);
     remove_built(mixed);
+    remove_built(late);
 }
 END_TEST
 
@@ -1252,6 +1270,35 @@ START_TEST(libdw_no_pac_strip)
                    A64_PC, id);
     remove_built(pac);
     remove_built(plain);
+}
+END_TEST
+
+/* x30 signed and saved by an empty expression (0x1008): libdw reads it
+ * as undefined, so its PC is undefined where the IL's is the saved value
+ * stripped; the PC item is x30's. Saved by a one-operation expression
+ * (DW_OP_nop), libdw reads the value, and its PC is
+ * libdw-no-pac-strip's. */
+START_TEST(libdw_return_column_stripped)
+{
+    const char *id = "libdw-empty-expression-undefined";
+    char *empty = build_aarch64("", "\thint 25\n\t.cfi_negate_ra_state\n"
+                                "\tnop\n\t.cfi_def_cfa_offset 16\n"
+                                "\tnop\n\t.cfi_escape 0x10, 30, 0\n\tnop\n");
+    char *one_op = build_aarch64("", "\thint 25\n\t.cfi_negate_ra_state\n"
+                                 "\tnop\n\t.cfi_def_cfa_offset 16\n"
+                                 "\tnop\n\t.cfi_escape 0x10, 30, 1, 0x96\n"
+                                 "\tnop\n");
+    shows(empty, 0x100c, false, ENGINE_libdw, ENGINE_ITEM_REG, A64_X30, id);
+    shows(empty, 0x100c, false, ENGINE_libdw, ENGINE_ITEM_REG, A64_PC, id);
+    struct probe p;
+    probe_run(&p, empty, 0x100c, false, ENGINE_libdw);
+    ck_assert_uint_ne(p.expected.caller.value[A64_PC],
+                      p.expected.caller.value[A64_X30]);
+    probe_free(&p);
+    shows(one_op, 0x100c, false, ENGINE_libdw, ENGINE_ITEM_REG, A64_PC,
+          "libdw-no-pac-strip");
+    remove_built(empty);
+    remove_built(one_op);
 }
 END_TEST
 
@@ -1384,6 +1431,7 @@ int main(void)
     tcase_add_test(tc, aarch64_ra_state_ops);
     tcase_add_test(tc, libdwarf_augmentation_b_key);
     tcase_add_test(tc, libdw_no_pac_strip);
+    tcase_add_test(tc, libdw_return_column_stripped);
     tcase_add_test(tc, libdw_negate_ra_state_unchecked);
     tcase_add_test(tc, libdw_aarch64_abi_cfa_x30);
     suite_add_tcase(suite, tc);
