@@ -81,8 +81,10 @@ static bool split_command(struct build *b)
     b->cc_words = strdup(cc);
     if (!b->cc_words)
         return false;
-    for (char *word = strtok(b->cc_words, " \t"); word;
-         word = strtok(NULL, " \t")) {
+    char *saved = NULL;
+    /* strtok_r: diff's threads build eh_elfs at the same time. */
+    for (char *word = strtok_r(b->cc_words, " \t", &saved); word;
+         word = strtok_r(NULL, " \t", &saved)) {
         if (b->cc_argc + 16 >= MAX_ARGS)
             return false;
         b->cc_argv[b->cc_argc++] = word;

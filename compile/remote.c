@@ -78,9 +78,10 @@ static char *find_program(const char *name)
     const char *path = getenv("PATH");
     char *dirs = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
     char candidate[PATH_MAX];
-    char *found = NULL;
-    for (char *dir = dirs ? strtok(dirs, ":") : NULL; dir && !found;
-         dir = strtok(NULL, ":")) {
+    char *found = NULL, *saved = NULL;
+    /* strtok_r: engines are opened by several threads at once. */
+    for (char *dir = dirs ? strtok_r(dirs, ":", &saved) : NULL;
+         dir && !found; dir = strtok_r(NULL, ":", &saved)) {
         int n = snprintf(candidate, sizeof candidate, "%s/%s",
                          *dir ? dir : ".", name);
         if (n > 0 && (size_t)n < sizeof candidate && executable(candidate))
