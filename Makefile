@@ -9,7 +9,8 @@
 #   make bench      build and run the benchmarks (not tests)
 #   make corpus     the real-ELF manifest and a Csmith corpus, under build/corpus
 #   make corpus-arm64
-#                   AArch64 ELF files from Debian, under build/corpus-arm64
+#                   AArch64 ELF files from Debian and a Csmith corpus
+#                   built for AArch64, under build/corpus-arm64
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
@@ -458,6 +459,7 @@ FUZZ_HARNESS ?= cfi_bytes elf oracles
 FUZZ_JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_TIME    ?= 3600
 CSMITH_SEEDS ?= 20
+CSMITH_ARM64_SEEDS ?= 50
 
 $(BUILD)/harness/%: $(BUILD)/obj/fuzz/harness/%.o $(HARNESS_DRIVER) $(HARNESS_LIBS)
 	@mkdir -p $(dir $@)
@@ -489,8 +491,14 @@ corpus: cases
 # Real AArch64 objects: the packages of corpus/arm64-packages.txt fetched
 # from Debian's archive as files (apt with a state of its own, nothing
 # installed). About 300 MB from the network: no test depends on it.
+# Then the Csmith programs cross-built for AArch64 with and without
+# pointer authentication and run by qemu-aarch64: the corpus's only
+# DW_CFA_AARCH64_negate_ra_state and "zRB" CIEs.
 corpus-arm64:
+	@scripts/install-deps corpus
 	corpus/arm64.sh $(BUILD)/corpus-arm64
+	CSMITH_ARCH=aarch64 corpus/csmith.sh $(CSMITH_ARM64_SEEDS) \
+	  $(BUILD)/corpus-arm64/csmith
 
 # ---- Manual pages, completion, install -----------------------------------
 # The manual pages and the bash completion are written from cfisem's own

@@ -18,7 +18,20 @@
 # temporary folder of its own. Seeds run CSMITH_JOBS (2) at a time.
 # OUTDIR/binaries.txt lists every kept build; OUTDIR/summary.txt the counts.
 #
-# POSIX sh; needs csmith, libcsmith-dev (csmith.h), gcc, clang, timeout.
+# CSMITH_ARCH=aarch64 (the default is x86_64) builds the same programs for
+# AArch64 instead: gcc-OPT-BP[-omitfp], aarch64-linux-gnu-gcc at the five
+# levels with -mbranch-protection=BP for BP none, standard (BTI and
+# pac-ret with the A key) and pac-ret+b-key (named pac-ret-b-key), without
+# and with -fomit-frame-pointer (30 builds), each run once by qemu-aarch64
+# -L /usr/aarch64-linux-gnu under a CSMITH_TIMEOUT (5 s) timeout. The
+# summary also says how many kept pac-ret builds carry
+# DW_CFA_AARCH64_negate_ra_state and how many B-key builds a CIE with
+# augmentation "zRB" (readelf -wf): Debian's arm64 packages are built
+# without branch protection, so these are the corpus's only
+# pointer-authentication CFI.
+#
+# POSIX sh; needs csmith, libcsmith-dev (csmith.h), gcc, clang, timeout;
+# for AArch64, gcc-aarch64-linux-gnu, qemu-user and readelf.
 set -eu
 
 FLAGS="arrays bitfields comma-operators compound-assignment consts divs
@@ -26,14 +39,33 @@ embedded-assigns pre-incr-operator pre-decr-operator post-incr-operator
 post-decr-operator unary-plus-operator jumps longlong int8 uint8 float
 math64 inline-function muls safe-math packed-struct pointers structs unions
 volatiles volatile-pointers const-pointers global-variables builtins"
-COMPILERS="gcc clang"
 LEVELS="O0 O1 O2 O3 Os"
+AARCH64_PROTECTIONS="none standard pac-ret+b-key"
+
+# The architecture: its builds (builds_$arch), the command that runs a
+# build and the default time limit of a run (qemu-aarch64 translates the
+# program: slower than the machine itself).
+arch=${CSMITH_ARCH:-x86_64}
+case $arch in
+x86_64)
+    runner=
+    run_timeout=${CSMITH_TIMEOUT:-2}
+    ;;
+aarch64)
+    runner="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+    run_timeout=${CSMITH_TIMEOUT:-5}
+    ;;
+*)
+    echo "csmith.sh: unknown CSMITH_ARCH '$arch' (x86_64, aarch64)" >&2
+    exit 1
+    ;;
+esac
 
 # The csmith options of seed $1: one random bit per flag. csmith has no
 # positive form of --no-global-variables: that flag on is its default,
 # and is not passed. --builtins comes with --disable-builtin-kinds x86:
 # x86 builtins (__builtin_ia32_crc32qi) need -msse4.2 and do not link at
-# -O0 without it.
+# -O0 without it (and are not AArch64's).
 swarm_options() {
     # shellcheck disable=SC2086
     echo $FLAGS | awk -v seed="$1" '{
@@ -48,6 +80,59 @@ swarm_options() {
         }
         print ""
     }'
+}
+
+# The builds of a seed, one a line: the build's name, the compiler, its
+# options (without those every build has).
+builds_x86_64() {
+    for cc in gcc clang; do
+        for level in $LEVELS; do
+            echo "$cc-$level $cc -$level"
+            echo "$cc-$level-omitfp $cc -$level -fomit-frame-pointer"
+        done
+    done
+}
+
+builds_aarch64() {
+    for level in $LEVELS; do
+        for bp in $AARCH64_PROTECTIONS; do
+            name=gcc-$level-$(echo "$bp" | tr + -)
+            cc="aarch64-linux-gnu-gcc -$level -mbranch-protection=$bp"
+            echo "$name $cc"
+            echo "$name-omitfp $cc -fomit-frame-pointer"
+        done
+    done
+}
+
+# Builds $dir/program.c as $dir/$name with compiler $cc and options
+# $flags, runs it once, keeps it only when the run ends normally; one
+# line in builds.txt says which.
+build_and_run() {
+    dir=$1
+    name=$2
+    cc=$3
+    flags=$4
+    bin=$dir/$name
+    # shellcheck disable=SC2086
+    if ! $cc $flags -o "$bin" "$dir/program.c" </dev/null >/dev/null 2>&1; then
+        echo "$name build-failed" >>"$dir/builds.txt"
+        return 0
+    fi
+    status=0
+    # (braces, not a subshell: the shell would report the signal on the
+    # terminal; qemu-aarch64 ends by the signal that ended the program)
+    # shellcheck disable=SC2086 # $runner is a command and its options
+    { timeout "$run_timeout" $runner "$bin"; } \
+        </dev/null >/dev/null 2>&1 || status=$?
+    if [ "$status" -eq 124 ]; then
+        echo "$name timeout" >>"$dir/builds.txt"
+        rm -f "$bin"
+    elif [ "$status" -gt 124 ]; then
+        echo "$name signal-$((status - 128))" >>"$dir/builds.txt"
+        rm -f "$bin"
+    else
+        echo "$name kept exit-$status" >>"$dir/builds.txt"
+    fi
 }
 
 # Builds and runs one seed, in OUTDIR/seed-S.
@@ -69,35 +154,11 @@ one_seed() {
     fi
     cp "$work/program.c" "$dir/program.c"
     : >"$dir/builds.txt"
-    for cc in $COMPILERS; do
-        for level in $LEVELS; do
-            for fp in "" -omitfp; do
-                name=$cc-$level$fp
-                bin=$dir/$name
-                flags="-$level -w -I/usr/include/csmith"
-                [ -n "$fp" ] && flags="$flags -fomit-frame-pointer"
-                # shellcheck disable=SC2086
-                if ! $cc $flags -o "$bin" "$dir/program.c" >/dev/null 2>&1; then
-                    echo "$name build-failed" >>"$dir/builds.txt"
-                    continue
-                fi
-                status=0
-                # (braces, not a subshell: the shell would report the
-                # signal on the terminal)
-                { timeout "${CSMITH_TIMEOUT:-2}" "$bin"; } \
-                    </dev/null >/dev/null 2>&1 || status=$?
-                if [ "$status" -eq 124 ]; then
-                    echo "$name timeout" >>"$dir/builds.txt"
-                    rm -f "$bin"
-                elif [ "$status" -gt 124 ]; then
-                    echo "$name signal-$((status - 128))" >>"$dir/builds.txt"
-                    rm -f "$bin"
-                else
-                    echo "$name kept exit-$status" >>"$dir/builds.txt"
-                fi
-            done
-        done
-    done
+    while read -r name cc flags; do
+        build_and_run "$dir" "$name" "$cc" "$flags -w -I/usr/include/csmith"
+    done <<EOF
+$(builds_"$arch")
+EOF
     rm -rf "$work"
     touch "$dir/done"
 }
@@ -129,11 +190,56 @@ count() {
     # shellcheck disable=SC2086 # $2 is an option or nothing
     cat "$out"/seed-*/builds.txt 2>/dev/null | grep -c ${2:-} -- "$1" || true
 }
+# The number of FDEs of readelf -wf's output on stdin whose program has
+# DW_CFA_AARCH64_negate_ra_state.
+negate_fdes() {
+    awk '/^[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ / { fde = / FDE /; seen = 0 }
+         fde && !seen && /DW_CFA_AARCH64_negate_ra_state/ { n++; seen = 1 }
+         END { print n + 0 }'
+}
+# What the kept AArch64 builds say of pointer authentication: the pac-ret
+# builds (standard, pac-ret-b-key) whose CFI has
+# DW_CFA_AARCH64_negate_ra_state, in how many FDEs, and the B-key builds
+# with a CIE of augmentation "zRB".
+protection_summary() {
+    grep -e '-standard' -e '-pac-ret-b-key' "$out/binaries.txt" | {
+        pac=0 pac_ok=0 fdes=0 bkey=0 bkey_ok=0
+        while read -r bin; do
+            frames=$(readelf -wf "$bin")
+            n=$(echo "$frames" | negate_fdes)
+            pac=$((pac + 1))
+            fdes=$((fdes + n))
+            if [ "$n" -gt 0 ]; then
+                pac_ok=$((pac_ok + 1))
+            fi
+            case $bin in
+            *-pac-ret-b-key*)
+                bkey=$((bkey + 1))
+                if echo "$frames" | grep -q 'Augmentation: *"zRB"'; then
+                    bkey_ok=$((bkey_ok + 1))
+                fi
+                ;;
+            esac
+        done
+        echo "$pac_ok of $pac pac-ret builds have" \
+            "DW_CFA_AARCH64_negate_ra_state (in $fdes FDEs)," \
+            "$bkey_ok of $bkey B-key builds a \"zRB\" CIE"
+    }
+}
 builds=$(count 'csmith failed' -v)
-summary="csmith corpus $out: $seeds seeds ($(count 'csmith failed') csmith"
+corpus="csmith corpus"
+if [ "$arch" = aarch64 ]; then
+    corpus="$corpus $out (AArch64)"
+else
+    corpus="$corpus $out"
+fi
+summary="$corpus: $seeds seeds ($(count 'csmith failed') csmith"
 summary="$summary failures), $builds builds, $kept binaries kept"
 summary="$summary ($(count ' timeout') timeouts, $(count ' signal-') killed by"
 summary="$summary a signal, $(count 'build-failed') failed to build);"
 summary="$summary this run: ${seconds} s"
+if [ "$arch" = aarch64 ]; then
+    summary="$summary; $(protection_summary)"
+fi
 echo "$summary" >"$out/summary.txt"
 echo "$summary"
