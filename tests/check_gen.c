@@ -564,7 +564,7 @@ START_TEST(aarch64_expectations_name_every_state)
         ck_assert_ptr_nonnull(strstr(expect, " caf=4 daf=-8 "));
         ck_assert_ptr_null(strstr(expect, " caf=1 "));
         for (int k = 0; k < 3; k++) {
-            char state[32];
+            char state[48];
             snprintf(state, sizeof state, "ra_sign_state=expr(lit%d)", k);
             seen[k] = seen[k] || strstr(expect, state) != NULL;
         }
