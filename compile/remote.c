@@ -122,21 +122,6 @@ static char *find_runner(void)
 /* The conversation                                                     */
 /* ------------------------------------------------------------------ */
 
-static bool receive(int fd, void *buffer, size_t size)
-{
-    unsigned char *bytes = buffer;
-    while (size > 0) {
-        ssize_t n = read(fd, bytes, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        bytes += n;
-        size -= (size_t)n;
-    }
-    return true;
-}
-
 static bool send_all(int fd, const void *buffer, size_t size)
 {
     const unsigned char *bytes = buffer;
@@ -244,7 +229,7 @@ static enum cfi_status start(struct cg_remote *remote, struct cfi_diag *diag)
         return fail(diag, CFI_E_UNSUPPORTED, "cannot run qemu-aarch64");
     }
     struct rn_hello hello;
-    if (!receive(remote->fd, &hello, sizeof hello)) {
+    if (!rn_read_all(remote->fd, &hello, sizeof hello)) {
         stop(remote, NULL);
         return fail(diag, CFI_E_UNSUPPORTED,
                     "the AArch64 runner ended before it answered "
@@ -331,10 +316,10 @@ static bool converse(struct cg_remote *remote,
     static const unsigned step_bound = 1u << 20; /* reads per frame */
     for (unsigned step = 0; step < step_bound; step++) {
         struct rn_read ask;
-        if (!receive(remote->fd, &ask, sizeof ask))
+        if (!rn_read_all(remote->fd, &ask, sizeof ask))
             return false;
         if (ask.tag == RN_FRAME)
-            return receive(remote->fd, frame, sizeof *frame) &&
+            return rn_read_all(remote->fd, frame, sizeof *frame) &&
                    frame->nregs <= RN_REPORTED_MAX;
         if (ask.tag != RN_READ || ask.size == 0 || ask.size > 8)
             return false;

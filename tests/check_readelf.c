@@ -475,7 +475,10 @@ static bool has_eh_frame(int fd, unsigned machine, bool objects)
     return found;
 }
 
-static bool is_candidate(const char *path)
+/* A regular file of at most MAX_FILE_SIZE: an ELF of `machine` (see
+ * has_eh_frame). */
+static bool is_machine_candidate(const char *path, unsigned machine,
+                                 bool objects)
 {
     struct stat st;
     if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE_SIZE)
@@ -483,22 +486,19 @@ static bool is_candidate(const char *path)
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return false;
-    bool ok = has_eh_frame(fd, EM_X86_64, false);
+    bool ok = has_eh_frame(fd, machine, objects);
     close(fd);
     return ok;
 }
 
+static bool is_candidate(const char *path)
+{
+    return is_machine_candidate(path, EM_X86_64, false);
+}
+
 static bool is_aarch64_candidate(const char *path)
 {
-    struct stat st;
-    if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE_SIZE)
-        return false;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return false;
-    bool ok = has_eh_frame(fd, EM_AARCH64, true);
-    close(fd);
-    return ok;
+    return is_machine_candidate(path, EM_AARCH64, true);
 }
 
 struct file_list {

@@ -28,21 +28,6 @@ _Static_assert(EH_ELF_NREGS <= RN_REPORTED_MAX &&
                    EH_ELF_DWARF_REGS == RN_NREGS,
                "the protocol carries the register file");
 
-static bool read_all(int fd, void *buffer, size_t size)
-{
-    unsigned char *bytes = buffer;
-    while (size > 0) {
-        ssize_t n = read(fd, bytes, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        bytes += n;
-        size -= (size_t)n;
-    }
-    return true;
-}
-
 static bool write_all(int fd, const void *buffer, size_t size)
 {
     const unsigned char *bytes = buffer;
@@ -71,7 +56,7 @@ static int read_memory(void *data, uint64_t addr, unsigned size,
     struct rn_read ask = {RN_READ, size, addr};
     struct rn_memory answer;
     if (call->broken || !write_all(1, &ask, sizeof ask) ||
-        !read_all(0, &answer, sizeof answer)) {
+        !rn_read_all(0, &answer, sizeof answer)) {
         call->broken = true;
         return 1;
     }
@@ -110,7 +95,7 @@ static void callee_regs(const struct rn_request *request,
 static bool serve(eh_elf_unwind_fn *unwind)
 {
     static struct rn_request request; /* 1.2 KB: off the small stack */
-    if (!read_all(0, &request, sizeof request) || request.magic != RN_MAGIC)
+    if (!rn_read_all(0, &request, sizeof request) || request.magic != RN_MAGIC)
         return false;
     struct call call = {&request, false};
     struct eh_elf_regs in;

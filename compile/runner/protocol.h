@@ -22,7 +22,11 @@
 #ifndef CFISEM_RUNNER_PROTOCOL_H
 #define CFISEM_RUNNER_PROTOCOL_H
 
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define RN_MAGIC 0x314e5245u /* "ERN1" */
 #define RN_NREGS 128         /* the callee's registers sent: CFI_NREGS */
@@ -101,5 +105,22 @@ _Static_assert(sizeof(struct rn_read) == 16, "rn_read has no padding");
 _Static_assert(sizeof(struct rn_memory) == 16, "rn_memory has no padding");
 _Static_assert(sizeof(struct rn_frame) == 56 + 8 * RN_REPORTED_MAX,
                "rn_frame has no padding");
+
+/* Reads exactly `size` bytes from fd (both sides of the conversation);
+ * false at the end of the stream or on an error. */
+static inline bool rn_read_all(int fd, void *buffer, size_t size)
+{
+    unsigned char *bytes = buffer;
+    while (size > 0) {
+        ssize_t n = read(fd, bytes, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        bytes += n;
+        size -= (size_t)n;
+    }
+    return true;
+}
 
 #endif
