@@ -23,7 +23,8 @@
  *  "result": {"status": NAME, "message": TEXT | null, "text": TEXT,
  *             "frame": FRAME | null}}
  *
- * COLUMN is "cfa" or a register name of the file's architecture; RULE is in translate.c's notation;
+ * COLUMN is "cfa" or a register name of the file's architecture;
+ * RULE is in translate.c's notation;
  * IL_ROW and "data" (a CFA or register rule) are as `cfisem il --format
  * json` writes them (sem_print_range_json); FRAME is what the caller's
  * writer prints (ex_json's `frame`: for `cfisem explain`, what `cfisem
