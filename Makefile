@@ -17,7 +17,9 @@
 #   make install    the binary, manual pages, eh_elf.h, the bash
 #                   completion and libcfisem-unwind (.a, .so, header,
 #                   pkg-config file, the system eh_elf folder
-#                   lib/MULTIARCH/cfisem/eh_elf) under $(DESTDIR)$(PREFIX)
+#                   lib/MULTIARCH/cfisem/eh_elf) and, when the cross
+#                   compiler built it, the AArch64 eh_elf runner
+#                   (lib/cfisem/aarch64) under $(DESTDIR)$(PREFIX)
 #                   (/usr/local);
 #                   make uninstall removes them
 #   make paper-data run the tools, write the paper's data: paper/generated/
@@ -242,8 +244,9 @@ cases: $(CASE_SOS) $(CASE_OBJS) $(A64_CASE_SOS) $(A64_CASE_OBJS)
 
 # The eh_elf runner (compile/runner/): an AArch64 program, run under
 # qemu-aarch64, that calls the eh_elfs of AArch64 files for cfisem, which
-# finds it as aarch64/eh_elf_runner beside itself (or one folder up, for
-# the suites). No sanitizer: it is not host code.
+# finds it from where it runs itself: aarch64/eh_elf_runner beside it (or
+# one folder up, for the suites), or, installed, ../lib/cfisem/aarch64/
+# (compile/remote.c). No sanitizer: it is not host code.
 $(AARCH64_RUNNER): compile/runner/eh_elf_runner.c compile/runner/protocol.h \
                    compile/eh_elf.h
 	@mkdir -p $(dir $@)
@@ -512,6 +515,10 @@ INCDIR  := $(DESTDIR)$(PREFIX)/include/cfisem
 COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 LIBDIR  := $(DESTDIR)$(PREFIX)/lib
 PCDIR   := $(LIBDIR)/pkgconfig
+# The AArch64 eh_elf runner, where an installed cfisem looks for it
+# (PREFIX/bin/../lib/cfisem/aarch64), when the cross compiler built it.
+RUNNERDIR := $(LIBDIR)/cfisem/aarch64
+INSTALL_RUNNER := $(if $(AARCH64_CC_FOUND),$(AARCH64_RUNNER))
 
 # The system folder of eh_elfs keyed by build-id, compiled into
 # libcfisem-unwind (cfisem_system_eh_elf_dir): $(1) the prefix. A
@@ -536,7 +543,8 @@ $(BUILD)/cfisem.bash: $(BUILD)/cfisem scripts/completion.sh
 man: $(BUILD)/man/cfisem.1
 completion: $(BUILD)/cfisem.bash
 
-install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash $(RT_LIBS)
+install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash $(RT_LIBS) \
+         $(INSTALL_RUNNER)
 	install -d $(BINDIR) $(MANDIR) $(INCDIR) $(COMPDIR) $(LIBDIR) $(PCDIR)
 	install -m 755 $(BUILD)/cfisem $(BINDIR)/cfisem
 	install -m 644 $(BUILD)/man/*.1 $(MANDIR)/
@@ -548,14 +556,16 @@ install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash $(RT_LIBS)
 	ln -sf $(RT_SONAME) $(LIBDIR)/libcfisem-unwind.so
 	install -d -m 755 $(EHELFDIR)/.build-id
 	$(call rt_pc_text,$(PREFIX)) > $(PCDIR)/cfisem-unwind.pc
+	$(if $(INSTALL_RUNNER),install -d -m 755 $(RUNNERDIR) && \
+	  install -m 755 $(INSTALL_RUNNER) $(RUNNERDIR)/eh_elf_runner)
 
 uninstall:
 	rm -f $(BINDIR)/cfisem $(MANDIR)/cfisem.1 $(MANDIR)/cfisem-*.1 \
 	      $(INCDIR)/eh_elf.h $(COMPDIR)/cfisem
 	rm -f $(INCDIR)/cfisem-unwind.h $(LIBDIR)/libcfisem-unwind.a \
 	      $(LIBDIR)/$(RT_SONAME) $(LIBDIR)/libcfisem-unwind.so \
-	      $(PCDIR)/cfisem-unwind.pc
-	-rmdir $(INCDIR) $(PCDIR) 2>/dev/null
+	      $(PCDIR)/cfisem-unwind.pc $(RUNNERDIR)/eh_elf_runner
+	-rmdir $(INCDIR) $(PCDIR) $(RUNNERDIR) $(dir $(RUNNERDIR)) 2>/dev/null
 	-rmdir $(EHELFDIR)/.build-id $(EHELFDIR) $(dir $(EHELFDIR)) 2>/dev/null
 
 # ---- The paper (paper/: see paper/README.md) --------------------------

@@ -34,6 +34,13 @@ static const char usage[] =
     "     addresses read and what answered them, expressions traced one\n"
     "     operation a line with the stack after it;\n"
     "  5. the result, as `cfisem unwind --engine il` prints it.\n"
+    "FILE is x86-64 or AArch64: register names, ABI defaults and the\n"
+    "columns shown are its architecture's. On AArch64, RA_SIGN_STATE is a\n"
+    "column, and what 0x2d, 0x2c, 0x2b and restore_state do to it is said\n"
+    "in words; the evaluation shows the caller's PC as x30's value (the\n"
+    "return address column), stripped of its pointer-authentication code\n"
+    "(va_bits 48) when RA_SIGN_STATE says signed, and the key (A, or B\n"
+    "for a CIE with 'B').\n"
     "\n"
     "  --pc, --caller, --regs, --mem-seed, --mem, --fault as for unwind.\n"
     "  --format F   text (default; colour on a terminal unless NO_COLOR),\n"
@@ -254,8 +261,7 @@ static void frame_json(FILE *out, const struct explanation *e)
     answer.signal_comparable = true;
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
         answer.reg_comparable[reg] = true;
-    cli_frame_json(out, &cfi_arch_x86_64, engine_name(ENGINE_il), e->pc,
-                   &answer);
+    cli_frame_json(out, ex_arch(e), engine_name(ENGINE_il), e->pc, &answer);
 }
 
 /* The FDE's machine code, disassembled by synth/'s decoder, as the page
@@ -268,6 +274,11 @@ static bool disassemble_fde(const struct explanation *e,
     struct synth_decoder *decoder;
     struct cfi_diag diag;
     *insns = NULL;
+    if (ex_arch(e) != &cfi_arch_x86_64) {
+        /* synth/ decodes x86-64 code (capstone) and nothing else. */
+        *no_decoder = "cfisem disassembles x86-64 machine code only";
+        return true;
+    }
     if (synth_decoder_new(&decoder, &diag) != CFI_OK) {
         *no_decoder = diag.message;
         return diag.status != CFI_E_NOMEM;
@@ -343,12 +354,6 @@ static int print_explanation(const struct explanation *e, enum ex_format f)
 
 static int explain_file(struct options *o, const struct cfi_file *file)
 {
-    /* The derivation's defaults and register names are x86-64's. */
-    if (file->arch != &cfi_arch_x86_64) {
-        fprintf(stderr, "cfisem: %s: explain does not read %s files yet\n",
-                o->path, file->arch->name);
-        return CLI_BAD_INPUT;
-    }
     if (!cli_state_set_regs(&o->state, file->arch, o->pc))
         return cli_usage_error("explain", "bad register list for",
                                file->arch->name);

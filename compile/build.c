@@ -173,7 +173,8 @@ static enum cfi_status cannot_run(const struct build *b,
 {
     return fail(diag, CFI_E_UNSUPPORTED,
                 aarch64(b) ? "cannot run the AArch64 C compiler "
-                             "($CFISEM_AARCH64_CC, else aarch64-linux-gnu-gcc)"
+                             "($CFISEM_AARCH64_CC, else aarch64-linux-gnu-gcc:"
+                             " package gcc-aarch64-linux-gnu)"
                            : "cannot run the C compiler");
 }
 

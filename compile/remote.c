@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -91,14 +92,54 @@ static char *find_program(const char *name)
     return found;
 }
 
-/* $CFISEM_AARCH64_RUNNER, else aarch64/eh_elf_runner beside the running
- * program or one folder up: build/cfisem and build/tests/check_* find
- * build/aarch64/eh_elf_runner. */
+/* A process the kernel started with more privileges than its caller
+ * (setuid, setgid, file capabilities: AT_SECURE) takes no program from
+ * its environment. */
+static bool secure_process(void)
+{
+    return getauxval(AT_SECURE) != 0;
+}
+
+/* Owned by the effective user or root and writable by no one else. */
+static bool owned_and_private(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 &&
+           (st.st_uid == geteuid() || st.st_uid == 0) &&
+           !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* A runner that no other user could have put or changed there: the
+ * file and its folder are the user's or root's, writable by no one
+ * else. */
+static bool trusted_runner(const char *path)
+{
+    char folder[PATH_MAX];
+    if (snprintf(folder, sizeof folder, "%s", path) >= (int)sizeof folder)
+        return false;
+    char *slash = strrchr(folder, '/');
+    if (slash == folder)
+        slash[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(folder, sizeof folder, ".");
+    return executable(path) && owned_and_private(path) &&
+           owned_and_private(folder);
+}
+
+/* $CFISEM_AARCH64_RUNNER (not in a secure process), else the runner
+ * found from where the running program is, never from the environment:
+ * aarch64/eh_elf_runner beside it or one folder up (build/cfisem and
+ * build/tests/check_* find build/aarch64/eh_elf_runner), or
+ * ../lib/cfisem/aarch64/eh_elf_runner (PREFIX/bin/cfisem finds the one
+ * make install puts in PREFIX/lib/cfisem). Each must be trusted. */
 static char *find_runner(void)
 {
-    const char *given = getenv("CFISEM_AARCH64_RUNNER");
+    const char *given = secure_process() ? NULL
+                                         : getenv("CFISEM_AARCH64_RUNNER");
     if (given && *given)
-        return executable(given) ? strdup(given) : NULL;
+        return trusted_runner(given) ? strdup(given) : NULL;
     char self[PATH_MAX], candidate[PATH_MAX + 64];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
@@ -108,11 +149,12 @@ static char *find_runner(void)
     if (!slash)
         return NULL;
     *slash = 0;
-    static const char *const tails[] = {"/aarch64/eh_elf_runner",
-                                        "/../aarch64/eh_elf_runner"};
+    static const char *const tails[] = {
+        "/aarch64/eh_elf_runner", "/../aarch64/eh_elf_runner",
+        "/../lib/cfisem/aarch64/eh_elf_runner"};
     for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
         snprintf(candidate, sizeof candidate, "%s%s", self, tails[i]);
-        if (executable(candidate))
+        if (trusted_runner(candidate))
             return strdup(candidate);
     }
     return NULL;
@@ -261,7 +303,10 @@ void cg_remote_close(struct cg_remote *remote)
 enum cfi_status cg_remote_open(const char *path, struct cg_remote **result,
                                struct cfi_diag *diag)
 {
-    const char *qemu = getenv("CFISEM_QEMU_AARCH64");
+    /* A secure process runs the system's emulator, whatever its
+     * environment says. */
+    const char *qemu = secure_process() ? "/usr/bin/qemu-aarch64"
+                                        : getenv("CFISEM_QEMU_AARCH64");
     struct cg_remote *remote = calloc(1, sizeof *remote);
     if (!remote)
         return fail(diag, CFI_E_NOMEM, "out of memory");
@@ -274,16 +319,20 @@ enum cfi_status cg_remote_open(const char *path, struct cg_remote **result,
         status = fail(diag, CFI_E_NOMEM, "out of memory");
     else if (!remote->qemu)
         status = fail(diag, CFI_E_UNSUPPORTED,
-                      "an AArch64 eh_elf runs under qemu-aarch64, which is "
-                      "not there ($CFISEM_QEMU_AARCH64, else PATH)");
+                      "an AArch64 eh_elf runs under qemu-aarch64 (package "
+                      "qemu-user), which is not there "
+                      "($CFISEM_QEMU_AARCH64, else PATH)");
     else if (access(SYSROOT_LOADER, R_OK) != 0)
         status = fail(diag, CFI_E_UNSUPPORTED,
                       "an AArch64 eh_elf needs the AArch64 C library in "
-                      SYSROOT ", which is not there");
+                      SYSROOT " (package gcc-aarch64-linux-gnu brings "
+                      "it), which is not there");
     else if (!remote->runner)
         status = fail(diag, CFI_E_UNSUPPORTED,
-                      "no AArch64 eh_elf runner (aarch64/eh_elf_runner "
-                      "beside cfisem, or $CFISEM_AARCH64_RUNNER)");
+                      "no AArch64 eh_elf runner (cfisem built without "
+                      "gcc-aarch64-linux-gnu: aarch64/eh_elf_runner beside "
+                      "cfisem or ../lib/cfisem/aarch64/, writable by no "
+                      "other user, or $CFISEM_AARCH64_RUNNER)");
     else
         status = start(remote, diag);
     if (status != CFI_OK) {

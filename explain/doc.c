@@ -59,12 +59,13 @@ void ex_section_records(const struct explanation *e, struct ex_renderer *r)
 /* 2. The program                                                       */
 /* ------------------------------------------------------------------ */
 
-static char *changed_columns(const struct ex_insn *x)
+static char *changed_columns(const struct cfi_arch *arch,
+                             const struct ex_insn *x)
 {
     size_t len = 0;
     char *names[EX_NCOLUMNS];
     for (size_t i = 0; i < x->nchanged; i++) {
-        names[i] = ex_column_name(x->changed[i]);
+        names[i] = ex_column_name(arch, x->changed[i]);
         len += (names[i] ? strlen(names[i]) : 0) + 1;
     }
     char *s = malloc(len + 2);
@@ -92,8 +93,8 @@ static void insn_row(const struct explanation *e, struct ex_renderer *r,
         [2] = ex_insn_text(e, x),
         [3] = NULL,
         [4] = NULL,
-        [5] = ex_effects_text(x),
-        [6] = x->decode_error ? NULL : changed_columns(x),
+        [5] = ex_effects_text(ex_arch(e), x),
+        [6] = x->decode_error ? NULL : changed_columns(ex_arch(e), x),
         [7] = NULL,
     };
     char buf[32];
@@ -164,8 +165,8 @@ void ex_section_program(const struct explanation *e, struct ex_renderer *r)
 static void column_row(const struct explanation *e, struct ex_renderer *r,
                        const struct ex_range *range, unsigned column)
 {
-    char *cells[3] = {ex_column_name(column),
-                      ex_column_rule(range->range.row, column),
+    char *cells[3] = {ex_column_name(ex_arch(e), column),
+                      ex_column_rule(ex_arch(e), range->range.row, column),
                       ex_origin_text(e, range->origin[column])};
     struct sem_rule rule = column == EX_CFA ? (struct sem_rule){0}
                                             : sem_row_rule(range->range.row,
@@ -204,10 +205,14 @@ void ex_section_row(const struct explanation *e, struct ex_renderer *r)
     ex_table_begin(r, 3, headers);
     column_row(e, r, range, EX_CFA);
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-        if (reg < CFI_NGPRS ||
+        if (reg < ex_arch(e)->nreported ||
             sem_row_rule(e->row->row, reg).kind != SEM_RULE_UNSPECIFIED)
             column_row(e, r, range, reg);
     ex_table_end(r);
+    char *return_column = ex_return_column_text(e);
+    if (return_column)
+        ex_line(r, return_column);
+    free(return_column);
 }
 
 /* ------------------------------------------------------------------ */
@@ -255,7 +260,7 @@ static void cfa_evaluation(const struct explanation *e, struct ex_renderer *r)
 {
     const struct ex_value *v = &e->cfa;
     const struct sem_cfa *cfa = &e->row->row->cfa;
-    char *rule = ex_column_rule(e->row->row, EX_CFA);
+    char *rule = ex_column_rule(ex_arch(e), e->row->row, EX_CFA);
     char *value = value_text(&(struct ex_value){.status = v->status,
                                                 .diag = v->diag,
                                                 .caller_status = CFI_REG_VALUE,
@@ -268,7 +273,7 @@ static void cfa_evaluation(const struct explanation *e, struct ex_renderer *r)
               value ? value : "");
     else if (cfa->kind == SEM_CFA_RULE_REG_OFFSET)
         linef(r, "cfa = %s: %s (%s)", rule ? rule : "", value ? value : "",
-              cfi_reg_label(cfa->reg, name, sizeof name));
+              cfi_arch_reg_label(ex_arch(e), cfa->reg, name, sizeof name));
     else
         linef(r, "cfa = %s = %s", rule ? rule : "", value ? value : "");
     expression_trace(e, r, v, "The CFA expression, nothing pushed first");
@@ -283,8 +288,9 @@ static void register_row(const struct explanation *e, struct ex_renderer *r,
     char address[32] = "-";
     if (v->has_address)
         snprintf(address, sizeof address, "0x%" PRIx64, v->address);
-    char *cells[5] = {ex_column_name(reg),
-                      ex_column_rule(e->row->row, reg), strdup(address),
+    char *cells[5] = {ex_column_name(ex_arch(e), reg),
+                      ex_column_rule(ex_arch(e), e->row->row, reg),
+                      strdup(address),
                       v->nreads ? ex_read_text(&e->reads[v->first_read])
                                 : strdup("-"),
                       value_text(v)};
@@ -321,11 +327,16 @@ void ex_section_evaluation(const struct explanation *e,
                               " defaults)");
         }
     ex_table_end(r);
+    char *caller_pc = ex_caller_pc_text(e);
+    if (caller_pc)
+        ex_line(r, caller_pc);
+    free(caller_pc);
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
         if (e->regs[reg].present && e->regs[reg].nops) {
             char what[64], name[16];
             snprintf(what, sizeof what, "The expression of %s, the CFA"
-                     " pushed first", cfi_reg_label(reg, name, sizeof name));
+                     " pushed first", cfi_arch_reg_label(ex_arch(e), reg, name,
+                                                      sizeof name));
             expression_trace(e, r, &e->regs[reg], what);
         }
 }

@@ -149,8 +149,18 @@ struct explanation {
     size_t ops_pending, reads_pending; /* first not yet claimed */
 
     struct cfi_frame frame;
+    unsigned va_bits;               /* of the request: step 6's strip */
     bool out_of_memory;
 };
+
+/* The architecture the file's CFI means (its descriptor: register
+ * names, ABI defaults, the return address column and the PC). */
+const struct cfi_arch *ex_arch(const struct explanation *e);
+
+/* Whether the caller's PC is another column's value (the CIE's return
+ * address column is not the PC register: AArch64's x30), and the
+ * va_bits its pointer-authentication code is stripped to. */
+bool ex_pc_from_return_column(const struct explanation *e);
 
 /* Runs the question of *e (path, file, pc, caller, state set, the rest
  * zero) through semantics/ with `memory`, keeping the trace in *e. */
@@ -249,9 +259,11 @@ void ex_json(const struct explanation *e, FILE *out, ex_frame_json_fn *frame);
 
 /* Each returns a malloc'd string (NULL when out of memory). */
 char *ex_insn_text(const struct explanation *e, const struct ex_insn *insn);
-char *ex_effects_text(const struct ex_insn *insn);
-char *ex_column_name(unsigned column);
-char *ex_column_rule(const struct sem_row *row, unsigned column);
+char *ex_effects_text(const struct cfi_arch *arch,
+                      const struct ex_insn *insn);
+char *ex_column_name(const struct cfi_arch *arch, unsigned column);
+char *ex_column_rule(const struct cfi_arch *arch, const struct sem_row *row,
+                     unsigned column);
 char *ex_origin_text(const struct explanation *e, int origin);
 char *ex_hex_bytes(const uint8_t *bytes, size_t len, size_t max);
 char *ex_op_text(const struct ex_op *op);
@@ -259,6 +271,12 @@ char *ex_stack_text(const struct ex_op *op);
 char *ex_result_text(const struct explanation *e);
 char *ex_why_text(const struct explanation *e);
 char *ex_read_text(const struct ex_read *read);
+/* When the caller's PC is the return address column's value
+ * (ex_pc_from_return_column), why (the row) and how it was computed
+ * (the evaluation: the column's value, RA_SIGN_STATE, the key and the
+ * stripped PC); NULL otherwise, or when the frame is an error. */
+char *ex_return_column_text(const struct explanation *e);
+char *ex_caller_pc_text(const struct explanation *e);
 /* What each augmentation letter of the CIE gave, one line each. */
 size_t ex_augmentation_lines(const struct cfi_cie *cie, char **lines,
                              size_t max);

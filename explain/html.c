@@ -98,7 +98,7 @@ static void program_row(const struct explanation *e, FILE *out, size_t i)
         snprintf(buf, sizeof buf, "0x%" PRIx64, x->loc);
     cell(out, strdup(buf));
     cell(out, strdup(x->rule ? x->rule : "-"));
-    char *effect = ex_effects_text(x);
+    char *effect = ex_effects_text(ex_arch(e), x);
     fputs("<td class=\"effect\">", out);
     ex_put_html(out, effect ? effect : "");
     fputs("</td>", out);
@@ -151,17 +151,18 @@ static void used_columns(const struct explanation *e, bool *used)
 
 /* A rule as the table of rows shows it (malloc'd; NULL: out of
  * memory). */
-static char *rule_text(const struct sem_row *row, unsigned column)
+static char *rule_text(const struct cfi_arch *arch, const struct sem_row *row,
+                       unsigned column)
 {
     if (column == EX_CFA)
-        return ex_column_rule(row, column);
+        return ex_column_rule(arch, row, column);
     struct sem_rule rule = sem_row_rule(row, column);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    sem_print_rule_notation(f, &rule);
+    sem_print_rule_notation(f, arch, &rule);
     if (fclose(f) != 0) {
         free(text);
         return NULL;
@@ -191,7 +192,7 @@ static void rows_cell(const struct explanation *e, FILE *out,
                 rowspan);
         return;
     }
-    char *text = rule_text(row, column);
+    char *text = rule_text(ex_arch(e), row, column);
     fprintf(out, "<td%s%s", rowspan,
             text && strlen(text) > WRAP_AFTER ? " class=\"wrap\"" : "");
     if (origin != EX_ORIGIN_NONE)
@@ -278,7 +279,8 @@ static size_t insns_before(const struct ex_machine_code *code, size_t next,
     return n;
 }
 
-static void rows_header(FILE *out, const struct rows_layout *l)
+static void rows_header(const struct explanation *e, FILE *out,
+                        const struct rows_layout *l)
 {
     fputs("<thead><tr><th>range</th>", out);
     if (l->code)
@@ -286,7 +288,7 @@ static void rows_header(FILE *out, const struct rows_layout *l)
     fputs("<th>cfa</th>", out);
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
         if (l->used[reg]) {
-            char *name = ex_column_name(reg);
+            char *name = ex_column_name(ex_arch(e), reg);
             fprintf(out, "<th>%s</th>", name ? name : "");
             free(name);
         }
@@ -305,7 +307,7 @@ static void rows_table(const struct explanation *e,
         l.nrules += l.used[reg];
     l.nrules += 1;
     fputs("<div><table id=\"rows\">\n", out);
-    rows_header(out, &l);
+    rows_header(e, out, &l);
     size_t next = 0, n;
     for (size_t i = 0; i < e->nranges; i++) {
         const struct sem_range *range = &e->ranges[i].range;

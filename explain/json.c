@@ -15,12 +15,16 @@
  *  "rows": [{"begin": A, "end": A, "columns": {COLUMN: RULE},
  *            "il": IL_ROW}],
  *  "row": null | {"index", "begin": A, "end": A, "why": TEXT,
- *                 "columns": [{"column", "rule", "data", "origin"}]},
- *  "evaluation": null | {"cfa": VALUE, "regs": [VALUE + {"reg", "name"}]},
+ *                 "columns": [{"column", "rule", "data", "origin"}],
+ *                 "return_column": TEXT (only when the CIE's return
+ *                 address column is not the PC register: AArch64)},
+ *  "evaluation": null | {"cfa": VALUE, "regs": [VALUE + {"reg", "name"}],
+ *                        "caller_pc": TEXT (the same condition)},
  *  "result": {"status": NAME, "message": TEXT | null, "text": TEXT,
  *             "frame": FRAME | null}}
  *
- * COLUMN is "cfa" or a register name; RULE is in translate.c's notation;
+ * COLUMN is "cfa" or a register name of the file's architecture;
+ * RULE is in translate.c's notation;
  * IL_ROW and "data" (a CFA or register rule) are as `cfisem il --format
  * json` writes them (sem_print_range_json); FRAME is what the caller's
  * writer prints (ex_json's `frame`: for `cfisem explain`, what `cfisem
@@ -110,11 +114,11 @@ static void program_insn(const struct explanation *e, FILE *out,
     fputs(", \"rule\": ", out);
     json_string(out, x->rule);
     fputs(", \"effect\": ", out);
-    json_owned(out, ex_effects_text(x));
+    json_owned(out, ex_effects_text(ex_arch(e), x));
     fputs(", \"changed\": [", out);
     for (size_t i = 0; i < x->nchanged; i++) {
         fputs(i ? ", " : "", out);
-        json_owned(out, ex_column_name(x->changed[i]));
+        json_owned(out, ex_column_name(ex_arch(e), x->changed[i]));
     }
     fprintf(out, "], \"depth\": %zu, \"error\": ", x->depth);
     json_string(out, x->status == CFI_OK ? NULL
@@ -134,15 +138,16 @@ static void program(const struct explanation *e, FILE *out)
     fputs("]", out);
 }
 
-static void row_columns(FILE *out, const struct sem_row *row)
+static void row_columns(FILE *out, const struct cfi_arch *arch,
+                        const struct sem_row *row)
 {
     fputs("{\"cfa\": ", out);
-    json_owned(out, ex_column_rule(row, EX_CFA));
+    json_owned(out, ex_column_rule(arch, row, EX_CFA));
     for (uint32_t i = 0; i < row->nrules; i++) {
         fputs(", ", out);
-        json_owned(out, ex_column_name(row->rules[i].reg));
+        json_owned(out, ex_column_name(arch, row->rules[i].reg));
         fputs(": ", out);
-        json_owned(out, ex_column_rule(row, row->rules[i].reg));
+        json_owned(out, ex_column_rule(arch, row, row->rules[i].reg));
     }
     putc('}', out);
 }
@@ -157,7 +162,7 @@ static void rows(const struct explanation *e, FILE *out)
         fputs(", \"end\": ", out);
         json_addr(out, range->end);
         fputs(", \"columns\": ", out);
-        row_columns(out, range->row);
+        row_columns(out, ex_arch(e), range->row);
         fputs(", \"il\": ", out);
         sem_print_range_json(out, range);
         putc('}', out);
@@ -182,9 +187,9 @@ static void row_column(const struct explanation *e, FILE *out,
 {
     const struct ex_range *range = &e->ranges[e->row_index];
     fputs(first ? "\n   {\"column\": " : ",\n   {\"column\": ", out);
-    json_owned(out, ex_column_name(column));
+    json_owned(out, ex_column_name(ex_arch(e), column));
     fputs(", \"rule\": ", out);
-    json_owned(out, ex_column_rule(range->range.row, column));
+    json_owned(out, ex_column_rule(ex_arch(e), range->range.row, column));
     fputs(", \"data\": ", out);
     column_data(out, range->range.row, column);
     fputs(", \"origin\": ", out);
@@ -207,10 +212,16 @@ static void row(const struct explanation *e, FILE *out)
     fputs(", \"columns\": [", out);
     row_column(e, out, EX_CFA, true);
     for (unsigned reg = 0; reg < CFI_NREGS; reg++)
-        if (reg < CFI_NGPRS ||
+        if (reg < ex_arch(e)->nreported ||
             sem_row_rule(e->row->row, reg).kind != SEM_RULE_UNSPECIFIED)
             row_column(e, out, reg, false);
-    fputs("]}", out);
+    fputs("]", out);
+    char *return_column = ex_return_column_text(e);
+    if (return_column) {
+        fputs(", \"return_column\": ", out);
+        json_owned(out, return_column);
+    }
+    fputs("}", out);
 }
 
 static void reads(const struct explanation *e, FILE *out, size_t first,
@@ -281,7 +292,7 @@ static void evaluation(const struct explanation *e, FILE *out)
         return;
     }
     fputs(",\n \"evaluation\": {\"cfa\": ", out);
-    char *rule = ex_column_rule(e->row->row, EX_CFA);
+    char *rule = ex_column_rule(ex_arch(e), e->row->row, EX_CFA);
     struct ex_value cfa = e->cfa;
     cfa.caller_status = CFI_REG_VALUE;
     value(e, out, &cfa, rule);
@@ -296,15 +307,21 @@ static void evaluation(const struct explanation *e, FILE *out)
         char name[16];
         fputs(sep, out);
         sep = ",\n   ";
-        rule = ex_column_rule(e->row->row, reg);
+        rule = ex_column_rule(ex_arch(e), e->row->row, reg);
         value(e, out, &e->regs[reg], rule);
         free(rule);
         fputs(", \"data\": ", out);
         column_data(out, e->row->row, reg);
         fprintf(out, ", \"reg\": %u, \"name\": \"%s\"}", reg,
-                cfi_reg_label(reg, name, sizeof name));
+                cfi_arch_reg_label(ex_arch(e), reg, name, sizeof name));
     }
-    fputs("]}", out);
+    fputs("]", out);
+    char *caller_pc = ex_caller_pc_text(e);
+    if (caller_pc) {
+        fputs(",\n  \"caller_pc\": ", out);
+        json_owned(out, caller_pc);
+    }
+    fputs("}", out);
 }
 
 static void result(const struct explanation *e, FILE *out,

@@ -250,14 +250,25 @@ void ex_explanation_free(struct explanation *e)
     free(e->reads);
 }
 
+const struct cfi_arch *ex_arch(const struct explanation *e)
+{
+    return e->file->arch;
+}
+
+bool ex_pc_from_return_column(const struct explanation *e)
+{
+    return e->fde && e->fde->cie->ra_column != ex_arch(e)->pc;
+}
+
 void ex_explain(struct explanation *e, struct cfi_memory memory,
                 struct sem_arena *arena)
 {
     for (size_t i = 0; i < EX_NCOLUMNS; i++)
         e->origin_now[i] = EX_ORIGIN_NONE;
     struct traced_memory traced = {e, memory};
+    e->va_bits = CFI_VA_BITS_DEFAULT;
     struct cfi_request request = {e->pc, e->caller, &e->state->callee,
-                                  {traced_read, &traced}, 0};
+                                  {traced_read, &traced}, e->va_bits};
     e->lookup_pc = e->caller ? e->pc - 1 : e->pc;
     e->fde = cfi_file_lookup(e->file, e->lookup_pc);
     if (!e->fde) {

@@ -37,12 +37,12 @@ static bool sp_offset(const struct explanation *e, const struct sem_row *row,
 {
     const struct ex_state *s = e->state;
     if (e->cfa.present && e->cfa.status == CFI_OK && s->has_regs &&
-        s->callee.status[CFI_REG_RSP] == CFI_REG_VALUE) {
-        *offset = (int64_t)(s->callee.value[CFI_REG_RSP] - e->cfa.value);
+        s->callee.status[ex_arch(e)->sp] == CFI_REG_VALUE) {
+        *offset = (int64_t)(s->callee.value[ex_arch(e)->sp] - e->cfa.value);
         return true;
     }
     if (row->cfa.kind == SEM_CFA_RULE_REG_OFFSET &&
-        row->cfa.reg == CFI_REG_RSP) {
+        row->cfa.reg == ex_arch(e)->sp) {
         *offset = -row->cfa.offset;
         return true;
     }
@@ -147,7 +147,8 @@ static void draw_slot(FILE *out, const struct explanation *e,
                       const struct layout *l, const struct slot *s)
 {
     char buf[16];
-    const char *name = cfi_reg_label(s->column, buf, sizeof buf);
+    const char *name = cfi_arch_reg_label(ex_arch(e), s->column, buf,
+                                          sizeof buf);
     const struct ex_value *v = &e->regs[s->column];
     bool known = v->present && v->status == CFI_OK &&
                  v->caller_status == CFI_REG_VALUE;
@@ -182,7 +183,7 @@ static void mark(FILE *out, int y, const char *cls,
 static void draw_marks(FILE *out, const struct explanation *e,
                        const struct sem_row *row, const struct layout *l)
 {
-    char *cfa_rule = ex_column_rule(row, EX_CFA);
+    char *cfa_rule = ex_column_rule(ex_arch(e), row, EX_CFA);
     mark(out, y_of(l, 0), "cfa", "CFA",
          e->cfa.present && e->cfa.status == CFI_OK, e->cfa.value,
          cfa_rule ? cfa_rule : "");
@@ -190,15 +191,17 @@ static void draw_marks(FILE *out, const struct explanation *e,
     if (!l->has_sp)
         return;
     const struct ex_state *s = e->state;
-    bool known = s->has_regs && s->callee.status[CFI_REG_RSP] == CFI_REG_VALUE;
-    char how[48];
+    unsigned sp = ex_arch(e)->sp;
+    bool known = s->has_regs && s->callee.status[sp] == CFI_REG_VALUE;
+    char how[48], name[32], buf[16];
+    snprintf(name, sizeof name, "callee's %s",
+             cfi_arch_reg_label(ex_arch(e), sp, buf, sizeof buf));
     snprintf(how, sizeof how, "CFA%+" PRId64, l->sp);
     int y = l->sp_far ? y_of(l, l->bottom) + CELL_H : y_of(l, l->sp);
     if (l->sp_far)
         fprintf(out, "<text class=\"note\" x=\"%d\" y=\"%d\">\xe2\x8b\xae"
                      " (not to scale)</text>\n", LABEL_W + CELL_W / 2, y - 10);
-    mark(out, y, "sp", "callee's rsp", known,
-         known ? s->callee.value[CFI_REG_RSP] : 0, how);
+    mark(out, y, "sp", name, known, known ? s->callee.value[sp] : 0, how);
 }
 
 static const char svg_style[] =
@@ -242,7 +245,8 @@ static void notes(FILE *out, const struct explanation *e,
 {
     struct sem_rule ra = sem_row_rule(row, (unsigned)e->fde->cie->ra_column);
     if (ra.kind != SEM_RULE_OFFSET) {
-        char *text = ex_column_rule(row, (unsigned)e->fde->cie->ra_column);
+        char *text = ex_column_rule(ex_arch(e), row,
+                                    (unsigned)e->fde->cie->ra_column);
         fputs("<p class=\"note\">The return address is in no slot at a "
               "fixed CFA offset: its rule is ", out);
         ex_put_html(out, text ? text : "");

@@ -52,10 +52,11 @@ static char *strf(const char *format, ...)
 }
 
 /* "r6 (rbp)", readelf's way of naming a register. */
-static void print_reg_long(FILE *out, unsigned reg)
+static void print_reg_long(FILE *out, const struct cfi_arch *arch,
+                           unsigned reg)
 {
     char plain[16];
-    const char *name = cfi_reg_name(reg);
+    const char *name = cfi_arch_reg_name(arch, reg);
     snprintf(plain, sizeof plain, "r%u", reg);
     if (name && strcmp(name, plain))
         fprintf(out, "r%u (%s)", reg, name);
@@ -63,17 +64,27 @@ static void print_reg_long(FILE *out, unsigned reg)
         fputs(plain, out);
 }
 
-static void print_reg(FILE *out, unsigned reg)
+static void print_reg(FILE *out, const struct cfi_arch *arch, unsigned reg)
 {
     char buf[16];
-    fputs(cfi_reg_label(reg, buf, sizeof buf), out);
+    fputs(cfi_arch_reg_label(arch, reg, buf, sizeof buf), out);
+}
+
+/* The opcode's name on the architecture: 0x2d is GNU_window_save on
+ * SPARC and AARCH64_negate_ra_state on AArch64 (arch.h, vendor_ops). */
+static const char *opcode_name(const struct cfi_arch *arch, unsigned opcode)
+{
+    if (cfi_arch_vendor_op(arch, opcode) == CFI_VENDOR_NEGATE_RA_STATE)
+        return "AARCH64_negate_ra_state";
+    return sem_opcode_name(opcode);
 }
 
 /* ------------------------------------------------------------------ */
 /* Instructions                                                         */
 /* ------------------------------------------------------------------ */
 
-static void print_operands(FILE *out, const struct ex_insn *x)
+static void print_operands(FILE *out, const struct cfi_arch *arch,
+                           const struct ex_insn *x)
 {
     const struct sem_insn *i = &x->insn;
     switch (i->opcode) {
@@ -87,7 +98,7 @@ static void print_operands(FILE *out, const struct ex_insn *x)
         return;
     case SEM_CFA_def_cfa: case SEM_CFA_def_cfa_sf:
         fputs(": ", out);
-        print_reg_long(out, i->reg);
+        print_reg_long(out, arch, i->reg);
         fprintf(out, " ofs %" PRId64, i->offset);
         return;
     case SEM_CFA_def_cfa_offset: case SEM_CFA_def_cfa_offset_sf:
@@ -104,13 +115,13 @@ static void print_operands(FILE *out, const struct ex_insn *x)
     case SEM_CFA_same_value: case SEM_CFA_restore:
     case SEM_CFA_restore_extended:
         fputs(": ", out);
-        print_reg_long(out, i->reg);
+        print_reg_long(out, arch, i->reg);
         return;
     case SEM_CFA_offset: case SEM_CFA_offset_extended:
     case SEM_CFA_offset_extended_sf: case SEM_CFA_GNU_negative_offset_extended:
     case SEM_CFA_val_offset: case SEM_CFA_val_offset_sf:
         fputs(": ", out);
-        print_reg_long(out, i->reg);
+        print_reg_long(out, arch, i->reg);
         fprintf(out, " %s cfa%+" PRId64,
                 i->opcode == SEM_CFA_val_offset ||
                         i->opcode == SEM_CFA_val_offset_sf ? "is" : "at",
@@ -118,13 +129,13 @@ static void print_operands(FILE *out, const struct ex_insn *x)
         return;
     case SEM_CFA_register:
         fputs(": ", out);
-        print_reg_long(out, i->reg);
+        print_reg_long(out, arch, i->reg);
         fputs(" in ", out);
-        print_reg_long(out, i->reg2);
+        print_reg_long(out, arch, i->reg2);
         return;
     case SEM_CFA_expression: case SEM_CFA_val_expression:
         fputs(": ", out);
-        print_reg_long(out, i->reg);
+        print_reg_long(out, arch, i->reg);
         /* fall through */
     case SEM_CFA_def_cfa_expression:
         fputs(" (", out);
@@ -139,47 +150,111 @@ static void print_operands(FILE *out, const struct ex_insn *x)
 
 char *ex_insn_text(const struct explanation *e, const struct ex_insn *x)
 {
-    (void)e;
     if (x->decode_error)
         return strf("(does not decode: %s)",
                     x->diag.message ? x->diag.message : "malformed");
     struct text t;
     if (!text_open(&t))
         return NULL;
-    fprintf(t.out, "DW_CFA_%s", sem_opcode_name(x->insn.opcode));
-    print_operands(t.out, x);
+    fprintf(t.out, "DW_CFA_%s", opcode_name(ex_arch(e), x->insn.opcode));
+    print_operands(t.out, ex_arch(e), x);
     return text_close(&t);
 }
 
-char *ex_column_name(unsigned column)
+char *ex_column_name(const struct cfi_arch *arch, unsigned column)
 {
     char buf[16];
     if (column == EX_CFA)
         return strf("cfa");
-    return strf("%s", cfi_reg_label(column, buf, sizeof buf));
+    return strf("%s", cfi_arch_reg_label(arch, column, buf, sizeof buf));
 }
 
-static void print_change(FILE *out, const struct ex_insn *x, size_t i)
+static void print_change(FILE *out, const struct cfi_arch *arch,
+                         const struct ex_insn *x, size_t i)
 {
     if (x->changed[i] == EX_CFA) {
         fputs("row.cfa := ", out);
-        sem_print_cfa_notation(out, &x->cfa);
+        sem_print_cfa_notation(out, arch, &x->cfa);
         return;
     }
     fputs("row[", out);
-    print_reg(out, x->changed[i]);
+    print_reg(out, arch, x->changed[i]);
     fputs("] := ", out);
     if (x->insn.opcode == SEM_CFA_restore ||
         x->insn.opcode == SEM_CFA_restore_extended) {
         fputs("init[", out);
-        print_reg(out, x->changed[i]);
+        print_reg(out, arch, x->changed[i]);
         fputs("] = ", out);
     }
-    sem_print_rule_notation(out, &x->rules[i]);
+    sem_print_rule_notation(out, arch, &x->rules[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Return-address signing (aadwarf64)                                   */
+/* ------------------------------------------------------------------ */
+
+/* The state a rule of RA_SIGN_STATE gives (the IL writes state s as
+ * val(lit<s>): semantics/translate.c), or -1 for another rule; no rule
+ * is the initial state, 0. */
+static int ra_state_of(const struct sem_rule *rule)
+{
+    if (rule->kind == SEM_RULE_UNSPECIFIED)
+        return CFI_RA_NOT_SIGNED;
+    if (rule->kind != SEM_RULE_VAL_EXPRESSION || rule->expr.len != 1 ||
+        rule->expr.bytes[0] < 0x30 ||
+        rule->expr.bytes[0] > 0x30 + CFI_RA_STATE_MAX)
+        return -1;
+    return rule->expr.bytes[0] - 0x30;
+}
+
+/* aadwarf64, Note 8 and "Call frame instructions". */
+static const char *ra_state_words(unsigned state)
+{
+    static const char *const words[CFI_RA_STATE_MAX + 1] = {
+        [CFI_RA_NOT_SIGNED] = "not signed",
+        [CFI_RA_SIGNED_SP] = "signed, the SP its modifier",
+        [CFI_RA_SIGNED_SP_PC] = "signed, the SP and the PC its modifiers",
+    };
+    return state <= CFI_RA_STATE_MAX ? words[state] : "reserved";
+}
+
+/* The words for an instruction that changed RA_SIGN_STATE: what the
+ * opcode does, from which state to which (the rule after it is the
+ * changed column's). */
+static void print_ra_state_words(FILE *out, const struct cfi_arch *arch,
+                                 const struct ex_insn *x, int after)
+{
+    unsigned op = x->insn.opcode;
+    if (after < 0)
+        return;
+    switch (cfi_arch_vendor_op(arch, op)) {
+    case CFI_VENDOR_NEGATE_RA_STATE:
+        fprintf(out, ": toggles the signing state, %d -> %d, the return"
+                " address %s (aadwarf64: negates bit 0 of RA_SIGN_STATE)",
+                1 - after, after, after ? "is now signed"
+                                        : "is no longer signed");
+        return;
+    case CFI_VENDOR_NEGATE_RA_STATE_WITH_PC:
+        fprintf(out, ": toggles the signing state with the PC, %d -> %d,"
+                " the return address %s (aadwarf64)", 2 - after, after,
+                after ? "is now signed with the PC as a modifier too"
+                      : "is no longer signed");
+        return;
+    case CFI_VENDOR_SET_RA_STATE:
+        fprintf(out, ": sets the signing state to %d, %s (aadwarf64)",
+                after, ra_state_words((unsigned)after));
+        return;
+    case CFI_VENDOR_GNU_WINDOW_SAVE:
+    case CFI_VENDOR_NONE:
+        break;
+    }
+    if (op == SEM_CFA_restore_state)
+        fprintf(out, ": the remembered signing state, %d (%s)", after,
+                ra_state_words((unsigned)after));
 }
 
 /* "emit [0x1000,0x1001); loc := 0x1001; row[rbp] := addr(cfa-16)". */
-char *ex_effects_text(const struct ex_insn *x)
+char *ex_effects_text(const struct cfi_arch *arch, const struct ex_insn *x)
 {
     if (x->status != CFI_OK)
         return strf("error: %s", x->diag.message ? x->diag.message
@@ -202,7 +277,9 @@ char *ex_effects_text(const struct ex_insn *x)
     }
     for (size_t i = 0; i < x->nchanged; i++) {
         fputs(sep, t.out);
-        print_change(t.out, x, i);
+        print_change(t.out, arch, x, i);
+        if (x->changed[i] == arch->ra_state)
+            print_ra_state_words(t.out, arch, x, ra_state_of(&x->rules[i]));
         sep = "; ";
     }
     if (!*sep)
@@ -228,10 +305,10 @@ char *ex_hex_bytes(const uint8_t *bytes, size_t len, size_t max)
 /* Rows                                                                 */
 /* ------------------------------------------------------------------ */
 
-/* The derivation is x86-64's so far (its register names too). */
-static const char *default_text(unsigned reg)
+/* The ABI default of a register with no rule (arch.h). */
+static const char *default_text(const struct cfi_arch *arch, unsigned reg)
 {
-    switch (cfi_arch_default(&cfi_arch_x86_64, reg)) {
+    switch (cfi_arch_default(arch, reg)) {
     case CFI_DEFAULT_CFA: return "the CFA";
     case CFI_DEFAULT_SAME_VALUE: return "same value";
     case CFI_DEFAULT_ZERO: return "0";
@@ -240,19 +317,27 @@ static const char *default_text(unsigned reg)
     return "undefined";
 }
 
-char *ex_column_rule(const struct sem_row *row, unsigned column)
+char *ex_column_rule(const struct cfi_arch *arch, const struct sem_row *row,
+                     unsigned column)
 {
     struct text t;
     if (!text_open(&t))
         return NULL;
     if (column == EX_CFA) {
-        sem_print_cfa_notation(t.out, &row->cfa);
-    } else {
-        struct sem_rule rule = sem_row_rule(row, column);
-        sem_print_rule_notation(t.out, &rule);
-        if (rule.kind == SEM_RULE_UNSPECIFIED && column < CFI_NGPRS)
-            fprintf(t.out, " (ABI: %s)", default_text(column));
+        sem_print_cfa_notation(t.out, arch, &row->cfa);
+        return text_close(&t);
     }
+    struct sem_rule rule = sem_row_rule(row, column);
+    sem_print_rule_notation(t.out, arch, &rule);
+    bool shown = column < arch->nreported ||
+                 cfi_arch_default(arch, column) != CFI_DEFAULT_UNDEFINED;
+    int state = column == arch->ra_state ? ra_state_of(&rule) : -1;
+    const char *words = state >= 0 ? ra_state_words((unsigned)state) : NULL;
+    if (rule.kind == SEM_RULE_UNSPECIFIED && shown)
+        fprintf(t.out, " (ABI: %s%s%s)", default_text(arch, column),
+                words ? ", " : "", words ? words : "");
+    else if (words)
+        fprintf(t.out, " (%s)", words);
     return text_close(&t);
 }
 
@@ -262,7 +347,7 @@ char *ex_origin_text(const struct explanation *e, int origin)
         return strf("ABI default");
     const struct ex_insn *x = &e->insns[origin];
     return strf("%sDW_CFA_%s at 0x%" PRIx64, x->in_cie ? "CIE: " : "",
-                sem_opcode_name(x->insn.opcode), x->section_offset);
+                opcode_name(ex_arch(e), x->insn.opcode), x->section_offset);
 }
 
 char *ex_why_text(const struct explanation *e)
@@ -276,6 +361,98 @@ char *ex_why_text(const struct explanation *e)
                     e->lookup.lookup_pc, e->lookup.pc);
     return strf("looked up at the PC 0x%" PRIx64
                 " itself: the innermost frame (no --caller)", e->lookup.pc);
+}
+
+char *ex_return_column_text(const struct explanation *e)
+{
+    if (!ex_pc_from_return_column(e))
+        return NULL;
+    const struct cfi_arch *arch = ex_arch(e);
+    unsigned ra = (unsigned)e->fde->cie->ra_column;
+    char ra_buf[16], pc_buf[16];
+    const char *ra_name = cfi_arch_reg_label(arch, ra, ra_buf, sizeof ra_buf);
+    const char *pc_name = cfi_arch_reg_label(arch, arch->pc, pc_buf,
+                                             sizeof pc_buf);
+    char signing[160] = "";
+    if (arch->ra_state != CFI_NO_RA_STATE)
+        snprintf(signing, sizeof signing, "; when RA_SIGN_STATE (register"
+                 " %u) is not 0, that value is signed, and its pointer"
+                 " authentication code is stripped", arch->ra_state);
+    return strf("The return address column is %s (the CIE's, %u), not the"
+                " PC register: the caller's PC (%s, register %u) is %s's"
+                " value, whatever %s's own rule says (DWARF 5 section"
+                " 6.4.1)%s.",
+                ra_name, ra, pc_name, arch->pc, ra_name, pc_name, signing);
+}
+
+/* "0x1234", "undefined (end of stack)" or "unknown". */
+static void print_caller_value(FILE *out, const struct cfi_regs *regs,
+                               unsigned reg)
+{
+    if (regs->status[reg] == CFI_REG_VALUE)
+        fprintf(out, "0x%" PRIx64, regs->value[reg]);
+    else if (regs->status[reg] == CFI_REG_UNKNOWN)
+        fputs("unknown", out);
+    else
+        fputs("undefined (end of stack)", out);
+}
+
+/* Step 6 on a signed return address: the state, the key, the strip. */
+static void print_signing(FILE *out, const struct explanation *e,
+                          unsigned ra)
+{
+    const struct cfi_arch *arch = ex_arch(e);
+    const struct cfi_regs *caller = &e->frame.caller;
+    unsigned state = arch->ra_state;
+    if (caller->status[state] != CFI_REG_VALUE) {
+        fputs("; RA_SIGN_STATE is not known, so neither is the caller's"
+              " PC", out);
+        return;
+    }
+    uint64_t value = caller->value[state];
+    if (value == CFI_RA_NOT_SIGNED) {
+        fputs("; RA_SIGN_STATE is 0, not signed: the PC is that value as"
+              " it is", out);
+        return;
+    }
+    unsigned va_bits = e->va_bits ? e->va_bits : CFI_VA_BITS_DEFAULT;
+    fprintf(out, "; RA_SIGN_STATE is %" PRIu64 " (%s), with the %s key (%s):"
+            " its pointer authentication code is stripped, bits %u..63"
+            " becoming copies of bit 55 (va_bits %u, as XPACI does): 0x%"
+            PRIx64 " -> 0x%" PRIx64, value,
+            ra_state_words(value <= CFI_RA_STATE_MAX ? (unsigned)value
+                                                     : CFI_RA_STATE_MAX + 1),
+            e->frame.ra_b_key ? "B" : "A",
+            e->frame.ra_b_key ? "the CIE's augmentation has 'B'"
+                              : "the CIE's augmentation has no 'B'",
+            va_bits, va_bits, caller->value[ra], caller->value[arch->pc]);
+}
+
+char *ex_caller_pc_text(const struct explanation *e)
+{
+    if (!ex_pc_from_return_column(e) || e->frame.status != CFI_OK)
+        return NULL;
+    const struct cfi_arch *arch = ex_arch(e);
+    unsigned ra = (unsigned)e->fde->cie->ra_column;
+    const struct cfi_regs *caller = &e->frame.caller;
+    struct text t;
+    if (!text_open(&t))
+        return NULL;
+    fputs("The caller's PC: ", t.out);
+    print_reg(t.out, arch, arch->pc);
+    fputs(" = ", t.out);
+    print_reg(t.out, arch, ra);
+    fputs(", the return address column = ", t.out);
+    print_caller_value(t.out, caller, ra);
+    if (arch->ra_state != CFI_NO_RA_STATE &&
+        caller->status[ra] == CFI_REG_VALUE)
+        print_signing(t.out, e, ra);
+    fputs("; so ", t.out);
+    print_reg(t.out, arch, arch->pc);
+    fputs(" = ", t.out);
+    print_caller_value(t.out, caller, arch->pc);
+    fputc('.', t.out);
+    return text_close(&t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -332,39 +509,46 @@ static void print_error_position(FILE *out, const struct cfi_diag *diag)
             diag->offset);
 }
 
-static void print_error(FILE *out, const struct cfi_frame *frame)
+static void print_error(FILE *out, const struct cfi_arch *arch,
+                        const struct cfi_frame *frame)
 {
     char name[16];
     fprintf(out, "error: %s: %s", cfi_status_name(frame->status),
             frame->diag.message ? frame->diag.message
                                 : cfi_status_text(frame->status));
     if (frame->diag.reg >= 0)
-        fprintf(out, " (%s)", cfi_reg_label((unsigned)frame->diag.reg, name,
-                                            sizeof name));
+        fprintf(out, " (%s)", cfi_arch_reg_label(arch,
+                                                 (unsigned)frame->diag.reg,
+                                                 name, sizeof name));
     print_error_position(out, &frame->diag);
     fputc('\n', out);
 }
 
-static void print_frame(FILE *out, const struct cfi_frame *frame)
+static void print_frame(FILE *out, const struct cfi_arch *arch,
+                        const struct cfi_frame *frame)
 {
     fprintf(out, "cfa = 0x%" PRIx64 "\n", frame->cfa);
     const struct cfi_regs *caller = &frame->caller;
     for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
-        if (reg >= CFI_NGPRS && caller->status[reg] == CFI_REG_UNDEFINED)
+        if (reg >= arch->nreported &&
+            caller->status[reg] == CFI_REG_UNDEFINED)
             continue;
         char name[16];
-        fprintf(out, "%s = ", cfi_reg_label(reg, name, sizeof name));
+        fprintf(out, "%s = ", cfi_arch_reg_label(arch, reg, name,
+                                                 sizeof name));
         if (caller->status[reg] == CFI_REG_VALUE)
             fprintf(out, "0x%" PRIx64 "\n", caller->value[reg]);
         else if (caller->status[reg] == CFI_REG_UNKNOWN)
             fputs("unknown\n", out);
         else
             fprintf(out, "undefined%s\n",
-                    reg == CFI_REG_RIP ? " (end of stack)" : "");
+                    reg == arch->pc ? " (end of stack)" : "");
     }
     if (frame->signal_frame)
         fputs("signal frame: the caller's PC is exact (not a return "
               "address)\n", out);
+    if (arch->ra_state != CFI_NO_RA_STATE)
+        fprintf(out, "return address key: %s\n", frame->ra_b_key ? "B" : "A");
 }
 
 char *ex_result_text(const struct explanation *e)
@@ -373,9 +557,9 @@ char *ex_result_text(const struct explanation *e)
     if (!text_open(&t))
         return NULL;
     if (e->frame.status != CFI_OK)
-        print_error(t.out, &e->frame);
+        print_error(t.out, ex_arch(e), &e->frame);
     else
-        print_frame(t.out, &e->frame);
+        print_frame(t.out, ex_arch(e), &e->frame);
     return text_close(&t);
 }
 
@@ -447,9 +631,20 @@ static char *letter_text(const struct cfi_cie *cie, char letter)
                     " up at PC-1");
     case 'e':
         return strf("e  (GNU \"eh\": an old augmentation)");
+    case 'B':
+        if (cie->arch->ra_state == CFI_NO_RA_STATE)
+            break;
+        return strf("B  return addresses are signed with the B key, not the"
+                    " A key (aadwarf64)");
+    case 'G':
+        if (cie->arch->ra_state == CFI_NO_RA_STATE)
+            break;
+        return strf("G  the frames may change the MTE tags of their stack"
+                    " (aadwarf64)");
     default:
-        return strf("%c  unknown letter", letter);
+        break;
     }
+    return strf("%c  unknown letter", letter);
 }
 
 size_t ex_augmentation_lines(const struct cfi_cie *cie, char **lines,

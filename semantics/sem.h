@@ -499,9 +499,12 @@ const char *sem_rule_name(enum sem_opcode opcode);
 
 /* A rule in the notation of translate.c: "addr(cfa-16)", "reg(rbx)",
  * "val(E)" with E the disassembled expression; an UNSPECIFIED rule is
- * "none". A CFA rule: "rsp+16", "expr(breg7 8; deref)", "none". */
-void sem_print_rule_notation(FILE *out, const struct sem_rule *rule);
-void sem_print_cfa_notation(FILE *out, const struct sem_cfa *cfa);
+ * "none". A CFA rule: "rsp+16", "expr(breg7 8; deref)", "none".
+ * Registers are named as `arch` names them. */
+void sem_print_rule_notation(FILE *out, const struct cfi_arch *arch,
+                             const struct sem_rule *rule);
+void sem_print_cfa_notation(FILE *out, const struct cfi_arch *arch,
+                            const struct sem_cfa *cfa);
 
 /* Disassembles the one operation of `expr` at byte `at` ("breg7 8"), or
  * "data HEX" when it does not decode. */

@@ -11,10 +11,10 @@
 #include "internal.h"
 #include "sem.h"
 
-static void print_reg(FILE *out, unsigned reg)
+static void print_reg(FILE *out, const struct cfi_arch *arch, unsigned reg)
 {
     char buf[16];
-    fputs(cfi_reg_label(reg, buf, sizeof buf), out);
+    fputs(cfi_arch_reg_label(arch, reg, buf, sizeof buf), out);
 }
 
 static void print_expr_call(FILE *out, const char *kind,
@@ -25,7 +25,8 @@ static void print_expr_call(FILE *out, const char *kind,
     putc(')', out);
 }
 
-void sem_print_rule_notation(FILE *out, const struct sem_rule *rule)
+void sem_print_rule_notation(FILE *out, const struct cfi_arch *arch,
+                             const struct sem_rule *rule)
 {
     switch (rule->kind) {
     case SEM_RULE_UNSPECIFIED: fputs("none", out); return;
@@ -39,7 +40,7 @@ void sem_print_rule_notation(FILE *out, const struct sem_rule *rule)
         return;
     case SEM_RULE_REGISTER:
         fputs("reg(", out);
-        print_reg(out, rule->reg);
+        print_reg(out, arch, rule->reg);
         putc(')', out);
         return;
     case SEM_RULE_EXPRESSION: print_expr_call(out, "addr", &rule->expr); return;
@@ -50,11 +51,12 @@ void sem_print_rule_notation(FILE *out, const struct sem_rule *rule)
     fputs("invalid", out);
 }
 
-void sem_print_cfa_notation(FILE *out, const struct sem_cfa *cfa)
+void sem_print_cfa_notation(FILE *out, const struct cfi_arch *arch,
+                            const struct sem_cfa *cfa)
 {
     switch (cfa->kind) {
     case SEM_CFA_RULE_REG_OFFSET:
-        print_reg(out, cfa->reg);
+        print_reg(out, arch, cfa->reg);
         fprintf(out, "%+" PRId64, cfa->offset);
         return;
     case SEM_CFA_RULE_EXPR: print_expr_call(out, "expr", &cfa->expr); return;

@@ -524,6 +524,23 @@ START_TEST(test_aarch64_runner_failures)
     unsetenv("CFISEM_QEMU_AARCH64");
     setenv("CFISEM_AARCH64_RUNNER", "/nonexistent/eh_elf_runner", 1);
     expect_load_error(eh_path, CFI_E_UNSUPPORTED, "no AArch64 eh_elf runner");
+    /* The real runner, copied where another user may write: into a
+     * folder anyone may change, or as a file its group may change. */
+    char *runner = test_build_path("aarch64/eh_elf_runner");
+    char command[17000], copy[4200];
+    snprintf(copy, sizeof copy, "%s/open/eh_elf_runner", dir);
+    snprintf(command, sizeof command, "mkdir -m 777 '%s/open' && cp '%s' '%s'"
+             " && chmod 755 '%s'", dir, runner, copy, copy);
+    ck_assert_int_eq(system(command), 0);
+    setenv("CFISEM_AARCH64_RUNNER", copy, 1);
+    expect_load_error(eh_path, CFI_E_UNSUPPORTED, "no AArch64 eh_elf runner");
+    snprintf(command, sizeof command, "chmod 755 '%s/open' && chmod 775 '%s'",
+             dir, copy);
+    ck_assert_int_eq(system(command), 0);
+    expect_load_error(eh_path, CFI_E_UNSUPPORTED, "no AArch64 eh_elf runner");
+    snprintf(command, sizeof command, "rm -rf '%s/open'", dir);
+    ck_assert_int_eq(system(command), 0);
+    free(runner);
     unsetenv("CFISEM_AARCH64_RUNNER");
     char *silent = fake_qemu(dir, "silent", "exit 0");
     setenv("CFISEM_QEMU_AARCH64", silent, 1);

@@ -5,7 +5,9 @@
  *     nested remember/restore, restore of a CIE rule, the PC-1 lookup, a
  *     signal frame, the PLT expression CFA, stack realignment, an error
  *     after the lookup PC, an undecodable byte, a memory fault, a CFA
- *     register whose value is unknown, no --regs;
+ *     register whose value is unknown, no --regs; on AArch64,
+ *     negate_ra_state inside remember/restore, the B key, a frame
+ *     pointer with v8-v15 (checked against aadwarf64 and DWARF 5 6.4);
  *     corpus/explain/golden/NAME.{txt,json}, written by hand-checking the
  *     output against the .S files' directives;
  *   - tracing changes nothing: at the first address of every row of libc,
@@ -64,7 +66,18 @@ static const struct golden goldens[] = {
     {"no_regs", "cases", "prologue", {"--pc", "0x1005"}, 0},
     {"unknown_register", "cases", "remember",
      {"--pc", "0x1005", "--regs", "rsp=0x7ffe1000"}, 3},
+    /* AArch64: the derivation reads the file's descriptor (register
+     * names, defaults, x30 the return address column, RA_SIGN_STATE). */
+    {"aarch64_remember_negate", "cases-aarch64", "remember_negate",
+     {"--pc", "0x1018", "--regs", "sp=0x7ffe1000,x29=0x7ffe1100"}, 0},
+    {"aarch64_b_key", "cases-aarch64", "pac_ret_b_key",
+     {"--pc", "0x101c", "--regs", "sp=0x7ffe1000"}, 0},
+    {"aarch64_frame_pointer", "cases-aarch64", "frame_pointer",
+     {"--pc", "0x1034", "--caller", "--regs", "sp=0x7ffe0f60,x29=0x7ffe1000"},
+     0},
 };
+/* The first AArch64 golden. */
+#define AARCH64_GOLDEN 12
 #define NGOLDENS (sizeof goldens / sizeof goldens[0])
 
 static char *case_path(const struct golden *g)
@@ -161,6 +174,7 @@ static const struct {
 } format_goldens[] = {
     {1, "markdown", "md"}, {5, "markdown", "md"},
     {1, "latex", "tex"}, {5, "latex", "tex"},
+    {AARCH64_GOLDEN, "markdown", "md"}, {AARCH64_GOLDEN, "latex", "tex"},
 };
 #define NFORMAT_GOLDENS (sizeof format_goldens / sizeof format_goldens[0])
 
@@ -766,6 +780,55 @@ END_TEST
 
 /* A .debug_frame-only object (a relocatable: no loaded segment holds
  * its code) has no bytes to list: the page says so. */
+/* An AArch64 page names the file's registers (x30, ra_sign_state, the
+ * callee's sp) and says why there is no machine code beside the rows:
+ * synth/'s decoder reads x86-64 code only. */
+START_TEST(test_html_aarch64)
+{
+    struct test_run run;
+    char *html = run_golden(&goldens[AARCH64_GOLDEN], "html", &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_ptr_nonnull(strstr(html, "<th>ra_sign_state</th>"));
+    ck_assert_ptr_nonnull(strstr(html, "<th>x30</th>"));
+    ck_assert_ptr_nonnull(strstr(html, "callee's sp"));
+    ck_assert_ptr_nonnull(strstr(html, "cfisem disassembles x86-64 machine"
+                                       " code only"));
+    ck_assert_ptr_null(strstr(html, "rsp"));
+    ck_assert_int_eq((int)count(html, "class=\"insn"), 0);
+    free(html);
+    test_run_free(&run);
+}
+END_TEST
+
+/* The JSON says how the caller's PC was found only where it is another
+ * column's value: on AArch64 (x30, stripped when RA_SIGN_STATE says
+ * signed), never on x86-64 (rip is both). */
+START_TEST(test_json_caller_pc)
+{
+    const struct golden *g = &goldens[_i];
+    struct test_run run;
+    char *out = run_golden(g, "json", &run);
+    struct diff_json_error error;
+    struct diff_json *j = diff_json_parse(out, strlen(out), &error);
+    ck_assert_ptr_nonnull(j);
+    const struct diff_json *evaluation = diff_json_member(j, "evaluation");
+    const struct diff_json *caller_pc =
+        evaluation && evaluation->kind != DIFF_JSON_NULL
+            ? diff_json_member(evaluation, "caller_pc") : NULL;
+    bool aarch64 = !strcmp(g->dir, "cases-aarch64");
+    ck_assert_int_eq(caller_pc != NULL, aarch64);
+    if (caller_pc && !strcmp(g->so, "pac_ret_b_key"))
+        ck_assert_ptr_nonnull(strstr(diff_json_text(caller_pc),
+                                     "with the B key"));
+    if (caller_pc && !strcmp(g->so, "frame_pointer"))
+        ck_assert_ptr_nonnull(strstr(diff_json_text(caller_pc),
+                                     "RA_SIGN_STATE is 0, not signed"));
+    diff_json_free(j);
+    free(out);
+    test_run_free(&run);
+}
+END_TEST
+
 START_TEST(test_html_no_machine_code)
 {
     char *object = test_build_path("corpus/objects/debug_frame.o");
@@ -922,6 +985,8 @@ int main(void)
     tcase_add_test(tc, test_html_machine_code);
     tcase_add_test(tc, test_html_machine_code_caller);
     tcase_add_test(tc, test_html_no_machine_code);
+    tcase_add_test(tc, test_html_aarch64);
+    tcase_add_loop_test(tc, test_json_caller_pc, 0, (int)NGOLDENS);
     tcase_add_loop_test(tc, test_html_frame, 0, 3);
     tcase_add_test(tc, test_colour_on_a_terminal);
     tcase_add_test(tc, test_tracing_changes_nothing);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -118,6 +119,44 @@ static void assert_completion(const char *root)
     free(out);
 }
 
+/* The AArch64 eh_elf runner as installed (`prefix`: DESTDIR/PREFIX, or
+ * the unpacked package's usr): PREFIX/lib/cfisem/aarch64,
+ * where the installed cfisem finds it from where it runs (the build
+ * tree's is out of its reach, and nothing in the environment names
+ * one): an AArch64 case compiled by the installed cfisem validates at
+ * every PC, its eh_elf called by that runner under qemu-aarch64; with
+ * the runner gone, validate says so in one line. */
+static void assert_aarch64_runner(const char *prefix, const char *binary)
+{
+    char runner[4200], eh_elf[4200], command[13000];
+    snprintf(runner, sizeof runner, "%s/lib/cfisem/aarch64/eh_elf_runner",
+             prefix);
+    snprintf(eh_elf, sizeof eh_elf, "%s/pac_ret.eh_elf.so", prefix);
+    ck_assert_msg(access(runner, X_OK) == 0, "no runner at %s", runner);
+    char *so = test_build_path("corpus/cases-aarch64/pac_ret.so");
+    snprintf(command, sizeof command,
+             "unset CFISEM_AARCH64_RUNNER CFISEM_QEMU_AARCH64; "
+             "'%s' compile '%s' -o '%s' > /dev/null && "
+             "'%s' validate '%s' '%s' > /dev/null", binary, so, eh_elf,
+             binary, so, eh_elf);
+    ck_assert_msg(shell(command) == 0, "the installed runner does not "
+                  "validate an AArch64 eh_elf");
+    snprintf(command, sizeof command, "%s.away", runner);
+    ck_assert_int_eq(rename(runner, command), 0);
+    snprintf(command, sizeof command,
+             "unset CFISEM_AARCH64_RUNNER; '%s' validate '%s' '%s' "
+             "2>&1 >/dev/null", binary, so, eh_elf);
+    char *said = shell_output(command);
+    ck_assert_msg(strstr(said, "no AArch64 eh_elf runner") &&
+                  strchr(said, '\n') == said + strlen(said) - 1,
+                  "without its runner, validate said [%s]", said);
+    free(said);
+    snprintf(command, sizeof command, "%s.away", runner);
+    ck_assert_int_eq(rename(command, runner), 0);
+    unlink(eh_elf);
+    free(so);
+}
+
 /* libcfisem-unwind as installed: a program built with the flags its
  * pkg-config file gives, against the shared library, prints a backtrace
  * of at least its own three frames. */
@@ -163,6 +202,8 @@ START_TEST(test_make_install_and_uninstall)
              "-I'%s/usr/local/include/cfisem' -x c -", root);
     ck_assert_msg(shell(command) == 0, "eh_elf.h does not compile alone");
     assert_unwind_library(root);
+    snprintf(command, sizeof command, "%s/usr/local", root);
+    assert_aarch64_runner(command, binary);
     snprintf(command, sizeof command,
              "test -d '%s/usr/local/lib/'\"$(cc -print-multiarch)\"'"
              "/cfisem/eh_elf/.build-id'", root);
@@ -198,10 +239,11 @@ START_TEST(test_debian_package)
     snprintf(command, sizeof command,
              "dpkg-deb -x '%s/cfisem_%s_amd64.deb' '%s/root' && "
              "dpkg-deb -c '%s/cfisem_%s_amd64.deb' | grep -c "
-             "'usr/bin/cfisem$\\|cfisem-diff.1\\|include/cfisem/eh_elf.h'",
+             "'usr/bin/cfisem$\\|cfisem-diff.1\\|include/cfisem/eh_elf.h\\|"
+             "usr/lib/cfisem/aarch64/eh_elf_runner$'",
              work, version, work, work, version);
     char *found = shell_output(command);
-    ck_assert_msg(atoi(found) == 3, "the package holds %s of 3 files", found);
+    ck_assert_msg(atoi(found) == 4, "the package holds %s of 4 files", found);
     /* Its copyright file (debian/copyright) states LICENSE's holder and
      * terms, word for word. */
     snprintf(command, sizeof command,
@@ -219,6 +261,8 @@ START_TEST(test_debian_package)
     char binary[4200];
     snprintf(binary, sizeof binary, "%s/root/usr/bin/cfisem", work);
     assert_runs(binary);
+    snprintf(command, sizeof command, "%s/root/usr", work);
+    assert_aarch64_runner(command, binary);
     snprintf(command, sizeof command, "'%s' --version | head -n 1", binary);
     char *first = shell_output(command);
     char expected[256];
