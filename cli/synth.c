@@ -252,7 +252,8 @@ static void json_range(struct run *r, const struct cfi_fde *fde,
         fprintf(r->json, ", \"reason\": \"%s\"", synth_reason_name(x->reason));
     if (x->reg >= 0)
         fprintf(r->json, ", \"reg\": \"%s\"",
-                cfi_reg_label((unsigned)x->reg, buf, sizeof buf));
+                cfi_arch_reg_label(r->file->arch, (unsigned)x->reg, buf,
+                                   sizeof buf));
     if (x->il[0]) {
         fputs(", \"il\": ", r->json);
         cfi_json_string(r->json, x->il);
@@ -280,7 +281,7 @@ static void print_fde(struct run *r, const struct synth_fde *s)
                    cfi_section_name(s->fde->section), s->fde->offset,
                    s->fde->pc_begin, s->fde->pc_end);
         header = true;
-        synth_print_range(stdout, x);
+        synth_print_range(stdout, r->file->arch, x);
     }
 }
 
@@ -320,7 +321,7 @@ static enum cfi_status uncovered(struct run *r)
         if (r->json)
             json_range(r, NULL, &ranges[i]);
         if (!r->o->emit_il)
-            synth_print_range(stdout, &ranges[i]);
+            synth_print_range(stdout, r->file->arch, &ranges[i]);
     }
     free(ranges);
     return status;
@@ -350,10 +351,9 @@ static enum cfi_status code(struct run *r)
         fully += fn->fully_analysed;
         if (r->o->emit_il) {
             code_header(fn);
-            /* Code no FDE covers has no CIE to name its architecture:
-             * synth reads x86-64's. */
+            /* code no FDE covers has no CIE: the file's architecture */
             for (size_t k = 0; k < fn->table.il.nranges; k++)
-                sem_print_range_text(stdout, &cfi_arch_x86_64,
+                sem_print_range_text(stdout, r->file->arch,
                                      &fn->table.il.ranges[k]);
             putchar('\n');
         }
@@ -409,13 +409,18 @@ static void json_end(struct run *r, double secs)
             rep->nfdes, rep->ninsns, rep->fully_analysed,
             rep->entered_mid_frame, rep->fdes_with_disagreement,
             rep->jump_tables, rep->noreturn_calls, secs);
+    const struct cfi_arch *arch = r->file->arch;
     for (int k = 0; k < SYNTH_KIND_COUNT; k++)
-        fprintf(r->json, "%s\"%s\": %zu", k ? ", " : "",
-                synth_kind_name((enum synth_kind)k), rep->kind_ranges[k]);
+        if (synth_kind_applies((enum synth_kind)k, arch))
+            fprintf(r->json, "%s\"%s\": %zu", k ? ", " : "",
+                    synth_kind_name((enum synth_kind)k),
+                    rep->kind_ranges[k]);
     fputs("},\n  \"limit_fdes\": {", r->json);
     for (int k = 1; k < SYNTH_REASON_COUNT; k++)
-        fprintf(r->json, "%s\"%s\": %zu", k > 1 ? ", " : "",
-                synth_reason_name((enum synth_reason)k), rep->reason_fdes[k]);
+        if (synth_reason_applies((enum synth_reason)k, arch))
+            fprintf(r->json, "%s\"%s\": %zu", k > 1 ? ", " : "",
+                    synth_reason_name((enum synth_reason)k),
+                    rep->reason_fdes[k]);
     fputs("}", r->json);
     if (r->o->no_fde_code)
         fprintf(r->json, ",\n  \"no_fde_functions\": %zu", r->code_functions);
@@ -464,7 +469,7 @@ static int run(const struct options *o, const struct cfi_file *file)
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
     int status = CLI_BAD_INPUT;
     if (sem_file_il_build(file, &il) != CFI_OK ||
-        synth_decoder_new(&r.decoder, &diag) != CFI_OK) {
+        synth_decoder_new(&r.decoder, file->arch, &diag) != CFI_OK) {
         fprintf(stderr, "cfisem: %s: %s\n", o->path,
                 diag.message ? diag.message : "out of memory");
         goto out;

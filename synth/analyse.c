@@ -8,6 +8,7 @@
 #include "analyse.h"
 
 struct fde_work {
+    const struct synth_machine *machine;
     const struct cfi_file *file;
     const struct cfi_fde *fde;
     struct synth_insn *insns;
@@ -323,7 +324,7 @@ static void successors(struct fde_work *w, size_t i,
             w->resolved[i] = true;
             w->out->jump_tables++;
         }
-        else if (!s->rsp_known || s->h != 8)
+        else if (!s->rsp_known || s->h != w->machine->entry_height)
             w->unresolved_jump = true; /* not a tail call: targets lost */
         return;
     default:
@@ -372,7 +373,7 @@ static bool fixpoint_round(struct fde_work *w, size_t entry, bool restart,
         size_t i = w->worklist[--w->nlisted];
         w->listed[i] = false;
         struct synth_state s = st[i];
-        synth_transfer(&s, &w->insns[i]);
+        synth_transfer(w->machine, &s, &w->insns[i]);
         successors(w, i, &st[i]);
         for (size_t k = 0; k < w->nsucc; k++) {
             long lost = -1;
@@ -420,23 +421,28 @@ static bool fixpoint(struct fde_work *w, size_t entry)
 
 /* The ABI entry state, or the IL's first row for an FDE entered with its
  * frame built. False when that row cannot be taken. */
-static bool entry_state(const struct sem_fde_il *il, size_t first,
+static bool entry_state(const struct synth_machine *m,
+                        const struct sem_fde_il *il, size_t first,
                         struct synth_state *s, bool *mid_frame)
 {
     memset(s, 0, sizeof *s);
     s->reached = true;
     s->rsp_known = true;
-    s->h = 8;
-    for (int k = 0; k < SYNTH_NSAVED; k++)
+    s->h = m->entry_height;
+    for (int k = 0; k < m->nsaved; k++)
         s->regs[k].in_reg = true;
     *mid_frame = false;
     if (!il || il->nranges == 0)
         return true;
     const struct sem_row *row = il->ranges[first].row;
     bool abi = row->cfa.kind == SEM_CFA_RULE_REG_OFFSET &&
-               row->cfa.reg == CFI_REG_RSP && row->cfa.offset == 8;
-    for (int k = 0; k < SYNTH_NSAVED; k++) {
-        struct sem_rule r = sem_row_rule(row, SYNTH_ARCH->callee_saved_list[k]);
+               row->cfa.reg == m->sp && row->cfa.offset == m->entry_height;
+    s->ra_sign = synth_row_ra_sign(m, il->fde->cie, row);
+    abi = abi && s->ra_sign == SYNTH_RA_NOT_SIGNED;
+    if (s->ra_sign == SYNTH_RA_CONFLICT)
+        return false;
+    for (int k = 0; k < m->nsaved; k++) {
+        struct sem_rule r = sem_row_rule(row, m->saved[k]);
         if (r.kind == SEM_RULE_OFFSET) {
             s->regs[k] = (struct synth_reg_state){false, true, true, false,
                                                   r.offset};
@@ -451,9 +457,9 @@ static bool entry_state(const struct sem_fde_il *il, size_t first,
     *mid_frame = true;
     if (row->cfa.kind != SEM_CFA_RULE_REG_OFFSET)
         return false;
-    if (row->cfa.reg == CFI_REG_RSP) {
+    if (row->cfa.reg == m->sp) {
         s->h = row->cfa.offset;
-    } else if (row->cfa.reg == CFI_REG_RBP) {
+    } else if (row->cfa.reg == m->fp) {
         s->rsp_known = false;
         s->rsp_reason = SYNTH_REASON_ENTRY_UNKNOWN;
         s->rbp_known = true;
@@ -477,8 +483,9 @@ static size_t landing_pad_first(const struct fde_work *w,
         il->ranges[1].begin != w->insns[1].addr)
         return 0;
     const struct sem_cfa *c0 = &il->ranges[0].row->cfa;
-    bool abi = c0->kind == SEM_CFA_RULE_REG_OFFSET && c0->reg == CFI_REG_RSP &&
-               c0->offset == 8;
+    bool abi = c0->kind == SEM_CFA_RULE_REG_OFFSET &&
+               c0->reg == w->machine->sp &&
+               c0->offset == w->machine->entry_height;
     return abi ? 1 : 0;
 }
 
@@ -589,13 +596,13 @@ static void mark_clones(struct fde_work *w)
     for (size_t i = 0; i < w->n; i++) {
         if (w->insns[i].op != SYNTH_OP_SYSCALL)
             continue;
-        long nr = last_write(w, i, CFI_REG_RAX);
+        long nr = last_write(w, i, w->machine->syscall_nr);
         if (nr < 0 || !w->insns[nr].is_mov_imm)
             continue;
-        long stack = last_write(w, i, CFI_REG_RSI);
+        long stack = last_write(w, i, w->machine->syscall_stack);
         bool same_stack = stack >= 0 && w->insns[stack].is_zeroing;
-        if ((w->insns[nr].imm == 56 && !same_stack) ||
-            w->insns[nr].imm == 435)
+        if ((w->insns[nr].imm == w->machine->clone_nr && !same_stack) ||
+            w->insns[nr].imm == w->machine->clone3_nr)
             w->insns[i].op = SYNTH_OP_CLONE;
     }
 }
@@ -642,22 +649,23 @@ static enum cfi_status collect_exits(struct fde_work *w)
         x->target = in->target;
         x->is_call = call;
         x->state = o->states[i];
-        synth_transfer(&x->state, in);
+        synth_transfer(w->machine, &x->state, in);
         x->state.weak = false;
     }
     return CFI_OK;
 }
 
 /* The entry state given (code no FDE covers), or the IL's. */
-static bool start_state(const struct sem_fde_il *il, size_t entry,
+static bool start_state(const struct synth_machine *m,
+                        const struct sem_fde_il *il, size_t entry,
                         const struct synth_state *given,
                         struct synth_state *s, bool *mid_frame)
 {
     if (!given)
-        return entry_state(il, entry, s, mid_frame);
+        return entry_state(m, il, entry, s, mid_frame);
     *s = *given;
     s->reached = true;
-    *mid_frame = s->h != 8 || !s->rsp_known;
+    *mid_frame = s->h != m->entry_height || !s->rsp_known;
     return true;
 }
 
@@ -693,7 +701,7 @@ static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
     if (w->n == 0)
         return CFI_OK;
     size_t entry = landing_pad_first(w, il);
-    if (!start_state(il, entry, given, &o->states[entry],
+    if (!start_state(w->machine, il, entry, given, &o->states[entry],
                      &o->entered_mid_frame)) {
         set_all(o, SYNTH_REASON_ENTRY_UNKNOWN);
         return CFI_OK;
@@ -739,6 +747,8 @@ static enum cfi_status analyse(struct synth_decoder *decoder,
     struct fde_work *w = calloc(1, sizeof *w);
     if (!w)
         return CFI_E_NOMEM;
+    w->machine = synth_decoder_machine(decoder);
+    out->machine = *w->machine;
     w->file = file;
     w->fde = fde;
     w->out = out;
@@ -775,7 +785,8 @@ enum cfi_status synth_analyse_code(struct synth_decoder *decoder,
     out->outermost = file->entry != 0 && range->pc_begin == file->entry;
     struct synth_state abi;
     if (!entry) {
-        entry_state(NULL, 0, &abi, &out->entered_mid_frame);
+        entry_state(synth_decoder_machine(decoder), NULL, 0, &abi,
+                    &out->entered_mid_frame);
         entry = &abi;
     }
     return analyse(decoder, file, range, NULL, entry, out);

@@ -5,12 +5,14 @@
 
 #include "synth.h"
 
-/* The machine the analysis reads: capstone's x86-64 mode and the System
- * V calling convention (decode.c, transfer.c). Its callee-saved set and
- * stack pointer are the descriptor's. */
-#define SYNTH_ARCH (&cfi_arch_x86_64)
-
-/* What an instruction does to the stack and to control flow. Operands in
+/* The machine the analysis reads is the decoder's (struct synth_machine,
+ * from the file's descriptor): x86-64 (decode_x86.c, capstone's x86 mode,
+ * the System V calling convention) or AArch64 (decode_aarch64.c,
+ * capstone's ARM64 mode, AAPCS64). Each decoder classifies its
+ * instructions into the operations below; "rsp" and "rbp" are the
+ * machine's sp and fp (AArch64: sp and x29).
+ *
+ * What an instruction does to the stack and to control flow. Operands in
  * Intel order (destination first), as capstone gives them. */
 enum synth_op {
     SYNTH_OP_OTHER,      /* nothing the analysis follows */
@@ -31,12 +33,21 @@ enum synth_op {
     SYNTH_OP_JMP_INDIRECT,
     SYNTH_OP_JCC,        /* conditional, direct: target */
     SYNTH_OP_STOP,       /* hlt, ud2, int3: no successor */
-    SYNTH_OP_STORE,      /* mov [base+disp], reg64: `reg` stored */
-    SYNTH_OP_LOAD,       /* mov reg, [base+disp] */
+    SYNTH_OP_STORE,      /* mov [base+disp], reg64: `reg` stored (and
+                            `reg2` at disp + pair: AArch64's stp) */
+    SYNTH_OP_LOAD,       /* mov reg, [base+disp] (ldp: and reg2) */
     SYNTH_OP_PADDING,    /* nop */
     SYNTH_OP_SYSCALL,
     SYNTH_OP_CLONE,      /* a syscall with eax = clone or clone3 */
+    SYNTH_OP_RA_SIGN,    /* paciasp, pacibsp: x30 signed; imm 1: B key */
+    SYNTH_OP_RA_AUTH,    /* autiasp, autibsp, xpaclri: x30 not signed */
 };
+
+/* A store or load that also moves its base register (AArch64): before
+ * the access, base += disp and the access is at the new base (pre-index,
+ * `stp x29, x30, [sp, #-32]!`); or after it, base += wb_imm (post-index,
+ * `ldp x29, x30, [sp], #32`). */
+enum synth_writeback { SYNTH_WB_NONE, SYNTH_WB_PRE, SYNTH_WB_POST };
 
 struct synth_insn {
     uint64_t addr;
@@ -65,7 +76,14 @@ struct synth_insn {
     int64_t imm2;
     int64_t disp;        /* a memory operand's displacement */
     uint64_t target;     /* JMP, JCC, CALL direct; rip-relative address */
-    uint32_t writes;     /* GPRs 0-15 written (bit = DWARF number) */
+    uint32_t writes;     /* GPRs 0-31 written (bit = DWARF number) */
+    uint32_t vwrites;    /* vector registers written (bit = DWARF - 64) */
+    int8_t reg2;         /* STORE, LOAD of a pair: the second register, at
+                            disp + pair (-1: none, or not followed) */
+    bool has_pair;       /* a pair (stp, ldp) even when reg2 is -1 */
+    uint8_t pair;        /* the bytes between the pair's two slots */
+    uint8_t wb;          /* enum synth_writeback */
+    int64_t wb_imm;      /* SYNTH_WB_POST: what the base moves by */
 };
 
 /* Decodes [begin, end) of `bytes` (mapped at begin) into insns (at most
@@ -104,8 +122,12 @@ int synth_aux_find(const struct synth_state *state, int reg);
 /* The index of `addr` among insns[0..n) (sorted), or -1. */
 long synth_insn_index(const struct synth_insn *insns, size_t n, uint64_t addr);
 
-/* Index of a saved register in SYNTH_ARCH->callee_saved_list, or -1. */
-int synth_saved_index(int reg);
+/* Index of a register among the machine's followed ones (`saved`), or
+ * -1. */
+int synth_saved_index(const struct synth_machine *machine, int reg);
+
+/* Whether `reg` is written by `in` (writes, vwrites). */
+bool synth_insn_writes(const struct synth_insn *in, int reg);
 
 /* The bytes of the file image at [addr, addr+len), or NULL. */
 const uint8_t *synth_file_bytes(const struct cfi_file *file, uint64_t addr,

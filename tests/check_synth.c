@@ -144,7 +144,7 @@ static void analyse_all(struct analysed *a)
 {
     struct synth_decoder *d;
     struct cfi_diag diag;
-    ck_assert_int_eq(synth_decoder_new(&d, &diag), CFI_OK);
+    ck_assert_int_eq(synth_decoder_new(&d, &cfi_arch_x86_64, &diag), CFI_OK);
     analyse(a, d, NULL);
     struct synth_range *gaps = NULL;
     size_t ngaps = 0;
@@ -267,7 +267,7 @@ START_TEST(test_emit_il_parses_back)
     load(&a, "good");
     struct synth_decoder *d;
     struct cfi_diag diag;
-    ck_assert_int_eq(synth_decoder_new(&d, &diag), CFI_OK);
+    ck_assert_int_eq(synth_decoder_new(&d, &cfi_arch_x86_64, &diag), CFI_OK);
     struct sem_arena *arena = sem_arena_new();
     struct sem_fde_il *parsed = calloc(a.file->nfdes, sizeof *parsed);
     ck_assert(arena && parsed);
@@ -447,7 +447,7 @@ static size_t synth_claims(const char *path, struct claim *claims, size_t max)
     ck_assert_int_eq(cfi_file_open(path, &a.file, NULL), CFI_OK);
     ck_assert_int_eq(sem_file_il_build(a.file, &a.il), CFI_OK);
     struct synth_decoder *d;
-    ck_assert_int_eq(synth_decoder_new(&d, NULL), CFI_OK);
+    ck_assert_int_eq(synth_decoder_new(&d, &cfi_arch_x86_64, NULL), CFI_OK);
     size_t n = 0;
     for (size_t i = 0; i < a.file->nfdes; i++) {
         struct synth_fde s;
@@ -676,7 +676,7 @@ START_TEST(test_libc_share)
     ck_assert_int_eq(cfi_file_open(libc, &a.file, NULL), CFI_OK);
     ck_assert_int_eq(sem_file_il_build(a.file, &a.il), CFI_OK);
     struct synth_decoder *d;
-    ck_assert_int_eq(synth_decoder_new(&d, NULL), CFI_OK);
+    ck_assert_int_eq(synth_decoder_new(&d, &cfi_arch_x86_64, NULL), CFI_OK);
     size_t fully = 0;
     for (size_t i = 0; i < a.file->nfdes; i++) {
         struct synth_fde s;
