@@ -97,8 +97,14 @@ static struct finding *add(struct findings *f, size_t insn,
     return x;
 }
 
+/* A limit at an instruction, once: several registers lost there are one
+ * limit. */
 static void limit(struct findings *f, size_t insn, enum synth_reason reason)
 {
+    for (size_t k = f->count; k > 0 && f->items[k - 1].insn == insn; k--)
+        if (f->items[k - 1].kind == SYNTH_NOT_ANALYSABLE &&
+            f->items[k - 1].reason == reason)
+            return;
     add(f, insn, SYNTH_NOT_ANALYSABLE, reason, -1);
 }
 

@@ -12,7 +12,7 @@
  * authenticated by `autiasp`/`autibsp`, which capstone 4 prints as
  * `hint #0x19` .. `hint #0x1f` (the hint space, so that older cores run
  * them as nops), and `retaa`/`retab`, which it cannot decode (they are
- * recognised here by their encoding). */
+ * recognised here by their encoding, as are the LSE atomics). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +29,10 @@ enum {
     HINT_AUTIBSP = 31,
 };
 
-/* RETAA and RETAB (Arm ARM, C6.2), which capstone 4 does not know. */
+/* RETAA and RETAB (Arm ARM, C6.2), which capstone 4 does not know, nor
+ * UDF #imm16 (0x0000iiii: the zeros that pad functions, and a trap). */
 enum { WORD_RETAA = 0xd65f0bffu, WORD_RETAB = 0xd65f0fffu };
+enum { WORD_UDF_MASK = 0xffff0000u };
 
 /* The DWARF number of a register capstone names (aadwarf64: x0-x30 0-30,
  * sp 31, v0-v31 64-95; w, b, h, s, d, q name parts of them), or -1
@@ -59,16 +61,16 @@ static int dwarf_of_name(const char *name)
 static unsigned reg_bytes(const struct synth_decoder *d, unsigned reg)
 {
     const char *name = cs_reg_name(d->handle, reg);
-    if (!name)
+    if (!name || dwarf_of_name(name) < 0)
         return 0;
+    if (!strcmp(name, "sp") || !strcmp(name, "fp") || !strcmp(name, "lr"))
+        return 8;
     switch (name[0]) {
     case 'x': case 'd': return 8;
     case 'q': case 'v': return 16;
     case 'w': case 's': return 4;
     case 'h': return 2;
-    case 'b': return 1;
-    default: return !strcmp(name, "sp") || !strcmp(name, "fp") ||
-                    !strcmp(name, "lr") ? 8 : 0;
+    default: return 1;
     }
 }
 
@@ -255,7 +257,12 @@ static void classify(const struct synth_decoder *d, const cs_insn *ci,
     case ARM64_INS_BRK: case ARM64_INS_HLT: in->op = SYNTH_OP_STOP; return;
     case ARM64_INS_NOP: in->op = SYNTH_OP_PADDING; return;
     case ARM64_INS_HINT: hint(ci, in); return;
-    case ARM64_INS_SVC: in->op = SYNTH_OP_SYSCALL; return;
+    case ARM64_INS_SVC:
+        /* Linux returns x0 and keeps every other register (capstone
+         * says x30) */
+        in->op = SYNTH_OP_SYSCALL;
+        in->writes = 1u << 0;
+        return;
     default: break;
     }
     note_operands(d, ci, in);
@@ -263,8 +270,26 @@ static void classify(const struct synth_decoder *d, const cs_insn *ci,
         in->op = SYNTH_OP_OTHER;
 }
 
+/* The atomic memory operations of ARMv8.1 (LSE), which capstone 4 does
+ * not know (Arm ARM, C4.1.94: "Atomic memory operations", "Compare and
+ * swap"): LDADD, LDCLR, LDEOR, LDSET, LDSMAX .. LDUMIN and SWP write Rt;
+ * CAS writes Rs, CASP Rs and Rs+1. None moves sp (Rt, Rs 31 is the zero
+ * register). The registers written, or 0 for another word. */
+static uint32_t lse_writes(uint32_t word)
+{
+    unsigned rt = word & 31, rs = (word >> 16) & 31;
+    uint32_t to_rt = rt < 31 ? 1u << rt : 0, to_rs = rs < 31 ? 1u << rs : 0;
+    if ((word & 0x3f208c00u) == 0x38200000u)      /* LD<op>, SWP */
+        return to_rt | 1u << 31;
+    if ((word & 0x3fa07c00u) == 0x08a07c00u)      /* CAS */
+        return to_rs | 1u << 31;
+    if ((word & 0xbfa07c00u) == 0x08207c00u)      /* CASP */
+        return to_rs | (rs + 1 < 31 ? 1u << (rs + 1) : 0) | 1u << 31;
+    return 0;
+}
+
 /* retaa, retab: a return, whose authentication does not change the
- * frame. */
+ * frame; udf: a trap; an LSE atomic: a write of its registers. */
 static unsigned known_word(const uint8_t *bytes, size_t size, uint64_t addr,
                            struct synth_insn *in, char *text, size_t len)
 {
@@ -272,16 +297,24 @@ static unsigned known_word(const uint8_t *bytes, size_t size, uint64_t addr,
         return 0;
     uint32_t word = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 |
                     (uint32_t)bytes[2] << 16 | (uint32_t)bytes[3] << 24;
-    if (word != WORD_RETAA && word != WORD_RETAB)
+    uint32_t lse = lse_writes(word);
+    bool ret = word == WORD_RETAA || word == WORD_RETAB;
+    bool udf = (word & WORD_UDF_MASK) == 0;
+    if (!ret && !udf && !lse)
         return 0;
     memset(in, 0, sizeof *in);
     in->addr = addr;
     in->len = 4;
-    in->op = SYNTH_OP_RET;
+    in->op = ret ? SYNTH_OP_RET : udf ? SYNTH_OP_STOP : SYNTH_OP_OTHER;
+    in->writes = lse & ~(1u << 31); /* bit 31: the marker, not sp */
     in->reg = in->base = in->dst = in->src = in->mem_base = in->mem_index =
         in->reg2 = -1;
-    if (text)
+    if (text && ret)
         snprintf(text, len, "%s", word == WORD_RETAA ? "retaa" : "retab");
+    else if (text && udf)
+        snprintf(text, len, "udf #%u", (unsigned)word);
+    else if (text)
+        snprintf(text, len, ".inst 0x%08x (an LSE atomic)", (unsigned)word);
     return 4;
 }
 

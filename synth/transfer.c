@@ -342,11 +342,25 @@ static void join(struct synth_state *a, const struct synth_state *b)
     a->weak = a->weak && b->weak;
 }
 
+/* Whether the join of a and b loses a register: one has it only in the
+ * register, the other only in its slot (or in another slot). */
+static bool regs_conflicting(const struct synth_state *a,
+                             const struct synth_state *b)
+{
+    for (int k = 0; k < SYNTH_MAX_SAVED; k++) {
+        bool conflict = false;
+        merge_reg(a->regs[k], b->regs[k], &conflict);
+        if (conflict)
+            return true;
+    }
+    return false;
+}
+
 static bool conflicting(const struct synth_state *a,
                         const struct synth_state *b)
 {
     return a->rsp_known != b->rsp_known ||
-           (a->rsp_known && a->h != b->h);
+           (a->rsp_known && a->h != b->h) || regs_conflicting(a, b);
 }
 
 static bool state_equal(const struct synth_state *a,
@@ -379,8 +393,9 @@ bool synth_merge(struct synth_state *into, const struct synth_state *in,
         into->reached = true;
         return true;
     }
-    /* A call's fall-through loses to a jump when they disagree: the call
-     * is then taken not to return. */
+    /* A call's fall-through loses to a jump when they disagree (on the
+     * height, or on where a register is): the call is then taken not to
+     * return. */
     if (conflicting(into, in) && into->weak != in->weak) {
         *lost_call = (long)(in->weak ? in->weak_call : into->weak_call);
         if (in->weak)
