@@ -443,12 +443,16 @@ static bool entry_state(const struct synth_machine *m,
         return false;
     for (int k = 0; k < m->nsaved; k++) {
         struct sem_rule r = sem_row_rule(row, m->saved[k]);
+        /* the return-address register undefined: the outermost frame
+         * (AArch64's _start), compared as such */
+        bool outermost = r.kind == SEM_RULE_UNDEFINED &&
+                         m->saved[k] == m->arch->ra_column;
         if (r.kind == SEM_RULE_OFFSET) {
             s->regs[k] = (struct synth_reg_state){false, true, true, false,
                                                   r.offset};
             abi = false;
         } else if (r.kind != SEM_RULE_UNSPECIFIED &&
-                   r.kind != SEM_RULE_SAME_VALUE) {
+                   r.kind != SEM_RULE_SAME_VALUE && !outermost) {
             return false;
         }
     }
