@@ -252,9 +252,120 @@ static bool lea_value(const struct fde_work *w, size_t from, int reg,
     return true;
 }
 
+static bool is_table_load_to(const struct synth_insn *in, int dst, int unused)
+{
+    (void)unused;
+    return in->is_table_load && in->dst == dst && in->mem_base >= 0 &&
+           in->mem_index >= 0;
+}
+
+/* The address in `reg` before `from`: an adr or adrp (is_lea, mem_rip)
+ * and the immediates added to it since (`add T, T, #:lo12:X`). */
+static bool address_value(const struct fde_work *w, size_t from, int reg,
+                          uint64_t *value)
+{
+    uint64_t added = 0;
+    for (size_t back = 1; back <= 64 && back <= from; back++) {
+        const struct synth_insn *in = &w->insns[from - back];
+        if (in->op == SYNTH_OP_RET || reg < 0 || reg >= 32)
+            return false;
+        if (!((in->writes >> reg) & 1))
+            continue;
+        if (in->is_lea && in->mem_rip && in->dst == reg) {
+            *value = in->target + added;
+            return true;
+        }
+        if (!in->is_add_imm || in->dst != reg)
+            return false;
+        added += (uint64_t)in->imm;
+        reg = in->src;
+    }
+    return false;
+}
+
+/* Entry i of an AArch64 table: `size` bytes, zero-extended as the load
+ * reads them, then sign-extended from `sign_bits` (0: not) and shifted
+ * by the add that makes the target from `base`. */
+static bool table_entry_a64(const struct fde_work *w,
+                            const struct synth_insn *load,
+                            const struct synth_insn *add, uint64_t table,
+                            uint64_t base, size_t i, uint64_t *target)
+{
+    unsigned size = load->mem_scale;
+    const uint8_t *p = synth_file_bytes(w->file, table + i * size, size);
+    if (!p || add->add_shift > 4)
+        return false;
+    uint64_t v = cfi_load_le(p, size);
+    unsigned bits = add->add_ext;
+    if (bits && bits < 64 && (v >> (bits - 1)) & 1)
+        v |= ~(uint64_t)0 << bits;
+    *target = base + (v << add->add_shift);
+    return true;
+}
+
+/* The bound of a table whose index was copied from a register before
+ * that register was compared (GCC on AArch64: `mov w2, w0; cmp w0, #7;
+ * b.hi; ...; ldrb w1, [x1, w2, uxtw]`): from the copy on, both hold the
+ * index until one is written again. 0 when not found. */
+static size_t table_bound_copy(const struct fde_work *w, size_t load,
+                               int index)
+{
+    long copy = -1;
+    for (size_t back = 1; back <= 24 && back <= load && index >= 0; back++) {
+        const struct synth_insn *in = &w->insns[load - back];
+        if (in->op == SYNTH_OP_RET)
+            return 0;
+        if (index < 32 && (in->writes >> index) & 1) {
+            copy = in->src >= 0 ? (long)(load - back) : -1;
+            break;
+        }
+    }
+    if (copy < 0)
+        return 0;
+    int other = w->insns[copy].src;
+    for (size_t k = (size_t)copy + 1; k < load; k++) {
+        const struct synth_insn *in = &w->insns[k];
+        if (in->is_cmp_imm && (in->dst == other || in->dst == index) &&
+            in->imm >= 0 && in->imm < SYNTH_MAX_TABLE &&
+            compare_decides(w, k, load))
+            return (size_t)in->imm + 1;
+        if (other < 32 && (in->writes >> other) & 1)
+            other = -1;
+    }
+    return 0;
+}
+
+/* AArch64, GCC: adrp T; add T, T, #lo12; ldrb E, [T, I, uxtw] (ldrh,
+ * ldr w with the index scaled); adr B, L; add R, B, E, sxtb #2; br R.
+ * The bound is required (`cmp I, #N; b.hi`): GCC always emits it. */
+static bool jump_table_a64(struct fde_work *w, size_t add)
+{
+    const struct synth_insn *a = &w->insns[add];
+    long load = find_back(w, add, 16, is_table_load_to, a->mem_index, 0);
+    if (load < 0)
+        return false;
+    const struct synth_insn *l = &w->insns[load];
+    uint64_t table, base;
+    size_t bound = table_bound(w, (size_t)load, l->mem_index), found = 0;
+    if (!bound)
+        bound = table_bound_copy(w, (size_t)load, l->mem_index);
+    if (!bound || !address_value(w, (size_t)load, l->mem_base, &table) ||
+        !address_value(w, add, a->mem_base, &base))
+        return false;
+    for (size_t i = 0; i < bound; i++) {
+        uint64_t target;
+        if (!table_entry_a64(w, l, a, table, base, i, &target))
+            return false;
+        add_succ(w, target, false);
+        found++;
+    }
+    return found > 0;
+}
+
 /* gcc and clang, PIC: lea B,[rip+T]; movsxd R,[B+I*4]; add R,S; jmp R,
  * with S = B (a switch) or S another label (computed gotos, as in
- * vfprintf). Non-PIC: jmp [T+I*8]. */
+ * vfprintf). Non-PIC: jmp [T+I*8]. AArch64's shape (a table load, which
+ * only its decoder marks) above. */
 static bool jump_table(struct fde_work *w, size_t jmp)
 {
     const struct synth_insn *j = &w->insns[jmp];
@@ -267,6 +378,9 @@ static bool jump_table(struct fde_work *w, size_t jmp)
     long add = find_back(w, jmp, 16, is_add_to, j->dst, 0);
     if (add < 0)
         return false;
+    if (find_back(w, (size_t)add, 16, is_table_load_to,
+                  w->insns[add].mem_index, 0) >= 0)
+        return jump_table_a64(w, (size_t)add);
     int other = w->insns[add].mem_base;
     int loaded = j->dst, base_reg = other;
     long mov = find_back(w, (size_t)add, 16, is_movsxd_to, loaded, 0);

@@ -217,6 +217,78 @@ static void hint(const cs_insn *ci, struct synth_insn *in)
     }
 }
 
+/* The bits an extend operand sign-extends (sxtb 8, sxth 16, sxtw 32),
+ * or 0. */
+static uint8_t sign_bits(arm64_extender ext)
+{
+    switch (ext) {
+    case ARM64_EXT_SXTB: return 8;
+    case ARM64_EXT_SXTH: return 16;
+    case ARM64_EXT_SXTW: return 32;
+    default: return 0;
+    }
+}
+
+/* The bytes of a table entry a load reads: ldrb 1, ldrh 2, ldr w 4
+ * (ldrsb, ldrsh, ldrsw sign-extend them); 0 for another load. */
+static unsigned entry_bytes(const struct synth_decoder *d, const cs_insn *ci)
+{
+    switch (ci->id) {
+    case ARM64_INS_LDRB: case ARM64_INS_LDRSB: return 1;
+    case ARM64_INS_LDRH: case ARM64_INS_LDRSH: return 2;
+    case ARM64_INS_LDRSW: return 4;
+    case ARM64_INS_LDR:
+        return reg_bytes(d, ci->detail->arm64.operands[0].reg) == 4 ? 4 : 0;
+    default: return 0;
+    }
+}
+
+/* Operand facts the jump-table recogniser reads: adr and adrp (an
+ * address), add of an immediate or of an extended register, the load
+ * of a table entry, cmp with an immediate, register copies. */
+static void note_table(const struct synth_decoder *d, const cs_insn *ci,
+                       struct synth_insn *in)
+{
+    const cs_arm64 *a = &ci->detail->arm64;
+    const cs_arm64_op *o = a->operands;
+    if (a->op_count < 2 || o[0].type != ARM64_OP_REG)
+        return;
+    int r0 = synth_dwarf(d, o[0].reg);
+    int r1 = o[1].type == ARM64_OP_REG ? synth_dwarf(d, o[1].reg) : -1;
+    unsigned size = entry_bytes(d, ci);
+    in->dst = (int8_t)r0;
+    if (ci->id == ARM64_INS_ADR || ci->id == ARM64_INS_ADRP) {
+        in->is_lea = in->mem_rip = o[1].type == ARM64_OP_IMM;
+        in->target = (uint64_t)o[1].imm;
+    } else if (ci->id == ARM64_INS_ADD && a->op_count == 3 && r1 >= 0 &&
+               o[2].type == ARM64_OP_IMM) {
+        in->is_add_imm = true;
+        in->src = (int8_t)r1;
+        in->imm = imm_value(&o[2]);
+    } else if (ci->id == ARM64_INS_ADD && a->op_count == 3 && r1 >= 0 &&
+               o[2].type == ARM64_OP_REG) {
+        in->is_add_reg = true;
+        in->mem_base = (int8_t)r1;
+        in->mem_index = (int8_t)synth_dwarf(d, o[2].reg);
+        in->add_ext = sign_bits(o[2].ext);
+        in->add_shift = (uint8_t)(o[2].shift.type == ARM64_SFT_LSL
+                                      ? o[2].shift.value : 0);
+    } else if (size && a->op_count == 2 && o[1].type == ARM64_OP_MEM &&
+               o[1].mem.index != ARM64_REG_INVALID &&
+               (o[1].shift.value == 0 || 1u << o[1].shift.value == size)) {
+        in->is_table_load = true;
+        in->mem_base = (int8_t)synth_dwarf(d, o[1].mem.base);
+        in->mem_index = (int8_t)synth_dwarf(d, o[1].mem.index);
+        in->mem_scale = (uint8_t)size;
+    } else if (ci->id == ARM64_INS_CMP && o[1].type == ARM64_OP_IMM) {
+        in->is_cmp_imm = true;
+        in->imm = imm_value(&o[1]);
+        in->writes &= r0 >= 0 && r0 < 32 ? ~(1u << r0) : ~0u; /* capstone */
+    } else if (ci->id == ARM64_INS_MOV && r1 >= 0) {
+        in->src = (int8_t)r1;
+    }
+}
+
 /* Operand facts the clone recogniser reads: mov xN, #imm and mov xN,
  * xzr. */
 static void note_operands(const struct synth_decoder *d, const cs_insn *ci,
@@ -224,6 +296,8 @@ static void note_operands(const struct synth_decoder *d, const cs_insn *ci,
 {
     const cs_arm64 *a = &ci->detail->arm64;
     bool mov = ci->id == ARM64_INS_MOV || ci->id == ARM64_INS_MOVZ;
+    in->sets_flags = a->update_flags;
+    note_table(d, ci, in);
     if (!mov || a->op_count != 2 || a->operands[0].type != ARM64_OP_REG)
         return;
     in->dst = (int8_t)synth_dwarf(d, a->operands[0].reg);
@@ -253,7 +327,10 @@ static void classify(const struct synth_decoder *d, const cs_insn *ci,
         return;
     case ARM64_INS_BL: branch(ci, in, SYNTH_OP_CALL); return;
     case ARM64_INS_BLR: in->op = SYNTH_OP_CALL; return;
-    case ARM64_INS_BR: in->op = SYNTH_OP_JMP_INDIRECT; return;
+    case ARM64_INS_BR:
+        in->op = SYNTH_OP_JMP_INDIRECT;
+        in->dst = (int8_t)synth_dwarf(d, a->operands[0].reg);
+        return;
     case ARM64_INS_BRK: case ARM64_INS_HLT: in->op = SYNTH_OP_STOP; return;
     case ARM64_INS_NOP: in->op = SYNTH_OP_PADDING; return;
     case ARM64_INS_HINT: hint(ci, in); return;

@@ -69,9 +69,11 @@ struct synth_insn {
     bool is_mov_imm;     /* mov dst, imm (imm) */
     bool is_zeroing;     /* dst := 0 (xor or sub of itself, mov $0) */
     bool is_movsxd;      /* movsxd dst, dword [mem] */
-    bool is_lea;         /* lea dst, [mem] */
+    bool is_lea;         /* lea dst, [mem]; AArch64's adr and adrp, with
+                            mem_rip and the address in target */
     bool is_add_reg;     /* add dst, reg (mem_base holds reg), or
-                            lea dst, [mem_base + mem_index] */
+                            lea dst, [mem_base + mem_index]; AArch64's
+                            add dst, mem_base, mem_index, sxtb #2 */
     int64_t imm;
     int64_t imm2;
     int64_t disp;        /* a memory operand's displacement */
@@ -84,6 +86,14 @@ struct synth_insn {
     uint8_t pair;        /* the bytes between the pair's two slots */
     uint8_t wb;          /* enum synth_writeback */
     int64_t wb_imm;      /* SYNTH_WB_POST: what the base moves by */
+    /* AArch64's jump tables (GCC: adrp, add #lo12; ldrb/ldrh with the
+     * index; adr of the base; add base, entry, sxtb #2; br): */
+    bool is_add_imm;     /* add dst, src, #imm */
+    bool is_table_load;  /* ldr{b,h,sb,sh,} dst, [mem_base, mem_index]:
+                            entries of mem_scale bytes */
+    uint8_t add_ext;     /* is_add_reg with an extended register: the
+                            bits sign-extended (8, 16, 32; 0: none) */
+    uint8_t add_shift;   /* ... and the shift after it */
 };
 
 /* Decodes [begin, end) of `bytes` (mapped at begin) into insns (at most
