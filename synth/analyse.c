@@ -725,6 +725,23 @@ static void mark_clones(struct fde_work *w)
     }
 }
 
+/* sp moved by a register set on the straight line before by a move of
+ * an immediate (`mov x12, #0x36d0; sub sp, sp, x12`): an adjustment by
+ * that immediate. */
+static void mark_sp_by_register(struct fde_work *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        struct synth_insn *in = &w->insns[i];
+        if (in->op != SYNTH_OP_RSP_UNKNOWN || !in->sp_by_reg || in->base < 0)
+            continue;
+        long set = last_write(w, i, in->base);
+        if (set < 0 || !w->insns[set].is_mov_imm)
+            continue;
+        in->op = SYNTH_OP_ADD_RSP;
+        in->imm = in->sp_by_reg * w->insns[set].imm;
+    }
+}
+
 /* Decodes the range; an undecodable tail becomes one pseudo-instruction
  * reaching to the FDE's end. */
 static enum cfi_status decode_fde(struct synth_decoder *decoder,
@@ -812,6 +829,7 @@ static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
     if (collect_data_refs(w) != CFI_OK)
         return CFI_E_NOMEM;
     mark_clones(w);
+    mark_sp_by_register(w);
     w->npads = synth_landing_pads(w->file, fde, w->pads, SYNTH_MAX_PADS);
     if (w->npads)
         w->nargs = synth_args_sizes(fde, w->args, SYNTH_MAX_PADS);

@@ -129,6 +129,13 @@ static bool stack_arith(const struct synth_decoder *d, const cs_insn *ci,
         in->op = SYNTH_OP_AND_RSP;
     } else if (dst == (int)m->sp) {
         in->op = SYNTH_OP_RSP_UNKNOWN;
+        if ((add || sub) && src == (int)m->sp && a->op_count == 3 &&
+            a->operands[2].type == ARM64_OP_REG &&
+            a->operands[2].shift.type == ARM64_SFT_INVALID &&
+            reg_bytes(d, a->operands[2].reg) == 8) {
+            in->base = (int8_t)synth_dwarf(d, a->operands[2].reg);
+            in->sp_by_reg = (int8_t)(add ? 1 : -1);
+        }
     } else if (by_imm && src == (int)m->sp) {
         in->op = dst == (int)m->fp ? SYNTH_OP_RBP_FROM_RSP
                                    : SYNTH_OP_REG_FROM_RSP;

@@ -94,6 +94,10 @@ struct synth_insn {
     uint8_t add_ext;     /* is_add_reg with an extended register: the
                             bits sign-extended (8, 16, 32; 0: none) */
     uint8_t add_shift;   /* ... and the shift after it */
+    /* RSP_UNKNOWN by a register (AArch64's `mov x12, #N; sub sp, sp,
+     * x12` for a frame too large for an immediate): the register in
+     * `base`, added (1) or subtracted (-1). */
+    int8_t sp_by_reg;
 };
 
 /* Decodes [begin, end) of `bytes` (mapped at begin) into insns (at most
