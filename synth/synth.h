@@ -38,6 +38,13 @@
  * Landing pads (from the FDE's LSDA, .gcc_except_table) are successors
  * of the calls of their call-site range, with the state at the call.
  *
+ * On AArch64 "rsp" is sp and "rbp" x29 (struct synth_machine); the
+ * followed registers are x19-x30 and v8-v15, the return address is x30's
+ * (written by bl and blr, saved and restored as the others), the entry
+ * height is 0, and the state also says whether x30 is signed and with
+ * which key (RA_SIGN_STATE, compared with the IL's column 34 and the
+ * CIE's 'B').
+ *
  * The entry state of an FDE is the ABI's (rsp = CFA-8, every register
  * in place) when the IL's first row is cfa=rsp+8; otherwise (a function's
  * cold part, split off with its frame already built) the first row is
