@@ -139,7 +139,8 @@ static long find_back(const struct fde_work *w, size_t from, size_t window,
         const struct synth_insn *in = &w->insns[from - back];
         if (match(in, reg, b))
             return (long)(from - back);
-        if (in->op == SYNTH_OP_RET || (reg >= 0 && (in->writes >> reg) & 1))
+        if (in->op == SYNTH_OP_RET ||
+            (reg >= 0 && reg < 32 && (in->writes >> reg) & 1))
             break;
     }
     return -1;
@@ -325,11 +326,12 @@ static size_t table_bound_copy(const struct fde_work *w, size_t load,
     int other = w->insns[copy].src;
     for (size_t k = (size_t)copy + 1; k < load; k++) {
         const struct synth_insn *in = &w->insns[k];
-        if (in->is_cmp_imm && (in->dst == other || in->dst == index) &&
+        if (in->is_cmp_imm && in->dst >= 0 &&
+            (in->dst == other || in->dst == index) &&
             in->imm >= 0 && in->imm < SYNTH_MAX_TABLE &&
             compare_decides(w, k, load))
             return (size_t)in->imm + 1;
-        if (other < 32 && (in->writes >> other) & 1)
+        if (other >= 0 && other < 32 && (in->writes >> other) & 1)
             other = -1;
     }
     return 0;
@@ -696,7 +698,7 @@ static long last_write(const struct fde_work *w, size_t at, int reg)
 {
     for (size_t back = 1; back <= 16 && back <= at; back++) {
         const struct synth_insn *in = &w->insns[at - back];
-        if ((in->writes >> reg) & 1)
+        if (reg >= 0 && reg < 32 && (in->writes >> reg) & 1)
             return (long)(at - back);
         if (in->op == SYNTH_OP_RET || in->op == SYNTH_OP_JMP ||
             in->op == SYNTH_OP_CALL)
