@@ -32,7 +32,9 @@ static const char usage[] =
     "between FDEs that is not padding), no_fde_crtstuff (a known deviation:\n"
     "such code that is GCC's crtstuff.c, deregister_tm_clones to\n"
     "frame_dummy, which crtbegin.o and crtbeginS.o build without CFI;\n"
-    "printed and counted, but not a disagreement), not_analysable (with its\n"
+    "printed and counted, but not a disagreement), no_fde_call_weak_fn\n"
+    "(AArch64: the same for glibc's call_weak_fn of crti.o and crt1.o),\n"
+    "not_analysable (with its\n"
     "reason; printed with --limits), then a summary: FDEs, the share fully\n"
     "analysed, the time.\n"
     "\n"
@@ -116,7 +118,11 @@ static const char usage[] =
         "states join. RA_SIGN_STATE 2 (negate_ra_state_with_pc) is rule_not_compared.\n"
         "Not decoded by capstone 4, and so undecodable: SVE (the a64fx and sve string\n"
         "functions) and MTE (ldg, stg) instructions. The outermost limit reads x30\n"
-        "undefined where it says rip.\n"
+        "undefined where it says rip. Code no FDE covers that is exactly glibc's\n"
+        "call_weak_fn (adrp x0; ldr x0, [x0, #..]; cbz x0, 1f; b ..; 1: ret, in\n"
+        "every program and library linked with glibc's crt1.o or crti.o, written\n"
+        "without CFI) is no_fde_call_weak_fn, a known deviation as no_fde_crtstuff\n"
+        "is.\n"
         "\n"
         "At every instruction the state is compared with the IL's row: the CFA (rsp+h\n"
         "or rbp+f, whichever the IL uses), the return address rule ([cfa-8]), and\n"
@@ -348,7 +354,7 @@ static enum cfi_status uncovered(struct run *r)
     enum cfi_status status = synth_uncovered(r->decoder, r->file, &ranges, &n);
     for (size_t i = 0; i < n && status == CFI_OK; i++) {
         r->report.kind_ranges[ranges[i].kind]++;
-        r->disagreements += ranges[i].kind != SYNTH_NO_FDE_CRTSTUFF;
+        r->disagreements += !synth_kind_known(ranges[i].kind);
         if (r->json)
             json_range(r, NULL, &ranges[i]);
         if (!r->o->emit_il)
@@ -419,7 +425,7 @@ static void summary(FILE *out, const struct synth_report *rep, double secs)
         if (rep->kind_ranges[k])
             fprintf(out, "  %-16s %zu ranges%s\n",
                     synth_kind_name((enum synth_kind)k), rep->kind_ranges[k],
-                    k == SYNTH_NO_FDE_CRTSTUFF
+                    synth_kind_known((enum synth_kind)k)
                         ? " (known deviation, not a disagreement)" : "");
     for (int k = 1; k < SYNTH_REASON_COUNT; k++)
         if (rep->reason_fdes[k])

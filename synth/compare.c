@@ -54,7 +54,14 @@ bool synth_reason_applies(enum synth_reason r, const struct cfi_arch *arch)
 
 bool synth_kind_applies(enum synth_kind k, const struct cfi_arch *arch)
 {
+    if (k == SYNTH_NO_FDE_CALL_WEAK_FN)
+        return arch == &cfi_arch_aarch64;
     return k != SYNTH_RA_SIGN_STATE || arch->ra_state != CFI_NO_RA_STATE;
+}
+
+bool synth_kind_known(enum synth_kind k)
+{
+    return k == SYNTH_NO_FDE_CRTSTUFF || k == SYNTH_NO_FDE_CALL_WEAK_FN;
 }
 
 /* One instruction's finding, before coalescing. */

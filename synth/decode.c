@@ -201,6 +201,13 @@ enum cfi_status synth_decode(struct synth_decoder *d, const uint8_t *bytes,
     return CFI_OK;
 }
 
+enum synth_kind synth_known_gap(const struct synth_decoder *d,
+                                const uint8_t *code, uint64_t at,
+                                uint64_t len)
+{
+    return d->isa->known_gap(code, at, len);
+}
+
 long synth_insn_index(const struct synth_insn *insns, size_t n, uint64_t addr)
 {
     size_t lo = 0, hi = n;

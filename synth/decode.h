@@ -34,6 +34,11 @@ struct synth_isa {
      * when unknown; NULL when there are none. `text` gets its text. */
     unsigned (*known_word)(const uint8_t *bytes, size_t size, uint64_t addr,
                            struct synth_insn *in, char *text, size_t len);
+    /* The kind of code no FDE covers, [at, at+len) at `code`: NO_FDE, or
+     * a known deviation of the toolchain (x86-64: GCC's crtstuff.c;
+     * AArch64: glibc's call_weak_fn). */
+    enum synth_kind (*known_gap)(const uint8_t *code, uint64_t at,
+                                 uint64_t len);
 };
 
 extern const struct synth_isa synth_isa_x86_64;

@@ -402,6 +402,40 @@ static unsigned known_word(const uint8_t *bytes, size_t size, uint64_t addr,
     return 4;
 }
 
+/* Whether [at, at+len) is glibc's call_weak_fn (sysdeps/aarch64/crti.S
+ * and start.S), written without CFI in every program and library linked
+ * with glibc's crt files: exactly
+ *     adrp x0, :got:PREINIT_FUNCTION
+ *     ldr  x0, [x0, #:got_lo12:PREINIT_FUNCTION]
+ *     cbz  x0, 1f
+ *     b    PREINIT_FUNCTION
+ * 1:  ret */
+static bool is_call_weak_fn(const uint8_t *code, uint64_t len)
+{
+    static const uint32_t mask[5] = {0x9f00001fu, 0xffc003ffu, 0xffffffffu,
+                                     0xfc000000u, 0xffffffffu};
+    static const uint32_t want[5] = {0x90000000u, 0xf9400000u, 0xb4000040u,
+                                     0x14000000u, 0xd65f03c0u};
+    if (len != sizeof want)
+        return false;
+    for (int i = 0; i < 5; i++) {
+        const uint8_t *p = code + 4 * i;
+        uint32_t word = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+                        (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        if ((word & mask[i]) != want[i])
+            return false;
+    }
+    return true;
+}
+
+static enum synth_kind known_gap(const uint8_t *code, uint64_t at,
+                                 uint64_t len)
+{
+    (void)at;
+    return is_call_weak_fn(code, len) ? SYNTH_NO_FDE_CALL_WEAK_FN
+                                      : SYNTH_NO_FDE;
+}
+
 const struct synth_isa synth_isa_aarch64 = {
     .arch = &cfi_arch_aarch64,
     .cs_arch = CS_ARCH_ARM64,
@@ -415,4 +449,5 @@ const struct synth_isa synth_isa_aarch64 = {
     .dwarf_of_name = dwarf_of_name,
     .classify = classify,
     .known_word = known_word,
+    .known_gap = known_gap,
 };

@@ -265,6 +265,39 @@ static void classify(const struct synth_decoder *d, const cs_insn *ci,
 }
 
 
+static int32_t rel32(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+                     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+/* Whether [at, at+len) is GCC's crtstuff.c code: it begins with
+ * deregister_tm_clones comparing __TMC_END__ with the TM clone table,
+ * which crtstuff.c lays out at the same address, either position-
+ * independent (crtbeginS.o: lea X(%rip),%rdi; lea X(%rip),%rax; cmp
+ * %rdi,%rax) or not (crtbegin.o: mov $X,%eax; cmp $X,%rax), and it is no
+ * longer than the four functions of crtbegin*.o's .text. */
+static bool is_crtstuff(const uint8_t *code, uint64_t at, uint64_t len)
+{
+    static const uint8_t lea_rdi[] = {0x48, 0x8d, 0x3d};
+    static const uint8_t lea_rax[] = {0x48, 0x8d, 0x05};
+    static const uint8_t cmp_rdi_rax[] = {0x48, 0x39, 0xf8};
+    if (len > SYNTH_CRTSTUFF_MAX || len < 17)
+        return false;
+    if (!memcmp(code, lea_rdi, 3) && !memcmp(code + 7, lea_rax, 3) &&
+        !memcmp(code + 14, cmp_rdi_rax, 3))
+        return at + 7 + (uint64_t)(int64_t)rel32(code + 3) ==
+               at + 14 + (uint64_t)(int64_t)rel32(code + 10);
+    return code[0] == 0xb8 && code[5] == 0x48 && code[6] == 0x3d &&
+           rel32(code + 1) == rel32(code + 7);
+}
+
+static enum synth_kind known_gap(const uint8_t *code, uint64_t at,
+                                 uint64_t len)
+{
+    return is_crtstuff(code, at, len) ? SYNTH_NO_FDE_CRTSTUFF : SYNTH_NO_FDE;
+}
+
 const struct synth_isa synth_isa_x86_64 = {
     .arch = &cfi_arch_x86_64,
     .cs_arch = CS_ARCH_X86,
@@ -278,4 +311,5 @@ const struct synth_isa synth_isa_x86_64 = {
     .dwarf_of_name = gpr_from_name,
     .classify = classify,
     .known_word = NULL,
+    .known_gap = known_gap,
 };

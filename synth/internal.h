@@ -143,6 +143,13 @@ int synth_saved_index(const struct synth_machine *machine, int reg);
 /* Whether `reg` is written by `in` (writes, vwrites). */
 bool synth_insn_writes(const struct synth_insn *in, int reg);
 
+/* The kind of code no FDE covers at [at, at+len) (`code` its bytes):
+ * NO_FDE or a known deviation, as the decoder's architecture knows them
+ * (decode.h, known_gap). */
+enum synth_kind synth_known_gap(const struct synth_decoder *decoder,
+                                const uint8_t *code, uint64_t at,
+                                uint64_t len);
+
 /* The bytes of the file image at [addr, addr+len), or NULL. */
 const uint8_t *synth_file_bytes(const struct cfi_file *file, uint64_t addr,
                                 uint64_t len);

@@ -162,7 +162,10 @@ bool synth_reason_applies(enum synth_reason reason,
       "register_tm_clones, __do_global_dtors_aux, frame_dummy), whose "       \
       "crtbegin.o and crtbeginS.o carry no .eh_frame")                        \
     X(NOT_ANALYSABLE, not_analysable, "code not analysable")                   \
-    X(RA_SIGN_STATE, ra_sign_state, "RA_SIGN_STATE or its key wrong")
+    X(RA_SIGN_STATE, ra_sign_state, "RA_SIGN_STATE or its key wrong")         \
+    X(NO_FDE_CALL_WEAK_FN, no_fde_call_weak_fn,                                \
+      "code covered by no FDE, known: glibc's call_weak_fn (AArch64 crti.o "   \
+      "and crt1.o), written without CFI")
 
 enum synth_kind {
 #define SYNTH_KIND_ENUM(name, id, text) SYNTH_##name,
@@ -173,6 +176,9 @@ enum synth_kind {
 const char *synth_kind_text(enum synth_kind kind);
 const char *synth_kind_name(enum synth_kind kind); /* "cfa_height" */
 bool synth_kind_applies(enum synth_kind kind, const struct cfi_arch *arch);
+/* Whether a kind is a known deviation of the toolchain, counted but not
+ * a disagreement (no_fde_crtstuff, no_fde_call_weak_fn). */
+bool synth_kind_known(enum synth_kind kind);
 
 /* A range of instructions [begin, end) with one classification. `reg` is
  * the register involved (CFA_HEIGHT, NOT_ANALYSABLE: -1; SAVE_SLOT with
@@ -374,7 +380,9 @@ void synth_code_free(struct synth_code *code);
  * padding (nop, int3, zero). Appended to *ranges (kind NO_FDE, or
  * NO_FDE_CRTSTUFF for a range that is GCC's crtstuff.c functions: it
  * starts as deregister_tm_clones does and is no longer than crtbeginS.o's
- * .text, SYNTH_CRTSTUFF_MAX bytes). */
+ * .text, SYNTH_CRTSTUFF_MAX bytes; on AArch64 NO_FDE_CALL_WEAK_FN for
+ * glibc's call_weak_fn, its five instructions exactly). Both known
+ * kinds are deviations, not disagreements (synth_kind_known). */
 #define SYNTH_CRTSTUFF_MAX 192
 enum cfi_status synth_uncovered(struct synth_decoder *decoder,
                                 const struct cfi_file *file,

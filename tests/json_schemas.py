@@ -48,10 +48,10 @@ TABLES = [
     ("trace", ["$defs", "group", "properties", "kind", "enum"],
      "trace/trace.h", "TRACE_KINDS", 0),
     ("synth", ["$defs", "kind", "enum"], "synth/synth.h", "SYNTH_KINDS", 1),
-    # ra_sign_state is listed only for an architecture that signs return
-    # addresses (synth_kind_applies): x86-64's reports stay as they were
+    # ra_sign_state and no_fde_call_weak_fn are listed only for AArch64
+    # (synth_kind_applies): x86-64's reports stay as they were
     ("synth", ["properties", "kinds", "required"], "synth/synth.h",
-     "SYNTH_KINDS", 1, {"ra_sign_state"}),
+     "SYNTH_KINDS", 1, {"ra_sign_state", "no_fde_call_weak_fn"}),
     ("synth", ["$defs", "reason", "enum"], "synth/synth.h", "SYNTH_REASONS", 1),
 ]
 
