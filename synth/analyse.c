@@ -337,6 +337,31 @@ static size_t table_bound_copy(const struct fde_work *w, size_t load,
     return 0;
 }
 
+static bool straight(enum synth_op op);
+
+/* Where the search back for a table's bound and addresses starts: the
+ * load itself, or, when nothing falls through into it (GCC puts the
+ * table's code after an unconditional branch, entered by the `b.ls` of
+ * the bound), just after the one branch that jumps to it. */
+static size_t table_anchor(const struct fde_work *w, size_t load)
+{
+    if (load == 0 || straight(w->insns[load - 1].op) ||
+        w->insns[load - 1].op == SYNTH_OP_CALL ||
+        w->insns[load - 1].op == SYNTH_OP_JCC)
+        return load;
+    long from = -1;
+    for (size_t k = 0; k < w->n; k++) {
+        const struct synth_insn *in = &w->insns[k];
+        if ((in->op != SYNTH_OP_JCC && in->op != SYNTH_OP_JMP) ||
+            in->target != w->insns[load].addr)
+            continue;
+        if (from >= 0)
+            return load; /* more than one way in */
+        from = (long)k;
+    }
+    return from >= 0 ? (size_t)from + 1 : load;
+}
+
 /* AArch64, GCC: adrp T; add T, T, #lo12; ldrb E, [T, I, uxtw] (ldrh,
  * ldr w with the index scaled); adr B, L; add R, B, E, sxtb #2; br R.
  * The bound is required (`cmp I, #N; b.hi`): GCC always emits it. */
@@ -347,11 +372,12 @@ static bool jump_table_a64(struct fde_work *w, size_t add)
     if (load < 0)
         return false;
     const struct synth_insn *l = &w->insns[load];
+    size_t from = table_anchor(w, (size_t)load);
     uint64_t table, base;
-    size_t bound = table_bound(w, (size_t)load, l->mem_index), found = 0;
+    size_t bound = table_bound(w, from, l->mem_index), found = 0;
     if (!bound)
-        bound = table_bound_copy(w, (size_t)load, l->mem_index);
-    if (!bound || !address_value(w, (size_t)load, l->mem_base, &table) ||
+        bound = table_bound_copy(w, from, l->mem_index);
+    if (!bound || !address_value(w, from, l->mem_base, &table) ||
         !address_value(w, add, a->mem_base, &base))
         return false;
     for (size_t i = 0; i < bound; i++) {
