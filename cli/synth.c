@@ -17,21 +17,26 @@ static const char usage[] =
     "usage: cfisem synth FILE [--emit-il] [--no-fde-code] [--json OUT]\n"
     "                    [--limits]\n"
     "\n"
-    "Disassembles every FDE's range of FILE (capstone), recovers the CFA\n"
-    "(rsp+h, or rbp+f once the frame pointer is set up), the return\n"
-    "address slot and the save slots of rbx rbp r12-r15 at every\n"
-    "instruction by abstract interpretation over the control-flow graph,\n"
-    "and compares them with the file's CFI (its IL) at every instruction.\n"
+    "Disassembles every FDE's range of FILE (capstone; x86-64 or AArch64),\n"
+    "recovers the CFA (rsp+h, or rbp+f once the frame pointer is set up;\n"
+    "AArch64: sp+h, x29+f), the return address slot and the save slots of\n"
+    "rbx rbp r12-r15 (AArch64: x19-x30 and d8-d15, and RA_SIGN_STATE) at\n"
+    "every instruction by abstract interpretation over the control-flow\n"
+    "graph, and compares them with the file's CFI (its IL) at every\n"
+    "instruction.\n"
     "Prints each disagreeing range, by FDE:\n"
     "  [0x1004,0x1008)  cfa_height  il=rsp+16  code=rsp+24\n"
     "  [0x1010,0x1011)  restored_early  rbx  il=unspecified  code=[cfa-16]\n"
     "kinds: cfa_height, save_slot (rip: the return address rule),\n"
-    "restored_early, restored_late, no_fde (code between FDEs that is not\n"
-    "padding), no_fde_crtstuff (a known deviation: such code that is GCC's\n"
-    "crtstuff.c, deregister_tm_clones to frame_dummy, which crtbegin.o\n"
-    "and crtbeginS.o build without CFI; printed and counted, but not a\n"
-    "disagreement), not_analysable (with its reason; printed with\n"
-    "--limits), then a summary: FDEs, the share fully analysed, the time.\n"
+    "restored_early, restored_late, ra_sign_state (AArch64), no_fde (code\n"
+    "between FDEs that is not padding), no_fde_crtstuff (a known deviation:\n"
+    "such code that is GCC's crtstuff.c, deregister_tm_clones to\n"
+    "frame_dummy, which crtbegin.o and crtbeginS.o build without CFI;\n"
+    "printed and counted, but not a disagreement), no_fde_call_weak_fn\n"
+    "(AArch64: the same for glibc's call_weak_fn of crti.o and crt1.o),\n"
+    "not_analysable (with its\n"
+    "reason; printed with --limits), then a summary: FDEs, the share fully\n"
+    "analysed, the time.\n"
     "\n"
     "  --emit-il   print the synthesised table instead, in the text format\n"
     "              of `cfisem il` (an instruction without a known CFA has\n"
@@ -48,6 +53,7 @@ static const char usage[] =
     "  --limits    print the not-analysable ranges too\n"
     "\n"
     "Example: cfisem synth /lib/x86_64-linux-gnu/libc.so.6\n"
+    "         cfisem synth /usr/aarch64-linux-gnu/lib/libc.so.6\n"
     "\n"
         "The static complement of checking the CFI where a run goes (cfisem trace):\n"
         "every instruction of every FDE. synth/ disassembles each FDE's range with\n"
@@ -88,6 +94,36 @@ static const char usage[] =
         "with its frame built) starts from that row (\"entered mid-frame\"); GCC's nop\n"
         "in front of a cold part that starts with a landing pad is skipped.\n"
         "\n"
+        "An AArch64 file (e_machine EM_AARCH64) is read with capstone's ARM64 mode and\n"
+        "AAPCS64, the registers from the file's architecture descriptor: the CFA as\n"
+        "sp+h or x29+f (sp+0 at entry: the return address is in x30), x19-x29, x30\n"
+        "and v8-v15 (d8-d15) followed as saved registers (x30 written by bl and blr),\n"
+        "stp/str/ldp/ldr (and stur, ldur, stnp, ldnp) relative to sp or x29 with\n"
+        "their pre-index writeback (stp x29, x30, [sp, #-N]!: sp moves, then two\n"
+        "saves) and post-index (ldp x29, x30, [sp], #N: the loads, then sp), sub and\n"
+        "add of sp (an immediate, lsl #12 included, or a register set by a mov of an\n"
+        "immediate just before: mov x12, #N; sub sp, sp, x12), mov x29, sp and add\n"
+        "x29, sp, #N, ret, b (a tail call when it leaves the FDE), b.cond, cbz, tbz,\n"
+        "br (GCC's jump tables: adrp and add of the table, ldrb or ldrh of the entry,\n"
+        "adr of the base, add base, entry, sxtb #2, bounded by a cmp of the index or\n"
+        "of the register it was copied from), brk and udf (traps; zeros are padding),\n"
+        "svc (x0 written; clone with x8 220 and a new stack in x1, or clone3), and\n"
+        "the LSE atomics and retaa/retab, which capstone 4 does not decode (known by\n"
+        "their encodings). Pointer authentication: paciasp and pacibsp (hint #25 and\n"
+        "#27, as capstone prints them) sign x30, autiasp, autibsp and xpaclri (hint\n"
+        "#29, #31, #7) leave it unsigned; at every instruction the state is compared\n"
+        "with the IL's RA_SIGN_STATE (column 34) and the key with the CIE's 'B':\n"
+        "ra_sign_state when they differ (il=1 (a key) code=1 (b key): pacibsp under a\n"
+        "CIE without 'B'), the limit ra_sign_conflict where paths with different\n"
+        "states join. RA_SIGN_STATE 2 (negate_ra_state_with_pc) is rule_not_compared.\n"
+        "Not decoded by capstone 4, and so undecodable: SVE (the a64fx and sve string\n"
+        "functions) and MTE (ldg, stg) instructions. The outermost limit reads x30\n"
+        "undefined where it says rip. Code no FDE covers that is exactly glibc's\n"
+        "call_weak_fn (adrp x0; ldr x0, [x0, #..]; cbz x0, 1f; b ..; 1: ret, in\n"
+        "every program and library linked with glibc's crt1.o or crti.o, written\n"
+        "without CFI) is no_fde_call_weak_fn, a known deviation as no_fde_crtstuff\n"
+        "is.\n"
+        "\n"
         "At every instruction the state is compared with the IL's row: the CFA (rsp+h\n"
         "or rbp+f, whichever the IL uses), the return address rule ([cfa-8]), and\n"
         "each callee-saved register's rule. Disagreeing runs of instructions are\n"
@@ -122,7 +158,8 @@ static const char usage[] =
         "needed), rule_not_compared (register or expression rules, rip=rdi in vfork),\n"
         "rsp_rule (rsp has its own rule, so the CFA is not the caller's rsp: GHC's\n"
         "StgRun), new_stack (clone's child), after_noreturn (the dead code above),\n"
-        "reg_lost, regs_conflict, no_il, entry_unknown, fixpoint_limit, too_large;\n"
+        "reg_lost, regs_conflict, no_il, entry_unknown, fixpoint_limit, too_large,\n"
+        "ra_sign_conflict (AArch64, above);\n"
         "cfa_other_reg also when the CFA is on rbp and rbp holds a value the analysis\n"
         "does not know (libffi's ffi_call_unix64). A slot rule kept after the pop\n"
         "that restored the register is accepted while the slot is not overwritten\n"
@@ -252,7 +289,8 @@ static void json_range(struct run *r, const struct cfi_fde *fde,
         fprintf(r->json, ", \"reason\": \"%s\"", synth_reason_name(x->reason));
     if (x->reg >= 0)
         fprintf(r->json, ", \"reg\": \"%s\"",
-                cfi_reg_label((unsigned)x->reg, buf, sizeof buf));
+                cfi_arch_reg_label(r->file->arch, (unsigned)x->reg, buf,
+                                   sizeof buf));
     if (x->il[0]) {
         fputs(", \"il\": ", r->json);
         cfi_json_string(r->json, x->il);
@@ -280,7 +318,7 @@ static void print_fde(struct run *r, const struct synth_fde *s)
                    cfi_section_name(s->fde->section), s->fde->offset,
                    s->fde->pc_begin, s->fde->pc_end);
         header = true;
-        synth_print_range(stdout, x);
+        synth_print_range(stdout, r->file->arch, x);
     }
 }
 
@@ -316,11 +354,11 @@ static enum cfi_status uncovered(struct run *r)
     enum cfi_status status = synth_uncovered(r->decoder, r->file, &ranges, &n);
     for (size_t i = 0; i < n && status == CFI_OK; i++) {
         r->report.kind_ranges[ranges[i].kind]++;
-        r->disagreements += ranges[i].kind != SYNTH_NO_FDE_CRTSTUFF;
+        r->disagreements += !synth_kind_known(ranges[i].kind);
         if (r->json)
             json_range(r, NULL, &ranges[i]);
         if (!r->o->emit_il)
-            synth_print_range(stdout, &ranges[i]);
+            synth_print_range(stdout, r->file->arch, &ranges[i]);
     }
     free(ranges);
     return status;
@@ -350,10 +388,9 @@ static enum cfi_status code(struct run *r)
         fully += fn->fully_analysed;
         if (r->o->emit_il) {
             code_header(fn);
-            /* Code no FDE covers has no CIE to name its architecture:
-             * synth reads x86-64's. */
+            /* code no FDE covers has no CIE: the file's architecture */
             for (size_t k = 0; k < fn->table.il.nranges; k++)
-                sem_print_range_text(stdout, &cfi_arch_x86_64,
+                sem_print_range_text(stdout, r->file->arch,
                                      &fn->table.il.ranges[k]);
             putchar('\n');
         }
@@ -388,7 +425,7 @@ static void summary(FILE *out, const struct synth_report *rep, double secs)
         if (rep->kind_ranges[k])
             fprintf(out, "  %-16s %zu ranges%s\n",
                     synth_kind_name((enum synth_kind)k), rep->kind_ranges[k],
-                    k == SYNTH_NO_FDE_CRTSTUFF
+                    synth_kind_known((enum synth_kind)k)
                         ? " (known deviation, not a disagreement)" : "");
     for (int k = 1; k < SYNTH_REASON_COUNT; k++)
         if (rep->reason_fdes[k])
@@ -409,13 +446,18 @@ static void json_end(struct run *r, double secs)
             rep->nfdes, rep->ninsns, rep->fully_analysed,
             rep->entered_mid_frame, rep->fdes_with_disagreement,
             rep->jump_tables, rep->noreturn_calls, secs);
+    const struct cfi_arch *arch = r->file->arch;
     for (int k = 0; k < SYNTH_KIND_COUNT; k++)
-        fprintf(r->json, "%s\"%s\": %zu", k ? ", " : "",
-                synth_kind_name((enum synth_kind)k), rep->kind_ranges[k]);
+        if (synth_kind_applies((enum synth_kind)k, arch))
+            fprintf(r->json, "%s\"%s\": %zu", k ? ", " : "",
+                    synth_kind_name((enum synth_kind)k),
+                    rep->kind_ranges[k]);
     fputs("},\n  \"limit_fdes\": {", r->json);
     for (int k = 1; k < SYNTH_REASON_COUNT; k++)
-        fprintf(r->json, "%s\"%s\": %zu", k > 1 ? ", " : "",
-                synth_reason_name((enum synth_reason)k), rep->reason_fdes[k]);
+        if (synth_reason_applies((enum synth_reason)k, arch))
+            fprintf(r->json, "%s\"%s\": %zu", k > 1 ? ", " : "",
+                    synth_reason_name((enum synth_reason)k),
+                    rep->reason_fdes[k]);
     fputs("}", r->json);
     if (r->o->no_fde_code)
         fprintf(r->json, ",\n  \"no_fde_functions\": %zu", r->code_functions);
@@ -464,7 +506,7 @@ static int run(const struct options *o, const struct cfi_file *file)
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
     int status = CLI_BAD_INPUT;
     if (sem_file_il_build(file, &il) != CFI_OK ||
-        synth_decoder_new(&r.decoder, &diag) != CFI_OK) {
+        synth_decoder_new(&r.decoder, file->arch, &diag) != CFI_OK) {
         fprintf(stderr, "cfisem: %s: %s\n", o->path,
                 diag.message ? diag.message : "out of memory");
         goto out;

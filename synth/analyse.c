@@ -8,6 +8,7 @@
 #include "analyse.h"
 
 struct fde_work {
+    const struct synth_machine *machine;
     const struct cfi_file *file;
     const struct cfi_fde *fde;
     struct synth_insn *insns;
@@ -138,7 +139,8 @@ static long find_back(const struct fde_work *w, size_t from, size_t window,
         const struct synth_insn *in = &w->insns[from - back];
         if (match(in, reg, b))
             return (long)(from - back);
-        if (in->op == SYNTH_OP_RET || (reg >= 0 && (in->writes >> reg) & 1))
+        if (in->op == SYNTH_OP_RET ||
+            (reg >= 0 && reg < 32 && (in->writes >> reg) & 1))
             break;
     }
     return -1;
@@ -251,9 +253,147 @@ static bool lea_value(const struct fde_work *w, size_t from, int reg,
     return true;
 }
 
+static bool is_table_load_to(const struct synth_insn *in, int dst, int unused)
+{
+    (void)unused;
+    return in->is_table_load && in->dst == dst && in->mem_base >= 0 &&
+           in->mem_index >= 0;
+}
+
+/* The address in `reg` before `from`: an adr or adrp (is_lea, mem_rip)
+ * and the immediates added to it since (`add T, T, #:lo12:X`). */
+static bool address_value(const struct fde_work *w, size_t from, int reg,
+                          uint64_t *value)
+{
+    uint64_t added = 0;
+    for (size_t back = 1; back <= 64 && back <= from; back++) {
+        const struct synth_insn *in = &w->insns[from - back];
+        if (in->op == SYNTH_OP_RET || reg < 0 || reg >= 32)
+            return false;
+        if (!((in->writes >> reg) & 1))
+            continue;
+        if (in->is_lea && in->mem_rip && in->dst == reg) {
+            *value = in->target + added;
+            return true;
+        }
+        if (!in->is_add_imm || in->dst != reg)
+            return false;
+        added += (uint64_t)in->imm;
+        reg = in->src;
+    }
+    return false;
+}
+
+/* Entry i of an AArch64 table: `size` bytes, zero-extended as the load
+ * reads them, then sign-extended from `sign_bits` (0: not) and shifted
+ * by the add that makes the target from `base`. */
+static bool table_entry_a64(const struct fde_work *w,
+                            const struct synth_insn *load,
+                            const struct synth_insn *add, uint64_t table,
+                            uint64_t base, size_t i, uint64_t *target)
+{
+    unsigned size = load->mem_scale;
+    const uint8_t *p = synth_file_bytes(w->file, table + i * size, size);
+    if (!p || add->add_shift > 4)
+        return false;
+    uint64_t v = cfi_load_le(p, size);
+    unsigned bits = add->add_ext;
+    if (bits && bits < 64 && (v >> (bits - 1)) & 1)
+        v |= ~(uint64_t)0 << bits;
+    *target = base + (v << add->add_shift);
+    return true;
+}
+
+/* The bound of a table whose index was copied from a register before
+ * that register was compared (GCC on AArch64: `mov w2, w0; cmp w0, #7;
+ * b.hi; ...; ldrb w1, [x1, w2, uxtw]`): from the copy on, both hold the
+ * index until one is written again. 0 when not found. */
+static size_t table_bound_copy(const struct fde_work *w, size_t load,
+                               int index)
+{
+    long copy = -1;
+    for (size_t back = 1; back <= 24 && back <= load && index >= 0; back++) {
+        const struct synth_insn *in = &w->insns[load - back];
+        if (in->op == SYNTH_OP_RET)
+            return 0;
+        if (index < 32 && (in->writes >> index) & 1) {
+            copy = in->src >= 0 ? (long)(load - back) : -1;
+            break;
+        }
+    }
+    if (copy < 0)
+        return 0;
+    int other = w->insns[copy].src;
+    for (size_t k = (size_t)copy + 1; k < load; k++) {
+        const struct synth_insn *in = &w->insns[k];
+        if (in->is_cmp_imm && in->dst >= 0 &&
+            (in->dst == other || in->dst == index) &&
+            in->imm >= 0 && in->imm < SYNTH_MAX_TABLE &&
+            compare_decides(w, k, load))
+            return (size_t)in->imm + 1;
+        if (other >= 0 && other < 32 && (in->writes >> other) & 1)
+            other = -1;
+    }
+    return 0;
+}
+
+static bool straight(enum synth_op op);
+
+/* Where the search back for a table's bound and addresses starts: the
+ * load itself, or, when nothing falls through into it (GCC puts the
+ * table's code after an unconditional branch, entered by the `b.ls` of
+ * the bound), just after the one branch that jumps to it. */
+static size_t table_anchor(const struct fde_work *w, size_t load)
+{
+    if (load == 0 || straight(w->insns[load - 1].op) ||
+        w->insns[load - 1].op == SYNTH_OP_CALL ||
+        w->insns[load - 1].op == SYNTH_OP_JCC)
+        return load;
+    long from = -1;
+    for (size_t k = 0; k < w->n; k++) {
+        const struct synth_insn *in = &w->insns[k];
+        if ((in->op != SYNTH_OP_JCC && in->op != SYNTH_OP_JMP) ||
+            in->target != w->insns[load].addr)
+            continue;
+        if (from >= 0)
+            return load; /* more than one way in */
+        from = (long)k;
+    }
+    return from >= 0 ? (size_t)from + 1 : load;
+}
+
+/* AArch64, GCC: adrp T; add T, T, #lo12; ldrb E, [T, I, uxtw] (ldrh,
+ * ldr w with the index scaled); adr B, L; add R, B, E, sxtb #2; br R.
+ * The bound is required (`cmp I, #N; b.hi`): GCC always emits it. */
+static bool jump_table_a64(struct fde_work *w, size_t add)
+{
+    const struct synth_insn *a = &w->insns[add];
+    long load = find_back(w, add, 16, is_table_load_to, a->mem_index, 0);
+    if (load < 0)
+        return false;
+    const struct synth_insn *l = &w->insns[load];
+    size_t from = table_anchor(w, (size_t)load);
+    uint64_t table, base;
+    size_t bound = table_bound(w, from, l->mem_index), found = 0;
+    if (!bound)
+        bound = table_bound_copy(w, from, l->mem_index);
+    if (!bound || !address_value(w, from, l->mem_base, &table) ||
+        !address_value(w, add, a->mem_base, &base))
+        return false;
+    for (size_t i = 0; i < bound; i++) {
+        uint64_t target;
+        if (!table_entry_a64(w, l, a, table, base, i, &target))
+            return false;
+        add_succ(w, target, false);
+        found++;
+    }
+    return found > 0;
+}
+
 /* gcc and clang, PIC: lea B,[rip+T]; movsxd R,[B+I*4]; add R,S; jmp R,
  * with S = B (a switch) or S another label (computed gotos, as in
- * vfprintf). Non-PIC: jmp [T+I*8]. */
+ * vfprintf). Non-PIC: jmp [T+I*8]. AArch64's shape (a table load, which
+ * only its decoder marks) above. */
 static bool jump_table(struct fde_work *w, size_t jmp)
 {
     const struct synth_insn *j = &w->insns[jmp];
@@ -266,6 +406,9 @@ static bool jump_table(struct fde_work *w, size_t jmp)
     long add = find_back(w, jmp, 16, is_add_to, j->dst, 0);
     if (add < 0)
         return false;
+    if (find_back(w, (size_t)add, 16, is_table_load_to,
+                  w->insns[add].mem_index, 0) >= 0)
+        return jump_table_a64(w, (size_t)add);
     int other = w->insns[add].mem_base;
     int loaded = j->dst, base_reg = other;
     long mov = find_back(w, (size_t)add, 16, is_movsxd_to, loaded, 0);
@@ -323,7 +466,7 @@ static void successors(struct fde_work *w, size_t i,
             w->resolved[i] = true;
             w->out->jump_tables++;
         }
-        else if (!s->rsp_known || s->h != 8)
+        else if (!s->rsp_known || s->h != w->machine->entry_height)
             w->unresolved_jump = true; /* not a tail call: targets lost */
         return;
     default:
@@ -372,7 +515,7 @@ static bool fixpoint_round(struct fde_work *w, size_t entry, bool restart,
         size_t i = w->worklist[--w->nlisted];
         w->listed[i] = false;
         struct synth_state s = st[i];
-        synth_transfer(&s, &w->insns[i]);
+        synth_transfer(w->machine, &s, &w->insns[i]);
         successors(w, i, &st[i]);
         for (size_t k = 0; k < w->nsucc; k++) {
             long lost = -1;
@@ -420,29 +563,38 @@ static bool fixpoint(struct fde_work *w, size_t entry)
 
 /* The ABI entry state, or the IL's first row for an FDE entered with its
  * frame built. False when that row cannot be taken. */
-static bool entry_state(const struct sem_fde_il *il, size_t first,
+static bool entry_state(const struct synth_machine *m,
+                        const struct sem_fde_il *il, size_t first,
                         struct synth_state *s, bool *mid_frame)
 {
     memset(s, 0, sizeof *s);
     s->reached = true;
     s->rsp_known = true;
-    s->h = 8;
-    for (int k = 0; k < SYNTH_NSAVED; k++)
+    s->h = m->entry_height;
+    for (int k = 0; k < m->nsaved; k++)
         s->regs[k].in_reg = true;
     *mid_frame = false;
     if (!il || il->nranges == 0)
         return true;
     const struct sem_row *row = il->ranges[first].row;
     bool abi = row->cfa.kind == SEM_CFA_RULE_REG_OFFSET &&
-               row->cfa.reg == CFI_REG_RSP && row->cfa.offset == 8;
-    for (int k = 0; k < SYNTH_NSAVED; k++) {
-        struct sem_rule r = sem_row_rule(row, SYNTH_ARCH->callee_saved_list[k]);
+               row->cfa.reg == m->sp && row->cfa.offset == m->entry_height;
+    s->ra_sign = synth_row_ra_sign(m, il->fde->cie, row);
+    abi = abi && s->ra_sign == SYNTH_RA_NOT_SIGNED;
+    if (s->ra_sign == SYNTH_RA_CONFLICT)
+        return false;
+    for (int k = 0; k < m->nsaved; k++) {
+        struct sem_rule r = sem_row_rule(row, m->saved[k]);
+        /* the return-address register undefined: the outermost frame
+         * (AArch64's _start), compared as such */
+        bool outermost = r.kind == SEM_RULE_UNDEFINED &&
+                         m->saved[k] == m->arch->ra_column;
         if (r.kind == SEM_RULE_OFFSET) {
             s->regs[k] = (struct synth_reg_state){false, true, true, false,
                                                   r.offset};
             abi = false;
         } else if (r.kind != SEM_RULE_UNSPECIFIED &&
-                   r.kind != SEM_RULE_SAME_VALUE) {
+                   r.kind != SEM_RULE_SAME_VALUE && !outermost) {
             return false;
         }
     }
@@ -451,9 +603,9 @@ static bool entry_state(const struct sem_fde_il *il, size_t first,
     *mid_frame = true;
     if (row->cfa.kind != SEM_CFA_RULE_REG_OFFSET)
         return false;
-    if (row->cfa.reg == CFI_REG_RSP) {
+    if (row->cfa.reg == m->sp) {
         s->h = row->cfa.offset;
-    } else if (row->cfa.reg == CFI_REG_RBP) {
+    } else if (row->cfa.reg == m->fp) {
         s->rsp_known = false;
         s->rsp_reason = SYNTH_REASON_ENTRY_UNKNOWN;
         s->rbp_known = true;
@@ -477,8 +629,9 @@ static size_t landing_pad_first(const struct fde_work *w,
         il->ranges[1].begin != w->insns[1].addr)
         return 0;
     const struct sem_cfa *c0 = &il->ranges[0].row->cfa;
-    bool abi = c0->kind == SEM_CFA_RULE_REG_OFFSET && c0->reg == CFI_REG_RSP &&
-               c0->offset == 8;
+    bool abi = c0->kind == SEM_CFA_RULE_REG_OFFSET &&
+               c0->reg == w->machine->sp &&
+               c0->offset == w->machine->entry_height;
     return abi ? 1 : 0;
 }
 
@@ -571,7 +724,7 @@ static long last_write(const struct fde_work *w, size_t at, int reg)
 {
     for (size_t back = 1; back <= 16 && back <= at; back++) {
         const struct synth_insn *in = &w->insns[at - back];
-        if ((in->writes >> reg) & 1)
+        if (reg >= 0 && reg < 32 && (in->writes >> reg) & 1)
             return (long)(at - back);
         if (in->op == SYNTH_OP_RET || in->op == SYNTH_OP_JMP ||
             in->op == SYNTH_OP_CALL)
@@ -589,14 +742,31 @@ static void mark_clones(struct fde_work *w)
     for (size_t i = 0; i < w->n; i++) {
         if (w->insns[i].op != SYNTH_OP_SYSCALL)
             continue;
-        long nr = last_write(w, i, CFI_REG_RAX);
+        long nr = last_write(w, i, w->machine->syscall_nr);
         if (nr < 0 || !w->insns[nr].is_mov_imm)
             continue;
-        long stack = last_write(w, i, CFI_REG_RSI);
+        long stack = last_write(w, i, w->machine->syscall_stack);
         bool same_stack = stack >= 0 && w->insns[stack].is_zeroing;
-        if ((w->insns[nr].imm == 56 && !same_stack) ||
-            w->insns[nr].imm == 435)
+        if ((w->insns[nr].imm == w->machine->clone_nr && !same_stack) ||
+            w->insns[nr].imm == w->machine->clone3_nr)
             w->insns[i].op = SYNTH_OP_CLONE;
+    }
+}
+
+/* sp moved by a register set on the straight line before by a move of
+ * an immediate (`mov x12, #0x36d0; sub sp, sp, x12`): an adjustment by
+ * that immediate. */
+static void mark_sp_by_register(struct fde_work *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        struct synth_insn *in = &w->insns[i];
+        if (in->op != SYNTH_OP_RSP_UNKNOWN || !in->sp_by_reg || in->base < 0)
+            continue;
+        long set = last_write(w, i, in->base);
+        if (set < 0 || !w->insns[set].is_mov_imm)
+            continue;
+        in->op = SYNTH_OP_ADD_RSP;
+        in->imm = in->sp_by_reg * w->insns[set].imm;
     }
 }
 
@@ -642,22 +812,23 @@ static enum cfi_status collect_exits(struct fde_work *w)
         x->target = in->target;
         x->is_call = call;
         x->state = o->states[i];
-        synth_transfer(&x->state, in);
+        synth_transfer(w->machine, &x->state, in);
         x->state.weak = false;
     }
     return CFI_OK;
 }
 
 /* The entry state given (code no FDE covers), or the IL's. */
-static bool start_state(const struct sem_fde_il *il, size_t entry,
+static bool start_state(const struct synth_machine *m,
+                        const struct sem_fde_il *il, size_t entry,
                         const struct synth_state *given,
                         struct synth_state *s, bool *mid_frame)
 {
     if (!given)
-        return entry_state(il, entry, s, mid_frame);
+        return entry_state(m, il, entry, s, mid_frame);
     *s = *given;
     s->reached = true;
-    *mid_frame = s->h != 8 || !s->rsp_known;
+    *mid_frame = s->h != m->entry_height || !s->rsp_known;
     return true;
 }
 
@@ -686,6 +857,7 @@ static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
     if (collect_data_refs(w) != CFI_OK)
         return CFI_E_NOMEM;
     mark_clones(w);
+    mark_sp_by_register(w);
     w->npads = synth_landing_pads(w->file, fde, w->pads, SYNTH_MAX_PADS);
     if (w->npads)
         w->nargs = synth_args_sizes(fde, w->args, SYNTH_MAX_PADS);
@@ -693,7 +865,7 @@ static enum cfi_status run(struct synth_decoder *decoder, struct fde_work *w,
     if (w->n == 0)
         return CFI_OK;
     size_t entry = landing_pad_first(w, il);
-    if (!start_state(il, entry, given, &o->states[entry],
+    if (!start_state(w->machine, il, entry, given, &o->states[entry],
                      &o->entered_mid_frame)) {
         set_all(o, SYNTH_REASON_ENTRY_UNKNOWN);
         return CFI_OK;
@@ -739,6 +911,8 @@ static enum cfi_status analyse(struct synth_decoder *decoder,
     struct fde_work *w = calloc(1, sizeof *w);
     if (!w)
         return CFI_E_NOMEM;
+    w->machine = synth_decoder_machine(decoder);
+    out->machine = *w->machine;
     w->file = file;
     w->fde = fde;
     w->out = out;
@@ -775,7 +949,8 @@ enum cfi_status synth_analyse_code(struct synth_decoder *decoder,
     out->outermost = file->entry != 0 && range->pc_begin == file->entry;
     struct synth_state abi;
     if (!entry) {
-        entry_state(NULL, 0, &abi, &out->entered_mid_frame);
+        entry_state(synth_decoder_machine(decoder), NULL, 0, &abi,
+                    &out->entered_mid_frame);
         entry = &abi;
     }
     return analyse(decoder, file, range, NULL, entry, out);

@@ -102,11 +102,13 @@ static bool inside_function(const struct synth_code *code, uint64_t addr)
     return addr > fn->range.pc_begin && addr < fn->range.pc_end;
 }
 
-static bool abi_entry(const struct synth_state *s)
+static bool abi_entry(const struct synth_machine *m,
+                      const struct synth_state *s)
 {
-    if (!s->rsp_known || s->h != 8)
+    if (!s->rsp_known || s->h != m->entry_height ||
+        s->ra_sign != SYNTH_RA_NOT_SIGNED)
         return false;
-    for (int k = 0; k < SYNTH_NSAVED; k++)
+    for (int k = 0; k < m->nsaved; k++)
         if (!s->regs[k].in_reg)
             return false;
     return true;
@@ -118,7 +120,7 @@ static enum cfi_status give_entry(struct finder *f, size_t i,
                                   const struct synth_state *entry)
 {
     struct start *s = &f->starts[i];
-    if (!entry || abi_entry(entry) || s->entry || s->redone)
+    if (!entry || abi_entry(synth_decoder_machine(f->decoder), entry) || s->entry || s->redone)
         return CFI_OK;
     s->entry = malloc(sizeof *s->entry);
     if (!s->entry)

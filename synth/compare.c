@@ -46,6 +46,24 @@ const char *synth_kind_name(enum synth_kind k)
     return k < SYNTH_KIND_COUNT ? kind_names[k] : "?";
 }
 
+bool synth_reason_applies(enum synth_reason r, const struct cfi_arch *arch)
+{
+    return r != SYNTH_REASON_RA_SIGN_CONFLICT ||
+           arch->ra_state != CFI_NO_RA_STATE;
+}
+
+bool synth_kind_applies(enum synth_kind k, const struct cfi_arch *arch)
+{
+    if (k == SYNTH_NO_FDE_CALL_WEAK_FN)
+        return arch == &cfi_arch_aarch64;
+    return k != SYNTH_RA_SIGN_STATE || arch->ra_state != CFI_NO_RA_STATE;
+}
+
+bool synth_kind_known(enum synth_kind k)
+{
+    return k == SYNTH_NO_FDE_CRTSTUFF || k == SYNTH_NO_FDE_CALL_WEAK_FN;
+}
+
 /* One instruction's finding, before coalescing. */
 struct finding {
     size_t insn;
@@ -86,8 +104,14 @@ static struct finding *add(struct findings *f, size_t insn,
     return x;
 }
 
+/* A limit at an instruction, once: several registers lost there are one
+ * limit. */
 static void limit(struct findings *f, size_t insn, enum synth_reason reason)
 {
+    for (size_t k = f->count; k > 0 && f->items[k - 1].insn == insn; k--)
+        if (f->items[k - 1].kind == SYNTH_NOT_ANALYSABLE &&
+            f->items[k - 1].reason == reason)
+            return;
     add(f, insn, SYNTH_NOT_ANALYSABLE, reason, -1);
 }
 
@@ -113,46 +137,54 @@ static void state_text(char *buf, size_t size, const struct synth_reg_state *r)
         snprintf(buf, size, r->in_reg ? "in register" : "lost");
 }
 
-static void cfa_text(char *buf, size_t size, const struct synth_state *s)
+static void cfa_text(char *buf, size_t size, const struct synth_machine *m,
+                     const struct synth_state *s)
 {
-    char aux[8];
+    char aux[8], sp[8], fp[8];
+    const struct cfi_arch *a = m->arch;
     int n = 0;
     buf[0] = '\0';
     if (s->rsp_known)
-        n += snprintf(buf + n, size - (size_t)n, "rsp+%" PRId64, s->h);
+        n += snprintf(buf + n, size - (size_t)n, "%s+%" PRId64,
+                      cfi_arch_reg_label(a, m->sp, sp, sizeof sp), s->h);
     if (s->rbp_known && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, "%srbp+%" PRId64,
-                      n ? " or " : "", s->f);
+        n += snprintf(buf + n, size - (size_t)n, "%s%s+%" PRId64,
+                      n ? " or " : "",
+                      cfi_arch_reg_label(a, m->fp, fp, sizeof fp), s->f);
     for (int i = 0; i < s->naux && n >= 0 && (size_t)n < size; i++)
         n += snprintf(buf + n, size - (size_t)n, "%s%s+%" PRId64,
                       n ? " or " : "",
-                      cfi_reg_label((unsigned)s->aux_reg[i], aux, sizeof aux),
+                      cfi_arch_reg_label(a, (unsigned)s->aux_reg[i], aux,
+                                         sizeof aux),
                       s->aux_a[i]);
 }
 
 /* Whether the state has the CFA at reg+off. */
-static bool cfa_matches(const struct synth_state *s, uint32_t reg,
+static bool cfa_matches(const struct synth_machine *m,
+                        const struct synth_state *s, uint32_t reg,
                         int64_t off)
 {
-    return (reg == CFI_REG_RSP && s->rsp_known && off == s->h) ||
-           (reg == CFI_REG_RBP && s->rbp_known && off == s->f) ||
+    return (reg == m->sp && s->rsp_known && off == s->h) ||
+           (reg == m->fp && s->rbp_known && off == s->f) ||
            (synth_aux_find(s, (int)reg) >= 0 &&
             off == s->aux_a[synth_aux_find(s, (int)reg)]);
 }
 
 static void compare_cfa(struct findings *f, size_t i,
+                        const struct synth_machine *m,
                         const struct synth_state *s, const struct sem_cfa *c)
 {
     if (c->kind == SEM_CFA_RULE_EXPR) {
         limit(f, i, SYNTH_REASON_CFA_EXPRESSION);
         return;
     }
-    if (c->kind == SEM_CFA_RULE_REG_OFFSET && cfa_matches(s, c->reg, c->offset))
+    if (c->kind == SEM_CFA_RULE_REG_OFFSET &&
+        cfa_matches(m, s, c->reg, c->offset))
         return;
     /* rsp lost at a join, or to clone's child, is the analysis' limit,
      * not the CFI's fault; rsp moved by an unknown amount (`sub
      * %rax,%rsp`) is, when the CFI still counts from it. */
-    if (c->kind == SEM_CFA_RULE_REG_OFFSET && c->reg == CFI_REG_RSP &&
+    if (c->kind == SEM_CFA_RULE_REG_OFFSET && c->reg == m->sp &&
         !s->rsp_known && (s->rsp_reason == SYNTH_REASON_JOIN_CONFLICT ||
                           s->rsp_reason == SYNTH_REASON_NEW_STACK)) {
         limit(f, i, s->rsp_reason);
@@ -164,10 +196,11 @@ static void compare_cfa(struct findings *f, size_t i,
     char reg[8];
     if (c->kind == SEM_CFA_RULE_REG_OFFSET)
         snprintf(x->il, sizeof x->il, "%s%+" PRId64,
-                 cfi_reg_label(c->reg, reg, sizeof reg), c->offset);
+                 cfi_arch_reg_label(m->arch, c->reg, reg, sizeof reg),
+                 c->offset);
     else
         snprintf(x->il, sizeof x->il, "undef");
-    cfa_text(x->synth, sizeof x->synth, s);
+    cfa_text(x->synth, sizeof x->synth, m, s);
 }
 
 /* Whether the IL has an offset rule for reg before range `upto`. */
@@ -196,9 +229,10 @@ static enum synth_kind reg_kind(const struct sem_fde_il *il,
 static void compare_reg(struct findings *f, size_t i,
                         const struct sem_fde_il *il,
                         const struct sem_range *range, int k,
+                        const struct synth_machine *m,
                         const struct synth_state *s)
 {
-    unsigned reg = SYNTH_ARCH->callee_saved_list[k];
+    unsigned reg = m->saved[k];
     struct sem_rule r = sem_row_rule(range->row, reg);
     const struct synth_reg_state *rs = &s->regs[k];
     bool in_place = r.kind == SEM_RULE_UNSPECIFIED ||
@@ -223,21 +257,87 @@ static void compare_reg(struct findings *f, size_t i,
     state_text(x->synth, sizeof x->synth, rs);
 }
 
-static void compare_ra(struct findings *f, size_t i, const struct sem_row *row)
+/* The return address on the stack (x86-64: at CFA-8 while the frame
+ * exists); where it is a register of its own (AArch64's x30), it is
+ * compared as the followed registers are. */
+static void compare_ra(struct findings *f, size_t i,
+                       const struct synth_machine *m,
+                       const struct sem_row *row)
 {
-    struct sem_rule r = sem_row_rule(row, CFI_REG_RIP);
-    if (r.kind == SEM_RULE_OFFSET && r.offset == -8)
+    unsigned column = m->arch->ra_column;
+    if (!m->ra_on_stack)
+        return;
+    struct sem_rule r = sem_row_rule(row, column);
+    if (r.kind == SEM_RULE_OFFSET && r.offset == -m->entry_height)
         return;
     if (r.kind != SEM_RULE_OFFSET && r.kind != SEM_RULE_UNSPECIFIED) {
         limit(f, i, SYNTH_REASON_RULE_NOT_COMPARED); /* rip=rdi (vfork) */
         return;
     }
     struct finding *x = add(f, i, SYNTH_SAVE_SLOT, SYNTH_REASON_NONE,
-                            CFI_REG_RIP);
+                            (int)column);
     if (!x)
         return;
     rule_text(x->il, sizeof x->il, r);
-    snprintf(x->synth, sizeof x->synth, "[cfa-8]");
+    snprintf(x->synth, sizeof x->synth, "[cfa%+" PRId64 "]",
+             -m->entry_height);
+}
+
+uint8_t synth_row_ra_sign(const struct synth_machine *m,
+                          const struct cfi_cie *cie, const struct sem_row *row)
+{
+    static const uint8_t lit0 = 0x30, lit1 = 0x31; /* DW_OP_lit0, lit1 */
+    if (m->arch->ra_state == CFI_NO_RA_STATE)
+        return SYNTH_RA_NOT_SIGNED;
+    struct sem_rule r = sem_row_rule(row, m->arch->ra_state);
+    if (r.kind == SEM_RULE_UNSPECIFIED)
+        return SYNTH_RA_NOT_SIGNED;
+    if (r.kind != SEM_RULE_VAL_EXPRESSION || r.expr.len != 1 ||
+        (r.expr.bytes[0] != lit0 && r.expr.bytes[0] != lit1))
+        return SYNTH_RA_CONFLICT;
+    if (r.expr.bytes[0] == lit0)
+        return SYNTH_RA_NOT_SIGNED;
+    return cie && cie->ra_b_key ? SYNTH_RA_SIGNED_B : SYNTH_RA_SIGNED_A;
+}
+
+static const char *ra_sign_text(uint8_t state)
+{
+    switch (state) {
+    case SYNTH_RA_NOT_SIGNED: return "0";
+    case SYNTH_RA_SIGNED_A: return "1 (a key)";
+    case SYNTH_RA_SIGNED_B: return "1 (b key)";
+    default: return "another rule";
+    }
+}
+
+/* RA_SIGN_STATE and the key (the CIE's 'B') against the code's signing:
+ * an unwinder that authenticates with the wrong state or key gets a
+ * corrupted return address. */
+static void compare_ra_sign(struct findings *f, size_t i,
+                            const struct synth_fde *o,
+                            const struct sem_row *row,
+                            const struct synth_state *s)
+{
+    const struct synth_machine *m = &o->machine;
+    if (m->arch->ra_state == CFI_NO_RA_STATE)
+        return;
+    uint8_t want = synth_row_ra_sign(m, o->fde->cie, row);
+    if (s->ra_sign == SYNTH_RA_CONFLICT) {
+        limit(f, i, SYNTH_REASON_RA_SIGN_CONFLICT);
+        return;
+    }
+    if (want == SYNTH_RA_CONFLICT) {
+        limit(f, i, SYNTH_REASON_RULE_NOT_COMPARED);
+        return;
+    }
+    if (want == s->ra_sign)
+        return;
+    struct finding *x = add(f, i, SYNTH_RA_SIGN_STATE, SYNTH_REASON_NONE,
+                            (int)m->arch->ra_state);
+    if (!x)
+        return;
+    snprintf(x->il, sizeof x->il, "%s", ra_sign_text(want));
+    snprintf(x->synth, sizeof x->synth, "%s", ra_sign_text(s->ra_sign));
 }
 
 /* Whether a finding from `before` on is a disagreement (not a limit). */
@@ -250,9 +350,10 @@ static bool disagrees_since(const struct findings *f, size_t before)
 }
 
 /* Whether the caller's rsp is the CFA, as the ABI default has it. */
-static bool rsp_is_cfa(const struct sem_row *row)
+static bool rsp_is_cfa(const struct synth_machine *m,
+                       const struct sem_row *row)
 {
-    struct sem_rule r = sem_row_rule(row, CFI_REG_RSP);
+    struct sem_rule r = sem_row_rule(row, m->sp);
     return r.kind == SEM_RULE_UNSPECIFIED ||
            (r.kind == SEM_RULE_VAL_OFFSET && r.offset == 0);
 }
@@ -262,12 +363,14 @@ static bool rsp_is_cfa(const struct sem_row *row)
  * set from an unknown value, as libffi's ffi_call_unix64 builds its frame
  * in memory the caller gave it). rbp still holding the caller's value is
  * known: no CFA can be on it. */
-static bool cfa_reg_unknown(const struct synth_state *s, uint32_t reg)
+static bool cfa_reg_unknown(const struct synth_machine *m,
+                            const struct synth_state *s, uint32_t reg)
 {
-    if (reg == CFI_REG_RSP || synth_aux_find(s, (int)reg) >= 0)
+    if (reg == m->sp || synth_aux_find(s, (int)reg) >= 0)
         return false;
-    if (reg == CFI_REG_RBP)
-        return !s->rbp_known && !s->regs[synth_saved_index(CFI_REG_RBP)].in_reg;
+    if (reg == m->fp)
+        return !s->rbp_known &&
+               !s->regs[synth_saved_index(m, (int)m->fp)].in_reg;
     return true;
 }
 
@@ -289,24 +392,28 @@ static void compare_insn(struct findings *f, const struct synth_fde *o,
     const struct sem_range *range = sem_fde_il_find(il, o->addrs[i]);
     if (!range)
         return; /* the IL covers the FDE: never */
+    const struct synth_machine *m = &o->machine;
     const struct sem_cfa *cfa = &range->row->cfa;
-    if (sem_row_rule(range->row, CFI_REG_RIP).kind == SEM_RULE_UNDEFINED) {
+    if (sem_row_rule(range->row, m->arch->ra_column).kind ==
+        SEM_RULE_UNDEFINED) {
         limit(f, i, SYNTH_REASON_OUTERMOST); /* no caller: no CFA needed */
         return;
     }
-    if (!rsp_is_cfa(range->row)) {
+    if (!rsp_is_cfa(m, range->row)) {
         limit(f, i, SYNTH_REASON_RSP_RULE); /* GHC's StgRun: cfa=rsp+0 */
         return;
     }
-    if (cfa->kind == SEM_CFA_RULE_REG_OFFSET && cfa_reg_unknown(s, cfa->reg)) {
+    if (cfa->kind == SEM_CFA_RULE_REG_OFFSET &&
+        cfa_reg_unknown(m, s, cfa->reg)) {
         limit(f, i, SYNTH_REASON_CFA_OTHER_REG); /* longjmp: cfa=rdi */
         return;
     }
     size_t before = f->count;
-    compare_cfa(f, i, s, cfa);
-    compare_ra(f, i, range->row);
-    for (int k = 0; k < SYNTH_NSAVED; k++)
-        compare_reg(f, i, il, range, k, s);
+    compare_cfa(f, i, m, s, cfa);
+    compare_ra(f, i, m, range->row);
+    for (int k = 0; k < m->nsaved; k++)
+        compare_reg(f, i, il, range, k, m, s);
+    compare_ra_sign(f, i, o, range->row, s);
     if (o->dead[i] && disagrees_since(f, before)) {
         f->count = before;
         limit(f, i, SYNTH_REASON_AFTER_NORETURN);
@@ -387,7 +494,8 @@ enum cfi_status synth_compare(struct synth_fde *o, const struct sem_fde_il *il)
     return status;
 }
 
-void synth_print_range(FILE *out, const struct synth_range *r)
+void synth_print_range(FILE *out, const struct cfi_arch *arch,
+                       const struct synth_range *r)
 {
     char buf[8];
     fprintf(out, "[0x%" PRIx64 ",0x%" PRIx64 ")  %s", r->begin, r->end,
@@ -398,7 +506,8 @@ void synth_print_range(FILE *out, const struct synth_range *r)
         return;
     }
     if (r->reg >= 0)
-        fprintf(out, "  %s", cfi_reg_label((unsigned)r->reg, buf, sizeof buf));
+        fprintf(out, "  %s",
+                cfi_arch_reg_label(arch, (unsigned)r->reg, buf, sizeof buf));
     if (r->il[0] || r->synth[0])
         fprintf(out, "  il=%s  code=%s", r->il, r->synth);
     fputc('\n', out);

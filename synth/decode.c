@@ -1,64 +1,99 @@
 /* SPDX-License-Identifier: MIT */
-/* decode.c — x86-64 instructions from capstone 4, classified by what they
- * do to the stack and to control flow.
+/* decode.c — the machine-independent part of the decoder: one capstone
+ * handle for the file's architecture, its register map, the decoding
+ * loop, listings, and the machine's facts the analysis reads. What an
+ * instruction does is each architecture's (decode_x86.c,
+ * decode_aarch64.c).
  *
- * capstone: a table-driven decoder generated from LLVM's x86 tables, a
- * Debian package (libcapstone-dev), with a detail mode that gives the
- * operands and the registers each instruction reads and writes, implicit
- * ones included (cs_regs_access), which the clobber tracking needs. */
+ * capstone: a table-driven decoder generated from LLVM's tables, a Debian
+ * package (libcapstone-dev), with a detail mode that gives the operands
+ * and the registers each instruction reads and writes, implicit ones
+ * included (cs_regs_access), which the clobber tracking needs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <capstone/capstone.h>
+#include "decode.h"
 
-#include "internal.h"
+_Static_assert(X86_REG_ENDING <= SYNTH_CS_REGS, "x86 register map");
+_Static_assert(ARM64_REG_ENDING <= SYNTH_CS_REGS, "ARM64 register map");
 
-struct synth_decoder {
-    csh handle;
-    cs_insn *insn;
-    int8_t dwarf[X86_REG_ENDING]; /* capstone register → DWARF GPR or -1 */
-};
-
-int synth_saved_index(int reg)
+int synth_saved_index(const struct synth_machine *m, int reg)
 {
-    for (int i = 0; i < SYNTH_NSAVED; i++)
-        if (SYNTH_ARCH->callee_saved_list[i] == reg)
+    for (int i = 0; i < m->nsaved; i++)
+        if (m->saved[i] == reg)
             return i;
     return -1;
 }
 
-/* The DWARF number of a general-purpose register named by any of its
- * widths ("rbx", "ebx", "bx", "bl", "r12d", "spl"), or -1. */
-static int gpr_from_name(const char *name)
+bool synth_insn_writes(const struct synth_insn *in, int reg)
 {
-    static const char *const names[16][5] = {
-        {"rax", "eax", "ax", "al", "ah"},   {"rdx", "edx", "dx", "dl", "dh"},
-        {"rcx", "ecx", "cx", "cl", "ch"},   {"rbx", "ebx", "bx", "bl", "bh"},
-        {"rsi", "esi", "si", "sil", ""},    {"rdi", "edi", "di", "dil", ""},
-        {"rbp", "ebp", "bp", "bpl", ""},    {"rsp", "esp", "sp", "spl", ""},
-        {"r8", "r8d", "r8w", "r8b", ""},    {"r9", "r9d", "r9w", "r9b", ""},
-        {"r10", "r10d", "r10w", "r10b", ""}, {"r11", "r11d", "r11w", "r11b", ""},
-        {"r12", "r12d", "r12w", "r12b", ""}, {"r13", "r13d", "r13w", "r13b", ""},
-        {"r14", "r14d", "r14w", "r14b", ""}, {"r15", "r15d", "r15w", "r15b", ""},
-    };
-    for (int r = 0; r < 16; r++)
-        for (int w = 0; w < 5; w++)
-            if (names[r][w][0] && !strcmp(name, names[r][w]))
-                return r;
-    return -1;
+    if (reg >= 0 && reg < 32)
+        return (in->writes >> reg) & 1;
+    if (reg >= 64 && reg < 96)
+        return (in->vwrites >> (reg - 64)) & 1;
+    return false;
+}
+
+/* The followed registers (struct synth_machine): the callee-saved list,
+ * the return-address column when it is not the PC, then the registers
+ * from 64 up whose default is "same value". */
+static void machine_saved(struct synth_machine *m)
+{
+    const struct cfi_arch *a = m->arch;
+    m->nsaved = 0;
+    for (unsigned i = 0; i < a->ncallee_saved && m->nsaved < SYNTH_MAX_SAVED;
+         i++)
+        m->saved[m->nsaved++] = a->callee_saved_list[i];
+    m->ra_on_stack = a->ra_column == a->pc;
+    if (!m->ra_on_stack && m->nsaved < SYNTH_MAX_SAVED)
+        m->saved[m->nsaved++] = (uint8_t)a->ra_column;
+    for (unsigned r = 64; r < a->ndefaults && r < 96; r++)
+        if (cfi_arch_default(a, r) == CFI_DEFAULT_SAME_VALUE &&
+            m->nsaved < SYNTH_MAX_SAVED)
+            m->saved[m->nsaved++] = (uint8_t)r;
+}
+
+static void machine_init(struct synth_machine *m, const struct synth_isa *isa)
+{
+    memset(m, 0, sizeof *m);
+    m->arch = isa->arch;
+    m->sp = isa->arch->sp;
+    m->fp = isa->arch->fp;
+    m->entry_height = isa->entry_height;
+    m->syscall_nr = isa->syscall_nr;
+    m->syscall_stack = isa->syscall_stack;
+    m->clone_nr = isa->clone_nr;
+    m->clone3_nr = isa->clone3_nr;
+    machine_saved(m);
+}
+
+static const struct synth_isa *isa_of(const struct cfi_arch *arch)
+{
+    if (arch == &cfi_arch_x86_64)
+        return &synth_isa_x86_64;
+    if (arch == &cfi_arch_aarch64)
+        return &synth_isa_aarch64;
+    return NULL;
 }
 
 enum cfi_status synth_decoder_new(struct synth_decoder **out,
+                                  const struct cfi_arch *arch,
                                   struct cfi_diag *diag)
 {
+    const struct synth_isa *isa = isa_of(arch);
+    if (!isa)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        "synth decodes x86-64 and AArch64 code only");
     struct synth_decoder *d = calloc(1, sizeof *d);
     if (!d)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->handle) != CS_ERR_OK) {
+    d->isa = isa;
+    machine_init(&d->machine, isa);
+    if (cs_open(isa->cs_arch, isa->cs_mode, &d->handle) != CS_ERR_OK) {
         free(d);
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
-                        "capstone has no x86-64 decoder");
+                        isa->missing);
     }
     cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON);
     d->insn = cs_malloc(d->handle);
@@ -67,9 +102,9 @@ enum cfi_status synth_decoder_new(struct synth_decoder **out,
         free(d);
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     }
-    for (int r = 0; r < X86_REG_ENDING; r++) {
+    for (int r = 0; r < SYNTH_CS_REGS; r++) {
         const char *name = cs_reg_name(d->handle, (unsigned)r);
-        d->dwarf[r] = (int8_t)(name ? gpr_from_name(name) : -1);
+        d->dwarf[r] = (int8_t)(name ? isa->dwarf_of_name(name) : -1);
     }
     *out = d;
     return CFI_OK;
@@ -84,262 +119,69 @@ void synth_decoder_free(struct synth_decoder *d)
     free(d);
 }
 
-static int gpr(const struct synth_decoder *d, unsigned reg)
+const struct synth_machine *synth_decoder_machine(
+    const struct synth_decoder *d)
 {
-    return reg < X86_REG_ENDING ? d->dwarf[reg] : -1;
+    return &d->machine;
 }
 
-static bool is_reg(const cs_x86_op *op, const struct synth_decoder *d,
-                   int dwarf)
-{
-    return op->type == X86_OP_REG && gpr(d, op->reg) == dwarf &&
-           op->size == 8;
-}
-
-static bool is_jcc(unsigned id)
-{
-    switch (id) {
-    case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE: case X86_INS_JB:
-    case X86_INS_JCXZ: case X86_INS_JECXZ: case X86_INS_JE: case X86_INS_JGE:
-    case X86_INS_JG: case X86_INS_JLE: case X86_INS_JL: case X86_INS_JNE:
-    case X86_INS_JNO: case X86_INS_JNP: case X86_INS_JNS: case X86_INS_JO:
-    case X86_INS_JP: case X86_INS_JRCXZ: case X86_INS_JS: case X86_INS_LOOP:
-    case X86_INS_LOOPE: case X86_INS_LOOPNE:
-        return true;
-    default:
-        return false;
-    }
-}
-
-static void note_memory(const struct synth_decoder *d, const cs_x86_op *op,
-                        const cs_insn *ci, struct synth_insn *in)
-{
-    in->mem_base = (int8_t)gpr(d, op->mem.base);
-    in->mem_index = (int8_t)gpr(d, op->mem.index);
-    in->mem_scale = (uint8_t)op->mem.scale;
-    in->disp = op->mem.disp;
-    in->mem_rip = op->mem.base == X86_REG_RIP;
-    if (in->mem_rip)
-        in->target = ci->address + ci->size + (uint64_t)op->mem.disp;
-}
-
-/* The registers written, as DWARF bits 0..15. */
-static uint32_t written(const struct synth_decoder *d, const cs_insn *ci)
+/* The registers written, as DWARF bits. */
+static void written(const struct synth_decoder *d, const cs_insn *ci,
+                    struct synth_insn *in)
 {
     cs_regs rd, wr;
     uint8_t nrd = 0, nwr = 0;
-    uint32_t bits = 0;
     if (cs_regs_access(d->handle, ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
-        return 0;
-    for (unsigned i = 0; i < nwr; i++) {
-        int r = gpr(d, wr[i]);
-        if (r >= 0)
-            bits |= 1u << r;
-    }
-    return bits;
-}
-
-/* mov, lea, add, sub, and with rsp or rbp as destination; mov and lea
- * from rsp into another register. */
-static bool classify_stack_write(const struct synth_decoder *d,
-                                 const cs_insn *ci, struct synth_insn *in)
-{
-    const cs_x86 *x = &ci->detail->x86;
-    const cs_x86_op *o0 = &x->operands[0], *o1 = &x->operands[1];
-    bool to_rsp = x->op_count >= 1 && o0->type == X86_OP_REG &&
-                  gpr(d, o0->reg) == CFI_REG_RSP;
-    bool to_rbp = x->op_count >= 1 && is_reg(o0, d, CFI_REG_RBP);
-    bool to_other = x->op_count == 2 && o0->type == X86_OP_REG &&
-                    o0->size == 8 && gpr(d, o0->reg) >= 0 && !to_rsp &&
-                    !to_rbp;
-    if (!to_rsp && !to_rbp && !to_other)
-        return false;
-    unsigned id = ci->id;
-    bool imm = x->op_count == 2 && o1->type == X86_OP_IMM;
-    bool lea_mem = id == X86_INS_LEA && o1->type == X86_OP_MEM &&
-                   o1->mem.index == X86_REG_INVALID;
-    int src = x->op_count == 2 ? (o1->type == X86_OP_REG ? gpr(d, o1->reg)
-                                  : lea_mem ? gpr(d, o1->mem.base) : -1)
-                               : -1;
-    int64_t off = lea_mem ? o1->mem.disp : 0;
-    bool mov_reg = id == X86_INS_MOV && x->op_count == 2 &&
-                   o1->type == X86_OP_REG && o1->size == 8;
-    in->op = SYNTH_OP_OTHER;
-    if (to_rsp && o0->size != 8) {
-        in->op = SYNTH_OP_RSP_UNKNOWN;
-    } else if (to_rsp && imm && (id == X86_INS_ADD || id == X86_INS_SUB)) {
-        in->op = SYNTH_OP_ADD_RSP;
-        in->imm = id == X86_INS_ADD ? o1->imm : -o1->imm;
-    } else if (to_rsp && imm && id == X86_INS_AND) {
-        in->op = SYNTH_OP_AND_RSP;
-        in->imm = o1->imm;
-    } else if (to_rsp && (mov_reg || lea_mem) && src == CFI_REG_RSP) {
-        in->op = SYNTH_OP_ADD_RSP;
-        in->imm = off;
-    } else if (to_rsp && (mov_reg || lea_mem) && src >= 0) {
-        in->op = SYNTH_OP_RSP_FROM_REG;
-        in->base = (int8_t)src;
-        in->imm = off;
-    } else if (to_rsp) {
-        in->op = SYNTH_OP_RSP_UNKNOWN;
-    } else if ((mov_reg || lea_mem) && src == CFI_REG_RSP) {
-        in->op = to_rbp ? SYNTH_OP_RBP_FROM_RSP : SYNTH_OP_REG_FROM_RSP;
-        in->imm = off;
-    } else if (to_rbp && (mov_reg || lea_mem) && src >= 0) {
-        in->op = SYNTH_OP_RBP_FROM_REG;
-        in->base = (int8_t)src;
-        in->imm = off;
-    } else {
-        return false; /* another write: a clobber, seen in `writes` */
-    }
-    return true;
-}
-
-/* mov [base+disp], reg64 and mov reg64, [base+disp]: saves and restores
- * when base holds a known offset from the CFA (rsp, rbp, aux). */
-static bool classify_move(const struct synth_decoder *d, const cs_insn *ci,
-                          struct synth_insn *in)
-{
-    const cs_x86 *x = &ci->detail->x86;
-    if (ci->id != X86_INS_MOV || x->op_count != 2)
-        return false;
-    const cs_x86_op *o0 = &x->operands[0], *o1 = &x->operands[1];
-    const cs_x86_op *mem = o0->type == X86_OP_MEM ? o0 : o1;
-    const cs_x86_op *reg = o0->type == X86_OP_MEM ? o1 : o0;
-    if (mem->type != X86_OP_MEM || reg->type != X86_OP_REG ||
-        reg->size != 8 || mem->mem.index != X86_REG_INVALID)
-        return false;
-    int base = gpr(d, mem->mem.base);
-    if (base < 0)
-        return false;
-    in->op = mem == o0 ? SYNTH_OP_STORE : SYNTH_OP_LOAD;
-    in->reg = (int8_t)gpr(d, reg->reg);
-    in->base = (int8_t)base;
-    in->disp = mem->mem.disp;
-    return in->reg >= 0;
-}
-
-static void classify_branch(const cs_insn *ci, struct synth_insn *in)
-{
-    const cs_x86 *x = &ci->detail->x86;
-    bool direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
-    /* an indirect branch has no target (not the address of its operand) */
-    in->target = direct ? (uint64_t)x->operands[0].imm : 0;
-    switch (ci->id) {
-    case X86_INS_CALL: in->op = SYNTH_OP_CALL; break;
-    case X86_INS_JMP:
-        in->op = direct ? SYNTH_OP_JMP : SYNTH_OP_JMP_INDIRECT;
-        break;
-    default: in->op = SYNTH_OP_JCC; break;
-    }
-}
-
-/* The flags a conditional jump after a compare reads. */
-static bool sets_flags(const cs_insn *ci)
-{
-    const uint64_t written =
-        X86_EFLAGS_MODIFY_CF | X86_EFLAGS_MODIFY_ZF | X86_EFLAGS_MODIFY_SF |
-        X86_EFLAGS_MODIFY_OF | X86_EFLAGS_RESET_CF | X86_EFLAGS_RESET_ZF |
-        X86_EFLAGS_RESET_SF | X86_EFLAGS_RESET_OF | X86_EFLAGS_SET_CF |
-        X86_EFLAGS_SET_ZF | X86_EFLAGS_SET_SF | X86_EFLAGS_SET_OF |
-        X86_EFLAGS_UNDEFINED_CF | X86_EFLAGS_UNDEFINED_ZF |
-        X86_EFLAGS_UNDEFINED_SF | X86_EFLAGS_UNDEFINED_OF;
-    return (ci->detail->x86.eflags & written) != 0;
-}
-
-/* Operand facts the jump-table recogniser reads. */
-static void note_operands(const struct synth_decoder *d, const cs_insn *ci,
-                          struct synth_insn *in)
-{
-    const cs_x86 *x = &ci->detail->x86;
-    if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG)
-        in->dst = (int8_t)gpr(d, x->operands[0].reg);
-    for (unsigned i = 0; i < x->op_count; i++)
-        if (x->operands[i].type == X86_OP_MEM)
-            note_memory(d, &x->operands[i], ci, in);
-    if (x->op_count != 2)
         return;
-    const cs_x86_op *o1 = &x->operands[1];
-    bool copy = ci->id == X86_INS_MOV || ci->id == X86_INS_MOVZX ||
-                ci->id == X86_INS_MOVSX || ci->id == X86_INS_MOVSXD;
-    if (copy && o1->type == X86_OP_REG && in->dst >= 0)
-        in->src = (int8_t)gpr(d, o1->reg);
-    in->is_mem_copy = copy && o1->type == X86_OP_MEM && in->dst >= 0;
-    in->is_cmp_imm = ci->id == X86_INS_CMP && o1->type == X86_OP_IMM;
-    in->is_mov_imm = ci->id == X86_INS_MOV && o1->type == X86_OP_IMM &&
-                     in->dst >= 0;
-    if (in->is_cmp_imm || in->is_mov_imm)
-        in->imm = o1->imm;
-    in->is_zeroing = (in->is_mov_imm && o1->imm == 0) ||
-                     ((ci->id == X86_INS_XOR || ci->id == X86_INS_SUB) &&
-                      o1->type == X86_OP_REG && in->dst >= 0 &&
-                      gpr(d, o1->reg) == in->dst);
-    in->is_movsxd = ci->id == X86_INS_MOVSXD && o1->type == X86_OP_MEM;
-    in->is_lea = ci->id == X86_INS_LEA;
-    in->is_add_reg = ci->id == X86_INS_ADD && o1->type == X86_OP_REG;
-    if (in->is_add_reg)
-        in->mem_base = (int8_t)gpr(d, o1->reg);
-    if (in->is_lea && o1->type == X86_OP_MEM && o1->mem.scale == 1 &&
-        o1->mem.disp == 0 && in->mem_base >= 0 && in->mem_index >= 0 &&
-        in->dst == in->mem_base) {
-        in->is_add_reg = true; /* lea R,[R+S]: add R,S */
-        in->mem_base = in->mem_index;
-    } else if (in->is_lea && o1->type == X86_OP_MEM && o1->mem.scale == 1 &&
-               o1->mem.disp == 0 && in->mem_base >= 0 &&
-               in->mem_index == in->dst) {
-        in->is_add_reg = true; /* lea R,[S+R] */
+    for (unsigned i = 0; i < nwr; i++) {
+        int r = synth_dwarf(d, wr[i]);
+        if (r >= 0 && r < 32)
+            in->writes |= 1u << r;
+        else if (r >= 64 && r < 96)
+            in->vwrites |= 1u << (r - 64);
     }
 }
 
-static void classify(const struct synth_decoder *d, const cs_insn *ci,
+void synth_insn_init(const struct synth_decoder *d, const cs_insn *ci,
                      struct synth_insn *in)
 {
-    const cs_x86 *x = &ci->detail->x86;
     memset(in, 0, sizeof *in);
     in->addr = ci->address;
     in->len = (uint8_t)ci->size;
     in->reg = in->base = in->dst = in->src = in->mem_base = in->mem_index =
-        -1;
-    in->writes = written(d, ci);
-    in->sets_flags = sets_flags(ci);
-    note_operands(d, ci, in);
-    switch (ci->id) {
-    case X86_INS_PUSH: case X86_INS_PUSHFQ: case X86_INS_PUSHF:
-        in->op = SYNTH_OP_PUSH;
-        in->imm = x->op_count == 1 ? x->operands[0].size : (ci->id ==
-                  X86_INS_PUSHF ? 2 : 8);
-        if (x->op_count == 1 && x->operands[0].type == X86_OP_REG)
-            in->reg = (int8_t)gpr(d, x->operands[0].reg);
-        if (in->imm != 8 && in->imm != 2)
-            in->imm = 8; /* pushq $imm: the immediate's size is not the push */
-        return;
-    case X86_INS_POP: case X86_INS_POPFQ: case X86_INS_POPF:
-        in->op = SYNTH_OP_POP;
-        in->imm = x->op_count == 1 ? x->operands[0].size : (ci->id ==
-                  X86_INS_POPF ? 2 : 8);
-        if (x->op_count == 1 && x->operands[0].type == X86_OP_REG)
-            in->reg = (int8_t)gpr(d, x->operands[0].reg);
-        return;
-    case X86_INS_LEAVE: in->op = SYNTH_OP_LEAVE; return;
-    case X86_INS_ENTER:
-        in->op = SYNTH_OP_ENTER;
-        in->imm = x->operands[0].imm;
-        in->imm2 = x->operands[1].imm;
-        return;
-    case X86_INS_RET: case X86_INS_RETF: case X86_INS_RETFQ:
-        in->op = SYNTH_OP_RET; return;
-    case X86_INS_HLT: case X86_INS_UD2: case X86_INS_UD2B: case X86_INS_INT3:
-        in->op = SYNTH_OP_STOP; return;
-    case X86_INS_NOP: in->op = SYNTH_OP_PADDING; return;
-    case X86_INS_SYSCALL: in->op = SYNTH_OP_SYSCALL; return;
-    case X86_INS_CALL: case X86_INS_JMP: classify_branch(ci, in); return;
-    default:
-        break;
+        in->reg2 = -1;
+    written(d, ci, in);
+}
+
+/* One instruction at *code: decoded by capstone, or known to the
+ * architecture's decoder; false when neither. */
+static bool decode_one(struct synth_decoder *d, const uint8_t **code,
+                       size_t *size, uint64_t *address,
+                       struct synth_insn *in, char *text, size_t len)
+{
+    if (cs_disasm_iter(d->handle, code, size, address, d->insn)) {
+        if (in)
+            d->isa->classify(d, d->insn, in);
+        if (text && d->insn->op_str[0])
+            snprintf(text, len, "%s %s", d->insn->mnemonic,
+                     d->insn->op_str);
+        else if (text)
+            snprintf(text, len, "%s", d->insn->mnemonic);
+        return true;
     }
-    if (is_jcc(ci->id))
-        classify_branch(ci, in);
-    else if (!classify_stack_write(d, ci, in) && !classify_move(d, ci, in))
-        in->op = SYNTH_OP_OTHER;
+    struct synth_insn known;
+    unsigned n = d->isa->known_word
+                     ? d->isa->known_word(*code, *size, *address, &known,
+                                          text, len)
+                     : 0;
+    if (n == 0)
+        return false;
+    if (in)
+        *in = known;
+    *code += n;
+    *size -= n;
+    *address += n;
+    return true;
 }
 
 enum cfi_status synth_decode(struct synth_decoder *d, const uint8_t *bytes,
@@ -352,11 +194,18 @@ enum cfi_status synth_decode(struct synth_decoder *d, const uint8_t *bytes,
     uint64_t address = begin;
     size_t n = 0;
     while (size > 0 && n < max &&
-           cs_disasm_iter(d->handle, &code, &size, &address, d->insn))
-        classify(d, d->insn, &insns[n++]);
+           decode_one(d, &code, &size, &address, &insns[n], NULL, 0))
+        n++;
     *count = n;
     *stopped_at = address;
     return CFI_OK;
+}
+
+enum synth_kind synth_known_gap(const struct synth_decoder *d,
+                                const uint8_t *code, uint64_t at,
+                                uint64_t len)
+{
+    return d->isa->known_gap(code, at, len);
 }
 
 long synth_insn_index(const struct synth_insn *insns, size_t n, uint64_t addr)
@@ -382,19 +231,6 @@ const uint8_t *synth_file_bytes(const struct cfi_file *file, uint64_t addr,
     return seg->bytes + (addr - seg->vaddr);
 }
 
-static void list_insn(const cs_insn *ci, struct synth_listed_insn *line)
-{
-    line->addr = ci->address;
-    line->len = (uint8_t)ci->size;
-    memcpy(line->bytes, ci->bytes,
-           ci->size < sizeof line->bytes ? ci->size : sizeof line->bytes);
-    if (ci->op_str[0])
-        snprintf(line->text, sizeof line->text, "%s %s", ci->mnemonic,
-                 ci->op_str);
-    else
-        snprintf(line->text, sizeof line->text, "%s", ci->mnemonic);
-}
-
 enum cfi_status synth_disassemble(struct synth_decoder *d,
                                   const struct cfi_file *file,
                                   uint64_t begin, uint64_t end,
@@ -411,8 +247,7 @@ enum cfi_status synth_disassemble(struct synth_decoder *d,
     }
     size_t size = (size_t)(end - begin), capacity = 0;
     uint64_t address = begin;
-    while (size > 0 && out->count < SYNTH_MAX_INSNS &&
-           cs_disasm_iter(d->handle, &code, &size, &address, d->insn)) {
+    while (size > 0 && out->count < SYNTH_MAX_INSNS) {
         if (out->count == capacity) {
             capacity = capacity ? 2 * capacity : 64;
             void *grown = realloc(out->insns, capacity * sizeof *out->insns);
@@ -422,7 +257,17 @@ enum cfi_status synth_disassemble(struct synth_decoder *d,
             }
             out->insns = grown;
         }
-        list_insn(d->insn, &out->insns[out->count++]);
+        struct synth_listed_insn *line = &out->insns[out->count];
+        const uint8_t *at = code;
+        line->addr = address;
+        if (!decode_one(d, &code, &size, &address, NULL, line->text,
+                        sizeof line->text))
+            break;
+        line->len = (uint8_t)(code - at);
+        memcpy(line->bytes, at,
+               line->len < sizeof line->bytes ? line->len
+                                              : sizeof line->bytes);
+        out->count++;
     }
     out->stopped_at = address;
     return CFI_OK;

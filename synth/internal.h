@@ -5,12 +5,14 @@
 
 #include "synth.h"
 
-/* The machine the analysis reads: capstone's x86-64 mode and the System
- * V calling convention (decode.c, transfer.c). Its callee-saved set and
- * stack pointer are the descriptor's. */
-#define SYNTH_ARCH (&cfi_arch_x86_64)
-
-/* What an instruction does to the stack and to control flow. Operands in
+/* The machine the analysis reads is the decoder's (struct synth_machine,
+ * from the file's descriptor): x86-64 (decode_x86.c, capstone's x86 mode,
+ * the System V calling convention) or AArch64 (decode_aarch64.c,
+ * capstone's ARM64 mode, AAPCS64). Each decoder classifies its
+ * instructions into the operations below; "rsp" and "rbp" are the
+ * machine's sp and fp (AArch64: sp and x29).
+ *
+ * What an instruction does to the stack and to control flow. Operands in
  * Intel order (destination first), as capstone gives them. */
 enum synth_op {
     SYNTH_OP_OTHER,      /* nothing the analysis follows */
@@ -31,12 +33,21 @@ enum synth_op {
     SYNTH_OP_JMP_INDIRECT,
     SYNTH_OP_JCC,        /* conditional, direct: target */
     SYNTH_OP_STOP,       /* hlt, ud2, int3: no successor */
-    SYNTH_OP_STORE,      /* mov [base+disp], reg64: `reg` stored */
-    SYNTH_OP_LOAD,       /* mov reg, [base+disp] */
+    SYNTH_OP_STORE,      /* mov [base+disp], reg64: `reg` stored (and
+                            `reg2` at disp + pair: AArch64's stp) */
+    SYNTH_OP_LOAD,       /* mov reg, [base+disp] (ldp: and reg2) */
     SYNTH_OP_PADDING,    /* nop */
     SYNTH_OP_SYSCALL,
     SYNTH_OP_CLONE,      /* a syscall with eax = clone or clone3 */
+    SYNTH_OP_RA_SIGN,    /* paciasp, pacibsp: x30 signed; imm 1: B key */
+    SYNTH_OP_RA_AUTH,    /* autiasp, autibsp, xpaclri: x30 not signed */
 };
+
+/* A store or load that also moves its base register (AArch64): before
+ * the access, base += disp and the access is at the new base (pre-index,
+ * `stp x29, x30, [sp, #-32]!`); or after it, base += wb_imm (post-index,
+ * `ldp x29, x30, [sp], #32`). */
+enum synth_writeback { SYNTH_WB_NONE, SYNTH_WB_PRE, SYNTH_WB_POST };
 
 struct synth_insn {
     uint64_t addr;
@@ -58,14 +69,35 @@ struct synth_insn {
     bool is_mov_imm;     /* mov dst, imm (imm) */
     bool is_zeroing;     /* dst := 0 (xor or sub of itself, mov $0) */
     bool is_movsxd;      /* movsxd dst, dword [mem] */
-    bool is_lea;         /* lea dst, [mem] */
+    bool is_lea;         /* lea dst, [mem]; AArch64's adr and adrp, with
+                            mem_rip and the address in target */
     bool is_add_reg;     /* add dst, reg (mem_base holds reg), or
-                            lea dst, [mem_base + mem_index] */
+                            lea dst, [mem_base + mem_index]; AArch64's
+                            add dst, mem_base, mem_index, sxtb #2 */
     int64_t imm;
     int64_t imm2;
     int64_t disp;        /* a memory operand's displacement */
     uint64_t target;     /* JMP, JCC, CALL direct; rip-relative address */
-    uint32_t writes;     /* GPRs 0-15 written (bit = DWARF number) */
+    uint32_t writes;     /* GPRs 0-31 written (bit = DWARF number) */
+    uint32_t vwrites;    /* vector registers written (bit = DWARF - 64) */
+    int8_t reg2;         /* STORE, LOAD of a pair: the second register, at
+                            disp + pair (-1: none, or not followed) */
+    bool has_pair;       /* a pair (stp, ldp) even when reg2 is -1 */
+    uint8_t pair;        /* the bytes between the pair's two slots */
+    uint8_t wb;          /* enum synth_writeback */
+    int64_t wb_imm;      /* SYNTH_WB_POST: what the base moves by */
+    /* AArch64's jump tables (GCC: adrp, add #lo12; ldrb/ldrh with the
+     * index; adr of the base; add base, entry, sxtb #2; br): */
+    bool is_add_imm;     /* add dst, src, #imm */
+    bool is_table_load;  /* ldr{b,h,sb,sh,} dst, [mem_base, mem_index]:
+                            entries of mem_scale bytes */
+    uint8_t add_ext;     /* is_add_reg with an extended register: the
+                            bits sign-extended (8, 16, 32; 0: none) */
+    uint8_t add_shift;   /* ... and the shift after it */
+    /* RSP_UNKNOWN by a register (AArch64's `mov x12, #N; sub sp, sp,
+     * x12` for a frame too large for an immediate): the register in
+     * `base`, added (1) or subtracted (-1). */
+    int8_t sp_by_reg;
 };
 
 /* Decodes [begin, end) of `bytes` (mapped at begin) into insns (at most
@@ -104,8 +136,19 @@ int synth_aux_find(const struct synth_state *state, int reg);
 /* The index of `addr` among insns[0..n) (sorted), or -1. */
 long synth_insn_index(const struct synth_insn *insns, size_t n, uint64_t addr);
 
-/* Index of a saved register in SYNTH_ARCH->callee_saved_list, or -1. */
-int synth_saved_index(int reg);
+/* Index of a register among the machine's followed ones (`saved`), or
+ * -1. */
+int synth_saved_index(const struct synth_machine *machine, int reg);
+
+/* Whether `reg` is written by `in` (writes, vwrites). */
+bool synth_insn_writes(const struct synth_insn *in, int reg);
+
+/* The kind of code no FDE covers at [at, at+len) (`code` its bytes):
+ * NO_FDE or a known deviation, as the decoder's architecture knows them
+ * (decode.h, known_gap). */
+enum synth_kind synth_known_gap(const struct synth_decoder *decoder,
+                                const uint8_t *code, uint64_t at,
+                                uint64_t len);
 
 /* The bytes of the file image at [addr, addr+len), or NULL. */
 const uint8_t *synth_file_bytes(const struct cfi_file *file, uint64_t addr,

@@ -3,8 +3,9 @@
  * compared with the IL.
  *
  * This module promises:
- *   1. a decoder of an FDE's address range into x86-64 instructions
- *      (capstone 4), each classified by what it does to the stack;
+ *   1. a decoder of an FDE's address range into x86-64 or AArch64
+ *      instructions (capstone 4), each classified by what it does to the
+ *      stack, one file per architecture behind one interface;
  *   2. an abstract interpretation over the FDE's control-flow graph that
  *      gives, at every instruction, the CFA as rsp+h or rbp+f and where
  *      each callee-saved register's value is (still in the register, at a
@@ -37,6 +38,13 @@
  * Landing pads (from the FDE's LSDA, .gcc_except_table) are successors
  * of the calls of their call-site range, with the state at the call.
  *
+ * On AArch64 "rsp" is sp and "rbp" x29 (struct synth_machine); the
+ * followed registers are x19-x30 and v8-v15, the return address is x30's
+ * (written by bl and blr, saved and restored as the others), the entry
+ * height is 0, and the state also says whether x30 is signed and with
+ * which key (RA_SIGN_STATE, compared with the IL's column 34 and the
+ * CIE's 'B').
+ *
  * The entry state of an FDE is the ABI's (rsp = CFA-8, every register
  * in place) when the IL's first row is cfa=rsp+8; otherwise (a function's
  * cold part, split off with its frame already built) the first row is
@@ -63,9 +71,32 @@
 #define SYNTH_MAX_RESTARTS 32 /* calls taken not to return, per FDE */
 #define SYNTH_NAUX 14 /* the GPRs other than rsp and rbp */
 
-/* The callee-saved registers compared: the analysed machine's (arch.h,
- * callee_saved_list, in increasing number; System V: rbx rbp r12-r15). */
-#define SYNTH_NSAVED 6
+/* The registers whose caller's value is followed (struct synth_machine,
+ * `saved`): at most this many (AArch64: x19-x30 and v8-v15). */
+#define SYNTH_MAX_SAVED 20
+
+/* What the analysis reads of the machine, from the file's architecture
+ * descriptor (arch.h): the stack pointer and frame pointer (sp, fp: the
+ * "rsp" and "rbp" of the state below), the stack height at a function's
+ * entry (x86-64: 8, the return address the call pushed; AArch64: 0, it
+ * is in x30), and the registers whose caller's value is followed: the
+ * callee-saved list, then the return-address column when it is a
+ * register of its own (AArch64's x30), then the registers from 64 up
+ * whose ABI default is "same value" (AArch64's v8-v15), in that order.
+ * ra_on_stack: the return address is at CFA - entry_height for the
+ * whole function (x86-64), not a followed register. The syscall facts
+ * let a clone be told apart (the number's register, the new stack's
+ * argument, clone's and clone3's numbers). */
+struct synth_machine {
+    const struct cfi_arch *arch;
+    unsigned sp, fp;
+    int64_t entry_height;
+    bool ra_on_stack;
+    int nsaved;
+    uint8_t saved[SYNTH_MAX_SAVED];
+    int syscall_nr, syscall_stack;
+    int64_t clone_nr, clone3_nr;
+};
 
 /* Why the code cannot be analysed at an instruction:
  * X(NAME, name, text). */
@@ -101,7 +132,9 @@
     X(RSP_RULE, rsp_rule,                                                      \
       "the IL gives rsp its own rule: its CFA is not the caller's rsp")       \
     X(AFTER_NORETURN, after_noreturn,                                          \
-      "dead code: a call's fall-through that runs straight into a trap")
+      "dead code: a call's fall-through that runs straight into a trap")      \
+    X(RA_SIGN_CONFLICT, ra_sign_conflict,                                      \
+      "return-address signing states conflict at a join")
 
 enum synth_reason {
 #define SYNTH_REASON_ENUM(name, id, text) SYNTH_REASON_##name,
@@ -111,6 +144,11 @@ enum synth_reason {
 };
 const char *synth_reason_text(enum synth_reason reason);
 const char *synth_reason_name(enum synth_reason reason); /* "join_conflict" */
+/* Whether a reason or kind can occur on `arch` (the return-address
+ * signing ones only where it signs return addresses): the lists the
+ * JSON report gives in full. */
+bool synth_reason_applies(enum synth_reason reason,
+                          const struct cfi_arch *arch);
 
 /* How the IL disagrees with the code at an instruction: X(NAME, name, text). */
 #define SYNTH_KINDS(X)                                                         \
@@ -123,7 +161,11 @@ const char *synth_reason_name(enum synth_reason reason); /* "join_conflict" */
       "code covered by no FDE, known: GCC's crtstuff.c (deregister_tm_clones, " \
       "register_tm_clones, __do_global_dtors_aux, frame_dummy), whose "       \
       "crtbegin.o and crtbeginS.o carry no .eh_frame")                        \
-    X(NOT_ANALYSABLE, not_analysable, "code not analysable")
+    X(NOT_ANALYSABLE, not_analysable, "code not analysable")                   \
+    X(RA_SIGN_STATE, ra_sign_state, "RA_SIGN_STATE or its key wrong")         \
+    X(NO_FDE_CALL_WEAK_FN, no_fde_call_weak_fn,                                \
+      "code covered by no FDE, known: glibc's call_weak_fn (AArch64 crti.o "   \
+      "and crt1.o), written without CFI")
 
 enum synth_kind {
 #define SYNTH_KIND_ENUM(name, id, text) SYNTH_##name,
@@ -133,10 +175,15 @@ enum synth_kind {
 };
 const char *synth_kind_text(enum synth_kind kind);
 const char *synth_kind_name(enum synth_kind kind); /* "cfa_height" */
+bool synth_kind_applies(enum synth_kind kind, const struct cfi_arch *arch);
+/* Whether a kind is a known deviation of the toolchain, counted but not
+ * a disagreement (no_fde_crtstuff, no_fde_call_weak_fn). */
+bool synth_kind_known(enum synth_kind kind);
 
 /* A range of instructions [begin, end) with one classification. `reg` is
  * the register involved (CFA_HEIGHT, NOT_ANALYSABLE: -1; SAVE_SLOT with
- * 16: the return address rule). `il` and `synth` say what each side has
+ * 16 on x86-64: the return address rule; RA_SIGN_STATE: the
+ * architecture's RA_SIGN_STATE column). `il` and `synth` say what each side has
  * at `begin` ("rsp+16", "[cfa-24]", "in register"). */
 struct synth_range {
     uint64_t begin;
@@ -171,7 +218,17 @@ struct synth_state {
     int64_t h;                 /* CFA - rsp */
     int64_t f;                 /* CFA - rbp */
     int64_t aux_a[SYNTH_NAUX];
-    struct synth_reg_state regs[SYNTH_NSAVED];
+    /* AArch64's return-address signing: x30 signed (paciasp, pacibsp)
+     * or not (autiasp, autibsp), the key that signed it, or states that
+     * disagree at a join. */
+    uint8_t ra_sign;           /* enum synth_ra_sign */
+    struct synth_reg_state regs[SYNTH_MAX_SAVED];
+};
+enum synth_ra_sign {
+    SYNTH_RA_NOT_SIGNED,
+    SYNTH_RA_SIGNED_A,
+    SYNTH_RA_SIGNED_B,
+    SYNTH_RA_CONFLICT,
 };
 
 /* Where analysed code leaves its range for: a direct call, or a direct
@@ -186,6 +243,7 @@ struct synth_exit {
 /* The result for one FDE. */
 struct synth_fde {
     const struct cfi_fde *fde;
+    struct synth_machine machine; /* the decoder's */
     size_t ninsns;
     uint64_t *addrs;          /* ninsns + 1: each instruction's address,
                                  then the end of the last */
@@ -209,14 +267,20 @@ struct synth_fde {
     uint64_t code_end;        /* the end of the code analysed */
 };
 
-/* The decoder (a capstone handle and its register map). */
+/* The decoder of one architecture (a capstone handle, its register map
+ * and the machine's facts): x86-64 (synth/decode_x86.c) or AArch64
+ * (synth/decode_aarch64.c); CFI_E_UNSUPPORTED for another. */
 struct synth_decoder;
 enum cfi_status synth_decoder_new(struct synth_decoder **decoder,
+                                  const struct cfi_arch *arch,
                                   struct cfi_diag *diag);
 void synth_decoder_free(struct synth_decoder *decoder);
+const struct synth_machine *synth_decoder_machine(
+    const struct synth_decoder *decoder);
 
 /* The machine code of [begin, end) as text, one line per instruction,
- * in capstone's Intel syntax ("push rbp"), for a reader. bytes_missing:
+ * as capstone prints it (x86-64 in Intel syntax, "push rbp"), for a
+ * reader. bytes_missing:
  * the file holds no bytes there (no loaded segment has them: a
  * relocatable object, .debug_frame only), nothing listed; otherwise
  * decoding stops at the first undecodable byte (stopped_at < end) or at
@@ -316,7 +380,9 @@ void synth_code_free(struct synth_code *code);
  * padding (nop, int3, zero). Appended to *ranges (kind NO_FDE, or
  * NO_FDE_CRTSTUFF for a range that is GCC's crtstuff.c functions: it
  * starts as deregister_tm_clones does and is no longer than crtbeginS.o's
- * .text, SYNTH_CRTSTUFF_MAX bytes). */
+ * .text, SYNTH_CRTSTUFF_MAX bytes; on AArch64 NO_FDE_CALL_WEAK_FN for
+ * glibc's call_weak_fn, its five instructions exactly). Both known
+ * kinds are deviations, not disagreements (synth_kind_known). */
 #define SYNTH_CRTSTUFF_MAX 192
 enum cfi_status synth_uncovered(struct synth_decoder *decoder,
                                 const struct cfi_file *file,
@@ -340,7 +406,8 @@ struct synth_report {
 void synth_report_add(struct synth_report *report, const struct synth_fde *fde);
 
 /* One line per range: "0x1234-0x1238 save_slot rbx il=[cfa-16]
- * synth=[cfa-24]". */
-void synth_print_range(FILE *out, const struct synth_range *range);
+ * synth=[cfa-24]", the register named as on `arch`. */
+void synth_print_range(FILE *out, const struct cfi_arch *arch,
+                       const struct synth_range *range);
 
 #endif

@@ -5,39 +5,50 @@
 
 #include "internal.h"
 
-/* The row at one instruction: the CFA from rbp when it is the frame
- * pointer, else from rsp; rip at CFA-8; a register at its slot from its
- * save until its restore. `rules` has room for SYNTH_NSAVED + 1. */
+/* RA_SIGN_STATE 1, as the IL writes it: val(lit1). */
+static const uint8_t ra_signed_lit[] = {0x31};
+
+/* The row at one instruction: the CFA from the frame pointer when it is
+ * one, else from the stack pointer; x86-64's rip at CFA-8; a register at
+ * its slot from its save until its restore; AArch64's RA_SIGN_STATE 1
+ * while x30 is signed. `rules` has room for SYNTH_MAX_SAVED + 1. */
 static struct sem_row row_at(const struct synth_fde *o, size_t i,
                              struct sem_reg_rule *rules)
 {
+    const struct synth_machine *m = &o->machine;
     struct sem_row row = {{SEM_CFA_RULE_INVALID, 0, 0, {NULL, 0}}, 0, rules};
     const struct synth_state *s = &o->states[i];
     if (!s->reached || o->limits[i] != SYNTH_REASON_NONE)
         return row;
     if (s->rbp_known)
-        row.cfa = (struct sem_cfa){SEM_CFA_RULE_REG_OFFSET, CFI_REG_RBP, s->f,
+        row.cfa = (struct sem_cfa){SEM_CFA_RULE_REG_OFFSET, m->fp, s->f,
                                    {NULL, 0}};
     else if (s->rsp_known)
-        row.cfa = (struct sem_cfa){SEM_CFA_RULE_REG_OFFSET, CFI_REG_RSP, s->h,
+        row.cfa = (struct sem_cfa){SEM_CFA_RULE_REG_OFFSET, m->sp, s->h,
                                    {NULL, 0}};
     else
         row.cfa = (struct sem_cfa){SEM_CFA_RULE_REG_OFFSET,
                                    (uint32_t)s->aux_reg[s->naux - 1],
                                    s->aux_a[s->naux - 1], {NULL, 0}};
-    for (int k = 0; k < SYNTH_NSAVED; k++) {
+    for (int k = 0; k < m->nsaved; k++) {
         const struct synth_reg_state *r = &s->regs[k];
         if (r->slot_valid && (!r->in_reg || !r->restored))
             rules[row.nrules++] = (struct sem_reg_rule){
-                SYNTH_ARCH->callee_saved_list[k],
-                {SEM_RULE_OFFSET, 0, r->slot, {NULL, 0}}};
+                m->saved[k], {SEM_RULE_OFFSET, 0, r->slot, {NULL, 0}}};
     }
-    /* the entry point has no caller: rip undefined, the outermost frame */
-    rules[row.nrules++] = o->outermost
-        ? (struct sem_reg_rule){CFI_REG_RIP,
-                                {SEM_RULE_UNDEFINED, 0, 0, {NULL, 0}}}
-        : (struct sem_reg_rule){CFI_REG_RIP,
-                                {SEM_RULE_OFFSET, 0, -8, {NULL, 0}}};
+    unsigned ra = m->arch->ra_column;
+    /* the entry point has no caller: the return address undefined, the
+     * outermost frame */
+    if (o->outermost)
+        rules[row.nrules++] = (struct sem_reg_rule){
+            ra, {SEM_RULE_UNDEFINED, 0, 0, {NULL, 0}}};
+    else if (m->ra_on_stack)
+        rules[row.nrules++] = (struct sem_reg_rule){
+            ra, {SEM_RULE_OFFSET, 0, -m->entry_height, {NULL, 0}}};
+    if (s->ra_sign == SYNTH_RA_SIGNED_A || s->ra_sign == SYNTH_RA_SIGNED_B)
+        rules[row.nrules++] = (struct sem_reg_rule){
+            m->arch->ra_state,
+            {SEM_RULE_VAL_EXPRESSION, 0, 0, {ra_signed_lit, 1}}};
     return row;
 }
 
@@ -58,7 +69,7 @@ static bool same_row(const struct sem_row *a, const struct sem_row *b)
 enum cfi_status synth_fde_table(const struct synth_fde *o,
                                 struct synth_table *t)
 {
-    size_t n = o->ninsns, per = SYNTH_NSAVED + 1;
+    size_t n = o->ninsns, per = SYNTH_MAX_SAVED + 2;
     memset(t, 0, sizeof *t);
     t->il.fde = o->fde;
     t->rows = calloc(n ? n : 1, sizeof *t->rows);
@@ -147,33 +158,6 @@ static enum cfi_status trim_padding(struct synth_decoder *d,
     return CFI_OK;
 }
 
-static int32_t rel32(const uint8_t *p)
-{
-    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-                     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-}
-
-/* Whether [at, at+len) is GCC's crtstuff.c code: it begins with
- * deregister_tm_clones comparing __TMC_END__ with the TM clone table,
- * which crtstuff.c lays out at the same address, either position-
- * independent (crtbeginS.o: lea X(%rip),%rdi; lea X(%rip),%rax; cmp
- * %rdi,%rax) or not (crtbegin.o: mov $X,%eax; cmp $X,%rax), and it is no
- * longer than the four functions of crtbegin*.o's .text. */
-static bool is_crtstuff(const uint8_t *code, uint64_t at, uint64_t len)
-{
-    static const uint8_t lea_rdi[] = {0x48, 0x8d, 0x3d};
-    static const uint8_t lea_rax[] = {0x48, 0x8d, 0x05};
-    static const uint8_t cmp_rdi_rax[] = {0x48, 0x39, 0xf8};
-    if (len > SYNTH_CRTSTUFF_MAX || len < 17)
-        return false;
-    if (!memcmp(code, lea_rdi, 3) && !memcmp(code + 7, lea_rax, 3) &&
-        !memcmp(code + 14, cmp_rdi_rax, 3))
-        return at + 7 + (uint64_t)(int64_t)rel32(code + 3) ==
-               at + 14 + (uint64_t)(int64_t)rel32(code + 10);
-    return code[0] == 0xb8 && code[5] == 0x48 && code[6] == 0x3d &&
-           rel32(code + 1) == rel32(code + 7);
-}
-
 static enum cfi_status check_gap(struct synth_decoder *d,
                                  const struct cfi_file *file, uint64_t begin,
                                  uint64_t end, struct synth_range **ranges,
@@ -195,10 +179,8 @@ static enum cfi_status check_gap(struct synth_decoder *d,
     if (!grown)
         return CFI_E_NOMEM;
     *ranges = grown;
-    enum synth_kind kind = is_crtstuff(bytes + (first - begin), first,
-                                       last - first)
-                               ? SYNTH_NO_FDE_CRTSTUFF
-                               : SYNTH_NO_FDE;
+    enum synth_kind kind = synth_known_gap(d, bytes + (first - begin),
+                                           first, last - first);
     grown[*count] = (struct synth_range){first, last, kind,
                                          SYNTH_REASON_NONE, -1, "", ""};
     (*count)++;
