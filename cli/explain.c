@@ -274,11 +274,6 @@ static bool disassemble_fde(const struct explanation *e,
     struct synth_decoder *decoder;
     struct cfi_diag diag;
     *insns = NULL;
-    if (ex_arch(e) != &cfi_arch_x86_64) {
-        /* the page's listing is x86-64's (synth/ also decodes AArch64) */
-        *no_decoder = "cfisem disassembles x86-64 machine code only";
-        return true;
-    }
     if (synth_decoder_new(&decoder, ex_arch(e), &diag) != CFI_OK) {
         *no_decoder = diag.message;
         return diag.status != CFI_E_NOMEM;

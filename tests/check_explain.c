@@ -778,11 +778,10 @@ START_TEST(test_html_machine_code_caller)
 }
 END_TEST
 
-/* A .debug_frame-only object (a relocatable: no loaded segment holds
- * its code) has no bytes to list: the page says so. */
 /* An AArch64 page names the file's registers (x30, ra_sign_state, the
- * callee's sp) and says why there is no machine code beside the rows:
- * synth/'s decoder reads x86-64 code only. */
+ * callee's sp) and lists the FDE's AArch64 code beside the rows: the
+ * paciasp and autiasp hints, the pair stores, and the lookup PC's
+ * instruction (the second exit's ldp, cases-aarch64/remember_negate.S). */
 START_TEST(test_html_aarch64)
 {
     struct test_run run;
@@ -791,10 +790,15 @@ START_TEST(test_html_aarch64)
     ck_assert_ptr_nonnull(strstr(html, "<th>ra_sign_state</th>"));
     ck_assert_ptr_nonnull(strstr(html, "<th>x30</th>"));
     ck_assert_ptr_nonnull(strstr(html, "callee's sp"));
-    ck_assert_ptr_nonnull(strstr(html, "cfisem disassembles x86-64 machine"
-                                       " code only"));
     ck_assert_ptr_null(strstr(html, "rsp"));
-    ck_assert_int_eq((int)count(html, "class=\"insn"), 0);
+    ck_assert_int_eq((int)count(html, "class=\"insn"), 9);
+    ck_assert_int_eq((int)count(html, "hint #0x19"), 1);
+    ck_assert_int_eq((int)count(html, "hint #0x1d"), 2);
+    const char *mark = strstr(html, "id=\"lookup-insn\">");
+    ck_assert_ptr_nonnull(mark);
+    ck_assert_ptr_nonnull(
+        strstr(mark, "id=\"lookup-insn\">ldp x29, x30, [sp], #0x10 <span"));
+    ck_assert_ptr_nonnull(strstr(mark, "lookup PC 0x1018<"));
     free(html);
     test_run_free(&run);
 }
@@ -829,6 +833,8 @@ START_TEST(test_json_caller_pc)
 }
 END_TEST
 
+/* A .debug_frame-only object (a relocatable: no loaded segment holds
+ * its code) has no bytes to list: the page says so. */
 START_TEST(test_html_no_machine_code)
 {
     char *object = test_build_path("corpus/objects/debug_frame.o");
