@@ -177,6 +177,40 @@ bool local_adapter_prepare(struct local_adapter *adapter,
     return true;
 }
 
+static bool row_high(const struct sem_row *row)
+{
+    if (row->cfa.kind == SEM_CFA_RULE_REG_OFFSET &&
+        row->cfa.reg >= LOCAL_NREGS)
+        return true;
+    for (uint32_t i = 0; i < row->nrules; i++)
+        if (row->rules[i].reg >= LOCAL_NREGS ||
+            (row->rules[i].rule.kind == SEM_RULE_REGISTER &&
+             row->rules[i].rule.reg >= LOCAL_NREGS))
+            return true;
+    return false;
+}
+
+bool local_adapter_high_registers(struct local_adapter *adapter,
+                                  const struct cfi_request *request)
+{
+    uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
+    const struct cfi_fde *fde =
+        cfi_file_lookup_in(adapter->file, CFI_EH_FRAME, pc);
+    if (!fde)
+        return false;
+    if (fde == adapter->scanned)
+        return adapter->scanned_high;
+    size_t index = (size_t)(fde - adapter->file->fdes);
+    const struct sem_fde_il *il = &adapter->il->fdes[index];
+    bool high = false;
+    for (size_t i = 0; adapter->il->status[index] == CFI_OK &&
+                       i < il->nranges && !high; i++)
+        high = row_high(il->ranges[i].row);
+    adapter->scanned = fde;
+    adapter->scanned_high = high;
+    return high;
+}
+
 /* ------------------------------------------------------------------ */
 /* Asking, and the answer                                               */
 /* ------------------------------------------------------------------ */

@@ -42,6 +42,9 @@ struct local_adapter {
     const struct cfi_file *file;
     struct sem_file_il *il;
     struct local_image *image;
+    /* local_adapter_high_registers's answer for the FDE asked last */
+    const struct cfi_fde *scanned;
+    bool scanned_high;
 };
 
 /* question->flags: the row has a rule for rsp (else the caller's rsp is
@@ -65,6 +68,12 @@ bool local_adapter_prepare(struct local_adapter *adapter,
                            const struct cfi_request *request, unsigned after,
                            struct local_question *question,
                            struct engine_answer *answer);
+
+/* Whether a row of the FDE at the lookup PC of `request` (as the IL
+ * has it) names a register above 16: a rule for one, a rule that reads
+ * one, or the CFA based on one. */
+bool local_adapter_high_registers(struct local_adapter *adapter,
+                                  const struct cfi_request *request);
 
 /* Asks and reads the outcome: true when the library answered (then the
  * adapter reads frame->code and calls local_adapter_fill); false when

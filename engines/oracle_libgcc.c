@@ -72,6 +72,9 @@ static void gcc_read_back(struct gcc_state *s, void *context)
                                 : s->get_gr(context, reg);
         frame->known |= 1u << reg;
     }
+    /* rip's own column, when it is not the return address's, is read
+     * only to meet the fault its rule may make (cfi.h step 5). */
+    s->get_gr(context, CFI_REG_RIP);
     frame->value[CFI_REG_RIP] = s->get_ip(context);
     frame->known |= 1u << CFI_REG_RIP;
     if (frame->value[CFI_REG_RIP] == 0)

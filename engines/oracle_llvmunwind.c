@@ -155,8 +155,13 @@ enum cfi_status engine_llvmunwind_answer(void *self,
     struct local_adapter *adapter = self;
     struct local_question question;
     struct local_frame frame;
-    if (!local_adapter_prepare(adapter, request, 1, &question, answer) ||
-        !local_adapter_ask(adapter, request, &question, &frame, answer))
+    if (!local_adapter_prepare(adapter, request, 1, &question, answer))
+        return answer->frame.status;
+    if (local_adapter_high_registers(adapter, request))
+        return engine_answer_not_comparable(
+            answer, "llvmunwind: the FDE names a register above 16, outside "
+                    "the library's register set (it rejects the FDE)");
+    if (!local_adapter_ask(adapter, request, &question, &frame, answer))
         return answer->frame.status;
     if (frame.code == LLVM_NO_INFO)
         return engine_answer_error(answer, CFI_E_NO_FDE,

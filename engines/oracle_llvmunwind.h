@@ -26,6 +26,11 @@
  * + 1 must be the lookup PC's (local_adapter.h), else the request is not
  * comparable; the rules see rip = that IP, which the bias check covers.
  *
+ * An FDE whose rows name a register above 16 (the IL's rows: a rule for
+ * one, a rule that reads one, the CFA based on one) is not comparable:
+ * the library rejects any register number above its x86-64 set while it
+ * parses the program, and then has no unwind information at all.
+ *
  * What it says: UNW_STEP_END after a step whose caller has no unwind
  * information still leaves the caller's registers in the cursor, which
  * are read; a failing step is CFI_E_MALFORMED; no FDE at the lookup PC
