@@ -93,15 +93,15 @@ static const char *fde_check(const struct cfi_file *file, uint64_t pc,
     if (overlap)
         return overlap;
     const struct cfi_fde *fde = cfi_file_lookup_in(file, CFI_EH_FRAME, pc);
+    if (after && cfi_file_lookup_in(file, CFI_EH_FRAME, pc + after) != fde)
+        return "local unwinder: the library would look the FDE up at the "
+               "address after the lookup PC, which another FDE or none "
+               "covers";
     if (!fde)
         return cfi_file_lookup(file, pc)
                    ? "local unwinder: the FDE is in .debug_frame, which "
                      "the library is not given"
                    : NULL;
-    if (after && cfi_file_lookup_in(file, CFI_EH_FRAME, pc + after) != fde)
-        return "local unwinder: the library would look the FDE up at the "
-               "address after the lookup PC, which another FDE or none "
-               "covers";
     if ((fde->cie->fde_encoding & 0x70) != CFI_PE_PCREL)
         return "local unwinder: the FDE's addresses are not pc-relative, "
                "so the library would see them without the image's bias";
