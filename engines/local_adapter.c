@@ -124,9 +124,17 @@ static const struct sem_row *row_at(const struct local_adapter *adapter,
     return range ? range->row : NULL;
 }
 
+/* Whether a rule of that kind carries a callee register over. */
+static bool carries(enum sem_rule_kind kind)
+{
+    return kind == SEM_RULE_UNSPECIFIED || kind == SEM_RULE_UNDEFINED ||
+           kind == SEM_RULE_SAME_VALUE || kind == SEM_RULE_REGISTER;
+}
+
 /* Registers the libraries cannot say "undefined" for (local_adapter.h). */
 static void narrow_registers(const struct sem_row *row,
-                             struct engine_answer *answer, uint32_t *flags)
+                             struct engine_answer *answer, uint32_t *flags,
+                             uint32_t *carried)
 {
     for (unsigned reg = LOCAL_NREGS; reg < CFI_NREGS; reg++)
         answer->reg_comparable[reg] = false;
@@ -134,6 +142,8 @@ static void narrow_registers(const struct sem_row *row,
         return;
     for (unsigned reg = 0; reg < LOCAL_NREGS; reg++) {
         enum sem_rule_kind kind = sem_row_rule(row, reg).kind;
+        if (carries(kind))
+            *carried |= 1u << reg;
         bool loses = cfi_arch_default(&cfi_arch_x86_64, reg) ==
                      CFI_DEFAULT_UNDEFINED;
         if ((kind == SEM_RULE_UNSPECIFIED && loses) ||
@@ -154,14 +164,21 @@ bool local_adapter_prepare(struct local_adapter *adapter,
 {
     engine_answer_reset(answer);
     memset(question, 0, sizeof *question);
+    adapter->unknown = 0;
     for (unsigned reg = 0; reg < LOCAL_NREGS; reg++) {
-        if (request->callee->status[reg] != CFI_REG_VALUE) {
+        uint8_t status = request->callee->status[reg];
+        if (status == CFI_REG_UNKNOWN && reg != CFI_REG_RIP) {
+            adapter->unknown |= 1u << reg;
+            question->value[reg] = LOCAL_POISON_A + ((uint64_t)reg << 20);
+        } else if (status != CFI_REG_VALUE) {
             engine_answer_not_comparable(
-                answer, "local unwinder: a callee register of 0-16 is not "
-                        "known, and a process's registers all hold values");
+                answer, "local unwinder: a callee register of 0-16 is "
+                        "undefined, and a process's registers all hold "
+                        "values");
             return false;
+        } else {
+            question->value[reg] = request->callee->value[reg];
         }
-        question->value[reg] = request->callee->value[reg];
     }
     uint64_t pc = cfi_lookup_pc(request->pc, request->caller_frame);
     question->ip = pc + after + LOCAL_BIAS;
@@ -173,7 +190,9 @@ bool local_adapter_prepare(struct local_adapter *adapter,
         engine_answer_not_comparable(answer, why);
         return false;
     }
-    narrow_registers(row_at(adapter, pc), answer, &question->flags);
+    adapter->carried = 0;
+    narrow_registers(row_at(adapter, pc), answer, &question->flags,
+                     &adapter->carried);
     return true;
 }
 
@@ -215,6 +234,41 @@ bool local_adapter_high_registers(struct local_adapter *adapter,
 /* Asking, and the answer                                               */
 /* ------------------------------------------------------------------ */
 
+static const char unknown_reason[] =
+    "local unwinder: the frame depends on a callee register the request "
+    "left unknown in a way the library cannot say (the CFA, a read)";
+
+/* The same question with the unknown registers' other poison: the
+ * registers whose values differ are unknown. False: not comparable. */
+static bool ask_again(struct local_adapter *adapter,
+                      const struct cfi_request *request,
+                      const struct local_question *question,
+                      struct local_frame *frame)
+{
+    struct local_question other = *question;
+    for (unsigned reg = 0; reg < LOCAL_NREGS; reg++)
+        if (adapter->unknown & 1u << reg)
+            other.value[reg] = LOCAL_POISON_B + ((uint64_t)reg << 20);
+    struct local_frame second;
+    local_image_ask(adapter->image, &other, request->memory, &second);
+    if (second.outcome != frame->outcome || second.code != frame->code)
+        return false;
+    if (frame->outcome != LOCAL_DONE)
+        return frame->outcome != LOCAL_FAULT ||
+               second.fault_addr == frame->fault_addr;
+    if (second.cfa != frame->cfa || second.undefined != frame->undefined)
+        return false;
+    for (unsigned reg = 0; reg < LOCAL_NREGS; reg++) {
+        if (!(frame->known & 1u << reg) || !(second.known & 1u << reg) ||
+            second.value[reg] == frame->value[reg])
+            continue;
+        if (!(adapter->carried & 1u << reg))
+            return false;
+        frame->unknown |= 1u << reg;
+    }
+    return true;
+}
+
 bool local_adapter_ask(struct local_adapter *adapter,
                        const struct cfi_request *request,
                        const struct local_question *question,
@@ -222,6 +276,11 @@ bool local_adapter_ask(struct local_adapter *adapter,
                        struct engine_answer *answer)
 {
     local_image_ask(adapter->image, question, request->memory, frame);
+    if (adapter->unknown &&
+        !ask_again(adapter, request, question, frame)) {
+        engine_answer_not_comparable(answer, unknown_reason);
+        return false;
+    }
     switch ((enum local_outcome)frame->outcome) {
     case LOCAL_DONE:
         return true;
@@ -245,7 +304,9 @@ enum cfi_status local_adapter_fill(const struct local_frame *frame,
     for (unsigned reg = 0; reg < LOCAL_NREGS; reg++) {
         if (frame->undefined & 1u << reg)
             continue;
-        if (frame->known & 1u << reg)
+        if (frame->unknown & 1u << reg)
+            out->caller.status[reg] = CFI_REG_UNKNOWN;
+        else if (frame->known & 1u << reg)
             cfi_regs_set(&out->caller, reg, frame->value[reg]);
         else
             answer->reg_comparable[reg] = false;

@@ -5,8 +5,8 @@
  * (engines/local_image.h), and the reading of the frame it sends back.
  *
  * Before asking, a request is not comparable when:
- *   - a callee register 0-16 is unknown or undefined: a process's
- *     registers always hold values, so the library cannot be told;
+ *   - a callee register 0-16 is undefined (a process's registers always
+ *     hold values, so the library cannot be told);
  *   - the FDE at the lookup PC overlaps another (engine_overlap_reason),
  *     or is in .debug_frame only (only .eh_frame is registered), or its
  *     CIE's pointer format is not pc-relative (the library would see its
@@ -21,6 +21,18 @@
  *     library's answer would hold the bias;
  *   - a read the reference makes falls in the library process's own
  *     mappings (local_image_taken), where no fault would tell the read.
+ *
+ * Unknown callee registers. A process's registers all hold values, so an
+ * unknown one is given a value twice: the library is asked once with
+ * each register the request left unknown set to LOCAL_POISON_A + its
+ * number << 20, once with LOCAL_POISON_B + that. A caller register whose
+ * two values differ depends on an unknown one: unknown (cfi.h step 5),
+ * when its rule carries a callee register over (no rule, same_value,
+ * register, undefined as the libraries read it). When the CFA differs,
+ * a register whose rule computes its value differs, or the two asks end
+ * otherwise (a fault in one, a different code), the request is not
+ * comparable: cfi.h makes those an error naming the register the rule
+ * read (CFI_E_REG_UNKNOWN, diag.reg), which the library cannot say.
  *
  * Registers. Both libraries speak for rax..r15 and rip only (the CFA
  * too), and neither has a word for "undefined" other than the end of
@@ -42,10 +54,18 @@ struct local_adapter {
     const struct cfi_file *file;
     struct sem_file_il *il;
     struct local_image *image;
+    uint32_t unknown;          /* the request's unknown registers 0-15 */
+    uint32_t carried;          /* registers whose rule carries a callee
+                                  register over (see above) */
     /* local_adapter_high_registers's answer for the FDE asked last */
     const struct cfi_fde *scanned;
     bool scanned_high;
 };
+
+/* Poison values of unknown registers: canonical addresses a process can
+ * map, far from the stack window and the image. */
+#define LOCAL_POISON_A 0x200000000000ull
+#define LOCAL_POISON_B 0x300000000000ull
 
 /* question->flags: the row has a rule for rsp (else the caller's rsp is
  * the CFA). */

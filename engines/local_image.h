@@ -87,6 +87,8 @@ struct local_frame {
     uint32_t undefined;
     uint32_t signal_frame;
     uint32_t has_signal;  /* signal_frame says something */
+    uint32_t unknown;     /* the parent's: registers found unknown */
+    uint32_t reserved;
     uint64_t cfa;
     uint64_t fault_addr;  /* LOCAL_FAULT: the address that faulted */
     uint64_t value[LOCAL_NREGS];
