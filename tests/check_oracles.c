@@ -22,7 +22,12 @@
  * program naming a register above 16, a division that traps, a fault on
  * part of a word) and what they apply (the return address column; on
  * AArch64 the caller's PC and RA_SIGN_STATE, and libdwarf's answer to a
- * 'B'-key CIE). */
+ * 'B'-key CIE).
+ *
+ * The local unwinders (LLVM's libunwind, libgcc; engines/local_image.h)
+ * on the same cases but those showing their findings, and on minimal
+ * inputs: a fault answered, not a crash; a dead child restarted; unknown
+ * registers; AArch64 not comparable. */
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
@@ -878,6 +883,60 @@ START_TEST(local_child_restarted)
 }
 END_TEST
 
+/* One request at `pc` of `path` as `ask` makes it, with register
+ * `unknown` left unknown. */
+static void ask_unknown(const struct oracle *oracle, const char *path,
+                        uint64_t pc, unsigned unknown, struct asked *asked)
+{
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    struct engine_memory *memory = engine_memory_new(true, 7);
+    engine_memory_map_file(memory, file);
+    struct cfi_regs callee;
+    make_state(file->arch, 99, 0, pc, &callee);
+    cfi_regs_set(&callee, CFI_REG_RSP, 0x7ffe00001000);
+    callee.status[unknown] = CFI_REG_UNKNOWN;
+    struct cfi_request request = {pc, false, &callee,
+                                  engine_memory_reader(memory), 0};
+    sem_unwind(il, &request, &asked->expected);
+    void *self;
+    ck_assert_int_eq(oracle->open(file, &self, &diag), CFI_OK);
+    oracle->answer(self, &request, &asked->answer);
+    oracle->close(self);
+    engine_memory_free(memory);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+}
+
+/* Unknown callee registers, asked twice with two poison values: r12
+ * (no rule, callee-saved) is carried over, unknown in both answers; rbx
+ * saved at [cfa-16] is a value; with rsp unknown the CFA depends on it,
+ * which the libraries cannot say (the IL: reg_unknown rsp). */
+START_TEST(local_unknown_registers)
+{
+    char *path = build("", "\tpush %rbx\n\t.cfi_adjust_cfa_offset 8\n"
+                           "\t.cfi_offset %rbx, -16\n\tnop\n\tpop %rbx\n"
+                           "\t.cfi_adjust_cfa_offset -8\n");
+    struct asked asked;
+    for (int o = 0; o < NLOCALS; o++) {
+        ask_unknown(&locals[o], path, 0x1001, 12, &asked);
+        ck_assert_int_eq(asked.expected.status, CFI_OK);
+        ck_assert(asked.answer.comparable);
+        ck_assert_int_eq(asked.answer.frame.caller.status[12],
+                         CFI_REG_UNKNOWN);
+        ck_assert_int_eq(asked.answer.frame.caller.status[3], CFI_REG_VALUE);
+        ck_assert(engine_answer_agrees(&asked.expected, &asked.answer));
+        ask_unknown(&locals[o], path, 0x1001, CFI_REG_RSP, &asked);
+        ck_assert_int_eq(asked.expected.status, CFI_E_REG_UNKNOWN);
+        assert_not_comparable(&asked, "left unknown");
+    }
+    remove_built(path);
+}
+END_TEST
+
 /* AArch64 files: both answer "another architecture", as libunwind. */
 START_TEST(local_other_architecture)
 {
@@ -926,6 +985,7 @@ int main(void)
     tcase_add_test(tc, local_cases);
     tcase_add_test(tc, local_fault_reported);
     tcase_add_test(tc, local_child_restarted);
+    tcase_add_test(tc, local_unknown_registers);
     tcase_add_test(tc, local_other_architecture);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
