@@ -883,6 +883,24 @@ START_TEST(local_child_restarted)
 }
 END_TEST
 
+/* rbx = val(skip -3), a jump onto itself: neither library bounds an
+ * expression (diff/findings: libgcc-expression-loop,
+ * llvmunwind-expression-loop), the child hangs; the
+ * watchdog kills it and the request is not comparable. */
+START_TEST(local_watchdog)
+{
+    char *path = build("", "\t.cfi_escape 0x16, 0x03, 0x03, 0x2f, 0xfd, "
+                           "0xff\n\tnop\n");
+    struct asked asked;
+    for (int o = 0; o < NLOCALS; o++) {
+        ask(&locals[o], path, 0x1000, 0, 0, &asked);
+        ck_assert_int_eq(asked.expected.status, CFI_E_STEP_LIMIT);
+        assert_not_comparable(&asked, "did not answer in time");
+    }
+    remove_built(path);
+}
+END_TEST
+
 /* One request at `pc` of `path` as `ask` makes it, with register
  * `unknown` left unknown. */
 static void ask_unknown(const struct oracle *oracle, const char *path,
@@ -986,6 +1004,7 @@ int main(void)
     tcase_add_test(tc, local_fault_reported);
     tcase_add_test(tc, local_child_restarted);
     tcase_add_test(tc, local_unknown_registers);
+    tcase_add_test(tc, local_watchdog);
     tcase_add_test(tc, local_other_architecture);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
