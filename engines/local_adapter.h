@@ -63,7 +63,8 @@ struct local_adapter {
 };
 
 /* Poison values of unknown registers: canonical addresses a process can
- * map, far from the stack window and the image. */
+ * map (above AddressSanitizer's shadow too), far from the stack window
+ * and the image (LOCAL_BIAS). */
 #define LOCAL_POISON_A 0x200000000000ull
 #define LOCAL_POISON_B 0x300000000000ull
 

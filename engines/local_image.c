@@ -61,6 +61,8 @@ struct page_reply {
     uint32_t reserved;
 };
 
+#define LOCAL_MIN_ADDR 0x10000u
+
 /* Most an image may span, first segment to last. */
 #define LOCAL_SPAN_MAX (1ull << 32)
 #define LOCAL_ALTSTACK (256u * 1024u)
@@ -175,6 +177,10 @@ static enum local_outcome serve(struct child *c, const siginfo_t *info)
     if (info->si_code == SI_KERNEL)
         return LOCAL_UNMAPPABLE; /* a general protection fault */
     uint64_t page = addr & ~(uint64_t)(LOCAL_PAGE - 1);
+    /* Linux's default mmap_min_addr, whatever the process may do (root
+     * may map page 0): the same answer for every user. */
+    if (page < LOCAL_MIN_ADDR)
+        return LOCAL_UNMAPPABLE;
     if (page_is_ours(c, page))
         return LOCAL_UNMAPPABLE; /* a write to the request's memory */
     if (c->npages == LOCAL_MAX_PAGES)
@@ -297,10 +303,13 @@ static void child_answer(struct child *c)
 static _Noreturn void child_main(const struct cfi_file *file,
                                  const struct local_library *library, int fd)
 {
-    /* The libraries print what they think of the CFI: not the run's. */
+    /* The libraries print what they think of the CFI: not the run's
+     * (under AddressSanitizer the child's reports must stay visible). */
+#if !defined(__SANITIZE_ADDRESS__)
     int quiet = open("/dev/null", O_WRONLY);
     if (quiet >= 0)
         dup2(quiet, 2);
+#endif
     struct child *c = calloc(1, sizeof *c);
     struct hello hello = {0, 0, ""};
     const char *why = c ? NULL : "out of memory";

@@ -52,8 +52,10 @@
 
 /* Where the image is mapped: B. A multiple of 2^16, so that a value
  * computed from rip keeps its low bits (the PLT's CFA expression masks
- * rip with 15). */
-#define LOCAL_BIAS 0x100000000000ull
+ * rip with 15); above AddressSanitizer's shadow (which ends at
+ * 0x10007fff8000), below the libraries and the stack, away from the
+ * poison values of engines/local_adapter.h. */
+#define LOCAL_BIAS 0x400000000000ull
 
 /* One frame to unwind: the callee's registers, rip = ip. `flags` are
  * the adapter's. */

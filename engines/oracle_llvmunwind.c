@@ -45,10 +45,17 @@ struct llvm_state {
 /* code, when the IP has no unwind information. */
 #define LLVM_NO_INFO (-100000)
 
+/* AddressSanitizer refuses RTLD_DEEPBIND (its interceptors would be
+ * bypassed); the library's own calls go to its hidden __unw_* then. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LLVM_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#else
+#define LLVM_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
+#endif
+
 static const char *llvm_load(void **out, const struct cfi_file *file)
 {
-    void *lib = dlopen(CFISEM_LLVMUNWIND_PATH,
-                       RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    void *lib = dlopen(CFISEM_LLVMUNWIND_PATH, LLVM_DLOPEN_FLAGS);
     if (!lib)
         return "cannot load " CFISEM_LLVMUNWIND_PATH " (package libunwind-14)";
     struct llvm_state *s = calloc(1, sizeof *s);

@@ -5,7 +5,8 @@
  * It unwinds only its own process, so it is asked in a child process
  * (engines/local_image.h, with the checks of engines/local_adapter.h):
  * the library is loaded there with dlopen(RTLD_LOCAL | RTLD_DEEPBIND),
- * so that its unw_* never meet nongnu libunwind's or libgcc's; no header
+ * so that its unw_* never meet nongnu libunwind's or libgcc's (without
+ * RTLD_DEEPBIND under AddressSanitizer, which refuses it); no header
  * of it is used (libunwind-14-dev conflicts with libunwind-dev): the few
  * functions and constants are declared from its documented ABI. Each
  * FDE of .eh_frame is registered with __unw_add_dynamic_fde (version 14's

@@ -570,7 +570,8 @@ static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
                                   engine_memory_reader(memory), 0};
     sem_unwind(il, &request, &asked->expected);
     void *self;
-    ck_assert_int_eq(oracle->open(file, &self, &diag), CFI_OK);
+    ck_assert_msg(oracle->open(file, &self, &diag) == CFI_OK, "%s: %s",
+                  engine_name(oracle->id), diag.message);
     oracle->answer(self, &request, &asked->answer);
     oracle->close(self);
     engine_memory_free(memory);
@@ -921,7 +922,8 @@ static void ask_unknown(const struct oracle *oracle, const char *path,
                                   engine_memory_reader(memory), 0};
     sem_unwind(il, &request, &asked->expected);
     void *self;
-    ck_assert_int_eq(oracle->open(file, &self, &diag), CFI_OK);
+    ck_assert_msg(oracle->open(file, &self, &diag) == CFI_OK, "%s: %s",
+                  engine_name(oracle->id), diag.message);
     oracle->answer(self, &request, &asked->answer);
     oracle->close(self);
     engine_memory_free(memory);
