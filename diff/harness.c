@@ -12,9 +12,12 @@
 void diff_config_default(struct diff_config *config)
 {
     memset(config, 0, sizeof *config);
-    /* sframe only when asked for (--engines): most files have none */
+    /* sframe only when asked for (--engines): most files have none; the
+     * local unwinders (llvmunwind, libgcc) neither: each asks a child
+     * process of its own */
     for (int e = 0; e < ENGINE_COUNT; e++)
-        config->engines[e] = e != ENGINE_sframe;
+        config->engines[e] = e != ENGINE_sframe && e != ENGINE_llvmunwind &&
+                             e != ENGINE_libgcc;
     config->nstates = 4;
     config->seed = 1;
     config->jobs = 1;

@@ -13,7 +13,9 @@
 #include "compile/cg.h"
 #include "engines/oracle_libdw.h"
 #include "engines/oracle_libdwarf.h"
+#include "engines/oracle_libgcc.h"
 #include "engines/oracle_libunwind.h"
+#include "engines/oracle_llvmunwind.h"
 #include "engines/oracle_sframe.h"
 #include "interp/interp.h"
 #include "semantics/sem.h"
@@ -182,6 +184,10 @@ static const struct adapter adapters[ENGINE_COUNT] = {
                            engine_libdw_close},
     [ENGINE_libunwind] = {engine_libunwind_open, engine_libunwind_answer,
                                engine_libunwind_close},
+    [ENGINE_llvmunwind] = {engine_llvmunwind_open, engine_llvmunwind_answer,
+                           engine_llvmunwind_close},
+    [ENGINE_libgcc] = {engine_libgcc_open, engine_libgcc_answer,
+                       engine_libgcc_close},
     [ENGINE_sframe] = {engine_sframe_open, engine_sframe_answer,
                             engine_sframe_close},
 };
@@ -324,6 +330,8 @@ enum cfi_status engine_open(enum engine_id id,
     case ENGINE_libdwarf:
     case ENGINE_libdw:
     case ENGINE_libunwind:
+    case ENGINE_llvmunwind:
+    case ENGINE_libgcc:
     case ENGINE_sframe:
         return adapter_open(id, file, engine, diag);
     case ENGINE_COUNT:

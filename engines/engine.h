@@ -31,6 +31,8 @@
     X(libdwarf, "libdwarf's rule table, evaluated by the harness")          \
     X(libdw, "elfutils libdw's rules, evaluated by the harness")            \
     X(libunwind, "libunwind's remote unw_step")                            \
+    X(llvmunwind, "LLVM libunwind's unw_step, in a child process")         \
+    X(libgcc, "libgcc's _Unwind_Backtrace from a signal, in a child")      \
     X(sframe, "the file's .sframe (sframe/): the CFA, rbp and rip")
 
 enum engine_id {

@@ -22,7 +22,12 @@
  * program naming a register above 16, a division that traps, a fault on
  * part of a word) and what they apply (the return address column; on
  * AArch64 the caller's PC and RA_SIGN_STATE, and libdwarf's answer to a
- * 'B'-key CIE). */
+ * 'B'-key CIE).
+ *
+ * The local unwinders (LLVM's libunwind, libgcc; engines/local_image.h)
+ * on the same cases but those showing their findings, and on minimal
+ * inputs: a fault answered, not a crash; a dead child restarted; unknown
+ * registers; AArch64 not comparable. */
 #include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
@@ -34,7 +39,9 @@
 #include "engines/engines.h"
 #include "engines/oracle_libdw.h"
 #include "engines/oracle_libdwarf.h"
+#include "engines/oracle_libgcc.h"
 #include "engines/oracle_libunwind.h"
+#include "engines/oracle_llvmunwind.h"
 #include "engines/libunwind_model.h"
 #include "semantics/sem.h"
 #include "support.h"
@@ -57,6 +64,16 @@ static const struct oracle oracles[] = {
      engine_libunwind_close},
 };
 enum { NORACLES = sizeof oracles / sizeof oracles[0] };
+
+/* The libraries that unwind their own process, asked in a child
+ * (engines/local_image.h). */
+static const struct oracle locals[] = {
+    {ENGINE_llvmunwind, engine_llvmunwind_open, engine_llvmunwind_answer,
+     engine_llvmunwind_close},
+    {ENGINE_libgcc, engine_libgcc_open, engine_libgcc_answer,
+     engine_libgcc_close},
+};
+enum { NLOCALS = sizeof locals / sizeof locals[0] };
 
 struct tally {
     size_t files, unsupported;
@@ -275,7 +292,8 @@ static void compare_rows(const struct run *r)
     compare_at(r, UINT64_MAX, false, 0, 2);
 }
 
-static void compare_file(const char *path, struct tally tallies[NORACLES])
+static void compare_file_with(const char *path, const struct oracle *list,
+                              int n, struct tally *tallies)
 {
     struct cfi_file *file;
     struct cfi_diag diag;
@@ -283,17 +301,17 @@ static void compare_file(const char *path, struct tally tallies[NORACLES])
                   path, diag.message);
     struct sem_file_il *il;
     ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
-    for (int o = 0; o < NORACLES; o++) {
-        struct run r = {&oracles[o], file, il, {0}, &tallies[o]};
+    for (int o = 0; o < n; o++) {
+        struct run r = {&list[o], file, il, {0}, &tallies[o]};
         tallies[o].files++;
         enum cfi_status status =
-            engine_open(oracles[o].id, file, NULL, &r.engine, &diag);
+            engine_open(list[o].id, file, NULL, &r.engine, &diag);
         if (status == CFI_E_UNSUPPORTED) {
             tallies[o].unsupported++;
             continue;
         }
         ck_assert_msg(status == CFI_OK, "%s: %s: %s",
-                      engine_name(oracles[o].id), path, diag.message);
+                      engine_name(list[o].id), path, diag.message);
         compare_rows(&r);
         engine_close(&r.engine);
     }
@@ -301,14 +319,20 @@ static void compare_file(const char *path, struct tally tallies[NORACLES])
     cfi_file_close(file);
 }
 
-static void report(const char *what, const struct tally tallies[NORACLES])
+static void compare_file(const char *path, struct tally tallies[NORACLES])
 {
-    for (int o = 0; o < NORACLES; o++) {
+    compare_file_with(path, oracles, NORACLES, tallies);
+}
+
+static void report_with(const char *what, const struct oracle *list, int n,
+                        const struct tally *tallies)
+{
+    for (int o = 0; o < n; o++) {
         const struct tally *t = &tallies[o];
         printf("oracles: %s: %-9s files %zu (unsupported %zu): agree %zu, "
                "known deviation %zu, not comparable %zu (another "
                "architecture %zu), errors %zu, differ %zu, modelled %zu\n",
-               what, engine_name(oracles[o].id), t->files, t->unsupported,
+               what, engine_name(list[o].id), t->files, t->unsupported,
                t->verdicts[ENGINE_VERDICT_AGREE],
                t->verdicts[ENGINE_VERDICT_KNOWN],
                t->verdicts[ENGINE_VERDICT_NOT_COMPARABLE],
@@ -316,6 +340,11 @@ static void report(const char *what, const struct tally tallies[NORACLES])
                t->verdicts[ENGINE_VERDICT_ERROR],
                t->verdicts[ENGINE_VERDICT_DIFFER], t->modelled);
     }
+}
+
+static void report(const char *what, const struct tally tallies[NORACLES])
+{
+    report_with(what, oracles, NORACLES, tallies);
 }
 
 /* Every .so of the build folder `rel`; the number of files. */
@@ -541,7 +570,8 @@ static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
                                   engine_memory_reader(memory), 0};
     sem_unwind(il, &request, &asked->expected);
     void *self;
-    ck_assert_int_eq(oracle->open(file, &self, &diag), CFI_OK);
+    ck_assert_msg(oracle->open(file, &self, &diag) == CFI_OK, "%s: %s",
+                  engine_name(oracle->id), diag.message);
     oracle->answer(self, &request, &asked->answer);
     oracle->close(self);
     engine_memory_free(memory);
@@ -742,6 +772,219 @@ START_TEST(aarch64_b_key)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The local unwinders: LLVM's libunwind and libgcc, in a child          */
+/* ------------------------------------------------------------------ */
+
+/* The cases that show a finding of diff/findings/, which the comparison
+ * would report as a difference (diff/findings/README.md). */
+static const char *const local_findings[][2] = {
+    {"restore.so", "libgcc-restore-cie-rule, llvmunwind-restore-cie-rule"},
+    {"sf_ops.so", "libgcc-restore-cie-rule"},
+    {"return_column.so", "llvmunwind-return-column-register"},
+};
+
+static bool local_finding(const char *name)
+{
+    for (size_t i = 0; i < sizeof local_findings / sizeof *local_findings;
+         i++)
+        if (!strcmp(name, local_findings[i][0]))
+            return true;
+    return false;
+}
+
+/* Every other hand-written case: each answer the IL's (or not
+ * comparable), faults included (state 1 makes sp+8 fault). */
+START_TEST(local_cases)
+{
+    struct tally tallies[NLOCALS] = {{0}};
+    char *dir_path = test_build_path("corpus/cases");
+    DIR *dir = opendir(dir_path);
+    ck_assert_msg(dir != NULL, "no built cases in %s", dir_path);
+    size_t files = 0;
+    for (struct dirent *entry; (entry = readdir(dir));) {
+        size_t len = strlen(entry->d_name);
+        if (len < 4 || strcmp(entry->d_name + len - 3, ".so") ||
+            local_finding(entry->d_name))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
+        compare_file_with(path, locals, NLOCALS, tallies);
+        files++;
+    }
+    closedir(dir);
+    free(dir_path);
+    report_with("cases", locals, NLOCALS, tallies);
+    ck_assert_uint_ge(files, 10);
+    for (int o = 0; o < NLOCALS; o++) {
+        ck_assert_uint_gt(tallies[o].verdicts[ENGINE_VERDICT_AGREE], 80);
+        ck_assert_uint_eq(tallies[o].verdicts[ENGINE_VERDICT_ERROR], 0);
+    }
+}
+END_TEST
+
+/* f: rip = [rsp]. The word faults: a memory error, answered, not a
+ * crash; another word of the page faults: a page cannot say so, not
+ * comparable. */
+START_TEST(local_fault_reported)
+{
+    char *plain = build("", "\tnop\n");
+    struct asked asked;
+    for (int o = 0; o < NLOCALS; o++) {
+        ask(&locals[o], plain, 0x1000, 0x7ffe00001000, 0x7ffe00001008,
+            &asked);
+        ck_assert_int_eq(asked.expected.status, CFI_E_MEMORY);
+        ck_assert(asked.answer.comparable);
+        ck_assert_int_eq(asked.answer.frame.status, CFI_E_MEMORY);
+        ask(&locals[o], plain, 0x1000, 0x7ffe00001040, 0x7ffe00001048,
+            &asked);
+        ck_assert_int_eq(asked.expected.status, CFI_OK);
+        assert_not_comparable(&asked, "only part faults");
+        ask(&locals[o], plain, 0x1000, 0, 0, &asked);
+        ck_assert(asked.answer.comparable);
+        ck_assert(engine_answer_agrees(&asked.expected, &asked.answer));
+    }
+    remove_built(plain);
+}
+END_TEST
+
+/* LLVM's libunwind 14 aborts on DW_CFA_val_offset (f): its process dies,
+ * the request is not comparable, and the next one (g) is answered by a
+ * new process. */
+START_TEST(local_child_restarted)
+{
+    char *path = build("", "\t.cfi_escape 0x14, 0x03, 0x02\n\tnop\n\tret\n"
+                           "\t.cfi_endproc\ng:\n\t.cfi_startproc\n\tnop\n");
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct engine_memory *memory = engine_memory_new(true, 7);
+    engine_memory_map_file(memory, file);
+    struct cfi_regs callee;
+    make_state(file->arch, 5, 0, 0x1000, &callee);
+    cfi_regs_set(&callee, CFI_REG_RSP, 0x7ffe00001000);
+    struct cfi_request request = {0x1000, false, &callee,
+                                  engine_memory_reader(memory), 0};
+    void *self;
+    ck_assert_int_eq(engine_llvmunwind_open(file, &self, &diag), CFI_OK);
+    struct engine_answer answer;
+    engine_llvmunwind_answer(self, &request, &answer);
+    ck_assert(!answer.comparable);
+    ck_assert(strstr(answer.not_comparable_reason, "died"));
+    request.pc = 0x1002;
+    cfi_regs_set(&callee, CFI_REG_RIP, 0x1002);
+    engine_llvmunwind_answer(self, &request, &answer);
+    ck_assert(answer.comparable);
+    ck_assert_int_eq(answer.frame.status, CFI_OK);
+    ck_assert_uint_eq(answer.frame.cfa, 0x7ffe00001008);
+    engine_llvmunwind_close(self);
+    engine_memory_free(memory);
+    cfi_file_close(file);
+    remove_built(path);
+}
+END_TEST
+
+/* rbx = val(skip -3), a jump onto itself: neither library bounds an
+ * expression (diff/findings: libgcc-expression-loop,
+ * llvmunwind-expression-loop), the child hangs; the
+ * watchdog kills it and the request is not comparable. */
+START_TEST(local_watchdog)
+{
+    char *path = build("", "\t.cfi_escape 0x16, 0x03, 0x03, 0x2f, 0xfd, "
+                           "0xff\n\tnop\n");
+    struct asked asked;
+    for (int o = 0; o < NLOCALS; o++) {
+        ask(&locals[o], path, 0x1000, 0, 0, &asked);
+        ck_assert_int_eq(asked.expected.status, CFI_E_STEP_LIMIT);
+        assert_not_comparable(&asked, "did not answer in time");
+    }
+    remove_built(path);
+}
+END_TEST
+
+/* One request at `pc` of `path` as `ask` makes it, with register
+ * `unknown` left unknown. */
+static void ask_unknown(const struct oracle *oracle, const char *path,
+                        uint64_t pc, unsigned unknown, struct asked *asked)
+{
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    struct engine_memory *memory = engine_memory_new(true, 7);
+    engine_memory_map_file(memory, file);
+    struct cfi_regs callee;
+    make_state(file->arch, 99, 0, pc, &callee);
+    cfi_regs_set(&callee, CFI_REG_RSP, 0x7ffe00001000);
+    callee.status[unknown] = CFI_REG_UNKNOWN;
+    struct cfi_request request = {pc, false, &callee,
+                                  engine_memory_reader(memory), 0};
+    sem_unwind(il, &request, &asked->expected);
+    void *self;
+    ck_assert_msg(oracle->open(file, &self, &diag) == CFI_OK, "%s: %s",
+                  engine_name(oracle->id), diag.message);
+    oracle->answer(self, &request, &asked->answer);
+    oracle->close(self);
+    engine_memory_free(memory);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+}
+
+/* Unknown callee registers, asked twice with two poison values: r12
+ * (no rule, callee-saved) is carried over, unknown in both answers; rbx
+ * saved at [cfa-16] is a value; with rsp unknown the CFA depends on it,
+ * which the libraries cannot say (the IL: reg_unknown rsp). */
+START_TEST(local_unknown_registers)
+{
+    char *path = build("", "\tpush %rbx\n\t.cfi_adjust_cfa_offset 8\n"
+                           "\t.cfi_offset %rbx, -16\n\tnop\n\tpop %rbx\n"
+                           "\t.cfi_adjust_cfa_offset -8\n");
+    struct asked asked;
+    for (int o = 0; o < NLOCALS; o++) {
+        ask_unknown(&locals[o], path, 0x1001, 12, &asked);
+        ck_assert_int_eq(asked.expected.status, CFI_OK);
+        ck_assert(asked.answer.comparable);
+        ck_assert_int_eq(asked.answer.frame.caller.status[12],
+                         CFI_REG_UNKNOWN);
+        ck_assert_int_eq(asked.answer.frame.caller.status[3], CFI_REG_VALUE);
+        ck_assert(engine_answer_agrees(&asked.expected, &asked.answer));
+        ask_unknown(&locals[o], path, 0x1001, CFI_REG_RSP, &asked);
+        ck_assert_int_eq(asked.expected.status, CFI_E_REG_UNKNOWN);
+        assert_not_comparable(&asked, "left unknown");
+    }
+    remove_built(path);
+}
+END_TEST
+
+/* AArch64 files: both answer "another architecture", as libunwind. */
+START_TEST(local_other_architecture)
+{
+    char *path = test_build_path("corpus/cases-aarch64/frame_pointer.so");
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct cfi_regs callee;
+    make_state(file->arch, 3, 0, 0x1000, &callee);
+    struct engine_memory *memory = engine_memory_new(true, 7);
+    struct cfi_request request = {0x1000, false, &callee,
+                                  engine_memory_reader(memory), 0};
+    for (int o = 0; o < NLOCALS; o++) {
+        struct engine_instance engine;
+        ck_assert_int_eq(engine_open(locals[o].id, file, NULL, &engine,
+                                     &diag),
+                         CFI_OK);
+        struct engine_answer answer;
+        engine.unwind(engine.self, &request, &answer);
+        ck_assert(other_architecture(&answer));
+        engine_close(&engine);
+    }
+    engine_memory_free(memory);
+    cfi_file_close(file);
+    free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("oracles");
@@ -759,6 +1002,12 @@ int main(void)
     tcase_add_test(tc, return_address_column);
     tcase_add_test(tc, aarch64_return_address);
     tcase_add_test(tc, aarch64_b_key);
+    tcase_add_test(tc, local_cases);
+    tcase_add_test(tc, local_fault_reported);
+    tcase_add_test(tc, local_child_restarted);
+    tcase_add_test(tc, local_unknown_registers);
+    tcase_add_test(tc, local_watchdog);
+    tcase_add_test(tc, local_other_architecture);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
