@@ -227,13 +227,15 @@ static inline bool fast_apply(const uint64_t w[FRAME_WORDS],
  * replayed by their fast form since the values in regs were right (the
  * CFAs and fast forms of the n frames, oldest first): each from the
  * newest frame that saved it (a frame that did not keeps the value of
- * the one before, or made it undefined, then not known). */
+ * the one before, or made it undefined, then not known). seen: the
+ * lazy registers any of them saved (bit j: lazy_regs[j]). */
 static void materialize(struct eh_elf_regs *regs, const uint64_t *cfas,
-                        const uint64_t *forms, unsigned n)
+                        const uint64_t *forms, unsigned n, unsigned seen)
 {
     unsigned pending = 0; /* bit j: lazy_regs[j] */
     for (unsigned j = 0; j < FRAME_LAZY; j++)
         pending |= (regs->known >> lazy_regs[j] & 1u) << j;
+    pending &= seen; /* the others were saved by none of the frames */
     for (unsigned i = n; i-- > 0 && pending != 0;) {
         unsigned saved = (unsigned)(forms[i] >> 56) & pending;
         if (saved == 0)
@@ -385,7 +387,7 @@ int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
                   int n, int max, int *stop, uint16_t *entry)
 {
     uint64_t cfas[FRAME_LOG], forms[FRAME_LOG];
-    unsigned logged = 0;
+    unsigned logged = 0, seen = 0;
     struct fast_regs f;
     fast_load(&f, regs);
     *stop = RT_REPLAYED;
@@ -403,8 +405,8 @@ int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
         if (w[5] != 0) {
             if (logged == FRAME_LOG) {
                 fast_store(&f, regs);
-                materialize(regs, cfas, forms, logged);
-                logged = 0;
+                materialize(regs, cfas, forms, logged, seen);
+                logged = seen = 0;
             }
             int step = fast_step(w, &f, env, &cfa);
             if (step == RT_NOT_REPLAYED) {
@@ -413,14 +415,15 @@ int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
             }
             cfas[logged] = cfa;
             forms[logged++] = w[5];
+            seen |= (unsigned)(w[5] >> 56);
             if (step != 1) {
                 *stop = RT_BAD_FRAME;
                 break;
             }
         } else {
             fast_store(&f, regs);
-            materialize(regs, cfas, forms, logged);
-            logged = 0;
+            materialize(regs, cfas, forms, logged, seen);
+            logged = seen = 0;
             uint64_t sp = f.rsp;
             int applied = apply(w, regs, env);
             fast_load(&f, regs);
@@ -439,7 +442,7 @@ int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
         pcs[n++] = (void *)(uintptr_t)f.rip;
     }
     fast_store(&f, regs);
-    materialize(regs, cfas, forms, logged);
+    materialize(regs, cfas, forms, logged, seen);
     return n;
 }
 
@@ -574,7 +577,7 @@ void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
             (words[5] != 0 && !fast_apply(words, &fast, &w->env, &cfa)))
             return; /* not seen through: maybe next time */
         if (words[5] != 0)
-            materialize(&fast, &cfa, &words[5], 1);
+            materialize(&fast, &cfa, &words[5], 1, 0x1f);
         if (same_frame(frame, &replay) &&
             (words[5] == 0 || same_frame(frame, &fast))) {
             frame_keep(lookup_pc, &row);
