@@ -56,14 +56,12 @@ enum {
     FRAME_SAVED = 8,    /* registers loaded from the stack, at most */
     FRAME_NEGATIVE = 31,
     FRAME_NONE = -128,  /* a register not saved, in the fast form */
-    FRAME_LAZY = 5,     /* the callee-saved registers kept lazily */
-    FRAME_LOG = 32,     /* frames whose lazy registers wait, at most */
+    FRAME_LAZY = 5,     /* the other callee-saved registers */
 };
 
-/* The fast form of a row (word 5), for backtraces: the registers rip
- * and rbp are loaded at each frame, the other callee-saved ones (rbx,
- * r12-r15: lazy) only when a later step needs them (their values are
- * found then from the CFAs and offsets of the frames replayed since). */
+/* The fast form of a row (word 5), for backtraces: rip, rsp and rbp in
+ * locals, the other callee-saved registers (rbx, r12-r15) in the
+ * register file. */
 static const uint8_t lazy_regs[FRAME_LAZY] = {3, 12, 13, 14, 15};
 
 /* A simple row: CFA = register cfa_reg + cfa_offset; the registers of
@@ -204,51 +202,6 @@ static inline bool row_cfa(const uint64_t w[FRAME_WORDS],
                 span);
 }
 
-/* The fast form of the row (w[5], not 0) applied to regs, in place,
- * the lazy registers left to `materialize`. */
-static inline bool fast_apply(const uint64_t w[FRAME_WORDS],
-                              struct eh_elf_regs *regs,
-                              const struct eh_elf_env *env, uint64_t *cfa)
-{
-    if (!row_cfa(w, regs, env, cfa))
-        return false;
-    uint64_t fast = w[5];
-    regs->value[CFISEM_REG_RIP] =
-        load(*cfa + (uint64_t)(int64_t)(int8_t)fast * 8);
-    int8_t rbp = (int8_t)(fast >> 8);
-    if (rbp != FRAME_NONE)
-        regs->value[CFISEM_REG_RBP] = load(*cfa + (uint64_t)(int64_t)rbp * 8);
-    regs->value[CFISEM_REG_RSP] = *cfa;
-    row_status(w, regs, regs->known);
-    return true;
-}
-
-/* The values of the lazy registers known in regs, from the frames
- * replayed by their fast form since the values in regs were right (the
- * CFAs and fast forms of the n frames, oldest first): each from the
- * newest frame that saved it (a frame that did not keeps the value of
- * the one before, or made it undefined, then not known). seen: the
- * lazy registers any of them saved (bit j: lazy_regs[j]). */
-static void materialize(struct eh_elf_regs *regs, const uint64_t *cfas,
-                        const uint64_t *forms, unsigned n, unsigned seen)
-{
-    unsigned pending = 0; /* bit j: lazy_regs[j] */
-    for (unsigned j = 0; j < FRAME_LAZY; j++)
-        pending |= (regs->known >> lazy_regs[j] & 1u) << j;
-    pending &= seen; /* the others were saved by none of the frames */
-    for (unsigned i = n; i-- > 0 && pending != 0;) {
-        unsigned saved = (unsigned)(forms[i] >> 56) & pending;
-        if (saved == 0)
-            continue;
-        pending &= ~saved;
-        for (unsigned j = 0; j < FRAME_LAZY; j++)
-            if (saved >> j & 1u)
-                regs->value[lazy_regs[j]] = load(
-                    cfas[i] + (uint64_t)(int64_t)(int8_t)(forms[i] >>
-                                                          8 * (2 + j)) * 8);
-    }
-}
-
 /* A row's words applied to regs, in place. */
 static inline int apply(const uint64_t w[FRAME_WORDS],
                         struct eh_elf_regs *regs,
@@ -349,12 +302,12 @@ static inline void fast_store(const struct fast_regs *f,
     r->undefined = f->undefined;
 }
 
-/* One fast step on the locals (the row's fast form, w[5], not 0): 1 a
- * frame, 0 the end of the stack, RT_NOT_REPLAYED (nothing changed) or
+/* One fast step on the locals and regs' other registers (the row's fast
+ * form, w[5], not 0): 1 a frame, RT_NOT_REPLAYED (nothing changed) or
  * -RT_BAD_FRAME. */
 static inline int fast_step(const uint64_t w[FRAME_WORDS],
-                            struct fast_regs *f,
-                            const struct eh_elf_env *env, uint64_t *cfa_out)
+                            struct fast_regs *f, struct eh_elf_regs *regs,
+                            const struct eh_elf_env *env)
 {
     unsigned cfa_reg = (unsigned)(w[0] >> 32) & 31; /* rsp or rbp */
     if (!(f->known >> cfa_reg & 1u))
@@ -371,6 +324,11 @@ static inline int fast_step(const uint64_t w[FRAME_WORDS],
     int8_t rbp = (int8_t)(fast >> 8);
     if (rbp != FRAME_NONE)
         f->rbp = load(cfa + (uint64_t)(int64_t)rbp * 8);
+    for (unsigned saved = (unsigned)(fast >> 56) & 0x1f, j = 0; saved != 0;
+         saved >>= 1, j++)
+        if (saved & 1u)
+            regs->value[lazy_regs[j]] = load(
+                cfa + (uint64_t)(int64_t)(int8_t)(fast >> 8 * (2 + j)) * 8);
     uint32_t row_known = (uint32_t)w[1], same = (uint32_t)(w[1] >> 32);
     f->known = (f->known & same) | row_known;
     f->undefined = (f->undefined & same) |
@@ -378,7 +336,6 @@ static inline int fast_step(const uint64_t w[FRAME_WORDS],
     uint64_t sp = f->rsp;
     f->rsp = cfa;
     f->rip = rip;
-    *cfa_out = cfa;
     return cfa > sp ? 1 : -RT_BAD_FRAME; /* (rip is saved: known) */
 }
 
@@ -386,13 +343,11 @@ int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
                   const struct eh_elf_env *env, uint32_t valid, void **pcs,
                   int n, int max, int *stop, uint16_t *entry)
 {
-    uint64_t cfas[FRAME_LOG], forms[FRAME_LOG];
-    unsigned logged = 0, seen = 0;
     struct fast_regs f;
     fast_load(&f, regs);
     *stop = RT_REPLAYED;
     while (n < max && f.rip != 0) {
-        uint64_t w[FRAME_WORDS], cfa;
+        uint64_t w[FRAME_WORDS];
         int found = find_row(cfi_lookup_pc(f.rip, caller_frame), w);
         if (found != RT_REPLAYED) {
             *stop = found;
@@ -403,27 +358,14 @@ int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
             break;
         }
         if (w[5] != 0) {
-            if (logged == FRAME_LOG) {
-                fast_store(&f, regs);
-                materialize(regs, cfas, forms, logged, seen);
-                logged = seen = 0;
-            }
-            int step = fast_step(w, &f, env, &cfa);
-            if (step == RT_NOT_REPLAYED) {
-                *stop = RT_NOT_REPLAYED;
-                break;
-            }
-            cfas[logged] = cfa;
-            forms[logged++] = w[5];
-            seen |= (unsigned)(w[5] >> 56);
+            int step = fast_step(w, &f, regs, env);
             if (step != 1) {
-                *stop = RT_BAD_FRAME;
+                *stop = step == RT_NOT_REPLAYED ? RT_NOT_REPLAYED
+                                                : RT_BAD_FRAME;
                 break;
             }
         } else {
             fast_store(&f, regs);
-            materialize(regs, cfas, forms, logged, seen);
-            logged = seen = 0;
             uint64_t sp = f.rsp;
             int applied = apply(w, regs, env);
             fast_load(&f, regs);
@@ -442,7 +384,6 @@ int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
         pcs[n++] = (void *)(uintptr_t)f.rip;
     }
     fast_store(&f, regs);
-    materialize(regs, cfas, forms, logged, seen);
     return n;
 }
 
@@ -572,12 +513,13 @@ void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
         row.entry = entry;
         pack(&row, words);
         struct eh_elf_regs fast = *callee;
-        uint64_t cfa;
+        struct fast_regs f;
+        fast_load(&f, &fast);
         if (apply(words, &replay, &w->env) != RT_REPLAYED ||
-            (words[5] != 0 && !fast_apply(words, &fast, &w->env, &cfa)))
+            (words[5] != 0 && fast_step(words, &f, &fast, &w->env) ==
+                                  RT_NOT_REPLAYED))
             return; /* not seen through: maybe next time */
-        if (words[5] != 0)
-            materialize(&fast, &cfa, &words[5], 1, 0x1f);
+        fast_store(&f, &fast);
         if (same_frame(frame, &replay) &&
             (words[5] == 0 || same_frame(frame, &fast))) {
             frame_keep(lookup_pc, &row);
