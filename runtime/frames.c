@@ -79,8 +79,8 @@ struct frame_row {
     uint16_t entry;
     uint32_t known;
     uint32_t same;
-    int32_t lo;
-    int32_t hi;
+    int16_t lo;
+    int16_t hi;
     uint8_t saved_reg[FRAME_SAVED];
     int8_t saved_off[FRAME_SAVED];
 };
@@ -123,7 +123,7 @@ static uint64_t fast_form(const struct frame_row *r)
 /* The words a slot keeps of a row:
  *   0  cfa_offset (bits 0-31), cfa_reg (32-39), nsaved (40-47), entry
  *   1  known (0-31), same (32-63)
- *   2  lo (0-31), hi (32-63)
+ *   2  lo (0-15), hi (16-31), the registers it makes undefined (32-63)
  *   3  saved_reg[k] in bits 8k to 8k+7
  *   4  saved_off[k] likewise
  *   5  the fast form (fast_form) */
@@ -132,7 +132,9 @@ static void pack(const struct frame_row *r, uint64_t w[FRAME_WORDS])
     w[0] = (uint64_t)(uint32_t)r->cfa_offset | (uint64_t)r->cfa_reg << 32 |
            (uint64_t)r->nsaved << 40 | (uint64_t)r->entry << 48;
     w[1] = r->known | (uint64_t)r->same << 32;
-    w[2] = (uint64_t)(uint32_t)r->lo | (uint64_t)(uint32_t)r->hi << 32;
+    uint32_t undefined = ((1u << CFISEM_NREGS) - 1) & ~r->same & ~r->known;
+    w[2] = (uint64_t)(uint16_t)r->lo | (uint64_t)(uint16_t)r->hi << 16 |
+           (uint64_t)undefined << 32;
     w[3] = w[4] = 0;
     for (unsigned k = 0; k < FRAME_SAVED; k++) {
         w[3] |= (uint64_t)r->saved_reg[k] << 8 * k;
@@ -178,10 +180,9 @@ static inline uint64_t load(uint64_t addr)
 static inline void row_status(const uint64_t w[FRAME_WORDS],
                               struct eh_elf_regs *regs, uint32_t known)
 {
-    uint32_t row_known = (uint32_t)w[1], same = (uint32_t)(w[1] >> 32);
-    regs->known = (known & same) | row_known;
-    regs->undefined = (regs->undefined & same) |
-                      (((1u << CFISEM_NREGS) - 1) & ~same & ~row_known);
+    uint32_t same = (uint32_t)(w[1] >> 32);
+    regs->known = (known & same) | (uint32_t)w[1];
+    regs->undefined = (regs->undefined & same) | (uint32_t)(w[2] >> 32);
 }
 
 /* The CFA of a row (the caller's rsp), when its register is known and
@@ -197,9 +198,8 @@ static inline bool row_cfa(const uint64_t w[FRAME_WORDS],
     unsigned nsaved = (unsigned)(w[0] >> 40) & 0xff;
     uint64_t base = env->direct_base, span = env->direct_span;
     return nsaved == 0 ||
-           (*cfa + (uint64_t)(int64_t)(int32_t)(uint32_t)w[2] - base < span &&
-            *cfa + (uint64_t)(int64_t)(int32_t)(uint32_t)(w[2] >> 32) - base <
-                span);
+           (*cfa + (uint64_t)(int64_t)(int16_t)w[2] - base < span &&
+            *cfa + (uint64_t)(int64_t)(int16_t)(w[2] >> 16) - base < span);
 }
 
 /* A row's words applied to regs, in place. */
@@ -259,9 +259,11 @@ static inline bool usable(const uint64_t w[FRAME_WORDS], uint32_t valid,
                           uint16_t *entry)
 {
     uint16_t row_entry = (uint16_t)(w[0] >> 48);
+    if ((row_entry & RT_ENTRY_STAYS) || row_entry == (uint16_t)valid ||
+        row_entry == valid >> 16)
+        return true;
     *entry = row_entry;
-    return (row_entry & RT_ENTRY_STAYS) || row_entry == (uint16_t)valid ||
-           row_entry == valid >> 16;
+    return false;
 }
 
 int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
@@ -302,6 +304,15 @@ static inline void fast_store(const struct fast_regs *f,
     r->undefined = f->undefined;
 }
 
+/* Lazy register j, when the row saves it (fast_step). */
+#define LOAD_LAZY(j)                                                       \
+    do {                                                                   \
+        if (lazy & 1u << (j))                                              \
+            regs->value[lazy_regs[j]] = load(                              \
+                cfa + (uint64_t)(int64_t)(int8_t)(fast >> 8 * (2 + (j))) * \
+                          8);                                              \
+    } while (0)
+
 /* One fast step on the locals and regs' other registers (the row's fast
  * form, w[5], not 0): 1 a frame, RT_NOT_REPLAYED (nothing changed) or
  * -RT_BAD_FRAME. */
@@ -315,40 +326,49 @@ static inline int fast_step(const uint64_t w[FRAME_WORDS],
     uint64_t cfa = (cfa_reg == CFISEM_REG_RSP ? f->rsp : f->rbp) +
                    (uint64_t)(int64_t)(int32_t)(uint32_t)w[0];
     uint64_t base = env->direct_base, span = env->direct_span;
-    if (cfa + (uint64_t)(int64_t)(int32_t)(uint32_t)w[2] - base >= span ||
-        cfa + (uint64_t)(int64_t)(int32_t)(uint32_t)(w[2] >> 32) - base >=
-            span)
+    if (cfa + (uint64_t)(int64_t)(int16_t)w[2] - base >= span ||
+        cfa + (uint64_t)(int64_t)(int16_t)(w[2] >> 16) - base >= span)
         return RT_NOT_REPLAYED;
     uint64_t fast = w[5];
     uint64_t rip = load(cfa + (uint64_t)(int64_t)(int8_t)fast * 8);
     int8_t rbp = (int8_t)(fast >> 8);
     if (rbp != FRAME_NONE)
         f->rbp = load(cfa + (uint64_t)(int64_t)rbp * 8);
-    for (unsigned saved = (unsigned)(fast >> 56) & 0x1f, j = 0; saved != 0;
-         saved >>= 1, j++)
-        if (saved & 1u)
-            regs->value[lazy_regs[j]] = load(
-                cfa + (uint64_t)(int64_t)(int8_t)(fast >> 8 * (2 + j)) * 8);
-    uint32_t row_known = (uint32_t)w[1], same = (uint32_t)(w[1] >> 32);
-    f->known = (f->known & same) | row_known;
-    f->undefined = (f->undefined & same) |
-                   (((1u << CFISEM_NREGS) - 1) & ~same & ~row_known);
+    unsigned lazy = (unsigned)(fast >> 56);
+    if (lazy & 0x1f) {
+        LOAD_LAZY(0);
+        LOAD_LAZY(1);
+        LOAD_LAZY(2);
+        LOAD_LAZY(3);
+        LOAD_LAZY(4);
+    }
+    uint32_t same = (uint32_t)(w[1] >> 32);
+    f->known = (f->known & same) | (uint32_t)w[1];
+    f->undefined = (f->undefined & same) | (uint32_t)(w[2] >> 32);
     uint64_t sp = f->rsp;
     f->rsp = cfa;
     f->rip = rip;
     return cfa > sp ? 1 : -RT_BAD_FRAME; /* (rip is saved: known) */
 }
 
-int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
-                  const struct eh_elf_env *env, uint32_t valid, void **pcs,
-                  int n, int max, int *stop, uint16_t *entry)
+/* rt_frame_walk's loop; the first frame's row is `given` (words) when
+ * not NULL (learn_row checks a row so before it keeps it). */
+static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
+                     const struct eh_elf_env *env, uint32_t valid,
+                     void **pcs, int n, int max, int *stop, uint16_t *entry,
+                     const uint64_t *given)
 {
     struct fast_regs f;
     fast_load(&f, regs);
     *stop = RT_REPLAYED;
     while (n < max && f.rip != 0) {
         uint64_t w[FRAME_WORDS];
-        int found = find_row(cfi_lookup_pc(f.rip, caller_frame), w);
+        int found = RT_REPLAYED;
+        if (given)
+            memcpy(w, given, sizeof w);
+        else
+            found = find_row(cfi_lookup_pc(f.rip, caller_frame), w);
+        given = NULL;
         if (found != RT_REPLAYED) {
             *stop = found;
             break;
@@ -385,6 +405,14 @@ int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
     }
     fast_store(&f, regs);
     return n;
+}
+
+int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
+                  const struct eh_elf_env *env, uint32_t valid, void **pcs,
+                  int n, int max, int *stop, uint16_t *entry)
+{
+    return walk_rows(regs, caller_frame, env, valid, pcs, n, max, stop,
+                     entry, NULL);
 }
 
 /* Keeps the row of pc: in an empty way of its set, else in one chosen
@@ -445,9 +473,9 @@ static bool simple_rule(const struct interp_kept_rule *rule,
             rule->offset < -8 * 127 || rule->offset > 8 * 127)
             return false;
         if (out->nsaved == 0 || rule->offset < out->lo)
-            out->lo = (int32_t)rule->offset;
+            out->lo = (int16_t)rule->offset;
         if (out->nsaved == 0 || rule->offset > out->hi)
-            out->hi = (int32_t)rule->offset;
+            out->hi = (int16_t)rule->offset;
         out->saved_reg[out->nsaved] = rule->reg;
         out->saved_off[out->nsaved++] = (int8_t)(rule->offset / 8);
         out->known |= bit;
@@ -513,15 +541,16 @@ void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
         row.entry = entry;
         pack(&row, words);
         struct eh_elf_regs fast = *callee;
-        struct fast_regs f;
-        fast_load(&f, &fast);
+        void *pc;
+        int stop;
+        uint16_t other;
         if (apply(words, &replay, &w->env) != RT_REPLAYED ||
-            (words[5] != 0 && fast_step(words, &f, &fast, &w->env) ==
-                                  RT_NOT_REPLAYED))
+            (walk_rows(&fast, true, &w->env, (uint32_t)entry << 16 | entry,
+                       &pc, 0, 1, &stop, &other, words),
+             stop == RT_NOT_REPLAYED))
             return; /* not seen through: maybe next time */
-        fast_store(&f, &fast);
         if (same_frame(frame, &replay) &&
-            (words[5] == 0 || same_frame(frame, &fast))) {
+            same_frame(frame, &fast)) {
             frame_keep(lookup_pc, &row);
             return;
         }
