@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -554,6 +555,64 @@ START_TEST(test_frame_cache_gives_the_eh_elf_frame)
     for (int i = 1; i < r->backtrace[0].n; i++)
         ck_assert_ptr_eq(r->backtrace[0].pc[i], r->backtrace[1].pc[i]);
     free(r);
+}
+END_TEST
+
+/* Threads that walk the same stacks at once, from a cold frame cache:
+ * every backtrace names the frames the walk without the cache names
+ * (rows learnt, kept and replayed by all at the same time). */
+enum { THREADS = 4, THREAD_WALKS = 300 };
+
+struct thread_walks {
+    struct pcs reference, walk;
+    int failures;
+};
+
+static void leaf_threads(void *arg)
+{
+    struct thread_walks *t = arg;
+    struct cfisem_context context;
+    cfisem_getcontext(&context);
+    struct cfisem_cursor cursor;
+    ck_assert_int_eq(cfisem_init_local(&cursor, &context), CFISEM_OK);
+    no_frame_cache(&cursor);
+    t->reference.n = 0;
+    uint64_t pc;
+    while (t->reference.n < MAX_PCS && cfisem_step(&cursor) == 1 &&
+           cfisem_get_reg(&cursor, CFISEM_REG_RIP, &pc) == CFISEM_OK)
+        t->reference.pc[t->reference.n++] = (void *)(uintptr_t)pc;
+    for (int k = 0; k < THREAD_WALKS; k++) {
+        t->walk.n = cfisem_backtrace(t->walk.pc, MAX_PCS);
+        /* (its first PC: the call site here; the cursor's: our caller) */
+        bool same = t->walk.n == t->reference.n + 1;
+        for (int i = 0; same && i < t->reference.n; i++)
+            same = t->walk.pc[i + 1] == t->reference.pc[i];
+        t->failures += !same;
+    }
+}
+
+static void *thread_main(void *arg)
+{
+    the.mixed.recurse(100, leaf_threads, arg);
+    return NULL;
+}
+
+START_TEST(test_frame_cache_threads)
+{
+    setup();
+    pthread_t threads[THREADS];
+    struct thread_walks *t = calloc(THREADS, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    for (int i = 0; i < THREADS; i++)
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, thread_main,
+                                        &t[i]), 0);
+    for (int i = 0; i < THREADS; i++) {
+        ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+        ck_assert_int_ge(t[i].reference.n, 100);
+        ck_assert_msg(t[i].failures == 0, "thread %d: %d walks of %d "
+                      "differ", i, t[i].failures, THREAD_WALKS);
+    }
+    free(t);
 }
 END_TEST
 
@@ -1757,6 +1816,7 @@ static Suite *runtime_suite(void)
     tcase_add_loop_test(local, test_engine_interp, 0, 3);
     tcase_add_loop_test(local, test_engine_interp_row_cache, 0, 3);
     tcase_add_loop_test(local, test_frame_cache_gives_the_eh_elf_frame, 0, 5);
+    tcase_add_test(local, test_frame_cache_threads);
     tcase_add_loop_test(local, test_frame_pointer_walk, 0, 3);
     tcase_add_test(local, test_qsort_callback);
     tcase_add_loop_test(local, test_cxx_through_libstdcxx, 0, 2);
