@@ -290,14 +290,6 @@ static inline int backtrace_step(struct rt_walk *w, struct fast_object *f,
     return step_result(result, callee, frame);
 }
 
-/* Steps up a local walk from the frame `callee` (whose PC is a return
- * address when caller_frame) at most max times; each caller's PC goes
- * to pcs[]. Returns the number of steps made. The registers are kept in
- * frames[0] or frames[1]: a row of the frame cache updates them in
- * place, an eh_elf writes the caller's into the other one (so that no
- * step copies a register file). A step sets the frame's signal_frame
- * (the eh_elf, or the interpreter) when it succeeds, and the caller's
- * PC is known then. */
 /* The frame cache's part of a backtrace: rows replayed up the stack
  * from regs (rt_frame_walk), the objects of rows that may be unloaded
  * found valid on the way. false: the walk ends there (the end of the
@@ -332,23 +324,21 @@ static bool cache_walk(struct rt_walk *w, struct eh_elf_regs *regs,
     }
 }
 
-/* Steps up a local walk from the frame `callee` (whose PC is a return
- * address when caller_frame) at most max times; each caller's PC goes
- * to pcs[]. Returns the number of steps made. The registers are kept in
+/* Steps up a local walk from the frame frames[1].caller (whose PC is a
+ * return address when caller_frame) at most max times; each caller's PC
+ * goes to pcs[]. Returns the number of steps made. The registers are kept in
  * frames[0] or frames[1]: the frame cache's rows update them in place,
  * an eh_elf writes the caller's into the other one (so that no step
  * copies a register file). A step sets the frame's signal_frame (the
  * eh_elf, or the interpreter) when it succeeds, and the caller's PC is
  * known then. */
-static int walk_up(struct rt_walk *w, const struct eh_elf_regs *callee,
-                   bool caller_frame, struct eh_elf_frame frames[2],
-                   void **pcs, int max)
+static int walk_up(struct rt_walk *w, bool caller_frame,
+                   struct eh_elf_frame frames[2], void **pcs, int max)
 {
     w->env.data = w;
     struct fast_object f;
     fast_object_of(w, &f);
     struct eh_elf_frame *next = &frames[0], *other = &frames[1];
-    other->caller = *callee;
     struct eh_elf_regs *regs = &other->caller;
     if (!(regs->known & RIP_BIT))
         return 0;
@@ -492,15 +482,15 @@ int cfisem_backtrace(void **pcs, int max)
     cfisem_getcontext(&context);
     if (!pcs || max <= 0)
         return 0;
-    struct eh_elf_regs regs;
+    struct eh_elf_frame frames[2];
+    struct eh_elf_regs *regs = &frames[1].caller;
     /* (the values of the registers it does not set are unspecified) */
-    memcpy(regs.value, context.regs, sizeof regs.value);
-    regs.known = context.known & ALL_REGS;
-    regs.undefined = 0;
+    memcpy(regs->value, context.regs, sizeof regs->value);
+    regs->known = context.known & ALL_REGS;
+    regs->undefined = 0;
     struct rt_walk walk;
     walk_start_local(&walk, context.regs[CFISEM_REG_RSP]);
-    struct eh_elf_frame frames[2];
-    int n = walk_up(&walk, &regs, true, frames, pcs, max);
+    int n = walk_up(&walk, true, frames, pcs, max);
     count_interp(&walk);
     return n;
 }
