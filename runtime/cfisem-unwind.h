@@ -39,7 +39,17 @@
  *     header only; cfisem_stats counts those frames. The rows the
  *     interpreter decodes are kept in a process-wide cache of 256 rows
  *     keyed by lookup PC (lock-free, no allocation), so that a PC met
- *     again is not decoded again; errors are never kept.
+ *     again is not decoded again; errors are never kept;
+ *   - the frame cache: after an eh_elf unwound a frame, the row of its
+ *     PC is decoded from the object's .eh_frame and, when it is simple
+ *     (the CFA a register plus an offset, registers saved at fixed
+ *     offsets from it, the others at their ABI default) and gives that
+ *     very frame, kept in a process-wide cache of 1,024 rows keyed by
+ *     lookup PC (lock-free, no allocation); the steps at that PC then
+ *     replay the row instead of calling the eh_elf, with the same
+ *     result for every register. A row is tagged with its object: it
+ *     is replayed for an object that may be unloaded only after the
+ *     walk found that object still loaded, never after dlclose.
  *
  * Trust. An eh_elf is code: cfisem_prepare dlopens it and the steps
  * call it, with the process's privileges. It loads one only when the
@@ -216,7 +226,8 @@ enum cfisem_engine {
 };
 int cfisem_set_engine(struct cfisem_cursor *cursor, enum cfisem_engine engine);
 
-/* How the cursor's steps so far were made. */
+/* How the cursor's steps so far were made (frames_eh_elf: by an
+ * eh_elf, or by the frame cache's row of its PC). */
 struct cfisem_cursor_stats {
     uint32_t frames_eh_elf;
     uint32_t frames_interp;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../cfi/cfi.h"
 #include "../compile/eh_elf.h"
@@ -53,6 +54,11 @@ struct rt_walk {
     uint8_t interp_only;      /* CFISEM_ENGINE_INTERP or _NO_CACHE */
     uint8_t row_cache;        /* the interpreter uses the row cache */
     uint8_t current;          /* objects[current & 1] */
+    uint8_t frame_cache;      /* steps replay the frame cache's rows */
+    uint8_t caller_frame;     /* a cursor's: its PC is a return address */
+    /* The object table's entries of objects[0] and [1] (rt_find_object),
+     * found valid by this walk; 0: none. */
+    uint16_t entries[2];
 };
 
 static inline const struct rt_object *rt_walk_object(const struct rt_walk *w)
@@ -63,13 +69,16 @@ static inline const struct rt_object *rt_walk_object(const struct rt_walk *w)
 /* The private contents of struct cfisem_cursor. */
 struct rt_cursor {
     struct eh_elf_regs regs;  /* the frame the cursor is on */
-    uint32_t caller_frame;    /* its PC is a return address (PC-1) */
-    struct rt_walk walk;
+    struct rt_walk walk;      /* (walk.caller_frame: of this frame) */
 };
 
 /* The object holding run-time address pc: the table, then
- * _dl_find_object (no eh_elf: the interpreter). Async-signal-safe. */
-bool rt_find_object(uint64_t pc, struct rt_object *object);
+ * _dl_find_object (no eh_elf: the interpreter). *entry: the object
+ * table's entry, its index + 1 with RT_ENTRY_STAYS when its object is
+ * one that stays (never unloaded, not checked), or 0 for an object
+ * found by _dl_find_object. Async-signal-safe. */
+enum { RT_ENTRY_STAYS = 0x8000 };
+bool rt_find_object(uint64_t pc, struct rt_object *object, uint16_t *entry);
 
 /* The link maps of the objects loaded with the program (startup.c),
  * which glibc never unloads: the program and the closure of its
@@ -163,5 +172,43 @@ void rt_row_keep(uint64_t pc, const struct interp_decoded_row *row);
 int rt_step_interp(struct rt_walk *walk, const struct eh_elf_regs *callee,
                    bool caller_frame, uint64_t lookup_pc,
                    struct eh_elf_frame *frame);
+
+/* The frame cache (frames.c): the rows of the PCs a walk met, when
+ * they are simple, replayed instead of the eh_elf. */
+/* Learns the row of lookup PC pc in the walk's current object (table
+ * entry `entry`) from its .eh_frame, given the frame its eh_elf has
+ * just unwound from callee: keeps it when it is simple and gives that
+ * very frame, else keeps a negative row. Async-signal-safe. */
+void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
+                    uint64_t lookup_pc, const struct eh_elf_regs *callee,
+                    const struct eh_elf_frame *frame);
+
+/* One step by the frame cache, in place: the registers of the callee at
+ * lookup PC pc become the caller's (not a signal frame), as its eh_elf
+ * would give them, when a row is kept for pc, of an object that stays
+ * or of one of the `valid` entries (two, 16 bits each, found valid by
+ * the walk), and the CFA's register is known and the saved registers
+ * lie in env's direct window. Returns RT_REPLAYED; RT_NO_ROW (nothing
+ * kept for pc: learn it); RT_NOT_REPLAYED (the eh_elf decides; the
+ * registers are unchanged); or RT_VALIDATE, *entry the row's object,
+ * which the walk must find valid first. Async-signal-safe, lock-free. */
+enum { RT_REPLAYED, RT_NO_ROW, RT_NOT_REPLAYED, RT_VALIDATE, RT_END,
+       RT_BAD_FRAME };
+int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
+                    const struct eh_elf_env *env, uint32_t valid,
+                    uint16_t *entry);
+
+/* rt_frame_replay up the stack, from the frame regs (whose PC is a
+ * return address when caller_frame), for as long as rows are replayed
+ * and n < max: each caller's PC goes to pcs[n++], its registers to
+ * regs. Returns n; *stop: why it stopped (rt_frame_replay's answer for
+ * the frame regs is on, or, after a replay: RT_END when the caller's PC
+ * is undefined (the clean end of the stack), RT_BAD_FRAME when the
+ * caller is not a frame (its PC or stack pointer unknown, or its stack
+ * pointer not above the callee's), both with regs the caller's; or
+ * RT_REPLAYED when n reached max or the PC is 0). */
+int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
+                  const struct eh_elf_env *env, uint32_t valid, void **pcs,
+                  int n, int max, int *stop, uint16_t *entry);
 
 #endif

@@ -221,6 +221,18 @@ static bool still_loaded(size_t i, uint64_t pc)
 }
 #endif
 
+/* Entry i's object is never unloaded, or is not checked (still_loaded
+ * believes it): its entry is never retired. */
+static bool entry_stays(size_t i)
+{
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+    return !identities[i].link_map || identities[i].stays;
+#else
+    (void)i;
+    return true;
+#endif
+}
+
 /* Entry i answers for pc: its object is loaded there still; else it is
  * retired. */
 static bool entry_valid(size_t i, uint64_t pc)
@@ -288,12 +300,16 @@ static void frame_segment_of(const struct dl_find_object *found,
 }
 #endif
 
-bool rt_find_object(uint64_t pc, struct rt_object *object)
+bool rt_find_object(uint64_t pc, struct rt_object *object, uint16_t *entry)
 {
+    _Static_assert((int)RT_MAX_OBJECTS < (int)RT_ENTRY_STAYS,
+                   "entries fit 15 bits");
     size_t n = atomic_load_explicit(&nobjects, memory_order_acquire);
     size_t i = entry_of(pc, n);
+    *entry = 0;
     if (i < n && entry_valid(i, pc)) {
         *object = objects[i];
+        *entry = (uint16_t)(i + 1) | (entry_stays(i) ? RT_ENTRY_STAYS : 0);
         return true;
     }
 #ifdef DLFO_STRUCT_HAS_EH_DBASE

@@ -58,6 +58,7 @@ static void walk_start(struct rt_walk *w, cfisem_read_fn *read, void *data)
     w->env.data = data;
     w->remote = read != NULL;
     w->row_cache = 1;
+    w->frame_cache = read == NULL; /* (a remote walk has no window) */
 }
 
 static void walk_start_local(struct rt_walk *w, uint64_t sp)
@@ -76,8 +77,9 @@ static bool inside(const struct rt_object *object, uint64_t pc)
  * one found in the table, which takes the place of the one before. */
 static bool switch_object(struct rt_walk *w, uint64_t pc)
 {
-    struct rt_object *other = &w->objects[(w->current & 1) ^ 1];
-    if (!inside(other, pc) && !rt_find_object(pc, other))
+    unsigned k = (w->current & 1) ^ 1;
+    struct rt_object *other = &w->objects[k];
+    if (!inside(other, pc) && !rt_find_object(pc, other, &w->entries[k]))
         return false;
     w->current ^= 1;
     return true;
@@ -141,6 +143,56 @@ static inline int step_result(int result, const struct eh_elf_regs *callee,
     return end_of_step(result, frame);
 }
 
+/* The frame cache's part of a step at lookup_pc: true when a row kept
+ * for it was replayed on *regs, in place (the callee's registers become
+ * the caller's, not a signal frame). *learn is set when no row is kept
+ * for it: the step then learns one from the eh_elf's frame (learn_row).
+ * A row of an object that may be unloaded is replayed only when the
+ * walk found its entry valid (here, by rt_find_object, when it is not
+ * one of the walk's two objects). */
+static inline bool replay_row(struct rt_walk *w, struct eh_elf_regs *regs,
+                              uint64_t lookup_pc, bool *learn)
+{
+    uint16_t entry;
+    uint32_t valid = w->entries[0] | (uint32_t)w->entries[1] << 16;
+    int done = rt_frame_replay(lookup_pc, regs, &w->env, valid, &entry);
+    if (done == RT_REPLAYED)
+        return true;
+    *learn = done == RT_NO_ROW;
+    if (done != RT_VALIDATE || !switch_object(w, lookup_pc) ||
+        entry != w->entries[w->current & 1])
+        return false;
+    valid = w->entries[0] | (uint32_t)w->entries[1] << 16;
+    return rt_frame_replay(lookup_pc, regs, &w->env, valid, &entry) ==
+           RT_REPLAYED;
+}
+
+/* Phase 3 of a replayed step (step_result's): the registers in place. */
+static inline int replayed_result(const struct eh_elf_regs *caller,
+                                  uint64_t callee_sp)
+{
+    if ((caller->known & (RIP_BIT | RSP_BIT)) == (RIP_BIT | RSP_BIT) &&
+        caller->value[CFISEM_REG_RSP] > callee_sp)
+        return 1;
+    if ((caller->undefined & RIP_BIT) && !(caller->known & RIP_BIT))
+        return 0; /* the clean end of the stack */
+    rt_count_failure();
+    return CFISEM_E_BAD_FRAME;
+}
+
+/* After the eh_elf of the walk's object unwound the frame at lookup_pc
+ * (with no row kept for it): learns its row. */
+static void learn_row(const struct rt_walk *w, int result, uint64_t lookup_pc,
+                      const struct eh_elf_regs *callee,
+                      const struct eh_elf_frame *frame)
+{
+    const struct rt_object *object = rt_walk_object(w);
+    uint16_t entry = w->entries[w->current & 1];
+    if (result == CFISEM_OK && entry != 0 && object->unwind &&
+        !w->interp_only && inside(object, lookup_pc))
+        rt_frame_learn(w, entry, lookup_pc, callee, frame);
+}
+
 /* One step: the caller of the frame `callee` (whose PC is a return
  * address when caller_frame) into frame->caller. 1: a frame; 0: the end
  * of the stack; negative: an error. The common path (the same object as
@@ -156,7 +208,18 @@ static inline int walk_step(struct rt_walk *w,
     /* 1. The object of the lookup PC: PC-1 for a return address, as a
      * call may be the last instruction of its function (libunwind#54). */
     uint64_t lookup_pc = cfi_lookup_pc(pc, caller_frame);
-    /* 2. One frame, by the object's eh_elf or the interpreter. */
+    /* 2. One frame, by the frame cache, the object's eh_elf or the
+     * interpreter. */
+    bool learn = false;
+    if (w->frame_cache && !w->interp_only) {
+        frame->caller = *callee;
+        frame->signal_frame = 0;
+        if (replay_row(w, &frame->caller, lookup_pc, &learn)) {
+            w->frames_eh_elf++;
+            return replayed_result(&frame->caller,
+                                   callee->value[CFISEM_REG_RSP]);
+        }
+    }
     int result;
     const struct rt_object *object = rt_walk_object(w);
     if (inside(object, lookup_pc) && object->unwind && !w->interp_only) {
@@ -166,6 +229,8 @@ static inline int walk_step(struct rt_walk *w,
     } else {
         result = unwind_other(w, callee, caller_frame, lookup_pc, frame);
     }
+    if (learn)
+        learn_row(w, result, lookup_pc, callee, frame);
     /* 3. */
     return step_result(result, callee, frame);
 }
@@ -209,10 +274,9 @@ static void fast_object_of(const struct rt_walk *w, struct fast_object *f)
  * called from f (a frame no cursor counts). */
 static inline int backtrace_step(struct rt_walk *w, struct fast_object *f,
                                  const struct eh_elf_regs *callee,
-                                 bool caller_frame, uint64_t pc,
-                                 struct eh_elf_frame *frame)
+                                 bool caller_frame, uint64_t lookup_pc,
+                                 bool learn, struct eh_elf_frame *frame)
 {
-    uint64_t lookup_pc = cfi_lookup_pc(pc, caller_frame);
     int result;
     if (lookup_pc - f->start < f->span) {
         result = eh_elf_result(
@@ -221,30 +285,77 @@ static inline int backtrace_step(struct rt_walk *w, struct fast_object *f,
         result = unwind_other(w, callee, caller_frame, lookup_pc, frame);
         fast_object_of(w, f);
     }
+    if (learn)
+        learn_row(w, result, lookup_pc, callee, frame);
     return step_result(result, callee, frame);
 }
 
-/* Steps up a local walk from the frame `callee` (whose PC is a return
- * address when caller_frame) at most max times, the frames taking turns
- * in frames[0] and frames[1], so that no step copies a register file;
- * each caller's PC goes to pcs[]. Returns the number of steps made. A
- * step sets the frame's signal_frame (the eh_elf, or the interpreter)
- * when it succeeds, and the caller's PC is known then. */
-static int walk_up(struct rt_walk *w, const struct eh_elf_regs *callee,
-                   bool caller_frame, struct eh_elf_frame frames[2],
-                   void **pcs, int max)
+/* The frame cache's part of a backtrace: rows replayed up the stack
+ * from regs (rt_frame_walk), the objects of rows that may be unloaded
+ * found valid on the way. false: the walk ends there (the end of the
+ * stack, a frame that is none, max PCs, or PC 0); true: the next step
+ * is the eh_elf's (or the interpreter's), *learn set when it is to
+ * learn the row of its PC. */
+static bool cache_walk(struct rt_walk *w, struct eh_elf_regs *regs,
+                       bool *caller_frame, void **pcs, int *n, int max,
+                       struct fast_object *f, bool *learn)
+{
+    for (;;) {
+        uint16_t entry = 0;
+        int stop, before = *n;
+        uint32_t valid = w->entries[0] | (uint32_t)w->entries[1] << 16;
+        *n = rt_frame_walk(regs, *caller_frame, &w->env, valid, pcs, *n, max,
+                           &stop, &entry);
+        if (*n != before)
+            *caller_frame = true;
+        if (stop == RT_NO_ROW)
+            *learn = true;
+        if (stop == RT_BAD_FRAME)
+            rt_count_failure();
+        if (stop != RT_VALIDATE)
+            return stop == RT_NO_ROW || stop == RT_NOT_REPLAYED;
+        uint8_t current = w->current;
+        bool found = switch_object(
+            w, cfi_lookup_pc(regs->value[CFISEM_REG_RIP], *caller_frame));
+        if (w->current != current)
+            fast_object_of(w, f);
+        if (!found || entry != w->entries[w->current & 1])
+            return true; /* another object is there now */
+    }
+}
+
+/* Steps up a local walk from the frame frames[1].caller (whose PC is a
+ * return address when caller_frame) at most max times; each caller's PC
+ * goes to pcs[]. Returns the number of steps made. The registers are kept in
+ * frames[0] or frames[1]: the frame cache's rows update them in place,
+ * an eh_elf writes the caller's into the other one (so that no step
+ * copies a register file). A step sets the frame's signal_frame (the
+ * eh_elf, or the interpreter) when it succeeds, and the caller's PC is
+ * known then. */
+static int walk_up(struct rt_walk *w, bool caller_frame,
+                   struct eh_elf_frame frames[2], void **pcs, int max)
 {
     w->env.data = w;
     struct fast_object f;
     fast_object_of(w, &f);
     struct eh_elf_frame *next = &frames[0], *other = &frames[1];
-    const struct eh_elf_regs *regs = callee;
+    struct eh_elf_regs *regs = &other->caller;
     if (!(regs->known & RIP_BIT))
         return 0;
     uint64_t pc = regs->value[CFISEM_REG_RIP];
     int n = 0;
-    while (n < max && pc != 0 &&
-           backtrace_step(w, &f, regs, caller_frame, pc, next) == 1) {
+    while (n < max && pc != 0) {
+        bool learn = false;
+        if (w->frame_cache) {
+            if (!cache_walk(w, regs, &caller_frame, pcs, &n, max, &f,
+                            &learn))
+                break;
+            pc = regs->value[CFISEM_REG_RIP];
+        }
+        uint64_t lookup_pc = cfi_lookup_pc(pc, caller_frame);
+        if (backtrace_step(w, &f, regs, caller_frame, lookup_pc, learn,
+                           next) != 1)
+            break;
         caller_frame = !next->signal_frame;
         regs = &next->caller;
         pc = regs->value[CFISEM_REG_RIP];
@@ -268,11 +379,11 @@ static int start(struct rt_cursor *c, const uint64_t *regs, uint32_t known,
     rt_copy_values(c->regs.value, regs, known);
     c->regs.known = known & ALL_REGS;
     c->regs.undefined = 0;
-    c->caller_frame = caller_frame;
     if (read)
         walk_start(&c->walk, read, data);
     else
         walk_start_local(&c->walk, c->regs.value[CFISEM_REG_RSP]);
+    c->walk.caller_frame = caller_frame;
     return CFISEM_OK;
 }
 
@@ -319,10 +430,10 @@ int cfisem_step(struct cfisem_cursor *cursor)
     if (!w->remote)
         w->env.data = w; /* the cursor may have been copied */
     struct eh_elf_frame frame;
-    int result = walk_step(w, &c->regs, c->caller_frame != 0, &frame);
+    int result = walk_step(w, &c->regs, w->caller_frame != 0, &frame);
     if (result == 1) {
         c->regs = frame.caller;
-        c->caller_frame = !frame.signal_frame;
+        w->caller_frame = !frame.signal_frame;
     }
     if (w->frames_interp - w->interp_counted >= INTERP_BATCH || result != 1)
         count_interp(w);
@@ -348,6 +459,7 @@ int cfisem_set_engine(struct cfisem_cursor *cursor, enum cfisem_engine engine)
     struct rt_walk *w = &private_of(cursor)->walk;
     w->interp_only = engine != CFISEM_ENGINE_AUTO;
     w->row_cache = engine != CFISEM_ENGINE_INTERP_NO_CACHE;
+    w->frame_cache = engine == CFISEM_ENGINE_AUTO && !w->remote;
     return CFISEM_OK;
 }
 
@@ -370,15 +482,15 @@ int cfisem_backtrace(void **pcs, int max)
     cfisem_getcontext(&context);
     if (!pcs || max <= 0)
         return 0;
-    struct eh_elf_regs regs;
+    struct eh_elf_frame frames[2];
+    struct eh_elf_regs *regs = &frames[1].caller;
     /* (the values of the registers it does not set are unspecified) */
-    memcpy(regs.value, context.regs, sizeof regs.value);
-    regs.known = context.known & ALL_REGS;
-    regs.undefined = 0;
+    memcpy(regs->value, context.regs, sizeof regs->value);
+    regs->known = context.known & ALL_REGS;
+    regs->undefined = 0;
     struct rt_walk walk;
     walk_start_local(&walk, context.regs[CFISEM_REG_RSP]);
-    struct eh_elf_frame frames[2];
-    int n = walk_up(&walk, &regs, true, frames, pcs, max);
+    int n = walk_up(&walk, true, frames, pcs, max);
     count_interp(&walk);
     return n;
 }

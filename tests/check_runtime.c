@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -428,6 +429,219 @@ START_TEST(test_engine_interp_row_cache)
     free(r);
 }
 END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The frame cache (runtime/frames.c)                                    */
+/* ------------------------------------------------------------------ */
+
+/* A cursor whose steps never replay the frame cache: every frame by its
+ * object's eh_elf (or the interpreter). */
+static void no_frame_cache(struct cfisem_cursor *cursor)
+{
+    ((struct rt_cursor *)(void *)cursor->opaque)->walk.frame_cache = 0;
+}
+
+static const struct eh_elf_regs *regs_of(const struct cfisem_cursor *cursor)
+{
+    return &((const struct rt_cursor *)(const void *)cursor->opaque)->regs;
+}
+
+/* Two register files agree: the same registers known and undefined, the
+ * same values of the known ones. */
+static void assert_same_regs(const struct eh_elf_regs *a,
+                             const struct eh_elf_regs *b, int pass,
+                             int frame)
+{
+    ck_assert_msg(a->known == b->known && a->undefined == b->undefined,
+                  "pass %d, frame %d: known %#x/%#x, undefined %#x/%#x",
+                  pass, frame, a->known, b->known, a->undefined,
+                  b->undefined);
+    for (unsigned r = 0; r < CFISEM_NREGS; r++)
+        if (a->known >> r & 1u)
+            ck_assert_msg(a->value[r] == b->value[r],
+                          "pass %d, frame %d, register %u: %#llx, eh_elf "
+                          "%#llx", pass, frame, r,
+                          (unsigned long long)a->value[r],
+                          (unsigned long long)b->value[r]);
+}
+
+struct cache_result {
+    int frames;           /* of the last pass */
+    int replayed;         /* rows replayed on their own, last pass */
+    int kept;             /* frames of the last pass whose row is kept */
+    struct pcs backtrace[2], uncached;
+};
+
+/* Two cursors up the same stack in step, one with the frame cache and
+ * one without, twice (the first pass learns the rows, the second
+ * replays them); at every frame both give the same result and the same
+ * registers. In the second pass, the row kept for each frame is also
+ * replayed alone on a copy of the uncached cursor's registers, which
+ * must become the eh_elf's caller's. Then cfisem_backtrace (the fast
+ * form of the rows) twice, and the uncached cursor's PCs. */
+static void leaf_cache(void *arg)
+{
+    struct cache_result *r = arg;
+    for (int pass = 0; pass < 2; pass++) {
+        struct cfisem_context context;
+        cfisem_getcontext(&context);
+        struct cfisem_cursor cached, uncached;
+        ck_assert_int_eq(cfisem_init_local(&cached, &context), CFISEM_OK);
+        ck_assert_int_eq(cfisem_init_local(&uncached, &context), CFISEM_OK);
+        no_frame_cache(&uncached);
+        r->frames = r->replayed = 0;
+        r->uncached.n = 0;
+        for (;;) {
+            struct rt_cursor *u = (struct rt_cursor *)(void *)uncached.opaque;
+            struct eh_elf_regs alone = u->regs;
+            uint64_t lookup_pc = alone.value[CFISEM_REG_RIP] -
+                                 (u->walk.caller_frame ? 1 : 0);
+            int a = cfisem_step(&cached), b = cfisem_step(&uncached);
+            /* (the objects the uncached step found valid, its own too) */
+            uint32_t valid = u->walk.entries[0] |
+                             (uint32_t)u->walk.entries[1] << 16;
+            uint16_t entry;
+            int by_row = rt_frame_replay(lookup_pc, &alone, &u->walk.env,
+                                         valid, &entry);
+            if (pass == 1 && by_row != RT_NO_ROW)
+                r->kept++;
+            ck_assert_int_eq(a, b);
+            if (a != 1)
+                break;
+            assert_same_regs(regs_of(&cached), regs_of(&uncached), pass,
+                             r->frames);
+            if (by_row == RT_REPLAYED && pass == 1 &&
+                (alone.known >> CFISEM_REG_RIP & 1u)) {
+                assert_same_regs(&alone, regs_of(&uncached), pass,
+                                 r->frames);
+                r->replayed++;
+            }
+            uint64_t pc;
+            ck_assert_int_eq(cfisem_get_reg(&uncached, CFISEM_REG_RIP, &pc),
+                             CFISEM_OK);
+            if (r->uncached.n < MAX_PCS)
+                r->uncached.pc[r->uncached.n++] = (void *)(uintptr_t)pc;
+            r->frames++;
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        r->backtrace[k].n = cfisem_backtrace(r->backtrace[k].pc, MAX_PCS);
+}
+
+/* _i: the mixed recursion 10, 100 and 1,000 deep, qsort_r's callback,
+ * the C++ chain through libstdc++. */
+START_TEST(test_frame_cache_gives_the_eh_elf_frame)
+{
+    setup();
+    struct cache_result *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    int depth = _i < 3 ? depths[_i] : 10;
+    if (_i < 3)
+        the.mixed.recurse(depth, leaf_cache, r);
+    else if (_i == 3)
+        the.mixed.qsort(depth, leaf_cache, r);
+    else
+        the.cxx(depth, leaf_cache, r);
+    ck_assert_int_ge(r->frames, depth);
+    /* Rows were kept, and replayed alone: at least the workload's. */
+    ck_assert_int_ge(r->kept, depth);
+    ck_assert_int_ge(r->replayed, depth);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_ge(r->backtrace[k].n, depth);
+        assert_same_callers(&r->backtrace[k], &r->uncached, depth);
+    }
+    /* (the first PC: the call site in leaf_cache, which may be two) */
+    ck_assert_int_eq(r->backtrace[0].n, r->backtrace[1].n);
+    for (int i = 1; i < r->backtrace[0].n; i++)
+        ck_assert_ptr_eq(r->backtrace[0].pc[i], r->backtrace[1].pc[i]);
+    free(r);
+}
+END_TEST
+
+/* Threads that walk the same stacks at once, from a cold frame cache:
+ * every backtrace names the frames the walk without the cache names
+ * (rows learnt, kept and replayed by all at the same time). */
+enum { THREADS = 4, THREAD_WALKS = 300 };
+
+struct thread_walks {
+    struct pcs reference, walk;
+    int failures;
+};
+
+static void leaf_threads(void *arg)
+{
+    struct thread_walks *t = arg;
+    struct cfisem_context context;
+    cfisem_getcontext(&context);
+    struct cfisem_cursor cursor;
+    ck_assert_int_eq(cfisem_init_local(&cursor, &context), CFISEM_OK);
+    no_frame_cache(&cursor);
+    t->reference.n = 0;
+    uint64_t pc;
+    while (t->reference.n < MAX_PCS && cfisem_step(&cursor) == 1 &&
+           cfisem_get_reg(&cursor, CFISEM_REG_RIP, &pc) == CFISEM_OK)
+        t->reference.pc[t->reference.n++] = (void *)(uintptr_t)pc;
+    for (int k = 0; k < THREAD_WALKS; k++) {
+        t->walk.n = cfisem_backtrace(t->walk.pc, MAX_PCS);
+        /* (its first PC: the call site here; the cursor's: our caller) */
+        bool same = t->walk.n == t->reference.n + 1;
+        for (int i = 0; same && i < t->reference.n; i++)
+            same = t->walk.pc[i + 1] == t->reference.pc[i];
+        t->failures += !same;
+    }
+}
+
+static void *thread_main(void *arg)
+{
+    the.mixed.recurse(100, leaf_threads, arg);
+    return NULL;
+}
+
+START_TEST(test_frame_cache_threads)
+{
+    setup();
+    pthread_t threads[THREADS];
+    struct thread_walks *t = calloc(THREADS, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    for (int i = 0; i < THREADS; i++)
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, thread_main,
+                                        &t[i]), 0);
+    for (int i = 0; i < THREADS; i++) {
+        ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+        ck_assert_int_ge(t[i].reference.n, 100);
+        ck_assert_msg(t[i].failures == 0, "thread %d: %d walks of %d "
+                      "differ", i, t[i].failures, THREAD_WALKS);
+    }
+    free(t);
+}
+END_TEST
+
+/* The frame cache's rows of the PCs of a walk's stack (from a cursor on
+ * this leaf's frame): how many frames have one kept. */
+struct kept_rows {
+    int frames, kept;
+};
+
+static void leaf_kept_rows(void *arg)
+{
+    struct kept_rows *k = arg;
+    struct cfisem_context context;
+    cfisem_getcontext(&context);
+    struct cfisem_cursor cursor;
+    ck_assert_int_eq(cfisem_init_local(&cursor, &context), CFISEM_OK);
+    no_frame_cache(&cursor);
+    do {
+        struct rt_cursor *c = (struct rt_cursor *)(void *)cursor.opaque;
+        struct eh_elf_regs regs = c->regs;
+        uint16_t entry;
+        uint64_t lookup_pc = regs.value[CFISEM_REG_RIP] -
+                             (c->walk.caller_frame ? 1 : 0);
+        if (rt_frame_replay(lookup_pc, &regs, &c->walk.env, 0, &entry) !=
+            RT_NO_ROW)
+            k->kept++;
+        k->frames++;
+    } while (cfisem_step(&cursor) == 1);
+}
 
 /* C++ frames (CIEs with a personality and an LSDA, 'zPLR') through
  * libstdc++'s ostream into our stream buffer: _i 0 the eh_elfs, 1 the
@@ -1374,6 +1588,12 @@ START_TEST(test_unloaded_object_eh_elf_not_used)
     assert_same_callers(&r->ours, &r->gcc, 50);
     ck_assert_uint_ge(r->stats.frames_eh_elf, 50);
     free(r);
+    /* The frame cache keeps the rows of a.so's frames, at the PCs b.so's
+     * frames will have (the same code at the same place): replayed for
+     * b.so, they would count as a.so's eh_elf's frames below. */
+    struct kept_rows kept = {0, 0};
+    recurse_of(first, &base_a)(50, leaf_kept_rows, &kept);
+    ck_assert_int_ge(kept.kept, 50);
     ck_assert_int_eq(dlclose(first), 0);
     void *second = dlopen(b, RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(second != NULL, "dlopen %s: %s", b, dlerror());
@@ -1386,6 +1606,9 @@ START_TEST(test_unloaded_object_eh_elf_not_used)
         ck_assert_int_eq(r->last, 0);
         ck_assert_uint_eq(r->stats.frames_eh_elf, 0);
         ck_assert_uint_ge(r->stats.frames_interp, 50);
+        free(r);
+        r = run(recurse, 50, leaf_backtrace); /* (the fast form) */
+        assert_same_callers(&r->ours, &r->gcc, 50);
         free(r);
         struct cfisem_stats stats;
         cfisem_stats(&stats);
@@ -1592,6 +1815,8 @@ static Suite *runtime_suite(void)
     tcase_add_loop_test(local, test_fallback_interp, 0, 3);
     tcase_add_loop_test(local, test_engine_interp, 0, 3);
     tcase_add_loop_test(local, test_engine_interp_row_cache, 0, 3);
+    tcase_add_loop_test(local, test_frame_cache_gives_the_eh_elf_frame, 0, 5);
+    tcase_add_test(local, test_frame_cache_threads);
     tcase_add_loop_test(local, test_frame_pointer_walk, 0, 3);
     tcase_add_test(local, test_qsort_callback);
     tcase_add_loop_test(local, test_cxx_through_libstdcxx, 0, 2);
