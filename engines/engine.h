@@ -31,7 +31,8 @@
     X(libdwarf, "libdwarf's rule table, evaluated by the harness")          \
     X(libdw, "elfutils libdw's rules, evaluated by the harness")            \
     X(libunwind, "libunwind's remote unw_step")                            \
-    X(sframe, "the file's .sframe (sframe/): the CFA, rbp and rip")
+    X(sframe, "the file's .sframe (sframe/): the CFA, rbp and rip")        \
+    X(gdb, "gdb's DWARF unwinder on a synthetic core, one gdb per file")
 
 enum engine_id {
 #define ENGINE_ENUM(name, summary) ENGINE_##name,

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/* oracle_gdb.c — see oracle_gdb.h. */
+#include "engines/oracle_gdb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engines/gdb_core.h"
+#include "interp/interp.h"
+
+/* How long gdb may take over one request (its start-up included). */
+#define GDB_TIMEOUT_MS 20000
+#define GDB_NREGS 17
+#define ANSWER_MAX 2048
+
+/* The loop gdb runs: one core path a line in, one answer a line out,
+ * marked so that gdb's own messages ("[New LWP 1]", "#0 ...") are told
+ * apart. "ok CFA R0 .. R16" (hexadecimal, "u" for <not saved>), "stop
+ * REASON" (no caller frame), "memory ADDRESS", "error MESSAGE". */
+static const char driver[] =
+    "import gdb, re, sys\n"
+    "gdb.execute('set pagination off')\n"
+    "gdb.execute('set confirm off')\n"
+    "gdb.execute('maint set dwarf unwinders on')\n"
+    "NAMES = ['rax', 'rdx', 'rcx', 'rbx', 'rsi', 'rdi', 'rbp', 'rsp',\n"
+    "         'r8', 'r9', 'r10', 'r11', 'r12', 'r13', 'r14', 'r15', 'rip']\n"
+    "def cell(frame, name):\n"
+    "    v = frame.read_register(name)\n"
+    "    if v.is_optimized_out:\n"
+    "        return 'u'\n"
+    "    return '%x' % (int(v) & 0xffffffffffffffff)\n"
+    "def answer(core):\n"
+    "    gdb.execute('core-file ' + core, to_string=True)\n"
+    "    f = gdb.newest_frame()\n"
+    "    info = gdb.execute('info frame', to_string=True)\n"
+    "    m = re.search(r'frame at (0x[0-9a-f]+)', info)\n"
+    "    cfa = m.group(1)[2:] if m else 'u'\n"
+    "    o = f.older()\n"
+    "    if o is None:\n"
+    "        return 'stop %s %s' % (cfa,\n"
+    "            gdb.frame_stop_reason_string(f.unwind_stop_reason()))\n"
+    "    return 'ok %s %s' % (cfa, ' '.join(cell(o, n) for n in NAMES))\n"
+    "for line in sys.stdin:\n"
+    "    try:\n"
+    "        out = answer(line.strip())\n"
+    "    except gdb.MemoryError as e:\n"
+    "        m = re.search(r'address (0x[0-9a-f]+)', str(e))\n"
+    "        out = 'memory ' + (m.group(1)[2:] if m else 'u')\n"
+    "    except gdb.error as e:\n"
+    "        out = 'error ' + str(e).replace('\\n', ' ')\n"
+    "    sys.stdout.write('CFISEM-GDB ' + out + '\\n')\n"
+    "    sys.stdout.flush()\n";
+
+struct gdb_engine {
+    const struct cfi_file *file;
+    char *dir;                  /* mkdtemp: driver.py, core */
+    pid_t pid;                  /* 0 when gdb is not running */
+    int to_gdb, from_gdb;
+    char buf[ANSWER_MAX];       /* what gdb wrote and was not read yet */
+    size_t len;
+};
+
+static char *dir_path(const struct gdb_engine *self, const char *name)
+{
+    size_t n = strlen(self->dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s/%s", self->dir, name);
+    return path;
+}
+
+static void stop_gdb(struct gdb_engine *self)
+{
+    if (self->pid <= 0)
+        return;
+    close(self->to_gdb);
+    close(self->from_gdb);
+    kill(self->pid, SIGKILL);
+    waitpid(self->pid, NULL, 0);
+    self->pid = 0;
+    self->len = 0;
+}
+
+static void exec_gdb(const struct gdb_engine *self, int in, int out)
+{
+    char *script = dir_path(self, "driver.py");
+    dup2(in, 0);
+    dup2(out, 1);
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0)
+        dup2(devnull, 2);
+    if (script)
+        execlp("gdb", "gdb", "-nx", "-batch", "-x", script, self->file->path,
+               (char *)NULL);
+    _exit(127);
+}
+
+static bool start_gdb(struct gdb_engine *self)
+{
+    int in[2], out[2];
+    if (pipe(in))
+        return false;
+    if (pipe(out)) {
+        close(in[0]);
+        close(in[1]);
+        return false;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(in[1]);
+        close(out[0]);
+        exec_gdb(self, in[0], out[1]);
+    }
+    close(in[0]);
+    close(out[1]);
+    if (pid < 0) {
+        close(in[1]);
+        close(out[0]);
+        return false;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    *self = (struct gdb_engine){self->file, self->dir, pid, in[1], out[0],
+                                {0}, 0};
+    return true;
+}
+
+/* The next line gdb writes that carries the marker; false on a timeout
+ * or an exit (gdb is then stopped). */
+static bool read_answer(struct gdb_engine *self, char *line, size_t size)
+{
+    static const char marker[] = "CFISEM-GDB ";
+    for (;;) {
+        char *nl = memchr(self->buf, '\n', self->len);
+        if (nl) {
+            size_t n = (size_t)(nl - self->buf);
+            *nl = '\0';
+            bool ours = !strncmp(self->buf, marker, sizeof marker - 1);
+            if (ours)
+                snprintf(line, size, "%s", self->buf + sizeof marker - 1);
+            memmove(self->buf, nl + 1, self->len - n - 1);
+            self->len -= n + 1;
+            if (ours)
+                return true;
+            continue;
+        }
+        if (self->len == sizeof self->buf)
+            self->len = 0; /* a line of gdb's own too long to keep */
+        struct pollfd p = {self->from_gdb, POLLIN, 0};
+        ssize_t got = -1;
+        if (poll(&p, 1, GDB_TIMEOUT_MS) == 1)
+            got = read(self->from_gdb, self->buf + self->len,
+                       sizeof self->buf - self->len);
+        if (got <= 0) {
+            stop_gdb(self);
+            return false;
+        }
+        self->len += (size_t)got;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The memory a request's frame reads                                   */
+/* ------------------------------------------------------------------ */
+
+struct recorder {
+    struct cfi_memory inner;
+    struct gdb_windows *windows;
+    bool failed;
+};
+
+static enum cfi_status record_read(void *env, uint64_t addr, unsigned size,
+                                   uint64_t *value)
+{
+    struct recorder *r = env;
+    if (gdb_windows_add(r->windows, addr, 64, 64 + size) != CFI_OK)
+        r->failed = true;
+    return r->inner.read(r->inner.env, addr, size, value);
+}
+
+/* The words the interpreter reads for the request, and a window around
+ * every register's value: what gdb reads if it follows the same rules,
+ * and some more. */
+static bool gather_windows(const struct gdb_engine *self,
+                           const struct cfi_request *request,
+                           struct gdb_windows *windows)
+{
+    struct recorder r = {request->memory, windows, false};
+    struct cfi_request recorded = *request;
+    recorded.memory = (struct cfi_memory){record_read, &r};
+    struct cfi_frame scratch;
+    interp_unwind(self->file, &recorded, &scratch);
+    for (unsigned reg = 0; reg < GDB_NREGS && !r.failed; reg++) {
+        uint64_t after = reg == 7 ? 4096 : 256; /* rsp */
+        if (gdb_windows_add(windows, request->callee->value[reg], 256,
+                            after) != CFI_OK)
+            r.failed = true;
+    }
+    return !r.failed;
+}
+
+/* ------------------------------------------------------------------ */
+/* Answers                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Why the request cannot be put to gdb, or NULL. */
+static const char *unaskable(const struct gdb_engine *self,
+                             const struct cfi_request *request)
+{
+    if (request->caller_frame)
+        return "a caller frame: gdb is asked about a core's innermost frame";
+    if (!cfi_file_lookup(self->file, request->pc))
+        return "no FDE here: gdb would unwind with its prologue analyser";
+    const char *overlap = engine_overlap_reason(self->file, request->pc);
+    if (overlap)
+        return overlap;
+    for (unsigned reg = 0; reg < GDB_NREGS; reg++)
+        if (request->callee->status[reg] != CFI_REG_VALUE)
+            return "a callee register without a value: a core gives every "
+                   "register one";
+    return NULL;
+}
+
+static bool parse_hex(const char **cursor, uint64_t *value, bool *undefined)
+{
+    const char *s = *cursor;
+    while (*s == ' ')
+        s++;
+    *undefined = *s == 'u';
+    char *end = (char *)s + (*undefined ? 1 : 0);
+    if (!*undefined) {
+        errno = 0;
+        *value = strtoull(s, &end, 16);
+        if (end == s || errno)
+            return false;
+    }
+    *cursor = end;
+    return true;
+}
+
+/* "ok CFA R0 .. R16" */
+static enum cfi_status read_ok(const char *text, struct engine_answer *answer)
+{
+    uint64_t cfa = 0;
+    bool undefined;
+    if (!parse_hex(&text, &cfa, &undefined))
+        return engine_answer_not_comparable(answer, "gdb's answer unread");
+    answer->frame.cfa = cfa;
+    answer->cfa_comparable = !undefined;
+    for (unsigned reg = 0; reg < GDB_NREGS; reg++) {
+        uint64_t value = 0;
+        if (!parse_hex(&text, &value, &undefined))
+            return engine_answer_not_comparable(answer, "gdb's answer unread");
+        if (undefined)
+            answer->frame.caller.status[reg] = CFI_REG_UNDEFINED;
+        else
+            cfi_regs_set(&answer->frame.caller, reg, value);
+    }
+    return CFI_OK;
+}
+
+/* "stop CFA REASON": no caller frame. gdb's "outermost" is an undefined
+ * return address (DWARF 5 §6.4.4: the end of the stack); any other
+ * reason is one of gdb's own checks. */
+static enum cfi_status read_stop(const char *text,
+                                 struct engine_answer *answer)
+{
+    if (!strstr(text, "outermost"))
+        return engine_answer_not_comparable(
+            answer, "gdb stopped the backtrace for a reason of its own "
+                    "(its stack sanity checks)");
+    uint64_t cfa = 0;
+    bool undefined;
+    parse_hex(&text, &cfa, &undefined);
+    answer->frame.cfa = cfa;
+    answer->cfa_comparable = !undefined;
+    memset(answer->reg_comparable, false, sizeof answer->reg_comparable);
+    answer->frame.caller.status[16] = CFI_REG_UNDEFINED;
+    answer->reg_comparable[16] = true;
+    return CFI_OK;
+}
+
+/* "memory ADDRESS": gdb could not read ADDRESS. A fault of the memory
+ * model there is an answer; a hole of the core is not. */
+static enum cfi_status read_memory(const char *text,
+                                   const struct cfi_request *request,
+                                   struct engine_answer *answer)
+{
+    uint64_t addr, value;
+    bool undefined;
+    if (parse_hex(&text, &addr, &undefined) && !undefined &&
+        request->memory.read(request->memory.env, addr, 1, &value) != CFI_OK)
+        return engine_answer_error(answer, CFI_E_MEMORY,
+                                   "gdb: cannot access memory", -1);
+    return engine_answer_not_comparable(
+        answer, "gdb read memory outside the core's windows");
+}
+
+static enum cfi_status read_line(const char *line,
+                                 const struct cfi_request *request,
+                                 struct engine_answer *answer)
+{
+    if (!strncmp(line, "ok ", 3))
+        return read_ok(line + 3, answer);
+    if (!strncmp(line, "stop ", 5))
+        return read_stop(line + 5, answer);
+    if (!strncmp(line, "memory ", 7))
+        return read_memory(line + 7, request, answer);
+    return engine_answer_not_comparable(answer, "gdb reported an error");
+}
+
+/* Puts the core to gdb (started when needed) and reads its line. */
+static const char *ask(struct gdb_engine *self, const char *core, char *line,
+                       size_t size)
+{
+    if (self->pid <= 0 && !start_gdb(self))
+        return "cannot start gdb";
+    size_t n = strlen(core);
+    if (write(self->to_gdb, core, n) != (ssize_t)n ||
+        write(self->to_gdb, "\n", 1) != 1) {
+        stop_gdb(self);
+        return "gdb exited";
+    }
+    if (!read_answer(self, line, size))
+        return "gdb did not answer in time, or exited (killed; the next "
+               "request starts another)";
+    return NULL;
+}
+
+enum cfi_status engine_gdb_answer(void *opaque,
+                                  const struct cfi_request *request,
+                                  struct engine_answer *answer)
+{
+    struct gdb_engine *self = opaque;
+    engine_answer_reset(answer);
+    for (unsigned reg = GDB_NREGS; reg < CFI_NREGS; reg++)
+        answer->reg_comparable[reg] = false;
+    answer->signal_comparable = false; /* gdb does not say */
+    const char *why = unaskable(self, request);
+    if (why)
+        return engine_answer_not_comparable(answer, why);
+    struct gdb_windows windows = {0};
+    char *core = dir_path(self, "core");
+    bool written = core && gather_windows(self, request, &windows) &&
+                   gdb_core_write(core, request->callee, &windows,
+                                  request->memory) == CFI_OK;
+    gdb_windows_free(&windows);
+    char line[ANSWER_MAX];
+    why = written ? ask(self, core, line, sizeof line)
+                  : "cannot write the core";
+    free(core);
+    if (why)
+        return engine_answer_not_comparable(answer, why);
+    return read_line(line, request, answer);
+}
+
+/* ------------------------------------------------------------------ */
+/* Open and close                                                       */
+/* ------------------------------------------------------------------ */
+
+enum cfi_status engine_gdb_open(const struct cfi_file *file, void **opaque,
+                                struct cfi_diag *diag)
+{
+    if (!file->path)
+        return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
+                        "gdb needs the file: this CFI has none");
+    struct gdb_engine *self = calloc(1, sizeof *self);
+    char template[] = "/tmp/cfisem-gdb-XXXXXX";
+    if (!self || !mkdtemp(template)) {
+        free(self);
+        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
+                        "cannot make a folder for gdb's cores");
+    }
+    self->file = file;
+    self->dir = strdup(template);
+    char *script = self->dir ? dir_path(self, "driver.py") : NULL;
+    FILE *out = script ? fopen(script, "w") : NULL;
+    bool ok = out && fputs(driver, out) >= 0;
+    if (out && fclose(out) != 0)
+        ok = false;
+    free(script);
+    if (!ok) {
+        engine_gdb_close(self);
+        return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
+                        "cannot write gdb's script");
+    }
+    *opaque = self;
+    return CFI_OK;
+}
+
+void engine_gdb_close(void *opaque)
+{
+    struct gdb_engine *self = opaque;
+    if (!self)
+        return;
+    stop_gdb(self);
+    static const char *const names[] = {"driver.py", "core"};
+    for (size_t i = 0; self->dir && i < 2; i++) {
+        char *path = dir_path(self, names[i]);
+        if (path)
+            unlink(path);
+        free(path);
+    }
+    if (self->dir)
+        rmdir(self->dir);
+    free(self->dir);
+    free(self);
+}

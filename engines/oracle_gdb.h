@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* oracle_gdb.h — gdb's DWARF unwinder as an engine.
+ *
+ * Each request becomes a synthetic ELF core (engines/gdb_core.c): one
+ * thread whose NT_PRSTATUS holds the callee's registers, and PT_LOAD
+ * segments with the memory the request's frame reads (the words the
+ * direct interpreter reads for it, and a window around every register's
+ * value), taken from the request's memory model. One gdb process
+ * (`gdb -nx -batch`) runs per engine instance, that is per file: a
+ * Python loop in it loads each core with `core-file` and prints what
+ * `gdb.newest_frame().older()` gives for registers 0-16 and the CFA
+ * ("frame at" of `info frame`), so gdb's start-up is paid once per file.
+ * A gdb that does not answer within the watchdog's time is killed and
+ * that request is not comparable (the next one starts a new gdb).
+ *
+ * What gdb cannot be asked is not comparable: a caller frame (the core's
+ * frame 0 is the innermost frame, looked up at its PC), a PC no FDE
+ * covers (gdb would use its prologue analyser, not its DWARF unwinder),
+ * a callee register without a value (a core gives every register one),
+ * registers above 16, a frame gdb stops at for its own reasons (its
+ * stack sanity checks), a read outside the core's memory. Files of
+ * another architecture: the host's gdb has no AArch64 (`set
+ * architecture aarch64` is an undefined item; gdb-multiarch would have
+ * it). */
+#ifndef CFISEM_ENGINES_ORACLE_GDB_H
+#define CFISEM_ENGINES_ORACLE_GDB_H
+
+#include "cfi/cfi.h"
+#include "engines/engine.h"
+
+enum cfi_status engine_gdb_open(const struct cfi_file *file, void **self,
+                                struct cfi_diag *diag);
+enum cfi_status engine_gdb_answer(void *self, const struct cfi_request *request,
+                                  struct engine_answer *answer);
+void engine_gdb_close(void *self);
+
+#endif
