@@ -423,6 +423,26 @@ static const struct engine_deviation table[] = {
      "block's first byte a caller frame differs (no real call returns into "
      "a PLT). Matched as the IL's row evaluated with rip = PC-1.",
      engine_deviation_sframe_pc_mask_lookup_pc},
+    {"gdb-unspecified-same-value", ENGINE_gdb,
+     "gdb gives a register without a rule the callee's value, also a "
+     "caller-saved one the x86-64 ABI leaves undefined",
+     "DWARF 5 §6.4.1 leaves the rule of a register the CIE does not name "
+     "to the ABI, and the x86-64 psABI preserves only rbx, rbp, r12-r15 "
+     "(and rsp) across a call: the caller's rax, rdx, rcx, rsi, rdi, "
+     "r8-r11 are undefined. gdb 13's dwarf2/frame.c takes "
+     "DWARF2_FRAME_REG_UNSPECIFIED as same value (its comment: GCC omits "
+     "same-value registers), and amd64_init_reg marks only rip and rsp.",
+     engine_deviation_gdb_unspecified_same_value},
+    {"gdb-rip-own-column", ENGINE_gdb,
+     "with a return address column other than 16, gdb takes the caller's "
+     "rip from column 16's own rule",
+     "DWARF 5 §6.4.1: return_address_register names the column that holds "
+     "the return address, the caller's PC (cfi.h step 6). gdb 13's "
+     "dwarf2/frame.c gives rip (16) the return address column's rule only "
+     "when rip has none of its own (DWARF2_FRAME_REG_RA); with a rule, "
+     "rip is column 16's value. It reads the return address column only "
+     "to tell the outermost frame (an undefined column).",
+     engine_deviation_gdb_rip_own_column},
 };
 
 const struct engine_deviation *engine_deviation_table(size_t *count)

@@ -160,6 +160,10 @@ bool engine_deviation_libdwarf_augmentation_b_key(
     const struct engine_mismatch *m);
 
 /* libdw_deviations.c */
+/* gdb_deviations.c */
+bool engine_deviation_gdb_unspecified_same_value(
+    const struct engine_mismatch *m);
+bool engine_deviation_gdb_rip_own_column(const struct engine_mismatch *m);
 bool engine_deviation_libdw_abi_rax_for_rbx(const struct engine_mismatch *m);
 bool engine_deviation_libdw_abi_rip_same_value(const struct engine_mismatch *m);
 bool engine_deviation_libdw_stops_at_lookup_pc(const struct engine_mismatch *m);

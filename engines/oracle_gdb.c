@@ -24,9 +24,13 @@
 /* The loop gdb runs: one core path a line in, one answer a line out,
  * marked so that gdb's own messages ("[New LWP 1]", "#0 ...") are told
  * apart. "ok CFA R0 .. R16" (hexadecimal, "u" for <not saved>), "stop
- * REASON" (no caller frame), "memory ADDRESS", "error MESSAGE". */
+ * CFA REASON" (no caller frame), "memory ADDRESS", "error MESSAGE",
+ * "other UNWINDER": the innermost frame was not unwound by gdb's DWARF
+ * unwinder. Which unwinder answered is read from gdb's own log (`set
+ * debug frame on`, on gdb's stderr: the file `log`, emptied before each
+ * request). */
 static const char driver[] =
-    "import gdb, re, sys\n"
+    "import gdb, os, re, sys\n"
     "gdb.execute('set pagination off')\n"
     "gdb.execute('set confirm off')\n"
     "gdb.execute('maint set dwarf unwinders on')\n"
@@ -37,13 +41,25 @@ static const char driver[] =
     "    if v.is_optimized_out:\n"
     "        return 'u'\n"
     "    return '%x' % (int(v) & 0xffffffffffffffff)\n"
+    "def unwinder():\n"
+    "    with open('/proc/self/fd/2') as err:\n"
+    "        m = re.search(r'level=0,type=NORMAL_FRAME,unwinder=\"([^\"]+)\"',\n"
+    "                      err.read())\n"
+    "    return m.group(1) if m else '?'\n"
     "def answer(core):\n"
     "    gdb.execute('core-file ' + core, to_string=True)\n"
+    "    os.ftruncate(2, 0)\n"
+    "    os.lseek(2, 0, os.SEEK_SET)\n"
+    "    gdb.execute('set debug frame on')\n"
     "    f = gdb.newest_frame()\n"
+    "    o = f.older()\n"
+    "    gdb.execute('set debug frame off')\n"
+    "    u = unwinder()\n"
+    "    if u not in ('dwarf2', 'dwarf2 signal'):\n"
+    "        return 'other ' + u\n"
     "    info = gdb.execute('info frame', to_string=True)\n"
     "    m = re.search(r'frame at (0x[0-9a-f]+)', info)\n"
     "    cfa = m.group(1)[2:] if m else 'u'\n"
-    "    o = f.older()\n"
     "    if o is None:\n"
     "        return 'stop %s %s' % (cfa,\n"
     "            gdb.frame_stop_reason_string(f.unwind_stop_reason()))\n"
@@ -94,9 +110,10 @@ static void exec_gdb(const struct gdb_engine *self, int in, int out)
     char *script = dir_path(self, "driver.py");
     dup2(in, 0);
     dup2(out, 1);
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0)
-        dup2(devnull, 2);
+    char *log = dir_path(self, "log");
+    int log_fd = log ? open(log, O_RDWR | O_CREAT | O_TRUNC, 0600) : -1;
+    if (log_fd >= 0)
+        dup2(log_fd, 2);
     if (script)
         execlp("gdb", "gdb", "-nx", "-batch", "-x", script, self->file->path,
                (char *)NULL);
@@ -276,11 +293,9 @@ static enum cfi_status read_stop(const char *text,
         return engine_answer_not_comparable(
             answer, "gdb stopped the backtrace for a reason of its own "
                     "(its stack sanity checks)");
-    uint64_t cfa = 0;
-    bool undefined;
-    parse_hex(&text, &cfa, &undefined);
-    answer->frame.cfa = cfa;
-    answer->cfa_comparable = !undefined;
+    /* gdb's id of an outermost frame has no stack address: "frame at
+     * 0x0" says nothing of the CFA. */
+    answer->cfa_comparable = false;
     memset(answer->reg_comparable, false, sizeof answer->reg_comparable);
     answer->frame.caller.status[16] = CFI_REG_UNDEFINED;
     answer->reg_comparable[16] = true;
@@ -313,6 +328,13 @@ static enum cfi_status read_line(const char *line,
         return read_stop(line + 5, answer);
     if (!strncmp(line, "memory ", 7))
         return read_memory(line + 7, request, answer);
+    if (!strncmp(line, "other amd64 epilogue", 20))
+        return engine_answer_not_comparable(
+            answer, "gdb's epilogue analyser answered (the PC is at a ret), "
+                    "not its DWARF unwinder");
+    if (!strncmp(line, "other ", 6))
+        return engine_answer_not_comparable(
+            answer, "an unwinder of gdb's other than its DWARF one answered");
     return engine_answer_not_comparable(answer, "gdb reported an error");
 }
 
@@ -401,8 +423,8 @@ void engine_gdb_close(void *opaque)
     if (!self)
         return;
     stop_gdb(self);
-    static const char *const names[] = {"driver.py", "core"};
-    for (size_t i = 0; self->dir && i < 2; i++) {
+    static const char *const names[] = {"driver.py", "core", "log"};
+    for (size_t i = 0; self->dir && i < 3; i++) {
         char *path = dir_path(self, names[i]);
         if (path)
             unlink(path);
