@@ -390,6 +390,7 @@ enum cfi_status engine_gdb_answer(void *opaque,
 enum cfi_status engine_gdb_open(const struct cfi_file *file, void **opaque,
                                 struct cfi_diag *diag)
 {
+    *opaque = NULL;
     if (!file->path)
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
                         "gdb needs the file: this CFI has none");

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "engines/engines.h"
+#include "engines/oracle_gdb.h"
 #include "engines/oracle_libdw.h"
 #include "engines/oracle_libdwarf.h"
 #include "engines/oracle_libunwind.h"
@@ -150,6 +151,7 @@ static const struct {
                                engine_libunwind_close},
     [ENGINE_sframe] = {engine_sframe_open, engine_sframe_answer,
                             engine_sframe_close},
+    [ENGINE_gdb] = {engine_gdb_open, engine_gdb_answer, engine_gdb_close},
 };
 
 /* Every register the file's architecture reports (x86-64: 0-16) known
@@ -1337,6 +1339,43 @@ START_TEST(libdw_aarch64_abi_cfa_x30)
 END_TEST
 
 /* Every entry has a test above: the list must name them all. */
+/* ------------------------------------------------------------------ */
+/* gdb                                                                  */
+/* ------------------------------------------------------------------ */
+
+/* rax with no rule: the IL says undefined (the psABI), gdb the callee's
+ * rax. With .cfi_undefined both say undefined. */
+START_TEST(gdb_unspecified_same_value)
+{
+    char *plain = build_fde("\tnop\n");
+    char *undefined = build_fde("\t.cfi_undefined %rax\n\tnop\n");
+    shows(plain, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG, CFI_REG_RAX,
+          "gdb-unspecified-same-value");
+    does_not_match(undefined, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG,
+                   CFI_REG_RAX, "gdb-unspecified-same-value");
+    does_not_match(plain, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG,
+                   CFI_REG_RBX, "gdb-unspecified-same-value");
+    remove_built(plain);
+    remove_built(undefined);
+}
+END_TEST
+
+/* Return address column 3 (rbx): the IL's caller rip is rbx's value
+ * (no rule: the callee's rbx), gdb's rip column 16's [cfa-8]. With
+ * column 16 both read [cfa-8]. */
+START_TEST(gdb_rip_own_column)
+{
+    char *ra3 = build_fde("\t.cfi_return_column 3\n\tnop\n");
+    char *plain = build_fde("\tnop\n");
+    shows(ra3, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG, CFI_REG_RIP,
+          "gdb-rip-own-column");
+    does_not_match(plain, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG,
+                   CFI_REG_RIP, "gdb-rip-own-column");
+    remove_built(ra3);
+    remove_built(plain);
+}
+END_TEST
+
 START_TEST(every_entry_is_tested)
 {
     static const char *tested[] = {
@@ -1362,6 +1401,7 @@ START_TEST(every_entry_is_tested)
         "libunwind-underflow-malformed", "libdwarf-debug-frame-zero-length",
         "libdw-debug-frame-zero-length", "sframe-three-columns",
         "sframe-pc-mask-lookup-pc", "libdwarf-negate-ra-state-ignored",
+        "gdb-unspecified-same-value", "gdb-rip-own-column",
         "libdwarf-aarch64-ra-state-ops", "libdwarf-augmentation-b-key",
         "libdw-no-pac-strip",
         "libdw-aarch64-ra-state-ops", "libdw-negate-ra-state-unchecked",
@@ -1387,6 +1427,8 @@ int main(void)
     TCase *tc = tcase_create("deviations");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_entry_is_tested);
+    tcase_add_test(tc, gdb_unspecified_same_value);
+    tcase_add_test(tc, gdb_rip_own_column);
     tcase_add_test(tc, libunwind_no_undefined_default);
     tcase_add_test(tc, libunwind_rsp_is_cfa);
     tcase_add_test(tc, libunwind_rsp_is_cfa_status);

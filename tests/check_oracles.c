@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "engines/engines.h"
+#include "engines/oracle_gdb.h"
 #include "engines/oracle_libdw.h"
 #include "engines/oracle_libdwarf.h"
 #include "engines/oracle_libunwind.h"
@@ -46,15 +47,19 @@ struct oracle {
     enum cfi_status (*answer)(void *, const struct cfi_request *,
                               struct engine_answer *);
     void (*close)(void *);
+    bool libraries;     /* asked about whole system libraries too */
 };
 
+/* gdb answers a few hundred requests a second: the cases only. */
 static const struct oracle oracles[] = {
     {ENGINE_libdwarf, engine_libdwarf_open, engine_libdwarf_answer,
-     engine_libdwarf_close},
+     engine_libdwarf_close, true},
     {ENGINE_libdw, engine_libdw_open, engine_libdw_answer,
-     engine_libdw_close},
+     engine_libdw_close, true},
     {ENGINE_libunwind, engine_libunwind_open, engine_libunwind_answer,
-     engine_libunwind_close},
+     engine_libunwind_close, true},
+    {ENGINE_gdb, engine_gdb_open, engine_gdb_answer, engine_gdb_close,
+     false},
 };
 enum { NORACLES = sizeof oracles / sizeof oracles[0] };
 
@@ -275,7 +280,8 @@ static void compare_rows(const struct run *r)
     compare_at(r, UINT64_MAX, false, 0, 2);
 }
 
-static void compare_file(const char *path, struct tally tallies[NORACLES])
+static void compare_file(const char *path, struct tally tallies[NORACLES],
+                         bool library)
 {
     struct cfi_file *file;
     struct cfi_diag diag;
@@ -284,6 +290,8 @@ static void compare_file(const char *path, struct tally tallies[NORACLES])
     struct sem_file_il *il;
     ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
     for (int o = 0; o < NORACLES; o++) {
+        if (library && !oracles[o].libraries)
+            continue;
         struct run r = {&oracles[o], file, il, {0}, &tallies[o]};
         tallies[o].files++;
         enum cfi_status status =
@@ -331,7 +339,7 @@ static size_t compare_folder(const char *rel, struct tally tallies[NORACLES])
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
-        compare_file(path, tallies);
+        compare_file(path, tallies, false);
         files++;
     }
     closedir(dir);
@@ -352,9 +360,9 @@ START_TEST(test_cases)
 }
 END_TEST
 
-/* libunwind's answers for an AArch64 file: every one "another
- * architecture", none compared. */
-static void assert_libunwind_other_architecture(const struct tally *t)
+/* libunwind's and gdb's answers for an AArch64 file: every one
+ * "another architecture", none compared. */
+static void assert_other_architecture(const struct tally *t)
 {
     ck_assert_uint_eq(t->unsupported, 0);
     ck_assert_uint_gt(t->other_architecture, 0);
@@ -380,8 +388,9 @@ START_TEST(test_cases_aarch64)
     ck_assert_uint_ge(errors, 4);
     for (int o = 0; o < NORACLES; o++) {
         const struct tally *t = &tallies[o];
-        if (oracles[o].id == ENGINE_libunwind) {
-            assert_libunwind_other_architecture(t);
+        if (oracles[o].id == ENGINE_libunwind ||
+            oracles[o].id == ENGINE_gdb) {
+            assert_other_architecture(t);
             continue;
         }
         ck_assert_uint_eq(t->unsupported, 0);
@@ -403,11 +412,11 @@ START_TEST(test_libc_aarch64)
     ck_assert_msg(access(path, R_OK) == 0,
                   "%s not found (gcc-aarch64-linux-gnu)", path);
     struct tally tallies[NORACLES] = {0};
-    compare_file(path, tallies);
+    compare_file(path, tallies, true);
     report("aarch64 libc.so.6", tallies);
     for (int o = 0; o < NORACLES; o++) {
         if (oracles[o].id == ENGINE_libunwind)
-            assert_libunwind_other_architecture(&tallies[o]);
+            assert_other_architecture(&tallies[o]);
         else
             ck_assert_uint_eq(tallies[o].unsupported, 0);
     }
@@ -423,7 +432,7 @@ START_TEST(test_libc)
     char *path = test_system_lib("libc.so.6");
     ck_assert_msg(path != NULL, "libc.so.6 not found");
     struct tally tallies[NORACLES] = {0};
-    compare_file(path, tallies);
+    compare_file(path, tallies, true);
     report("libc.so.6", tallies);
     /* libdwarf reads every row of libc as the IL does. */
     ck_assert_uint_gt(tallies[0].verdicts[ENGINE_VERDICT_AGREE], 40000);
@@ -565,6 +574,61 @@ static void assert_not_comparable(const struct asked *asked,
     ck_assert_msg(strstr(asked->answer.not_comparable_reason, reason),
                   "reason: %s", asked->answer.not_comparable_reason);
 }
+
+/* gdb: its DWARF unwinder gives the IL's CFA, rbx and rip after a push,
+ * and the callee's rax (gdb-unspecified-same-value); a fault of rbx's
+ * slot is a memory error in both; at the ret its epilogue analyser
+ * answers, not comparable. */
+START_TEST(gdb_dwarf_unwinder)
+{
+    char *push = build("", "\tpush %rbx\n\t.cfi_def_cfa_offset 16\n"
+                           "\t.cfi_offset %rbx, -16\n\tnop\n");
+    struct asked asked;
+    ask(oracle(ENGINE_gdb), push, 0x1001, 0, 0, &asked);
+    const struct cfi_frame *got = &asked.answer.frame, *want = &asked.expected;
+    ck_assert_msg(asked.answer.comparable, "%s",
+                  asked.answer.not_comparable_reason);
+    ck_assert_int_eq(got->status, CFI_OK);
+    ck_assert(asked.answer.cfa_comparable);
+    ck_assert_uint_eq(got->cfa, want->cfa);
+    ck_assert_uint_eq(got->cfa, 0x7ffe00001010);
+    for (unsigned reg = 3; reg <= 16; reg += 13) {
+        ck_assert_int_eq(got->caller.status[reg], CFI_REG_VALUE);
+        ck_assert_uint_eq(got->caller.value[reg], want->caller.value[reg]);
+    }
+    ck_assert_int_eq(want->caller.status[0], CFI_REG_UNDEFINED);
+    ck_assert_int_eq(got->caller.status[0], CFI_REG_VALUE);
+    ck_assert(!asked.answer.reg_comparable[17]);
+    ask(oracle(ENGINE_gdb), push, 0x1001, 0x7ffe00001000, 0x7ffe00001008,
+        &asked);
+    ck_assert(asked.answer.comparable);
+    ck_assert_int_eq(asked.expected.status, CFI_E_MEMORY);
+    ck_assert_int_eq(asked.answer.frame.status, CFI_E_MEMORY);
+    ask(oracle(ENGINE_gdb), push, 0x1002, 0, 0, &asked);
+    assert_not_comparable(&asked, "epilogue analyser");
+    remove_built(push);
+}
+END_TEST
+
+/* A gdb that cannot run (not on PATH here: it exits at once, as a crash
+ * would) leaves the request not comparable, with the reason; so does a
+ * PC no FDE covers, where gdb would use its prologue analyser. */
+START_TEST(gdb_missing_or_no_fde)
+{
+    char *plain = build("", "\tnop\n");
+    struct asked asked;
+    ask(oracle(ENGINE_gdb), plain, 0x2000, 0, 0, &asked);
+    assert_not_comparable(&asked, "prologue analyser");
+    char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    ask(oracle(ENGINE_gdb), plain, 0x1000, 0, 0, &asked);
+    if (path)
+        setenv("PATH", path, 1);
+    free(path);
+    assert_not_comparable(&asked, "or exited");
+    remove_built(plain);
+}
+END_TEST
 
 /* libunwind holds registers 0..16: an FDE whose program names another
  * (here restore_extended r121 at 0x1001, a register with no rule) is not
@@ -759,6 +823,8 @@ int main(void)
     tcase_add_test(tc, return_address_column);
     tcase_add_test(tc, aarch64_return_address);
     tcase_add_test(tc, aarch64_b_key);
+    tcase_add_test(tc, gdb_dwarf_unwinder);
+    tcase_add_test(tc, gdb_missing_or_no_fde);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
