@@ -10,14 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "engines/gdb_core.h"
 #include "interp/interp.h"
 
-/* How long gdb may take over one request (its start-up included). */
-#define GDB_TIMEOUT_MS 20000
+/* How long gdb may take over one request (its start-up included): less
+ * than the harness's own watchdog (cfisem diff --timeout, 10 s), so that
+ * a hung gdb makes one request not comparable, not the file's errors. */
+#define GDB_TIMEOUT_MS 5000
 #define GDB_NREGS 17
 #define ANSWER_MAX 2048
 
@@ -108,6 +111,7 @@ static void stop_gdb(struct gdb_engine *self)
 static void exec_gdb(const struct gdb_engine *self, int in, int out)
 {
     char *script = dir_path(self, "driver.py");
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed harness takes gdb along */
     dup2(in, 0);
     dup2(out, 1);
     char *log = dir_path(self, "log");

@@ -10,8 +10,9 @@
  * Python loop in it loads each core with `core-file` and prints what
  * `gdb.newest_frame().older()` gives for registers 0-16 and the CFA
  * ("frame at" of `info frame`), so gdb's start-up is paid once per file.
- * A gdb that does not answer within the watchdog's time is killed and
- * that request is not comparable (the next one starts a new gdb).
+ * A gdb that does not answer within 5 s (its own watchdog, shorter than
+ * cfisem diff's) is killed and that request is not comparable; so is one
+ * a gdb that exits leaves unanswered; the next request starts a new gdb.
  *
  * What gdb cannot be asked is not comparable: a caller frame (the core's
  * frame 0 is the innermost frame, looked up at its PC), a PC no FDE

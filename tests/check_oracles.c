@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engines/engines.h"
@@ -610,22 +611,40 @@ START_TEST(gdb_dwarf_unwinder)
 }
 END_TEST
 
-/* A gdb that cannot run (not on PATH here: it exits at once, as a crash
- * would) leaves the request not comparable, with the reason; so does a
- * PC no FDE covers, where gdb would use its prologue analyser. */
-START_TEST(gdb_missing_or_no_fde)
+/* Asks with PATH set to `dir`: the gdb found there, or none. */
+static void ask_with_path(const char *dir, const char *path, uint64_t pc,
+                          struct asked *asked)
+{
+    char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", dir, 1);
+    ask(oracle(ENGINE_gdb), path, pc, 0, 0, asked);
+    if (saved)
+        setenv("PATH", saved, 1);
+    free(saved);
+}
+
+/* A gdb that cannot run (none on PATH: it exits at once, as a crash
+ * would) or hangs (a "gdb" that sleeps: the watchdog kills it after
+ * 5 s) leaves the request not comparable, with the reason; so does a PC
+ * no FDE covers, where gdb would use its prologue analyser. */
+START_TEST(gdb_missing_hung_or_no_fde)
 {
     char *plain = build("", "\tnop\n");
     struct asked asked;
     ask(oracle(ENGINE_gdb), plain, 0x2000, 0, 0, &asked);
     assert_not_comparable(&asked, "prologue analyser");
-    char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
-    setenv("PATH", "/nonexistent", 1);
-    ask(oracle(ENGINE_gdb), plain, 0x1000, 0, 0, &asked);
-    if (path)
-        setenv("PATH", path, 1);
-    free(path);
-    assert_not_comparable(&asked, "or exited");
+    ask_with_path("/nonexistent", plain, 0x1000, &asked);
+    assert_not_comparable(&asked, "exited");
+    char *dir = test_temp_dir(), fake[4096];
+    snprintf(fake, sizeof fake, "%s/gdb", dir);
+    static const char sleeper[] = "#!/bin/sh\nexec sleep 60\n";
+    ck_assert_int_eq(test_write_file(fake, sleeper, strlen(sleeper)), 0);
+    ck_assert_int_eq(chmod(fake, 0755), 0);
+    ask_with_path(dir, plain, 0x1000, &asked);
+    assert_not_comparable(&asked, "did not answer in time");
+    remove(fake);
+    rmdir(dir);
+    free(dir);
     remove_built(plain);
 }
 END_TEST
@@ -824,7 +843,7 @@ int main(void)
     tcase_add_test(tc, aarch64_return_address);
     tcase_add_test(tc, aarch64_b_key);
     tcase_add_test(tc, gdb_dwarf_unwinder);
-    tcase_add_test(tc, gdb_missing_or_no_fde);
+    tcase_add_test(tc, gdb_missing_hung_or_no_fde);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
