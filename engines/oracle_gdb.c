@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +155,6 @@ static bool start_gdb(struct gdb_engine *self)
         close(out[0]);
         return false;
     }
-    signal(SIGPIPE, SIG_IGN);
     *self = (struct gdb_engine){self->file, self->dir, pid, in[1], out[0],
                                 {0}, 0};
     return true;
@@ -349,15 +349,32 @@ static enum cfi_status read_line(const char *line,
     return engine_answer_not_comparable(answer, "gdb reported an error");
 }
 
+/* Writes all of `bytes` to gdb; a gdb that has exited makes it fail with
+ * EPIPE, its SIGPIPE blocked for the write and taken back, so that the
+ * process's own disposition of SIGPIPE is left as it is. */
+static bool write_to_gdb(int fd, const char *bytes, size_t len)
+{
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    ssize_t written = write(fd, bytes, len);
+    if (written < 0 && errno == EPIPE) {
+        struct timespec now = {0, 0};
+        sigtimedwait(&pipe_set, NULL, &now);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return written == (ssize_t)len;
+}
+
 /* Puts the core to gdb (started when needed) and reads its line. */
 static const char *ask(struct gdb_engine *self, const char *core, char *line,
                        size_t size)
 {
     if (self->pid <= 0 && !start_gdb(self))
         return "cannot start gdb";
-    size_t n = strlen(core);
-    if (write(self->to_gdb, core, n) != (ssize_t)n ||
-        write(self->to_gdb, "\n", 1) != 1) {
+    if (!write_to_gdb(self->to_gdb, core, strlen(core)) ||
+        !write_to_gdb(self->to_gdb, "\n", 1)) {
         stop_gdb(self);
         return "gdb exited";
     }
