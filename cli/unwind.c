@@ -37,7 +37,7 @@ static const char usage[] =
     "                   them; what one cannot express is printed as \"not\n"
     "                   comparable\"), sframe (FILE's .sframe: the CFA,\n"
     "                   rbp and rip only), or gdb (gdb's DWARF unwinder\n"
-    "                   on a synthetic core: innermost x86-64 frames)\n"
+    "                   on a synthetic core, x86-64 only)\n"
     "  --eh-elf EH_ELF  the eh_elf of FILE for --engine compiled (one of\n"
     "                   cfisem's must carry FILE's stamp, cfisem compile\n"
     "                   --help; one of the 2018-2019 tools carries none,\n"

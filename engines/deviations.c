@@ -443,6 +443,17 @@ static const struct engine_deviation table[] = {
      "rip is column 16's value. It reads the return address column only "
      "to tell the outermost frame (an undefined column).",
      engine_deviation_gdb_rip_own_column},
+    {"gdb-signal-frame-at-pc", ENGINE_gdb,
+     "gdb looks up a caller frame whose own FDE has the 'S' augmentation "
+     "at its PC, not at PC-1",
+     "DWARF 5 does not define 'S' (a GCC augmentation, LSB: the CIE of a "
+     "signal frame). cfi.h, as libgcc, reads it as saying that the frame "
+     "above the signal frame resumes at its PC: that frame is looked up at "
+     "PC, every other caller frame at PC-1. gdb 13 makes a frame whose "
+     "own FDE has 'S' a SIGTRAMP_FRAME, and get_frame_address_in_block "
+     "gives PC-1 only for normal frames: the signal frame itself is looked "
+     "up at PC. Matched as the request asked as an innermost frame.",
+     engine_deviation_gdb_signal_frame_at_pc},
 };
 
 const struct engine_deviation *engine_deviation_table(size_t *count)

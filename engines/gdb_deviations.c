@@ -3,6 +3,8 @@
  * table (engines/deviations.c). */
 #include "deviations_internal.h"
 
+#include "interp/interp.h"
+
 /* A register the row gives no rule, undefined by the x86-64 ABI (a
  * caller-saved one): the IL says undefined, gdb the callee's value. */
 bool engine_deviation_gdb_unspecified_same_value(
@@ -33,4 +35,22 @@ bool engine_deviation_gdb_rip_own_column(const struct engine_mismatch *m)
     struct cfi_frame own;
     return engine_deviation_eval_edited_row(m, keep_rule, &own) &&
            own.status == CFI_OK && engine_deviation_same_item(m, &own);
+}
+
+/* A caller frame whose FDE (at PC-1) has the 'S' augmentation: gdb
+ * looks its row up at PC, as it does for any frame of its own signal
+ * frame type; cfi.h looks up at PC only the frame above a signal frame.
+ * The model: the same request as an innermost frame (lookup at PC),
+ * through the direct interpreter. */
+bool engine_deviation_gdb_signal_frame_at_pc(const struct engine_mismatch *m)
+{
+    if (m->engine != ENGINE_gdb || !m->request->caller_frame || !m->fde ||
+        !m->fde->cie || !m->fde->cie->signal_frame ||
+        m->fde->cie->arch != &cfi_arch_x86_64)
+        return false;
+    struct cfi_request at_pc = *m->request;
+    at_pc.caller_frame = false;
+    struct cfi_frame model;
+    interp_unwind(m->file, &at_pc, &model);
+    return engine_deviation_same_item(m, &model);
 }

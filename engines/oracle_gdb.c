@@ -26,16 +26,25 @@
 #define GDB_NREGS 17
 #define ANSWER_MAX 2048
 
-/* The loop gdb runs: one core path a line in, one answer a line out,
- * marked so that gdb's own messages ("[New LWP 1]", "#0 ...") are told
- * apart. "ok CFA R0 .. R16" (hexadecimal, "u" for <not saved>), "stop
- * CFA REASON" (no caller frame), "memory ADDRESS", "error MESSAGE",
- * "other UNWINDER": the innermost frame was not unwound by gdb's DWARF
+/* The innermost frame of the core of a caller-frame request is at this
+ * PC, which no file maps: a Python unwinder of the driver claims it and
+ * gives the frame above it the request's registers with rip = the
+ * request's PC, so that gdb's DWARF unwinder meets that frame as a
+ * caller (level 1: looked up at PC-1, or at PC for a signal frame). */
+#define GDB_CALLER_MAGIC 0x10
+
+/* The loop gdb runs: one line in ("CORE -" for an innermost frame,
+ * "CORE PC" for a caller frame at PC), one answer a line out, marked so
+ * that gdb's own messages ("[New LWP 1]", "#0 ...") are told apart.
+ * "ok CFA R0 .. R16" (hexadecimal, "u" for <not saved>), "stop CFA
+ * REASON" (no caller frame), "memory ADDRESS", "error MESSAGE", "other
+ * UNWINDER": the frame asked about was not unwound by gdb's DWARF
  * unwinder. Which unwinder answered is read from gdb's own log (`set
  * debug frame on`, on gdb's stderr: the file `log`, emptied before each
  * request). */
 static const char driver[] =
     "import gdb, os, re, sys\n"
+    "from gdb.unwinder import Unwinder, register_unwinder\n"
     "gdb.execute('set pagination off')\n"
     "gdb.execute('set confirm off')\n"
     "gdb.execute('maint set dwarf unwinders on')\n"
@@ -43,37 +52,64 @@ static const char driver[] =
     "gdb.execute('maint set internal-error corefile no')\n"
     "NAMES = ['rax', 'rdx', 'rcx', 'rbx', 'rsi', 'rdi', 'rbp', 'rsp',\n"
     "         'r8', 'r9', 'r10', 'r11', 'r12', 'r13', 'r14', 'r15', 'rip']\n"
+    "MASK = 0xffffffffffffffff\n"
+    "CALLER = {'pc': None}\n"
+    "class FrameId:\n"
+    "    def __init__(self, sp, pc):\n"
+    "        self.sp = sp\n"
+    "        self.pc = pc\n"
+    "class Caller(Unwinder):\n"
+    "    def __init__(self):\n"
+    "        super().__init__('cfisem caller')\n"
+    "    def __call__(self, pf):\n"
+    "        if CALLER['pc'] is None or pf.level() != 0:\n"
+    "            return None\n"
+    "        info = pf.create_unwind_info(FrameId(gdb.Value(0),\n"
+    "                                             gdb.Value(%d)))\n"
+    "        for n in NAMES:\n"
+    "            r = pf.read_register(n)\n"
+    "            v = CALLER['pc'] if n == 'rip' else int(r) & MASK\n"
+    "            info.add_saved_register(n, gdb.Value(v).cast(r.type))\n"
+    "        return info\n"
+    "register_unwinder(None, Caller(), replace=True)\n"
     "def cell(frame, name):\n"
     "    v = frame.read_register(name)\n"
     "    if v.is_optimized_out:\n"
     "        return 'u'\n"
-    "    return '%x' % (int(v) & 0xffffffffffffffff)\n"
-    "def unwinder():\n"
+    "    return '%%x' %% (int(v) & MASK)\n"
+    "def unwinder(level):\n"
     "    with open('/proc/self/fd/2') as err:\n"
-    "        m = re.search(r'level=0,type=NORMAL_FRAME,unwinder=\"([^\"]+)\"',\n"
-    "                      err.read())\n"
+    "        m = re.search(r'level=%%d,type=[A-Z_]+,unwinder=\"([^\"]+)\"'\n"
+    "                      %% level, err.read())\n"
     "    return m.group(1) if m else '?'\n"
-    "def answer(core):\n"
+    "def answer(line):\n"
+    "    core, pc = line.split()\n"
+    "    CALLER['pc'] = None if pc == '-' else int(pc, 16)\n"
     "    gdb.execute('core-file ' + core, to_string=True)\n"
     "    os.ftruncate(2, 0)\n"
     "    os.lseek(2, 0, os.SEEK_SET)\n"
     "    gdb.execute('set debug frame on')\n"
     "    f = gdb.newest_frame()\n"
-    "    o = f.older()\n"
+    "    if CALLER['pc'] is not None:\n"
+    "        f = f.older()\n"
+    "    o = f.older() if f else None\n"
     "    gdb.execute('set debug frame off')\n"
-    "    u = unwinder()\n"
+    "    if f is None:\n"
+    "        return 'other none'\n"
+    "    u = unwinder(f.level())\n"
     "    if u not in ('dwarf2', 'dwarf2 signal'):\n"
     "        return 'other ' + u\n"
+    "    f.select()\n"
     "    info = gdb.execute('info frame', to_string=True)\n"
     "    m = re.search(r'frame at (0x[0-9a-f]+)', info)\n"
     "    cfa = m.group(1)[2:] if m else 'u'\n"
     "    if o is None:\n"
-    "        return 'stop %s %s' % (cfa,\n"
+    "        return 'stop %%s %%s' %% (cfa,\n"
     "            gdb.frame_stop_reason_string(f.unwind_stop_reason()))\n"
-    "    return 'ok %s %s' % (cfa, ' '.join(cell(o, n) for n in NAMES))\n"
+    "    return 'ok %%s %%s' %% (cfa, ' '.join(cell(o, n) for n in NAMES))\n"
     "for line in sys.stdin:\n"
     "    try:\n"
-    "        out = answer(line.strip())\n"
+    "        out = answer(line)\n"
     "    except gdb.MemoryError as e:\n"
     "        m = re.search(r'address (0x[0-9a-f]+)', str(e))\n"
     "        out = 'memory ' + (m.group(1)[2:] if m else 'u')\n"
@@ -242,11 +278,10 @@ static bool gather_windows(const struct gdb_engine *self,
 static const char *unaskable(const struct gdb_engine *self,
                              const struct cfi_request *request)
 {
-    if (request->caller_frame)
-        return "a caller frame: gdb is asked about a core's innermost frame";
-    if (!cfi_file_lookup(self->file, request->pc))
+    uint64_t lookup = cfi_lookup_pc(request->pc, request->caller_frame);
+    if (!cfi_file_lookup(self->file, lookup))
         return "no FDE here: gdb would unwind with its prologue analyser";
-    const char *overlap = engine_overlap_reason(self->file, request->pc);
+    const char *overlap = engine_overlap_reason(self->file, lookup);
     if (overlap)
         return overlap;
     for (unsigned reg = 0; reg < GDB_NREGS; reg++)
@@ -339,6 +374,9 @@ static enum cfi_status read_line(const char *line,
         return read_stop(line + 5, answer);
     if (!strncmp(line, "memory ", 7))
         return read_memory(line + 7, request, answer);
+    if (!strncmp(line, "other none", 10))
+        return engine_answer_not_comparable(
+            answer, "gdb made no frame of the caller-frame request");
     if (!strncmp(line, "other amd64 epilogue", 20))
         return engine_answer_not_comparable(
             answer, "gdb's epilogue analyser answered (the PC is at a ret), "
@@ -367,14 +405,21 @@ static bool write_to_gdb(int fd, const char *bytes, size_t len)
     return written == (ssize_t)len;
 }
 
-/* Puts the core to gdb (started when needed) and reads its line. */
-static const char *ask(struct gdb_engine *self, const char *core, char *line,
+/* Puts the core to gdb (started when needed), with the PC of a caller
+ * frame (`caller`), and reads its line. */
+static const char *ask(struct gdb_engine *self, const char *core,
+                       const struct cfi_request *request, char *line,
                        size_t size)
 {
     if (self->pid <= 0 && !start_gdb(self))
         return "cannot start gdb";
-    if (!write_to_gdb(self->to_gdb, core, strlen(core)) ||
-        !write_to_gdb(self->to_gdb, "\n", 1)) {
+    char question[4200];
+    if (request->caller_frame)
+        snprintf(question, sizeof question, "%s %" PRIx64 "\n", core,
+                 request->pc);
+    else
+        snprintf(question, sizeof question, "%s -\n", core);
+    if (!write_to_gdb(self->to_gdb, question, strlen(question))) {
         stop_gdb(self);
         return "gdb exited";
     }
@@ -397,13 +442,17 @@ enum cfi_status engine_gdb_answer(void *opaque,
     if (why)
         return engine_answer_not_comparable(answer, why);
     struct gdb_windows windows = {0};
+    struct cfi_regs regs = *request->callee;
+    if (request->caller_frame)
+        regs.value[16] = GDB_CALLER_MAGIC; /* the driver's Python frame */
     char *core = dir_path(self, "core");
-    bool written = core && gather_windows(self, request, &windows) &&
-                   gdb_core_write(core, request->callee, &windows,
+    bool written = core && strlen(core) < 4096 &&
+                   gather_windows(self, request, &windows) &&
+                   gdb_core_write(core, &regs, &windows,
                                   request->memory) == CFI_OK;
     gdb_windows_free(&windows);
     char line[ANSWER_MAX];
-    why = written ? ask(self, core, line, sizeof line)
+    why = written ? ask(self, core, request, line, sizeof line)
                   : "cannot write the core";
     free(core);
     if (why)
@@ -433,7 +482,7 @@ enum cfi_status engine_gdb_open(const struct cfi_file *file, void **opaque,
     self->dir = strdup(template);
     char *script = self->dir ? dir_path(self, "driver.py") : NULL;
     FILE *out = script ? fopen(script, "w") : NULL;
-    bool ok = out && fputs(driver, out) >= 0;
+    bool ok = out && fprintf(out, driver, GDB_CALLER_MAGIC) >= 0;
     if (out && fclose(out) != 0)
         ok = false;
     free(script);

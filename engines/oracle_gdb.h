@@ -14,8 +14,14 @@
  * cfisem diff's) is killed and that request is not comparable; so is one
  * a gdb that exits leaves unanswered; the next request starts a new gdb.
  *
- * What gdb cannot be asked is not comparable: a caller frame (the core's
- * frame 0 is the innermost frame, looked up at its PC), a PC no FDE
+ * A caller frame: the core's innermost frame is at a PC no file maps,
+ * claimed by a Python unwinder of the driver that gives the frame above
+ * it the request's registers and PC, so that gdb unwinds that frame as a
+ * caller (level 1). Which of gdb's unwinders answered the frame asked
+ * about is checked in gdb's own log (`set debug frame on`): at a `ret`
+ * of an innermost frame gdb's epilogue analyser answers, not comparable.
+ *
+ * What gdb cannot be asked is not comparable: a PC no FDE
  * covers (gdb would use its prologue analyser, not its DWARF unwinder),
  * a callee register without a value (a core gives every register one),
  * registers above 16, a frame gdb stops at for its own reasons (its

@@ -1376,6 +1376,25 @@ START_TEST(gdb_rip_own_column)
 }
 END_TEST
 
+/* A caller frame at 0x1001 in an 'S' FDE: the IL's row is 0x1000's
+ * (PC-1, cfa=rsp+8), gdb's 0x1001's (cfa=rsp+16). Without 'S' both
+ * take 0x1000's. */
+START_TEST(gdb_signal_frame_at_pc)
+{
+    const char *program = "\tnop\n\t.cfi_def_cfa_offset 16\n\tnop\n";
+    char text[256];
+    snprintf(text, sizeof text, "\t.cfi_signal_frame\n%s", program);
+    char *signal = build_fde(text);
+    char *plain = build_fde(program);
+    shows(signal, 0x1001, true, ENGINE_gdb, ENGINE_ITEM_CFA, 0,
+          "gdb-signal-frame-at-pc");
+    does_not_match(plain, 0x1001, true, ENGINE_gdb, ENGINE_ITEM_CFA, 0,
+                   "gdb-signal-frame-at-pc");
+    remove_built(signal);
+    remove_built(plain);
+}
+END_TEST
+
 START_TEST(every_entry_is_tested)
 {
     static const char *tested[] = {
@@ -1402,6 +1421,7 @@ START_TEST(every_entry_is_tested)
         "libdw-debug-frame-zero-length", "sframe-three-columns",
         "sframe-pc-mask-lookup-pc", "libdwarf-negate-ra-state-ignored",
         "gdb-unspecified-same-value", "gdb-rip-own-column",
+        "gdb-signal-frame-at-pc",
         "libdwarf-aarch64-ra-state-ops", "libdwarf-augmentation-b-key",
         "libdw-no-pac-strip",
         "libdw-aarch64-ra-state-ops", "libdw-negate-ra-state-unchecked",
@@ -1429,6 +1449,7 @@ int main(void)
     tcase_add_test(tc, every_entry_is_tested);
     tcase_add_test(tc, gdb_unspecified_same_value);
     tcase_add_test(tc, gdb_rip_own_column);
+    tcase_add_test(tc, gdb_signal_frame_at_pc);
     tcase_add_test(tc, libunwind_no_undefined_default);
     tcase_add_test(tc, libunwind_rsp_is_cfa);
     tcase_add_test(tc, libunwind_rsp_is_cfa_status);

@@ -531,8 +531,9 @@ struct asked {
     struct cfi_frame expected;
 };
 
-static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
-                uint64_t fault, uint64_t fault_end, struct asked *asked)
+static void ask_as(const struct oracle *oracle, const char *path,
+                   uint64_t pc, bool caller, uint64_t fault,
+                   uint64_t fault_end, struct asked *asked)
 {
     struct cfi_file *file;
     struct cfi_diag diag;
@@ -547,7 +548,7 @@ static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
     struct cfi_regs callee;
     make_state(file->arch, 99, 0, pc, &callee);
     cfi_regs_set(&callee, file->arch->sp, 0x7ffe00001000);
-    struct cfi_request request = {pc, false, &callee,
+    struct cfi_request request = {pc, caller, &callee,
                                   engine_memory_reader(memory), 0};
     sem_unwind(il, &request, &asked->expected);
     void *self;
@@ -557,6 +558,12 @@ static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
     engine_memory_free(memory);
     sem_file_il_free(il);
     cfi_file_close(file);
+}
+
+static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
+                uint64_t fault, uint64_t fault_end, struct asked *asked)
+{
+    ask_as(oracle, path, pc, false, fault, fault_end, asked);
 }
 
 static const struct oracle *oracle(enum engine_id id)
@@ -579,7 +586,8 @@ static void assert_not_comparable(const struct asked *asked,
 /* gdb: its DWARF unwinder gives the IL's CFA, rbx and rip after a push,
  * and the callee's rax (gdb-unspecified-same-value); a fault of rbx's
  * slot is a memory error in both; at the ret its epilogue analyser
- * answers, not comparable. */
+ * answers, not comparable, but a caller frame there is gdb's DWARF
+ * unwinder's. */
 START_TEST(gdb_dwarf_unwinder)
 {
     char *push = build("", "\tpush %rbx\n\t.cfi_def_cfa_offset 16\n"
@@ -607,6 +615,14 @@ START_TEST(gdb_dwarf_unwinder)
     ck_assert_int_eq(asked.answer.frame.status, CFI_E_MEMORY);
     ask(oracle(ENGINE_gdb), push, 0x1002, 0, 0, &asked);
     assert_not_comparable(&asked, "epilogue analyser");
+    /* The same ret as a return address: a caller frame (row of 0x1001),
+     * which gdb's DWARF unwinder answers at level 1. */
+    ask_as(oracle(ENGINE_gdb), push, 0x1002, true, 0, 0, &asked);
+    ck_assert_msg(asked.answer.comparable, "%s",
+                  asked.answer.not_comparable_reason);
+    ck_assert_uint_eq(asked.answer.frame.cfa, 0x7ffe00001010);
+    ck_assert_uint_eq(asked.answer.frame.caller.value[16],
+                      asked.expected.caller.value[16]);
     remove_built(push);
 }
 END_TEST
