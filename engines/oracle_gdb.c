@@ -471,8 +471,13 @@ enum cfi_status engine_gdb_open(const struct cfi_file *file, void **opaque,
     if (!file->path)
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
                         "gdb needs the file: this CFI has none");
+    /* The cores go under $TMPDIR (else /tmp), which the test runner
+     * removes with everything in it, also after a killed engine. */
+    const char *tmp = getenv("TMPDIR");
+    char template[4096];
+    snprintf(template, sizeof template, "%s/cfisem-gdb-XXXXXX",
+             tmp && *tmp && strlen(tmp) < 2048 ? tmp : "/tmp");
     struct gdb_engine *self = calloc(1, sizeof *self);
-    char template[] = "/tmp/cfisem-gdb-XXXXXX";
     if (!self || !mkdtemp(template)) {
         free(self);
         return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
