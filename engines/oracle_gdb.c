@@ -148,9 +148,11 @@ static void stop_gdb(struct gdb_engine *self)
     self->len = 0;
 }
 
-static void exec_gdb(const struct gdb_engine *self, int in, int out)
+/* In the child, between fork and exec: async-signal-safe calls only
+ * (the harness has threads), the paths made before the fork. */
+static void exec_gdb(const char *path, const char *script, const char *log,
+                     int in, int out)
 {
-    char *script = dir_path(self, "driver.py");
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed harness takes gdb along */
     /* gdb aborts on some CFI (diff/findings/gdb-no-cfa-internal-error.S):
      * no core file of gdb's own in the harness's folder. */
@@ -158,32 +160,43 @@ static void exec_gdb(const struct gdb_engine *self, int in, int out)
     setrlimit(RLIMIT_CORE, &no_core);
     dup2(in, 0);
     dup2(out, 1);
-    char *log = dir_path(self, "log");
-    int log_fd = log ? open(log, O_RDWR | O_CREAT | O_TRUNC, 0600) : -1;
+    int log_fd = open(log, O_RDWR | O_CREAT | O_TRUNC, 0600);
     if (log_fd >= 0)
         dup2(log_fd, 2);
-    if (script)
-        execlp("gdb", "gdb", "-nx", "-batch", "-x", script, self->file->path,
-               (char *)NULL);
+    execlp("gdb", "gdb", "-nx", "-batch", "-x", script, path, (char *)NULL);
     _exit(127);
+}
+
+/* A pipe whose ends another thread's child does not inherit. */
+static bool pipe_cloexec(int fds[2])
+{
+    if (pipe(fds))
+        return false;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return true;
 }
 
 static bool start_gdb(struct gdb_engine *self)
 {
     int in[2], out[2];
-    if (pipe(in))
-        return false;
-    if (pipe(out)) {
+    char *script = dir_path(self, "driver.py"), *log = dir_path(self, "log");
+    bool piped = script && log && pipe_cloexec(in);
+    if (piped && !pipe_cloexec(out)) {
         close(in[0]);
         close(in[1]);
+        piped = false;
+    }
+    if (!piped) {
+        free(script);
+        free(log);
         return false;
     }
     pid_t pid = fork();
-    if (pid == 0) {
-        close(in[1]);
-        close(out[0]);
-        exec_gdb(self, in[0], out[1]);
-    }
+    if (pid == 0)
+        exec_gdb(self->file->path, script, log, in[0], out[1]);
+    free(script);
+    free(log);
     close(in[0]);
     close(out[1]);
     if (pid < 0) {
