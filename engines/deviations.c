@@ -454,6 +454,20 @@ static const struct engine_deviation table[] = {
      "gives PC-1 only for normal frames: the signal frame itself is looked "
      "up at PC. Matched as the request asked as an innermost frame.",
      engine_deviation_gdb_signal_frame_at_pc},
+    {"gdb-stops-at-lookup-pc", ENGINE_gdb,
+     "gdb does not see an error in the FDE program after the lookup PC",
+     STOPS_AT_LOOKUP_PC("gdb 13", "dwarf2/frame.c execute_cfa_program: "
+                        "while (insn_ptr < insn_end && fs->pc <= pc)"),
+     engine_deviation_gdb_stops_at_lookup_pc},
+    {"gdb-cfa-ops-on-expression", ENGINE_gdb,
+     "gdb accepts def_cfa_register / def_cfa_offset when the CFA is an "
+     "expression",
+     "DWARF 5 6.4.2.2: def_cfa_register and def_cfa_offset are valid only "
+     "if the CFA rule is register+offset; cfi.h makes them malformed. gdb "
+     "13's execute_cfa_program sets the register or offset and makes the "
+     "rule register+offset again (as libgcc does, which libgcrypt's FDEs "
+     "at .eh_frame 0xeb30, 0xec10 rely on).",
+     engine_deviation_gdb_cfa_ops_on_expression},
 };
 
 const struct engine_deviation *engine_deviation_table(size_t *count)

@@ -54,3 +54,18 @@ bool engine_deviation_gdb_signal_frame_at_pc(const struct engine_mismatch *m)
     interp_unwind(m->file, &at_pc, &model);
     return engine_deviation_same_item(m, &model);
 }
+
+/* The IL rejects the FDE for an instruction after the lookup PC, which
+ * gdb never runs. */
+bool engine_deviation_gdb_stops_at_lookup_pc(const struct engine_mismatch *m)
+{
+    return engine_deviation_stops_at_lookup_pc(m, ENGINE_gdb);
+}
+
+/* def_cfa_register / def_cfa_offset on an expression CFA, which gdb
+ * runs: it switches back to register+offset. */
+bool engine_deviation_gdb_cfa_ops_on_expression(
+    const struct engine_mismatch *m)
+{
+    return engine_deviation_accepts_cfa_ops_on_expression(m, ENGINE_gdb);
+}

@@ -435,6 +435,7 @@ START_TEST(stops_at_lookup_pc)
         {ENGINE_libunwind, "libunwind-stops-at-lookup-pc"},
         {ENGINE_libdwarf, "libdwarf-stops-at-lookup-pc"},
         {ENGINE_libdw, "libdw-stops-at-lookup-pc"},
+        {ENGINE_gdb, "gdb-stops-at-lookup-pc"},
     };
     char *path = build_fde(late_error);
     for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
@@ -1395,6 +1396,12 @@ START_TEST(gdb_signal_frame_at_pc)
 }
 END_TEST
 
+START_TEST(gdb_cfa_ops_on_expression)
+{
+    cfa_ops_on_expression(ENGINE_gdb, "gdb-cfa-ops-on-expression");
+}
+END_TEST
+
 START_TEST(every_entry_is_tested)
 {
     static const char *tested[] = {
@@ -1421,7 +1428,8 @@ START_TEST(every_entry_is_tested)
         "libdw-debug-frame-zero-length", "sframe-three-columns",
         "sframe-pc-mask-lookup-pc", "libdwarf-negate-ra-state-ignored",
         "gdb-unspecified-same-value", "gdb-rip-own-column",
-        "gdb-signal-frame-at-pc",
+        "gdb-signal-frame-at-pc", "gdb-stops-at-lookup-pc",
+        "gdb-cfa-ops-on-expression",
         "libdwarf-aarch64-ra-state-ops", "libdwarf-augmentation-b-key",
         "libdw-no-pac-strip",
         "libdw-aarch64-ra-state-ops", "libdw-negate-ra-state-unchecked",
@@ -1450,6 +1458,7 @@ int main(void)
     tcase_add_test(tc, gdb_unspecified_same_value);
     tcase_add_test(tc, gdb_rip_own_column);
     tcase_add_test(tc, gdb_signal_frame_at_pc);
+    tcase_add_test(tc, gdb_cfa_ops_on_expression);
     tcase_add_test(tc, libunwind_no_undefined_default);
     tcase_add_test(tc, libunwind_rsp_is_cfa);
     tcase_add_test(tc, libunwind_rsp_is_cfa_status);
