@@ -12,12 +12,12 @@
 void diff_config_default(struct diff_config *config)
 {
     memset(config, 0, sizeof *config);
-    /* sframe only when asked for (--engines): most files have none; the
-     * local unwinders (llvmunwind, libgcc) neither: each asks a child
-     * process of its own */
+    /* sframe, the local unwinders and gdb only when asked for (--engines):
+     * most files have no .sframe; llvmunwind and libgcc each ask a child
+     * process of its own; gdb answers a few hundred requests a second */
     for (int e = 0; e < ENGINE_COUNT; e++)
         config->engines[e] = e != ENGINE_sframe && e != ENGINE_llvmunwind &&
-                             e != ENGINE_libgcc;
+                             e != ENGINE_libgcc && e != ENGINE_gdb;
     config->nstates = 4;
     config->seed = 1;
     config->jobs = 1;

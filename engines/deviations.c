@@ -423,6 +423,51 @@ static const struct engine_deviation table[] = {
      "block's first byte a caller frame differs (no real call returns into "
      "a PLT). Matched as the IL's row evaluated with rip = PC-1.",
      engine_deviation_sframe_pc_mask_lookup_pc},
+    {"gdb-unspecified-same-value", ENGINE_gdb,
+     "gdb gives a register without a rule the callee's value, also a "
+     "caller-saved one the x86-64 ABI leaves undefined",
+     "DWARF 5 §6.4.1 leaves the rule of a register the CIE does not name "
+     "to the ABI, and the x86-64 psABI preserves only rbx, rbp, r12-r15 "
+     "(and rsp) across a call: the caller's rax, rdx, rcx, rsi, rdi, "
+     "r8-r11 are undefined. gdb 13's dwarf2/frame.c takes "
+     "DWARF2_FRAME_REG_UNSPECIFIED as same value (its comment: GCC omits "
+     "same-value registers), and amd64_init_reg marks only rip and rsp.",
+     engine_deviation_gdb_unspecified_same_value},
+    {"gdb-rip-own-column", ENGINE_gdb,
+     "with a return address column other than 16, gdb takes the caller's "
+     "rip from column 16's own rule",
+     "DWARF 5 §6.4.1: return_address_register names the column that holds "
+     "the return address, the caller's PC (cfi.h step 6). gdb 13's "
+     "dwarf2/frame.c gives rip (16) the return address column's rule only "
+     "when rip has none of its own (DWARF2_FRAME_REG_RA); with a rule, "
+     "rip is column 16's value. It reads the return address column only "
+     "to tell the outermost frame (an undefined column).",
+     engine_deviation_gdb_rip_own_column},
+    {"gdb-signal-frame-at-pc", ENGINE_gdb,
+     "gdb looks up a caller frame whose own FDE has the 'S' augmentation "
+     "at its PC, not at PC-1",
+     "DWARF 5 does not define 'S' (a GCC augmentation, LSB: the CIE of a "
+     "signal frame). cfi.h, as libgcc, reads it as saying that the frame "
+     "above the signal frame resumes at its PC: that frame is looked up at "
+     "PC, every other caller frame at PC-1. gdb 13 makes a frame whose "
+     "own FDE has 'S' a SIGTRAMP_FRAME, and get_frame_address_in_block "
+     "gives PC-1 only for normal frames: the signal frame itself is looked "
+     "up at PC. Matched as the request asked as an innermost frame.",
+     engine_deviation_gdb_signal_frame_at_pc},
+    {"gdb-stops-at-lookup-pc", ENGINE_gdb,
+     "gdb does not see an error in the FDE program after the lookup PC",
+     STOPS_AT_LOOKUP_PC("gdb 13", "dwarf2/frame.c execute_cfa_program: "
+                        "while (insn_ptr < insn_end && fs->pc <= pc)"),
+     engine_deviation_gdb_stops_at_lookup_pc},
+    {"gdb-cfa-ops-on-expression", ENGINE_gdb,
+     "gdb accepts def_cfa_register / def_cfa_offset when the CFA is an "
+     "expression",
+     "DWARF 5 6.4.2.2: def_cfa_register and def_cfa_offset are valid only "
+     "if the CFA rule is register+offset; cfi.h makes them malformed. gdb "
+     "13's execute_cfa_program sets the register or offset and makes the "
+     "rule register+offset again (as libgcc does, which libgcrypt's FDEs "
+     "at .eh_frame 0xeb30, 0xec10 rely on).",
+     engine_deviation_gdb_cfa_ops_on_expression},
 };
 
 const struct engine_deviation *engine_deviation_table(size_t *count)

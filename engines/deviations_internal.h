@@ -160,6 +160,14 @@ bool engine_deviation_libdwarf_augmentation_b_key(
     const struct engine_mismatch *m);
 
 /* libdw_deviations.c */
+/* gdb_deviations.c */
+bool engine_deviation_gdb_unspecified_same_value(
+    const struct engine_mismatch *m);
+bool engine_deviation_gdb_rip_own_column(const struct engine_mismatch *m);
+bool engine_deviation_gdb_signal_frame_at_pc(const struct engine_mismatch *m);
+bool engine_deviation_gdb_stops_at_lookup_pc(const struct engine_mismatch *m);
+bool engine_deviation_gdb_cfa_ops_on_expression(
+    const struct engine_mismatch *m);
 bool engine_deviation_libdw_abi_rax_for_rbx(const struct engine_mismatch *m);
 bool engine_deviation_libdw_abi_rip_same_value(const struct engine_mismatch *m);
 bool engine_deviation_libdw_stops_at_lookup_pc(const struct engine_mismatch *m);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "compile/cg.h"
+#include "engines/oracle_gdb.h"
 #include "engines/oracle_libdw.h"
 #include "engines/oracle_libdwarf.h"
 #include "engines/oracle_libgcc.h"
@@ -190,6 +191,7 @@ static const struct adapter adapters[ENGINE_COUNT] = {
                        engine_libgcc_close},
     [ENGINE_sframe] = {engine_sframe_open, engine_sframe_answer,
                             engine_sframe_close},
+    [ENGINE_gdb] = {engine_gdb_open, engine_gdb_answer, engine_gdb_close},
 };
 
 /* What an outside engine answers for a file of an architecture its
@@ -333,6 +335,7 @@ enum cfi_status engine_open(enum engine_id id,
     case ENGINE_llvmunwind:
     case ENGINE_libgcc:
     case ENGINE_sframe:
+    case ENGINE_gdb:
         return adapter_open(id, file, engine, diag);
     case ENGINE_COUNT:
         break;

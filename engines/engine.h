@@ -33,7 +33,8 @@
     X(libunwind, "libunwind's remote unw_step")                            \
     X(llvmunwind, "LLVM libunwind's unw_step, in a child process")         \
     X(libgcc, "libgcc's _Unwind_Backtrace from a signal, in a child")      \
-    X(sframe, "the file's .sframe (sframe/): the CFA, rbp and rip")
+    X(sframe, "the file's .sframe (sframe/): the CFA, rbp and rip")        \
+    X(gdb, "gdb's DWARF unwinder on a synthetic core, one gdb per file")
 
 enum engine_id {
 #define ENGINE_ENUM(name, summary) ENGINE_##name,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "engines/engines.h"
+#include "engines/oracle_gdb.h"
 #include "engines/oracle_libdw.h"
 #include "engines/oracle_libdwarf.h"
 #include "engines/oracle_libunwind.h"
@@ -150,6 +151,7 @@ static const struct {
                                engine_libunwind_close},
     [ENGINE_sframe] = {engine_sframe_open, engine_sframe_answer,
                             engine_sframe_close},
+    [ENGINE_gdb] = {engine_gdb_open, engine_gdb_answer, engine_gdb_close},
 };
 
 /* Every register the file's architecture reports (x86-64: 0-16) known
@@ -433,6 +435,7 @@ START_TEST(stops_at_lookup_pc)
         {ENGINE_libunwind, "libunwind-stops-at-lookup-pc"},
         {ENGINE_libdwarf, "libdwarf-stops-at-lookup-pc"},
         {ENGINE_libdw, "libdw-stops-at-lookup-pc"},
+        {ENGINE_gdb, "gdb-stops-at-lookup-pc"},
     };
     char *path = build_fde(late_error);
     for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
@@ -1337,6 +1340,68 @@ START_TEST(libdw_aarch64_abi_cfa_x30)
 END_TEST
 
 /* Every entry has a test above: the list must name them all. */
+/* ------------------------------------------------------------------ */
+/* gdb                                                                  */
+/* ------------------------------------------------------------------ */
+
+/* rax with no rule: the IL says undefined (the psABI), gdb the callee's
+ * rax. With .cfi_undefined both say undefined. */
+START_TEST(gdb_unspecified_same_value)
+{
+    char *plain = build_fde("\tnop\n");
+    char *undefined = build_fde("\t.cfi_undefined %rax\n\tnop\n");
+    shows(plain, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG, CFI_REG_RAX,
+          "gdb-unspecified-same-value");
+    does_not_match(undefined, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG,
+                   CFI_REG_RAX, "gdb-unspecified-same-value");
+    does_not_match(plain, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG,
+                   CFI_REG_RBX, "gdb-unspecified-same-value");
+    remove_built(plain);
+    remove_built(undefined);
+}
+END_TEST
+
+/* Return address column 3 (rbx): the IL's caller rip is rbx's value
+ * (no rule: the callee's rbx), gdb's rip column 16's [cfa-8]. With
+ * column 16 both read [cfa-8]. */
+START_TEST(gdb_rip_own_column)
+{
+    char *ra3 = build_fde("\t.cfi_return_column 3\n\tnop\n");
+    char *plain = build_fde("\tnop\n");
+    shows(ra3, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG, CFI_REG_RIP,
+          "gdb-rip-own-column");
+    does_not_match(plain, 0x1000, false, ENGINE_gdb, ENGINE_ITEM_REG,
+                   CFI_REG_RIP, "gdb-rip-own-column");
+    remove_built(ra3);
+    remove_built(plain);
+}
+END_TEST
+
+/* A caller frame at 0x1001 in an 'S' FDE: the IL's row is 0x1000's
+ * (PC-1, cfa=rsp+8), gdb's 0x1001's (cfa=rsp+16). Without 'S' both
+ * take 0x1000's. */
+START_TEST(gdb_signal_frame_at_pc)
+{
+    const char *program = "\tnop\n\t.cfi_def_cfa_offset 16\n\tnop\n";
+    char text[256];
+    snprintf(text, sizeof text, "\t.cfi_signal_frame\n%s", program);
+    char *signal = build_fde(text);
+    char *plain = build_fde(program);
+    shows(signal, 0x1001, true, ENGINE_gdb, ENGINE_ITEM_CFA, 0,
+          "gdb-signal-frame-at-pc");
+    does_not_match(plain, 0x1001, true, ENGINE_gdb, ENGINE_ITEM_CFA, 0,
+                   "gdb-signal-frame-at-pc");
+    remove_built(signal);
+    remove_built(plain);
+}
+END_TEST
+
+START_TEST(gdb_cfa_ops_on_expression)
+{
+    cfa_ops_on_expression(ENGINE_gdb, "gdb-cfa-ops-on-expression");
+}
+END_TEST
+
 START_TEST(every_entry_is_tested)
 {
     static const char *tested[] = {
@@ -1362,6 +1427,9 @@ START_TEST(every_entry_is_tested)
         "libunwind-underflow-malformed", "libdwarf-debug-frame-zero-length",
         "libdw-debug-frame-zero-length", "sframe-three-columns",
         "sframe-pc-mask-lookup-pc", "libdwarf-negate-ra-state-ignored",
+        "gdb-unspecified-same-value", "gdb-rip-own-column",
+        "gdb-signal-frame-at-pc", "gdb-stops-at-lookup-pc",
+        "gdb-cfa-ops-on-expression",
         "libdwarf-aarch64-ra-state-ops", "libdwarf-augmentation-b-key",
         "libdw-no-pac-strip",
         "libdw-aarch64-ra-state-ops", "libdw-negate-ra-state-unchecked",
@@ -1387,6 +1455,10 @@ int main(void)
     TCase *tc = tcase_create("deviations");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_entry_is_tested);
+    tcase_add_test(tc, gdb_unspecified_same_value);
+    tcase_add_test(tc, gdb_rip_own_column);
+    tcase_add_test(tc, gdb_signal_frame_at_pc);
+    tcase_add_test(tc, gdb_cfa_ops_on_expression);
     tcase_add_test(tc, libunwind_no_undefined_default);
     tcase_add_test(tc, libunwind_rsp_is_cfa);
     tcase_add_test(tc, libunwind_rsp_is_cfa_status);

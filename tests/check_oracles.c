@@ -34,9 +34,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engines/engines.h"
+#include "engines/oracle_gdb.h"
 #include "engines/oracle_libdw.h"
 #include "engines/oracle_libdwarf.h"
 #include "engines/oracle_libgcc.h"
@@ -53,15 +55,19 @@ struct oracle {
     enum cfi_status (*answer)(void *, const struct cfi_request *,
                               struct engine_answer *);
     void (*close)(void *);
+    bool libraries;     /* asked about whole system libraries too */
 };
 
+/* gdb answers a few hundred requests a second: the cases only. */
 static const struct oracle oracles[] = {
     {ENGINE_libdwarf, engine_libdwarf_open, engine_libdwarf_answer,
-     engine_libdwarf_close},
+     engine_libdwarf_close, true},
     {ENGINE_libdw, engine_libdw_open, engine_libdw_answer,
-     engine_libdw_close},
+     engine_libdw_close, true},
     {ENGINE_libunwind, engine_libunwind_open, engine_libunwind_answer,
-     engine_libunwind_close},
+     engine_libunwind_close, true},
+    {ENGINE_gdb, engine_gdb_open, engine_gdb_answer, engine_gdb_close,
+     false},
 };
 enum { NORACLES = sizeof oracles / sizeof oracles[0] };
 
@@ -69,9 +75,9 @@ enum { NORACLES = sizeof oracles / sizeof oracles[0] };
  * (engines/local_image.h). */
 static const struct oracle locals[] = {
     {ENGINE_llvmunwind, engine_llvmunwind_open, engine_llvmunwind_answer,
-     engine_llvmunwind_close},
+     engine_llvmunwind_close, false},
     {ENGINE_libgcc, engine_libgcc_open, engine_libgcc_answer,
-     engine_libgcc_close},
+     engine_libgcc_close, false},
 };
 enum { NLOCALS = sizeof locals / sizeof locals[0] };
 
@@ -292,8 +298,10 @@ static void compare_rows(const struct run *r)
     compare_at(r, UINT64_MAX, false, 0, 2);
 }
 
+/* Asks each engine of `list` about every row of the file at `path`; with
+ * `library` set, only those whose `libraries` flag says so. */
 static void compare_file_with(const char *path, const struct oracle *list,
-                              int n, struct tally *tallies)
+                              int n, struct tally *tallies, bool library)
 {
     struct cfi_file *file;
     struct cfi_diag diag;
@@ -302,6 +310,8 @@ static void compare_file_with(const char *path, const struct oracle *list,
     struct sem_file_il *il;
     ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
     for (int o = 0; o < n; o++) {
+        if (library && !list[o].libraries)
+            continue;
         struct run r = {&list[o], file, il, {0}, &tallies[o]};
         tallies[o].files++;
         enum cfi_status status =
@@ -319,9 +329,10 @@ static void compare_file_with(const char *path, const struct oracle *list,
     cfi_file_close(file);
 }
 
-static void compare_file(const char *path, struct tally tallies[NORACLES])
+static void compare_file(const char *path, struct tally tallies[NORACLES],
+                         bool library)
 {
-    compare_file_with(path, oracles, NORACLES, tallies);
+    compare_file_with(path, oracles, NORACLES, tallies, library);
 }
 
 static void report_with(const char *what, const struct oracle *list, int n,
@@ -360,7 +371,7 @@ static size_t compare_folder(const char *rel, struct tally tallies[NORACLES])
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
-        compare_file(path, tallies);
+        compare_file(path, tallies, false);
         files++;
     }
     closedir(dir);
@@ -381,9 +392,9 @@ START_TEST(test_cases)
 }
 END_TEST
 
-/* libunwind's answers for an AArch64 file: every one "another
- * architecture", none compared. */
-static void assert_libunwind_other_architecture(const struct tally *t)
+/* libunwind's and gdb's answers for an AArch64 file: every one
+ * "another architecture", none compared. */
+static void assert_other_architecture(const struct tally *t)
 {
     ck_assert_uint_eq(t->unsupported, 0);
     ck_assert_uint_gt(t->other_architecture, 0);
@@ -409,8 +420,9 @@ START_TEST(test_cases_aarch64)
     ck_assert_uint_ge(errors, 4);
     for (int o = 0; o < NORACLES; o++) {
         const struct tally *t = &tallies[o];
-        if (oracles[o].id == ENGINE_libunwind) {
-            assert_libunwind_other_architecture(t);
+        if (oracles[o].id == ENGINE_libunwind ||
+            oracles[o].id == ENGINE_gdb) {
+            assert_other_architecture(t);
             continue;
         }
         ck_assert_uint_eq(t->unsupported, 0);
@@ -432,11 +444,11 @@ START_TEST(test_libc_aarch64)
     ck_assert_msg(access(path, R_OK) == 0,
                   "%s not found (gcc-aarch64-linux-gnu)", path);
     struct tally tallies[NORACLES] = {0};
-    compare_file(path, tallies);
+    compare_file(path, tallies, true);
     report("aarch64 libc.so.6", tallies);
     for (int o = 0; o < NORACLES; o++) {
         if (oracles[o].id == ENGINE_libunwind)
-            assert_libunwind_other_architecture(&tallies[o]);
+            assert_other_architecture(&tallies[o]);
         else
             ck_assert_uint_eq(tallies[o].unsupported, 0);
     }
@@ -452,7 +464,7 @@ START_TEST(test_libc)
     char *path = test_system_lib("libc.so.6");
     ck_assert_msg(path != NULL, "libc.so.6 not found");
     struct tally tallies[NORACLES] = {0};
-    compare_file(path, tallies);
+    compare_file(path, tallies, true);
     report("libc.so.6", tallies);
     /* libdwarf reads every row of libc as the IL does. */
     ck_assert_uint_gt(tallies[0].verdicts[ENGINE_VERDICT_AGREE], 40000);
@@ -550,8 +562,9 @@ struct asked {
     struct cfi_frame expected;
 };
 
-static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
-                uint64_t fault, uint64_t fault_end, struct asked *asked)
+static void ask_as(const struct oracle *oracle, const char *path,
+                   uint64_t pc, bool caller, uint64_t fault,
+                   uint64_t fault_end, struct asked *asked)
 {
     struct cfi_file *file;
     struct cfi_diag diag;
@@ -566,7 +579,7 @@ static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
     struct cfi_regs callee;
     make_state(file->arch, 99, 0, pc, &callee);
     cfi_regs_set(&callee, file->arch->sp, 0x7ffe00001000);
-    struct cfi_request request = {pc, false, &callee,
+    struct cfi_request request = {pc, caller, &callee,
                                   engine_memory_reader(memory), 0};
     sem_unwind(il, &request, &asked->expected);
     void *self;
@@ -577,6 +590,12 @@ static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
     engine_memory_free(memory);
     sem_file_il_free(il);
     cfi_file_close(file);
+}
+
+static void ask(const struct oracle *oracle, const char *path, uint64_t pc,
+                uint64_t fault, uint64_t fault_end, struct asked *asked)
+{
+    ask_as(oracle, path, pc, false, fault, fault_end, asked);
 }
 
 static const struct oracle *oracle(enum engine_id id)
@@ -595,6 +614,88 @@ static void assert_not_comparable(const struct asked *asked,
     ck_assert_msg(strstr(asked->answer.not_comparable_reason, reason),
                   "reason: %s", asked->answer.not_comparable_reason);
 }
+
+/* gdb: its DWARF unwinder gives the IL's CFA, rbx and rip after a push,
+ * and the callee's rax (gdb-unspecified-same-value); a fault of rbx's
+ * slot is a memory error in both; at the ret its epilogue analyser
+ * answers, not comparable, but a caller frame there is gdb's DWARF
+ * unwinder's. */
+START_TEST(gdb_dwarf_unwinder)
+{
+    char *push = build("", "\tpush %rbx\n\t.cfi_def_cfa_offset 16\n"
+                           "\t.cfi_offset %rbx, -16\n\tnop\n");
+    struct asked asked;
+    ask(oracle(ENGINE_gdb), push, 0x1001, 0, 0, &asked);
+    const struct cfi_frame *got = &asked.answer.frame, *want = &asked.expected;
+    ck_assert_msg(asked.answer.comparable, "%s",
+                  asked.answer.not_comparable_reason);
+    ck_assert_int_eq(got->status, CFI_OK);
+    ck_assert(asked.answer.cfa_comparable);
+    ck_assert_uint_eq(got->cfa, want->cfa);
+    ck_assert_uint_eq(got->cfa, 0x7ffe00001010);
+    for (unsigned reg = 3; reg <= 16; reg += 13) {
+        ck_assert_int_eq(got->caller.status[reg], CFI_REG_VALUE);
+        ck_assert_uint_eq(got->caller.value[reg], want->caller.value[reg]);
+    }
+    ck_assert_int_eq(want->caller.status[0], CFI_REG_UNDEFINED);
+    ck_assert_int_eq(got->caller.status[0], CFI_REG_VALUE);
+    ck_assert(!asked.answer.reg_comparable[17]);
+    ask(oracle(ENGINE_gdb), push, 0x1001, 0x7ffe00001000, 0x7ffe00001008,
+        &asked);
+    ck_assert(asked.answer.comparable);
+    ck_assert_int_eq(asked.expected.status, CFI_E_MEMORY);
+    ck_assert_int_eq(asked.answer.frame.status, CFI_E_MEMORY);
+    ask(oracle(ENGINE_gdb), push, 0x1002, 0, 0, &asked);
+    assert_not_comparable(&asked, "epilogue analyser");
+    /* The same ret as a return address: a caller frame (row of 0x1001),
+     * which gdb's DWARF unwinder answers at level 1. */
+    ask_as(oracle(ENGINE_gdb), push, 0x1002, true, 0, 0, &asked);
+    ck_assert_msg(asked.answer.comparable, "%s",
+                  asked.answer.not_comparable_reason);
+    ck_assert_uint_eq(asked.answer.frame.cfa, 0x7ffe00001010);
+    ck_assert_uint_eq(asked.answer.frame.caller.value[16],
+                      asked.expected.caller.value[16]);
+    remove_built(push);
+}
+END_TEST
+
+/* Asks with PATH set to `dir`: the gdb found there, or none. */
+static void ask_with_path(const char *dir, const char *path, uint64_t pc,
+                          struct asked *asked)
+{
+    char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", dir, 1);
+    ask(oracle(ENGINE_gdb), path, pc, 0, 0, asked);
+    if (saved)
+        setenv("PATH", saved, 1);
+    free(saved);
+}
+
+/* A gdb that cannot run (none on PATH: it exits at once, as a crash
+ * would) or hangs (a "gdb" that sleeps: the watchdog kills it after
+ * 5 s) leaves the request not comparable, with the reason; so does a PC
+ * no FDE covers, where gdb would use its prologue analyser. */
+START_TEST(gdb_missing_hung_or_no_fde)
+{
+    char *plain = build("", "\tnop\n");
+    struct asked asked;
+    ask(oracle(ENGINE_gdb), plain, 0x2000, 0, 0, &asked);
+    assert_not_comparable(&asked, "prologue analyser");
+    ask_with_path("/nonexistent", plain, 0x1000, &asked);
+    assert_not_comparable(&asked, "exited");
+    char *dir = test_temp_dir(), fake[4096];
+    snprintf(fake, sizeof fake, "%s/gdb", dir);
+    static const char sleeper[] = "#!/bin/sh\nexec sleep 60\n";
+    ck_assert_int_eq(test_write_file(fake, sleeper, strlen(sleeper)), 0);
+    ck_assert_int_eq(chmod(fake, 0755), 0);
+    ask_with_path(dir, plain, 0x1000, &asked);
+    assert_not_comparable(&asked, "did not answer in time");
+    remove(fake);
+    rmdir(dir);
+    free(dir);
+    remove_built(plain);
+}
+END_TEST
 
 /* libunwind holds registers 0..16: an FDE whose program names another
  * (here restore_extended r121 at 0x1001, a register with no rule) is not
@@ -809,7 +910,7 @@ START_TEST(local_cases)
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
-        compare_file_with(path, locals, NLOCALS, tallies);
+        compare_file_with(path, locals, NLOCALS, tallies, false);
         files++;
     }
     closedir(dir);
@@ -1008,6 +1109,8 @@ int main(void)
     tcase_add_test(tc, local_unknown_registers);
     tcase_add_test(tc, local_watchdog);
     tcase_add_test(tc, local_other_architecture);
+    tcase_add_test(tc, gdb_dwarf_unwinder);
+    tcase_add_test(tc, gdb_missing_hung_or_no_fde);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

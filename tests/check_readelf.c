@@ -65,10 +65,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/oracle_files.h"
 #include "tests/support.h"
 
 #define SELECTED_FILES 64
-#define MAX_FILE_SIZE (30L << 20)
 #define MAX_PRINTED_DIFFS 40
 
 /* ------------------------------------------------------------------ */
@@ -440,147 +440,10 @@ static void compare_file(struct tally *tally, const char *path)
 }
 
 /* ------------------------------------------------------------------ */
-/* The selection of files                                               */
-/* ------------------------------------------------------------------ */
-
-/* An x86-64 ELF executable or shared object with a non-empty .eh_frame. */
-/* An ELF file of `machine` (linked, or also relocatable when `objects`)
- * with a non-empty .eh_frame. */
-static bool has_eh_frame(int fd, unsigned machine, bool objects)
-{
-    Elf64_Ehdr eh;
-    if (pread(fd, &eh, sizeof eh, 0) != sizeof eh ||
-        memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_machine != machine ||
-        (eh.e_type != ET_DYN && eh.e_type != ET_EXEC &&
-         !(objects && eh.e_type == ET_REL)) ||
-        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
-        eh.e_shstrndx >= eh.e_shnum)
-        return false;
-    Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof *sh);
-    bool found = false;
-    Elf64_Shdr names;
-    if (pread(fd, sh, eh.e_shnum * sizeof *sh, (off_t)eh.e_shoff) ==
-        (ssize_t)(eh.e_shnum * sizeof *sh)) {
-        names = sh[eh.e_shstrndx];
-        for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
-            char name[16] = "";
-            if (pread(fd, name, sizeof name - 1,
-                      (off_t)(names.sh_offset + sh[i].sh_name)) > 0)
-                found = !strcmp(name, ".eh_frame") && sh[i].sh_size > 0 &&
-                        sh[i].sh_type != SHT_NOBITS;
-        }
-    }
-    free(sh);
-    return found;
-}
-
-/* A regular file of at most MAX_FILE_SIZE: an ELF of `machine` (see
- * has_eh_frame). */
-static bool is_machine_candidate(const char *path, unsigned machine,
-                                 bool objects)
-{
-    struct stat st;
-    if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE_SIZE)
-        return false;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return false;
-    bool ok = has_eh_frame(fd, machine, objects);
-    close(fd);
-    return ok;
-}
-
-static bool is_candidate(const char *path)
-{
-    return is_machine_candidate(path, EM_X86_64, false);
-}
-
-static bool is_aarch64_candidate(const char *path)
-{
-    return is_machine_candidate(path, EM_AARCH64, true);
-}
-
-struct file_list {
-    size_t n, cap;
-    char **paths;
-};
-
-static void list_add(struct file_list *l, char *path)
-{
-    l->paths = grow(l->paths, &l->cap, l->n, sizeof *l->paths);
-    l->paths[l->n++] = path;
-}
-
-static void list_free(struct file_list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->paths[i]);
-    free(l->paths);
-}
-
-static bool is_named_lib(const char *path, char *const *named, size_t nnamed)
-{
-    char real[PATH_MAX];
-    if (!realpath(path, real))
-        return true;
-    for (size_t i = 0; i < nnamed; i++) {
-        char other[PATH_MAX];
-        if (named[i] && realpath(named[i], other) && !strcmp(real, other))
-            return true;
-    }
-    return false;
-}
-
-static void select_files(struct file_list *out, char *const *named,
-                         size_t nnamed)
-{
-    static const char *const dirs[] = {"/usr/bin", "/usr/lib/x86_64-linux-gnu"};
-    struct file_list candidates = {0};
-    for (size_t d = 0; d < 2; d++) {
-        struct dirent **names;
-        int n = scandir(dirs[d], &names, NULL, alphasort);
-        for (int i = 0; i < n; i++) {
-            char path[PATH_MAX];
-            snprintf(path, sizeof path, "%s/%s", dirs[d], names[i]->d_name);
-            if (is_candidate(path) && !is_named_lib(path, named, nnamed))
-                list_add(&candidates, strdup(path));
-            free(names[i]);
-        }
-        if (n >= 0)
-            free(names);
-    }
-    size_t k = candidates.n / SELECTED_FILES ? candidates.n / SELECTED_FILES : 1;
-    for (size_t i = 0; i < candidates.n && out->n < SELECTED_FILES; i += k)
-        list_add(out, strdup(candidates.paths[i]));
-    list_free(&candidates);
-}
-
-static void add_built(struct file_list *out, const char *folder,
-                      const char *suffix)
-{
-    char *dir_path = test_build_path(folder);
-    struct dirent **names;
-    int n = scandir(dir_path, &names, NULL, alphasort);
-    for (int i = 0; i < n; i++) {
-        size_t len = strlen(names[i]->d_name), slen = strlen(suffix);
-        if (len > slen && !strcmp(names[i]->d_name + len - slen, suffix)) {
-            char path[PATH_MAX];
-            snprintf(path, sizeof path, "%s/%s", dir_path, names[i]->d_name);
-            list_add(out, strdup(path));
-        }
-        free(names[i]);
-    }
-    if (n >= 0)
-        free(names);
-    free(dir_path);
-}
-
-/* ------------------------------------------------------------------ */
 /* Tests                                                                */
 /* ------------------------------------------------------------------ */
 
-static void run_oracle(const struct file_list *files, size_t min_files)
+static void run_oracle(const struct test_file_list *files, size_t min_files)
 {
     struct tally tally = {0};
     for (size_t i = 0; i < files->n; i++)
@@ -601,22 +464,22 @@ static char *named_libs[3];
 
 START_TEST(oracle_named_libraries)
 {
-    struct file_list files = {0};
+    struct test_file_list files = {0};
     for (size_t i = 0; i < 3; i++) {
         ck_assert_msg(named_libs[i] != NULL, "system library %zu missing", i);
-        list_add(&files, strdup(named_libs[i]));
+        test_files_add(&files, strdup(named_libs[i]));
     }
     run_oracle(&files, 3);
-    list_free(&files);
+    test_files_free(&files);
 }
 END_TEST
 
 START_TEST(oracle_selected_files)
 {
-    struct file_list files = {0};
-    select_files(&files, named_libs, 3);
+    struct test_file_list files = {0};
+    test_files_select(&files, SELECTED_FILES, named_libs, 3);
     run_oracle(&files, 30);
-    list_free(&files);
+    test_files_free(&files);
 }
 END_TEST
 
@@ -627,19 +490,19 @@ START_TEST(oracle_known_deviations)
     char *path = test_system_lib("libgcrypt.so.20");
     if (!path)
         return;
-    struct file_list files = {0};
-    list_add(&files, path);
+    struct test_file_list files = {0};
+    test_files_add(&files, path);
     run_oracle(&files, 1);
-    list_free(&files);
+    test_files_free(&files);
 }
 END_TEST
 
 START_TEST(oracle_corpus_cases)
 {
-    struct file_list files = {0};
-    add_built(&files, "corpus/cases", ".so");
+    struct test_file_list files = {0};
+    test_files_add_built(&files, "corpus/cases", ".so");
     run_oracle(&files, 12);
-    list_free(&files);
+    test_files_free(&files);
 }
 END_TEST
 
@@ -649,26 +512,12 @@ END_TEST
  * for RA_SIGN_STATE, as we do not (semantics/print.c). */
 START_TEST(oracle_aarch64)
 {
-    struct file_list files = {0};
-    DIR *dir = opendir("/usr/aarch64-linux-gnu/lib");
-    ck_assert_msg(dir != NULL, "no /usr/aarch64-linux-gnu/lib: "
+    struct test_file_list files = {0};
+    ck_assert_msg(test_files_aarch64(&files),
+                  "no /usr/aarch64-linux-gnu/lib: "
                   "scripts/install-deps installs gcc-aarch64-linux-gnu");
-    for (struct dirent *e; (e = readdir(dir));) {
-        size_t n = strlen(e->d_name);
-        bool object = n > 2 && !strcmp(e->d_name + n - 2, ".o");
-        if (!strstr(e->d_name, ".so") && !object)
-            continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "/usr/aarch64-linux-gnu/lib/%s",
-                 e->d_name);
-        if (is_aarch64_candidate(path))
-            list_add(&files, strdup(path));
-    }
-    closedir(dir);
-    add_built(&files, "corpus/cases-aarch64", ".so");
-    add_built(&files, "corpus/objects-aarch64", ".o");
     run_oracle(&files, 20);
-    list_free(&files);
+    test_files_free(&files);
 }
 END_TEST
 
@@ -680,13 +529,13 @@ START_TEST(oracle_relocatable_objects)
         "/usr/lib/x86_64-linux-gnu/crt1.o", "/usr/lib/x86_64-linux-gnu/Scrt1.o",
         "/usr/lib/x86_64-linux-gnu/gcrt1.o", "/usr/lib/x86_64-linux-gnu/rcrt1.o",
     };
-    struct file_list files = {0};
+    struct test_file_list files = {0};
     for (size_t i = 0; i < sizeof start_files / sizeof start_files[0]; i++)
         if (access(start_files[i], R_OK) == 0)
-            list_add(&files, strdup(start_files[i]));
-    add_built(&files, "corpus/objects", ".o");
+            test_files_add(&files, strdup(start_files[i]));
+    test_files_add_built(&files, "corpus/objects", ".o");
     run_oracle(&files, 12);
-    list_free(&files);
+    test_files_free(&files);
 }
 END_TEST
 

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* oracle_gdb.h — gdb's DWARF unwinder as an engine.
+ *
+ * Each request becomes a synthetic ELF core (engines/gdb_core.c): one
+ * thread whose NT_PRSTATUS holds the callee's registers, and PT_LOAD
+ * segments with the memory the request's frame reads (the words the
+ * direct interpreter reads for it, and a window around every register's
+ * value), taken from the request's memory model. One gdb process
+ * (`gdb -nx -batch`) runs per engine instance, that is per file: a
+ * Python loop in it loads each core with `core-file` and prints what
+ * `gdb.newest_frame().older()` gives for registers 0-16 and the CFA
+ * ("frame at" of `info frame`), so gdb's start-up is paid once per file.
+ * A gdb that does not answer within 5 s (its own watchdog, shorter than
+ * cfisem diff's) is killed and that request is not comparable; so is one
+ * a gdb that exits leaves unanswered; the next request starts a new gdb.
+ *
+ * A caller frame: the core's innermost frame is at a PC no file maps,
+ * claimed by a Python unwinder of the driver that gives the frame above
+ * it the request's registers and PC, so that gdb unwinds that frame as a
+ * caller (level 1). Which of gdb's unwinders answered the frame asked
+ * about is checked in gdb's own log (`set debug frame on`): at a `ret`
+ * of an innermost frame gdb's epilogue analyser answers, not comparable.
+ *
+ * What gdb cannot be asked is not comparable: a PC no FDE
+ * covers (gdb would use its prologue analyser, not its DWARF unwinder),
+ * a callee register without a value (a core gives every register one),
+ * registers above 16, a frame gdb stops at for its own reasons (its
+ * stack sanity checks), a read outside the core's memory. Files of
+ * another architecture: the host's gdb has no AArch64 (`set
+ * architecture aarch64` is an undefined item; gdb-multiarch would have
+ * it). */
+#ifndef CFISEM_ENGINES_ORACLE_GDB_H
+#define CFISEM_ENGINES_ORACLE_GDB_H
+
+#include "cfi/cfi.h"
+#include "engines/engine.h"
+
+enum cfi_status engine_gdb_open(const struct cfi_file *file, void **self,
+                                struct cfi_diag *diag);
+enum cfi_status engine_gdb_answer(void *self, const struct cfi_request *request,
+                                  struct engine_answer *answer);
+void engine_gdb_close(void *self);
+
+#endif
