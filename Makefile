@@ -604,7 +604,9 @@ paper: paper-data
 # robust/ is no module: its mutator reads the formats itself and links
 # nothing of cfisem. robust-walk (robust/walk/) links the run-time library:
 # the campaign runs it on shared objects carrying a mutant's frame
-# sections. `make robust` runs the campaign against the ASan+UBSan cfisem
+# sections (with the seed's eh_elf from $(EH_ELF_DIR)/cases, when `make
+# eh-elfs` built it: local walks through it and the frame cache too).
+# `make robust` runs the campaign against the ASan+UBSan cfisem
 # and robust-walk (ROBUST_RUNS runs from ROBUST_SEED, ROBUST_JOBS at a
 # time, each killed after ROBUST_TIMEOUT s); a crash, hang, silent error,
 # bad exit code, own-engine disagreement, wrong range or child crash fails
@@ -642,6 +644,7 @@ robust: cases $(ROBUST_TOOL)
 	  $(BUILD)/asan/robust/robust-walk
 	nice $(ROBUST_TOOL) --cfisem $(abspath $(BUILD)/asan/cfisem) \
 	  --walker $(abspath $(BUILD)/asan/robust/robust-walk) \
+	  --eh-elf-dir $(abspath $(EH_ELF_DIR))/cases \
 	  --runs $(ROBUST_RUNS) --seed $(ROBUST_SEED) --jobs $(ROBUST_JOBS) \
 	  --timeout $(ROBUST_TIMEOUT) --out $(BUILD)/robust --stats $(ROBUST_SEEDS)
 

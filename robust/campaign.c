@@ -23,6 +23,7 @@ enum { MAX_SEEDS = 256, PATH_MAX_LEN = 1024, KEEP_PER_CLASS = 1000,
 struct options {
     const char *cfisem;
     const char *walker;     /* robust-walk: the run-time library's walks */
+    const char *eh_elf_dir; /* the seeds' eh_elfs, NAME.full.eh_elf.so */
     const char *out;        /* work folder: mutants, failures */
     uint64_t runs, seed;
     unsigned jobs;
@@ -393,8 +394,27 @@ static void add_il(struct campaign *c, struct mutant *m, const char *path,
     enqueue(c, j);
 }
 
+/* The eh_elf of the seed at path in --eh-elf-dir (NAME.full.eh_elf.so
+ * for NAME.so), when there is one. */
+static bool seed_eh_elf(const struct campaign *c, const char *path,
+                        char *out, size_t size)
+{
+    if (!c->opt.eh_elf_dir)
+        return false;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t len = strlen(base);
+    if (len > 3 && !strcmp(base + len - 3, ".so"))
+        len -= 3;
+    int n = snprintf(out, size, "%s/%.*s.full.eh_elf.so", c->opt.eh_elf_dir,
+                     (int)len, base);
+    return n > 0 && (size_t)n < size && access(out, R_OK) == 0;
+}
+
 /* robust-walk on the seed carrying the mutant's frame sections: the
- * run-time library's interpreter on them, in a child like the rest. */
+ * run-time library's interpreter on them, in a child like the rest;
+ * with the seed's eh_elf, local walks too (the eh_elf and the frame
+ * cache, which learns its rows from the mutated sections). */
 static void add_walk(struct campaign *c, struct mutant *m)
 {
     struct job *j = job_new_tool(c->opt.walker, NULL, m);
@@ -404,6 +424,9 @@ static void add_walk(struct campaign *c, struct mutant *m)
     j->cmd.allowed = 0x5;   /* 0, 2 (the copy does not load) */
     job_arg(j, m->walk);
     job_argf(j, "%" PRIu64, m->index);
+    char eh_elf[PATH_MAX_LEN];
+    if (seed_eh_elf(c, m->seed_path, eh_elf, sizeof eh_elf))
+        job_arg(j, eh_elf);
     enqueue(c, j);
 }
 
@@ -1105,6 +1128,7 @@ static int mutate_only(const struct options *o)
 
 static const char usage[] =
     "usage: robust [--cfisem PATH] [--walker PATH] [--runs N] [--seed S]\n"
+    "              [--eh-elf-dir DIR]\n"
     "              [--jobs J] [--timeout SECONDS] [--out DIR]\n"
     "              [--compile-share N]\n"
     "              [--no-odd] [--no-usage] [--stats] [--quiet] SEEDFILE...\n"
@@ -1141,6 +1165,7 @@ static bool parse_option(struct options *o, int argc, char **argv, int *i)
     (*i)++;
     if (!strcmp(a, "--cfisem")) o->cfisem = v;
     else if (!strcmp(a, "--walker")) o->walker = v;
+    else if (!strcmp(a, "--eh-elf-dir")) o->eh_elf_dir = v;
     else if (!strcmp(a, "--out")) o->out = v;
     else if (!strcmp(a, "--mutate")) o->mutate = v;
     else if (!strcmp(a, "-o")) o->mutate_out = v;

@@ -38,8 +38,11 @@
  *     .eh_frame_hdr and read inside the readable segment holding that
  *     header only; cfisem_stats counts those frames. The rows the
  *     interpreter decodes are kept in a process-wide cache of 256 rows
- *     keyed by lookup PC (lock-free, no allocation), so that a PC met
- *     again is not decoded again; errors are never kept;
+ *     keyed by lookup PC and object (lock-free, no allocation), so that
+ *     a PC met again is not decoded again; errors are never kept. A row
+ *     is found only for the object the walk found still loaded, never
+ *     after dlclose; an object loaded after cfisem_prepare has its rows
+ *     decoded at every step until cfisem_prepare runs again;
  *   - the frame cache: after an eh_elf unwound a frame, the row of its
  *     PC is decoded from the object's .eh_frame and, when it is simple
  *     (the CFA a register plus an offset, registers saved at fixed

@@ -305,15 +305,17 @@ static int result_of(enum cfi_status status)
     return CFISEM_E_BAD_FRAME;
 }
 
-/* The interpreter on the FDE of the lookup PC: the row from the cache,
- * else decoded (and kept), then applied; without the cache, the whole
- * of interp_unwind_fde. */
+/* The interpreter on the FDE of the lookup PC: the row from the cache
+ * (one kept for the walk's object: its table entry), else decoded (and
+ * kept), then applied; without the cache, the whole of
+ * interp_unwind_fde. */
 static enum cfi_status interpret(struct rt_walk *walk, uint64_t lookup_pc,
                                  const struct cfi_request *request,
                                  struct cfi_frame *frame)
 {
     struct interp_decoded_row row;
-    if (walk->row_cache && rt_row_lookup(lookup_pc, &row))
+    uint16_t entry = walk->entries[walk->current & 1];
+    if (walk->row_cache && rt_row_lookup(entry, lookup_pc, &row))
         return interp_apply_row(&row, request, frame);
     struct cfi_cie cie;
     struct cfi_fde fde;
@@ -327,7 +329,7 @@ static enum cfi_status interpret(struct rt_walk *walk, uint64_t lookup_pc,
         return interp_unwind_fde(&fde, request, frame);
     if (status != CFI_OK)
         return status;
-    rt_row_keep(lookup_pc, &row);
+    rt_row_keep(entry, lookup_pc, &row);
     return interp_apply_row(&row, request, frame);
 }
 

@@ -161,11 +161,15 @@ bool rt_find_fde(const struct rt_object *object, uint64_t pc,
                  struct cfi_cie *cie, struct cfi_fde *fde);
 
 /* The interpreter's row cache (rows.c): the row decoded at lookup PC pc
- * before, if it is still there; keeping one. Async-signal-safe,
- * lock-free. */
+ * of the object of table entry `entry` (rt_find_object's, found valid
+ * by the walk) before, if it is still there; keeping one. Entry 0 (an
+ * object found by _dl_find_object alone): nothing is kept or found.
+ * Async-signal-safe, lock-free. */
 struct interp_decoded_row;
-bool rt_row_lookup(uint64_t pc, struct interp_decoded_row *row);
-void rt_row_keep(uint64_t pc, const struct interp_decoded_row *row);
+bool rt_row_lookup(uint16_t entry, uint64_t pc,
+                   struct interp_decoded_row *row);
+void rt_row_keep(uint16_t entry, uint64_t pc,
+                 const struct interp_decoded_row *row);
 
 /* One step by the interpreter: the caller of `callee` into
  * frame->caller and frame->signal_frame. */

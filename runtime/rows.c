@@ -15,12 +15,24 @@
  * sequence was even and did not change meanwhile. The slot's words are
  * relaxed atomics, so that a reader racing a writer reads a torn copy
  * it then throws away, never undefined behaviour. A set of four slots
- * is chosen by a hash of the PC; a newer row takes an empty slot of it,
- * else replaces one of the four rows, in turn.
+ * is chosen by a hash of the PC; a newer row takes the slot of its PC
+ * (a row of an object gone), else an empty one, else replaces one of
+ * the four rows, in turn.
  *
- * A lookup PC names the same row for as long as its object is loaded
- * (a run-time address, like the object table: an object unloaded with
- * dlclose is not supported). */
+ * Objects come and go: a lookup PC names a row only in one object. A
+ * row is kept with the object table's entry of its object (objects.c,
+ * as the frame cache's rows: frames.c), and found only by a step whose
+ * object is that entry's: the walk's current object, which
+ * rt_find_object found valid (or which stays) when the walk entered
+ * it. An entry whose object was unloaded is retired for good and never
+ * found again, and an object loaded at its place has another entry (or
+ * none), so a row of an unloaded object is never applied, even at the
+ * same PC in an object of the same layout. (It would be worse than a
+ * wrong frame: a row points into its object's .eh_frame, for its
+ * expressions.) An object with no entry (loaded after cfisem_prepare,
+ * found by _dl_find_object) has nothing that tells it from one loaded
+ * at its place later: its rows are not kept, and are decoded at every
+ * step until cfisem_prepare gives it an entry. */
 #include "internal.h"
 
 #include <stdatomic.h>
@@ -51,6 +63,7 @@ static size_t words_of(unsigned rules)
 
 struct slot {
     _Atomic uint32_t sequence; /* odd: being written */
+    _Atomic uint16_t entry;    /* the object's (rt_find_object) */
     _Atomic uint64_t pc;       /* the lookup PC; 0: empty */
     _Atomic uint64_t words[ROW_WORDS];
 };
@@ -74,13 +87,15 @@ static struct set *set_of(uint64_t pc)
 
 _Static_assert(ROW_SLOTS / WAYS == 64, "set_of takes the hash's top 6 bits");
 
-/* The row of the slot, when it holds pc's and no writer is at it. */
-static bool read_slot(struct slot *s, uint64_t pc,
+/* The row of the slot, when it holds pc's of the entry's object and no
+ * writer is at it. */
+static bool read_slot(struct slot *s, uint16_t entry, uint64_t pc,
                       struct interp_decoded_row *row)
 {
     uint32_t before = atomic_load_explicit(&s->sequence, memory_order_acquire);
     if ((before & 1) ||
-        atomic_load_explicit(&s->pc, memory_order_relaxed) != pc)
+        atomic_load_explicit(&s->pc, memory_order_relaxed) != pc ||
+        atomic_load_explicit(&s->entry, memory_order_relaxed) != entry)
         return false;
     /* A torn copy is thrown away below; nrules is read from the copy,
      * and bounded, so even a torn one stays inside the row. */
@@ -97,23 +112,39 @@ static bool read_slot(struct slot *s, uint64_t pc,
     return atomic_load_explicit(&s->sequence, memory_order_relaxed) == before;
 }
 
-bool rt_row_lookup(uint64_t pc, struct interp_decoded_row *row)
+bool rt_row_lookup(uint16_t entry, uint64_t pc,
+                   struct interp_decoded_row *row)
 {
     struct set *set = set_of(pc);
-    for (unsigned way = 0; way < WAYS && pc != 0; way++)
-        if (read_slot(&set->way[way], pc, row))
+    for (unsigned way = 0; way < WAYS && pc != 0 && entry != 0; way++)
+        if (read_slot(&set->way[way], entry, pc, row))
             return true;
     return false;
 }
 
-void rt_row_keep(uint64_t pc, const struct interp_decoded_row *row)
+/* The way of the set a row of pc goes to: pc's own (a row of an object
+ * gone, or one kept meanwhile), else an empty one, else WAYS. */
+static unsigned way_for(struct set *set, uint64_t pc)
 {
+    unsigned empty = WAYS;
+    for (unsigned way = 0; way < WAYS; way++) {
+        uint64_t at = atomic_load_explicit(&set->way[way].pc,
+                                           memory_order_relaxed);
+        if (at == pc)
+            return way;
+        if (at == 0 && empty == WAYS)
+            empty = way;
+    }
+    return empty;
+}
+
+void rt_row_keep(uint16_t entry, uint64_t pc,
+                 const struct interp_decoded_row *row)
+{
+    if (entry == 0 || pc == 0)
+        return; /* no entry: nothing tells its object from a later one */
     struct set *set = set_of(pc);
-    unsigned way = 0;
-    while (way < WAYS &&
-           atomic_load_explicit(&set->way[way].pc, memory_order_relaxed) !=
-               0)
-        way++;
+    unsigned way = way_for(set, pc);
     if (way == WAYS) { /* all full: the victim, and the next one next */
         way = atomic_load_explicit(&set->victim, memory_order_relaxed) %
               WAYS;
@@ -134,6 +165,7 @@ void rt_row_keep(uint64_t pc, const struct interp_decoded_row *row)
     uint64_t words[ROW_WORDS];
     memcpy(words, row, sizeof *row);
     atomic_store_explicit(&s->pc, pc, memory_order_relaxed);
+    atomic_store_explicit(&s->entry, entry, memory_order_relaxed);
     for (size_t i = 0; i < words_of(row->nrules); i++)
         atomic_store_explicit(&s->words[i], words[i], memory_order_relaxed);
     atomic_store_explicit(&s->sequence, sequence + 2, memory_order_release);

@@ -1620,6 +1620,170 @@ START_TEST(test_unloaded_object_eh_elf_not_used)
 }
 END_TEST
 
+/* hop(fn, arg) calls fn(arg) with rbx 0x5eed, rbx pushed: the same code
+ * in both objects; the CFI of SAVED says so (the caller's rbx at CFA -
+ * 16), the other's says rbx keeps its value (the caller's rbx 0x5eed).
+ * Both rules take two bytes: the objects' layouts are the same. */
+static const char hop_source[] =
+    "    .text\n"
+    "    .globl hop\n"
+    "    .type hop, @function\n"
+    "hop:\n"
+    "    .cfi_startproc\n"
+    "    push %rbx\n"
+    "    .cfi_def_cfa_offset 16\n"
+    "#ifdef SAVED\n"
+    "    .cfi_offset %rbx, -16\n"
+    "#else\n"
+    "    .cfi_same_value %rbx\n"
+    "#endif\n"
+    "    mov $0x5eed, %ebx\n"
+    "    mov %rdi, %rax\n"
+    "    mov %rsi, %rdi\n"
+    "    call *%rax\n"
+    "    pop %rbx\n"
+    "    .cfi_def_cfa_offset 8\n"
+    "    ret\n"
+    "    .cfi_endproc\n"
+    "    .size hop, .-hop\n"
+    "    .section .note.GNU-stack,\"\",@progbits\n";
+
+typedef long hop_fn(long (*fn)(void *), void *arg);
+
+enum { HOP_RBX = 3 }; /* rbx's DWARF number */
+
+/* The frame of hop's caller, as a cursor of `engine` sees it from the
+ * callback hop calls: two steps up. */
+struct hop_walk {
+    uint64_t value[CFISEM_NREGS];
+    uint32_t known;
+    int steps;
+    struct cfisem_cursor_stats stats;
+};
+
+static void walk_to_hop_caller(const struct cfisem_context *context,
+                               enum cfisem_engine engine,
+                               struct hop_walk *out)
+{
+    struct cfisem_cursor cursor;
+    ck_assert_int_eq(cfisem_init_local(&cursor, context), CFISEM_OK);
+    ck_assert_int_eq(cfisem_set_engine(&cursor, engine), CFISEM_OK);
+    out->steps = 0;
+    while (out->steps < 2 && cfisem_step(&cursor) == 1)
+        out->steps++;
+    out->known = 0;
+    for (unsigned r = 0; r < CFISEM_NREGS; r++)
+        if (cfisem_get_reg(&cursor, r, &out->value[r]) == CFISEM_OK)
+            out->known |= 1u << r;
+    cfisem_cursor_stats(&cursor, &out->stats);
+}
+
+/* The walks of one call of hop: with the row cache (twice: cold, then
+ * warm) and without it. */
+struct hop_walks {
+    struct hop_walk cached[2];
+    struct hop_walk uncached;
+};
+
+static long __attribute__((noinline)) at_hop(void *arg)
+{
+    struct hop_walks *walks = arg;
+    struct cfisem_context context;
+    cfisem_getcontext(&context);
+    walk_to_hop_caller(&context, CFISEM_ENGINE_INTERP, &walks->cached[0]);
+    walk_to_hop_caller(&context, CFISEM_ENGINE_INTERP, &walks->cached[1]);
+    walk_to_hop_caller(&context, CFISEM_ENGINE_INTERP_NO_CACHE,
+                       &walks->uncached);
+    return 0;
+}
+
+/* hop of the object loaded from path (its base in *base) walked through
+ * by the interpreter: with its row cache, cold and warm, the caller's
+ * registers are those of the interpreter without it, register by
+ * register, and rbx is what the object's CFI says (0x5eed: the same
+ * value, else the one saved). */
+static void walk_through_hop(void *handle, bool saved, void **base)
+{
+    void *h = symbol(handle, "hop");
+    Dl_info info;
+    ck_assert(dladdr(h, &info));
+    *base = info.dli_fbase;
+    hop_fn *hop;
+    memcpy(&hop, &h, sizeof h);
+    struct hop_walks walks;
+    memset(&walks, 0, sizeof walks);
+    hop(at_hop, &walks);
+    const struct hop_walk *u = &walks.uncached;
+    ck_assert_int_eq(u->steps, 2);
+    ck_assert_uint_eq(u->stats.frames_interp, 2);
+    ck_assert(u->known >> HOP_RBX & 1u);
+    if (saved)
+        ck_assert_uint_ne(u->value[HOP_RBX], 0x5eed);
+    else
+        ck_assert_uint_eq(u->value[HOP_RBX], 0x5eed);
+    for (int k = 0; k < 2; k++) {
+        const struct hop_walk *c = &walks.cached[k];
+        ck_assert_int_eq(c->steps, 2);
+        ck_assert_uint_eq(c->stats.frames_interp, 2);
+        ck_assert_uint_eq(c->known, u->known);
+        for (unsigned r = 0; r < CFISEM_NREGS; r++)
+            if (u->known >> r & 1u)
+                ck_assert_msg(c->value[r] == u->value[r],
+                              "%s walk %d: register %u is %#llx, the "
+                              "object's CFI says %#llx", saved ? "a.so" :
+                              "b.so", k, r,
+                              (unsigned long long)c->value[r],
+                              (unsigned long long)u->value[r]);
+    }
+}
+
+/* The interpreter's row cache after dlclose: another object at the
+ * same place, with the same code at the same PCs but other CFI, must
+ * not be unwound with the rows kept for the unloaded one. b.so is
+ * walked found by _dl_find_object (loaded after cfisem_prepare), then
+ * with an entry of its own (prepared again). */
+START_TEST(test_unloaded_object_rows_not_used)
+{
+    char *dir = test_temp_dir();
+    char source[4200], a[4200], b[4200];
+    snprintf(source, sizeof source, "%s/hop.S", dir);
+    snprintf(a, sizeof a, "%s/a.so", dir);
+    snprintf(b, sizeof b, "%s/b.so", dir);
+    ck_assert_int_eq(test_write_file(source, hop_source,
+                                     strlen(hop_source)), 0);
+    run_command("cc -shared -nostdlib -DSAVED -o '%s' '%s'", a, source);
+    run_command("cc -shared -nostdlib -o '%s' '%s'", b, source);
+    struct cfisem_options options = {.cache_dir = "/nonexistent",
+                                     .system_dir = ""};
+    void *base_a, *base_b = NULL;
+    void *first = dlopen(a, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(first != NULL, "dlopen %s: %s", a, dlerror());
+    ck_assert_int_eq(cfisem_prepare(&options), CFISEM_OK);
+    walk_through_hop(first, true, &base_a);
+    ck_assert_int_eq(dlclose(first), 0);
+    /* The loader maps an object of the same size where the last one
+     * was, the first hole large enough; tried a few times. */
+    void *second = NULL;
+    for (int k = 0; k < 8 && base_b != base_a; k++) {
+        if (second)
+            ck_assert_int_eq(dlclose(second), 0);
+        second = dlopen(b, RTLD_NOW | RTLD_LOCAL);
+        ck_assert_msg(second != NULL, "dlopen %s: %s", b, dlerror());
+        Dl_info info;
+        ck_assert(dladdr(symbol(second, "hop"), &info));
+        base_b = info.dli_fbase;
+    }
+    ck_assert_msg(base_a == base_b, "b.so at %p, not where a.so was (%p)",
+                  base_b, base_a);
+    walk_through_hop(second, false, &base_b);
+    ck_assert_int_eq(cfisem_prepare(&options), CFISEM_OK);
+    walk_through_hop(second, false, &base_b);
+    ck_assert_int_eq(dlclose(second), 0);
+    run_command("rm -rf '%s'%s", dir, "");
+    free(dir);
+}
+END_TEST
+
 /* The objects loaded with the program stay and are not checked again
  * at every walk (runtime/startup.c): the program, libc and the dynamic
  * loader are among them; an object loaded with dlopen is not, nor a
@@ -1846,6 +2010,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(trust, test_eh_elf_of_object_without_build_id);
     tcase_add_test(trust, test_eh_elf_symbols_of_a_dependency_ignored);
     tcase_add_test(trust, test_unloaded_object_eh_elf_not_used);
+    tcase_add_test(trust, test_unloaded_object_rows_not_used);
     tcase_add_test(trust, test_objects_loaded_with_the_program_stay);
     tcase_add_test(trust, test_system_eh_elf_dir);
     tcase_add_test(trust, test_system_folder_used);
