@@ -83,6 +83,13 @@ const char *trace_end_text(const struct trace_report *r, char *buf,
     case TRACE_END_NO_SYMBOL:
         snprintf(buf, size, "stopped: no such function to start from");
         break;
+    case TRACE_END_TARGET_SILENT:
+        snprintf(buf, size, "stopped: qemu's gdbstub stopped answering "
+                 "(killed)");
+        break;
+    case TRACE_END_UNSUPPORTED:
+        snprintf(buf, size, "not traced: --from and --at are x86-64 only");
+        break;
     case TRACE_END_TRACE_FAILED:
     default:
         snprintf(buf, size, "lost: ptrace failed");
