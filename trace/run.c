@@ -505,7 +505,7 @@ enum cfi_status trace_run(char *const argv[], const struct trace_options *o,
     clock_gettime(CLOCK_MONOTONIC, &t->started);
     char a64_path[4096];
     if (trace_program_is_a64(argv[0], a64_path, sizeof a64_path)) {
-        t->checker.arch = &cfi_arch_aarch64;
+        t->checker.arch = report->arch = &cfi_arch_aarch64;
         trace_a64_run(t, argv, a64_path);
         report->seconds = trace_elapsed(t);
         enum cfi_status a64_status =

@@ -149,6 +149,7 @@ struct trace_engine_count {
 };
 
 struct trace_report {
+    const struct cfi_arch *arch;  /* the traced machine's; NULL: x86-64 */
     enum trace_end end;
     int end_value;
     uint64_t instructions;        /* steps completed */
