@@ -7,6 +7,9 @@
  * a crash, an early exit and a program that never ends are followed and
  * reported. */
 #include <check.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 
 #include "support.h"
 #include "trace/internal.h"
+#include "trace/rsp.h"
 #include "trace/trace.h"
 
 /* The programs' folder, built once by the unchecked fixture. */
@@ -53,6 +57,8 @@ static void build(const char *cc, const char *flags, const char *name,
         fprintf(stderr, "check_trace: cannot build: %s\n", command);
     free(src);
 }
+
+#define A64_CC "aarch64-linux-gnu-gcc"
 
 #define FREESTANDING "-static -nostdlib -ffreestanding -fno-builtin " \
                      "-fno-stack-protector -fasynchronous-unwind-tables"
@@ -93,6 +99,9 @@ static void build_all(void)
     build("cc", "-static -nostdlib -DSHIFT=0x100", "probe-prelinked",
           "start.S probe.S");
     build("cc", "-static -nostdlib -DBROKEN", "probe-broken", "start.S probe.S");
+    build(A64_CC, "-static -nostdlib", "a64", "a64.S");
+    build(A64_CC, "-static -nostdlib -DBAD_OFFSET", "a64-bad", "a64.S");
+    build(A64_CC, "-static -nostdlib -DNO_RA_STATE", "a64-noras", "a64.S");
 }
 
 static void remove_all(void)
@@ -874,6 +883,161 @@ START_TEST(test_cli_crash_exit_status)
 }
 END_TEST
 
+/* ---- AArch64 under qemu-aarch64's gdbstub ----------------------------- */
+
+/* The groups of `kind` (and register `reg`, -2: any) in a report. */
+static size_t groups_of(const struct trace_report *r, enum trace_kind kind,
+                        int reg)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->ngroups; i++)
+        if (r->groups[i].kind == kind && (reg == -2 || r->groups[i].reg == reg))
+            n++;
+    return n;
+}
+
+/* Traced to the end: every stop after the first call checked, with the
+ * truth of x19-x29, the return address and RA_SIGN_STATE (mid signs its
+ * return address: the row says so from paciasp to autiasp) agreeing. */
+START_TEST(test_a64_correct)
+{
+    struct trace_options o;
+    struct trace_report r;
+    options_il_interp(&o);
+    o.quiet_program = true;
+    trace("a64", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0);
+    ck_assert_ptr_eq(r.arch, &cfi_arch_aarch64);
+    ck_assert_uint_eq(r.instructions, 32);
+    ck_assert_uint_eq(r.max_depth, 2);
+    ck_assert_uint_ge(r.stops_checked, 20);
+    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[ENGINE_interp].agree, r.stops_checked);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* A .cfi_offset 8 bytes off: x19 wrong in mid, from the row that says it
+ * on, for both engines. */
+START_TEST(test_a64_bad_offset)
+{
+    struct trace_options o;
+    struct trace_report r;
+    options_il_interp(&o);
+    o.quiet_program = true;
+    trace("a64-bad", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_uint_gt(trace_report_mismatches(&r), 0);
+    ck_assert_uint_eq(groups_of(&r, TRACE_KIND_reg, 19), 1);
+    ck_assert_uint_eq(r.ngroups, 1);
+    ck_assert(r.groups[0].engines[ENGINE_il]);
+    ck_assert(r.groups[0].engines[ENGINE_interp]);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* The CFI without .cfi_negate_ra_state: while x30 is signed (paciasp to
+ * autiasp; qemu's default CPU, max, implements pointer authentication)
+ * RA_SIGN_STATE is wrong, and so is the caller's PC: the engines, told
+ * the address is not signed, leave its signature on. */
+START_TEST(test_a64_ra_state)
+{
+    struct trace_options o;
+    struct trace_report r;
+    options_il_interp(&o);
+    o.quiet_program = true;
+    trace("a64-noras", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_uint_eq(groups_of(&r, TRACE_KIND_ra_state, -2), 1);
+    ck_assert_uint_eq(groups_of(&r, TRACE_KIND_ra_state,
+                                (int)cfi_arch_aarch64.ra_state), 1);
+    ck_assert_uint_eq(groups_of(&r, TRACE_KIND_ra, -2), 1);
+    ck_assert_uint_eq(r.ngroups, 2);
+    for (size_t i = 0; i < r.ngroups; i++) {
+        const struct trace_group *g = &r.groups[i];
+        if (g->kind == TRACE_KIND_ra_state) {
+            ck_assert_uint_eq(g->expected, 1);
+            ck_assert_uint_eq(g->got, 0);
+        } else {
+            ck_assert_uint_ne(g->got, g->expected);
+            ck_assert_uint_eq(cfi_strip_pac(g->got, CFI_VA_BITS_DEFAULT),
+                              g->expected);
+        }
+    }
+    trace_report_free(&r);
+}
+END_TEST
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A stub that accepts the connection (the kernel's backlog) and never
+ * answers: the client gives up after its timeout, with one line. */
+START_TEST(test_rsp_silent_stub)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in addr = {0};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof addr;
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&addr, sizeof addr), 0);
+    ck_assert_int_eq(listen(fd, 4), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&addr, &size), 0);
+    struct rsp c;
+    double began = seconds_now();
+    enum rsp_status s = rsp_connect(&c, ntohs(addr.sin_port), 1.0);
+    double took = seconds_now() - began;
+    ck_assert_int_eq(s, RSP_SILENT);
+    ck_assert_double_ge(took, 0.9);
+    ck_assert_double_lt(took, 3.0);
+    ck_assert_str_eq(c.error, "the gdbstub stopped answering");
+    ck_assert_ptr_null(strchr(c.error, '\n'));
+    rsp_close(&c);
+    close(fd);
+}
+END_TEST
+
+/* No stub at all on the port: the connection is retried until the
+ * timeout, then reported the same way. */
+START_TEST(test_rsp_no_stub)
+{
+    int port = rsp_free_port();
+    ck_assert_int_gt(port, 0);
+    struct rsp c;
+    double began = seconds_now();
+    ck_assert_int_eq(rsp_connect(&c, port, 0.5), RSP_SILENT);
+    ck_assert_double_lt(seconds_now() - began, 2.0);
+    rsp_close(&c);
+}
+END_TEST
+
+/* The A64 classes the shadow stack follows. */
+START_TEST(test_insn_classify_a64)
+{
+    ck_assert_int_eq(trace_insn_classify_a64(0x94000010u), TRACE_INSN_CALL);
+    ck_assert_int_eq(trace_insn_classify_a64(0xd63f0020u), TRACE_INSN_CALL);
+    ck_assert_int_eq(trace_insn_classify_a64(0xd65f03c0u), TRACE_INSN_RET);
+    ck_assert_int_eq(trace_insn_classify_a64(0xd65f0bffu), TRACE_INSN_RET);
+    ck_assert_int_eq(trace_insn_classify_a64(0x14000004u), TRACE_INSN_JMP);
+    ck_assert_int_eq(trace_insn_classify_a64(0xd61f0200u), TRACE_INSN_JMP);
+    ck_assert_int_eq(trace_insn_classify_a64(0xd4000001u),
+                     TRACE_INSN_SYSCALL);
+    ck_assert_int_eq(trace_insn_classify_a64(0xd503233fu),
+                     TRACE_INSN_SIGN_RA);
+    ck_assert_int_eq(trace_insn_classify_a64(0xd50323bfu),
+                     TRACE_INSN_AUTH_RA);
+    ck_assert_int_eq(trace_insn_classify_a64(0x91000400u), TRACE_INSN_OTHER);
+    ck_assert_int_eq(trace_insn_classify_a64(0xd503201fu), TRACE_INSN_OTHER);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("trace");
@@ -910,6 +1074,12 @@ int main(void)
     tcase_add_test(tc, test_cli_bad_program);
     tcase_add_test(tc, test_cli_usage);
     tcase_add_test(tc, test_cli_crash_exit_status);
+    tcase_add_test(tc, test_a64_correct);
+    tcase_add_test(tc, test_a64_bad_offset);
+    tcase_add_test(tc, test_a64_ra_state);
+    tcase_add_test(tc, test_rsp_silent_stub);
+    tcase_add_test(tc, test_rsp_no_stub);
+    tcase_add_test(tc, test_insn_classify_a64);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

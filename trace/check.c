@@ -83,7 +83,7 @@ static char *write_dump(struct trace_checker *c, const struct stop *stop,
         free(path);
         return NULL;
     }
-    *addr = stop->callee->value[TRACE_ARCH->sp];
+    *addr = stop->callee->value[c->arch->sp];
     size_t len = trace_mem_read(c->mem, *addr, bytes, TRACE_DUMP_BYTES);
     sprintf(path, "%s/trace-%" PRIu64 ".bin", c->options->dump_dir, c->dumps++);
     FILE *f = fopen(path, "wb");
@@ -111,10 +111,14 @@ static char *reproducer(struct trace_checker *c, const struct trace_group *g,
     fprintf(out, "%s unwind %s --pc 0x%" PRIx64 " --regs ",
             c->options->cfisem ? c->options->cfisem : "cfisem", file_path,
             g->pc);
-    for (unsigned reg = 0; reg < TRACE_ARCH->nreported; reg++) {
+    const struct cfi_arch *arch = c->arch;
+    for (unsigned reg = 0; reg < arch->nreported; reg++) {
         char name[16];
+        if (g->callee.status[reg] != CFI_REG_VALUE)
+            continue;
         fprintf(out, "%s%s=0x%" PRIx64, reg ? "," : "",
-                cfi_reg_label(reg, name, sizeof name), g->callee.value[reg]);
+                cfi_arch_reg_label(arch, reg, name, sizeof name),
+                g->callee.value[reg]);
     }
     fprintf(out, " --mem %s@0x%" PRIx64 " --engine %s", g->dump_path,
             g->dump_addr, engine_name(g->engine));
@@ -147,7 +151,7 @@ static void new_group(struct trace_checker *c, enum engine_id engine,
     g->kind = d->kind;
     g->reg = d->reg;
     g->pc_first = g->pc_last = g->pc = stop->pc;
-    g->runtime_pc = stop->callee->value[TRACE_ARCH->pc];
+    g->runtime_pc = stop->callee->value[c->arch->pc];
     g->engine = engine;
     g->expected = d->expected;
     g->got = d->got;
@@ -209,9 +213,30 @@ static const char *reg_status_text(uint8_t status)
     return status == CFI_REG_UNDEFINED ? "undefined" : "unknown";
 }
 
+/* RA_SIGN_STATE of the row against the truth (AArch64): signed or not
+ * (the row's value 1 or 2 both say signed); a difference into *d. */
+static bool compare_ra_state(const struct cfi_arch *arch,
+                             const struct cfi_regs *caller,
+                             const struct trace_frame *truth,
+                             struct difference *d)
+{
+    unsigned reg = arch->ra_state;
+    if (reg == CFI_NO_RA_STATE)
+        return false;
+    bool value = caller->status[reg] == CFI_REG_VALUE;
+    if (value && (caller->value[reg] != CFI_RA_NOT_SIGNED) == truth->ra_signed)
+        return false;
+    *d = (struct difference){TRACE_KIND_ra_state, (int)reg, truth->ra_signed,
+                             value ? caller->value[reg] : 0, value,
+                             value ? NULL
+                                   : reg_status_text(caller->status[reg])};
+    return true;
+}
+
 /* The differences of one answer from the truth, into d[] (at most
- * 2 + TRACE_NSAVED); their count. */
-static size_t compare(const struct cfi_frame *frame,
+ * 3 + TRACE_NSAVED); their count. */
+static size_t compare(const struct cfi_arch *arch,
+                      const struct cfi_frame *frame,
                       const struct trace_frame *truth, struct difference *d)
 {
     size_t n = 0;
@@ -224,7 +249,7 @@ static size_t compare(const struct cfi_frame *frame,
         d[n++] = (struct difference){TRACE_KIND_cfa, -1, truth->cfa,
                                      frame->cfa, true, NULL};
     const struct cfi_regs *caller = &frame->caller;
-    const unsigned pc = TRACE_ARCH->pc;
+    const unsigned pc = arch->pc;
     if (caller->status[pc] != CFI_REG_VALUE)
         d[n++] = (struct difference){
             caller->status[pc] == CFI_REG_UNDEFINED
@@ -234,8 +259,10 @@ static size_t compare(const struct cfi_frame *frame,
     else if (caller->value[pc] != truth->ra)
         d[n++] = (struct difference){TRACE_KIND_ra, (int)pc, truth->ra,
                                      caller->value[pc], true, NULL};
-    for (unsigned i = 0; i < TRACE_NSAVED; i++) {
-        unsigned reg = TRACE_ARCH->callee_saved_list[i];
+    if (compare_ra_state(arch, caller, truth, &d[n]))
+        n++;
+    for (unsigned i = 0; i < arch->ncallee_saved && i < TRACE_NSAVED; i++) {
+        unsigned reg = arch->callee_saved_list[i];
         if (caller->status[reg] == CFI_REG_VALUE &&
             caller->value[reg] == truth->saved[i])
             continue;
@@ -258,8 +285,9 @@ static void ask_engine(struct trace_checker *c, enum engine_id id,
     struct cfi_request request = {stop->pc, false, stop->callee,
                                   trace_mem_reader(c->mem), 0};
     elf->engines[id].unwind(elf->engines[id].self, &request, &answer);
-    struct difference d[2 + TRACE_NSAVED];
-    size_t n = answer.comparable ? compare(&answer.frame, stop->truth, d) : 0;
+    struct difference d[3 + TRACE_NSAVED];
+    size_t n = answer.comparable ? compare(c->arch, &answer.frame,
+                                           stop->truth, d) : 0;
     if (n == 0) {
         c->report->engines[id].agree++;
         return;
@@ -272,7 +300,7 @@ static void ask_engine(struct trace_checker *c, enum engine_id id,
 void trace_check_stop(struct trace_checker *c, const struct cfi_regs *callee,
                       const struct trace_frame *truth)
 {
-    uint64_t pc = callee->value[TRACE_ARCH->pc];
+    uint64_t pc = callee->value[c->arch->pc];
     const struct trace_mapping *m = trace_maps_find(c->maps, pc);
     if (!m) {
         c->report->no_elf++;

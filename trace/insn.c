@@ -109,3 +109,36 @@ bool trace_insn_call_ends_at(const uint8_t *before, size_t len)
     }
     return false;
 }
+
+/* ---- AArch64 ---------------------------------------------------------- */
+
+/* Arm ARM (DDI 0487), C6.2, the A64 base instructions, by their fixed
+ * bits: BL imm26; BLR, BLRAA, BLRAAZ, BLRAB, BLRABZ; RET, RETAA, RETAB;
+ * B imm26, BR, BRAA, BRAAZ, BRAB, BRABZ; SVC #imm16. The hints that sign
+ * and authenticate x30: PACIASP (hint #25), PACIBSP (#27), PACIAZ (#24),
+ * PACIBZ (#26); AUTIASP (#29), AUTIBSP (#31), AUTIAZ (#28), AUTIBZ
+ * (#30). */
+enum trace_insn trace_insn_classify_a64(uint32_t insn)
+{
+    if ((insn & 0xfc000000u) == 0x94000000u ||
+        (insn & 0xfffffc1fu) == 0xd63f0000u ||
+        (insn & 0xfefff800u) == 0xd63f0800u)
+        return TRACE_INSN_CALL;
+    if ((insn & 0xfffffc1fu) == 0xd65f0000u || insn == 0xd65f0bffu ||
+        insn == 0xd65f0fffu)
+        return TRACE_INSN_RET;
+    if ((insn & 0xfc000000u) == 0x14000000u ||
+        (insn & 0xfffffc1fu) == 0xd61f0000u ||
+        (insn & 0xfefff800u) == 0xd61f0800u)
+        return TRACE_INSN_JMP;
+    if ((insn & 0xffe0001fu) == 0xd4000001u)
+        return TRACE_INSN_SYSCALL;
+    switch (insn) {
+    case 0xd503233fu: case 0xd503237fu: case 0xd503231fu: case 0xd503235fu:
+        return TRACE_INSN_SIGN_RA;
+    case 0xd50323bfu: case 0xd50323ffu: case 0xd503239fu: case 0xd50323dfu:
+        return TRACE_INSN_AUTH_RA;
+    default:
+        return TRACE_INSN_OTHER;
+    }
+}

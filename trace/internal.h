@@ -32,6 +32,8 @@ enum trace_insn {
     TRACE_INSN_RET,
     TRACE_INSN_JMP,
     TRACE_INSN_SYSCALL,
+    TRACE_INSN_SIGN_RA,       /* AArch64: x30 signed (paciasp, ...) */
+    TRACE_INSN_AUTH_RA,       /* AArch64: x30 authenticated (autiasp) */
 };
 /* Classifies the instruction whose first `len` bytes are `code`. */
 enum trace_insn trace_insn_classify(const uint8_t *code, size_t len);
@@ -39,6 +41,9 @@ enum trace_insn trace_insn_classify(const uint8_t *code, size_t len);
  * or FF /2 with its prefixes, ModRM, SIB and displacement): whether a
  * word found on the stack can be the return address of a call. */
 bool trace_insn_call_ends_at(const uint8_t *before, size_t len);
+/* The same for one AArch64 instruction (A64, little-endian word); a
+ * retaa/retab is a return. */
+enum trace_insn trace_insn_classify_a64(uint32_t insn);
 
 /* ---- process.c: the traced process ---------------------------------- */
 
@@ -48,6 +53,11 @@ bool trace_insn_call_ends_at(const uint8_t *before, size_t len);
 #define TRACE_MEM_BLOCKS 4
 struct trace_mem {
     pid_t pid;
+    /* The target's reader when it is not a local process (the gdbstub's
+     * `m`, rsp.h): bytes read at addr, 0 on a fault; NULL: pid's memory
+     * through process_vm_readv. */
+    size_t (*read)(void *env, uint64_t addr, void *out, size_t len);
+    void *read_env;
     struct {
         uint64_t base;
         size_t len;           /* bytes readable from base */
@@ -105,6 +115,13 @@ enum cfi_status trace_maps_reread(struct trace_maps *maps,
 const struct trace_mapping *trace_maps_find(const struct trace_maps *maps,
                                             uint64_t pc);
 void trace_maps_forget(struct trace_maps *maps); /* after exec */
+/* Adds the ELF at `path` (a target with no /proc/PID/maps: qemu-user's
+ * program), its executable segments placed so that its entry point is at
+ * runtime address entry_pc; its index in *index. CFI_E_IO when it cannot
+ * be opened (the reason among report->open_errors). */
+enum cfi_status trace_maps_add_file(struct trace_maps *maps,
+                                    struct trace_mem *mem, const char *path,
+                                    uint64_t entry_pc, size_t *index);
 void trace_maps_free(struct trace_maps *maps);
 /* The IL of an ELF's file (built once), or NULL. */
 const struct sem_file_il *trace_elf_il(struct trace_elf *elf);
@@ -133,6 +150,9 @@ struct trace_frame {
     uint64_t cfa;
     uint64_t saved[TRACE_NSAVED]; /* callee_saved_list, as at the call */
     uint64_t function;        /* --at rows: runtime start of its FDE */
+    /* AArch64: the return address is signed (paciasp/pacibsp ran in the
+     * frame, autiasp/autibsp not yet); always false elsewhere. */
+    bool ra_signed;
 };
 
 #define TRACE_SHADOW_MAX 65536
@@ -155,6 +175,7 @@ const struct trace_frame *trace_shadow_top(const struct trace_shadow *shadow);
 /* ---- check.c: one stop compared with the truth ---------------------- */
 
 struct trace_checker {
+    const struct cfi_arch *arch;  /* the traced machine's */
     const struct trace_options *options;
     struct trace_report *report;
     struct trace_maps *maps;
@@ -215,6 +236,18 @@ void trace_on_exec(struct tracer *t);
  * the handler's frame; false when no handler runs. */
 bool trace_handler_entry(struct tracer *t, const struct user_regs_struct *pre,
                          const struct user_regs_struct *post, int sig);
+
+/* Checking pauses until the PC leaves the function holding pc. */
+void trace_start_resync(struct tracer *t, uint64_t pc);
+
+/* ---- qemu.c: an AArch64 program under qemu-user's gdbstub ------------ */
+
+/* Whether the program argv[0] (searched in PATH) is an AArch64 ELF;
+ * its path into path. */
+bool trace_program_is_a64(const char *name, char *path, size_t size);
+/* Runs it under qemu-aarch64 -g and traces it over the remote protocol
+ * (rsp.h), the tracer initialised. */
+void trace_a64_run(struct tracer *t, char *const argv[], const char *path);
 
 /* ---- rows.c: breakpoints at row boundaries --------------------------- */
 

@@ -282,3 +282,25 @@ const struct sem_file_il *trace_elf_il(struct trace_elf *elf)
         elf->il = NULL;
     return elf->il;
 }
+
+enum cfi_status trace_maps_add_file(struct trace_maps *maps,
+                                    struct trace_mem *mem, const char *path,
+                                    uint64_t entry_pc, size_t *index)
+{
+    if (!elf_index(maps, mem, path, 0, 0, index))
+        return CFI_E_NOMEM;
+    const struct trace_elf *elf = &maps->elves[*index];
+    if (!elf->file)
+        return CFI_E_IO;
+    uint64_t bias = entry_pc - elf->file->entry;
+    size_t capacity = maps->nmappings;
+    for (size_t i = 0; i < elf->file->nsegments; i++) {
+        const struct cfi_segment *s = &elf->file->segments[i];
+        struct trace_mapping m = {s->vaddr + bias, s->vaddr + s->memsz + bias,
+                                  bias, *index};
+        if (s->executable && !add_mapping(maps, &m, &capacity))
+            return CFI_E_NOMEM;
+    }
+    maps->generation++;
+    return CFI_OK;
+}

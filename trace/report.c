@@ -83,6 +83,13 @@ const char *trace_end_text(const struct trace_report *r, char *buf,
     case TRACE_END_NO_SYMBOL:
         snprintf(buf, size, "stopped: no such function to start from");
         break;
+    case TRACE_END_TARGET_SILENT:
+        snprintf(buf, size, "stopped: qemu's gdbstub stopped answering "
+                 "(killed)");
+        break;
+    case TRACE_END_UNSUPPORTED:
+        snprintf(buf, size, "not traced: --from and --at are x86-64 only");
+        break;
     case TRACE_END_TRACE_FAILED:
     default:
         snprintf(buf, size, "lost: ptrace failed");
@@ -91,9 +98,12 @@ const char *trace_end_text(const struct trace_report *r, char *buf,
     return buf;
 }
 
-static const char *reg_name(int reg, char *buf, size_t size)
+static const char *reg_name(const struct trace_report *r, int reg, char *buf,
+                            size_t size)
 {
-    return reg < 0 ? "cfa" : cfi_reg_label((unsigned)reg, buf, size);
+    const struct cfi_arch *arch = r->arch ? r->arch : &cfi_arch_x86_64;
+    return reg < 0 ? "cfa"
+                   : cfi_arch_reg_label(arch, (unsigned)reg, buf, size);
 }
 
 /* "0x..." or the status the engine gave instead. */
@@ -158,12 +168,13 @@ static void disassembly(FILE *out, const struct trace_group *g)
     free(lines);
 }
 
-static void group_text(FILE *out, const struct trace_group *g, bool disasm)
+static void group_text(FILE *out, const struct trace_report *r,
+                       const struct trace_group *g, bool disasm)
 {
     char name[16], buf[32];
     fprintf(out, "  %s: %s", g->elf, trace_kind_text(g->kind));
     if (g->kind == TRACE_KIND_reg)
-        fprintf(out, " (%s)", reg_name(g->reg, name, sizeof name));
+        fprintf(out, " (%s)", reg_name(r, g->reg, name, sizeof name));
     if (g->fde_end)
         fprintf(out, ", FDE [0x%" PRIx64 ",0x%" PRIx64 ")", g->fde_begin,
                 g->fde_end);
@@ -225,10 +236,11 @@ void trace_report_text(FILE *out, const struct trace_report *r, bool disasm)
     if (r->ngroups)
         fprintf(out, "groups:\n");
     for (size_t i = 0; i < r->ngroups; i++)
-        group_text(out, &r->groups[i], disasm);
+        group_text(out, r, &r->groups[i], disasm);
 }
 
-static void group_json(FILE *out, const struct trace_group *g)
+static void group_json(FILE *out, const struct trace_report *r,
+                       const struct trace_group *g)
 {
     char name[16], buf[32];
     fprintf(out, "{\"elf\": ");
@@ -237,7 +249,7 @@ static void group_json(FILE *out, const struct trace_group *g)
             "\"fde\": [\"0x%" PRIx64 "\", \"0x%" PRIx64 "\"], "
             "\"pc_first\": \"0x%" PRIx64 "\", \"pc_last\": \"0x%" PRIx64 "\", "
             "\"count\": %" PRIu64 ", \"context_restore\": %s, \"engines\": [",
-            trace_kind_name(g->kind), reg_name(g->reg, name, sizeof name),
+            trace_kind_name(g->kind), reg_name(r, g->reg, name, sizeof name),
             g->fde_begin, g->fde_end, g->pc_first, g->pc_last, g->count,
             g->context_restore ? "true" : "false");
     const char *sep = "";
@@ -306,7 +318,7 @@ void trace_report_json(FILE *out, const struct trace_report *r)
     fprintf(out, "], \"groups\": [");
     for (size_t i = 0; i < r->ngroups; i++) {
         fputs(i ? ",\n  " : "\n  ", out);
-        group_json(out, &r->groups[i]);
+        group_json(out, r, &r->groups[i]);
     }
     fprintf(out, "]}\n");
 }

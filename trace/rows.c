@@ -224,7 +224,7 @@ static void update_truth(struct tracer *t, struct rows *rows,
         return;
     }
     struct trace_frame frame = {TRACE_FRAME_CALL, 0, regs->rsp + 8, {0},
-                                bp->function};
+                                bp->function, false};
     if (!trace_read_word(t, regs->rsp, &frame.ra))
         return;
     /* The handler's frame, pushed when the signal was delivered (no

@@ -98,10 +98,10 @@ static enum cfi_status spawn(struct tracer *t, char *const argv[])
 
 void trace_saved_from_regs(const struct user_regs_struct *u, uint64_t *saved)
 {
-    const unsigned long long values[TRACE_NSAVED] = {
+    const unsigned long long values[] = {
         u->rbx, u->rbp, u->r12, u->r13, u->r14, u->r15,
     };
-    for (unsigned i = 0; i < TRACE_NSAVED; i++)
+    for (unsigned i = 0; i < sizeof values / sizeof values[0]; i++)
         saved[i] = values[i];
 }
 
@@ -125,15 +125,15 @@ bool trace_handler_entry(struct tracer *t, const struct user_regs_struct *pre,
     if (post->rdi != (unsigned long long)sig ||
         !trace_read_word(t, gregs + 8 * REG_RSP, &rsp) || rsp != pre->rsp)
         return false;
-    static const int saved_index[TRACE_NSAVED] = {
+    static const int saved_index[] = {
         REG_RBX, REG_RBP, REG_R12, REG_R13, REG_R14, REG_R15,
     };
-    struct trace_frame interrupted = {TRACE_FRAME_SIGNAL, 0, rsp, {0}, 0};
+    struct trace_frame interrupted = {TRACE_FRAME_SIGNAL, 0, rsp, {0}, 0, false};
     bool ok = trace_read_word(t, gregs + 8 * REG_RIP, &interrupted.ra);
-    for (unsigned i = 0; i < TRACE_NSAVED; i++)
+    for (unsigned i = 0; i < sizeof saved_index / sizeof saved_index[0]; i++)
         ok = ok && trace_read_word(t, gregs + 8 * (uint64_t)saved_index[i],
                              &interrupted.saved[i]);
-    struct trace_frame handler = {TRACE_FRAME_CALL, 0, post->rsp + 8, {0}, 0};
+    struct trace_frame handler = {TRACE_FRAME_CALL, 0, post->rsp + 8, {0}, 0, false};
     trace_saved_from_regs(post, handler.saved);
     if (!ok || !trace_read_word(t, post->rsp, &handler.ra))
         return false;
@@ -145,7 +145,7 @@ bool trace_handler_entry(struct tracer *t, const struct user_regs_struct *pre,
 
 /* Checking pauses until the PC leaves the function that moved rsp (the
  * FDE holding it; that one instruction when none does). */
-static void start_resync(struct tracer *t, uint64_t pc)
+void trace_start_resync(struct tracer *t, uint64_t pc)
 {
     t->resyncing = true;
     t->resync_begin = pc;
@@ -168,7 +168,7 @@ static void after_step(struct tracer *t, const struct user_regs_struct *pre,
     if (delivered && trace_handler_entry(t, pre, post, delivered))
         return;
     if (insn == TRACE_INSN_CALL && post->rsp == pre->rsp - 8) {
-        struct trace_frame frame = {TRACE_FRAME_CALL, 0, pre->rsp, {0}, 0};
+        struct trace_frame frame = {TRACE_FRAME_CALL, 0, pre->rsp, {0}, 0, false};
         trace_saved_from_regs(pre, frame.saved);
         if (trace_read_word(t, post->rsp, &frame.ra))
             trace_shadow_push(&t->shadow, &frame);
@@ -181,7 +181,7 @@ static void after_step(struct tracer *t, const struct user_regs_struct *pre,
         post->rip != last.ra) {
         t->report->irregular_pops++;
         trace_check_context_restore(&t->checker, pre->rip);
-        start_resync(t, post->rip);
+        trace_start_resync(t, post->rip);
     }
     if (insn != TRACE_INSN_SYSCALL)
         return;
@@ -383,7 +383,7 @@ static bool run_from(struct tracer *t)
     struct user_regs_struct regs;
     if (!trace_get_regs(t, &regs))
         return false;
-    struct trace_frame frame = {TRACE_FRAME_CALL, 0, regs.rsp + 8, {0}, 0};
+    struct trace_frame frame = {TRACE_FRAME_CALL, 0, regs.rsp + 8, {0}, 0, false};
     trace_saved_from_regs(&regs, frame.saved);
     trace_mem_reset(&t->mem);
     trace_maps_reread(&t->maps, &t->mem);
@@ -451,7 +451,8 @@ static bool tracer_init(struct tracer *t, const struct trace_options *o,
     t->maps.tmp_dir = mkdtemp(tmp) ? strdup(tmp) : NULL;
     t->maps.options = o;
     t->maps.report = report;
-    t->checker = (struct trace_checker){o, report, &t->maps, &t->mem, 0, 0};
+    t->checker = (struct trace_checker){TRACE_ARCH, o, report, &t->maps,
+                                        &t->mem, 0, 0};
     for (int id = 0; id < ENGINE_COUNT; id++)
         report->engine_asked[id] = o->check && o->engines[id];
     return t->pc_cache && trace_shadow_init(&t->shadow);
@@ -502,6 +503,17 @@ enum cfi_status trace_run(char *const argv[], const struct trace_options *o,
         return CFI_E_NOMEM;
     }
     clock_gettime(CLOCK_MONOTONIC, &t->started);
+    char a64_path[4096];
+    if (trace_program_is_a64(argv[0], a64_path, sizeof a64_path)) {
+        t->checker.arch = report->arch = &cfi_arch_aarch64;
+        trace_a64_run(t, argv, a64_path);
+        report->seconds = trace_elapsed(t);
+        enum cfi_status a64_status =
+            report->end == TRACE_END_EXEC_FAILED ? CFI_E_IO : CFI_OK;
+        tracer_free(t);
+        free(t);
+        return a64_status;
+    }
     struct saved_timer saved;
     arm_timer(o->timeout, &saved);
     enum cfi_status status = spawn(t, argv);

@@ -47,6 +47,7 @@
     X(cfa, "CFA wrong")                                                     \
     X(ra, "return address wrong")                                           \
     X(reg, "register wrong")                                                \
+    X(ra_state, "RA_SIGN_STATE wrong")                                      \
     X(ra_undefined, "undefined return address in a live frame")             \
     X(error, "unwinding failed in a live frame")                            \
     X(no_fde, "no FDE where code runs")
@@ -62,7 +63,7 @@ const char *trace_kind_text(enum trace_kind kind);
 
 /* The callee-saved registers the truth records: the traced machine's
  * (arch.h, callee_saved_list), in increasing DWARF number. */
-#define TRACE_NSAVED 6
+#define TRACE_NSAVED 11
 
 struct trace_options {
     bool engines[ENGINE_COUNT]; /* which engines are asked */
@@ -99,6 +100,8 @@ enum trace_end {
     TRACE_END_EXEC_FAILED,    /* PROGRAM could not be run; errno in end_value */
     TRACE_END_TRACE_FAILED,   /* ptrace itself failed */
     TRACE_END_NO_SYMBOL,      /* options.from_symbol: no such function */
+    TRACE_END_TARGET_SILENT,  /* the gdbstub stopped answering: killed */
+    TRACE_END_UNSUPPORTED,    /* an option the target's machine lacks */
 };
 
 #define TRACE_GROUP_PCS 512
@@ -146,6 +149,7 @@ struct trace_engine_count {
 };
 
 struct trace_report {
+    const struct cfi_arch *arch;  /* the traced machine's; NULL: x86-64 */
     enum trace_end end;
     int end_value;
     uint64_t instructions;        /* steps completed */

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/* qemu.c — tracing an AArch64 program: qemu-aarch64 runs it with its
+ * gdbstub on a free local port (`-g PORT -L /usr/aarch64-linux-gnu`,
+ * qemu's stdout and stderr those of the program, the protocol on the
+ * socket), and the tracer steps it over the remote protocol (rsp.h):
+ * `g` for the registers, `m` for the memory (trace_mem's reader), `s`
+ * for one instruction.
+ *
+ * The shadow stack on AArch64 (trace.h has the x86-64 rules):
+ *   - bl, blr, blraa...: a frame is pushed when the PC left the next
+ *     instruction; its return address is x30 after the step, its CFA the
+ *     sp at the call, its callee-saved x19-x29 as they were;
+ *   - ret, retaa, retab landing on the top frame's return address pops
+ *     it; any step that leaves sp above a frame's CFA pops that frame (a
+ *     leaf keeps sp at the CFA: only above pops), irregularly when the PC
+ *     is not the frame's return address (longjmp): checking pauses until
+ *     the PC leaves the function;
+ *   - b, br (a tail call) keeps the frame;
+ *   - paciasp/pacibsp (and the z forms) mark the top frame's return
+ *     address signed, autiasp/autibsp unsigned: the truth of the row's
+ *     RA_SIGN_STATE.
+ * The executable's ELF is placed from its entry point (the first stop of
+ * a static executable); the code of other ELFs (a dynamic program's
+ * ld.so and libraries) counts as "no ELF". Signal frames are not
+ * modelled. Each reply waits at most TRACE_A64_REPLY seconds (and never
+ * past the run's timeout): a qemu that stops answering is killed. */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "rsp.h"
+
+#define TRACE_A64_REPLY 10.0
+#define A64_SYSROOT "/usr/aarch64-linux-gnu"
+#define A64_QEMU "qemu-aarch64"
+#define A64_CLOCK_EVERY 1024u
+
+struct a64 {
+    struct tracer *t;
+    struct rsp rsp;
+    pid_t qemu;
+    uint64_t regs[RSP_A64_NREGS];
+};
+
+/* ---- which program ------------------------------------------------- */
+
+static bool find_in_path(const char *name, char *path, size_t size)
+{
+    if (strchr(name, '/')) {
+        snprintf(path, size, "%s", name);
+        return access(path, X_OK) == 0;
+    }
+    const char *dirs = getenv("PATH");
+    if (!dirs)
+        return false;
+    /* Bounded by the length of PATH. */
+    while (*dirs) {
+        size_t len = strcspn(dirs, ":");
+        snprintf(path, size, "%.*s/%s", (int)len, dirs, name);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(path, X_OK) == 0)
+            return true;
+        dirs += len + (dirs[len] == ':');
+    }
+    return false;
+}
+
+bool trace_program_is_a64(const char *name, char *path, size_t size)
+{
+    if (!find_in_path(name, path, size))
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    Elf64_Ehdr h;
+    bool a64 = fd >= 0 && read(fd, &h, sizeof h) == (ssize_t)sizeof h &&
+               !memcmp(h.e_ident, ELFMAG, SELFMAG) &&
+               h.e_ident[EI_CLASS] == ELFCLASS64 && h.e_machine == EM_AARCH64;
+    if (fd >= 0)
+        close(fd);
+    return a64;
+}
+
+/* ---- qemu ----------------------------------------------------------- */
+
+static void child_exec(char *const argv[], int port, bool quiet)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        if (quiet) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        close(null);
+    }
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char port_text[16];
+    snprintf(port_text, sizeof port_text, "%d", port);
+    char **args = calloc(n + 6, sizeof *args);
+    if (!args)
+        _exit(127);
+    args[0] = A64_QEMU;
+    args[1] = "-g";
+    args[2] = port_text;
+    args[3] = "-L";
+    args[4] = A64_SYSROOT;
+    memcpy(args + 5, argv, n * sizeof *argv);
+    execvp(args[0], args);
+    _exit(127);
+}
+
+static void kill_qemu(struct a64 *a)
+{
+    if (a->qemu <= 0)
+        return;
+    int status;
+    kill(a->qemu, SIGKILL);
+    waitpid(a->qemu, &status, 0);
+    a->qemu = 0;
+}
+
+static void end(struct a64 *a, enum trace_end how, int value)
+{
+    a->t->report->end = how;
+    a->t->report->end_value = value;
+    rsp_close(&a->rsp);
+    kill_qemu(a);
+}
+
+/* Ends the run after a failed exchange: silence is reported as such. */
+static void lost(struct a64 *a, enum rsp_status s)
+{
+    end(a, s == RSP_SILENT ? TRACE_END_TARGET_SILENT
+                           : TRACE_END_TRACE_FAILED, 0);
+}
+
+static size_t read_target(void *env, uint64_t addr, void *out, size_t len)
+{
+    return rsp_read_mem(env, addr, out, len);
+}
+
+static bool start(struct a64 *a, char *const argv[])
+{
+    int port = rsp_free_port();
+    a->qemu = port ? fork() : -1;
+    if (a->qemu == 0)
+        child_exec(argv, port, a->t->options->quiet_program);
+    if (a->qemu < 0) {
+        end(a, TRACE_END_EXEC_FAILED, errno ? errno : EADDRNOTAVAIL);
+        return false;
+    }
+    double timeout = a->t->options->timeout < TRACE_A64_REPLY
+                         ? a->t->options->timeout : TRACE_A64_REPLY;
+    enum rsp_status s = rsp_connect(&a->rsp, port, timeout);
+    int status;
+    if (s != RSP_OK && waitpid(a->qemu, &status, WNOHANG) == a->qemu) {
+        a->qemu = 0;
+        end(a, TRACE_END_EXEC_FAILED, ENOENT);
+        return false;
+    }
+    if (s != RSP_OK) {
+        lost(a, s);
+        return false;
+    }
+    a->t->mem.read = read_target;
+    a->t->mem.read_env = &a->rsp;
+    return true;
+}
+
+/* ---- registers and frames ------------------------------------------- */
+
+static bool get_regs(struct a64 *a)
+{
+    enum rsp_status s = rsp_a64_regs(&a->rsp, a->regs);
+    if (s != RSP_OK)
+        lost(a, s);
+    return s == RSP_OK;
+}
+
+static void to_cfi_regs(const uint64_t *r, struct cfi_regs *regs)
+{
+    cfi_regs_clear(regs);
+    for (unsigned reg = 0; reg < RSP_A64_NREGS; reg++)
+        cfi_regs_set(regs, reg, r[reg]);
+}
+
+static void saved_from(const uint64_t *r, uint64_t *saved)
+{
+    const struct cfi_arch *arch = &cfi_arch_aarch64;
+    for (unsigned i = 0; i < arch->ncallee_saved && i < TRACE_NSAVED; i++)
+        saved[i] = r[arch->callee_saved_list[i]];
+}
+
+static enum trace_insn classify(struct tracer *t, uint64_t pc)
+{
+    uint8_t code[4];
+    if (trace_mem_read(&t->mem, pc, code, 4) != 4)
+        return TRACE_INSN_OTHER;
+    return trace_insn_classify_a64((uint32_t)cfi_load_le(code, 4));
+}
+
+enum { A64_SP = 31, A64_PC = 32, A64_LR = 30 };
+
+static void irregular(struct tracer *t, uint64_t pre_pc, uint64_t post_pc)
+{
+    t->report->irregular_pops++;
+    trace_check_context_restore(&t->checker, pre_pc);
+    trace_start_resync(t, post_pc);
+}
+
+static void after_step(struct tracer *t, const uint64_t *pre,
+                       const uint64_t *post, enum trace_insn insn)
+{
+    trace_mem_reset(&t->mem);
+    struct trace_shadow *sh = &t->shadow;
+    if (insn == TRACE_INSN_CALL && post[A64_PC] != pre[A64_PC] + 4) {
+        struct trace_frame frame = {TRACE_FRAME_CALL, post[A64_LR],
+                                    pre[A64_SP], {0}, 0, false};
+        saved_from(pre, frame.saved);
+        trace_shadow_push(sh, &frame);
+        if (sh->depth > t->report->max_depth)
+            t->report->max_depth = sh->depth;
+        return;
+    }
+    struct trace_frame *top = sh->depth ? &sh->frames[sh->depth - 1] : NULL;
+    if (top && insn == TRACE_INSN_SIGN_RA)
+        top->ra_signed = true;
+    if (top && insn == TRACE_INSN_AUTH_RA)
+        top->ra_signed = false;
+    if (top && insn == TRACE_INSN_RET && post[A64_PC] == top->ra) {
+        sh->depth--;
+        return;
+    }
+    struct trace_frame last;
+    if (post[A64_SP] > 0 &&
+        trace_shadow_pop_to(sh, post[A64_SP] - 1, &last) > 0 &&
+        post[A64_PC] != last.ra)
+        irregular(t, pre[A64_PC], post[A64_PC]);
+    else if (insn == TRACE_INSN_RET && top)
+        irregular(t, pre[A64_PC], post[A64_PC]);
+}
+
+static void observe(struct tracer *t, const uint64_t *r)
+{
+    if (t->resyncing) {
+        if (r[A64_PC] >= t->resync_begin && r[A64_PC] < t->resync_end) {
+            t->report->resync++;
+            return;
+        }
+        t->resyncing = false;
+    }
+    const struct trace_frame *top = trace_shadow_top(&t->shadow);
+    if (!top || (t->shadow.overflowed && t->shadow.depth == TRACE_SHADOW_MAX)) {
+        t->report->no_frame++;
+        return;
+    }
+    struct cfi_regs callee;
+    to_cfi_regs(r, &callee);
+    trace_check_stop(&t->checker, &callee, top);
+}
+
+/* ---- the loop ------------------------------------------------------- */
+
+static bool over_budget(struct a64 *a)
+{
+    struct tracer *t = a->t;
+    if (t->report->instructions >= t->options->step_limit) {
+        end(a, TRACE_END_STEP_LIMIT, 0);
+        return true;
+    }
+    if (t->report->instructions % A64_CLOCK_EVERY == 0 &&
+        trace_elapsed(t) >= t->options->timeout) {
+        end(a, TRACE_END_TIMEOUT, 0);
+        return true;
+    }
+    return false;
+}
+
+/* One step, passing a pending signal; false when the run ended. */
+static bool step(struct a64 *a, int *pending)
+{
+    char packet[8] = "s";
+    if (*pending)
+        snprintf(packet, sizeof packet, "S%02x", *pending & 0xff);
+    *pending = 0;
+    struct rsp_stop stop;
+    enum rsp_status s = rsp_stop_reply(&a->rsp, packet, &stop);
+    if (s != RSP_OK) {
+        lost(a, s);
+        return false;
+    }
+    if (stop.kind != RSP_STOPPED) {
+        bool exited = stop.kind == RSP_EXITED;
+        end(a, exited ? TRACE_END_EXITED : TRACE_END_SIGNALED, stop.value);
+        return false;
+    }
+    if (stop.value != SIGTRAP)
+        *pending = stop.value;
+    return true;
+}
+
+static void loop(struct a64 *a)
+{
+    struct tracer *t = a->t;
+    bool check = t->options->check;
+    uint64_t sample = t->options->sample ? t->options->sample : 1;
+    uint64_t pre[RSP_A64_NREGS];
+    int pending = 0;
+    if (!get_regs(a))
+        return;
+    while (!over_budget(a)) {
+        trace_mem_reset(&t->mem);
+        enum trace_insn insn = classify(t, a->regs[A64_PC]);
+        if (check && t->report->instructions % sample == 0)
+            observe(t, a->regs);
+        memcpy(pre, a->regs, sizeof pre);
+        if (!step(a, &pending) || !get_regs(a))
+            return;
+        t->report->instructions++;
+        after_step(t, pre, a->regs, insn);
+    }
+}
+
+static bool place_executable(struct a64 *a, const char *path)
+{
+    struct tracer *t = a->t;
+    struct rsp_stop stop;
+    enum rsp_status s = rsp_stop_reply(&a->rsp, "?", &stop);
+    if (s != RSP_OK || !get_regs(a)) {
+        if (s != RSP_OK)
+            lost(a, s);
+        return false;
+    }
+    size_t index;
+    trace_maps_add_file(&t->maps, &t->mem, path, a->regs[A64_PC], &index);
+    return true;
+}
+
+void trace_a64_run(struct tracer *t, char *const argv[], const char *path)
+{
+    const struct trace_options *o = t->options;
+    t->report->end = TRACE_END_TRACE_FAILED;
+    if (o->from_symbol || o->at != TRACE_AT_STEP) {
+        t->report->end = TRACE_END_UNSUPPORTED;
+        return;
+    }
+    struct a64 a = {t, {.fd = -1}, 0, {0}};
+    if (!start(&a, argv))
+        return;
+    if (place_executable(&a, path))
+        loop(&a);
+    rsp_close(&a.rsp);
+    kill_qemu(&a);
+}
