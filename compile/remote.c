@@ -164,21 +164,6 @@ static char *find_runner(void)
 /* The conversation                                                     */
 /* ------------------------------------------------------------------ */
 
-static bool send_all(int fd, const void *buffer, size_t size)
-{
-    const unsigned char *bytes = buffer;
-    while (size > 0) {
-        ssize_t n = send(fd, bytes, size, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        bytes += n;
-        size -= (size_t)n;
-    }
-    return true;
-}
-
 /* Ends the runner: its input closes, and it is reaped. It may be in the
  * middle of an answer nobody reads: it is killed, not waited for. Its
  * wait status in *status (0 when unknown). */
@@ -376,7 +361,7 @@ static bool converse(struct cg_remote *remote,
         answer.failed = request->memory.read(request->memory.env, ask.addr,
                                              ask.size, &answer.value) !=
                         CFI_OK;
-        if (!send_all(remote->fd, &answer, sizeof answer))
+        if (!rn_send_all(remote->fd, &answer, sizeof answer))
             return false;
     }
     return false;
@@ -446,7 +431,7 @@ enum cfi_status cg_remote_unwind(struct cg_remote *remote,
     }
     struct rn_request ask;
     make_request(request, &ask);
-    if (!send_all(remote->fd, &ask, sizeof ask) ||
+    if (!rn_send_all(remote->fd, &ask, sizeof ask) ||
         !converse(remote, request, &out))
         return runner_lost(remote, frame);
     if (out.error != EH_ELF_OK)

@@ -84,21 +84,6 @@ struct local_image {
 /* Both sides                                                           */
 /* ------------------------------------------------------------------ */
 
-static bool write_all(int fd, const void *buffer, size_t size)
-{
-    const unsigned char *bytes = buffer;
-    while (size > 0) {
-        ssize_t n = send(fd, bytes, size, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        bytes += n;
-        size -= (size_t)n;
-    }
-    return true;
-}
-
 const char *local_outcome_reason(enum local_outcome outcome)
 {
     switch (outcome) {
@@ -187,7 +172,7 @@ static enum local_outcome serve(struct child *c, const siginfo_t *info)
         return LOCAL_TOO_MANY_PAGES;
     struct message ask = {LOCAL_MSG_PAGE, 0, addr};
     struct page_reply reply;
-    if (!write_all(c->fd, &ask, sizeof ask) ||
+    if (!rn_send_all(c->fd, &ask, sizeof ask) ||
         !rn_read_all(c->fd, &reply, sizeof reply))
         _exit(1);
     if (reply.status == PAGE_FAULT) {
@@ -294,8 +279,8 @@ static void child_answer(struct child *c)
             munmap((void *)(uintptr_t)c->pages[i], LOCAL_PAGE);
         c->npages = 0;
         struct message done = {LOCAL_MSG_FRAME, 0, 0};
-        if (!write_all(c->fd, &done, sizeof done) ||
-            !write_all(c->fd, &c->frame, sizeof c->frame))
+        if (!rn_send_all(c->fd, &done, sizeof done) ||
+            !rn_send_all(c->fd, &c->frame, sizeof c->frame))
             _exit(1);
     }
 }
@@ -325,8 +310,8 @@ static _Noreturn void child_main(const struct cfi_file *file,
     if (why)
         snprintf(hello.why, sizeof hello.why, "%s", why);
     struct message message = {LOCAL_MSG_HELLO, 0, 0};
-    if (!write_all(fd, &message, sizeof message) ||
-        !write_all(fd, &hello, sizeof hello) || why)
+    if (!rn_send_all(fd, &message, sizeof message) ||
+        !rn_send_all(fd, &hello, sizeof hello) || why)
         _exit(0);
     child_answer(c);
     _exit(0);
@@ -525,9 +510,9 @@ static bool send_page(struct local_image *image, struct cfi_memory memory,
     uint8_t bytes[LOCAL_PAGE];
     uint64_t page = addr & ~(uint64_t)(LOCAL_PAGE - 1);
     struct page_reply reply = {read_page(memory, page, addr, bytes), 0};
-    return write_all(image->fd, &reply, sizeof reply) &&
+    return rn_send_all(image->fd, &reply, sizeof reply) &&
            (reply.status != PAGE_OK ||
-            write_all(image->fd, bytes, sizeof bytes));
+            rn_send_all(image->fd, bytes, sizeof bytes));
 }
 
 /* The conversation of one question; false when it broke (the child died,
@@ -538,7 +523,7 @@ static bool converse(struct local_image *image,
                      bool *timed_out)
 {
     int64_t deadline = now_ms() + LOCAL_TIMEOUT_MS;
-    if (!write_all(image->fd, question, sizeof *question))
+    if (!rn_send_all(image->fd, question, sizeof *question))
         return false;
     for (unsigned served = 0; served <= LOCAL_MAX_PAGES; served++) {
         struct message message;

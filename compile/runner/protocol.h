@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define RN_MAGIC 0x314e5245u /* "ERN1" */
@@ -113,6 +114,23 @@ static inline bool rn_read_all(int fd, void *buffer, size_t size)
     unsigned char *bytes = buffer;
     while (size > 0) {
         ssize_t n = read(fd, bytes, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        bytes += n;
+        size -= (size_t)n;
+    }
+    return true;
+}
+
+/* Writes all `size` bytes to the socket fd (a peer that has gone away
+ * is an error, not SIGPIPE); false on an error. */
+static inline bool rn_send_all(int fd, const void *buffer, size_t size)
+{
+    const unsigned char *bytes = buffer;
+    while (size > 0) {
+        ssize_t n = send(fd, bytes, size, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
