@@ -57,7 +57,6 @@
 #include "tests/oracle_files.h"
 #include "tests/support.h"
 
-#define SELECTED_FILES 64
 #define MAX_PRINTED_DIFFS 40
 #define TEXT_MAX 512
 
@@ -913,77 +912,14 @@ static void run_oracle(const struct test_file_list *files, size_t min_files)
                   tally.diffs);
 }
 
-static char *named_libs[3];
-
-START_TEST(oracle_named_libraries)
+/* Each set of files of tests/oracle_files.h, as every printed oracle
+ * sees them (the AArch64 set: both architectures' rows). */
+START_TEST(oracle_file_set)
 {
     struct test_file_list files = {0};
-    for (size_t i = 0; i < 3; i++) {
-        ck_assert_msg(named_libs[i] != NULL, "system library %zu missing", i);
-        test_files_add(&files, strdup(named_libs[i]));
-    }
-    run_oracle(&files, 3);
-    test_files_free(&files);
-}
-END_TEST
-
-START_TEST(oracle_selected_files)
-{
-    struct test_file_list files = {0};
-    test_files_select(&files, SELECTED_FILES, named_libs, 3);
-    run_oracle(&files, 30);
-    test_files_free(&files);
-}
-END_TEST
-
-/* libgcrypt's two FDEs that set def_cfa_register after
- * def_cfa_expression (D7). */
-START_TEST(oracle_known_deviations)
-{
-    char *path = test_system_lib("libgcrypt.so.20");
-    if (!path)
-        return;
-    struct test_file_list files = {0};
-    test_files_add(&files, path);
-    run_oracle(&files, 1);
-    test_files_free(&files);
-}
-END_TEST
-
-START_TEST(oracle_corpus_cases)
-{
-    struct test_file_list files = {0};
-    test_files_add_built(&files, "corpus/cases", ".so");
-    run_oracle(&files, 12);
-    test_files_free(&files);
-}
-END_TEST
-
-START_TEST(oracle_aarch64)
-{
-    struct test_file_list files = {0};
-    ck_assert_msg(test_files_aarch64(&files),
-                  "no /usr/aarch64-linux-gnu/lib: "
-                  "scripts/install-deps installs gcc-aarch64-linux-gnu");
-    run_oracle(&files, 20);
-    test_files_free(&files);
-}
-END_TEST
-
-START_TEST(oracle_relocatable_objects)
-{
-    static const char *const start_files[] = {
-        "/usr/lib/x86_64-linux-gnu/crt1.o",
-        "/usr/lib/x86_64-linux-gnu/Scrt1.o",
-        "/usr/lib/x86_64-linux-gnu/gcrt1.o",
-        "/usr/lib/x86_64-linux-gnu/rcrt1.o",
-    };
-    struct test_file_list files = {0};
-    for (size_t i = 0; i < sizeof start_files / sizeof start_files[0]; i++)
-        if (access(start_files[i], R_OK) == 0)
-            test_files_add(&files, strdup(start_files[i]));
-    test_files_add_built(&files, "corpus/objects", ".o");
-    run_oracle(&files, 12);
+    size_t min_files = test_files_of_set((enum oracle_set)_i, &files);
+    if (min_files)
+        run_oracle(&files, min_files);
     test_files_free(&files);
 }
 END_TEST
@@ -1044,25 +980,15 @@ END_TEST
 
 int main(void)
 {
-    named_libs[0] = test_system_lib("libc.so.6");
-    named_libs[1] = test_system_lib("ld-linux-x86-64.so.2");
-    named_libs[2] = test_system_lib("libstdc++.so.6");
     Suite *s = suite_create("dwarfdump");
     TCase *t = tcase_create("oracle");
     tcase_set_timeout(t, 600);
     tcase_add_test(t, oracle_reports_a_difference);
-    tcase_add_test(t, oracle_corpus_cases);
-    tcase_add_test(t, oracle_relocatable_objects);
-    tcase_add_test(t, oracle_aarch64);
-    tcase_add_test(t, oracle_named_libraries);
-    tcase_add_test(t, oracle_selected_files);
-    tcase_add_test(t, oracle_known_deviations);
+    tcase_add_loop_test(t, oracle_file_set, 0, ORACLE_SET_COUNT);
     suite_add_tcase(s, t);
     SRunner *runner = srunner_create(s);
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
-    for (size_t i = 0; i < 3; i++)
-        free(named_libs[i]);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -3,6 +3,7 @@
  * compare (oracle_files.h). */
 #include "tests/oracle_files.h"
 
+#include <check.h>
 #include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -160,4 +161,75 @@ bool test_files_aarch64(struct test_file_list *out)
     test_files_add_built(out, "corpus/cases-aarch64", ".so");
     test_files_add_built(out, "corpus/objects-aarch64", ".o");
     return true;
+}
+
+/* The start files of the system's C library that are there. */
+static void add_start_files(struct test_file_list *out)
+{
+    static const char *const start_files[] = {
+        "/usr/lib/x86_64-linux-gnu/crt1.o",
+        "/usr/lib/x86_64-linux-gnu/Scrt1.o",
+        "/usr/lib/x86_64-linux-gnu/gcrt1.o",
+        "/usr/lib/x86_64-linux-gnu/rcrt1.o",
+    };
+    for (size_t i = 0; i < sizeof start_files / sizeof start_files[0]; i++)
+        if (access(start_files[i], R_OK) == 0)
+            test_files_add(out, strdup(start_files[i]));
+}
+
+/* libc, ld.so and libstdc++ (NULL where missing). */
+static void named_libraries(char *named[3])
+{
+    named[0] = test_system_lib("libc.so.6");
+    named[1] = test_system_lib("ld-linux-x86-64.so.2");
+    named[2] = test_system_lib("libstdc++.so.6");
+}
+
+static size_t named_or_selected(enum oracle_set set,
+                                struct test_file_list *out)
+{
+    char *named[3];
+    named_libraries(named);
+    for (size_t i = 0; i < 3; i++)
+        ck_assert_msg(named[i] != NULL, "system library %zu missing", i);
+    if (set == ORACLE_SET_NAMED)
+        for (size_t i = 0; i < 3; i++)
+            test_files_add(out, strdup(named[i]));
+    else
+        test_files_select(out, 64, named, 3);
+    for (size_t i = 0; i < 3; i++)
+        free(named[i]);
+    return set == ORACLE_SET_NAMED ? 3 : 30;
+}
+
+size_t test_files_of_set(enum oracle_set set, struct test_file_list *out)
+{
+    char *path;
+    switch (set) {
+    case ORACLE_SET_CASES:
+        test_files_add_built(out, "corpus/cases", ".so");
+        return 12;
+    case ORACLE_SET_OBJECTS:
+        add_start_files(out);
+        test_files_add_built(out, "corpus/objects", ".o");
+        return 12;
+    case ORACLE_SET_AARCH64:
+        ck_assert_msg(test_files_aarch64(out),
+                      "no /usr/aarch64-linux-gnu/lib: "
+                      "scripts/install-deps installs gcc-aarch64-linux-gnu");
+        return 20;
+    case ORACLE_SET_NAMED:
+    case ORACLE_SET_SELECTED:
+        return named_or_selected(set, out);
+    case ORACLE_SET_LIBGCRYPT:
+        path = test_system_lib("libgcrypt.so.20");
+        if (!path)
+            return 0;
+        test_files_add(out, path);
+        return 1;
+    case ORACLE_SET_COUNT:
+        break;
+    }
+    ck_abort_msg("no oracle set %d", (int)set);
+    return 0;
 }

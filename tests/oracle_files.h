@@ -37,4 +37,22 @@ void test_files_add_built(struct test_file_list *out, const char *folder,
  * the cross toolchain is missing. */
 bool test_files_aarch64(struct test_file_list *out);
 
+/* The sets both printed-table oracles are run on, in the order the
+ * suites run them. */
+enum oracle_set {
+    ORACLE_SET_CASES,       /* the built corpus cases */
+    ORACLE_SET_OBJECTS,     /* the system's start files, the cases unlinked */
+    ORACLE_SET_AARCH64,     /* test_files_aarch64 */
+    ORACLE_SET_NAMED,       /* libc, ld.so, libstdc++ */
+    ORACLE_SET_SELECTED,    /* 64 others (test_files_select) */
+    ORACLE_SET_LIBGCRYPT,   /* libgcrypt: two def_cfa_register FDEs after
+                             * def_cfa_expression (readelf's N6, D7) */
+    ORACLE_SET_COUNT
+};
+
+/* Fills `out` with the files of `set`; returns the fewest files the
+ * oracle must have compared. A file the set cannot do without fails the
+ * test; an empty libgcrypt set (the library absent) returns 0. */
+size_t test_files_of_set(enum oracle_set set, struct test_file_list *out);
+
 #endif
