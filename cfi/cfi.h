@@ -483,6 +483,13 @@ struct cfi_symbol {
 enum cfi_status cfi_file_functions(const struct cfi_file *file,
                                    struct cfi_symbol **symbols,
                                    size_t *count);
+/* The function of `symbols` (sorted, as cfi_file_functions gives them)
+ * that holds `addr`: the last one whose value is at most addr, when addr
+ * lies before its end (value + size; a symbol of size 0 holds every
+ * address up to the next symbol). NULL when none; *offset is then 0. */
+const struct cfi_symbol *cfi_symbol_find(const struct cfi_symbol *symbols,
+                                         size_t count, uint64_t addr,
+                                         uint64_t *offset);
 /* Code addresses the file names outside its symbol tables: each entry of
  * .preinit_array, .init_array and .fini_array (crtstuff's frame_dummy and
  * __do_global_dtors_aux, stripped or not) and the start of each

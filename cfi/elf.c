@@ -529,6 +529,29 @@ enum cfi_status cfi_file_functions(const struct cfi_file *file,
     return CFI_OK;
 }
 
+const struct cfi_symbol *cfi_symbol_find(const struct cfi_symbol *symbols,
+                                         size_t count, uint64_t addr,
+                                         uint64_t *offset)
+{
+    *offset = 0;
+    size_t lo = 0, hi = count; /* the first symbol above addr: lo */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (symbols[mid].value <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const struct cfi_symbol *symbol = &symbols[lo - 1];
+    uint64_t distance = addr - symbol->value;
+    if (symbol->size != 0 && distance >= symbol->size)
+        return NULL;
+    *offset = distance;
+    return symbol;
+}
+
 /* ------------------------------------------------------------------ */
 /* Code addresses from the init and fini arrays and section starts      */
 /* ------------------------------------------------------------------ */

@@ -2297,6 +2297,45 @@ START_TEST(test_arch_of_opened_file)
 }
 END_TEST
 
+START_TEST(test_symbol_find)
+{
+    /* libc's functions: each one's own start, middle and last byte name
+     * it; the byte after a sized symbol names it only when the next
+     * symbol starts there. */
+    char *path = test_system_lib("libc.so.6");
+    ck_assert_msg(path, "no libc.so.6 on this system");
+    struct cfi_file *file = open_ok(path);
+    struct cfi_symbol *symbols;
+    size_t count;
+    ck_assert_int_eq(cfi_file_functions(file, &symbols, &count), CFI_OK);
+    ck_assert_uint_gt(count, 1000);
+    uint64_t offset = 1;
+    ck_assert_ptr_null(cfi_symbol_find(symbols, count,
+                                       symbols[0].value - 1, &offset));
+    ck_assert_uint_eq(offset, 0);
+    for (size_t i = 0; i < count; i++) {
+        const struct cfi_symbol *s = &symbols[i];
+        uint64_t last = s->size ? s->size - 1 : 0;
+        ck_assert_ptr_eq(cfi_symbol_find(symbols, count, s->value,
+                                         &offset), s);
+        ck_assert_uint_eq(offset, 0);
+        ck_assert_ptr_eq(cfi_symbol_find(symbols, count, s->value + last,
+                                         &offset), s);
+        ck_assert_uint_eq(offset, last);
+        if (s->size == 0)
+            continue;
+        const struct cfi_symbol *after = cfi_symbol_find(
+            symbols, count, s->value + s->size, &offset);
+        bool next = i + 1 < count && symbols[i + 1].value == s->value + s->size;
+        ck_assert_ptr_eq(after, next ? &symbols[i + 1] : NULL);
+    }
+    ck_assert_ptr_null(cfi_symbol_find(NULL, 0, 0x1000, &offset));
+    free(symbols);
+    cfi_file_close(file);
+    free(path);
+}
+END_TEST
+
 static Suite *cfi_suite(void)
 {
     Suite *suite = suite_create("cfi");
@@ -2359,6 +2398,7 @@ static Suite *cfi_suite(void)
     tcase_add_test(elf, test_libdwarf_truncates_alignment_factors);
     tcase_add_test(elf, test_relocatable_object);
     tcase_add_test(elf, test_debug_frame_augmentation_s);
+    tcase_add_test(elf, test_symbol_find);
     suite_add_tcase(suite, elf);
 
     TCase *arch = tcase_create("arch");
