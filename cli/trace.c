@@ -32,6 +32,8 @@ static const char usage[] =
     "(return address x30, CFA sp at the call, x19-x29), ret and sp above\n"
     "the CFA pop it; paciasp/autiasp give the truth of RA_SIGN_STATE,\n"
     "compared with the row's, and the caller's PC is compared stripped.\n"
+    "An exclusive sequence (ldxr to its stxr) runs unchecked to a\n"
+    "breakpoint at its exit: a single step would clear the monitor.\n"
     "Only a static executable's own code is checked (a dynamic program's\n"
     "libraries count as outside any ELF); --at and --from are x86-64\n"
     "only; a qemu that does not answer within 10 s is killed and the run\n"

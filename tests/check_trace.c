@@ -102,6 +102,7 @@ static void build_all(void)
     build(A64_CC, "-static -nostdlib", "a64", "a64.S");
     build(A64_CC, "-static -nostdlib -DBAD_OFFSET", "a64-bad", "a64.S");
     build(A64_CC, "-static -nostdlib -DNO_RA_STATE", "a64-noras", "a64.S");
+    build(A64_CC, "-O2 -static", "a64-glibc", "a64_glibc.c");
 }
 
 static void remove_all(void)
@@ -1019,6 +1020,96 @@ START_TEST(test_rsp_no_stub)
 END_TEST
 
 /* The A64 classes the shadow stack follows. */
+/* Exclusive sequences (run to their exits, not stepped): a
+ * compare-and-swap whose b.ne leaves the sequence (two exits), an
+ * increment (one: its cbnz retry lies after the store), a branch back
+ * into the sequence (not an exit), and no sequence. */
+START_TEST(test_a64_exclusive_exits)
+{
+    static const uint32_t cas[] = {0x885ffc01u, 0x6b02003fu, 0x54000061u,
+                                   0x8803fc04u, 0x35ffff83u, 0xd65f03c0u};
+    static const uint32_t inc[] = {0xc85f7c01u, 0x91000421u, 0xc8037c01u,
+                                   0x35ffffa3u};
+    static const uint32_t back[] = {0xc85f7c01u, 0xb4ffffe1u, 0xc8037c01u,
+                                    0xd65f03c0u};
+    uint32_t open[TRACE_A64_SEQUENCE + 1];
+    uint64_t exits[TRACE_A64_EXITS];
+    ck_assert_uint_eq(trace_a64_exclusive_exits(cas, 6, 0x1000, exits), 2);
+    ck_assert_uint_eq(exits[0], 0x1010);
+    ck_assert_uint_eq(exits[1], 0x1014);
+    ck_assert_uint_eq(trace_a64_exclusive_exits(inc, 4, 0x2018, exits), 1);
+    ck_assert_uint_eq(exits[0], 0x2024);
+    ck_assert_uint_eq(trace_a64_exclusive_exits(back, 4, 0x202c, exits), 1);
+    ck_assert_uint_eq(exits[0], 0x2038);
+    ck_assert_uint_eq(trace_a64_exclusive_exits(cas + 1, 5, 0x1004, exits),
+                      0);
+    ck_assert_uint_eq(trace_a64_exclusive_exits(cas, 3, 0x1000, exits), 0);
+    open[0] = cas[0];
+    for (size_t i = 1; i < TRACE_A64_SEQUENCE + 1; i++)
+        open[i] = 0xd503201fu; /* nop: no store within the window */
+    open[TRACE_A64_SEQUENCE] = cas[3];
+    ck_assert_uint_eq(trace_a64_exclusive_exits(open, TRACE_A64_SEQUENCE + 1,
+                                                0x3000, exits), 0);
+}
+END_TEST
+
+/* The instruction word at vaddr in file's segments (0 when none). */
+static uint32_t word_at(const struct cfi_file *file, uint64_t vaddr)
+{
+    for (size_t i = 0; i < file->nsegments; i++) {
+        const struct cfi_segment *seg = &file->segments[i];
+        if (vaddr >= seg->vaddr && vaddr - seg->vaddr + 4 <= seg->filesz)
+            return (uint32_t)cfi_load_le(seg->bytes + (vaddr - seg->vaddr),
+                                         4);
+    }
+    return 0;
+}
+
+/* A static glibc program under qemu: it ends (glibc's locks are exclusive
+ * sequences, which single steps would retry for ever), and the one group
+ * of differences is glibc's own: start.S describes __wrap_main, inside
+ * _start's FDE, with _start's undefined x30 (trace/findings). */
+START_TEST(test_a64_glibc)
+{
+    struct trace_options o;
+    struct trace_report r;
+    options_il_interp(&o);
+    o.quiet_program = true;
+    o.timeout = 240;
+    trace("a64-glibc", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0);
+    ck_assert_uint_gt(r.instructions, 10000);
+    ck_assert_uint_gt(r.stops_checked, 10000);
+    char *path = program_path("a64-glibc");
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct cfi_symbol *symbols;
+    size_t count;
+    ck_assert_int_eq(cfi_file_functions(file, &symbols, &count), CFI_OK);
+    for (size_t i = 0; i < r.ngroups; i++) {
+        const struct trace_group *g = &r.groups[i];
+        if (g->fde_begin == 0 && g->fde_end == 0)
+            continue; /* no FDE where code runs: counted apart */
+        uint64_t offset;
+        const struct cfi_symbol *at =
+            cfi_symbol_find(symbols, count, g->pc_first, &offset);
+        ck_assert_ptr_nonnull(at);
+        ck_assert_str_eq(at->name, "_start");
+        ck_assert_int_eq(g->kind, TRACE_KIND_ra_undefined);
+        /* __wrap_main (a label, no function symbol) starts right after
+         * _start's last call, bl abort. */
+        ck_assert_uint_eq(word_at(file, g->pc_first - 4) >> 26, 0x25);
+    }
+    ck_assert_uint_gt(trace_report_mismatches(&r), 0);
+    free(symbols);
+    cfi_file_close(file);
+    free(path);
+    trace_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_insn_classify_a64)
 {
     ck_assert_int_eq(trace_insn_classify_a64(0x94000010u), TRACE_INSN_CALL);
@@ -1080,6 +1171,8 @@ int main(void)
     tcase_add_test(tc, test_rsp_silent_stub);
     tcase_add_test(tc, test_rsp_no_stub);
     tcase_add_test(tc, test_insn_classify_a64);
+    tcase_add_test(tc, test_a64_exclusive_exits);
+    tcase_add_test(tc, test_a64_glibc);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -142,3 +142,65 @@ enum trace_insn trace_insn_classify_a64(uint32_t insn)
         return TRACE_INSN_OTHER;
     }
 }
+
+/* ---- AArch64 exclusive sequences ----------------------------------- */
+
+/* The exclusives (ARM ARM C4.1.66, "Load/store exclusive"): bits 29-24
+ * 001000 with o2 (bit 23) clear; L (bit 22) set for the loads (LDXR,
+ * LDAXR, LDXP, LDAXP and their byte and halfword forms). */
+static bool a64_load_exclusive(uint32_t insn)
+{
+    return (insn & 0x3fc00000u) == 0x08400000u;
+}
+
+static bool a64_store_exclusive(uint32_t insn)
+{
+    return (insn & 0x3fc00000u) == 0x08000000u;
+}
+
+static int64_t sign_extend(uint64_t value, unsigned bits)
+{
+    uint64_t sign = 1ull << (bits - 1);
+    return (int64_t)((value ^ sign) - sign);
+}
+
+/* The target of a conditional branch (B.cond, CBZ/CBNZ, TBZ/TBNZ) at pc,
+ * or false when insn is none. */
+static bool a64_cond_branch(uint32_t insn, uint64_t pc, uint64_t *target)
+{
+    int64_t words;
+    if ((insn & 0xff000010u) == 0x54000000u ||
+        (insn & 0x7e000000u) == 0x34000000u)
+        words = sign_extend((insn >> 5) & 0x7ffff, 19);
+    else if ((insn & 0x7e000000u) == 0x36000000u)
+        words = sign_extend((insn >> 5) & 0x3fff, 14);
+    else
+        return false;
+    *target = pc + (uint64_t)(words * 4);
+    return true;
+}
+
+size_t trace_a64_exclusive_exits(const uint32_t *code, size_t n, uint64_t pc,
+                                 uint64_t exits[TRACE_A64_EXITS])
+{
+    if (n == 0 || !a64_load_exclusive(code[0]))
+        return 0;
+    size_t count = 0;
+    for (size_t i = 1; i < n && i < TRACE_A64_SEQUENCE; i++) {
+        uint64_t at = pc + 4 * i, target;
+        if (a64_store_exclusive(code[i])) {
+            exits[0] = at + 4;
+            /* A branch back into the sequence is its retry, not an
+             * exit. */
+            bool inside = count == 1 && exits[1] >= pc && exits[1] <= at;
+            return count == 1 && !inside && exits[1] != exits[0] ? 2 : 1;
+        }
+        if (a64_cond_branch(code[i], at, &target)) {
+            if (count == 1)
+                return 0;
+            exits[1] = target;
+            count = 1;
+        }
+    }
+    return 0;
+}

@@ -44,6 +44,19 @@ bool trace_insn_call_ends_at(const uint8_t *before, size_t len);
 /* The same for one AArch64 instruction (A64, little-endian word); a
  * retaa/retab is a return. */
 enum trace_insn trace_insn_classify_a64(uint32_t insn);
+/* An exclusive sequence starting at pc (code[0..n) the words there):
+ * a load-exclusive, then within TRACE_A64_SEQUENCE instructions its
+ * store-exclusive. Single-stepping it never succeeds (each step clears
+ * the exclusive monitor under qemu, as on hardware with a debugger), so
+ * the tracer runs it to a breakpoint at each of its exits: the
+ * instruction after the store, and the target of the one conditional
+ * branch in between when that leaves the sequence. Returns the number of
+ * exits (1 or 2), or 0 when code[0] is no load-exclusive or the sequence
+ * is not of that shape (it is then stepped). */
+#define TRACE_A64_SEQUENCE 16
+#define TRACE_A64_EXITS 2
+size_t trace_a64_exclusive_exits(const uint32_t *code, size_t n, uint64_t pc,
+                                 uint64_t exits[TRACE_A64_EXITS]);
 
 /* ---- process.c: the traced process ---------------------------------- */
 

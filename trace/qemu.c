@@ -19,6 +19,11 @@
  *   - paciasp/pacibsp (and the z forms) mark the top frame's return
  *     address signed, autiasp/autibsp unsigned: the truth of the row's
  *     RA_SIGN_STATE.
+ * An exclusive sequence (ldxr ... stxr: glibc's locks, atomics without
+ * LSE) is not stepped: each step clears the exclusive monitor, the
+ * store fails and the loop retries for ever. It runs to a breakpoint
+ * (`Z0`) at each of its exits (insn.c) with `c`, unchecked inside: it
+ * has no call, no return and no CFI of its own.
  * The executable's ELF is placed from its entry point (the first stop of
  * a static executable); the code of other ELFs (a dynamic program's
  * ld.so and libraries) counts as "no ELF". Signal frames are not
@@ -289,13 +294,11 @@ static bool over_budget(struct a64 *a)
     return false;
 }
 
-/* One step, passing a pending signal; false when the run ended. */
-static bool step(struct a64 *a, int *pending)
+/* One request that resumes the program (s, S, c, C) and its stop
+ * reply; false when the run ended. A signal other than SIGTRAP becomes
+ * *pending, passed on at the next resumption. */
+static bool step_with(struct a64 *a, const char *packet, int *pending)
 {
-    char packet[8] = "s";
-    if (*pending)
-        snprintf(packet, sizeof packet, "S%02x", *pending & 0xff);
-    *pending = 0;
     struct rsp_stop stop;
     enum rsp_status s = rsp_stop_reply(&a->rsp, packet, &stop);
     if (s != RSP_OK) {
@@ -310,6 +313,66 @@ static bool step(struct a64 *a, int *pending)
     if (stop.value != SIGTRAP)
         *pending = stop.value;
     return true;
+}
+
+/* One step, passing a pending signal; false when the run ended. */
+static bool step(struct a64 *a, int *pending)
+{
+    char packet[8] = "s";
+    if (*pending)
+        snprintf(packet, sizeof packet, "S%02x", *pending & 0xff);
+    *pending = 0;
+    return step_with(a, packet, pending);
+}
+
+/* Sets (Z0) or removes (z0) a breakpoint at each exit: 1 done, 0 the
+ * stub refused one, -1 the connection was lost (the run ended). */
+static int breakpoints(struct a64 *a, char op, const uint64_t *exits,
+                       size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char packet[40];
+        snprintf(packet, sizeof packet, "%c0,%llx,4", op,
+                 (unsigned long long)exits[i]);
+        enum rsp_status s = rsp_request(&a->rsp, packet);
+        if (s != RSP_OK) {
+            lost(a, s);
+            return -1;
+        }
+        if (strcmp(a->rsp.buf, "OK"))
+            return 0;
+    }
+    return 1;
+}
+
+/* The exclusive sequence at the PC run to one of its exits (insn.c), as
+ * one step; its instructions count once each. 0: there is none (step it
+ * instead), 1: done, -1: the run ended. */
+static int run_exclusive(struct a64 *a, int *pending)
+{
+    uint8_t bytes[4 * TRACE_A64_SEQUENCE];
+    uint32_t code[TRACE_A64_SEQUENCE];
+    uint64_t pc = a->regs[A64_PC], exits[TRACE_A64_EXITS];
+    size_t got = trace_mem_read(&a->t->mem, pc, bytes, sizeof bytes) / 4;
+    for (size_t i = 0; i < got; i++)
+        code[i] = (uint32_t)cfi_load_le(bytes + 4 * i, 4);
+    size_t n = trace_a64_exclusive_exits(code, got, pc, exits);
+    if (n == 0)
+        return 0;
+    int set = breakpoints(a, 'Z', exits, n);
+    if (set == 0)
+        set = breakpoints(a, 'z', exits, n) < 0 ? -1 : 0;
+    if (set <= 0)
+        return set;
+    char packet[8] = "c";
+    if (*pending)
+        snprintf(packet, sizeof packet, "C%02x", *pending & 0xff);
+    *pending = 0;
+    bool alive = step_with(a, packet, pending) &&
+                 breakpoints(a, 'z', exits, n) > 0 && get_regs(a);
+    if (alive)
+        a->t->report->instructions += (exits[0] - pc) / 4 - 1;
+    return alive ? 1 : -1;
 }
 
 static void loop(struct a64 *a)
@@ -327,7 +390,8 @@ static void loop(struct a64 *a)
         if (check && t->report->instructions % sample == 0)
             observe(t, a->regs);
         memcpy(pre, a->regs, sizeof pre);
-        if (!step(a, &pending) || !get_regs(a))
+        int ran = insn == TRACE_INSN_OTHER ? run_exclusive(a, &pending) : 0;
+        if (ran < 0 || (ran == 0 && (!step(a, &pending) || !get_regs(a))))
             return;
         t->report->instructions++;
         after_step(t, pre, a->regs, insn);
