@@ -135,6 +135,11 @@ void trace_maps_forget(struct trace_maps *maps); /* after exec */
 enum cfi_status trace_maps_add_file(struct trace_maps *maps,
                                     struct trace_mem *mem, const char *path,
                                     uint64_t entry_pc, size_t *index);
+/* The same, placed at `bias` (runtime = file address + bias); nothing
+ * when that ELF is placed already. */
+enum cfi_status trace_maps_add_at(struct trace_maps *maps,
+                                  struct trace_mem *mem, const char *path,
+                                  uint64_t bias, size_t *index);
 void trace_maps_free(struct trace_maps *maps);
 /* The IL of an ELF's file (built once), or NULL. */
 const struct sem_file_il *trace_elf_il(struct trace_elf *elf);

@@ -283,16 +283,18 @@ const struct sem_file_il *trace_elf_il(struct trace_elf *elf)
     return elf->il;
 }
 
-enum cfi_status trace_maps_add_file(struct trace_maps *maps,
-                                    struct trace_mem *mem, const char *path,
-                                    uint64_t entry_pc, size_t *index)
+enum cfi_status trace_maps_add_at(struct trace_maps *maps,
+                                  struct trace_mem *mem, const char *path,
+                                  uint64_t bias, size_t *index)
 {
     if (!elf_index(maps, mem, path, 0, 0, index))
         return CFI_E_NOMEM;
     const struct trace_elf *elf = &maps->elves[*index];
     if (!elf->file)
         return CFI_E_IO;
-    uint64_t bias = entry_pc - elf->file->entry;
+    for (size_t i = 0; i < maps->nmappings; i++)
+        if (maps->mappings[i].elf == *index)
+            return CFI_OK;
     size_t capacity = maps->nmappings;
     for (size_t i = 0; i < elf->file->nsegments; i++) {
         const struct cfi_segment *s = &elf->file->segments[i];
@@ -303,4 +305,17 @@ enum cfi_status trace_maps_add_file(struct trace_maps *maps,
     }
     maps->generation++;
     return CFI_OK;
+}
+
+enum cfi_status trace_maps_add_file(struct trace_maps *maps,
+                                    struct trace_mem *mem, const char *path,
+                                    uint64_t entry_pc, size_t *index)
+{
+    if (!elf_index(maps, mem, path, 0, 0, index))
+        return CFI_E_NOMEM;
+    const struct trace_elf *elf = &maps->elves[*index];
+    if (!elf->file)
+        return CFI_E_IO;
+    return trace_maps_add_at(maps, mem, path, entry_pc - elf->file->entry,
+                             index);
 }

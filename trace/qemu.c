@@ -24,10 +24,9 @@
  * store fails and the loop retries for ever. It runs to a breakpoint
  * (`Z0`) at each of its exits (insn.c) with `c`, unchecked inside: it
  * has no call, no return and no CFI of its own.
- * The executable's ELF is placed from its entry point (the first stop of
- * a static executable); the code of other ELFs (a dynamic program's
- * ld.so and libraries) counts as "no ELF". Signal frames are not
- * modelled. Each reply waits at most TRACE_A64_REPLY seconds (and never
+ * The executable's ELF is placed from its entry point (AT_ENTRY, or the
+ * first stop of a static executable); a dynamic program's loader and
+ * libraries as qemu_dyn.c finds them. Signal frames are not modelled. Each reply waits at most TRACE_A64_REPLY seconds (and never
  * past the run's timeout): a qemu that stops answering is killed. */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -43,18 +42,29 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "qemu_dyn.h"
 #include "rsp.h"
 
 #define TRACE_A64_REPLY 10.0
 #define A64_SYSROOT "/usr/aarch64-linux-gnu"
 #define A64_QEMU "qemu-aarch64"
 #define A64_CLOCK_EVERY 1024u
+/* A PC in no known object rescans the loader's list at most this often
+ * (in instructions): code outside every object (none under qemu-user
+ * 7.2, which maps no vDSO) would otherwise rescan at every stop. */
+#define A64_RESCAN_EVERY 1024u
 
 struct a64 {
     struct tracer *t;
     struct rsp rsp;
     pid_t qemu;
     uint64_t regs[RSP_A64_NREGS];
+    /* A dynamic program: its ELF, its bias, the last rescan. */
+    bool dynamic;
+    size_t program;
+    uint64_t program_bias;
+    uint64_t scanned_at;
+    bool scanned;
 };
 
 /* ---- which program ------------------------------------------------- */
@@ -277,6 +287,77 @@ static void observe(struct tracer *t, const uint64_t *r)
     trace_check_stop(&t->checker, &callee, top);
 }
 
+/* ---- where the objects are ---------------------------------------- */
+
+/* The loader's objects, placed as the walk finds them. */
+static void found_object(void *env, const char *name, uint64_t bias)
+{
+    struct tracer *t = env;
+    char path[4096];
+    size_t index;
+    trace_dyn_host_path(A64_SYSROOT, name, path, sizeof path);
+    trace_maps_add_at(&t->maps, &t->mem, path, bias, &index);
+}
+
+static void rescan(struct a64 *a)
+{
+    struct tracer *t = a->t;
+    uint64_t now = t->report->instructions;
+    if (!a->dynamic || trace_maps_find(&t->maps, a->regs[A64_PC]) ||
+        (a->scanned && now - a->scanned_at < A64_RESCAN_EVERY))
+        return;
+    a->scanned = true;
+    a->scanned_at = now;
+    const struct cfi_file *program = t->maps.elves[a->program].file;
+    trace_dyn_objects(&t->mem, program, a->program_bias, found_object, t);
+}
+
+/* A dynamic program's loader, placed at the auxiliary vector's AT_BASE. */
+static void place_loader(struct a64 *a, const uint8_t *auxv, size_t n,
+                         size_t program, uint64_t program_bias)
+{
+    struct tracer *t = a->t;
+    const struct trace_elf *elf = &t->maps.elves[program];
+    char interp[4096], path[4096];
+    uint64_t base;
+    if (!elf->file || !trace_dyn_interp(elf->file, interp, sizeof interp) ||
+        !trace_dyn_auxv(auxv, n, AT_BASE, &base))
+        return;
+    trace_dyn_host_path(A64_SYSROOT, interp, path, sizeof path);
+    size_t index;
+    if (trace_maps_add_at(&t->maps, &t->mem, path, base, &index) != CFI_OK)
+        return;
+    a->dynamic = true;
+    a->program = program;
+    a->program_bias = program_bias;
+}
+
+/* The program placed from its entry point: the auxiliary vector's
+ * AT_ENTRY, or the first stop's PC (a static executable's entry) when
+ * the stub gives no vector. */
+static bool place_executable(struct a64 *a, const char *path)
+{
+    struct tracer *t = a->t;
+    struct rsp_stop stop;
+    enum rsp_status s = rsp_stop_reply(&a->rsp, "?", &stop);
+    if (s != RSP_OK || !get_regs(a)) {
+        if (s != RSP_OK)
+            lost(a, s);
+        return false;
+    }
+    uint8_t auxv[4096];
+    size_t n = rsp_xfer_read(&a->rsp, "auxv", auxv, sizeof auxv);
+    uint64_t entry = a->regs[A64_PC];
+    if (n)
+        trace_dyn_auxv(auxv, n, AT_ENTRY, &entry);
+    size_t index;
+    if (trace_maps_add_file(&t->maps, &t->mem, path, entry, &index) ==
+        CFI_OK)
+        place_loader(a, auxv, n, index,
+                     entry - t->maps.elves[index].file->entry);
+    return true;
+}
+
 /* ---- the loop ------------------------------------------------------- */
 
 static bool over_budget(struct a64 *a)
@@ -387,8 +468,10 @@ static void loop(struct a64 *a)
     while (!over_budget(a)) {
         trace_mem_reset(&t->mem);
         enum trace_insn insn = classify(t, a->regs[A64_PC]);
-        if (check && t->report->instructions % sample == 0)
+        if (check && t->report->instructions % sample == 0) {
+            rescan(a);
             observe(t, a->regs);
+        }
         memcpy(pre, a->regs, sizeof pre);
         int ran = insn == TRACE_INSN_OTHER ? run_exclusive(a, &pending) : 0;
         if (ran < 0 || (ran == 0 && (!step(a, &pending) || !get_regs(a))))
@@ -396,21 +479,6 @@ static void loop(struct a64 *a)
         t->report->instructions++;
         after_step(t, pre, a->regs, insn);
     }
-}
-
-static bool place_executable(struct a64 *a, const char *path)
-{
-    struct tracer *t = a->t;
-    struct rsp_stop stop;
-    enum rsp_status s = rsp_stop_reply(&a->rsp, "?", &stop);
-    if (s != RSP_OK || !get_regs(a)) {
-        if (s != RSP_OK)
-            lost(a, s);
-        return false;
-    }
-    size_t index;
-    trace_maps_add_file(&t->maps, &t->mem, path, a->regs[A64_PC], &index);
-    return true;
 }
 
 void trace_a64_run(struct tracer *t, char *const argv[], const char *path)
@@ -421,7 +489,7 @@ void trace_a64_run(struct tracer *t, char *const argv[], const char *path)
         t->report->end = TRACE_END_UNSUPPORTED;
         return;
     }
-    struct a64 a = {t, {.fd = -1}, 0, {0}};
+    struct a64 a = {.t = t, .rsp = {.fd = -1}};
     if (!start(&a, argv))
         return;
     if (place_executable(&a, path))

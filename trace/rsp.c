@@ -163,6 +163,7 @@ static enum rsp_status read_body(struct rsp *c, double deadline)
     int hi = hex_value(digits[0]), lo = hex_value(digits[1]);
     if (hi < 0 || lo < 0 || (unsigned)(hi * 16 + lo) != (sum & 0xff))
         return RSP_BAD_REPLY;
+    c->len = len;
     return c->no_ack || put_all(c, "+", 1) ? RSP_OK : RSP_CLOSED;
 }
 
@@ -340,4 +341,36 @@ int rsp_free_port(void)
         port = ntohs(addr.sin_port);
     close(fd);
     return port;
+}
+
+/* Binary data of a reply (escaped: `}` then the byte xor 0x20) into out;
+ * the count, at most cap. */
+static size_t unescape(const char *in, size_t len, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && n < cap; i++)
+        out[n++] = in[i] == '}' && i + 1 < len ? (uint8_t)(in[++i] ^ 0x20)
+                                               : (uint8_t)in[i];
+    return n;
+}
+
+size_t rsp_xfer_read(struct rsp *c, const char *name, void *out, size_t cap)
+{
+    size_t got = 0;
+    /* Bounded by cap: each round reads at least one byte or ends. */
+    while (got < cap) {
+        char packet[128];
+        size_t ask = cap - got < 0x400 ? cap - got : 0x400;
+        snprintf(packet, sizeof packet, "qXfer:%s:read::%zx,%zx", name, got,
+                 ask);
+        if (rsp_request(c, packet) != RSP_OK || c->len == 0 ||
+            (c->buf[0] != 'm' && c->buf[0] != 'l'))
+            return got;
+        size_t n = unescape(c->buf + 1, c->len - 1, (uint8_t *)out + got,
+                            cap - got);
+        got += n;
+        if (c->buf[0] == 'l' || n == 0)
+            return got;
+    }
+    return got;
 }

@@ -26,6 +26,7 @@ struct rsp {
     double timeout;   /* seconds, for each reply */
     bool no_ack;      /* QStartNoAckMode accepted */
     char *buf;        /* the last reply, NUL-terminated */
+    size_t len;       /* its bytes (a binary reply may hold NULs) */
     size_t cap;
     char error[160];  /* one line: what went wrong */
     char in[4096];    /* bytes received, in[in_at .. in_len) not read */
@@ -56,6 +57,10 @@ enum rsp_status rsp_stop_reply(struct rsp *c, const char *packet,
 enum rsp_status rsp_a64_regs(struct rsp *c, uint64_t regs[RSP_A64_NREGS]);
 /* Up to len (<= 1024) bytes at addr: the count read (0: fault). */
 size_t rsp_read_mem(struct rsp *c, uint64_t addr, void *out, size_t len);
+/* Up to cap bytes of the object `name` of qXfer (`auxv`, ...), read
+ * from offset 0 until the stub says it has no more; the count read, 0
+ * when the stub has no such object. */
+size_t rsp_xfer_read(struct rsp *c, const char *name, void *out, size_t cap);
 /* A port on 127.0.0.1 free now (bound to 0 and released); 0: none. */
 int rsp_free_port(void);
 const char *rsp_status_text(enum rsp_status status);
