@@ -15,6 +15,7 @@ static const char usage[] =
     "                    [--from FUNCTION] [--step-limit N] [--timeout S]\n"
     "                    [--json OUT] [--dumps DIR] [--cache DIR] [--bare]\n"
     "                    [--quiet] [--no-disassembly] [--cfi ELF=FILE]\n"
+    "                    [--sysroot DIR]\n"
     "                    -- PROGRAM ARGS...\n"
     "\n"
     "Runs PROGRAM under ptrace one instruction at a time and keeps the\n"
@@ -27,7 +28,7 @@ static const char usage[] =
     "Only the first thread is followed.\n"
     "\n"
     "An AArch64 PROGRAM (its ELF header says so) runs under\n"
-    "qemu-aarch64 -g PORT -L /usr/aarch64-linux-gnu (a free local port)\n"
+    "qemu-aarch64 -g PORT -L SYSROOT (a free local port; --sysroot)\n"
     "and is stepped over the GDB remote protocol: bl/blr push a frame\n"
     "(return address x30, CFA sp at the call, x19-x29), ret and sp above\n"
     "the CFA pop it; paciasp/autiasp give the truth of RA_SIGN_STATE,\n"
@@ -69,6 +70,9 @@ static const char usage[] =
     "  --cfi ELF=FILE   take the CFI of ELF (as the program maps it) from\n"
     "                   FILE, a file with the same addresses: the table of\n"
     "                   `cfisem synth ELF --emit-il` built by synth/il2s.py\n"
+    "  --sysroot DIR    an AArch64 PROGRAM's root: qemu's -L and where its\n"
+    "                   loader and libraries are read (default\n"
+    "                   /usr/aarch64-linux-gnu)\n"
     "\n"
     "Example:\n"
     "  cfisem trace --engines il,interp -- /bin/true\n"
@@ -250,6 +254,12 @@ static int parse_valued(const char *arg, const char *value, struct options *o)
         o->trace.cache_dir = value;
     } else if (!strcmp(arg, "--cfi")) {
         return parse_cfi(value, o);
+    } else if (!strcmp(arg, "--sysroot")) {
+        struct stat st;
+        if (stat(value, &st) != 0 || !S_ISDIR(st.st_mode))
+            return cli_usage_error("trace", "--sysroot: not a directory",
+                                   value);
+        o->trace.sysroot = value;
     }
     return CLI_OK;
 }
@@ -259,7 +269,7 @@ static bool takes_value(const char *arg)
     static const char *const valued[] = {"--engines", "--sample",
                                          "--step-limit", "--timeout", "--at", "--from",
                                          "--json", "--dumps", "--cache",
-                                         "--cfi"};
+                                         "--cfi", "--sysroot"};
     for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
         if (!strcmp(arg, valued[i]))
             return true;

@@ -854,6 +854,8 @@ START_TEST(test_cli_usage)
         {"trace", "--sample", "0", "--", "/bin/true", NULL},
         {"trace", "--engines", "libunwind", "--", "/bin/true", NULL},
         {"trace", "--at", "everywhere", "--", "/bin/true", NULL},
+        {"trace", "--sysroot", "/nonexistent-root", "--", "/bin/true", NULL},
+        {"trace", "--sysroot", "/etc/passwd", "--", "/bin/true", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct test_run run;
@@ -1124,13 +1126,20 @@ START_TEST(test_a64_dynamic)
     options_il_interp(&o);
     o.quiet_program = true;
     o.timeout = 240;
+    /* A sysroot of the test's own (its lib/ the cross toolchain's): the
+     * loader and libc must be read from there. */
+    char *root = test_temp_dir(), link[4096], libc_path[4096];
+    snprintf(link, sizeof link, "%s/lib", root);
+    ck_assert_int_eq(symlink("/usr/aarch64-linux-gnu/lib", link), 0);
+    snprintf(libc_path, sizeof libc_path, "%s/lib/libc.so.6", root);
+    o.sysroot = root;
     trace("a64-dynamic", &o, &r);
     ck_assert_int_eq(r.end, TRACE_END_EXITED);
     ck_assert_int_eq(r.end_value, 0);
     ck_assert_uint_eq(r.no_elf, 0);
     size_t libc = r.nelves;
     for (size_t i = 0; i < r.nelves; i++)
-        if (strstr(r.elves[i].path, "/libc.so.6"))
+        if (!strcmp(r.elves[i].path, libc_path))
             libc = i;
     ck_assert_uint_lt(libc, r.nelves);
     ck_assert_uint_gt(r.elves[libc].checked, 1000);
@@ -1145,9 +1154,13 @@ START_TEST(test_a64_dynamic)
         ck_assert_int_eq(cfi_file_open(g->elf, &file, &diag), CFI_OK);
         ck_assert_uint_eq(word_at(file, g->fde_end - 8), 0xa8c17bf1u);
         ck_assert_uint_eq(word_at(file, g->fde_end - 4), 0xd61f0200u);
+        ck_assert(!strncmp(g->elf, root, strlen(root)));
         cfi_file_close(file);
     }
     trace_report_free(&r);
+    unlink(link);
+    rmdir(root);
+    free(root);
 }
 END_TEST
 

@@ -46,7 +46,6 @@
 #include "rsp.h"
 
 #define TRACE_A64_REPLY 10.0
-#define A64_SYSROOT "/usr/aarch64-linux-gnu"
 #define A64_QEMU "qemu-aarch64"
 #define A64_CLOCK_EVERY 1024u
 /* A PC in no known object rescans the loader's list at most this often
@@ -107,7 +106,13 @@ bool trace_program_is_a64(const char *name, char *path, size_t size)
 
 /* ---- qemu ----------------------------------------------------------- */
 
-static void child_exec(char *const argv[], int port, bool quiet)
+static const char *sysroot_of(const struct trace_options *o)
+{
+    return o->sysroot ? o->sysroot : TRACE_A64_SYSROOT;
+}
+
+static void child_exec(char *const argv[], int port, bool quiet,
+                       const char *sysroot)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     int null = open("/dev/null", O_RDWR);
@@ -131,7 +136,7 @@ static void child_exec(char *const argv[], int port, bool quiet)
     args[1] = "-g";
     args[2] = port_text;
     args[3] = "-L";
-    args[4] = A64_SYSROOT;
+    args[4] = (char *)sysroot;
     memcpy(args + 5, argv, n * sizeof *argv);
     execvp(args[0], args);
     _exit(127);
@@ -172,7 +177,8 @@ static bool start(struct a64 *a, char *const argv[])
     int port = rsp_free_port();
     a->qemu = port ? fork() : -1;
     if (a->qemu == 0)
-        child_exec(argv, port, a->t->options->quiet_program);
+        child_exec(argv, port, a->t->options->quiet_program,
+                   sysroot_of(a->t->options));
     if (a->qemu < 0) {
         end(a, TRACE_END_EXEC_FAILED, errno ? errno : EADDRNOTAVAIL);
         return false;
@@ -295,7 +301,7 @@ static void found_object(void *env, const char *name, uint64_t bias)
     struct tracer *t = env;
     char path[4096];
     size_t index;
-    trace_dyn_host_path(A64_SYSROOT, name, path, sizeof path);
+    trace_dyn_host_path(sysroot_of(t->options), name, path, sizeof path);
     trace_maps_add_at(&t->maps, &t->mem, path, bias, &index);
 }
 
@@ -323,7 +329,7 @@ static void place_loader(struct a64 *a, const uint8_t *auxv, size_t n,
     if (!elf->file || !trace_dyn_interp(elf->file, interp, sizeof interp) ||
         !trace_dyn_auxv(auxv, n, AT_BASE, &base))
         return;
-    trace_dyn_host_path(A64_SYSROOT, interp, path, sizeof path);
+    trace_dyn_host_path(sysroot_of(t->options), interp, path, sizeof path);
     size_t index;
     if (trace_maps_add_at(&t->maps, &t->mem, path, base, &index) != CFI_OK)
         return;

@@ -87,7 +87,11 @@ struct trace_options {
      * addresses (synth's table built back by synth/il2s.py); NULL: none. */
     const char *cfi_elf;
     const char *cfi_file;
+    /* AArch64: the guest's root, for qemu -L and the libraries; NULL:
+     * TRACE_A64_SYSROOT. */
+    const char *sysroot;
 };
+#define TRACE_A64_SYSROOT "/usr/aarch64-linux-gnu"
 
 void trace_options_default(struct trace_options *options);
 
