@@ -235,6 +235,51 @@ static enum trace_insn classify(struct tracer *t, uint64_t pc)
 
 enum { A64_SP = 31, A64_PC = 32, A64_LR = 30 };
 
+/* The signal frame under qemu-user, as under Linux (arch/arm64: struct
+ * rt_sigframe at the handler's sp: a siginfo of 128 bytes, then the
+ * ucontext, whose uc_mcontext, a struct sigcontext, starts at its byte
+ * 176: fault_address, then x0-x30, sp, pc). x1 and x2 point there only
+ * for an SA_SIGINFO handler. */
+enum { A64_SC_REGS = 128 + 176 + 8 };
+
+static bool read_u64(struct tracer *t, uint64_t addr, uint64_t *value)
+{
+    uint8_t bytes[8];
+    if (trace_mem_read(&t->mem, addr, bytes, 8) != 8)
+        return false;
+    *value = cfi_load_le(bytes, 8);
+    return true;
+}
+
+/* A handler's first instruction after the step that delivered `sig`:
+ * the frame's saved sp and pc are those before the step (the signal's
+ * number in the protocol is GDB's, not the target's: not compared).
+ * Two frames are pushed: the interrupted one (a signal frame: its PC
+ * exact, its CFA the interrupted sp, its x19-x29 as they were), and the
+ * handler's (its return address x30, the trampoline's). */
+static bool handler_entry(struct tracer *t, const uint64_t *pre,
+                          const uint64_t *post, int sig)
+{
+    uint64_t sp, pc, regs = post[A64_SP] + A64_SC_REGS;
+    (void)sig; /* the protocol's number (GDB's), not the target's */
+    if (post[A64_PC] == pre[A64_PC] + 4 || !read_u64(t, regs + 8 * 31, &sp) ||
+        sp != pre[A64_SP] || !read_u64(t, regs + 8 * 32, &pc) ||
+        pc != pre[A64_PC])
+        return false;
+    struct trace_frame interrupted = {TRACE_FRAME_SIGNAL, pc, sp, {0}, 0,
+                                      false};
+    saved_from(pre, interrupted.saved);
+    struct trace_frame handler = {TRACE_FRAME_CALL, post[A64_LR],
+                                  post[A64_SP], {0}, 0, false};
+    saved_from(post, handler.saved);
+    trace_shadow_push(&t->shadow, &interrupted);
+    trace_shadow_push(&t->shadow, &handler);
+    t->report->signals++;
+    if (t->shadow.depth > t->report->max_depth)
+        t->report->max_depth = t->shadow.depth;
+    return true;
+}
+
 static void irregular(struct tracer *t, uint64_t pre_pc, uint64_t post_pc)
 {
     t->report->irregular_pops++;
@@ -243,10 +288,19 @@ static void irregular(struct tracer *t, uint64_t pre_pc, uint64_t post_pc)
 }
 
 static void after_step(struct tracer *t, const uint64_t *pre,
-                       const uint64_t *post, enum trace_insn insn)
+                       const uint64_t *post, enum trace_insn insn,
+                       int delivered)
 {
     trace_mem_reset(&t->mem);
     struct trace_shadow *sh = &t->shadow;
+    if (delivered && handler_entry(t, pre, post, delivered))
+        return;
+    const struct trace_frame *signal = trace_shadow_top(sh);
+    if (signal && signal->kind == TRACE_FRAME_SIGNAL &&
+        post[A64_PC] == signal->ra && post[A64_SP] == signal->cfa) {
+        sh->depth--; /* rt_sigreturn back to the interrupted PC */
+        return;
+    }
     if (insn == TRACE_INSN_CALL && post[A64_PC] != pre[A64_PC] + 4) {
         struct trace_frame frame = {TRACE_FRAME_CALL, post[A64_LR],
                                     pre[A64_SP], {0}, 0, false};
@@ -405,9 +459,9 @@ static bool step_with(struct a64 *a, const char *packet, int *pending)
 /* One step, passing a pending signal; false when the run ended. */
 static bool step(struct a64 *a, int *pending)
 {
-    char packet[8] = "s";
+    char packet[16] = "s";
     if (*pending)
-        snprintf(packet, sizeof packet, "S%02x", *pending & 0xff);
+        snprintf(packet, sizeof packet, "vCont;S%02x", *pending & 0xff);
     *pending = 0;
     return step_with(a, packet, pending);
 }
@@ -451,9 +505,9 @@ static int run_exclusive(struct a64 *a, int *pending)
         set = breakpoints(a, 'z', exits, n) < 0 ? -1 : 0;
     if (set <= 0)
         return set;
-    char packet[8] = "c";
+    char packet[16] = "c";
     if (*pending)
-        snprintf(packet, sizeof packet, "C%02x", *pending & 0xff);
+        snprintf(packet, sizeof packet, "vCont;C%02x", *pending & 0xff);
     *pending = 0;
     bool alive = step_with(a, packet, pending) &&
                  breakpoints(a, 'z', exits, n) > 0 && get_regs(a);
@@ -479,11 +533,12 @@ static void loop(struct a64 *a)
             observe(t, a->regs);
         }
         memcpy(pre, a->regs, sizeof pre);
+        int delivered = pending;
         int ran = insn == TRACE_INSN_OTHER ? run_exclusive(a, &pending) : 0;
         if (ran < 0 || (ran == 0 && (!step(a, &pending) || !get_regs(a))))
             return;
         t->report->instructions++;
-        after_step(t, pre, a->regs, insn);
+        after_step(t, pre, a->regs, insn, delivered);
     }
 }
 
