@@ -295,6 +295,220 @@ START_TEST(test_target_compiled)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* cfisem stack against eu-stack and gdb                                */
+/* ------------------------------------------------------------------ */
+
+/* A backtrace as a list of threads, each a list of PCs; a PC of 0 stands
+ * for gdb's "<signal handler called>", which prints none. */
+#define MAX_THREADS 8
+#define MAX_FRAMES 64
+struct trace {
+    size_t nthreads;
+    long tid[MAX_THREADS];
+    size_t nframes[MAX_THREADS];
+    uint64_t pc[MAX_THREADS][MAX_FRAMES];
+    bool signal_frame[MAX_THREADS][MAX_FRAMES];
+    char stop[MAX_THREADS][160];
+};
+
+static char *command_output(const char *command)
+{
+    FILE *p = popen(command, "r");
+    ck_assert_msg(p, "cannot run %s", command);
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    size_t n;
+    while ((n = fread(text + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            cap *= 2;
+            text = realloc(text, cap);
+        }
+    }
+    text[len] = '\0';
+    pclose(p);
+    return text;
+}
+
+static void add_frame(struct trace *t, uint64_t pc, bool signal_frame)
+{
+    ck_assert_uint_gt(t->nthreads, 0);
+    size_t th = t->nthreads - 1;
+    ck_assert_uint_lt(t->nframes[th], MAX_FRAMES);
+    t->pc[th][t->nframes[th]] = pc;
+    t->signal_frame[th][t->nframes[th]++] = signal_frame;
+}
+
+static void add_thread(struct trace *t, long tid)
+{
+    ck_assert_uint_lt(t->nthreads, MAX_THREADS);
+    t->tid[t->nthreads++] = tid;
+}
+
+/* eu-stack's and cfisem's text: "TID N:" then "#I  0xPC ...". */
+static void parse_stack_text(const char *text, struct trace *t)
+{
+    memset(t, 0, sizeof *t);
+    for (const char *line = text; *line;) {
+        long tid;
+        unsigned index;
+        uint64_t pc;
+        if (sscanf(line, "TID %ld:", &tid) == 1)
+            add_thread(t, tid);
+        else if (sscanf(line, "#%u 0x%" SCNx64, &index, &pc) == 2)
+            add_frame(t, pc, strstr(line, "[signal frame]")
+                                 && strstr(line, "[signal frame]")
+                                        < strchr(line, '\n'));
+        else if (strncmp(line, "stop: ", 6) == 0 && t->nthreads)
+            sscanf(line + 6, "%159[^\n]", t->stop[t->nthreads - 1]);
+        const char *next = strchr(line, '\n');
+        line = next ? next + 1 : line + strlen(line);
+    }
+}
+
+/* gdb's: "Thread N (... (LWP TID) ...):" then "#I  0xPC in ..." or
+ * "#I  <signal handler called>". */
+static void parse_gdb(const char *text, struct trace *t)
+{
+    memset(t, 0, sizeof *t);
+    for (const char *line = text; *line;) {
+        const char *lwp = strstr(line, "(LWP ");
+        const char *end = strchr(line, '\n');
+        unsigned index;
+        uint64_t pc;
+        if (strncmp(line, "Thread ", 7) == 0 && lwp && (!end || lwp < end))
+            add_thread(t, strtol(lwp + 5, NULL, 10));
+        else if (sscanf(line, "#%u 0x%" SCNx64, &index, &pc) == 2)
+            add_frame(t, pc, false);
+        else if (sscanf(line, "#%u <signal handler called>", &index) == 1)
+            add_frame(t, 0, true);
+        line = end ? end + 1 : line + strlen(line);
+    }
+}
+
+static const struct trace *thread_of(const struct trace *t, long tid,
+                                     size_t *at)
+{
+    for (size_t i = 0; i < t->nthreads; i++)
+        if (t->tid[i] == tid) {
+            *at = i;
+            return t;
+        }
+    return NULL;
+}
+
+/* Every thread of `theirs` has ours's PCs, frame by frame; a frame of
+ * theirs with PC 0 (gdb's signal frame) is our signal frame. */
+static void assert_same(const struct trace *ours, const struct trace *theirs,
+                        const char *who)
+{
+    ck_assert_uint_eq(ours->nthreads, 3);
+    ck_assert_msg(ours->nthreads == theirs->nthreads, "%s has %zu threads, "
+                  "cfisem %zu", who, theirs->nthreads, ours->nthreads);
+    for (size_t i = 0; i < theirs->nthreads; i++) {
+        size_t o;
+        ck_assert_msg(thread_of(ours, theirs->tid[i], &o), "%s's thread "
+                      "%ld is not cfisem's", who, theirs->tid[i]);
+        ck_assert_msg(ours->nframes[o] == theirs->nframes[i],
+                      "thread %ld: %zu frames, %s %zu", theirs->tid[i],
+                      ours->nframes[o], who, theirs->nframes[i]);
+        for (size_t f = 0; f < theirs->nframes[i]; f++) {
+            if (theirs->pc[i][f] == 0) {
+                ck_assert_msg(ours->signal_frame[o][f] && f > 0,
+                              "thread %ld #%zu: %s's signal frame",
+                              theirs->tid[i], f, who);
+                continue;
+            }
+            ck_assert_msg(ours->pc[o][f] == theirs->pc[i][f],
+                          "thread %ld #%zu: 0x%" PRIx64 ", %s 0x%" PRIx64,
+                          theirs->tid[i], f, ours->pc[o][f], who,
+                          theirs->pc[i][f]);
+        }
+        ck_assert_msg(strstr(ours->stop[o], "outermost frame"),
+                      "thread %ld stopped: %s", theirs->tid[i],
+                      ours->stop[o]);
+    }
+}
+
+static char *cache_dir;
+
+static void stack_of(pid_t pid, const char *engines, struct trace *t,
+                     char **text)
+{
+    char pid_text[32];
+    snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
+    const char *args[] = {"stack", pid_text, "--cache", cache_dir,
+                          engines ? "--engines" : NULL, engines, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == 0, "cfisem stack: exit %d: %s",
+                  run.exit_code, run.err);
+    ck_assert_str_eq(run.err, "");
+    parse_stack_text(run.out, t);
+    if (text)
+        *text = strdup(run.out);
+    test_run_free(&run);
+}
+
+static void setup_cache(void)
+{
+    cache_dir = test_temp_dir();
+}
+
+START_TEST(test_same_pcs_as_eu_stack)
+{
+    pid_t pid = start_target();
+    struct trace ours, theirs;
+    stack_of(pid, NULL, &ours, NULL);
+    char command[128];
+    snprintf(command, sizeof command, "eu-stack -p %d 2>/dev/null",
+             (int)pid);
+    char *text = command_output(command);
+    parse_stack_text(text, &theirs);
+    free(text);
+    assert_same(&ours, &theirs, "eu-stack");
+}
+END_TEST
+
+/* gdb without the distribution's debug files: with them, it adds the
+ * frames that tail calls removed (DW_AT_call_tail_call call sites, a
+ * "tail call frame" to `info frame`), which no CFI describes: glibc's
+ * __futex_abstimed_wait_cancelable64 jumps to
+ * __futex_abstimed_wait_common, and the return address on the stack is
+ * its caller's. */
+START_TEST(test_same_pcs_as_gdb)
+{
+    pid_t pid = start_target();
+    struct trace ours, theirs;
+    stack_of(pid, NULL, &ours, NULL);
+    char command[512];
+    snprintf(command, sizeof command,
+             "gdb -nx -batch -iex 'set debug-file-directory /nonexistent' "
+             "-p %d -ex 'set print frame-info location-and-address' "
+             "-ex 'set backtrace past-main on' "
+             "-ex 'thread apply all bt' 2>/dev/null", (int)pid);
+    char *text = command_output(command);
+    parse_gdb(text, &theirs);
+    free(text);
+    assert_same(&ours, &theirs, "gdb");
+}
+END_TEST
+
+/* cfisem's own engines give the same frames. */
+START_TEST(test_own_engines_agree)
+{
+    pid_t pid = start_target();
+    struct trace ours, interp;
+    char *text;
+    stack_of(pid, "compiled,interp,il", &ours, &text);
+    ck_assert_msg(!strstr(text, "differs"), "%s", text);
+    free(text);
+    stack_of(pid, "interp", &interp, NULL);
+    assert_same(&ours, &interp, "interp");
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("stack");
@@ -306,6 +520,14 @@ int main(void)
     tcase_add_test(tc, test_stop_names_distinct);
     tcase_add_test(tc, test_target_interp);
     tcase_add_test(tc, test_target_compiled);
+    suite_add_tcase(suite, tc);
+    tc = tcase_create("cli");
+    tcase_set_timeout(tc, 300);
+    tcase_add_unchecked_fixture(tc, setup_cache, NULL);
+    tcase_add_checked_fixture(tc, NULL, kill_target);
+    tcase_add_test(tc, test_same_pcs_as_eu_stack);
+    tcase_add_test(tc, test_same_pcs_as_gdb);
+    tcase_add_test(tc, test_own_engines_agree);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
