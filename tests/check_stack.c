@@ -509,6 +509,180 @@ START_TEST(test_own_engines_agree)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Cores                                                                */
+/* ------------------------------------------------------------------ */
+
+/* A core of the running target, by gdb's gcore: its path (malloc'd). */
+static char *make_core(pid_t pid)
+{
+    char prefix[512], command[1024];
+    snprintf(prefix, sizeof prefix, "%s/core", cache_dir);
+    snprintf(command, sizeof command,
+             "gcore -o %s %d > /dev/null 2>&1", prefix, (int)pid);
+    ck_assert_int_eq(system(command), 0);
+    char *path = malloc(600);
+    snprintf(path, 600, "%s.%d", prefix, (int)pid);
+    struct stat st;
+    ck_assert_msg(stat(path, &st) == 0, "gcore wrote no %s", path);
+    return path;
+}
+
+static void stack_of_core(const char *core, struct trace *t)
+{
+    const char *args[] = {"stack", "--core", core, "--cache", cache_dir,
+                          NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == 0, "cfisem stack --core: exit %d: %s",
+                  run.exit_code, run.err);
+    parse_stack_text(run.out, t);
+    test_run_free(&run);
+}
+
+/* The core's stacks are the live process's, and eu-stack's of the
+ * core. */
+START_TEST(test_core_same_as_live)
+{
+    pid_t pid = start_target();
+    struct trace live, from_core, theirs;
+    stack_of(pid, NULL, &live, NULL);
+    char *core = make_core(pid);
+    kill_target();
+    stack_of_core(core, &from_core);
+    assert_same(&from_core, &live, "the live process");
+    char command[1024];
+    snprintf(command, sizeof command, "eu-stack --core %s -e %s "
+             "2>/dev/null", core, getenv("CFISEM_STACK_TARGET"));
+    char *text = command_output(command);
+    parse_stack_text(text, &theirs);
+    free(text);
+    assert_same(&from_core, &theirs, "eu-stack --core");
+    unlink(core);
+    free(core);
+}
+END_TEST
+
+/* `cfisem stack --core PATH` is refused with exit 2 and one line that
+ * names PATH. */
+static void assert_refused(const char *path, const char *why)
+{
+    const char *args[] = {"stack", "--core", path, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == 2, "%s: exit %d", why, run.exit_code);
+    ck_assert_msg(test_count_lines(run.err) == 1 && strstr(run.err, path),
+                  "%s: %s", why, run.err);
+    ck_assert_str_eq(run.out, "");
+    test_run_free(&run);
+}
+
+static void copy_prefix(const char *from, const char *to, size_t size)
+{
+    size_t len;
+    char *bytes = test_read_file(from, &len);
+    ck_assert_ptr_nonnull(bytes);
+    ck_assert_int_eq(test_write_file(to, bytes, size < len ? size : len), 0);
+    free(bytes);
+}
+
+START_TEST(test_bad_cores_refused)
+{
+    pid_t pid = start_target();
+    char *core = make_core(pid);
+    kill_target();
+    char path[700];
+    snprintf(path, sizeof path, "%s.cut", core);
+    struct stat st;
+    ck_assert_int_eq(stat(core, &st), 0);
+    copy_prefix(core, path, (size_t)st.st_size / 2);
+    assert_refused(path, "half a core");
+    copy_prefix(core, path, 100);
+    assert_refused(path, "a core cut in its header table");
+    copy_prefix(core, path, 0);
+    assert_refused(path, "an empty file");
+    assert_refused(getenv("CFISEM_STACK_TARGET"), "an executable");
+    snprintf(path, sizeof path, "%s.dir", core);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    assert_refused(path, "a folder");
+    rmdir(path);
+    snprintf(path, sizeof path, "%s.fifo", core);
+    ck_assert_int_eq(mkfifo(path, 0644), 0);
+    assert_refused(path, "a FIFO");
+    unlink(path);
+    snprintf(path, sizeof path, "%s.cut", core);
+    unlink(path);
+    unlink(core);
+    free(core);
+}
+END_TEST
+
+/* Bytes of the header, the program headers and the notes changed at
+ * random (a fixed seed): never a crash; a refusal is one line. */
+START_TEST(test_mutated_cores_never_crash)
+{
+    pid_t pid = start_target();
+    char *core = make_core(pid);
+    kill_target();
+    FILE *f = fopen(core, "r+b");
+    ck_assert_ptr_nonnull(f);
+    uint8_t original[16384];
+    size_t len = fread(original, 1, sizeof original, f);
+    ck_assert_uint_gt(len, 1024);
+    unsigned seed = 25;
+    for (int mutant = 0; mutant < 60; mutant++) {
+        uint8_t bytes[sizeof original];
+        memcpy(bytes, original, len);
+        for (int k = 0; k < 4; k++) {
+            size_t at = (size_t)rand_r(&seed) % len;
+            bytes[at] = (uint8_t)rand_r(&seed);
+        }
+        rewind(f);
+        ck_assert_uint_eq(fwrite(bytes, 1, len, f), len);
+        fflush(f);
+        const char *args[] = {"stack", "--core", core, "--cache", cache_dir,
+                              "--max-frames", "64", NULL};
+        struct test_run run;
+        test_run_cfisem(args, &run);
+        ck_assert_msg(run.exit_code == 0 || run.exit_code == 2,
+                      "mutant %d: exit %d, signal %d: %s", mutant,
+                      run.exit_code, run.signal, run.err);
+        if (run.exit_code == 2)
+            ck_assert_msg(test_count_lines(run.err) == 1, "mutant %d: %s",
+                          mutant, run.err);
+        test_run_free(&run);
+    }
+    fclose(f);
+    unlink(core);
+    free(core);
+}
+END_TEST
+
+/* Usage errors and a process that does not exist. */
+START_TEST(test_usage_and_missing_process)
+{
+    const char *const cases[][5] = {
+        {"stack", NULL}, {"stack", "12x", NULL}, {"stack", "1", "2", NULL},
+        {"stack", "1", "--engines", "nosuch", NULL},
+        {"stack", "1", "--max-frames", "0", NULL},
+        {"stack", "--bogus", NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct test_run run;
+        test_run_cfisem(cases[i], &run);
+        ck_assert_int_eq(run.exit_code, TEST_EXIT_USAGE);
+        test_run_free(&run);
+    }
+    /* Beyond pid_max (at most 2^22): no such process. */
+    const char *args[] = {"stack", "2147483000", NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "no such process"));
+    test_run_free(&run);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("stack");
@@ -528,6 +702,10 @@ int main(void)
     tcase_add_test(tc, test_same_pcs_as_eu_stack);
     tcase_add_test(tc, test_same_pcs_as_gdb);
     tcase_add_test(tc, test_own_engines_agree);
+    tcase_add_test(tc, test_core_same_as_live);
+    tcase_add_test(tc, test_bad_cores_refused);
+    tcase_add_test(tc, test_mutated_cores_never_crash);
+    tcase_add_test(tc, test_usage_and_missing_process);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
