@@ -35,10 +35,10 @@ BUILD    ?= build
 SANITIZE ?=
 
 # The modules, a user before what it uses (the link order). The layers,
-# from the top: cli; trace, fuzz, bench; diff, validate; engines;
+# from the top: cli; trace, fuzz, bench; diff, validate, remote; engines;
 # compile, runtime, synth, explain; semantics, interp, sframe, gen; cfi.
 # A module uses only the layers below its own (tests/layering.py).
-LIB_MODULES := $(foreach m,trace fuzz diff validate engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
+LIB_MODULES := $(foreach m,trace fuzz diff validate remote engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
@@ -360,6 +360,15 @@ $(CSMITH_WORKLOADS): bench/workload/csmith.sh bench/workload/csmith_hook.c $(WOR
                      $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	bench/workload/csmith.sh $(WORKLOAD_DIR)/csmith $(EH_ELF_TOOL)
 
+# The process the stack suite (tests/check_stack.c) unwinds from outside:
+# threads, a signal handler, libstdc++ frames; no sanitizer (its frames
+# are compared with eu-stack's and gdb's, not checked).
+STACK_TARGET := $(BUILD)/tests/stack-target
+$(STACK_TARGET): tests/stack/target.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -pthread -o $@ $<
+TEST_ENV += CFISEM_STACK_TARGET=$(abspath $(STACK_TARGET))
+
 # Each suite and each script is a target of its own, so that the suites
 # run CHECK_JOBS at a time (the number of processors); --output-sync
 # prints each one's output whole, when it ends, with its time. -k: every
@@ -372,7 +381,7 @@ PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
                 $(AARCH64_RUNNER) $(A64_CASE_SOS) \
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
-                $(BUILD)/bench/real_stacks.eh_elf.so
+                $(BUILD)/bench/real_stacks.eh_elf.so $(STACK_TARGET)
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
 SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
                run-json_schemas.py
