@@ -35,7 +35,7 @@ import sys
 
 LAYERS = [
     ["cli"],
-    ["trace", "fuzz", "bench"],
+    ["perf", "trace", "fuzz", "bench"],
     ["diff", "validate", "remote"],
     ["engines"],
     ["compile", "runtime", "synth", "explain"],
