@@ -47,4 +47,10 @@ bool perf_walk_records(struct perf_file *file, const uint8_t *at,
 bool perf_add_build_id(struct perf_file *file, const uint8_t *at,
                        size_t size, uint64_t offset, struct perf_diag *diag);
 
+/* Pipe mode's records that carry what file mode's header does. */
+bool perf_pipe_attr(struct perf_file *file, const uint8_t *at, size_t size,
+                    uint64_t offset, struct perf_diag *diag);
+bool perf_pipe_feature(struct perf_file *file, const uint8_t *at,
+                       size_t size, uint64_t offset, struct perf_diag *diag);
+
 #endif

@@ -325,10 +325,9 @@ static bool read_build_ids(struct perf_file *file, uint64_t off,
 /* HEADER_EVENT_DESC: u32 nr, u32 attr_size, then per event the attr, u32
  * nr_ids, a string {u32 len; char[len]} and u64 ids[nr_ids]. Only the
  * names are kept, for the attributes in the same order. */
-static bool read_event_desc(struct perf_file *file, uint64_t off,
-                            uint64_t size, struct perf_diag *diag)
+static bool event_desc_at(struct perf_file *file, const uint8_t *p,
+                          uint64_t off, uint64_t size, struct perf_diag *diag)
 {
-    const uint8_t *p = file->bytes + off;
     if (size < 8)
         return perf_fail(diag, off, "event description truncated");
     uint32_t nr = perf_u32_at(p), attr_size = perf_u32_at(p + 4);
@@ -348,6 +347,24 @@ static bool read_event_desc(struct perf_file *file, uint64_t off,
         at += len + nr_ids * 8;
     }
     return true;
+}
+
+static bool read_event_desc(struct perf_file *file, uint64_t off,
+                            uint64_t size, struct perf_diag *diag)
+{
+    return event_desc_at(file, file->bytes + off, off, size, diag);
+}
+
+/* A FEATURE record of pipe mode: header, u64 feature number, the
+ * feature's data as in file mode. EVENT_DESC is read. */
+bool perf_pipe_feature(struct perf_file *file, const uint8_t *at,
+                       size_t size, uint64_t offset, struct perf_diag *diag)
+{
+    if (size < 16)
+        return perf_fail(diag, offset, "feature record too short");
+    if (perf_u64_at(at + 8) != FEAT_EVENT_DESC)
+        return true;
+    return event_desc_at(file, at + 16, offset, size - 16, diag);
 }
 
 static bool read_features(struct perf_file *file, uint64_t data_end,
@@ -413,8 +430,6 @@ static bool read_header(struct perf_file *file, struct perf_diag *diag)
 
 /* Attributes of pipe mode come in HEADER_ATTR records, which the walk
  * hands here. */
-bool perf_pipe_attr(struct perf_file *file, const uint8_t *at, size_t size,
-                    uint64_t offset, struct perf_diag *diag);
 bool perf_pipe_attr(struct perf_file *file, const uint8_t *at, size_t size,
                     uint64_t offset, struct perf_diag *diag)
 {

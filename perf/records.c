@@ -6,9 +6,6 @@
 #include <string.h>
 #include <zstd.h>
 
-bool perf_pipe_attr(struct perf_file *file, const uint8_t *at, size_t size,
-                    uint64_t offset, struct perf_diag *diag);
-
 const char *perf_record_name(uint32_t type)
 {
     switch (type) {
@@ -178,6 +175,9 @@ static bool take_record(struct walk *walk, const uint8_t *at, uint16_t size,
         if (!perf_pipe_attr(file, at, size, where, diag))
             return false;
     }
+    if (type == PERF_REC_FEATURE && file->pipe
+        && !perf_pipe_feature(file, at, size, where, diag))
+        return false;
     if (type == PERF_REC_BUILD_ID
         && !perf_add_build_id(file, at, size, where, diag))
         return false;

@@ -337,6 +337,258 @@ START_TEST(test_pipe_truncation_inside_record)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* cfisem perf against perf script                                      */
+/* ------------------------------------------------------------------ */
+
+/* A stack: its frames' addresses and symbols (without +0x offset and
+ * @version), innermost first. */
+#define MAX_STACK 300
+struct stack {
+    uint64_t addr[MAX_STACK];
+    char sym[MAX_STACK][96];
+    bool no_object[MAX_STACK];
+    size_t n;
+};
+
+/* The stacks of a perf script-like text: runs of lines that start with
+ * a tab; other lines (sample headers) and blank lines end a run. Only
+ * user frames (below the kernel's half) are kept. */
+static struct stack *parse_stacks(const char *text, size_t *count)
+{
+    size_t cap = 64, n = 0;
+    struct stack *stacks = calloc(cap, sizeof *stacks);
+    bool in = false;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (len > 0 && line[0] == '\t') {
+            if (!in) {
+                if (n == cap) {
+                    stacks = realloc(stacks, 2 * cap * sizeof *stacks);
+                    memset(stacks + cap, 0, cap * sizeof *stacks);
+                    cap *= 2;
+                }
+                n++;
+                in = true;
+            }
+            struct stack *st = &stacks[n - 1];
+            char sym[96] = "";
+            unsigned long long addr;
+            bool no_object = len >= 11
+                             && !strncmp(line + len - 11, "([unknown])", 11);
+            if (sscanf(line, " %llx %95s", &addr, sym) >= 1
+                && addr < 0xffff800000000000ull && st->n < MAX_STACK) {
+                st->no_object[st->n] = no_object;
+                sym[strcspn(sym, "+@")] = 0;
+                st->addr[st->n] = addr;
+                snprintf(st->sym[st->n], sizeof st->sym[0], "%s", sym);
+                st->n++;
+            }
+        } else {
+            in = false;
+        }
+        line += len + (end != NULL);
+    }
+    *count = n;
+    return stacks;
+}
+
+static char *perf_script(const char *path)
+{
+    char cmd[2200], out[1024];
+    snprintf(out, sizeof out, "%s/script.txt", dir);
+    snprintf(cmd, sizeof cmd, "perf script -F ip,sym --no-inline -i %s > %s "
+             "2>/dev/null", path, out);
+    ck_assert_msg(run_shell(cmd), "perf script -i %s failed", path);
+    char *text = test_read_file(out, NULL);
+    ck_assert_ptr_nonnull(text);
+    return text;
+}
+
+static void cfisem_perf(const char *path, const char *extra,
+                        struct test_run *run)
+{
+    char cache[600];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    const char *args[] = {"perf", path, "--cache", cache, extra, NULL};
+    test_run_cfisem(args, run);
+    ck_assert_msg(run->exit_code == 0, "cfisem perf %s: %d: %s", path,
+                  run->exit_code, run->err);
+}
+
+/* The frames both give are the same: address and symbol (a symbol
+ * only one side knows is not compared: perf reads debug files, e.g.
+ * glibc's local __libc_start_call_main). A stack where the two
+ * unwinders stop at different depths is compared on the common part. */
+static void chains_match(const char *path)
+{
+    need_recordings();
+    struct test_run run;
+    cfisem_perf(path, NULL, &run);
+    char *theirs_text = perf_script(path);
+    size_t n_ours, n_theirs;
+    struct stack *ours = parse_stacks(run.out, &n_ours);
+    struct stack *theirs = parse_stacks(theirs_text, &n_theirs);
+    ck_assert_uint_gt(n_ours, 20);
+    /* perf script prints no stack for a sample with no user frame; a
+     * kernel-only one may be missing on one side: compare in step by
+     * count only when equal. */
+    ck_assert_msg(n_ours == n_theirs, "%s: %zu stacks, perf script %zu",
+                  path, n_ours, n_theirs);
+    size_t compared = 0, deep = 0;
+    for (size_t i = 0; i < n_ours; i++) {
+        size_t n = ours[i].n < theirs[i].n ? ours[i].n : theirs[i].n;
+        for (size_t k = 0; k < n; k++) {
+            /* No object mapped at the PC (the vDSO, whose image perf
+             * saves and this reader does not have): printed as an
+             * absolute address, and the stack ends there. */
+            if (ours[i].no_object[k])
+                break;
+            ck_assert_msg(ours[i].addr[k] == theirs[i].addr[k],
+                          "%s: stack %zu frame %zu: %" PRIx64 " %s, perf "
+                          "script %" PRIx64 " %s", path, i, k,
+                          ours[i].addr[k], ours[i].sym[k],
+                          theirs[i].addr[k], theirs[i].sym[k]);
+            bool known = strcmp(ours[i].sym[k], "[unknown]") != 0
+                         && strcmp(theirs[i].sym[k], "[unknown]") != 0;
+            ck_assert_msg(!known || !strcmp(ours[i].sym[k],
+                                            theirs[i].sym[k]),
+                          "%s: stack %zu frame %zu: %s, perf script %s",
+                          path, i, k, ours[i].sym[k], theirs[i].sym[k]);
+            compared++;
+        }
+        if (ours[i].n >= 12 && !strcmp(ours[i].sym[0], "deep_0")
+            && !strcmp(ours[i].sym[10], "deep_run.isra.0"))
+            deep++;
+    }
+    ck_assert_uint_gt(compared, 10 * n_ours / 2);
+    ck_assert_uint_gt(deep, n_ours / 2);
+    free(ours);
+    free(theirs);
+    free(theirs_text);
+    test_run_free(&run);
+}
+
+START_TEST(test_chains_file_mode) { chains_match(file_data); }
+END_TEST
+
+START_TEST(test_chains_compressed) { chains_match(zstd_data); }
+END_TEST
+
+/* perf inject -o - wrote the same samples in pipe mode. */
+START_TEST(test_pipe_same_as_file)
+{
+    need_recordings();
+    struct test_run a, b;
+    cfisem_perf(file_data, NULL, &a);
+    cfisem_perf(pipe_data, NULL, &b);
+    ck_assert_uint_gt(a.out_len, 1000);
+    ck_assert_msg(a.out_len == b.out_len
+                  && memcmp(a.out, b.out, a.out_len) == 0,
+                  "cfisem perf: file and pipe mode print differently");
+    test_run_free(&a);
+    test_run_free(&b);
+}
+END_TEST
+
+/* The summary: the samples, and a reason for every stack. */
+START_TEST(test_summary_reasons)
+{
+    need_recordings();
+    struct perf_file *file;
+    struct perf_diag diag;
+    ck_assert(perf_open(file_data, &file, &diag));
+    unsigned long samples = 0;
+    for (size_t i = 0; i < perf_record_count(file); i++)
+        samples += perf_record_at(file, i)->type == PERF_REC_SAMPLE;
+    perf_close(file);
+    struct test_run run;
+    cfisem_perf(file_data, NULL, &run);
+    unsigned long said = 0, sum = 0;
+    const char *at = strstr(run.err, "cfisem perf: ");
+    ck_assert_ptr_nonnull(at);
+    ck_assert_int_eq(sscanf(at, "cfisem perf: %lu samples", &said), 1);
+    ck_assert_uint_eq(said, samples);
+    at = strstr(run.err, "stops:");
+    ck_assert_ptr_nonnull(at);
+    for (at += 6; *at && *at != '\n';) {
+        char name[64];
+        unsigned long count;
+        int used;
+        if (sscanf(at, " %63s %lu;%n", name, &count, &used) != 2)
+            break;
+        sum += count;
+        at += used;
+    }
+    ck_assert_uint_eq(sum, samples);
+    test_run_free(&run);
+}
+END_TEST
+
+START_TEST(test_folded)
+{
+    need_recordings();
+    struct test_run run;
+    cfisem_perf(file_data, "--folded", &run);
+    unsigned long total = 0;
+    bool deep = false;
+    for (const char *line = run.out; *line;) {
+        const char *end = strchr(line, '\n');
+        ck_assert_ptr_nonnull(end);
+        const char *space = end;
+        while (space > line && space[-1] != ' ')
+            space--;
+        total += strtoul(space, NULL, 10);
+        if (strstr(line, "main;deep_run.isra.0;deep_9;deep_8;deep_7;"
+                         "deep_6;deep_5;deep_4;deep_3;deep_2;deep_1;deep_0")
+            && strstr(line, "perf-deep;") == line)
+            deep = true;
+        line = end + 1;
+    }
+    ck_assert(deep);
+    ck_assert_uint_gt(total, 20);
+    test_run_free(&run);
+}
+END_TEST
+
+/* One line naming the file, exit 2. */
+static void cli_refuses(const char *path)
+{
+    const char *args[] = {"perf", path, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, path));
+    ck_assert_uint_eq(run.out_len, 0);
+    test_run_free(&run);
+}
+
+START_TEST(test_cli_bad_inputs)
+{
+    need_recordings();
+    char *tmp = test_temp_dir();
+    cli_refuses(tmp);
+    char path[600];
+    snprintf(path, sizeof path, "%s/fifo", tmp);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    cli_refuses(path);
+    unlink(path);
+    size_t len;
+    char *bytes = small_file(&len);
+    snprintf(path, sizeof path, "%s/cut.data", tmp);
+    for (size_t cut = 0; cut < len; cut += len / 37 + 1) {
+        ck_assert_int_eq(test_write_file(path, bytes, cut), 0);
+        cli_refuses(path);
+    }
+    unlink(path);
+    rmdir(tmp);
+    free(bytes);
+    free(tmp);
+}
+END_TEST
+
 int main(void)
 {
     record_all();
@@ -351,6 +603,15 @@ int main(void)
     tcase_add_test(tc, test_truncations_refused);
     tcase_add_test(tc, test_mutations_never_crash);
     tcase_add_test(tc, test_pipe_truncation_inside_record);
+    suite_add_tcase(suite, tc);
+    tc = tcase_create("cli");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_chains_file_mode);
+    tcase_add_test(tc, test_chains_compressed);
+    tcase_add_test(tc, test_pipe_same_as_file);
+    tcase_add_test(tc, test_summary_reasons);
+    tcase_add_test(tc, test_folded);
+    tcase_add_test(tc, test_cli_bad_inputs);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
