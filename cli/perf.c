@@ -25,11 +25,13 @@ static const char usage[] =
     "input; compressed records of 'perf record -z' too), and unwinds the\n"
     "user stack of every sample from its registers and stack copy, through\n"
     "the objects its process had mapped at the sample's time (MMAP2, FORK,\n"
-    "exec, EXIT). Prints the samples in time order as 'perf script' does,\n"
-    "which FlameGraph's stackcollapse-perf.pl reads: 'COMM PID/TID TIME:\n"
-    "PERIOD EVENT:', then one line per frame, '\\tADDR SYMBOL+0xOFF (OBJECT)'\n"
-    "(the kernel's frames first, from the sample's callchain, then the\n"
-    "user frames; ADDR is the link-time address in OBJECT), then a blank\n"
+    "exec, EXIT; the vDSO from the copy perf record saves in\n"
+    "$HOME/.debug/[vdso]). Prints the samples in time order as 'perf\n"
+    "script' does, which FlameGraph's stackcollapse-perf.pl reads: 'COMM\n"
+    "PID/TID TIME: PERIOD EVENT:', then one line per frame, '\\tADDR\n"
+    "SYMBOL+0xOFF (OBJECT)' (the kernel's frames first, from the sample's\n"
+    "callchain, unsymbolised, then the user frames; ADDR is the link-time\n"
+    "address in OBJECT, less 1 for a return address), then a blank\n"
     "line. On stderr, a summary: samples, frames, time, and why the stacks\n"
     "ended, summed: outermost frame, stack copy exhausted (a read at or\n"
     "beyond sp + dyn_size), no object at the PC, no CFI for the PC, ...;\n"
@@ -129,6 +131,24 @@ static int object_fd(struct object_files *f, const char *path)
     return f->fds[f->n++];
 }
 
+/* The file of a mapping: its path, or for the vDSO the copy perf
+ * record saves in its build-id cache, $HOME/.debug/[vdso]/BUILD-ID/vdso.
+ * NULL for what has no file ([stack], //anon, a vDSO not saved). */
+static const char *object_path(const struct perf_map *m, char *buf,
+                               size_t size)
+{
+    if (m->path[0] == '/')
+        return m->path;
+    const char *home = getenv("HOME");
+    if (strcmp(m->path, "[vdso]") != 0 || !m->build_id || !home)
+        return NULL;
+    char hex[41] = "";
+    for (unsigned i = 0; i < m->build_id_size && i < 20; i++)
+        snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+    snprintf(buf, size, "%s/.debug/[vdso]/%s/vdso", home, hex);
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
 static bool read_object(struct memory *m, uint64_t addr, unsigned size,
                         uint64_t *value)
 {
@@ -136,7 +156,11 @@ static bool read_object(struct memory *m, uint64_t addr, unsigned size,
         const struct perf_map *map = m->maps[i];
         if (addr < map->start || addr + size > map->end)
             continue;
-        int fd = object_fd(m->files, map->path);
+        char buf[512];
+        const char *path = object_path(map, buf, sizeof buf);
+        if (!path)
+            continue;
+        int fd = object_fd(m->files, path);
         uint8_t bytes[8] = {0};
         if (fd < 0 || pread(fd, bytes, size,
                             (off_t)(map->pgoff + (addr - map->start)))
@@ -194,11 +218,7 @@ static bool sample_regs(const struct perf_sample *s, struct cfi_regs *regs)
 /* The address space of a sample's process                              */
 /* ------------------------------------------------------------------ */
 
-/* A mapping remote/ can use: a file, not [stack], [vdso] or //anon. */
-static bool is_file_map(const struct perf_map *m)
-{
-    return m->path[0] == '/';
-}
+
 
 static void load_space(struct run *r, const struct perf_sample *s,
                        uint64_t key)
@@ -215,9 +235,11 @@ static void load_space(struct run *r, const struct perf_sample *s,
     remote_space_remove(r->space, 0, UINT64_MAX);
     for (size_t i = 0; i < n; i++) {
         const struct perf_map *m = r->maps[i];
-        if (!is_file_map(m))
+        char buf[512];
+        const char *path = object_path(m, buf, sizeof buf);
+        if (!path)
             continue;
-        struct remote_map map = {m->start, m->end, m->pgoff, m->path,
+        struct remote_map map = {m->start, m->end, m->pgoff, path,
                                  m->build_id, m->build_id_size};
         remote_space_add_map(r->space, &map);
     }
@@ -447,21 +469,23 @@ static void build_eh_elfs(struct run *r, const struct order *order,
         perf_procs_maps_at(r->procs, s.pid, order[k].key, maps, MAX_MAPS,
                            &nm, &generation);
         for (size_t i = 0; i < nm; i++) {
-            if (!is_file_map(maps[i]))
+            char buf[512];
+            const char *object = object_path(maps[i], buf, sizeof buf);
+            if (!object || object == buf)
                 continue;
             bool known = false;
             for (size_t d = 0; d < seen && !known; d++)
-                known = strcmp(done[d], maps[i]->path) == 0;
+                known = strcmp(done[d], object) == 0;
             if (known)
                 continue;
             char **grown = realloc(done, (seen + 1) * sizeof *done);
             if (!grown)
                 break;
             done = grown;
-            done[seen++] = (char *)maps[i]->path;
+            done[seen++] = (char *)object;
             struct cfi_file *file;
             struct cfi_diag diag;
-            if (cfi_file_open(maps[i]->path, &file, &diag) != CFI_OK)
+            if (cfi_file_open(object, &file, &diag) != CFI_OK)
                 continue;
             struct cg_build_options options = {NULL, 0, true};
             char *path = NULL;
