@@ -554,6 +554,31 @@ START_TEST(test_folded)
 }
 END_TEST
 
+/* A stack copy of 128 bytes ends the stacks of deep_0 inside the chain:
+ * "stack copy exhausted", not "stack memory unreadable". */
+START_TEST(test_stack_copy_exhausted)
+{
+    need_recordings();
+    char path[600], cmd[1400];
+    snprintf(path, sizeof path, "%s/short-copy.data", dir);
+    snprintf(cmd, sizeof cmd, "perf record -q --call-graph dwarf,128 -o %s "
+             "%s 100 >/dev/null 2>&1", path, getenv("CFISEM_PERF_TARGET"));
+    ck_assert_msg(run_shell(cmd), "perf record --call-graph dwarf,128 "
+                  "failed");
+    struct test_run run;
+    cfisem_perf(path, NULL, &run);
+    unsigned long exhausted = 0, samples = 0;
+    const char *at = strstr(run.err, "stack_copy_exhausted ");
+    ck_assert_msg(at != NULL, "%s", run.err);
+    ck_assert_int_eq(sscanf(at, "stack_copy_exhausted %lu", &exhausted), 1);
+    ck_assert_int_eq(sscanf(run.err, "cfisem perf: %lu samples", &samples),
+                     1);
+    ck_assert_uint_gt(exhausted, samples / 2);
+    ck_assert_ptr_null(strstr(run.err, " memory "));
+    test_run_free(&run);
+}
+END_TEST
+
 /* One line naming the file, exit 2. */
 static void cli_refuses(const char *path)
 {
@@ -613,6 +638,7 @@ int main(void)
     tcase_add_test(tc, test_pipe_same_as_file);
     tcase_add_test(tc, test_summary_reasons);
     tcase_add_test(tc, test_folded);
+    tcase_add_test(tc, test_stack_copy_exhausted);
     tcase_add_test(tc, test_cli_bad_inputs);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
