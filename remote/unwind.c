@@ -19,7 +19,22 @@ struct walk_memory {
     remote_read_fn read;
     void *data;
     enum remote_read_result failure;
+    const struct cfi_file *file;   /* the object of the frame asked */
 };
+
+/* The bytes of `file` at link-time address addr, when a segment holds
+ * all of them in the file. */
+static bool from_image(const struct cfi_file *file, uint64_t addr,
+                       unsigned size, uint64_t *value)
+{
+    const struct cfi_segment *seg = file ? cfi_file_segment(file, addr)
+                                         : NULL;
+    if (!seg || !seg->bytes || addr - seg->vaddr >= seg->filesz
+        || size > seg->filesz - (addr - seg->vaddr))
+        return false;
+    *value = cfi_load_le(seg->bytes + (addr - seg->vaddr), size);
+    return true;
+}
 
 static enum cfi_status walk_read(void *env, uint64_t addr, unsigned size,
                                  uint64_t *value)
@@ -28,6 +43,12 @@ static enum cfi_status walk_read(void *env, uint64_t addr, unsigned size,
     enum remote_read_result result = memory->read(memory->data, addr, size,
                                                   value);
     if (result == REMOTE_READ_OK)
+        return CFI_OK;
+    /* An outside library reads the object's frame sections through
+     * memory, at the link-time addresses it was told (libunwind's remote
+     * unw_step): served from the file when the process has nothing
+     * there. */
+    if (from_image(memory->file, addr, size, value))
         return CFI_OK;
     memory->failure = result;
     return CFI_E_MEMORY;
@@ -130,9 +151,15 @@ static bool step(struct walk *walk, struct remote_frame *frame,
     if (!engine)
         return false;
     frame->engine = engine->id;
+    /* The callee's PC register is the request's PC, as engine.h's
+     * engines read it (an outside library takes the PC from it). */
+    struct cfi_regs callee = *regs;
+    if (walk->space->arch->pc < CFI_NREGS)
+        cfi_regs_set(&callee, walk->space->arch->pc, frame->pc - bias);
     struct cfi_request request = {
-        frame->pc - bias, !frame->exact, regs,
+        frame->pc - bias, !frame->exact, &callee,
         {walk_read, &walk->memory}, 0};
+    walk->memory.file = object->file;
     struct engine_answer answer;
     engine_answer_reset(&answer);
     walk->memory.failure = REMOTE_READ_OK;
@@ -185,7 +212,8 @@ size_t remote_unwind(struct remote_space *space, const struct cfi_regs *regs,
                      enum engine_id engine, struct remote_frame *frames,
                      size_t max_frames, struct remote_stop *stop)
 {
-    struct walk walk = {space, engine, {read, data, REMOTE_READ_OK}, stop};
+    struct walk walk = {space, engine, {read, data, REMOTE_READ_OK, NULL},
+                        stop};
     const struct cfi_arch *arch = space->arch;
     struct cfi_regs current = *regs;
     bool exact = pc_is_exact;

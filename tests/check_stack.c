@@ -281,6 +281,57 @@ static void unwind_target(enum engine_id engine, const char *cache)
     ck_assert_msg(strstr(all, "signalled"), "no signalled() in%s", all);
 }
 
+/* A copied stack (perf's) that ends `limit` bytes above the innermost
+ * SP: a read at or beyond it is "stack copy exhausted". */
+struct copy_reader {
+    struct remote_proc *proc;
+    uint64_t stack_low;
+    uint64_t stack_end;
+};
+
+static enum remote_read_result copy_read(void *data, uint64_t addr,
+                                         unsigned size, uint64_t *value)
+{
+    struct copy_reader *copy = data;
+    if (addr >= copy->stack_end && addr < copy->stack_low + (1 << 20))
+        return REMOTE_READ_STACK_COPY_EXHAUSTED;
+    return remote_proc_read(copy->proc, addr, size, value);
+}
+
+/* Stops other than the outermost frame: the copied stack exhausted,
+ * the frame limit. */
+START_TEST(test_stack_copy_exhausted_and_max_frames)
+{
+    pid_t pid = start_target();
+    struct remote_proc *proc;
+    struct cfi_diag diag;
+    ck_assert_int_eq(remote_proc_attach(pid, &proc, &diag), CFI_OK);
+    struct remote_space *space = new_space();
+    ck_assert_int_eq(remote_proc_load_maps(proc, space, &diag), CFI_OK);
+    struct cfi_regs regs;
+    ck_assert(remote_proc_thread_regs(proc, 0, &regs));
+    struct remote_frame frames[64];
+    struct remote_stop stop;
+    size_t whole = remote_unwind(space, &regs, true, remote_proc_read, proc,
+                                 ENGINE_interp, frames, 64, &stop);
+    ck_assert_int_eq(stop.reason, REMOTE_STOP_OUTERMOST);
+    ck_assert_uint_ge(whole, 4);
+    uint64_t sp = regs.value[CFI_REG_RSP];
+    struct copy_reader copy = {proc, sp, frames[2].sp};
+    size_t n = remote_unwind(space, &regs, true, copy_read, &copy,
+                             ENGINE_interp, frames, 64, &stop);
+    ck_assert_int_eq(stop.reason, REMOTE_STOP_STACK_COPY_EXHAUSTED);
+    ck_assert_uint_lt(n, whole);
+    ck_assert_uint_ge(n, 2);
+    n = remote_unwind(space, &regs, true, remote_proc_read, proc,
+                      ENGINE_interp, frames, 2, &stop);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(stop.reason, REMOTE_STOP_MAX_FRAMES);
+    remote_space_free(space);
+    remote_proc_detach(proc);
+}
+END_TEST
+
 START_TEST(test_target_interp)
 {
     unwind_target(ENGINE_interp, NULL);
@@ -506,6 +557,10 @@ START_TEST(test_own_engines_agree)
     free(text);
     stack_of(pid, "interp", &interp, NULL);
     assert_same(&ours, &interp, "interp");
+    /* The outside engines through the same walk: none differs here. */
+    stack_of(pid, "compiled,libdw,libunwind,libdwarf", &ours, &text);
+    ck_assert_msg(!strstr(text, "differs"), "%s", text);
+    free(text);
 }
 END_TEST
 
@@ -692,6 +747,7 @@ int main(void)
     tcase_add_test(tc, test_map_replaces_and_splits);
     tcase_add_test(tc, test_stop_reasons_without_objects);
     tcase_add_test(tc, test_stop_names_distinct);
+    tcase_add_test(tc, test_stack_copy_exhausted_and_max_frames);
     tcase_add_test(tc, test_target_interp);
     tcase_add_test(tc, test_target_compiled);
     suite_add_tcase(suite, tc);
