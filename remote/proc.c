@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 
 /* Page reads cached per stop: the engines read a few words per frame,
  * mostly from the same stack pages. */
@@ -42,18 +43,37 @@ static bool has_thread(const struct remote_proc *proc, pid_t tid)
     return false;
 }
 
-/* Seizes and stops one thread: false when it is gone. */
+/* How long a thread may take to stop: one in uninterruptible sleep
+ * (a D state: a hung file system) may never; it is then left out. */
+#define PROC_STOP_WAIT_MS 2000
+
+/* Waits for tid's stop: false when it does not stop in time, or ends. */
+static bool wait_stopped(pid_t tid)
+{
+    struct timespec tick = {0, 1000000};
+    for (int ms = 0; ms < PROC_STOP_WAIT_MS; ms++) {
+        int status;
+        pid_t got = waitpid(tid, &status, __WALL | WNOHANG);
+        if (got == tid)
+            return WIFSTOPPED(status);
+        if (got < 0)
+            return false;
+        nanosleep(&tick, NULL);
+    }
+    return false;
+}
+
+/* Seizes and stops one thread: false when it is gone or does not stop
+ * (it is then detached, running). */
 static bool stop_thread(struct remote_proc *proc, pid_t tid)
 {
     if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
         return false;
-    if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
+    if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0
+        || !wait_stopped(tid)) {
         ptrace(PTRACE_DETACH, tid, NULL, NULL);
         return false;
     }
-    int status;
-    if (waitpid(tid, &status, __WALL) != tid || !WIFSTOPPED(status))
-        return false;
     proc->threads[proc->nthreads++] = tid;
     return true;
 }

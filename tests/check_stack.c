@@ -512,6 +512,8 @@ START_TEST(test_same_pcs_as_eu_stack)
     pid_t pid = start_target();
     struct trace ours, theirs;
     stack_of(pid, NULL, &ours, NULL);
+    /* Resumed, not left stopped (a 't' state). */
+    ck_assert(all_threads_sleep(pid));
     char command[128];
     snprintf(command, sizeof command, "eu-stack -p %d 2>/dev/null",
              (int)pid);
