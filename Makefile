@@ -368,6 +368,11 @@ $(STACK_TARGET): tests/stack/target.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -pthread -o $@ $<
 TEST_ENV += CFISEM_STACK_TARGET=$(abspath $(STACK_TARGET))
+STACK_BUSY := $(BUILD)/tests/stack-busy
+$(STACK_BUSY): tests/stack/busy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -o $@ $<
+TEST_ENV += CFISEM_STACK_BUSY=$(abspath $(STACK_BUSY))
 
 # Each suite and each script is a target of its own, so that the suites
 # run CHECK_JOBS at a time (the number of processors); --output-sync
@@ -381,7 +386,8 @@ PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
                 $(AARCH64_RUNNER) $(A64_CASE_SOS) \
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
-                $(BUILD)/bench/real_stacks.eh_elf.so $(STACK_TARGET)
+                $(BUILD)/bench/real_stacks.eh_elf.so $(STACK_TARGET) \
+                $(STACK_BUSY)
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
 SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
                run-json_schemas.py

@@ -13,6 +13,11 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "cfi/sha256.h"
 #include <time.h>
 
 /* Page reads cached per stop: the engines read a few words per frame,
@@ -176,8 +181,82 @@ bool remote_proc_thread_regs(const struct remote_proc *proc, size_t i,
 #endif
 }
 
+/* The vDSO is in no file: its bytes are copied into one, named by their
+ * SHA-256 in $TMPDIR (/tmp), so that the same vDSO has the same file,
+ * and the same eh_elf in the cache, run after run. A file of that name
+ * is used only when it is ours and holds those bytes. */
+#define PROC_VDSO_MAX (1u << 20)
+
+static bool same_file(const char *path, const uint8_t *bytes, size_t len)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)
+        || st.st_uid != geteuid() || (uint64_t)st.st_size != len)
+        return false;
+    size_t got;
+    char *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        text = malloc(len ? len : 1);
+        got = text ? fread(text, 1, len, f) : 0;
+        fclose(f);
+        bool same = text && got == len && memcmp(text, bytes, len) == 0;
+        free(text);
+        return same;
+    }
+    return false;
+}
+
+static bool write_copy(const char *path, const uint8_t *bytes, size_t len)
+{
+    char temp[PATH_MAX + 8];
+    snprintf(temp, sizeof temp, "%s.XXXXXX", path);
+    int fd = mkstemp(temp);
+    if (fd < 0)
+        return false;
+    bool ok = write(fd, bytes, len) == (ssize_t)len && fchmod(fd, 0644) == 0;
+    ok = close(fd) == 0 && ok && rename(temp, path) == 0;
+    if (!ok)
+        unlink(temp);
+    return ok;
+}
+
+static enum cfi_status add_vdso(const struct remote_proc *proc,
+                                struct remote_space *space, uint64_t start,
+                                uint64_t end)
+{
+    if (end - start > PROC_VDSO_MAX)
+        return CFI_OK;
+    size_t len = (size_t)(end - start);
+    uint8_t *bytes = malloc(len);
+    if (!bytes)
+        return CFI_E_NOMEM;
+    struct iovec local = {bytes, len};
+    struct iovec remote = {(void *)(uintptr_t)start, len};
+    enum cfi_status status = CFI_OK;
+    if (process_vm_readv(proc->pid, &local, 1, &remote, 1, 0)
+        == (ssize_t)len) {
+        struct cfi_sha256 sha;
+        char hex[CFI_SHA256_HEX];
+        cfi_sha256_init(&sha);
+        cfi_sha256_add(&sha, bytes, len);
+        cfi_sha256_hex(&sha, hex);
+        const char *dir = getenv("TMPDIR");
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/cfisem-vdso-%.16s.so",
+                 dir && *dir ? dir : "/tmp", hex);
+        if (same_file(path, bytes, len) || write_copy(path, bytes, len)) {
+            struct remote_map map = {start, end, 0, "[vdso]", NULL, 0};
+            status = remote_space_add_map_from(space, &map, path);
+        }
+    }
+    free(bytes);
+    return status;
+}
+
 /* One line of /proc/PID/maps: "start-end perms offset dev inode path". */
-static enum cfi_status add_maps_line(struct remote_space *space, char *line)
+static enum cfi_status add_maps_line(const struct remote_proc *proc,
+                                     struct remote_space *space, char *line)
 {
     uint64_t start, end, offset;
     int path_at = 0;
@@ -187,6 +266,8 @@ static enum cfi_status add_maps_line(struct remote_space *space, char *line)
         return CFI_OK;
     char *path = line + path_at;
     path[strcspn(path, "\n")] = '\0';
+    if (strcmp(path, "[vdso]") == 0)
+        return add_vdso(proc, space, start, end);
     if (path[0] != '/')
         return CFI_OK;   /* anonymous, [stack], [vdso], [heap] */
     struct remote_map map = {start, end, offset, path, NULL, 0};
@@ -207,7 +288,7 @@ enum cfi_status remote_proc_load_maps(const struct remote_proc *proc,
     size_t cap = 0;
     enum cfi_status status = CFI_OK;
     while (status == CFI_OK && getline(&line, &cap, f) > 0)
-        status = add_maps_line(space, line);
+        status = add_maps_line(proc, space, line);
     free(line);
     fclose(f);
     if (status != CFI_OK)

@@ -133,6 +133,12 @@ void remote_space_free(struct remote_space *space);
  * A mapping with end <= start is refused (CFI_E_MALFORMED); CFI_E_NOMEM. */
 enum cfi_status remote_space_add_map(struct remote_space *space,
                                      const struct remote_map *map);
+/* As remote_space_add_map, but the object's bytes are read from the file
+ * `file` (copied), and map->path only names it: the vDSO, "[vdso]",
+ * read from a copy of its bytes. */
+enum cfi_status remote_space_add_map_from(struct remote_space *space,
+                                          const struct remote_map *map,
+                                          const char *file);
 /* Removes whatever is mapped in [start, end), as munmap does. */
 enum cfi_status remote_space_remove(struct remote_space *space,
                                     uint64_t start, uint64_t end);

@@ -54,6 +54,7 @@ static void object_free(struct remote_object *object)
         cfi_file_close(object->file);
     free(object->symbols);
     free(object->path);
+    free(object->read_path);
     free(object);
 }
 
@@ -76,11 +77,14 @@ size_t remote_space_map_count(const struct remote_space *space)
 /* The object of (path, build-id), made when new: one per file, however
  * many mappings name it. */
 static struct remote_object *object_for(struct remote_space *space,
-                                        const struct remote_map *map)
+                                        const struct remote_map *map,
+                                        const char *file)
 {
     for (size_t i = 0; i < space->nobjects; i++) {
         struct remote_object *o = space->objects[i];
         if (strcmp(o->path, map->path) == 0
+            && strcmp(o->read_path ? o->read_path : "", file ? file : "")
+                   == 0
             && o->build_id_len == map->build_id_len
             && memcmp(o->build_id, map->build_id ? map->build_id
                                                  : o->build_id,
@@ -96,7 +100,10 @@ static struct remote_object *object_for(struct remote_space *space,
         space->objects_cap = cap;
     }
     struct remote_object *o = calloc(1, sizeof *o);
-    if (!o || !(o->path = strdup(map->path))) {
+    if (!o || !(o->path = strdup(map->path))
+        || (file && !(o->read_path = strdup(file)))) {
+        if (o)
+            free(o->path);
         free(o);
         return NULL;
     }
@@ -165,6 +172,13 @@ enum cfi_status remote_space_remove(struct remote_space *space,
 enum cfi_status remote_space_add_map(struct remote_space *space,
                                      const struct remote_map *map)
 {
+    return remote_space_add_map_from(space, map, NULL);
+}
+
+enum cfi_status remote_space_add_map_from(struct remote_space *space,
+                                          const struct remote_map *map,
+                                          const char *file)
+{
     if (map->end <= map->start || !map->path
         || map->build_id_len > REMOTE_BUILD_ID_MAX)
         return CFI_E_MALFORMED;
@@ -172,7 +186,7 @@ enum cfi_status remote_space_add_map(struct remote_space *space,
                                                  map->end);
     if (status != CFI_OK)
         return status;
-    struct remote_object *object = object_for(space, map);
+    struct remote_object *object = object_for(space, map, file);
     if (!object || !maps_reserve(space, 1))
         return CFI_E_NOMEM;
     size_t at = 0;
@@ -206,6 +220,11 @@ const struct remote_mapping *remote_find_mapping(
 /* Objects, opened once                                                 */
 /* ------------------------------------------------------------------ */
 
+static const char *file_of(const struct remote_object *object)
+{
+    return object->read_path ? object->read_path : object->path;
+}
+
 static bool build_id_matches(struct remote_object *object)
 {
     if (!object->build_id_len)
@@ -213,7 +232,7 @@ static bool build_id_matches(struct remote_object *object)
     uint8_t id[REMOTE_BUILD_ID_MAX];
     size_t len = 0;
     struct cfi_diag diag;
-    if (cg_build_id(object->path, id, sizeof id, &len, &diag) != CFI_OK)
+    if (cg_build_id(file_of(object), id, sizeof id, &len, &diag) != CFI_OK)
         return false;
     return len == object->build_id_len
            && memcmp(id, object->build_id, len) == 0;
@@ -225,8 +244,8 @@ bool remote_object_open(struct remote_object *object)
         return object->file != NULL;
     object->tried = true;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (cfi_check_regular_file(object->path, &diag) != CFI_OK
-        || cfi_file_open_code(object->path, &object->file, &diag)
+    if (cfi_check_regular_file(file_of(object), &diag) != CFI_OK
+        || cfi_file_open_code(file_of(object), &object->file, &diag)
                != CFI_OK) {
         object->file = NULL;
         object->open_diag = diag;

@@ -34,6 +34,37 @@
 static pid_t target = -1;
 
 /* True when every thread of pid sleeps (state S) in the kernel. */
+static bool all_threads_sleep(pid_t pid);
+
+/* Starts the program of environment variable `program_env` and reads
+ * its "ready PID" line. */
+static pid_t spawn(const char *program_env)
+{
+    const char *program = getenv(program_env);
+    ck_assert_msg(program, "%s is not set", program_env);
+    int out[2];
+    ck_assert_int_eq(pipe(out), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(120);   /* kept across exec: the program's own watchdog */
+        dup2(out[1], 1);
+        close(out[0]);
+        close(out[1]);
+        execl(program, program, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    target = pid;
+    char line[64] = "";
+    ssize_t n = read(out[0], line, sizeof line - 1);
+    close(out[0]);
+    ck_assert_msg(n > 0 && strncmp(line, "ready ", 6) == 0,
+                  "%s did not start", program);
+    return pid;
+}
+
 static bool all_threads_sleep(pid_t pid)
 {
     char path[64];
@@ -64,28 +95,7 @@ static bool all_threads_sleep(pid_t pid)
 /* Starts the program and waits until its three threads are blocked. */
 static pid_t start_target(void)
 {
-    const char *program = getenv("CFISEM_STACK_TARGET");
-    ck_assert_msg(program, "CFISEM_STACK_TARGET is not set");
-    int out[2];
-    ck_assert_int_eq(pipe(out), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(120);   /* kept across exec: the program's own watchdog */
-        dup2(out[1], 1);
-        close(out[0]);
-        close(out[1]);
-        execl(program, program, (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    target = pid;
-    char line[64] = "";
-    ssize_t n = read(out[0], line, sizeof line - 1);
-    close(out[0]);
-    ck_assert_msg(n > 0 && strncmp(line, "ready ", 6) == 0,
-                  "the target did not start");
+    pid_t pid = spawn("CFISEM_STACK_TARGET");
     for (int i = 0; i < 500 && !all_threads_sleep(pid); i++)
         usleep(10000);
     ck_assert_msg(all_threads_sleep(pid), "the target's threads never "
@@ -715,6 +725,30 @@ START_TEST(test_mutated_cores_never_crash)
 }
 END_TEST
 
+/* A running thread, stopped anywhere: nearly always in the vDSO, which
+ * is in no file (its bytes are copied into one). Every stack ends at
+ * the outermost frame, through main. */
+START_TEST(test_running_process_in_the_vdso)
+{
+    pid_t pid = spawn("CFISEM_STACK_BUSY");
+    char pid_text[32];
+    snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
+    int in_vdso = 0;
+    for (int run_no = 0; run_no < 10; run_no++) {
+        const char *args[] = {"stack", pid_text, "--cache", cache_dir, NULL};
+        struct test_run run;
+        test_run_cfisem(args, &run);
+        ck_assert_msg(run.exit_code == 0, "exit %d: %s", run.exit_code,
+                      run.err);
+        ck_assert_msg(strstr(run.out, "stop: outermost frame")
+                      && strstr(run.out, " main+0x"), "%s", run.out);
+        in_vdso += strstr(run.out, "#0  ") && strstr(run.out, " [vdso]\n");
+        test_run_free(&run);
+    }
+    ck_assert_int_gt(in_vdso, 0);
+}
+END_TEST
+
 /* Usage errors and a process that does not exist. */
 START_TEST(test_usage_and_missing_process)
 {
@@ -764,6 +798,7 @@ int main(void)
     tcase_add_test(tc, test_bad_cores_refused);
     tcase_add_test(tc, test_mutated_cores_never_crash);
     tcase_add_test(tc, test_usage_and_missing_process);
+    tcase_add_test(tc, test_running_process_in_the_vdso);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
