@@ -114,39 +114,52 @@ static enum remote_stop_reason reason_of(const struct walk *walk,
     }
 }
 
-/* Unwinds `frame`, whose registers are *regs, into *regs (the caller's).
- * False after stop_at when the walk ends at this frame. */
-static bool step(struct walk *walk, struct remote_frame *frame,
-                 struct cfi_regs *regs)
+/* The object of the mapping that holds the frame's lookup PC, opened,
+ * of the space's architecture, with the mapping's load bias. NULL after
+ * stop_at. */
+static struct remote_object *object_of(struct walk *walk,
+                                       const struct remote_frame *frame,
+                                       uint64_t *bias)
 {
     uint64_t lookup = cfi_lookup_pc(frame->pc, !frame->exact);
     const struct remote_mapping *mapping =
         remote_find_mapping(walk->space, lookup);
     if (!mapping) {
         stop_at(walk, REMOTE_STOP_NO_OBJECT, frame->pc, NULL, NULL);
-        return false;
+        return NULL;
     }
     struct remote_object *object = mapping->object;
-    uint64_t bias;
     if (!remote_object_open(object)) {
         stop_at(walk, REMOTE_STOP_NO_FILE, frame->pc, object->path,
                 &object->open_diag);
-        return false;
+        return NULL;
     }
     if (object->file->arch != walk->space->arch) {
         struct cfi_diag diag = {CFI_E_UNSUPPORTED,
                                 "the object is of another architecture",
                                 CFI_NO_OFFSET, -1};
         stop_at(walk, REMOTE_STOP_CFI_ERROR, frame->pc, object->path, &diag);
-        return false;
+        return NULL;
     }
-    if (!remote_mapping_bias(mapping, &bias)) {
+    if (!remote_mapping_bias(mapping, bias)) {
         struct cfi_diag diag = {CFI_E_MALFORMED,
                                 "no loadable segment holds the mapping's "
                                 "file offset", CFI_NO_OFFSET, -1};
         stop_at(walk, REMOTE_STOP_NO_FILE, frame->pc, object->path, &diag);
-        return false;
+        return NULL;
     }
+    return object;
+}
+
+/* Unwinds `frame`, whose registers are *regs, into *regs (the caller's).
+ * False after stop_at when the walk ends at this frame. */
+static bool step(struct walk *walk, struct remote_frame *frame,
+                 struct cfi_regs *regs)
+{
+    uint64_t bias;
+    struct remote_object *object = object_of(walk, frame, &bias);
+    if (!object)
+        return false;
     struct engine_instance *engine = engine_of(walk, object, frame->pc);
     if (!engine)
         return false;
