@@ -24,6 +24,7 @@ struct remote_object {
     struct engine_instance engines[ENGINE_COUNT];
     struct cfi_diag engine_diag[ENGINE_COUNT];
     bool symbols_read;
+    struct cfi_file *debug_file;   /* whose .symtab the symbols are from */
     struct cfi_symbol *symbols;
     size_t nsymbols;
 };

@@ -230,7 +230,9 @@ struct remote_symbol {
 };
 
 /* Symbolises a frame from its object's .symtab and .dynsym
- * (cfi_file_functions, cfi_symbol_find), read once per file. */
+ * (cfi_file_functions, cfi_symbol_find), or from its separate debug
+ * file's (/usr/lib/debug/.build-id/NN/REST.debug) when that names more
+ * functions; read once per file. */
 void remote_symbolize(struct remote_space *space,
                       const struct remote_frame *frame,
                       struct remote_symbol *symbol);

@@ -52,6 +52,8 @@ static void object_free(struct remote_object *object)
             engine_close(&object->engines[id]);
     if (object->file)
         cfi_file_close(object->file);
+    if (object->debug_file)
+        cfi_file_close(object->debug_file);
     free(object->symbols);
     free(object->path);
     free(object->read_path);
@@ -326,6 +328,55 @@ struct engine_instance *remote_object_engine(struct remote_space *space,
     return NULL;
 }
 
+/* The separate debug file of the object's build-id, as distributions
+ * install them (/usr/lib/debug/.build-id/NN/REST.debug), or NULL. Its
+ * .symtab names the functions a stripped object's .dynsym does not. */
+static struct cfi_file *debug_file_of(const struct remote_object *object)
+{
+    uint8_t id[REMOTE_BUILD_ID_MAX];
+    size_t len = 0;
+    struct cfi_diag diag;
+    if (cg_build_id(file_of(object), id, sizeof id, &len, &diag) != CFI_OK
+        || len < 2)
+        return NULL;
+    char path[64 + 2 * REMOTE_BUILD_ID_MAX];
+    int at = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/",
+                      id[0]);
+    for (size_t i = 1; i < len; i++)
+        at += snprintf(path + at, sizeof path - (size_t)at, "%02x", id[i]);
+    snprintf(path + at, sizeof path - (size_t)at, ".debug");
+    struct cfi_file *debug = NULL;
+    if (cfi_check_regular_file(path, &diag) != CFI_OK
+        || cfi_file_open_code(path, &debug, &diag) != CFI_OK)
+        return NULL;
+    return debug;
+}
+
+/* The object's functions: those of its debug file when it has more. */
+static void read_symbols(struct remote_object *object)
+{
+    object->symbols_read = true;
+    if (cfi_file_functions(object->file, &object->symbols,
+                           &object->nsymbols) != CFI_OK) {
+        object->symbols = NULL;
+        object->nsymbols = 0;
+    }
+    struct cfi_file *debug = debug_file_of(object);
+    struct cfi_symbol *symbols = NULL;
+    size_t count = 0;
+    if (debug && cfi_file_functions(debug, &symbols, &count) == CFI_OK
+        && count > object->nsymbols) {
+        free(object->symbols);
+        object->symbols = symbols;
+        object->nsymbols = count;
+        object->debug_file = debug;
+        return;
+    }
+    free(symbols);
+    if (debug)
+        cfi_file_close(debug);
+}
+
 void remote_symbolize(struct remote_space *space,
                       const struct remote_frame *frame,
                       struct remote_symbol *symbol)
@@ -341,14 +392,8 @@ void remote_symbolize(struct remote_space *space,
     if (!remote_object_open(object) || !remote_mapping_bias(mapping, &bias))
         return;
     symbol->rel = frame->pc - bias;
-    if (!object->symbols_read) {
-        object->symbols_read = true;
-        if (cfi_file_functions(object->file, &object->symbols,
-                               &object->nsymbols) != CFI_OK) {
-            object->symbols = NULL;
-            object->nsymbols = 0;
-        }
-    }
+    if (!object->symbols_read)
+        read_symbols(object);
     uint64_t offset;
     const struct cfi_symbol *found = cfi_symbol_find(
         object->symbols, object->nsymbols, lookup - bias, &offset);
