@@ -55,8 +55,8 @@ static bool has_thread(const struct remote_proc *proc, pid_t tid)
 /* Waits for tid's stop: false when it does not stop in time, or ends. */
 static bool wait_stopped(pid_t tid)
 {
-    struct timespec tick = {0, 1000000};
-    for (int ms = 0; ms < PROC_STOP_WAIT_MS; ms++) {
+    struct timespec tick = {0, 50000};
+    for (int ticks = 0; ticks < PROC_STOP_WAIT_MS * 20; ticks++) {
         int status;
         pid_t got = waitpid(tid, &status, __WALL | WNOHANG);
         if (got == tid)

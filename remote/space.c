@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compile/cg.h"
+#include "compile/eh_elf.h"
 
 static const char *const stop_names[] = {
 #define REMOTE_STOP_NAME(name, short, text) #short,
@@ -227,17 +228,24 @@ static const char *file_of(const struct remote_object *object)
     return object->read_path ? object->read_path : object->path;
 }
 
+/* The GNU build-id of the object's opened file, from its image; false
+ * when it has none. */
+static bool file_build_id(const struct remote_object *object,
+                          struct eh_elf_object_id *id)
+{
+    struct cfi_diag diag;
+    return cg_file_object_id(object->file, id, &diag) == CFI_OK
+           && id->kind == EH_ELF_OBJECT_ID_BUILD_ID && id->size >= 2
+           && id->size <= EH_ELF_OBJECT_ID_MAX;
+}
+
 static bool build_id_matches(struct remote_object *object)
 {
     if (!object->build_id_len)
         return true;
-    uint8_t id[REMOTE_BUILD_ID_MAX];
-    size_t len = 0;
-    struct cfi_diag diag;
-    if (cg_build_id(file_of(object), id, sizeof id, &len, &diag) != CFI_OK)
-        return false;
-    return len == object->build_id_len
-           && memcmp(id, object->build_id, len) == 0;
+    struct eh_elf_object_id id;
+    return file_build_id(object, &id) && id.size == object->build_id_len
+           && memcmp(id.id, object->build_id, id.size) == 0;
 }
 
 bool remote_object_open(struct remote_object *object)
@@ -333,17 +341,16 @@ struct engine_instance *remote_object_engine(struct remote_space *space,
  * .symtab names the functions a stripped object's .dynsym does not. */
 static struct cfi_file *debug_file_of(const struct remote_object *object)
 {
-    uint8_t id[REMOTE_BUILD_ID_MAX];
-    size_t len = 0;
+    struct eh_elf_object_id id;
     struct cfi_diag diag;
-    if (cg_build_id(file_of(object), id, sizeof id, &len, &diag) != CFI_OK
-        || len < 2)
+    if (!file_build_id(object, &id))
         return NULL;
-    char path[64 + 2 * REMOTE_BUILD_ID_MAX];
+    char path[64 + 2 * EH_ELF_OBJECT_ID_MAX];
     int at = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/",
-                      id[0]);
-    for (size_t i = 1; i < len; i++)
-        at += snprintf(path + at, sizeof path - (size_t)at, "%02x", id[i]);
+                      id.id[0]);
+    for (size_t i = 1; i < id.size; i++)
+        at += snprintf(path + at, sizeof path - (size_t)at, "%02x",
+                       id.id[i]);
     snprintf(path + at, sizeof path - (size_t)at, ".debug");
     struct cfi_file *debug = NULL;
     if (cfi_check_regular_file(path, &diag) != CFI_OK
