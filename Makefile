@@ -373,6 +373,13 @@ $(STACK_BUSY): tests/stack/busy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -o $@ $<
 TEST_ENV += CFISEM_STACK_BUSY=$(abspath $(STACK_BUSY))
+# An AArch64 program that aborts under qemu-aarch64, for a core of
+# another machine (static: qemu-user's cores name no file).
+STACK_A64 := $(BUILD)/tests/stack-abort-aarch64
+$(STACK_A64): tests/stack/abort.c
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(CSTD) $(WARN) -O1 -static -o $@ $<
+TEST_ENV += CFISEM_STACK_A64=$(abspath $(STACK_A64))
 
 # Each suite and each script is a target of its own, so that the suites
 # run CHECK_JOBS at a time (the number of processors); --output-sync
@@ -387,7 +394,7 @@ CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_
                 $(AARCH64_RUNNER) $(A64_CASE_SOS) \
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
                 $(BUILD)/bench/real_stacks.eh_elf.so $(STACK_TARGET) \
-                $(STACK_BUSY)
+                $(STACK_BUSY) $(if $(AARCH64_CC_FOUND),$(STACK_A64))
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
 SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
                run-json_schemas.py

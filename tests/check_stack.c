@@ -749,6 +749,71 @@ START_TEST(test_running_process_in_the_vdso)
 }
 END_TEST
 
+/* An AArch64 core, written by qemu-aarch64 (no NT_FILE note: EXE places
+ * the segments), gives gdb-multiarch's frames through the interpreter
+ * and the IL evaluator, which agree. */
+START_TEST(test_aarch64_core_same_as_gdb)
+{
+    const char *exe = getenv("CFISEM_STACK_A64");
+    ck_assert_msg(exe && access(exe, X_OK) == 0, "CFISEM_STACK_A64 is not "
+                  "built (make needs %s)", "aarch64-linux-gnu-gcc");
+    char *dir = test_temp_dir();
+    char command[2048];
+    snprintf(command, sizeof command, "cd %s && ulimit -c unlimited && "
+             "qemu-aarch64 %s > /dev/null 2>&1; ls %s/qemu_*.core", dir, exe,
+             dir);
+    char *listed = command_output(command);
+    char core[1024] = "";
+    sscanf(listed, "%1023s", core);
+    free(listed);
+    ck_assert_msg(strstr(core, ".core"), "qemu-aarch64 wrote no core");
+    const char *args[] = {"stack", "--core", core, exe, "--engines",
+                          "interp,il", NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == 0, "exit %d: %s%s", run.exit_code,
+                  run.out, run.err);
+    struct trace ours, theirs;
+    parse_stack_text(run.out, &ours);
+    ck_assert_msg(strstr(run.out, " main+0x") && !strstr(run.out, "differs"),
+                  "%s", run.out);
+    test_run_free(&run);
+    snprintf(command, sizeof command, "gdb-multiarch -nx -batch %s %s "
+             "-ex 'set print frame-info location-and-address' "
+             "-ex 'set backtrace past-main on' -ex bt 2>/dev/null", exe,
+             core);
+    char *text = command_output(command);
+    /* One thread: gdb prints the innermost frame alone when it loads
+     * the core, then the backtrace: from the last "#0" on. */
+    char *bt = NULL;
+    for (char *at = strstr(text, "\n#0 "); at; at = strstr(at + 1, "\n#0 "))
+        bt = at;
+    ck_assert_msg(bt, "gdb-multiarch printed no backtrace: %s", text);
+    memset(&theirs, 0, sizeof theirs);
+    add_thread(&theirs, ours.tid[0]);
+    for (char *line = bt + 1; *line;) {
+        unsigned index;
+        uint64_t pc;
+        if (sscanf(line, "#%u 0x%" SCNx64, &index, &pc) == 2)
+            add_frame(&theirs, pc, false);
+        char *end = strchr(line, '\n');
+        line = end ? end + 1 : line + strlen(line);
+    }
+    free(text);
+    ck_assert_uint_eq(ours.nthreads, 1);
+    ck_assert_uint_ge(theirs.nframes[0], 6);
+    ck_assert_uint_eq(ours.nframes[0], theirs.nframes[0]);
+    for (size_t f = 0; f < theirs.nframes[0]; f++)
+        ck_assert_msg(ours.pc[0][f] == theirs.pc[0][f], "#%zu: 0x%" PRIx64
+                      ", gdb 0x%" PRIx64, f, ours.pc[0][f],
+                      theirs.pc[0][f]);
+    ck_assert(strstr(ours.stop[0], "outermost frame"));
+    unlink(core);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 /* Usage errors and a process that does not exist. */
 START_TEST(test_usage_and_missing_process)
 {
@@ -799,6 +864,7 @@ int main(void)
     tcase_add_test(tc, test_mutated_cores_never_crash);
     tcase_add_test(tc, test_usage_and_missing_process);
     tcase_add_test(tc, test_running_process_in_the_vdso);
+    tcase_add_test(tc, test_aarch64_core_same_as_gdb);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
