@@ -569,6 +569,25 @@ START_TEST(test_own_engines_agree)
     free(text);
     stack_of(pid, "interp", &interp, NULL);
     assert_same(&ours, &interp, "interp");
+    /* An outside engine that stops early (no .sframe in these files) is
+     * flagged, frame by frame and by its stop, and is no defect. */
+    char pid_text[32];
+    snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
+    const char *args[] = {"stack", pid_text, "--engines", "interp,sframe",
+                          NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_msg(strstr(run.out, "    differs: sframe has no frame #1")
+                  && strstr(run.out, "stop (sframe): "), "%s", run.out);
+    test_run_free(&run);
+    const char *json_args[] = {"stack", pid_text, "--engines",
+                               "interp,sframe", "--json", NULL};
+    test_run_cfisem(json_args, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_msg(strstr(run.out, "\"engine\": \"sframe\", \"frame\": 1")
+                  && strstr(run.out, "\"differ\": false}"), "%s", run.out);
+    test_run_free(&run);
     /* The outside engines through the same walk: none differs here. */
     stack_of(pid, "compiled,libdw,libunwind,libdwarf", &ours, &text);
     ck_assert_msg(!strstr(text, "differs"), "%s", text);
