@@ -82,7 +82,8 @@ const char *remote_stop_text(enum remote_stop_reason reason);
  * not be unwound, or whose caller is the end). `diag` says more for
  * NO_FILE (why the file did not open), NO_CFI, CFI_ERROR, MEMORY and
  * NOT_COMPARABLE (the engine's diagnostic or reason, a fixed string);
- * `object` is the path of the file at pc, or NULL. */
+ * `object` is the path of the file at pc, or NULL (valid while the
+ * space lives). */
 struct remote_stop {
     enum remote_stop_reason reason;
     uint64_t pc;
@@ -218,10 +219,11 @@ size_t remote_unwind(struct remote_space *space, const struct cfi_regs *regs,
 /* Symbols                                                              */
 /* ------------------------------------------------------------------ */
 
-/* A frame's place: its object's path (NULL: no object), the function
- * holding its lookup PC (NULL: none known) and the PC's offset in it
- * (pc - the function's start: a return address may lie just past its
- * function's end), the link-time address. */
+/* A frame's place (its strings valid while the space lives): its
+ * object's path (NULL: no object), the function holding its lookup PC
+ * (NULL: none known) and the PC's offset in it (pc - the function's
+ * start: a return address may lie just past its function's end), the
+ * link-time address. */
 struct remote_symbol {
     const char *object;
     const char *name;
