@@ -281,20 +281,30 @@ static bool unwind_thread(const struct options *o, struct remote_space *space,
     return true;
 }
 
-/* True when a difference of cfisem's own engines is among t's. */
+static bool walks_differ(const struct walk *a, const struct walk *b)
+{
+    if (a->n != b->n || a->stop.reason != b->stop.reason)
+        return true;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->frames[i].pc != b->frames[i].pc)
+            return true;
+    return false;
+}
+
+/* True when cfisem's own engines (il, interp, compiled) among those
+ * asked give different stacks: each is compared with the first of
+ * them, wherever it is in the list. */
 static bool own_engines_differ(const struct options *o,
                                const struct thread_result *t)
 {
-    if (!o->nengines || !own_engine(o->engines[0]))
-        return false;
-    for (size_t k = 1; k < o->nengines; k++) {
+    const struct walk *first = NULL;
+    for (size_t k = 0; k < o->nengines; k++) {
         if (!own_engine(o->engines[k]))
             continue;
-        if (stops_differ(t, k))
+        if (!first)
+            first = &t->walks[k];
+        else if (walks_differ(first, &t->walks[k]))
             return true;
-        for (size_t i = 0; i < t->walks[0].n; i++)
-            if (frame_differs(t, k, i))
-                return true;
     }
     return false;
 }
