@@ -38,6 +38,7 @@ struct remote_proc {
     size_t cap;
     struct proc_page cache[PROC_CACHE];
     unsigned next;                /* the slot replaced next */
+    int seize_error;              /* errno of the first refused seize */
 };
 
 static bool has_thread(const struct remote_proc *proc, pid_t tid)
@@ -72,8 +73,11 @@ static bool wait_stopped(pid_t tid)
  * (it is then detached, running). */
 static bool stop_thread(struct remote_proc *proc, pid_t tid)
 {
-    if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+    if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
+        if (!proc->seize_error)
+            proc->seize_error = errno;
         return false;
+    }
     if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0
         || !wait_stopped(tid)) {
         ptrace(PTRACE_DETACH, tid, NULL, NULL);
@@ -129,12 +133,13 @@ enum cfi_status remote_proc_attach(pid_t pid, struct remote_proc **proc,
     for (int pass = 0; pass < 8 && added > 0; pass++)
         added = attach_pass(p);
     if (p->nthreads == 0) {
-        int error = errno;
+        int error = p->seize_error;
         remote_proc_detach(p);
         return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
                         error == EPERM ? "cannot attach: operation not "
-                                         "permitted"
-                                       : "cannot attach to any thread");
+                                         "permitted (ptrace)"
+                        : error == ESRCH ? "no such process"
+                                         : "cannot attach to any thread");
     }
     *proc = p;
     return CFI_OK;
