@@ -463,7 +463,7 @@ LAYOUT_EH_ELFS += $(foreach l,$(EH_ELF_LIBS),$(foreach f,full table,$(EH_ELF_DIR
 layouts-eh-elfs: $(LAYOUT_EH_ELFS) $(WORKLOADS) $(BUILD)/libcfisem-unwind.so
 
 bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(CSMITH_WORKLOADS) $(EH_ELFS) \
-       $(BENCH_EH_ELFS) layouts-eh-elfs
+       $(BENCH_EH_ELFS) layouts-eh-elfs $(STACK_TARGET)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
 	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
 
