@@ -377,6 +377,18 @@ $(STACK_TARGET): tests/stack/target.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -pthread -o $@ $<
 TEST_ENV += CFISEM_STACK_TARGET=$(abspath $(STACK_TARGET))
+STACK_BUSY := $(BUILD)/tests/stack-busy
+$(STACK_BUSY): tests/stack/busy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -o $@ $<
+TEST_ENV += CFISEM_STACK_BUSY=$(abspath $(STACK_BUSY))
+# An AArch64 program that aborts under qemu-aarch64, for a core of
+# another machine (static: qemu-user's cores name no file).
+STACK_A64 := $(BUILD)/tests/stack-abort-aarch64
+$(STACK_A64): tests/stack/abort.c
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(CSTD) $(WARN) -O1 -static -o $@ $<
+TEST_ENV += CFISEM_STACK_A64=$(abspath $(STACK_A64))
 
 # Each suite and each script is a target of its own, so that the suites
 # run CHECK_JOBS at a time (the number of processors); --output-sync
@@ -391,6 +403,7 @@ CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_
                 $(AARCH64_RUNNER) $(A64_CASE_SOS) \
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
                 $(BUILD)/bench/real_stacks.eh_elf.so $(STACK_TARGET) \
+                $(STACK_BUSY) $(if $(AARCH64_CC_FOUND),$(STACK_A64)) \
                 $(PERF_TARGET)
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
 SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
@@ -460,7 +473,7 @@ LAYOUT_EH_ELFS += $(foreach l,$(EH_ELF_LIBS),$(foreach f,full table,$(EH_ELF_DIR
 layouts-eh-elfs: $(LAYOUT_EH_ELFS) $(WORKLOADS) $(BUILD)/libcfisem-unwind.so
 
 bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(CSMITH_WORKLOADS) $(EH_ELFS) \
-       $(BENCH_EH_ELFS) layouts-eh-elfs
+       $(BENCH_EH_ELFS) layouts-eh-elfs $(STACK_TARGET)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
 	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
 

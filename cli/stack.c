@@ -21,8 +21,10 @@ static const char usage[] =
     "Prints the backtrace of every thread of process PID, or of the core\n"
     "file CORE, innermost frame first, as eu-stack and gdb's 'thread apply\n"
     "all bt' do: '#N  PC SYMBOL+0xOFFSET OBJECT', the symbol from the\n"
-    "object's .symtab and .dynsym (?? when none holds the PC; a return\n"
-    "address is looked up at PC-1), and why the stack ended:\n"
+    "object's .symtab and .dynsym, or those of its debug file\n"
+    "(/usr/lib/debug/.build-id/NN/REST.debug) when that names more\n"
+    "functions (?? when none holds the PC; a return address is looked\n"
+    "up at PC-1; names are not demangled), and why the stack ended:\n"
     "outermost frame, stack memory unreadable, no object mapped at the PC,\n"
     "the object's file cannot be opened, no CFI for the PC, CFI or\n"
     "expression error, the engine cannot be asked, loop (the CFA does not\n"
@@ -31,12 +33,20 @@ static const char usage[] =
     "PID: every thread of /proc/PID/task is stopped with PTRACE_SEIZE and\n"
     "PTRACE_INTERRUPT (no SIGSTOP: if cfisem dies, the threads run on),\n"
     "read (registers, memory through process_vm_readv, the objects of\n"
-    "/proc/PID/maps), and resumed before the output is printed. CORE: an\n"
-    "ELF core (the kernel's or gdb's gcore): the registers of each\n"
-    "NT_PRSTATUS note, the mappings of its NT_FILE note, the memory of its\n"
-    "PT_LOAD segments and, for what the core lacks, of the mapped files.\n"
+    "/proc/PID/maps; the vDSO's bytes copied into\n"
+    "$TMPDIR/cfisem-vdso-HASH.so, kept for the next run), and resumed\n"
+    "before the output is printed; a thread that does not stop within 2 s\n"
+    "is left out, running.\n"
+    "\n"
+    "CORE: an ELF core (the kernel's or gdb's gcore): the registers of\n"
+    "each NT_PRSTATUS note, the mappings of its NT_FILE note, the memory\n"
+    "of its PT_LOAD segments and, for what the core lacks, of the mapped\n"
+    "files (the vDSO, in no file, is not read from a core).\n"
     "EXE replaces the path of the core's mappings of a file of the same\n"
-    "name. Each object's file is opened once; the frames' PCs are looked\n"
+    "name; a core with no NT_FILE note (qemu-user's) gets EXE's PT_LOAD\n"
+    "segments, placed by NT_AUXV's AT_ENTRY. x86-64 and AArch64 cores\n"
+    "(an AArch64 eh_elf runs under qemu-aarch64: interp is faster to\n"
+    "start). Each object's file is opened once; the frames' PCs are looked\n"
     "up at their link-time addresses (less the load bias from the\n"
     "mapping's offset and the file's PT_LOAD segments).\n"
     "\n"
@@ -56,11 +66,20 @@ static const char usage[] =
     "                   \"frames\", \"stop\", \"differences\"}], \"differ\"}\n"
     "\n"
     "Example:\n"
-    "  cfisem stack $(pidof sleep)\n"
-    "  TID 4321:\n"
-    "  #0  0x00007f3c1e2e67fa clock_nanosleep+0xca /lib/x86_64-linux-gnu/libc.so.6\n"
+    "  $ cfisem stack $(pidof sleep)\n"
+    "  PID 30358\n"
+    "  TID 30358:\n"
+    "  #0  0x00007f058b19f503 clock_nanosleep+0x23"
+    " /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+    "  #1  0x00007f058b1a3e53 nanosleep+0x13"
+    " /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+    "  #2  0x000055e8712fe4af ?\?"
+    " /usr/bin/sleep\n"
     "  ...\n"
-    "  stop: outermost frame (return address undefined or 0)\n"
+    "  #7  0x000055e8712fa621 ?\?"
+    " /usr/bin/sleep\n"
+    "  stop: outermost frame (return address undefined or 0)"
+    " at 0x55e8712fa621\n"
     "\n"
     "Exit status: 0 printed (a stack that ends early is an output, not an\n"
     "error), 1 cfisem's own engines (il, interp, compiled) gave different\n"
@@ -262,20 +281,30 @@ static bool unwind_thread(const struct options *o, struct remote_space *space,
     return true;
 }
 
-/* True when a difference of cfisem's own engines is among t's. */
+static bool walks_differ(const struct walk *a, const struct walk *b)
+{
+    if (a->n != b->n || a->stop.reason != b->stop.reason)
+        return true;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->frames[i].pc != b->frames[i].pc)
+            return true;
+    return false;
+}
+
+/* True when cfisem's own engines (il, interp, compiled) among those
+ * asked give different stacks: each is compared with the first of
+ * them, wherever it is in the list. */
 static bool own_engines_differ(const struct options *o,
                                const struct thread_result *t)
 {
-    if (!o->nengines || !own_engine(o->engines[0]))
-        return false;
-    for (size_t k = 1; k < o->nengines; k++) {
+    const struct walk *first = NULL;
+    for (size_t k = 0; k < o->nengines; k++) {
         if (!own_engine(o->engines[k]))
             continue;
-        if (stops_differ(t, k))
+        if (!first)
+            first = &t->walks[k];
+        else if (walks_differ(first, &t->walks[k]))
             return true;
-        for (size_t i = 0; i < t->walks[0].n; i++)
-            if (frame_differs(t, k, i))
-                return true;
     }
     return false;
 }

@@ -53,6 +53,8 @@ struct remote_core {
     struct core_file_map *files;
     size_t nfiles;
     uint8_t *notes;      /* every PT_NOTE's bytes, one after the other */
+    bool has_entry;      /* NT_AUXV gave AT_ENTRY */
+    uint64_t entry;
 };
 
 static enum cfi_status fail(struct cfi_diag *diag, enum cfi_status status,
@@ -170,6 +172,18 @@ static enum cfi_status add_files(struct remote_core *core, uint8_t *desc,
     return CFI_OK;
 }
 
+/* NT_AUXV: (type, value) pairs of 8 bytes; AT_ENTRY places the
+ * executable when the core names no file (qemu's cores). */
+static void read_auxv(struct remote_core *core, const uint8_t *desc,
+                      uint64_t size)
+{
+    for (uint64_t at = 0; size - at >= 16 && at < size; at += 16)
+        if (cfi_load_le(desc + at, 8) == AT_ENTRY) {
+            core->entry = cfi_load_le(desc + at + 8, 8);
+            core->has_entry = true;
+        }
+}
+
 static uint64_t align4(uint64_t n)
 {
     return (n + 3) & ~(uint64_t)3;
@@ -195,6 +209,8 @@ static enum cfi_status read_notes(struct remote_core *core, uint8_t *notes,
             status = add_thread(core, notes + desc, descsz, diag);
         else if (is_core && type == NT_FILE)
             status = add_files(core, notes + desc, descsz, diag);
+        else if (is_core && type == NT_AUXV)
+            read_auxv(core, notes + desc, descsz);
         if (status != CFI_OK)
             return status;
         at = desc + align4(descsz);
@@ -345,10 +361,51 @@ static bool same_name(const char *path, const char *exe)
     return strcmp(a ? a + 1 : path, b ? b + 1 : exe) == 0;
 }
 
+/* A core with no NT_FILE note (qemu-user writes none): the
+ * executable's PT_LOAD segments, at their addresses (ET_EXEC) or moved
+ * by AT_ENTRY - e_entry (ET_DYN). Nothing when EXE cannot be read. */
+static enum cfi_status map_exe(const struct remote_core *core,
+                               struct remote_space *space, const char *exe)
+{
+    int fd = open(exe, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    Elf64_Ehdr eh;
+    struct stat st;
+    enum cfi_status status = CFI_OK;
+    if (fd < 0)
+        return CFI_OK;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)
+        || !read_at(fd, &eh, sizeof eh, 0)
+        || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0
+        || eh.e_phentsize != sizeof(Elf64_Phdr)
+        || (eh.e_type == ET_DYN && !core->has_entry)) {
+        close(fd);
+        return CFI_OK;
+    }
+    uint64_t bias = eh.e_type == ET_DYN ? core->entry - eh.e_entry : 0;
+    for (unsigned i = 0; status == CFI_OK && i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        if (!read_at(fd, &ph, sizeof ph, eh.e_phoff + i * sizeof ph))
+            break;
+        if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
+            continue;
+        uint64_t page = 0xfff;
+        uint64_t start = (ph.p_vaddr + bias) & ~page;
+        uint64_t end = (ph.p_vaddr + bias + ph.p_memsz + page) & ~page;
+        struct remote_map map = {start, end, ph.p_offset & ~page, exe, NULL,
+                                 0};
+        if (end > start)
+            status = remote_space_add_map(space, &map);
+    }
+    close(fd);
+    return status;
+}
+
 enum cfi_status remote_core_load_maps(const struct remote_core *core,
                                       struct remote_space *space,
                                       const char *exe)
 {
+    if (core->nfiles == 0 && exe)
+        return map_exe(core, space, exe);
     for (size_t i = 0; i < core->nfiles; i++) {
         const struct core_file_map *f = &core->files[i];
         if (f->end <= f->start)

@@ -34,7 +34,10 @@ void remote_core_thread_regs(const struct remote_core *core, size_t i,
                              struct cfi_regs *regs);
 
 /* Adds the NT_FILE mappings; `exe` (may be NULL) replaces the path of
- * every mapping of the file whose name (after the last '/') is exe's. */
+ * every mapping of the file whose name (after the last '/') is exe's.
+ * A core with no NT_FILE note (qemu-user's) gets exe's PT_LOAD
+ * segments, moved by NT_AUXV's AT_ENTRY for a position-independent
+ * executable. */
 enum cfi_status remote_core_load_maps(const struct remote_core *core,
                                       struct remote_space *space,
                                       const char *exe);

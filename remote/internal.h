@@ -14,6 +14,7 @@ enum remote_engine_state {
 /* A file some mappings name: opened at most once. */
 struct remote_object {
     char *path;
+    char *read_path;               /* what is read; NULL: path */
     uint8_t build_id[REMOTE_BUILD_ID_MAX];
     size_t build_id_len;
     bool tried;                    /* remote_object_open ran */
@@ -23,6 +24,7 @@ struct remote_object {
     struct engine_instance engines[ENGINE_COUNT];
     struct cfi_diag engine_diag[ENGINE_COUNT];
     bool symbols_read;
+    struct cfi_file *debug_file;   /* whose .symtab the symbols are from */
     struct cfi_symbol *symbols;
     size_t nsymbols;
 };

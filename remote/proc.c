@@ -13,6 +13,12 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "cfi/sha256.h"
+#include <time.h>
 
 /* Page reads cached per stop: the engines read a few words per frame,
  * mostly from the same stack pages. */
@@ -32,6 +38,7 @@ struct remote_proc {
     size_t cap;
     struct proc_page cache[PROC_CACHE];
     unsigned next;                /* the slot replaced next */
+    int seize_error;              /* errno of the first refused seize */
 };
 
 static bool has_thread(const struct remote_proc *proc, pid_t tid)
@@ -42,18 +49,40 @@ static bool has_thread(const struct remote_proc *proc, pid_t tid)
     return false;
 }
 
-/* Seizes and stops one thread: false when it is gone. */
+/* How long a thread may take to stop: one in uninterruptible sleep
+ * (a D state: a hung file system) may never; it is then left out. */
+#define PROC_STOP_WAIT_MS 2000
+
+/* Waits for tid's stop: false when it does not stop in time, or ends. */
+static bool wait_stopped(pid_t tid)
+{
+    struct timespec tick = {0, 50000};
+    for (int ticks = 0; ticks < PROC_STOP_WAIT_MS * 20; ticks++) {
+        int status;
+        pid_t got = waitpid(tid, &status, __WALL | WNOHANG);
+        if (got == tid)
+            return WIFSTOPPED(status);
+        if (got < 0)
+            return false;
+        nanosleep(&tick, NULL);
+    }
+    return false;
+}
+
+/* Seizes and stops one thread: false when it is gone or does not stop
+ * (it is then detached, running). */
 static bool stop_thread(struct remote_proc *proc, pid_t tid)
 {
-    if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+    if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
+        if (!proc->seize_error)
+            proc->seize_error = errno;
         return false;
-    if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
+    }
+    if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0
+        || !wait_stopped(tid)) {
         ptrace(PTRACE_DETACH, tid, NULL, NULL);
         return false;
     }
-    int status;
-    if (waitpid(tid, &status, __WALL) != tid || !WIFSTOPPED(status))
-        return false;
     proc->threads[proc->nthreads++] = tid;
     return true;
 }
@@ -104,12 +133,13 @@ enum cfi_status remote_proc_attach(pid_t pid, struct remote_proc **proc,
     for (int pass = 0; pass < 8 && added > 0; pass++)
         added = attach_pass(p);
     if (p->nthreads == 0) {
-        int error = errno;
+        int error = p->seize_error;
         remote_proc_detach(p);
         return cfi_fail(diag, CFI_E_IO, CFI_NO_OFFSET,
                         error == EPERM ? "cannot attach: operation not "
-                                         "permitted"
-                                       : "cannot attach to any thread");
+                                         "permitted (ptrace)"
+                        : error == ESRCH ? "no such process"
+                                         : "cannot attach to any thread");
     }
     *proc = p;
     return CFI_OK;
@@ -156,8 +186,82 @@ bool remote_proc_thread_regs(const struct remote_proc *proc, size_t i,
 #endif
 }
 
+/* The vDSO is in no file: its bytes are copied into one, named by their
+ * SHA-256 in $TMPDIR (/tmp), so that the same vDSO has the same file,
+ * and the same eh_elf in the cache, run after run. A file of that name
+ * is used only when it is ours and holds those bytes. */
+#define PROC_VDSO_MAX (1u << 20)
+
+static bool same_file(const char *path, const uint8_t *bytes, size_t len)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)
+        || st.st_uid != geteuid() || (uint64_t)st.st_size != len)
+        return false;
+    size_t got;
+    char *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        text = malloc(len ? len : 1);
+        got = text ? fread(text, 1, len, f) : 0;
+        fclose(f);
+        bool same = text && got == len && memcmp(text, bytes, len) == 0;
+        free(text);
+        return same;
+    }
+    return false;
+}
+
+static bool write_copy(const char *path, const uint8_t *bytes, size_t len)
+{
+    char temp[PATH_MAX + 8];
+    snprintf(temp, sizeof temp, "%s.XXXXXX", path);
+    int fd = mkstemp(temp);
+    if (fd < 0)
+        return false;
+    bool ok = write(fd, bytes, len) == (ssize_t)len && fchmod(fd, 0644) == 0;
+    ok = close(fd) == 0 && ok && rename(temp, path) == 0;
+    if (!ok)
+        unlink(temp);
+    return ok;
+}
+
+static enum cfi_status add_vdso(const struct remote_proc *proc,
+                                struct remote_space *space, uint64_t start,
+                                uint64_t end)
+{
+    if (end - start > PROC_VDSO_MAX)
+        return CFI_OK;
+    size_t len = (size_t)(end - start);
+    uint8_t *bytes = malloc(len);
+    if (!bytes)
+        return CFI_E_NOMEM;
+    struct iovec local = {bytes, len};
+    struct iovec remote = {(void *)(uintptr_t)start, len};
+    enum cfi_status status = CFI_OK;
+    if (process_vm_readv(proc->pid, &local, 1, &remote, 1, 0)
+        == (ssize_t)len) {
+        struct cfi_sha256 sha;
+        char hex[CFI_SHA256_HEX];
+        cfi_sha256_init(&sha);
+        cfi_sha256_add(&sha, bytes, len);
+        cfi_sha256_hex(&sha, hex);
+        const char *dir = getenv("TMPDIR");
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/cfisem-vdso-%.16s.so",
+                 dir && *dir ? dir : "/tmp", hex);
+        if (same_file(path, bytes, len) || write_copy(path, bytes, len)) {
+            struct remote_map map = {start, end, 0, "[vdso]", NULL, 0};
+            status = remote_space_add_map_from(space, &map, path);
+        }
+    }
+    free(bytes);
+    return status;
+}
+
 /* One line of /proc/PID/maps: "start-end perms offset dev inode path". */
-static enum cfi_status add_maps_line(struct remote_space *space, char *line)
+static enum cfi_status add_maps_line(const struct remote_proc *proc,
+                                     struct remote_space *space, char *line)
 {
     uint64_t start, end, offset;
     int path_at = 0;
@@ -167,6 +271,8 @@ static enum cfi_status add_maps_line(struct remote_space *space, char *line)
         return CFI_OK;
     char *path = line + path_at;
     path[strcspn(path, "\n")] = '\0';
+    if (strcmp(path, "[vdso]") == 0)
+        return add_vdso(proc, space, start, end);
     if (path[0] != '/')
         return CFI_OK;   /* anonymous, [stack], [vdso], [heap] */
     struct remote_map map = {start, end, offset, path, NULL, 0};
@@ -187,7 +293,7 @@ enum cfi_status remote_proc_load_maps(const struct remote_proc *proc,
     size_t cap = 0;
     enum cfi_status status = CFI_OK;
     while (status == CFI_OK && getline(&line, &cap, f) > 0)
-        status = add_maps_line(space, line);
+        status = add_maps_line(proc, space, line);
     free(line);
     fclose(f);
     if (status != CFI_OK)

@@ -82,7 +82,8 @@ const char *remote_stop_text(enum remote_stop_reason reason);
  * not be unwound, or whose caller is the end). `diag` says more for
  * NO_FILE (why the file did not open), NO_CFI, CFI_ERROR, MEMORY and
  * NOT_COMPARABLE (the engine's diagnostic or reason, a fixed string);
- * `object` is the path of the file at pc, or NULL. */
+ * `object` is the path of the file at pc, or NULL (valid while the
+ * space lives). */
 struct remote_stop {
     enum remote_stop_reason reason;
     uint64_t pc;
@@ -133,6 +134,12 @@ void remote_space_free(struct remote_space *space);
  * A mapping with end <= start is refused (CFI_E_MALFORMED); CFI_E_NOMEM. */
 enum cfi_status remote_space_add_map(struct remote_space *space,
                                      const struct remote_map *map);
+/* As remote_space_add_map, but the object's bytes are read from the file
+ * `file` (copied), and map->path only names it: the vDSO, "[vdso]",
+ * read from a copy of its bytes. */
+enum cfi_status remote_space_add_map_from(struct remote_space *space,
+                                          const struct remote_map *map,
+                                          const char *file);
 /* Removes whatever is mapped in [start, end), as munmap does. */
 enum cfi_status remote_space_remove(struct remote_space *space,
                                     uint64_t start, uint64_t end);
@@ -212,10 +219,11 @@ size_t remote_unwind(struct remote_space *space, const struct cfi_regs *regs,
 /* Symbols                                                              */
 /* ------------------------------------------------------------------ */
 
-/* A frame's place: its object's path (NULL: no object), the function
- * holding its lookup PC (NULL: none known) and the PC's offset in it
- * (pc - the function's start: a return address may lie just past its
- * function's end), the link-time address. */
+/* A frame's place (its strings valid while the space lives): its
+ * object's path (NULL: no object), the function holding its lookup PC
+ * (NULL: none known) and the PC's offset in it (pc - the function's
+ * start: a return address may lie just past its function's end), the
+ * link-time address. */
 struct remote_symbol {
     const char *object;
     const char *name;
@@ -224,7 +232,9 @@ struct remote_symbol {
 };
 
 /* Symbolises a frame from its object's .symtab and .dynsym
- * (cfi_file_functions, cfi_symbol_find), read once per file. */
+ * (cfi_file_functions, cfi_symbol_find), or from its separate debug
+ * file's (/usr/lib/debug/.build-id/NN/REST.debug) when that names more
+ * functions; read once per file. */
 void remote_symbolize(struct remote_space *space,
                       const struct remote_frame *frame,
                       struct remote_symbol *symbol);

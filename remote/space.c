@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compile/cg.h"
+#include "compile/eh_elf.h"
 
 static const char *const stop_names[] = {
 #define REMOTE_STOP_NAME(name, short, text) #short,
@@ -52,8 +53,11 @@ static void object_free(struct remote_object *object)
             engine_close(&object->engines[id]);
     if (object->file)
         cfi_file_close(object->file);
+    if (object->debug_file)
+        cfi_file_close(object->debug_file);
     free(object->symbols);
     free(object->path);
+    free(object->read_path);
     free(object);
 }
 
@@ -76,11 +80,14 @@ size_t remote_space_map_count(const struct remote_space *space)
 /* The object of (path, build-id), made when new: one per file, however
  * many mappings name it. */
 static struct remote_object *object_for(struct remote_space *space,
-                                        const struct remote_map *map)
+                                        const struct remote_map *map,
+                                        const char *file)
 {
     for (size_t i = 0; i < space->nobjects; i++) {
         struct remote_object *o = space->objects[i];
         if (strcmp(o->path, map->path) == 0
+            && strcmp(o->read_path ? o->read_path : "", file ? file : "")
+                   == 0
             && o->build_id_len == map->build_id_len
             && memcmp(o->build_id, map->build_id ? map->build_id
                                                  : o->build_id,
@@ -96,7 +103,10 @@ static struct remote_object *object_for(struct remote_space *space,
         space->objects_cap = cap;
     }
     struct remote_object *o = calloc(1, sizeof *o);
-    if (!o || !(o->path = strdup(map->path))) {
+    if (!o || !(o->path = strdup(map->path))
+        || (file && !(o->read_path = strdup(file)))) {
+        if (o)
+            free(o->path);
         free(o);
         return NULL;
     }
@@ -165,6 +175,13 @@ enum cfi_status remote_space_remove(struct remote_space *space,
 enum cfi_status remote_space_add_map(struct remote_space *space,
                                      const struct remote_map *map)
 {
+    return remote_space_add_map_from(space, map, NULL);
+}
+
+enum cfi_status remote_space_add_map_from(struct remote_space *space,
+                                          const struct remote_map *map,
+                                          const char *file)
+{
     if (map->end <= map->start || !map->path
         || map->build_id_len > REMOTE_BUILD_ID_MAX)
         return CFI_E_MALFORMED;
@@ -172,7 +189,7 @@ enum cfi_status remote_space_add_map(struct remote_space *space,
                                                  map->end);
     if (status != CFI_OK)
         return status;
-    struct remote_object *object = object_for(space, map);
+    struct remote_object *object = object_for(space, map, file);
     if (!object || !maps_reserve(space, 1))
         return CFI_E_NOMEM;
     size_t at = 0;
@@ -206,17 +223,29 @@ const struct remote_mapping *remote_find_mapping(
 /* Objects, opened once                                                 */
 /* ------------------------------------------------------------------ */
 
+static const char *file_of(const struct remote_object *object)
+{
+    return object->read_path ? object->read_path : object->path;
+}
+
+/* The GNU build-id of the object's opened file, from its image; false
+ * when it has none. */
+static bool file_build_id(const struct remote_object *object,
+                          struct eh_elf_object_id *id)
+{
+    struct cfi_diag diag;
+    return cg_file_object_id(object->file, id, &diag) == CFI_OK
+           && id->kind == EH_ELF_OBJECT_ID_BUILD_ID && id->size >= 2
+           && id->size <= EH_ELF_OBJECT_ID_MAX;
+}
+
 static bool build_id_matches(struct remote_object *object)
 {
     if (!object->build_id_len)
         return true;
-    uint8_t id[REMOTE_BUILD_ID_MAX];
-    size_t len = 0;
-    struct cfi_diag diag;
-    if (cg_build_id(object->path, id, sizeof id, &len, &diag) != CFI_OK)
-        return false;
-    return len == object->build_id_len
-           && memcmp(id, object->build_id, len) == 0;
+    struct eh_elf_object_id id;
+    return file_build_id(object, &id) && id.size == object->build_id_len
+           && memcmp(id.id, object->build_id, id.size) == 0;
 }
 
 bool remote_object_open(struct remote_object *object)
@@ -225,8 +254,8 @@ bool remote_object_open(struct remote_object *object)
         return object->file != NULL;
     object->tried = true;
     struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (cfi_check_regular_file(object->path, &diag) != CFI_OK
-        || cfi_file_open_code(object->path, &object->file, &diag)
+    if (cfi_check_regular_file(file_of(object), &diag) != CFI_OK
+        || cfi_file_open_code(file_of(object), &object->file, &diag)
                != CFI_OK) {
         object->file = NULL;
         object->open_diag = diag;
@@ -307,6 +336,54 @@ struct engine_instance *remote_object_engine(struct remote_space *space,
     return NULL;
 }
 
+/* The separate debug file of the object's build-id, as distributions
+ * install them (/usr/lib/debug/.build-id/NN/REST.debug), or NULL. Its
+ * .symtab names the functions a stripped object's .dynsym does not. */
+static struct cfi_file *debug_file_of(const struct remote_object *object)
+{
+    struct eh_elf_object_id id;
+    struct cfi_diag diag;
+    if (!file_build_id(object, &id))
+        return NULL;
+    char path[64 + 2 * EH_ELF_OBJECT_ID_MAX];
+    int at = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/",
+                      id.id[0]);
+    for (size_t i = 1; i < id.size; i++)
+        at += snprintf(path + at, sizeof path - (size_t)at, "%02x",
+                       id.id[i]);
+    snprintf(path + at, sizeof path - (size_t)at, ".debug");
+    struct cfi_file *debug = NULL;
+    if (cfi_check_regular_file(path, &diag) != CFI_OK
+        || cfi_file_open_code(path, &debug, &diag) != CFI_OK)
+        return NULL;
+    return debug;
+}
+
+/* The object's functions: those of its debug file when it has more. */
+static void read_symbols(struct remote_object *object)
+{
+    object->symbols_read = true;
+    if (cfi_file_functions(object->file, &object->symbols,
+                           &object->nsymbols) != CFI_OK) {
+        object->symbols = NULL;
+        object->nsymbols = 0;
+    }
+    struct cfi_file *debug = debug_file_of(object);
+    struct cfi_symbol *symbols = NULL;
+    size_t count = 0;
+    if (debug && cfi_file_functions(debug, &symbols, &count) == CFI_OK
+        && count > object->nsymbols) {
+        free(object->symbols);
+        object->symbols = symbols;
+        object->nsymbols = count;
+        object->debug_file = debug;
+        return;
+    }
+    free(symbols);
+    if (debug)
+        cfi_file_close(debug);
+}
+
 void remote_symbolize(struct remote_space *space,
                       const struct remote_frame *frame,
                       struct remote_symbol *symbol)
@@ -322,14 +399,8 @@ void remote_symbolize(struct remote_space *space,
     if (!remote_object_open(object) || !remote_mapping_bias(mapping, &bias))
         return;
     symbol->rel = frame->pc - bias;
-    if (!object->symbols_read) {
-        object->symbols_read = true;
-        if (cfi_file_functions(object->file, &object->symbols,
-                               &object->nsymbols) != CFI_OK) {
-            object->symbols = NULL;
-            object->nsymbols = 0;
-        }
-    }
+    if (!object->symbols_read)
+        read_symbols(object);
     uint64_t offset;
     const struct cfi_symbol *found = cfi_symbol_find(
         object->symbols, object->nsymbols, lookup - bias, &offset);

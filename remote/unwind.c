@@ -19,7 +19,22 @@ struct walk_memory {
     remote_read_fn read;
     void *data;
     enum remote_read_result failure;
+    const struct cfi_file *file;   /* the object of the frame asked */
 };
+
+/* The bytes of `file` at link-time address addr, when a segment holds
+ * all of them in the file. */
+static bool from_image(const struct cfi_file *file, uint64_t addr,
+                       unsigned size, uint64_t *value)
+{
+    const struct cfi_segment *seg = file ? cfi_file_segment(file, addr)
+                                         : NULL;
+    if (!seg || !seg->bytes || addr - seg->vaddr >= seg->filesz
+        || size > seg->filesz - (addr - seg->vaddr))
+        return false;
+    *value = cfi_load_le(seg->bytes + (addr - seg->vaddr), size);
+    return true;
+}
 
 static enum cfi_status walk_read(void *env, uint64_t addr, unsigned size,
                                  uint64_t *value)
@@ -28,6 +43,12 @@ static enum cfi_status walk_read(void *env, uint64_t addr, unsigned size,
     enum remote_read_result result = memory->read(memory->data, addr, size,
                                                   value);
     if (result == REMOTE_READ_OK)
+        return CFI_OK;
+    /* An outside library reads the object's frame sections through
+     * memory, at the link-time addresses it was told (libunwind's remote
+     * unw_step): served from the file when the process has nothing
+     * there. */
+    if (from_image(memory->file, addr, size, value))
         return CFI_OK;
     memory->failure = result;
     return CFI_E_MEMORY;
@@ -93,46 +114,65 @@ static enum remote_stop_reason reason_of(const struct walk *walk,
     }
 }
 
-/* Unwinds `frame`, whose registers are *regs, into *regs (the caller's).
- * False after stop_at when the walk ends at this frame. */
-static bool step(struct walk *walk, struct remote_frame *frame,
-                 struct cfi_regs *regs)
+/* The object of the mapping that holds the frame's lookup PC, opened,
+ * of the space's architecture, with the mapping's load bias. NULL after
+ * stop_at. */
+static struct remote_object *object_of(struct walk *walk,
+                                       const struct remote_frame *frame,
+                                       uint64_t *bias)
 {
     uint64_t lookup = cfi_lookup_pc(frame->pc, !frame->exact);
     const struct remote_mapping *mapping =
         remote_find_mapping(walk->space, lookup);
     if (!mapping) {
         stop_at(walk, REMOTE_STOP_NO_OBJECT, frame->pc, NULL, NULL);
-        return false;
+        return NULL;
     }
     struct remote_object *object = mapping->object;
-    uint64_t bias;
     if (!remote_object_open(object)) {
         stop_at(walk, REMOTE_STOP_NO_FILE, frame->pc, object->path,
                 &object->open_diag);
-        return false;
+        return NULL;
     }
     if (object->file->arch != walk->space->arch) {
         struct cfi_diag diag = {CFI_E_UNSUPPORTED,
                                 "the object is of another architecture",
                                 CFI_NO_OFFSET, -1};
         stop_at(walk, REMOTE_STOP_CFI_ERROR, frame->pc, object->path, &diag);
-        return false;
+        return NULL;
     }
-    if (!remote_mapping_bias(mapping, &bias)) {
+    if (!remote_mapping_bias(mapping, bias)) {
         struct cfi_diag diag = {CFI_E_MALFORMED,
                                 "no loadable segment holds the mapping's "
                                 "file offset", CFI_NO_OFFSET, -1};
         stop_at(walk, REMOTE_STOP_NO_FILE, frame->pc, object->path, &diag);
-        return false;
+        return NULL;
     }
+    return object;
+}
+
+/* Unwinds `frame`, whose registers are *regs, into *regs (the caller's).
+ * False after stop_at when the walk ends at this frame. */
+static bool step(struct walk *walk, struct remote_frame *frame,
+                 struct cfi_regs *regs)
+{
+    uint64_t bias;
+    struct remote_object *object = object_of(walk, frame, &bias);
+    if (!object)
+        return false;
     struct engine_instance *engine = engine_of(walk, object, frame->pc);
     if (!engine)
         return false;
     frame->engine = engine->id;
+    /* The callee's PC register is the request's PC, as engine.h's
+     * engines read it (an outside library takes the PC from it). */
+    struct cfi_regs callee = *regs;
+    if (walk->space->arch->pc < CFI_NREGS)
+        cfi_regs_set(&callee, walk->space->arch->pc, frame->pc - bias);
     struct cfi_request request = {
-        frame->pc - bias, !frame->exact, regs,
+        frame->pc - bias, !frame->exact, &callee,
         {walk_read, &walk->memory}, 0};
+    walk->memory.file = object->file;
     struct engine_answer answer;
     engine_answer_reset(&answer);
     walk->memory.failure = REMOTE_READ_OK;
@@ -185,7 +225,8 @@ size_t remote_unwind(struct remote_space *space, const struct cfi_regs *regs,
                      enum engine_id engine, struct remote_frame *frames,
                      size_t max_frames, struct remote_stop *stop)
 {
-    struct walk walk = {space, engine, {read, data, REMOTE_READ_OK}, stop};
+    struct walk walk = {space, engine, {read, data, REMOTE_READ_OK, NULL},
+                        stop};
     const struct cfi_arch *arch = space->arch;
     struct cfi_regs current = *regs;
     bool exact = pc_is_exact;

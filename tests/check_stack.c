@@ -34,6 +34,37 @@
 static pid_t target = -1;
 
 /* True when every thread of pid sleeps (state S) in the kernel. */
+static bool all_threads_sleep(pid_t pid);
+
+/* Starts the program of environment variable `program_env` and reads
+ * its "ready PID" line. */
+static pid_t spawn(const char *program_env)
+{
+    const char *program = getenv(program_env);
+    ck_assert_msg(program, "%s is not set", program_env);
+    int out[2];
+    ck_assert_int_eq(pipe(out), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(120);   /* kept across exec: the program's own watchdog */
+        dup2(out[1], 1);
+        close(out[0]);
+        close(out[1]);
+        execl(program, program, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    target = pid;
+    char line[64] = "";
+    ssize_t n = read(out[0], line, sizeof line - 1);
+    close(out[0]);
+    ck_assert_msg(n > 0 && strncmp(line, "ready ", 6) == 0,
+                  "%s did not start", program);
+    return pid;
+}
+
 static bool all_threads_sleep(pid_t pid)
 {
     char path[64];
@@ -64,28 +95,7 @@ static bool all_threads_sleep(pid_t pid)
 /* Starts the program and waits until its three threads are blocked. */
 static pid_t start_target(void)
 {
-    const char *program = getenv("CFISEM_STACK_TARGET");
-    ck_assert_msg(program, "CFISEM_STACK_TARGET is not set");
-    int out[2];
-    ck_assert_int_eq(pipe(out), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(120);   /* kept across exec: the program's own watchdog */
-        dup2(out[1], 1);
-        close(out[0]);
-        close(out[1]);
-        execl(program, program, (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    target = pid;
-    char line[64] = "";
-    ssize_t n = read(out[0], line, sizeof line - 1);
-    close(out[0]);
-    ck_assert_msg(n > 0 && strncmp(line, "ready ", 6) == 0,
-                  "the target did not start");
+    pid_t pid = spawn("CFISEM_STACK_TARGET");
     for (int i = 0; i < 500 && !all_threads_sleep(pid); i++)
         usleep(10000);
     ck_assert_msg(all_threads_sleep(pid), "the target's threads never "
@@ -281,6 +291,57 @@ static void unwind_target(enum engine_id engine, const char *cache)
     ck_assert_msg(strstr(all, "signalled"), "no signalled() in%s", all);
 }
 
+/* A copied stack (perf's) that ends `limit` bytes above the innermost
+ * SP: a read at or beyond it is "stack copy exhausted". */
+struct copy_reader {
+    struct remote_proc *proc;
+    uint64_t stack_low;
+    uint64_t stack_end;
+};
+
+static enum remote_read_result copy_read(void *data, uint64_t addr,
+                                         unsigned size, uint64_t *value)
+{
+    struct copy_reader *copy = data;
+    if (addr >= copy->stack_end && addr < copy->stack_low + (1 << 20))
+        return REMOTE_READ_STACK_COPY_EXHAUSTED;
+    return remote_proc_read(copy->proc, addr, size, value);
+}
+
+/* Stops other than the outermost frame: the copied stack exhausted,
+ * the frame limit. */
+START_TEST(test_stack_copy_exhausted_and_max_frames)
+{
+    pid_t pid = start_target();
+    struct remote_proc *proc;
+    struct cfi_diag diag;
+    ck_assert_int_eq(remote_proc_attach(pid, &proc, &diag), CFI_OK);
+    struct remote_space *space = new_space();
+    ck_assert_int_eq(remote_proc_load_maps(proc, space, &diag), CFI_OK);
+    struct cfi_regs regs;
+    ck_assert(remote_proc_thread_regs(proc, 0, &regs));
+    struct remote_frame frames[64];
+    struct remote_stop stop;
+    size_t whole = remote_unwind(space, &regs, true, remote_proc_read, proc,
+                                 ENGINE_interp, frames, 64, &stop);
+    ck_assert_int_eq(stop.reason, REMOTE_STOP_OUTERMOST);
+    ck_assert_uint_ge(whole, 4);
+    uint64_t sp = regs.value[CFI_REG_RSP];
+    struct copy_reader copy = {proc, sp, frames[2].sp};
+    size_t n = remote_unwind(space, &regs, true, copy_read, &copy,
+                             ENGINE_interp, frames, 64, &stop);
+    ck_assert_int_eq(stop.reason, REMOTE_STOP_STACK_COPY_EXHAUSTED);
+    ck_assert_uint_lt(n, whole);
+    ck_assert_uint_ge(n, 2);
+    n = remote_unwind(space, &regs, true, remote_proc_read, proc,
+                      ENGINE_interp, frames, 2, &stop);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(stop.reason, REMOTE_STOP_MAX_FRAMES);
+    remote_space_free(space);
+    remote_proc_detach(proc);
+}
+END_TEST
+
 START_TEST(test_target_interp)
 {
     unwind_target(ENGINE_interp, NULL);
@@ -461,6 +522,8 @@ START_TEST(test_same_pcs_as_eu_stack)
     pid_t pid = start_target();
     struct trace ours, theirs;
     stack_of(pid, NULL, &ours, NULL);
+    /* Resumed, not left stopped (a 't' state). */
+    ck_assert(all_threads_sleep(pid));
     char command[128];
     snprintf(command, sizeof command, "eu-stack -p %d 2>/dev/null",
              (int)pid);
@@ -506,6 +569,29 @@ START_TEST(test_own_engines_agree)
     free(text);
     stack_of(pid, "interp", &interp, NULL);
     assert_same(&ours, &interp, "interp");
+    /* An outside engine that stops early (no .sframe in these files) is
+     * flagged, frame by frame and by its stop, and is no defect. */
+    char pid_text[32];
+    snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
+    const char *args[] = {"stack", pid_text, "--engines", "interp,sframe",
+                          NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_msg(strstr(run.out, "    differs: sframe has no frame #1")
+                  && strstr(run.out, "stop (sframe): "), "%s", run.out);
+    test_run_free(&run);
+    const char *json_args[] = {"stack", pid_text, "--engines",
+                               "interp,sframe", "--json", NULL};
+    test_run_cfisem(json_args, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_msg(strstr(run.out, "\"engine\": \"sframe\", \"frame\": 1")
+                  && strstr(run.out, "\"differ\": false}"), "%s", run.out);
+    test_run_free(&run);
+    /* The outside engines through the same walk: none differs here. */
+    stack_of(pid, "compiled,libdw,libunwind,libdwarf", &ours, &text);
+    ck_assert_msg(!strstr(text, "differs"), "%s", text);
+    free(text);
 }
 END_TEST
 
@@ -658,6 +744,95 @@ START_TEST(test_mutated_cores_never_crash)
 }
 END_TEST
 
+/* A running thread, stopped anywhere: nearly always in the vDSO, which
+ * is in no file (its bytes are copied into one). Every stack ends at
+ * the outermost frame, through main. */
+START_TEST(test_running_process_in_the_vdso)
+{
+    pid_t pid = spawn("CFISEM_STACK_BUSY");
+    char pid_text[32];
+    snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
+    int in_vdso = 0;
+    for (int run_no = 0; run_no < 10; run_no++) {
+        const char *args[] = {"stack", pid_text, "--cache", cache_dir, NULL};
+        struct test_run run;
+        test_run_cfisem(args, &run);
+        ck_assert_msg(run.exit_code == 0, "exit %d: %s", run.exit_code,
+                      run.err);
+        ck_assert_msg(strstr(run.out, "stop: outermost frame")
+                      && strstr(run.out, " main+0x"), "%s", run.out);
+        in_vdso += strstr(run.out, "#0  ") && strstr(run.out, " [vdso]\n");
+        test_run_free(&run);
+    }
+    ck_assert_int_gt(in_vdso, 0);
+}
+END_TEST
+
+/* An AArch64 core, written by qemu-aarch64 (no NT_FILE note: EXE places
+ * the segments), gives gdb-multiarch's frames through the interpreter
+ * and the IL evaluator, which agree. */
+START_TEST(test_aarch64_core_same_as_gdb)
+{
+    const char *exe = getenv("CFISEM_STACK_A64");
+    ck_assert_msg(exe && access(exe, X_OK) == 0, "CFISEM_STACK_A64 is not "
+                  "built (make needs %s)", "aarch64-linux-gnu-gcc");
+    char *dir = test_temp_dir();
+    char command[2048];
+    snprintf(command, sizeof command, "cd %s && ulimit -c unlimited && "
+             "qemu-aarch64 %s > /dev/null 2>&1; ls %s/qemu_*.core", dir, exe,
+             dir);
+    char *listed = command_output(command);
+    char core[1024] = "";
+    sscanf(listed, "%1023s", core);
+    free(listed);
+    ck_assert_msg(strstr(core, ".core"), "qemu-aarch64 wrote no core");
+    const char *args[] = {"stack", "--core", core, exe, "--engines",
+                          "interp,il", NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_msg(run.exit_code == 0, "exit %d: %s%s", run.exit_code,
+                  run.out, run.err);
+    struct trace ours, theirs;
+    parse_stack_text(run.out, &ours);
+    ck_assert_msg(strstr(run.out, " main+0x") && !strstr(run.out, "differs"),
+                  "%s", run.out);
+    test_run_free(&run);
+    snprintf(command, sizeof command, "gdb-multiarch -nx -batch %s %s "
+             "-ex 'set print frame-info location-and-address' "
+             "-ex 'set backtrace past-main on' -ex bt 2>/dev/null", exe,
+             core);
+    char *text = command_output(command);
+    /* One thread: gdb prints the innermost frame alone when it loads
+     * the core, then the backtrace: from the last "#0" on. */
+    char *bt = NULL;
+    for (char *at = strstr(text, "\n#0 "); at; at = strstr(at + 1, "\n#0 "))
+        bt = at;
+    ck_assert_msg(bt, "gdb-multiarch printed no backtrace: %s", text);
+    memset(&theirs, 0, sizeof theirs);
+    add_thread(&theirs, ours.tid[0]);
+    for (char *line = bt + 1; *line;) {
+        unsigned index;
+        uint64_t pc;
+        if (sscanf(line, "#%u 0x%" SCNx64, &index, &pc) == 2)
+            add_frame(&theirs, pc, false);
+        char *end = strchr(line, '\n');
+        line = end ? end + 1 : line + strlen(line);
+    }
+    free(text);
+    ck_assert_uint_eq(ours.nthreads, 1);
+    ck_assert_uint_ge(theirs.nframes[0], 6);
+    ck_assert_uint_eq(ours.nframes[0], theirs.nframes[0]);
+    for (size_t f = 0; f < theirs.nframes[0]; f++)
+        ck_assert_msg(ours.pc[0][f] == theirs.pc[0][f], "#%zu: 0x%" PRIx64
+                      ", gdb 0x%" PRIx64, f, ours.pc[0][f],
+                      theirs.pc[0][f]);
+    ck_assert(strstr(ours.stop[0], "outermost frame"));
+    unlink(core);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 /* Usage errors and a process that does not exist. */
 START_TEST(test_usage_and_missing_process)
 {
@@ -692,6 +867,7 @@ int main(void)
     tcase_add_test(tc, test_map_replaces_and_splits);
     tcase_add_test(tc, test_stop_reasons_without_objects);
     tcase_add_test(tc, test_stop_names_distinct);
+    tcase_add_test(tc, test_stack_copy_exhausted_and_max_frames);
     tcase_add_test(tc, test_target_interp);
     tcase_add_test(tc, test_target_compiled);
     suite_add_tcase(suite, tc);
@@ -706,6 +882,8 @@ int main(void)
     tcase_add_test(tc, test_bad_cores_refused);
     tcase_add_test(tc, test_mutated_cores_never_crash);
     tcase_add_test(tc, test_usage_and_missing_process);
+    tcase_add_test(tc, test_running_process_in_the_vdso);
+    tcase_add_test(tc, test_aarch64_core_same_as_gdb);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
