@@ -35,10 +35,10 @@ BUILD    ?= build
 SANITIZE ?=
 
 # The modules, a user before what it uses (the link order). The layers,
-# from the top: cli; trace, fuzz, bench; diff, validate; engines;
+# from the top: cli; perf, trace, fuzz, bench; diff, validate, remote; engines;
 # compile, runtime, synth, explain; semantics, interp, sframe, gen; cfi.
 # A module uses only the layers below its own (tests/layering.py).
-LIB_MODULES := $(foreach m,trace fuzz diff validate engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
+LIB_MODULES := $(foreach m,perf trace fuzz diff validate remote engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
@@ -67,7 +67,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # libdwarf ships no pkg-config file.
 DWARF_CFLAGS := -I/usr/include/libdwarf
 DWARF_LIBS   := -l:libdwarf.a -lelf -lz
-LIBS     := $(PKG_LIBS) $(DWARF_LIBS) -ldl -lpthread -lm
+LIBS     := $(PKG_LIBS) $(DWARF_LIBS) -lzstd -ldl -lpthread -lm
 CFLAGS   += $(PKG_CFLAGS) $(DWARF_CFLAGS)
 
 lib_srcs  = $(wildcard $(1)/*.c $(1)/*.S)
@@ -360,6 +360,36 @@ $(CSMITH_WORKLOADS): bench/workload/csmith.sh bench/workload/csmith_hook.c $(WOR
                      $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	bench/workload/csmith.sh $(WORKLOAD_DIR)/csmith $(EH_ELF_TOOL)
 
+# The program the perf suite (tests/check_perf.c) records with perf
+# record --call-graph dwarf: a known chain of calls; no sanitizer (its
+# stacks are what is compared).
+PERF_TARGET := $(BUILD)/tests/perf-deep
+$(PERF_TARGET): tests/perf/deep.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -o $@ $<
+TEST_ENV += CFISEM_PERF_TARGET=$(abspath $(PERF_TARGET))
+
+# The process the stack suite (tests/check_stack.c) unwinds from outside:
+# threads, a signal handler, libstdc++ frames; no sanitizer (its frames
+# are compared with eu-stack's and gdb's, not checked).
+STACK_TARGET := $(BUILD)/tests/stack-target
+$(STACK_TARGET): tests/stack/target.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -pthread -o $@ $<
+TEST_ENV += CFISEM_STACK_TARGET=$(abspath $(STACK_TARGET))
+STACK_BUSY := $(BUILD)/tests/stack-busy
+$(STACK_BUSY): tests/stack/busy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -o $@ $<
+TEST_ENV += CFISEM_STACK_BUSY=$(abspath $(STACK_BUSY))
+# An AArch64 program that aborts under qemu-aarch64, for a core of
+# another machine (static: qemu-user's cores name no file).
+STACK_A64 := $(BUILD)/tests/stack-abort-aarch64
+$(STACK_A64): tests/stack/abort.c
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(CSTD) $(WARN) -O1 -static -o $@ $<
+TEST_ENV += CFISEM_STACK_A64=$(abspath $(STACK_A64))
+
 # Each suite and each script is a target of its own, so that the suites
 # run CHECK_JOBS at a time (the number of processors); --output-sync
 # prints each one's output whole, when it ends, with its time. -k: every
@@ -372,7 +402,9 @@ PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
                 $(AARCH64_RUNNER) $(A64_CASE_SOS) \
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
-                $(BUILD)/bench/real_stacks.eh_elf.so
+                $(BUILD)/bench/real_stacks.eh_elf.so $(STACK_TARGET) \
+                $(STACK_BUSY) $(if $(AARCH64_CC_FOUND),$(STACK_A64)) \
+                $(PERF_TARGET)
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
 SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
                run-json_schemas.py
@@ -441,7 +473,7 @@ LAYOUT_EH_ELFS += $(foreach l,$(EH_ELF_LIBS),$(foreach f,full table,$(EH_ELF_DIR
 layouts-eh-elfs: $(LAYOUT_EH_ELFS) $(WORKLOADS) $(BUILD)/libcfisem-unwind.so
 
 bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(CSMITH_WORKLOADS) $(EH_ELFS) \
-       $(BENCH_EH_ELFS) layouts-eh-elfs
+       $(BENCH_EH_ELFS) layouts-eh-elfs $(STACK_TARGET)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
 	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
 

@@ -93,6 +93,8 @@ const char *cli_eh_elf_v1_abi(const char *eh_elf, const char *abi);
 int cli_synth(int argc, char **argv);
 int cli_trace(int argc, char **argv);
 int cli_sites(int argc, char **argv);
+int cli_stack(int argc, char **argv);
+int cli_perf(int argc, char **argv);
 
 /* Prints where a frame's error is, after its message: " at section
  * offset 0x2c", " at expression offset 0x3" (the failing operation's

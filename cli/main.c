@@ -39,6 +39,10 @@ static const struct cli_command commands[] = {
      cli_synth},
     {"trace", "run a program under ptrace; check the CFI against it", cli_trace},
     {"sites", "the SystemTap SDT probes of a file", cli_sites},
+    {"stack", "the backtrace of every thread of a process or a core file",
+     cli_stack},
+    {"perf", "the user stacks of perf record --call-graph dwarf samples",
+     cli_perf},
 };
 
 static const struct cli_command *find_command(const char *name)

@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import tempfile
 
 try:
@@ -53,6 +54,8 @@ TABLES = [
     ("synth", ["properties", "kinds", "required"], "synth/synth.h",
      "SYNTH_KINDS", 1, {"ra_sign_state", "no_fde_call_weak_fn"}),
     ("synth", ["$defs", "reason", "enum"], "synth/synth.h", "SYNTH_REASONS", 1),
+    ("stack", ["$defs", "stop", "properties", "reason", "enum"],
+     "remote/remote.h", "REMOTE_STOP_LIST", 1),
 ]
 
 
@@ -318,6 +321,24 @@ def others(c, files):
                        c.path("cache"), "--", "/bin/true"], codes=(0, 1))
     for path in [LIBSTDCXX, "/bin/true"]:
         c.stdout("sites", ["sites", path, "--json"])
+    stacks(c)
+
+
+def stacks(c):
+    """stack: a process of its own, by the default engine and by three
+    (with its differences, when any)."""
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        time.sleep(0.2)
+        pid = str(sleeper.pid)
+        cache = c.path("cache")
+        c.stdout("stack", ["stack", pid, "--json", "--cache", cache])
+        c.stdout("stack", ["stack", pid, "--json", "--cache", cache,
+                           "--engines", "compiled,interp,libunwind",
+                           "--max-frames", "2"])
+    finally:
+        sleeper.kill()
+        sleeper.wait()
 
 
 def main(argv):

@@ -6,7 +6,7 @@ From the top down:
 
     cli
     trace, fuzz, bench
-    diff, validate
+    diff, validate, remote
     engines
     compile, runtime, synth, explain
     semantics, interp, sframe, gen
@@ -35,8 +35,8 @@ import sys
 
 LAYERS = [
     ["cli"],
-    ["trace", "fuzz", "bench"],
-    ["diff", "validate"],
+    ["perf", "trace", "fuzz", "bench"],
+    ["diff", "validate", "remote"],
     ["engines"],
     ["compile", "runtime", "synth", "explain"],
     ["semantics", "interp", "sframe", "gen"],

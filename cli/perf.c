@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: MIT */
+/* perf.c — `cfisem perf FILE`: the user stacks of `perf record
+ * --call-graph dwarf` samples, unwound through remote/ from each
+ * sample's registers and stack copy, printed as `perf script` does or
+ * folded. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "compile/cg.h"
+#include "perf/perf.h"
+#include "remote/remote.h"
+
+static const char usage[] =
+    "usage: cfisem perf FILE [--folded] [--engine compiled|interp] [--build]\n"
+    "                   [--cache DIR] [--max-frames N]\n"
+    "\n"
+    "Reads FILE, a perf.data that 'perf record --call-graph dwarf' wrote\n"
+    "(file mode, or pipe mode: 'perf record -o -', FILE - for standard\n"
+    "input; compressed records of 'perf record -z' too), and unwinds the\n"
+    "user stack of every sample from its registers and stack copy, through\n"
+    "the objects its process had mapped at the sample's time (MMAP2, FORK,\n"
+    "exec, EXIT; the vDSO from the copy perf record saves in\n"
+    "$HOME/.debug/[vdso]). Prints the samples in time order as 'perf\n"
+    "script' does, which FlameGraph's stackcollapse-perf.pl reads: 'COMM\n"
+    "PID/TID TIME: PERIOD EVENT:', then one line per frame, '\\tADDR\n"
+    "SYMBOL+0xOFF (OBJECT)' (the kernel's frames first, from the sample's\n"
+    "callchain, unsymbolised, then the user frames; ADDR is the link-time\n"
+    "address in OBJECT, less 1 for a return address), then a blank\n"
+    "line. On stderr, a summary: samples, frames, time, and why the stacks\n"
+    "ended, summed: outermost frame, stack copy exhausted (a read at or\n"
+    "beyond sp + dyn_size), no object at the PC, no CFI for the PC, ...;\n"
+    "every stack has a reason.\n"
+    "\n"
+    "  --folded         one line per distinct stack instead, 'COMM;OUTER;\n"
+    "                   ...;INNER COUNT', sorted\n"
+    "  --engine E       compiled (the default: each object's eh_elf from\n"
+    "                   the cache, built into it on first sight, interp for\n"
+    "                   an object whose eh_elf cannot be had) or interp\n"
+    "  --build          compiled: build the missing eh_elfs of the samples'\n"
+    "                   objects before unwinding; their time on a line of\n"
+    "                   its own\n"
+    "  --cache DIR      the eh_elf cache (default\n"
+    "                   ${XDG_CACHE_HOME:-~/.cache}/cfisem)\n"
+    "  --max-frames N   at most N user frames a sample (default 256)\n"
+    "\n"
+    "Exit status: 0 printed, 2 FILE unreadable or not a valid perf.data\n"
+    "(one line says where), 64 usage error.\n";
+
+#define PERF_MAX_FRAMES_DEFAULT 256
+#define MAX_MAPS 4096
+/* Not a reason of remote/: the sample has no user registers or stack
+ * (a kernel thread's, or recorded without --call-graph dwarf). */
+#define STOP_NO_USER_STATE REMOTE_STOP_COUNT
+
+struct options {
+    const char *path;
+    bool folded;
+    enum engine_id engine;
+    bool build;
+    const char *cache;
+    size_t max_frames;
+};
+
+/* The files of the objects, opened once, for memory outside the stack
+ * copy (code and read-only data). */
+struct object_files {
+    char **paths;
+    int *fds;
+    size_t n, cap;
+};
+
+struct memory {
+    const struct perf_sample *sample;
+    uint64_t sp;
+    const struct perf_map **maps;
+    size_t nmaps;
+    struct object_files *files;
+};
+
+struct run {
+    const struct options *o;
+    struct perf_file *file;
+    struct perf_procs *procs;
+    struct remote_space *space;
+    uint64_t loaded_generation;
+    bool loaded;
+    const struct perf_map *maps[MAX_MAPS];
+    size_t nmaps;
+    struct object_files files;
+    struct remote_frame *frames;
+    uint64_t samples, frames_total, kernel_frames;
+    uint64_t stops[REMOTE_STOP_COUNT + 1];
+    char **folded;
+    size_t nfolded, folded_cap;
+    char *line;
+    size_t line_len, line_cap;
+};
+
+/* ------------------------------------------------------------------ */
+/* Memory of a sample                                                   */
+/* ------------------------------------------------------------------ */
+
+static int object_fd(struct object_files *f, const char *path)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->paths[i], path) == 0)
+            return f->fds[i];
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 16;
+        char **p = realloc(f->paths, cap * sizeof *p);
+        if (p)
+            f->paths = p;
+        int *d = realloc(f->fds, cap * sizeof *d);
+        if (d)
+            f->fds = d;
+        if (!p || !d)
+            return -1;
+        f->cap = cap;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    f->paths[f->n] = copy;
+    f->fds[f->n] = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    return f->fds[f->n++];
+}
+
+/* The file of a mapping: its path, or for the vDSO the copy perf
+ * record saves in its build-id cache, $HOME/.debug/[vdso]/BUILD-ID/vdso.
+ * NULL for what has no file ([stack], //anon, a vDSO not saved). */
+static const char *object_path(const struct perf_map *m, char *buf,
+                               size_t size)
+{
+    if (m->path[0] == '/')
+        return m->path;
+    const char *home = getenv("HOME");
+    if (strcmp(m->path, "[vdso]") != 0 || !m->build_id || !home)
+        return NULL;
+    char hex[41] = "";
+    for (unsigned i = 0; i < m->build_id_size && i < 20; i++)
+        snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+    snprintf(buf, size, "%s/.debug/[vdso]/%s/vdso", home, hex);
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+static bool read_object(struct memory *m, uint64_t addr, unsigned size,
+                        uint64_t *value)
+{
+    for (size_t i = m->nmaps; i-- > 0;) {
+        const struct perf_map *map = m->maps[i];
+        if (addr < map->start || addr + size > map->end)
+            continue;
+        char buf[512];
+        const char *path = object_path(map, buf, sizeof buf);
+        if (!path)
+            continue;
+        int fd = object_fd(m->files, path);
+        uint8_t bytes[8] = {0};
+        if (fd < 0 || pread(fd, bytes, size,
+                            (off_t)(map->pgoff + (addr - map->start)))
+                          != (ssize_t)size)
+            return false;
+        memcpy(value, bytes, 8);
+        return true;
+    }
+    return false;
+}
+
+/* The stack copy holds [sp, sp + dyn_size); a read at or beyond its end
+ * is "stack copy exhausted", apart from memory that is not there. */
+static enum remote_read_result read_sample(void *data, uint64_t addr,
+                                           unsigned size, uint64_t *value)
+{
+    struct memory *m = data;
+    const struct perf_sample *s = m->sample;
+    *value = 0;
+    if (addr >= m->sp && addr - m->sp <= s->stack_dyn_size
+        && s->stack_dyn_size - (addr - m->sp) >= size) {
+        uint8_t bytes[8] = {0};
+        memcpy(bytes, s->stack + (addr - m->sp), size);
+        memcpy(value, bytes, 8);
+        return REMOTE_READ_OK;
+    }
+    if (read_object(m, addr, size, value))
+        return REMOTE_READ_OK;
+    if (addr >= m->sp)
+        return REMOTE_READ_STACK_COPY_EXHAUSTED;
+    return REMOTE_READ_UNREADABLE;
+}
+
+/* perf's x86-64 user registers (perf_regs.h: AX, BX, CX, DX, SI, DI, BP,
+ * SP, IP, FLAGS, CS, SS, DS, ES, FS, GS, R8 .. R15) by DWARF number (the
+ * psABI's: rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8 .. r15, RA). */
+static const unsigned perf_reg_of_dwarf[17] = {
+    0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8};
+
+static bool sample_regs(const struct perf_sample *s, struct cfi_regs *regs)
+{
+    cfi_regs_clear(regs);
+    if (!s->regs || !s->stack)
+        return false;
+    for (unsigned dwarf = 0; dwarf < 17; dwarf++) {
+        uint64_t v;
+        if (perf_sample_reg(s, perf_reg_of_dwarf[dwarf], &v))
+            cfi_regs_set(regs, dwarf, v);
+    }
+    return regs->status[7] == CFI_REG_VALUE
+           && regs->status[16] == CFI_REG_VALUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* The address space of a sample's process                              */
+/* ------------------------------------------------------------------ */
+
+
+
+static void load_space(struct run *r, const struct perf_sample *s,
+                       uint64_t key)
+{
+    uint64_t generation = 0;
+    size_t n = 0;
+    perf_procs_maps_at(r->procs, s->pid, key, r->maps, MAX_MAPS, &n,
+                       &generation);
+    if (r->loaded && generation == r->loaded_generation && n == r->nmaps)
+        return;
+    r->nmaps = n;
+    r->loaded = true;
+    r->loaded_generation = generation;
+    remote_space_remove(r->space, 0, UINT64_MAX);
+    for (size_t i = 0; i < n; i++) {
+        const struct perf_map *m = r->maps[i];
+        char buf[512];
+        const char *path = object_path(m, buf, sizeof buf);
+        if (!path)
+            continue;
+        struct remote_map map = {m->start, m->end, m->pgoff, path,
+                                 m->build_id, m->build_id_size};
+        remote_space_add_map(r->space, &map);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                               */
+/* ------------------------------------------------------------------ */
+
+static void line_add(struct run *r, const char *text)
+{
+    size_t len = strlen(text);
+    if (r->line_len + len + 2 > r->line_cap) {
+        size_t cap = 2 * (r->line_len + len + 2);
+        char *grown = realloc(r->line, cap);
+        if (!grown)
+            return;
+        r->line = grown;
+        r->line_cap = cap;
+    }
+    if (r->line_len)
+        r->line[r->line_len++] = ';';
+    memcpy(r->line + r->line_len, text, len + 1);
+    r->line_len += len;
+}
+
+static const char *event_name(const struct perf_attr *attr, char *buf,
+                              size_t size)
+{
+    if (attr->name)
+        return attr->name;
+    if (attr->type == 0 && attr->config == 0)
+        return "cycles";
+    if (attr->type == 1 && attr->config == 0)
+        return "cpu-clock";
+    if (attr->type == 1 && attr->config == 1)
+        return "task-clock";
+    snprintf(buf, size, "raw-%" PRIu32 "-%" PRIx64, attr->type,
+             attr->config);
+    return buf;
+}
+
+static void print_header(struct run *r, const struct perf_sample *s,
+                         const char *comm)
+{
+    char buf[64];
+    printf("%s %" PRIu32 "/%" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
+           " %s:\n", comm, s->pid, s->tid, s->time / 1000000000,
+           s->time % 1000000000 / 1000, s->period,
+           event_name(s->attr, buf, sizeof buf));
+    (void)r;
+}
+
+/* The kernel's frames of the callchain (PERF_CONTEXT_KERNEL up to the
+ * next context), innermost first. */
+static void kernel_frames(struct run *r, const struct perf_sample *s,
+                          const char **folded_names, size_t *nfold)
+{
+    bool kernel = false;
+    for (uint64_t i = 0; i < s->callchain_nr; i++) {
+        uint64_t ip = perf_u64_at(s->callchain + 8 * i);
+        if (ip >= PERF_CONTEXT_MAX) {
+            kernel = ip == PERF_CONTEXT_KERNEL;
+            continue;
+        }
+        if (!kernel)
+            continue;
+        r->kernel_frames++;
+        if (r->o->folded) {
+            if (*nfold < 1024)
+                folded_names[(*nfold)++] = "[unknown]_[k]";
+        } else {
+            printf("\t%16" PRIx64 " [unknown] ([kernel.kallsyms])\n", ip);
+        }
+    }
+}
+
+static void user_frame(struct run *r, const struct remote_frame *f,
+                       char *name, size_t size)
+{
+    struct remote_symbol sym;
+    remote_symbolize(r->space, f, &sym);
+    /* A return address is printed as perf prints it, less 1: the call
+     * instruction's last byte, where it was looked up. */
+    uint64_t back = f->exact ? 0 : 1;
+    uint64_t addr = (sym.object ? sym.rel : f->pc) - back;
+    if (sym.offset >= back)
+        sym.offset -= back;
+    if (sym.name)
+        snprintf(name, size, "%s", sym.name);
+    else
+        snprintf(name, size, "[unknown]");
+    if (!r->o->folded) {
+        if (sym.name)
+            printf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", addr, sym.name,
+                   sym.offset, sym.object ? sym.object : "[unknown]");
+        else
+            printf("\t%16" PRIx64 " [unknown] (%s)\n", addr,
+                   sym.object ? sym.object : "[unknown]");
+    }
+}
+
+static bool add_folded(struct run *r)
+{
+    if (r->nfolded == r->folded_cap) {
+        size_t cap = r->folded_cap ? 2 * r->folded_cap : 256;
+        char **grown = realloc(r->folded, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        r->folded = grown;
+        r->folded_cap = cap;
+    }
+    char *copy = strdup(r->line ? r->line : "");
+    if (!copy)
+        return false;
+    r->folded[r->nfolded++] = copy;
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* One sample                                                           */
+/* ------------------------------------------------------------------ */
+
+static void one_sample(struct run *r, const struct perf_sample *s,
+                       uint64_t key)
+{
+    const char *comm = perf_procs_comm(r->procs, s->tid, key);
+    static const size_t name_size = 256;
+    const char *kfold[1024];
+    size_t nk = 0;
+    r->samples++;
+    if (!r->o->folded)
+        print_header(r, s, comm);
+    kernel_frames(r, s, kfold, &nk);
+    struct cfi_regs regs;
+    size_t n = 0;
+    struct remote_stop stop;
+    if (!sample_regs(s, &regs)) {
+        r->stops[STOP_NO_USER_STATE]++;
+    } else {
+        load_space(r, s, key);
+        uint64_t sp = regs.value[7];
+        struct memory m = {s, sp, r->maps, r->nmaps, &r->files};
+        n = remote_unwind(r->space, &regs, true, read_sample, &m,
+                          r->o->engine, r->frames, r->o->max_frames, &stop);
+        r->stops[stop.reason]++;
+    }
+    r->frames_total += n;
+    r->line_len = 0;
+    if (r->line)
+        r->line[0] = 0;
+    char name[256];
+    if (r->o->folded) {
+        line_add(r, comm);
+        for (size_t i = n; i-- > 0;) {
+            user_frame(r, &r->frames[i], name, name_size);
+            line_add(r, name);
+        }
+        for (size_t i = nk; i-- > 0;)
+            line_add(r, kfold[i]);
+        add_folded(r);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        user_frame(r, &r->frames[i], name, name_size);
+    printf("\n");
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void print_folded(struct run *r)
+{
+    qsort(r->folded, r->nfolded, sizeof *r->folded, by_string);
+    for (size_t i = 0; i < r->nfolded;) {
+        size_t j = i;
+        while (j < r->nfolded && strcmp(r->folded[i], r->folded[j]) == 0)
+            j++;
+        printf("%s %zu\n", r->folded[i], j - i);
+        i = j;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The file                                                             */
+/* ------------------------------------------------------------------ */
+
+struct order {
+    uint64_t key;
+    size_t index;
+};
+
+static int by_order(const void *a, const void *b)
+{
+    const struct order *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* --build: the eh_elfs of every file the samples' processes mapped,
+ * built into the cache when missing or stale. */
+static void build_eh_elfs(struct run *r, const struct order *order,
+                          size_t n)
+{
+    double start = seconds_now();
+    size_t built = 0, failed = 0, seen = 0;
+    char **done = NULL;
+    for (size_t k = 0; k < n; k++) {
+        struct perf_sample s;
+        const struct perf_map *maps[MAX_MAPS];
+        size_t nm = 0;
+        uint64_t generation;
+        if (!perf_sample_parse(r->file, perf_record_at(r->file,
+                                                       order[k].index),
+                               &s, NULL))
+            continue;
+        perf_procs_maps_at(r->procs, s.pid, order[k].key, maps, MAX_MAPS,
+                           &nm, &generation);
+        for (size_t i = 0; i < nm; i++) {
+            char buf[512];
+            const char *object = object_path(maps[i], buf, sizeof buf);
+            if (!object || object == buf)
+                continue;
+            bool known = false;
+            for (size_t d = 0; d < seen && !known; d++)
+                known = strcmp(done[d], object) == 0;
+            if (known)
+                continue;
+            char **grown = realloc(done, (seen + 1) * sizeof *done);
+            if (!grown)
+                break;
+            done = grown;
+            done[seen++] = (char *)object;
+            struct cfi_file *file;
+            struct cfi_diag diag;
+            if (cfi_file_open(object, &file, &diag) != CFI_OK)
+                continue;
+            struct cg_build_options options = {NULL, 0, true};
+            char *path = NULL;
+            bool was_built = false;
+            if (cg_cached_eh_elf(file, r->o->cache, CG_ABI_FULL, &options,
+                                 &path, &was_built, &diag) != CFI_OK)
+                failed++;
+            built += was_built;
+            free(path);
+            cfi_file_close(file);
+        }
+    }
+    free(done);
+    fprintf(stderr, "cfisem perf: build: %zu eh_elf(s) built, %zu could "
+            "not be, of %zu object(s), %.3f s\n", built, failed, seen,
+            seconds_now() - start);
+}
+
+static void summary(const struct run *r, double secs)
+{
+    fprintf(stderr, "cfisem perf: %" PRIu64 " samples, %" PRIu64
+            " user frames, %" PRIu64 " kernel frames, %.3f s\n",
+            r->samples, r->frames_total, r->kernel_frames, secs);
+    fprintf(stderr, "cfisem perf: stops:");
+    for (int i = 0; i < REMOTE_STOP_COUNT; i++)
+        if (r->stops[i])
+            fprintf(stderr, " %s %" PRIu64 ";", remote_stop_name(i),
+                    r->stops[i]);
+    if (r->stops[STOP_NO_USER_STATE])
+        fprintf(stderr, " no_user_state %" PRIu64 ";",
+                r->stops[STOP_NO_USER_STATE]);
+    fprintf(stderr, "\n");
+}
+
+static int unwind_all(struct run *r)
+{
+    size_t n = 0, total = perf_record_count(r->file);
+    struct order *order = malloc((total + 1) * sizeof *order);
+    r->frames = malloc(r->o->max_frames * sizeof *r->frames);
+    if (!order || !r->frames) {
+        free(order);
+        fprintf(stderr, "cfisem perf: out of memory\n");
+        return CLI_INTERNAL;
+    }
+    for (size_t i = 0; i < total; i++)
+        if (perf_record_at(r->file, i)->type == PERF_REC_SAMPLE)
+            order[n++] = (struct order){
+                perf_procs_key(r->procs, r->file, i), i};
+    qsort(order, n, sizeof *order, by_order);
+    if (r->o->build)
+        build_eh_elfs(r, order, n);
+    double start = seconds_now();
+    int status = CLI_OK;
+    for (size_t k = 0; k < n; k++) {
+        const struct perf_record *rec = perf_record_at(r->file,
+                                                       order[k].index);
+        struct perf_sample s;
+        struct perf_diag diag;
+        if (!perf_sample_parse(r->file, rec, &s, &diag)) {
+            fprintf(stderr, "cfisem perf: %s: offset %" PRIu64 ": %s\n",
+                    r->o->path, rec->offset, diag.message);
+            status = CLI_BAD_INPUT;
+            break;
+        }
+        one_sample(r, &s, order[k].key);
+    }
+    if (status == CLI_OK && r->o->folded)
+        print_folded(r);
+    fflush(stdout);
+    if (status == CLI_OK)
+        summary(r, seconds_now() - start);
+    free(order);
+    return status;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    *o = (struct options){NULL, false, ENGINE_COUNT, false, NULL,
+                          PERF_MAX_FRAMES_DEFAULT};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(usage, stdout);
+            return -1;
+        } else if (!strcmp(arg, "--folded")) {
+            o->folded = true;
+        } else if (!strcmp(arg, "--build")) {
+            o->build = true;
+        } else if (!strcmp(arg, "--engine") || !strcmp(arg, "--cache")
+                   || !strcmp(arg, "--max-frames")) {
+            if (i + 1 >= argc)
+                return cli_usage_error("perf", "missing value after", arg);
+            const char *value = argv[++i];
+            if (!strcmp(arg, "--cache")) {
+                o->cache = value;
+            } else if (!strcmp(arg, "--max-frames")) {
+                char *end;
+                long v = strtol(value, &end, 10);
+                if (*end || v < 1 || v > 100000)
+                    return cli_usage_error("perf", "bad --max-frames",
+                                           value);
+                o->max_frames = (size_t)v;
+            } else if (!strcmp(value, "compiled")) {
+                o->engine = ENGINE_compiled;
+            } else if (!strcmp(value, "interp")) {
+                o->engine = ENGINE_interp;
+            } else {
+                return cli_usage_error("perf", "unknown engine (compiled, "
+                                       "interp):", value);
+            }
+        } else if (arg[0] == '-' && arg[1]) {
+            return cli_usage_error("perf", "unknown option", arg);
+        } else if (o->path) {
+            return cli_usage_error("perf", "more than one FILE:", arg);
+        } else {
+            o->path = arg;
+        }
+    }
+    if (!o->path)
+        return cli_usage_error("perf", "no FILE given", "");
+    if (o->build && o->engine == ENGINE_interp)
+        return cli_usage_error("perf", "--build is for the compiled "
+                               "engine, not", "--engine interp");
+    return CLI_OK;
+}
+
+static void run_free(struct run *r)
+{
+    for (size_t i = 0; i < r->files.n; i++) {
+        if (r->files.fds[i] >= 0)
+            close(r->files.fds[i]);
+        free(r->files.paths[i]);
+    }
+    free(r->files.paths);
+    free(r->files.fds);
+    for (size_t i = 0; i < r->nfolded; i++)
+        free(r->folded[i]);
+    free(r->folded);
+    free(r->line);
+    free(r->frames);
+    remote_space_free(r->space);
+    perf_procs_free(r->procs);
+    perf_close(r->file);
+    free(r);
+}
+
+int cli_perf(int argc, char **argv)
+{
+    struct options o;
+    int status = parse_options(argc, argv, &o);
+    if (status < 0)
+        return CLI_OK;
+    if (status != CLI_OK)
+        return status;
+    struct run *r = calloc(1, sizeof *r);
+    if (!r)
+        return CLI_INTERNAL;
+    r->o = &o;
+    struct perf_diag diag;
+    if (!perf_open(o.path, &r->file, &diag)
+        || !perf_procs_build(r->file, &r->procs, &diag)) {
+        if (diag.offset == PERF_NO_OFFSET)
+            fprintf(stderr, "cfisem perf: %s: %s\n", o.path, diag.message);
+        else
+            fprintf(stderr, "cfisem perf: %s: offset %" PRIu64 ": %s\n",
+                    o.path, diag.offset, diag.message);
+        run_free(r);
+        return CLI_BAD_INPUT;
+    }
+    struct remote_options options = {ENGINE_compiled, o.cache, true};
+    if (remote_space_new(&cfi_arch_x86_64, &options, &r->space) != CFI_OK) {
+        run_free(r);
+        return CLI_INTERNAL;
+    }
+    status = unwind_all(r);
+    run_free(r);
+    return status;
+}
