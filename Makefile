@@ -370,11 +370,25 @@ $(A64_TEST): $(A64_TEST_OBJS) $(A64_DIR)/libcfisem-unwind.so
 	  -Wl,-rpath,$(abspath $(A64_DIR))
 $(A64_TEST).eh_elf.so: $(A64_TEST) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) compile $< -o $@ > /dev/null
-run-runtime_aarch64: $(A64_TEST) $(A64_TEST).eh_elf.so \
+# Run again as a copy with no eh_elf beside it: its eh_elf is found by
+# build-id in a cache that `cfisem cache` filled.
+A64_CACHE := $(A64_DIR)/tests/cache
+$(A64_CACHE)/runtime_a64: $(A64_TEST)
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(A64_CACHE)/filled: $(A64_CACHE)/runtime_a64 $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) cache --force \
+	  --cache $(A64_CACHE)/eh_elf $< > /dev/null
+	touch $@
+run-runtime_aarch64: $(A64_TEST) $(A64_TEST).eh_elf.so $(A64_CACHE)/filled \
                      $(EH_ELF_DIR)/aarch64/libc.so.6.table.eh_elf.so
 	@echo "== $(A64_TEST) (under $(QEMU_AARCH64))"
 	@$(QEMU_AARCH64) -L $(A64_SYSROOT) $(A64_TEST) \
 	  $(abspath $(EH_ELF_DIR))/aarch64
+	@echo "== $(A64_CACHE)/runtime_a64 (its eh_elf from cfisem cache)"
+	@CFISEM_CACHE=$(abspath $(A64_CACHE))/eh_elf \
+	  $(QEMU_AARCH64) -L $(A64_SYSROOT) $(A64_CACHE)/runtime_a64 \
+	  $(abspath $(EH_ELF_DIR))/aarch64 20
 
 # Stacks to unwind (bench/workload/workload.h), for the run-time tests and
 # the real-stack benchmark: the mixed build (shape_fp.c with frame

@@ -43,7 +43,8 @@
  *     is found only for the object the walk found still loaded, never
  *     after dlclose; an object loaded after cfisem_prepare has its rows
  *     decoded at every step until cfisem_prepare runs again;
- *   - the frame cache: after an eh_elf unwound a frame, the row of its
+ *   - the frame cache (x86-64; on AArch64 every step calls the eh_elf
+ *     or the interpreter): after an eh_elf unwound a frame, the row of its
  *     PC is decoded from the object's .eh_frame and, when it is simple
  *     (the CFA a register plus an offset, registers saved at fixed
  *     offsets from it, the others at their ABI default) and gives that
@@ -80,7 +81,10 @@
  * Corrupt stacks. A local cursor reads memory directly only inside the
  * current thread's stack, whose readable extent is checked with one
  * process_vm_readv call and remembered per thread; any other address is
- * read with process_vm_readv, which fails instead of faulting. A step
+ * read with process_vm_readv, which fails instead of faulting (under
+ * qemu-user, which has none, the address is checked with write(2) on
+ * descriptor -1, which qemu answers EFAULT for memory the guest cannot
+ * read, first: docs/runtime.md). A step
  * also fails when the caller's stack pointer does not grow (outside
  * signal frames) or its PC lies in no object. A corrupt stack thus ends
  * the walk with an error, never with a crash. A remote cursor reads only
@@ -93,7 +97,10 @@
  * frame (32) is its caller's return address with the pointer-
  * authentication code stripped when the frame's row says the return
  * address was signed (RA_SIGN_STATE); x30 (30) keeps the value the
- * CFI restored, signed or not. */
+ * CFI restored, signed or not. A signal frame on AArch64 is the
+ * sigreturn trampoline's (mov x8, #139; svc #0, in the vDSO or qemu's
+ * copy), whose caller's registers are read from the sigcontext of the
+ * kernel's rt_sigframe. */
 #ifndef CFISEM_UNWIND_H
 #define CFISEM_UNWIND_H
 

@@ -30,8 +30,8 @@
  *     the interpreter; some frame's RA_SIGN_STATE is 1 and its x30 the
  *     signed value.
  * Then the cost of a backtrace 100 frames deep per frame, by each
- * method in this one run: under emulation only the ratios mean
- * something. */
+ * method in this one run (the median of ITERATIONS, the methods in
+ * turn): under emulation only the ratios mean something. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdbool.h>
@@ -462,11 +462,27 @@ static void test_pac(struct checks *c, const char *key,
 /* Timing                                                                */
 /* ------------------------------------------------------------------ */
 
+enum { MAX_ITERATIONS = 1000 };
+
+/* Each method's time of every backtrace; the median is reported (the
+ * machine is shared, and qemu stops now and then). */
 struct timing {
     int iterations;
     int frames[4];
-    double ns[4];
+    double ns[4][MAX_ITERATIONS];
 };
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof *values, by_value);
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
 
 static double now_ns(void)
 {
@@ -475,27 +491,37 @@ static double now_ns(void)
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
+/* One backtrace by method m into list. */
+static void backtrace_by(int m, struct pcs *list)
+{
+    int last;
+    struct cfisem_cursor_stats stats;
+    if (m == 0)
+        our_backtrace(list);
+    else if (m == 1)
+        local_pcs(CFISEM_ENGINE_AUTO, list, &last, &stats);
+    else if (m == 2)
+        local_pcs(CFISEM_ENGINE_INTERP, list, &last, &stats);
+    else
+        gcc_backtrace(list);
+}
+
+/* Each method once untimed (qemu translates the code it meets first),
+ * then in turn, so that a change of the machine's load meanwhile falls
+ * on every method alike. */
 static void leaf_time(void *arg)
 {
     struct timing *t = arg;
     struct pcs list;
-    int last;
-    struct cfisem_cursor_stats stats;
-    for (int method = 0; method < 4; method++) {
-        double start = now_ns();
-        for (int i = 0; i < t->iterations; i++) {
-            if (method == 0)
-                our_backtrace(&list);
-            else if (method == 1)
-                local_pcs(CFISEM_ENGINE_AUTO, &list, &last, &stats);
-            else if (method == 2)
-                local_pcs(CFISEM_ENGINE_INTERP, &list, &last, &stats);
-            else
-                gcc_backtrace(&list);
+    for (int m = 0; m < 4; m++)
+        backtrace_by(m, &list);
+    for (int i = 0; i < t->iterations; i++)
+        for (int m = 0; m < 4; m++) {
+            double start = now_ns();
+            backtrace_by(m, &list);
+            t->ns[m][i] = now_ns() - start;
+            t->frames[m] = list.n;
         }
-        t->ns[method] = now_ns() - start;
-        t->frames[method] = list.n;
-    }
 }
 
 static void test_timing(int iterations)
@@ -504,16 +530,20 @@ static void test_timing(int iterations)
         "cfisem_backtrace (eh_elfs)", "cursor, eh_elfs",
         "cursor, interpreter (row cache)", "libgcc _Unwind_Backtrace",
     };
-    struct timing t = {.iterations = iterations};
+    static struct timing t;
+    if (iterations < 1 || iterations > MAX_ITERATIONS)
+        iterations = MAX_ITERATIONS;
+    t.iterations = iterations;
     recurse(DEPTH, leaf_time, &t);
-    double base = t.ns[3] / ((double)iterations * t.frames[3]);
-    printf("timing under emulation, %d backtraces of each, 100-deep "
-           "recursion (only the ratios mean something):\n", iterations);
-    for (int m = 0; m < 4; m++) {
-        double per = t.ns[m] / ((double)iterations * t.frames[m]);
+    double per[4];
+    for (int m = 0; m < 4; m++)
+        per[m] = median(t.ns[m], iterations) / t.frames[m];
+    printf("timing under emulation (qemu's speed, not the hardware's: only "
+           "the ratios\nmean something), the median of %d backtraces of "
+           "each, 100-deep recursion:\n", iterations);
+    for (int m = 0; m < 4; m++)
         printf("  %-34s %3d frames  %9.1f ns/frame  %.3f x libgcc's\n",
-               names[m], t.frames[m], per, per / base);
-    }
+               names[m], t.frames[m], per[m], per[m] / per[3]);
 }
 
 int main(int argc, char **argv)
