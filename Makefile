@@ -382,6 +382,8 @@ $(A64_CACHE)/filled: $(A64_CACHE)/runtime_a64 $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	touch $@
 run-runtime_aarch64: $(A64_TEST) $(A64_TEST).eh_elf.so $(A64_CACHE)/filled \
                      $(EH_ELF_DIR)/aarch64/libc.so.6.table.eh_elf.so
+	@command -v $(QEMU_AARCH64) > /dev/null || { echo "$@:" \
+	  "$(QEMU_AARCH64) is not installed (qemu-user: make deps)"; exit 1; }
 	@echo "== $(A64_TEST) (under $(QEMU_AARCH64))"
 	@$(QEMU_AARCH64) -L $(A64_SYSROOT) $(A64_TEST) \
 	  $(abspath $(EH_ELF_DIR))/aarch64

@@ -14,7 +14,9 @@
  * each list's head, which are this program's own call sites):
  *   - a recursion 100 frames deep: cfisem_backtrace, a cursor through
  *     the eh_elfs (every step by an eh_elf: the program's and libc's),
- *     and a cursor through the interpreter (every step by it);
+ *     a cursor through the interpreter (every step by it), with its row
+ *     cache and without, and a remote cursor (its reads through a
+ *     callback); so on every stack below;
  *   - from a signal handler (raise, SIGUSR1, at the bottom of a
  *     recursion): cfisem_backtrace and a cursor through the signal
  *     frame (qemu's sigreturn trampoline, sigframe.c), and a cursor
@@ -183,11 +185,37 @@ static int recurse(int depth, leaf_fn *leaf, void *arg)
     return again(depth - 1, leaf, arg) + 1;
 }
 
+/* A remote cursor's reads: this process's memory, through the
+ * callback (a remote walk loads nothing itself). */
+static int read_own(void *data, uint64_t addr, unsigned size,
+                    uint64_t *value)
+{
+    (void)data;
+    *value = 0;
+    memcpy(value, (const void *)(uintptr_t)addr, size);
+    return 0;
+}
+
+/* A remote cursor from here, its registers those of cfisem_getcontext. */
+__attribute__((noinline)) static void remote_pcs(struct pcs *list,
+                                                 int *last)
+{
+    struct cfisem_context context;
+    cfisem_getcontext(&context);
+    struct cfisem_cursor cursor;
+    struct cfisem_cursor_stats stats;
+    *last = -100;
+    list->n = 0;
+    if (cfisem_init_remote(&cursor, context.regs, context.known, 0,
+                           read_own, NULL) == CFISEM_OK)
+        cursor_pcs(&cursor, list, last, &stats);
+}
+
 /* The backtraces of one stack by every method. */
 struct stack {
-    struct pcs gcc, ours, eh_elf, interp;
-    int last_eh_elf, last_interp;
-    struct cfisem_cursor_stats stats_eh_elf, stats_interp;
+    struct pcs gcc, ours, eh_elf, interp, interp_no_cache, remote;
+    int last_eh_elf, last_interp, last_no_cache, last_remote;
+    struct cfisem_cursor_stats stats_eh_elf, stats_interp, stats_no_cache;
 };
 
 static void take_all(struct stack *s)
@@ -198,6 +226,9 @@ static void take_all(struct stack *s)
               &s->stats_eh_elf);
     local_pcs(CFISEM_ENGINE_INTERP, &s->interp, &s->last_interp,
               &s->stats_interp);
+    local_pcs(CFISEM_ENGINE_INTERP_NO_CACHE, &s->interp_no_cache,
+              &s->last_no_cache, &s->stats_no_cache);
+    remote_pcs(&s->remote, &s->last_remote);
 }
 
 static void leaf_all(void *arg)
@@ -233,6 +264,17 @@ static void check_stack(struct checks *c, const struct stack *s,
                  s->last_interp == 0 && s->stats_interp.frames_eh_elf == 0 &&
                  (int)s->stats_interp.frames_interp == s->interp.n - sigreturn,
           text);
+    snprintf(text, sizeof text, "%s: cursor through the interpreter "
+             "without its row cache = _Unwind_Backtrace (%d PCs; last step "
+             "%d)", what, s->interp_no_cache.n, s->last_no_cache);
+    check(c, same_callers(&s->interp_no_cache, &s->gcc, SKIP, min) &&
+                 s->last_no_cache == 0 &&
+                 s->stats_no_cache.frames_eh_elf == 0, text);
+    snprintf(text, sizeof text, "%s: remote cursor (reads through a "
+             "callback) = _Unwind_Backtrace (%d PCs; last step %d)", what,
+             s->remote.n, s->last_remote);
+    check(c, same_callers(&s->remote, &s->gcc, SKIP, min) &&
+                 s->last_remote == 0, text);
 }
 
 static void test_recursion(struct checks *c)
