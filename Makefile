@@ -109,7 +109,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 # does not rebuild them.
 .SECONDARY:
 
-all: $(BUILD)/cfisem $(RT_LIBS) $(if $(AARCH64_CC_FOUND),$(AARCH64_RUNNER))
+all: $(BUILD)/cfisem $(RT_LIBS) $(if $(AARCH64_CC_FOUND),$(AARCH64_RUNNER) $(A64_RT_LIBS))
 
 help:
 	@sed -n '3,/^#   make paper /p' Makefile
@@ -202,6 +202,36 @@ $(BUILD)/cfisem-unwind.pc: Makefile
 	$(call rt_pc_text,$(PREFIX)) > $@
 
 runtime-libs: $(RT_LIBS)
+
+# The same library cross-built for AArch64 (make runtime-aarch64), under
+# build/aarch64/: runtime/ has a variant of each part that is the
+# machine's (context.S, the registers, sigframe.c). make builds it where
+# the cross compiler is installed; its test (tests/aarch64/, run under
+# qemu-aarch64 by make check: run-runtime_aarch64) links the shared one.
+A64_DIR := $(BUILD)/aarch64
+A64_RT_OBJS := $(patsubst %,$(A64_DIR)/pic/%.o,$(basename $(RT_SRCS)))
+A64_RT_LIBS := $(A64_DIR)/libcfisem-unwind.a $(A64_DIR)/libcfisem-unwind.so
+A64_CFLAGS := $(CSTD) $(WARN) -O2 -g -I. -MMD -MP
+.PHONY: runtime-aarch64 run-runtime_aarch64
+runtime-aarch64: $(A64_RT_LIBS)
+
+$(A64_DIR)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(A64_CFLAGS) $(RT_PIC_FLAGS) -c -o $@ $<
+
+$(A64_DIR)/pic/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(filter-out -MMD -MP,$(A64_CFLAGS)) $(RT_PIC_FLAGS) -c -o $@ $<
+
+$(A64_DIR)/libcfisem-unwind.a: $(A64_RT_OBJS)
+	rm -f $@ && $(AARCH64_CC:gcc=ar) rcs $@ $^
+
+$(A64_DIR)/libcfisem-unwind.so: $(A64_RT_OBJS) runtime/exports.map
+	$(AARCH64_CC) -shared -Wl,-soname,$(RT_SONAME) \
+	  -Wl,--version-script=runtime/exports.map -Wl,--no-undefined \
+	  -o $@ $(A64_RT_OBJS) -ldl -lpthread
+	ln -sf $(notdir $@) $(A64_DIR)/$(RT_SONAME)
+
 
 
 define lib_rule
@@ -312,6 +342,55 @@ $(foreach l,$(A64_EH_ELF_LIBC),$(eval $(call a64_eh_elf_rule,$(l),aarch64/$(notd
 TEST_ENV += CFISEM_EH_ELF=$(abspath $(EH_ELF_DIR))
 
 eh-elfs: $(EH_ELFS)
+
+# The AArch64 run-time library's test (make run-runtime_aarch64, in
+# make check): a plain C program with its own checks (tests/aarch64/),
+# run under qemu-aarch64, linked with the shared library, its pac-ret
+# frames built twice (the A key and the B key); its eh_elf beside it and
+# the cross libc's in $(EH_ELF_DIR)/aarch64, built by cfisem with the
+# cross compiler.
+QEMU_AARCH64 ?= qemu-aarch64
+A64_SYSROOT ?= /usr/aarch64-linux-gnu
+A64_TEST := $(A64_DIR)/tests/runtime_a64
+A64_TEST_OBJS := $(A64_DIR)/tests/runtime_a64.o $(A64_DIR)/tests/pac_a.o \
+                 $(A64_DIR)/tests/pac_b.o
+$(A64_DIR)/tests/runtime_a64.o: tests/aarch64/runtime_a64.c
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(A64_CFLAGS) -c -o $@ $<
+$(A64_DIR)/tests/pac_a.o: tests/aarch64/pac.c
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(A64_CFLAGS) -fno-omit-frame-pointer \
+	  -mbranch-protection=pac-ret -DPAC_NAME=pac_a -c -o $@ $<
+$(A64_DIR)/tests/pac_b.o: tests/aarch64/pac.c
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(A64_CFLAGS) -fno-omit-frame-pointer \
+	  -mbranch-protection=pac-ret+b-key -DPAC_NAME=pac_b -c -o $@ $<
+$(A64_TEST): $(A64_TEST_OBJS) $(A64_DIR)/libcfisem-unwind.so
+	$(AARCH64_CC) -o $@ $(A64_TEST_OBJS) -L$(A64_DIR) -lcfisem-unwind \
+	  -Wl,-rpath,$(abspath $(A64_DIR))
+$(A64_TEST).eh_elf.so: $(A64_TEST) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) compile $< -o $@ > /dev/null
+# Run again as a copy with no eh_elf beside it: its eh_elf is found by
+# build-id in a cache that `cfisem cache` filled.
+A64_CACHE := $(A64_DIR)/tests/cache
+$(A64_CACHE)/runtime_a64: $(A64_TEST)
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(A64_CACHE)/filled: $(A64_CACHE)/runtime_a64 $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) cache --force \
+	  --cache $(A64_CACHE)/eh_elf $< > /dev/null
+	touch $@
+run-runtime_aarch64: $(A64_TEST) $(A64_TEST).eh_elf.so $(A64_CACHE)/filled \
+                     $(EH_ELF_DIR)/aarch64/libc.so.6.table.eh_elf.so
+	@command -v $(QEMU_AARCH64) > /dev/null || { echo "$@:" \
+	  "$(QEMU_AARCH64) is not installed (qemu-user: make deps)"; exit 1; }
+	@echo "== $(A64_TEST) (under $(QEMU_AARCH64))"
+	@$(QEMU_AARCH64) -L $(A64_SYSROOT) $(A64_TEST) \
+	  $(abspath $(EH_ELF_DIR))/aarch64
+	@echo "== $(A64_CACHE)/runtime_a64 (its eh_elf from cfisem cache)"
+	@CFISEM_CACHE=$(abspath $(A64_CACHE))/eh_elf \
+	  $(QEMU_AARCH64) -L $(A64_SYSROOT) $(A64_CACHE)/runtime_a64 \
+	  $(abspath $(EH_ELF_DIR))/aarch64 20
 
 # Stacks to unwind (bench/workload/workload.h), for the run-time tests and
 # the real-stack benchmark: the mixed build (shape_fp.c with frame
@@ -425,7 +504,10 @@ run-json_schemas.py: $(CHECK_INPUTS)
 	@echo "== tests/json_schemas.py"
 	@/usr/bin/python3 tests/json_schemas.py $(BUILD)/cfisem . \
 	  $(abspath $(WORKLOAD_DIR))
-check-suites: $(SUITE_RUNS) $(SCRIPT_RUNS)
+# The AArch64 run-time test (runtime-aarch64, above), once, in the plain
+# pass (it is no host code: no sanitizer).
+A64_RUNS := $(if $(AARCH64_CC_FOUND),$(if $(filter 1,$(SANITIZE)),,run-runtime_aarch64))
+check-suites: $(SUITE_RUNS) $(SCRIPT_RUNS) $(A64_RUNS)
 
 check-plain: $(CHECK_INPUTS)
 	$(MAKE) -k $(PARALLEL) --output-sync=target --no-print-directory check-suites
@@ -683,4 +765,4 @@ robust: cases $(ROBUST_TOOL)
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD)/obj $(BUILD)/pic -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic $(BUILD)/aarch64/pic $(BUILD)/aarch64/tests -name '*.d' 2>/dev/null)

@@ -43,7 +43,8 @@
  *     is found only for the object the walk found still loaded, never
  *     after dlclose; an object loaded after cfisem_prepare has its rows
  *     decoded at every step until cfisem_prepare runs again;
- *   - the frame cache: after an eh_elf unwound a frame, the row of its
+ *   - the frame cache (x86-64; on AArch64 every step calls the eh_elf
+ *     or the interpreter): after an eh_elf unwound a frame, the row of its
  *     PC is decoded from the object's .eh_frame and, when it is simple
  *     (the CFA a register plus an offset, registers saved at fixed
  *     offsets from it, the others at their ABI default) and gives that
@@ -80,14 +81,26 @@
  * Corrupt stacks. A local cursor reads memory directly only inside the
  * current thread's stack, whose readable extent is checked with one
  * process_vm_readv call and remembered per thread; any other address is
- * read with process_vm_readv, which fails instead of faulting. A step
+ * read with process_vm_readv, which fails instead of faulting (under
+ * qemu-user, which has none, the address is checked with write(2) on
+ * descriptor -1, which qemu answers EFAULT for memory the guest cannot
+ * read, first: docs/runtime.md). A step
  * also fails when the caller's stack pointer does not grow (outside
  * signal frames) or its PC lies in no object. A corrupt stack thus ends
  * the walk with an error, never with a crash. A remote cursor reads only
  * through the caller's callback.
  *
- * Registers are x86-64 DWARF numbers 0-16 (rax rdx rcx rbx rsi rdi rbp
- * rsp r8-r15 rip), as in eh_elf.h. */
+ * Registers are the DWARF numbers of the machine the library is built
+ * for, as in eh_elf.h: on x86-64 0-16 (rax rdx rcx rbx rsi rdi rbp rsp
+ * r8-r15 rip; the PC is 16, rip); on AArch64 0-34 (x0-x30 0-30, sp 31,
+ * the PC 32, elr_mode 33, ra_sign_state 34). On AArch64 the PC of a
+ * frame (32) is its caller's return address with the pointer-
+ * authentication code stripped when the frame's row says the return
+ * address was signed (RA_SIGN_STATE); x30 (30) keeps the value the
+ * CFI restored, signed or not. A signal frame on AArch64 is the
+ * sigreturn trampoline's (mov x8, #139; svc #0, in the vDSO or qemu's
+ * copy), whose caller's registers are read from the sigcontext of the
+ * kernel's rt_sigframe. */
 #ifndef CFISEM_UNWIND_H
 #define CFISEM_UNWIND_H
 
@@ -115,8 +128,28 @@ enum cfisem_result {
 /* A fixed-size text for a result ("no FDE covers the PC"). */
 const char *cfisem_strerror(int result);
 
+/* The registers a frame has: CFISEM_NREGS of them, bit r of a
+ * cfisem_regmask_t for register r; CFISEM_REG_PC and CFISEM_REG_SP name
+ * the PC and the stack pointer on either machine. */
+#if defined(__aarch64__)
+#define CFISEM_NREGS 35
+typedef uint64_t cfisem_regmask_t;
+enum {
+    CFISEM_REG_X29 = 29,      /* the frame pointer */
+    CFISEM_REG_X30 = 30,      /* the link register (the return address
+                                 column of the CFI) */
+    CFISEM_REG_SP = 31,
+    CFISEM_REG_PC = 32,
+    CFISEM_REG_RA_SIGN_STATE = 34,
+};
+#define CFISEM_CURSOR_WORDS 96
+#else
 #define CFISEM_NREGS 17
+typedef uint32_t cfisem_regmask_t;
 enum { CFISEM_REG_RBP = 6, CFISEM_REG_RSP = 7, CFISEM_REG_RIP = 16 };
+enum { CFISEM_REG_SP = CFISEM_REG_RSP, CFISEM_REG_PC = CFISEM_REG_RIP };
+#define CFISEM_CURSOR_WORDS 40
+#endif
 
 /* Where cfisem_prepare looks for eh_elfs, beside the objects first.
  * Zero-initialise it: later versions may add fields at the end. */
@@ -171,17 +204,19 @@ void cfisem_stats(struct cfisem_stats *stats);
 int cfisem_backtrace(void **pcs, int max);
 
 /* The registers of the function calling cfisem_getcontext, as they are
- * when the call returns (callee-saved registers, rsp, and rip the return
- * address). Written in assembly: it changes no register of its caller. */
+ * when the call returns (x86-64: the callee-saved registers, rsp, and
+ * rip the return address; AArch64: x19-x29, x30 and the PC the return
+ * address, sp). Written in assembly: it changes no register of its
+ * caller (but rax on x86-64). */
 struct cfisem_context {
     uint64_t regs[CFISEM_NREGS];
-    uint32_t known;           /* bit r: regs[r] holds register r */
+    cfisem_regmask_t known;   /* bit r: regs[r] holds register r */
 };
 void cfisem_getcontext(struct cfisem_context *context);
 
 /* A cursor: caller-allocated, no heap. Its contents are private. */
 struct cfisem_cursor {
-    uint64_t opaque[40];
+    uint64_t opaque[CFISEM_CURSOR_WORDS];
 };
 
 /* Reads size (1, 2, 4 or 8) bytes at addr into *value (zero-extended);
@@ -194,23 +229,25 @@ typedef int cfisem_read_fn(void *data, uint64_t addr, unsigned size,
 int cfisem_init_local(struct cfisem_cursor *cursor,
                       const struct cfisem_context *context);
 /* A cursor on the interrupted frame of a signal handler's ucontext (its
- * PC is exact, every register 0-16 known). */
+ * PC is exact; every register 0-16 known on x86-64, 0-32 on AArch64). */
 int cfisem_init_ucontext(struct cfisem_cursor *cursor,
                          const ucontext_t *context);
 /* A cursor on a frame of this process captured earlier (a perf-style
  * sample: registers, and memory through `read`). regs[r] holds register
- * r when bit r of known is set; rip and rsp are needed. pc_is_exact:
+ * r when bit r of known is set; the PC and the stack pointer are
+ * needed. pc_is_exact:
  * the PC is the interrupted instruction (not a return address). The
  * objects are this process's (they must still be loaded). */
 int cfisem_init_remote(struct cfisem_cursor *cursor,
-                       const uint64_t regs[CFISEM_NREGS], uint32_t known,
+                       const uint64_t regs[CFISEM_NREGS],
+                       cfisem_regmask_t known,
                        int pc_is_exact, cfisem_read_fn *read, void *data);
 
 /* One frame up. 1: done, the cursor is on the caller; 0: the end of the
  * stack; negative: an error (the cursor is unchanged). */
 int cfisem_step(struct cfisem_cursor *cursor);
 
-/* Register r (0-16) of the cursor's frame. CFISEM_OK, or
+/* Register r (below CFISEM_NREGS) of the cursor's frame. CFISEM_OK, or
  * CFISEM_E_ARGUMENT when r is out of range or its value is not known. */
 int cfisem_get_reg(const struct cfisem_cursor *cursor, unsigned r,
                    uint64_t *value);

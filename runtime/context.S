@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* context.S — cfisem_getcontext: the registers of its caller as they are
  * when the call returns (cfisem-unwind.h). Assembly because C cannot
- * name registers; it changes no register of its caller but rax.
+ * name registers. One variant per machine, chosen by the compiler's.
  *
- * struct cfisem_context: uint64_t regs[17] (DWARF numbers), then
- * uint32_t known at byte 136. */
+ * x86-64: it changes no register of its caller but rax. struct
+ * cfisem_context: uint64_t regs[17] (DWARF numbers), then uint32_t known
+ * at byte 136.
+ *
+ * AArch64: it changes no register of its caller. struct cfisem_context:
+ * uint64_t regs[35] (DWARF numbers: x0-x30 0-30, sp 31, pc 32), then
+ * uint64_t known at byte 280. x30 and the PC are the return address
+ * (bl wrote it to x30, which holds it still when the call returns, not
+ * signed); sp is unchanged by a call. */
+#if defined(__x86_64__)
     .text
     .globl  cfisem_getcontext
     .type   cfisem_getcontext, @function
@@ -24,4 +32,34 @@ cfisem_getcontext:
     ret
     .cfi_endproc
     .size   cfisem_getcontext, .-cfisem_getcontext
-    .section .note.GNU-stack,"",@progbits
+#elif defined(__aarch64__)
+    .text
+    .globl  cfisem_getcontext
+    .type   cfisem_getcontext, %function
+    .p2align 2
+cfisem_getcontext:
+    .cfi_startproc
+    stp     x19, x20, [x0, #152]    /* 19, 20 */
+    stp     x21, x22, [x0, #168]    /* 21, 22 */
+    stp     x23, x24, [x0, #184]    /* 23, 24 */
+    stp     x25, x26, [x0, #200]    /* 25, 26 */
+    stp     x27, x28, [x0, #216]    /* 27, 28 */
+    stp     x29, x30, [x0, #232]    /* 29, 30 x30: the return address */
+    str     x30, [x0, #256]         /* 32 pc: the return address */
+    /* 31 sp and the mask (bits 19-32: 0x1fff80000) through x16 and x17,
+     * which the AAPCS64 lets a call clobber (the linker's veneers do);
+     * they are put back from the context's own slots 16 and 17. */
+    stp     x16, x17, [x0, #128]
+    mov     x16, sp
+    str     x16, [x0, #248]
+    movz    x16, #0xfff8, lsl #16
+    movk    x16, #0x1, lsl #32
+    str     x16, [x0, #280]
+    ldp     x16, x17, [x0, #128]
+    ret
+    .cfi_endproc
+    .size   cfisem_getcontext, .-cfisem_getcontext
+#else
+#error "cfisem_getcontext: no variant for this machine"
+#endif
+    .section .note.GNU-stack,"",%progbits

@@ -190,6 +190,12 @@ static bool augmentation(struct bytes *b, struct cfi_cie *cie)
                 return false;
         } else if (*a == 'S') {
             cie->signal_frame = true;
+#if defined(__aarch64__)
+        } else if (*a == 'B') {
+            cie->ra_b_key = true;
+        } else if (*a == 'G') {
+            cie->mte_tagged = true;
+#endif
         } else {
             return false; /* an augmentation this reader does not know */
         }
@@ -231,7 +237,7 @@ static bool parse_cie(const struct rt_object *o, uint64_t at,
         return false;
     cie->data_align = data_align;
     cie->ra_column = ra;
-    cie->arch = &cfi_arch_x86_64; /* the process's own: see context.S */
+    cie->arch = RT_ARCH; /* the process's own: see context.S */
     if (cie->augmentation[0] == 'z' && !augmentation(&b, cie))
         return false;
     if (cie->augmentation[0] != 'z' && cie->augmentation[0] != '\0')
@@ -333,8 +339,9 @@ static enum cfi_status interpret(struct rt_walk *walk, uint64_t lookup_pc,
     return interp_apply_row(&row, request, frame);
 }
 
-/* Registers 0-16's status bytes from the eh_elf ABI's bits and back
- * (eight at a time: byte k of a word is register k's status). */
+/* The registers' status bytes from the eh_elf ABI's bits and back
+ * (eight at a time: byte k of a word is register k's status; the last
+ * CFISEM_NREGS % 8 one by one). */
 #define ONES 0x0101010101010101ull
 #define HIGH 0x8080808080808080ull
 #define LOW7 0x7f7f7f7f7f7f7f7full
@@ -361,42 +368,51 @@ static uint32_t bytes_equal(const uint8_t *bytes, uint8_t value)
     return (uint32_t)(((zero >> 7) * 0x0102040810204080ull) >> 56);
 }
 
-static void status_bytes(uint32_t known, uint32_t undefined, uint8_t *status)
+enum { WHOLE = CFISEM_NREGS / 8 }; /* words of eight */
+
+static void status_bytes(eh_elf_mask_t known, eh_elf_mask_t undefined,
+                         uint8_t *status)
 {
     _Static_assert(CFI_REG_UNKNOWN == 0 && CFI_REG_VALUE == 1 &&
                        CFI_REG_UNDEFINED == 2,
                    "status = known + 2 undefined");
     undefined &= ~known;
-    for (unsigned k = 0; k < 2; k++) {
-        uint64_t w = bits_to_bytes(known >> (8 * k)) |
-                     bits_to_bytes(undefined >> (8 * k)) << 1;
+    for (unsigned k = 0; k < WHOLE; k++) {
+        uint64_t w = bits_to_bytes((uint32_t)(known >> (8 * k))) |
+                     bits_to_bytes((uint32_t)(undefined >> (8 * k))) << 1;
         memcpy(status + 8 * k, &w, sizeof w);
     }
-    status[16] = (uint8_t)((known >> 16 & 1u) | (undefined >> 16 & 1u) << 1);
+    for (unsigned r = 8 * WHOLE; r < CFISEM_NREGS; r++)
+        status[r] = (uint8_t)((known >> r & 1u) | (undefined >> r & 1u) << 1);
 }
 
-static uint32_t status_bits(const uint8_t *status, uint8_t value)
+static eh_elf_mask_t status_bits(const uint8_t *status, uint8_t value)
 {
-    return bytes_equal(status, value) | bytes_equal(status + 8, value) << 8 |
-           (uint32_t)(status[16] == value) << 16;
+    eh_elf_mask_t bits = 0;
+    for (unsigned k = 0; k < WHOLE; k++)
+        bits |= (eh_elf_mask_t)bytes_equal(status + 8 * k, value) << 8 * k;
+    for (unsigned r = 8 * WHOLE; r < CFISEM_NREGS; r++)
+        bits |= (eh_elf_mask_t)(status[r] == value) << r;
+    return bits;
 }
 
 int rt_step_interp(struct rt_walk *walk, const struct eh_elf_regs *callee,
                    bool caller_frame, uint64_t lookup_pc,
                    struct eh_elf_frame *out)
 {
-    /* The callee's registers 0-16; the others unknown (their values are
-     * read only when their status is a value). */
+    /* The callee's registers 0 to CFISEM_NREGS - 1; the others unknown
+     * (their values are read only when their status is a value). */
     struct cfi_regs regs;
     memcpy(regs.value, callee->value, sizeof callee->value);
     memset(regs.status + CFISEM_NREGS, CFI_REG_UNKNOWN,
            sizeof regs.status - CFISEM_NREGS);
     status_bytes(callee->known, callee->undefined, regs.status);
     struct cfi_request request = {
-        .pc = callee->value[CFISEM_REG_RIP],
+        .pc = callee->value[RT_PC],
         .caller_frame = caller_frame,
         .callee = &regs,
         .memory = {read_for_interp, walk},
+        .va_bits = RT_VA_BITS(walk),
     };
     struct cfi_frame frame;
     enum cfi_status status = interpret(walk, lookup_pc, &request, &frame);

@@ -46,6 +46,8 @@
 #include "../cfi/arch.h"
 #include "../interp/interp.h"
 
+#if RT_FRAME_CACHE
+
 #define RIP_BIT (1u << CFISEM_REG_RIP)
 #define RSP_BIT (1u << CFISEM_REG_RSP)
 
@@ -560,3 +562,30 @@ void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
     row.cfa_reg = FRAME_NEGATIVE;
     frame_keep(lookup_pc, &row);
 }
+#else
+/* AArch64: no frame cache (internal.h); steps call the eh_elfs. */
+int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
+                    const struct eh_elf_env *env, uint32_t valid,
+                    uint16_t *entry)
+{
+    (void)pc, (void)regs, (void)env, (void)valid, (void)entry;
+    return RT_NOT_REPLAYED;
+}
+
+int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
+                  const struct eh_elf_env *env, uint32_t valid, void **pcs,
+                  int n, int max, int *stop, uint16_t *entry)
+{
+    (void)regs, (void)caller_frame, (void)env, (void)valid, (void)pcs;
+    (void)max, (void)entry;
+    *stop = RT_NOT_REPLAYED;
+    return n;
+}
+
+void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
+                    uint64_t lookup_pc, const struct eh_elf_regs *callee,
+                    const struct eh_elf_frame *frame)
+{
+    (void)w, (void)entry, (void)lookup_pc, (void)callee, (void)frame;
+}
+#endif

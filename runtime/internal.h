@@ -9,9 +9,31 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../cfi/arch.h"
 #include "../cfi/cfi.h"
 #include "../compile/eh_elf.h"
 #include "cfisem-unwind.h"
+
+/* The machine's registers (cfisem-unwind.h, the same as eh_elf.h's):
+ * the PC, the stack pointer, and masks of them. */
+_Static_assert(CFISEM_NREGS == EH_ELF_NREGS &&
+                   sizeof(cfisem_regmask_t) == sizeof(eh_elf_mask_t),
+               "the library's registers are the eh_elfs'");
+#define RT_PC CFISEM_REG_PC
+#define RT_SP CFISEM_REG_SP
+#define RT_BIT(r) ((eh_elf_mask_t)1 << (r))
+#define RT_ALL_REGS (RT_BIT(CFISEM_NREGS - 1) * 2 - 1)
+
+/* The machine's CFI (cfi/arch.h), and, on AArch64, the virtual-address
+ * bits of the walk's code addresses for stripping a signed return
+ * address (the eh_elfs' env.va_bits, 0: 48, Linux's user addresses). */
+#if defined(__aarch64__)
+#define RT_ARCH (&cfi_arch_aarch64)
+#define RT_VA_BITS(walk) ((walk)->env.va_bits)
+#else
+#define RT_ARCH (&cfi_arch_x86_64)
+#define RT_VA_BITS(walk) 0u
+#endif
 
 /* A loaded object as the unwinder sees it. Entries of the table are
  * written once, before they are published, and never changed. */
@@ -132,9 +154,9 @@ int rt_read_local(void *walk, uint64_t addr, unsigned size, uint64_t *value);
 int rt_read_other(struct rt_walk *walk, uint64_t addr, unsigned size,
                   uint64_t *value);
 
-/* Registers 0-16's values, those of `known` (the others 0). */
+/* The registers' values, those of `known` (the others 0). */
 static inline void rt_copy_values(uint64_t *to, const uint64_t *from,
-                                  uint32_t known)
+                                  eh_elf_mask_t known)
 {
     for (unsigned r = 0; r < CFISEM_NREGS; r++)
         to[r] = known >> r & 1u ? from[r] : 0;
@@ -177,8 +199,27 @@ int rt_step_interp(struct rt_walk *walk, const struct eh_elf_regs *callee,
                    bool caller_frame, uint64_t lookup_pc,
                    struct eh_elf_frame *frame);
 
+/* AArch64 signal frames (sigframe.c): when the instructions at the
+ * callee's PC are the sigreturn trampoline (mov x8, #139; svc #0), its
+ * caller is the interrupted frame of the kernel's struct rt_sigframe at
+ * the callee's stack pointer, every register 0-32 read from its
+ * sigcontext, frame->signal_frame set: true. false: not the trampoline,
+ * or its frame cannot be read. Async-signal-safe. */
+#if defined(__aarch64__)
+bool rt_sigreturn_frame(struct rt_walk *walk, const struct eh_elf_regs *callee,
+                        struct eh_elf_frame *frame);
+#endif
+
 /* The frame cache (frames.c): the rows of the PCs a walk met, when
- * they are simple, replayed instead of the eh_elf. */
+ * they are simple, replayed instead of the eh_elf. Its rows are
+ * x86-64's (rip, rsp, rbp and the callee-saved registers in the fast
+ * form): on AArch64 every step calls the eh_elf, and these functions
+ * keep and replay nothing. */
+#if defined(__aarch64__)
+#define RT_FRAME_CACHE 0
+#else
+#define RT_FRAME_CACHE 1
+#endif
 /* Learns the row of lookup PC pc in the walk's current object (table
  * entry `entry`) from its .eh_frame, given the frame its eh_elf has
  * just unwound from callee: keeps it when it is simple and gives that

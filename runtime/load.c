@@ -115,7 +115,8 @@ static bool stamp_matches(const struct eh_elf_object_id *stamp,
 }
 
 /* The checks of a loaded eh_elf: ours, of the full ABI and a version
- * this library takes, built from the object. */
+ * this library takes, for the library's machine, built from the
+ * object. */
 static enum rt_load check_loaded(void *handle,
                                  const struct eh_elf_object_id *id,
                                  eh_elf_unwind_fn **entry)
@@ -128,6 +129,10 @@ static enum rt_load check_loaded(void *handle,
     void *fn = own_symbol(handle, map, "eh_elf_unwind");
     if (!ident || !version || !fn || strcmp(ident, EH_ELF_IDENT_FULL) ||
         *version < EH_ELF_ABI_VERSION_MIN || *version > EH_ELF_ABI_VERSION)
+        return RT_LOAD_ABSENT;
+    /* An eh_elf without eh_elf_machine is x86-64's (eh_elf.h). */
+    const uint16_t *machine = own_symbol(handle, map, "eh_elf_machine");
+    if ((machine ? *machine : EH_ELF_MACHINE_X86_64) != EH_ELF_MACHINE)
         return RT_LOAD_ABSENT;
     const struct eh_elf_object_id *stamp =
         own_symbol(handle, map, "eh_elf_object_id");

@@ -12,18 +12,66 @@
  * microsecond), which reports a fault as an error. All of it is
  * async-signal-safe: no allocation, no lock; the thread-local pair uses
  * the initial-exec TLS model (the Makefile builds the shared library
- * with -ftls-model=initial-exec), so reaching it never allocates. */
+ * with -ftls-model=initial-exec), so reaching it never allocates.
+ *
+ * qemu-user implements no process_vm_readv (ENOSYS). There a read is
+ * checked with write(2) to descriptor -1 instead: qemu checks that the
+ * guest may read the buffer (EFAULT) before the host looks at the
+ * descriptor (EBADF), and the bytes are then loaded. A kernel looks at
+ * the descriptor first, so the answer counts only when an address that
+ * is surely unmapped (in page 0) gives EFAULT. */
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 enum { PAGE = 4096, PROBE_PAGES = 256 };
 
 static _Thread_local uint64_t known_lo, known_hi;
+
+/* write(-1, addr, size)'s errno (0: it succeeded, which it cannot). The
+ * system call itself: the compiler would see address 8 as an object
+ * of no bytes. */
+static int write_probe(uint64_t addr, size_t size)
+{
+    return syscall(SYS_write, -1, addr, size) < 0 ? errno : 0;
+}
+
+/* process_vm_readv failed with ENOSYS (errno), and write_probe tells
+ * readable memory from unreadable: an emulator's (above). */
+static bool emulated(void)
+{
+    return errno == ENOSYS && write_probe(8, 1) == EFAULT;
+}
+
+/* Whether [addr, addr + size) is readable, by write_probe. */
+static bool probe_readable(uint64_t addr, size_t size)
+{
+    return write_probe(addr, size) == EBADF;
+}
+
+/* size bytes at addr into buf, or false: process_vm_readv, else, under
+ * an emulator that has none, write_probe then a load. errno is kept. */
+static bool read_bytes(uint64_t addr, void *buf, size_t size)
+{
+    int saved = errno;
+    struct iovec local = {.iov_base = buf, .iov_len = size};
+    struct iovec remote = {.iov_base = (void *)(uintptr_t)addr,
+                           .iov_len = size};
+    bool ok = process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
+              (ssize_t)size;
+    if (!ok && emulated() && probe_readable(addr, size)) {
+        memcpy(buf, (const void *)(uintptr_t)addr, size);
+        ok = true;
+    }
+    errno = saved;
+    return ok;
+}
 
 /* The number of readable pages from page-aligned `from`, up to
  * PROBE_PAGES. */
@@ -36,7 +84,13 @@ static uint64_t probe_pages(uint64_t from)
         remote[i].iov_base = (void *)(uintptr_t)(from + (uint64_t)i * PAGE);
         remote[i].iov_len = 1;
     }
+    int saved = errno;
     ssize_t n = process_vm_readv(getpid(), &local, 1, remote, PROBE_PAGES, 0);
+    if (n < 0 && emulated())
+        for (n = 0; n < PROBE_PAGES &&
+                    probe_readable(from + (uint64_t)n * PAGE, 1);)
+            n++;
+    errno = saved;
     return n > 0 ? (uint64_t)n : 0;
 }
 
@@ -65,13 +119,7 @@ void rt_stack_extent(uint64_t sp, uint64_t *lo, uint64_t *hi)
 bool rt_readable(uint64_t addr, uint64_t size)
 {
     uint8_t sink[8];
-    if (size > sizeof sink)
-        return false;
-    struct iovec local = {.iov_base = sink, .iov_len = size};
-    struct iovec remote = {.iov_base = (void *)(uintptr_t)addr,
-                           .iov_len = size};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
-           (ssize_t)size;
+    return size <= sizeof sink && read_bytes(addr, sink, size);
 }
 
 /* The stack goes on above the remembered extent: probe the pages above
@@ -109,10 +157,7 @@ int rt_read_other(struct rt_walk *walk, uint64_t addr, unsigned size,
             break;
     }
     uint8_t bytes[8];
-    struct iovec local = {.iov_base = bytes, .iov_len = size};
-    struct iovec remote = {.iov_base = (void *)(uintptr_t)addr,
-                           .iov_len = size};
-    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)size)
+    if (!read_bytes(addr, bytes, size))
         return 1;
     memcpy(value, bytes, size);
     return 0;

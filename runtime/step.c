@@ -11,15 +11,16 @@
 #include "internal.h"
 
 #include <string.h>
+#include <sys/auxv.h>
 
 _Static_assert(sizeof(struct rt_cursor) <= sizeof(struct cfisem_cursor),
                "struct cfisem_cursor too small for the cursor");
 _Static_assert(_Alignof(struct rt_cursor) <= _Alignof(struct cfisem_cursor),
                "struct cfisem_cursor under-aligned");
 
-#define RIP_BIT (1u << CFISEM_REG_RIP)
-#define RSP_BIT (1u << CFISEM_REG_RSP)
-#define ALL_REGS ((1u << CFISEM_NREGS) - 1)
+#define RIP_BIT RT_BIT(RT_PC)
+#define RSP_BIT RT_BIT(RT_SP)
+#define ALL_REGS RT_ALL_REGS
 
 static struct rt_cursor *private_of(struct cfisem_cursor *cursor)
 {
@@ -58,7 +59,9 @@ static void walk_start(struct rt_walk *w, cfisem_read_fn *read, void *data)
     w->env.data = data;
     w->remote = read != NULL;
     w->row_cache = 1;
-    w->frame_cache = read == NULL; /* (a remote walk has no window) */
+    /* (a remote walk has no window; the frame cache's rows are
+     * x86-64's) */
+    w->frame_cache = read == NULL && RT_FRAME_CACHE;
 }
 
 static void walk_start_local(struct rt_walk *w, uint64_t sp)
@@ -96,6 +99,23 @@ static int eh_elf_result(int error)
     return CFISEM_E_BAD_FRAME;
 }
 
+/* AArch64: the frame at the sigreturn trampoline, which has no CFI
+ * that gives the interrupted registers (sigframe.c): when the PC is in
+ * no object, or in the vDSO. */
+static bool at_sigreturn(struct rt_walk *w, const struct eh_elf_regs *callee,
+                         bool in_object, struct eh_elf_frame *frame)
+{
+#if defined(__aarch64__)
+    uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+    if (in_object && (vdso == 0 || rt_walk_object(w)->start != vdso))
+        return false;
+    return rt_sigreturn_frame(w, callee, frame);
+#else
+    (void)w, (void)callee, (void)in_object, (void)frame;
+    return false;
+#endif
+}
+
 /* Phase 2 off the common path: the lookup PC in another object than the
  * last step's, or no eh_elf (the interpreter). */
 static int unwind_other(struct rt_walk *w, const struct eh_elf_regs *callee,
@@ -104,8 +124,11 @@ static int unwind_other(struct rt_walk *w, const struct eh_elf_regs *callee,
 {
     if (!inside(rt_walk_object(w), lookup_pc) &&
         !switch_object(w, lookup_pc))
-        return CFISEM_E_NO_OBJECT;
+        return at_sigreturn(w, callee, false, frame) ? CFISEM_OK
+                                                     : CFISEM_E_NO_OBJECT;
     const struct rt_object *object = rt_walk_object(w);
+    if (!object->unwind && at_sigreturn(w, callee, true, frame))
+        return CFISEM_OK;
     if (object->unwind && !w->interp_only) {
         w->frames_eh_elf++;
         return eh_elf_result(object->unwind(lookup_pc - object->bias, callee,
@@ -125,20 +148,37 @@ static int end_of_step(int result, const struct eh_elf_frame *frame)
     return result == CFISEM_OK ? CFISEM_E_BAD_FRAME : result;
 }
 
+/* The caller's stack pointer is above the callee's. On AArch64, where
+ * a call pushes nothing, a frame whose PC is exact (interrupted, not at
+ * a call) may be a leaf function's without a frame of its own, whose
+ * caller's stack pointer is its own: equal is a frame there. (A frame
+ * at a call has saved x30 on the stack below its CFA.) */
+static inline bool sp_grows(uint64_t caller_sp, uint64_t callee_sp,
+                            bool caller_frame)
+{
+#if defined(__aarch64__)
+    return caller_sp > callee_sp || (!caller_frame && caller_sp == callee_sp);
+#else
+    (void)caller_frame;
+    return caller_sp > callee_sp;
+#endif
+}
+
 /* Phase 3: a frame further up, its PC and stack pointer known (a known
  * register is never undefined), the stack pointer above the callee's
- * unless the callee is a signal frame (its interrupted context may be
- * anywhere); 1, else end_of_step's. Only `known` is read here: the
- * eh_elf has just stored it and `undefined` apart, and one load of both
- * would wait for the two stores to reach the cache. */
+ * (sp_grows) unless the callee is a signal frame (its interrupted
+ * context may be anywhere); 1, else end_of_step's. Only `known` is read
+ * here: the eh_elf has just stored it and `undefined` apart, and one
+ * load of both would wait for the two stores to reach the cache. */
 static inline int step_result(int result, const struct eh_elf_regs *callee,
+                              bool caller_frame,
                               const struct eh_elf_frame *frame)
 {
     const struct eh_elf_regs *caller = &frame->caller;
     if (result == CFISEM_OK &&
         (caller->known & (RIP_BIT | RSP_BIT)) == (RIP_BIT | RSP_BIT) &&
         (frame->signal_frame ||
-         caller->value[CFISEM_REG_RSP] > callee->value[CFISEM_REG_RSP]))
+         sp_grows(caller->value[RT_SP], callee->value[RT_SP], caller_frame)))
         return 1;
     return end_of_step(result, frame);
 }
@@ -172,7 +212,7 @@ static inline int replayed_result(const struct eh_elf_regs *caller,
                                   uint64_t callee_sp)
 {
     if ((caller->known & (RIP_BIT | RSP_BIT)) == (RIP_BIT | RSP_BIT) &&
-        caller->value[CFISEM_REG_RSP] > callee_sp)
+        caller->value[RT_SP] > callee_sp)
         return 1;
     if ((caller->undefined & RIP_BIT) && !(caller->known & RIP_BIT))
         return 0; /* the clean end of the stack */
@@ -202,9 +242,9 @@ static inline int walk_step(struct rt_walk *w,
                             const struct eh_elf_regs *callee,
                             bool caller_frame, struct eh_elf_frame *frame)
 {
-    if (!(callee->known & RIP_BIT) || callee->value[CFISEM_REG_RIP] == 0)
+    if (!(callee->known & RIP_BIT) || callee->value[RT_PC] == 0)
         return 0;
-    uint64_t pc = callee->value[CFISEM_REG_RIP];
+    uint64_t pc = callee->value[RT_PC];
     /* 1. The object of the lookup PC: PC-1 for a return address, as a
      * call may be the last instruction of its function (libunwind#54). */
     uint64_t lookup_pc = cfi_lookup_pc(pc, caller_frame);
@@ -217,7 +257,7 @@ static inline int walk_step(struct rt_walk *w,
         if (replay_row(w, &frame->caller, lookup_pc, &learn)) {
             w->frames_eh_elf++;
             return replayed_result(&frame->caller,
-                                   callee->value[CFISEM_REG_RSP]);
+                                   callee->value[RT_SP]);
         }
     }
     int result;
@@ -232,7 +272,7 @@ static inline int walk_step(struct rt_walk *w,
     if (learn)
         learn_row(w, result, lookup_pc, callee, frame);
     /* 3. */
-    return step_result(result, callee, frame);
+    return step_result(result, callee, caller_frame, frame);
 }
 
 /* The interpreter's frames go to cfisem_stats in batches: an atomic add
@@ -287,7 +327,7 @@ static inline int backtrace_step(struct rt_walk *w, struct fast_object *f,
     }
     if (learn)
         learn_row(w, result, lookup_pc, callee, frame);
-    return step_result(result, callee, frame);
+    return step_result(result, callee, caller_frame, frame);
 }
 
 /* The frame cache's part of a backtrace: rows replayed up the stack
@@ -316,7 +356,7 @@ static bool cache_walk(struct rt_walk *w, struct eh_elf_regs *regs,
             return stop == RT_NO_ROW || stop == RT_NOT_REPLAYED;
         uint8_t current = w->current;
         bool found = switch_object(
-            w, cfi_lookup_pc(regs->value[CFISEM_REG_RIP], *caller_frame));
+            w, cfi_lookup_pc(regs->value[RT_PC], *caller_frame));
         if (w->current != current)
             fast_object_of(w, f);
         if (!found || entry != w->entries[w->current & 1])
@@ -342,7 +382,7 @@ static int walk_up(struct rt_walk *w, bool caller_frame,
     struct eh_elf_regs *regs = &other->caller;
     if (!(regs->known & RIP_BIT))
         return 0;
-    uint64_t pc = regs->value[CFISEM_REG_RIP];
+    uint64_t pc = regs->value[RT_PC];
     int n = 0;
     while (n < max && pc != 0) {
         bool learn = false;
@@ -350,7 +390,7 @@ static int walk_up(struct rt_walk *w, bool caller_frame,
             if (!cache_walk(w, regs, &caller_frame, pcs, &n, max, &f,
                             &learn))
                 break;
-            pc = regs->value[CFISEM_REG_RIP];
+            pc = regs->value[RT_PC];
         }
         uint64_t lookup_pc = cfi_lookup_pc(pc, caller_frame);
         if (backtrace_step(w, &f, regs, caller_frame, lookup_pc, learn,
@@ -358,7 +398,7 @@ static int walk_up(struct rt_walk *w, bool caller_frame,
             break;
         caller_frame = !next->signal_frame;
         regs = &next->caller;
-        pc = regs->value[CFISEM_REG_RIP];
+        pc = regs->value[RT_PC];
         pcs[n++] = (void *)(uintptr_t)pc;
         struct eh_elf_frame *done = next;
         next = other;
@@ -371,7 +411,8 @@ static int walk_up(struct rt_walk *w, bool caller_frame,
 /* Cursors                                                               */
 /* ------------------------------------------------------------------ */
 
-static int start(struct rt_cursor *c, const uint64_t *regs, uint32_t known,
+static int start(struct rt_cursor *c, const uint64_t *regs,
+                 eh_elf_mask_t known,
                  bool caller_frame, cfisem_read_fn *read, void *data)
 {
     if ((known & (RIP_BIT | RSP_BIT)) != (RIP_BIT | RSP_BIT))
@@ -382,7 +423,7 @@ static int start(struct rt_cursor *c, const uint64_t *regs, uint32_t known,
     if (read)
         walk_start(&c->walk, read, data);
     else
-        walk_start_local(&c->walk, c->regs.value[CFISEM_REG_RSP]);
+        walk_start_local(&c->walk, c->regs.value[RT_SP]);
     c->walk.caller_frame = caller_frame;
     return CFISEM_OK;
 }
@@ -396,6 +437,23 @@ int cfisem_init_local(struct cfisem_cursor *cursor,
                  NULL, NULL);
 }
 
+#if defined(__aarch64__)
+/* The sigcontext's x0-x30, sp and pc are DWARF registers 0-32. */
+int cfisem_init_ucontext(struct cfisem_cursor *cursor,
+                         const ucontext_t *context)
+{
+    if (!cursor || !context)
+        return CFISEM_E_ARGUMENT;
+    uint64_t regs[CFISEM_NREGS];
+    memset(regs, 0, sizeof regs);
+    for (unsigned r = 0; r < 31; r++)
+        regs[r] = context->uc_mcontext.regs[r];
+    regs[RT_SP] = context->uc_mcontext.sp;
+    regs[RT_PC] = context->uc_mcontext.pc;
+    return start(private_of(cursor), regs, RT_BIT(RT_PC + 1) - 1, false,
+                 NULL, NULL);
+}
+#else
 /* ucontext_t's gregs in DWARF order (x86-64 <sys/ucontext.h>). */
 static const int greg_of_dwarf[CFISEM_NREGS] = {
     REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP,
@@ -413,9 +471,11 @@ int cfisem_init_ucontext(struct cfisem_cursor *cursor,
         regs[r] = (uint64_t)context->uc_mcontext.gregs[greg_of_dwarf[r]];
     return start(private_of(cursor), regs, ALL_REGS, false, NULL, NULL);
 }
+#endif
 
 int cfisem_init_remote(struct cfisem_cursor *cursor,
-                       const uint64_t regs[CFISEM_NREGS], uint32_t known,
+                       const uint64_t regs[CFISEM_NREGS],
+                       cfisem_regmask_t known,
                        int pc_is_exact, cfisem_read_fn *read, void *data)
 {
     if (!cursor || !regs || !read)
@@ -444,7 +504,7 @@ int cfisem_get_reg(const struct cfisem_cursor *cursor, unsigned r,
                    uint64_t *value)
 {
     const struct rt_cursor *c = const_private_of(cursor);
-    if (r >= CFISEM_NREGS || !(c->regs.known & (1u << r)))
+    if (r >= CFISEM_NREGS || !(c->regs.known & RT_BIT(r)))
         return CFISEM_E_ARGUMENT;
     *value = c->regs.value[r];
     return CFISEM_OK;
@@ -459,7 +519,8 @@ int cfisem_set_engine(struct cfisem_cursor *cursor, enum cfisem_engine engine)
     struct rt_walk *w = &private_of(cursor)->walk;
     w->interp_only = engine != CFISEM_ENGINE_AUTO;
     w->row_cache = engine != CFISEM_ENGINE_INTERP_NO_CACHE;
-    w->frame_cache = engine == CFISEM_ENGINE_AUTO && !w->remote;
+    w->frame_cache = engine == CFISEM_ENGINE_AUTO && !w->remote &&
+                     RT_FRAME_CACHE;
     return CFISEM_OK;
 }
 
@@ -489,7 +550,7 @@ int cfisem_backtrace(void **pcs, int max)
     regs->known = context.known & ALL_REGS;
     regs->undefined = 0;
     struct rt_walk walk;
-    walk_start_local(&walk, context.regs[CFISEM_REG_RSP]);
+    walk_start_local(&walk, context.regs[RT_SP]);
     int n = walk_up(&walk, true, frames, pcs, max);
     count_interp(&walk);
     return n;
