@@ -16,11 +16,33 @@ static enum fuzz_result target(struct fuzz_context *context,
                                const uint8_t *data, size_t size,
                                struct fuzz_report *report)
 {
-    (void)report;
-    return fuzz_one_oracles(context, data, size);
+    return fuzz_one_oracles(context, data, size, report);
 }
 
-#ifdef __AFL_FUZZ_TESTCASE_LEN
+#if defined(CFISEM_LIBFUZZER)
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return fuzz_libfuzzer_init(true);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_libfuzzer_one(target, data, size);
+}
+
+#ifdef CFISEM_STRUCTURED
+#include "fuzz/mutator/structured.h"
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
+                               unsigned int seed)
+{
+    return fuzz_mutator_libfuzzer(FUZZ_SHAPE_ORACLES, data, size, max_size,
+                                  seed);
+}
+#endif
+#elif defined(__AFL_FUZZ_TESTCASE_LEN)
 #include <unistd.h> /* read(), which __AFL_FUZZ_TESTCASE_LEN calls */
 
 __AFL_FUZZ_INIT();
