@@ -109,7 +109,8 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
         man completion install uninstall \
         corpus corpus-arm64 harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data \
-        libfuzzer-targets fuzz-libfuzzer fuzz-mutator fuzz-measure
+        libfuzzer-targets fuzz-libfuzzer fuzz-libfuzzer-build fuzz-mutator \
+        fuzz-measure
 .DEFAULT_GOAL := all
 # Keep intermediate objects (test and bench objects), so that a second run
 # does not rebuild them.
@@ -507,6 +508,7 @@ LIBFUZZER_BINS  := $(foreach n,$(LIBFUZZER_NAMES),$(BUILD)/libfuzzer/$(n) \
 MUTATOR_SRCS    := fuzz/mutator/structured.c robust/mutate.c robust/scan.c
 MUTATOR_OBJS    := $(patsubst %.c,$(BUILD)/obj/%.o,$(MUTATOR_SRCS))
 FUZZ_SECONDS    ?= 20
+FUZZ_MEASURE_SECONDS ?= 60
 # The flags `make fuzz-libfuzzer` gives the script (OSS-Fuzz's ASan build
 # adds the same sanitizers and -fsanitize=fuzzer-no-link).
 LIBFUZZER_CFLAGS ?= -O1 -g -fno-omit-frame-pointer \
@@ -536,11 +538,13 @@ $(BUILD)/libfuzzer/%: $(BUILD)/obj/fuzz/harness/%.lf.o $(HARNESS_DRIVER) \
 
 libfuzzer-targets: $(LIBFUZZER_BINS)
 
-fuzz-libfuzzer:
+fuzz-libfuzzer-build:
 	CC=clang CXX=clang++ CFLAGS="$(LIBFUZZER_CFLAGS)" \
 	  CXXFLAGS="$(LIBFUZZER_CFLAGS)" LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
 	  SRC=$(abspath .) OUT=$(abspath $(BUILD)/fuzz-libfuzzer) \
 	  WORK=$(abspath $(BUILD)/fuzz-libfuzzer-work) fuzz/oss-fuzz/build.sh
+
+fuzz-libfuzzer: fuzz-libfuzzer-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/libfuzzer.sh run $(BUILD)/fuzz-libfuzzer
 
 # The custom mutator for afl-fuzz (AFL_CUSTOM_MUTATOR_LIBRARY).
@@ -554,10 +558,19 @@ fuzz-mutator: $(FUZZ_BUILD)/cfisem-mutator.so
 
 # Execs per second, coverage (cov:, ft:) with and without the structured
 # mutator, and the share of mutants that still load (fuzz/README.md).
-fuzz-measure: $(BUILD)/fuzz-libfuzzer/fuzz_elf $(BUILD)/harness/fuzz_mutate_stats
-	FUZZ_SECONDS=$(or $(FUZZ_MEASURE_SECONDS),60) \
-	  fuzz/libfuzzer.sh measure $(BUILD)/fuzz-libfuzzer \
-	  $(BUILD)/harness/fuzz_mutate_stats
+# check_fuzz_mutator links the mutator and its AFL++ entry points.
+$(BUILD)/tests/check_fuzz_mutator: $(MUTATOR_OBJS) $(BUILD)/obj/fuzz/mutator/afl.o
+$(BUILD)/tests/check_fuzz_mutator: TEST_SUPPORT += $(MUTATOR_OBJS) \
+    $(BUILD)/obj/fuzz/mutator/afl.o
+
+$(BUILD)/harness/mutate_stats: $(BUILD)/obj/fuzz/harness/mutate_stats.o \
+        $(MUTATOR_OBJS) $(HARNESS_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
+
+fuzz-measure: fuzz-libfuzzer-build $(BUILD)/harness/mutate_stats
+	FUZZ_SECONDS=$(FUZZ_MEASURE_SECONDS) fuzz/libfuzzer.sh measure \
+	  $(BUILD)/fuzz-libfuzzer $(BUILD)/harness/mutate_stats
 
 corpus: cases
 	@scripts/install-deps corpus
