@@ -539,6 +539,7 @@ $(BUILD)/libfuzzer/%: $(BUILD)/obj/fuzz/harness/%.lf.o $(HARNESS_DRIVER) \
 libfuzzer-targets: $(LIBFUZZER_BINS)
 
 fuzz-libfuzzer-build:
+	@scripts/install-deps fuzz
 	CC=clang CXX=clang++ CFLAGS="$(LIBFUZZER_CFLAGS)" \
 	  CXXFLAGS="$(LIBFUZZER_CFLAGS)" LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
 	  SRC=$(abspath .) OUT=$(abspath $(BUILD)/fuzz-libfuzzer) \

@@ -5,7 +5,8 @@
  * asked the same questions, compared too. A difference among our own
  * engines is a disagreement (the harness aborts); an outside engine's
  * difference that no known deviation explains is written, with the
- * input, into the findings folder (targets.h). */
+ * input, into the findings folder (targets.h), one input per class of
+ * difference. */
 #include "internal.h"
 
 #include <errno.h>
@@ -19,7 +20,11 @@
 #include "interp/interp.h"
 #include "semantics/sem.h"
 
-enum { STATES = 4 };
+enum {
+    STATES = 4,
+    FUZZ_OUTSIDE_CLASSES = 16,  /* classes one input may write */
+    FUZZ_OUTSIDE_KEPT = 8,      /* paragraphs per class and input */
+};
 
 struct outside {
     struct fuzz_context *context;
@@ -34,7 +39,10 @@ struct outside {
     struct cfi_frame expected, interp;
     struct engine_answer answer;
     struct fuzz_report *report;
-    size_t requests, differences;
+    size_t requests;
+    uint64_t owned[FUZZ_OUTSIDE_CLASSES];   /* classes written by this input */
+    unsigned written[FUZZ_OUTSIDE_CLASSES];
+    unsigned nowned;
 };
 
 /* FNV-1a: the name of an input's findings. */
@@ -64,26 +72,53 @@ static bool write_new(const char *path, const uint8_t *data, size_t size)
     return done == size;
 }
 
-/* DIR/ENGINE-HASH.input (what the harness was given), .elf (the file the
- * engines read) and .txt (one paragraph per difference, with the
- * `cfisem unwind` line that asks it again). The first difference of an
- * input writes the files, the others append to the text. */
+/* The class of a difference: the engine, the first item no deviation
+ * explains (its kind, its register), both statuses. */
+static uint64_t signature(const struct outside *o,
+                          const struct engine_outcome *outcome)
+{
+    uint64_t fields[5] = {o->engine.id, 0, 0, o->expected.status,
+                          o->answer.frame.status};
+    for (unsigned i = 0; i < outcome->nkept; i++)
+        if (!outcome->items[i].deviation) {
+            fields[1] = outcome->items[i].item;
+            fields[2] = outcome->items[i].reg;
+            break;
+        }
+    return input_hash((const uint8_t *)fields, sizeof fields);
+}
+
+/* The first input of each class (signature) is kept: DIR/ENGINE-SIG.input
+ * (what the harness was given), .elf (the file the engines read) and .txt
+ * (a paragraph per difference of that class in that input, at most
+ * FUZZ_OUTSIDE_KEPT, each with the `cfisem unwind` line that asks it
+ * again). Later inputs of a class already kept write nothing. */
 static void record(struct outside *o, const struct engine_outcome *outcome)
 {
     const char *dir = o->context->findings;
     if (!dir || !*dir)
         return;
+    uint64_t sig = signature(o, outcome);
+    unsigned k = 0;
+    while (k < o->nowned && o->owned[k] != sig)
+        k++;
     char base[4096], path[4200];
     snprintf(base, sizeof base, "%s/%s-%016" PRIx64, dir,
-             engine_name(o->engine.id), input_hash(o->input, o->input_size));
-    snprintf(path, sizeof path, "%s.input", base);
-    if (o->differences == 1)
-        write_new(path, o->input, o->input_size);
-    snprintf(path, sizeof path, "%s.elf", base);
-    if (o->differences == 1)
+             engine_name(o->engine.id), sig);
+    if (k == o->nowned) {   /* a class this input has not written yet */
+        snprintf(path, sizeof path, "%s.input", base);
+        if (o->nowned == FUZZ_OUTSIDE_CLASSES ||
+            !write_new(path, o->input, o->input_size))
+            return;
+        snprintf(path, sizeof path, "%s.elf", base);
         write_new(path, o->elf, o->elf_size);
+        o->owned[o->nowned] = sig;
+        o->written[o->nowned++] = 0;
+    }
+    if (o->written[k]++ >= FUZZ_OUTSIDE_KEPT)
+        return;
     snprintf(path, sizeof path, "%s.txt", base);
-    FILE *out = fopen(path, o->differences == 1 ? "w" : "a");
+    FILE *out = fopen(path, "a");
     if (!out)
         return;
     fprintf(out, "%s differs from il at pc 0x%" PRIx64 "%s:\n",
@@ -120,10 +155,8 @@ static enum fuzz_result ask(struct outside *o, struct engine_pc at,
         .expected = &o->expected};
     struct engine_outcome outcome;
     engine_compare(&context, &o->answer, &outcome);
-    if (outcome.verdict == ENGINE_VERDICT_DIFFER) {
-        o->differences++;
+    if (outcome.verdict == ENGINE_VERDICT_DIFFER)
         record(o, &outcome);
-    }
     fuzz_note(FUZZ_NOTE_OUTSIDE_VERDICT, outcome.verdict);
     return FUZZ_OK;
 }

@@ -174,8 +174,9 @@ enum { FUZZ_OUTSIDE_MAX_REQUESTS = 128 };
  * libunwind, in-process: a crash is the library's finding). il against
  * interp: FUZZ_DISAGREE with the report. The outside engine against il
  * (engines/compare.h): a difference that no known deviation explains
- * (verdict "differ") is written into context->findings, when set, as
- * ENGINE-HASH.input (the input), .elf (the file) and .txt (the items and
+ * (verdict "differ") is written into context->findings, when set, once
+ * per class (engine, first unexplained item, both statuses: SIG) as
+ * ENGINE-SIG.input (the input), .elf (the file) and .txt (the items and
  * the `cfisem unwind` line of each question); it is not a failure. */
 enum fuzz_result fuzz_outside_compare(struct fuzz_context *context,
                                       enum fuzz_oracle oracle,

@@ -3,7 +3,10 @@
  * printers and both engines (fuzz/targets.h, target 2). Aborts on any
  * disagreement between the direct interpreter and the IL evaluator.
  *
- * Built with afl-clang-fast: an AFL++ persistent-mode harness (the input
+ * Built with CFISEM_LIBFUZZER: a libFuzzer target (LLVMFuzzerInitialize,
+ * LLVMFuzzerTestOneInput; with CFISEM_STRUCTURED also the structured
+ * mutator as LLVMFuzzerCustomMutator). Built with afl-clang-fast: an
+ * AFL++ persistent-mode harness (the input
  * in shared memory, 5000 inputs per process). Built with any other
  * compiler: the replay program, `fuzz_elf [-v] FILE|FOLDER...`.
  * AFL++'s macros are GNU C (statement expressions): the one documented
