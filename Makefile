@@ -19,6 +19,9 @@
 #                   build/fuzz-libfuzzer, then each target FUZZ_SECONDS (20)
 #   make fuzz-mutator
 #                   the AFL++ custom mutator, build/fuzz/cfisem-mutator.so
+#   make fuzz-measure
+#                   each libFuzzer target 60 s with and without the
+#                   structured mutator; the share of mutants that load
 #   make install    the binary, manual pages, eh_elf.h, the bash
 #                   completion and libcfisem-unwind (.a, .so, header,
 #                   pkg-config file, the system eh_elf folder
