@@ -14,6 +14,14 @@
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
+#   make fuzz-libfuzzer
+#                   fuzz/oss-fuzz/build.sh with clang and libFuzzer into
+#                   build/fuzz-libfuzzer, then each target FUZZ_SECONDS (20)
+#   make fuzz-mutator
+#                   the AFL++ custom mutator, build/fuzz/cfisem-mutator.so
+#   make fuzz-measure
+#                   each libFuzzer target 60 s with and without the
+#                   structured mutator; the share of mutants that load
 #   make install    the binary, manual pages, eh_elf.h, the bash
 #                   completion and libcfisem-unwind (.a, .so, header,
 #                   pkg-config file, the system eh_elf folder
@@ -103,7 +111,9 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 .PHONY: runtime-libs workloads layouts-eh-elfs
 .PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
         man completion install uninstall \
-        corpus corpus-arm64 harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data
+        corpus corpus-arm64 harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data \
+        libfuzzer-targets fuzz-libfuzzer fuzz-libfuzzer-build fuzz-mutator \
+        fuzz-measure
 .DEFAULT_GOAL := all
 # Keep intermediate objects (test and bench objects), so that a second run
 # does not rebuild them.
@@ -599,6 +609,86 @@ fuzz: fuzz-build
 
 fuzz-triage: fuzz-build
 	fuzz/triage.sh $(FUZZ_BUILD) $(FUZZ_HARNESS)
+
+# libFuzzer targets (fuzz/README.md): each harness main compiled again with
+# CFISEM_LIBFUZZER and linked by $(FUZZ_LINK) with $(LIB_FUZZING_ENGINE)
+# into $(BUILD)/libfuzzer/NAME; NAME_structured also with
+# CFISEM_STRUCTURED and the structured mutator (fuzz/mutator/, which
+# reuses robust/'s mutate.c and scan.c). fuzz/oss-fuzz/build.sh calls
+# `make libfuzzer-targets` with OSS-Fuzz's $CC, $CFLAGS, $CXX and
+# $LIB_FUZZING_ENGINE; `make fuzz-libfuzzer` runs that script here.
+LIB_FUZZING_ENGINE ?= -fsanitize=fuzzer
+FUZZ_LINK       ?= $(CC)
+LIBFUZZER_NAMES := $(patsubst fuzz/harness/%.c,%,$(HARNESS_SRCS))
+LIBFUZZER_BINS  := $(foreach n,$(LIBFUZZER_NAMES),$(BUILD)/libfuzzer/$(n) \
+                     $(BUILD)/libfuzzer/$(n)_structured)
+MUTATOR_SRCS    := fuzz/mutator/structured.c robust/mutate.c robust/scan.c
+MUTATOR_OBJS    := $(patsubst %.c,$(BUILD)/obj/%.o,$(MUTATOR_SRCS))
+FUZZ_SECONDS    ?= 20
+FUZZ_MEASURE_SECONDS ?= 60
+# The flags `make fuzz-libfuzzer` gives the script (OSS-Fuzz's ASan build
+# adds the same sanitizers and -fsanitize=fuzzer-no-link).
+LIBFUZZER_CFLAGS ?= -O1 -g -fno-omit-frame-pointer \
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+    -fsanitize=fuzzer-no-link
+
+$(BUILD)/obj/fuzz/harness/%.lf.o: fuzz/harness/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DCFISEM_LIBFUZZER -c -o $@ $<
+
+$(BUILD)/obj/fuzz/harness/%.lfs.o: fuzz/harness/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DCFISEM_LIBFUZZER -DCFISEM_STRUCTURED -c -o $@ $<
+
+$(BUILD)/libfuzzer/%_structured: $(BUILD)/obj/fuzz/harness/%.lfs.o \
+        $(BUILD)/obj/fuzz/mutator/libfuzzer.o $(MUTATOR_OBJS) \
+        $(HARNESS_DRIVER) $(HARNESS_LIBS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_LINK) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+	  $(LIB_FUZZING_ENGINE) $(LIBS)
+
+$(BUILD)/libfuzzer/%: $(BUILD)/obj/fuzz/harness/%.lf.o $(HARNESS_DRIVER) \
+        $(HARNESS_LIBS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_LINK) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+	  $(LIB_FUZZING_ENGINE) $(LIBS)
+
+libfuzzer-targets: $(LIBFUZZER_BINS)
+
+fuzz-libfuzzer-build:
+	@scripts/install-deps fuzz
+	CC=clang CXX=clang++ CFLAGS="$(LIBFUZZER_CFLAGS)" \
+	  CXXFLAGS="$(LIBFUZZER_CFLAGS)" LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
+	  SRC=$(abspath .) OUT=$(abspath $(BUILD)/fuzz-libfuzzer) \
+	  WORK=$(abspath $(BUILD)/fuzz-libfuzzer-work) fuzz/oss-fuzz/build.sh
+
+fuzz-libfuzzer: fuzz-libfuzzer-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/libfuzzer.sh run $(BUILD)/fuzz-libfuzzer
+
+# The custom mutator for afl-fuzz (AFL_CUSTOM_MUTATOR_LIBRARY).
+$(FUZZ_BUILD)/cfisem-mutator.so: fuzz/mutator/afl.c $(MUTATOR_SRCS) \
+        fuzz/mutator/structured.h robust/robust.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -shared -I. -o $@ \
+	  $(filter %.c,$^)
+
+fuzz-mutator: $(FUZZ_BUILD)/cfisem-mutator.so
+
+# Execs per second, coverage (cov:, ft:) with and without the structured
+# mutator, and the share of mutants that still load (fuzz/README.md).
+# check_fuzz_mutator links the mutator and its AFL++ entry points.
+$(BUILD)/tests/check_fuzz_mutator: $(MUTATOR_OBJS) $(BUILD)/obj/fuzz/mutator/afl.o
+$(BUILD)/tests/check_fuzz_mutator: TEST_SUPPORT += $(MUTATOR_OBJS) \
+    $(BUILD)/obj/fuzz/mutator/afl.o
+
+$(BUILD)/harness/mutate_stats: $(BUILD)/obj/fuzz/harness/mutate_stats.o \
+        $(MUTATOR_OBJS) $(HARNESS_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
+
+fuzz-measure: fuzz-libfuzzer-build $(BUILD)/harness/mutate_stats
+	FUZZ_SECONDS=$(FUZZ_MEASURE_SECONDS) fuzz/libfuzzer.sh measure \
+	  $(BUILD)/fuzz-libfuzzer $(BUILD)/harness/mutate_stats
 
 corpus: cases
 	@scripts/install-deps corpus

@@ -29,6 +29,7 @@ static int open_scratch(void)
 enum fuzz_result fuzz_context_open(struct fuzz_context *context)
 {
     memset(context, 0, sizeof *context);
+    context->findings = getenv("CFISEM_FUZZ_FINDINGS");
     context->fd = open_scratch();
     if (context->fd < 0)
         return FUZZ_SETUP;

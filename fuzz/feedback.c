@@ -10,7 +10,7 @@
  * buckets hit counts. */
 #include "internal.h"
 
-enum { NOTE_POINTS = 8, NOTE_BUCKETS = 16 };
+enum { NOTE_POINTS = 9, NOTE_BUCKETS = 16 };
 
 #define NOTE_FN(p, b)                                                      \
     static void note_##p##_##b(unsigned *trail)                            \
@@ -30,10 +30,12 @@ enum { NOTE_POINTS = 8, NOTE_BUCKETS = 16 };
 
 NOTE_FNS(0) NOTE_FNS(1) NOTE_FNS(2) NOTE_FNS(3)
 NOTE_FNS(4) NOTE_FNS(5) NOTE_FNS(6) NOTE_FNS(7)
+NOTE_FNS(8)
 
 static void (*const notes[NOTE_POINTS][NOTE_BUCKETS])(unsigned *) = {
     NOTE_ROW(0), NOTE_ROW(1), NOTE_ROW(2), NOTE_ROW(3),
     NOTE_ROW(4), NOTE_ROW(5), NOTE_ROW(6), NOTE_ROW(7),
+    NOTE_ROW(8),
 };
 
 /* 0..7 as themselves, then one bucket per power of two up to 2^10 and

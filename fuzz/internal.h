@@ -27,7 +27,7 @@ enum fuzz_result fuzz_disagree(struct fuzz_report *report, const char *what,
 void fuzz_make_regs(uint64_t seed, uint32_t known, bool high, bool undefined,
                     uint64_t pc, struct cfi_regs *regs);
 
-/* Records that a library answered `what` at point `where` (0..7), in a
+/* Records that a library answered `what` at point `where` (0..8), in a
  * way the coverage instrumentation sees (feedback.c). */
 void fuzz_note(unsigned where, uint64_t what);
 
@@ -40,7 +40,14 @@ enum {
     FUZZ_NOTE_LIBDW_RULE,
     FUZZ_NOTE_LIBUNWIND_STEP,
     FUZZ_NOTE_LIBUNWIND_REGS,
+    FUZZ_NOTE_OUTSIDE_VERDICT,  /* outside.c: the verdict of a comparison */
 };
+
+/* Clears the section-flags function libdwarf 20210528 keeps in a
+ * process-global pointer after dwarf_init_b (oracle_libdwarf.c): every
+ * later dwarf_object_init_b, cfi_file_open's included, would call it on
+ * an object it does not belong to and fail. */
+void fuzz_oracle_libdwarf_forget(void);
 
 /* The program headers of an ELF image, read without our loader (the
  * oracles must see images that cfi/ rejects): false when the image is not

@@ -235,6 +235,11 @@ extern int (*_dwarf_get_elf_flags_func_ptr)(void *object, Dwarf_Half index,
                                             Dwarf_Unsigned *addralign,
                                             int *error);
 
+void fuzz_oracle_libdwarf_forget(void)
+{
+    _dwarf_get_elf_flags_func_ptr = NULL;
+}
+
 void fuzz_oracle_libdwarf_section(const uint8_t *data, size_t size)
 {
     if (size < FUZZ_CFI_HEADER_SIZE)
@@ -254,7 +259,7 @@ void fuzz_oracle_libdwarf_section(const uint8_t *data, size_t size)
                          section_size);
     Dwarf_Debug dbg = NULL;
     Dwarf_Error error = NULL;
-    _dwarf_get_elf_flags_func_ptr = NULL;
+    fuzz_oracle_libdwarf_forget();
     int res = cfi_dwarf_object_open(&object, &dbg, &error);
     if (settle(dbg, res, &error, FUZZ_NOTE_LIBDWARF_INIT) == DW_DLV_OK) {
         dwarf_set_frame_rule_initial_value(dbg, DW_FRAME_UNDEFINED_VAL);

@@ -88,11 +88,9 @@ size_t fuzz_elf_pcs(const uint8_t *image, size_t size, uint64_t *pcs,
     return n;
 }
 
-enum fuzz_result fuzz_one_oracles(struct fuzz_context *context,
-                                  const uint8_t *data, size_t size)
+static enum fuzz_result explore(struct fuzz_context *context,
+                               const uint8_t *data, size_t size)
 {
-    if (size < 1)
-        return FUZZ_OK;
     enum fuzz_oracle oracle = (enum fuzz_oracle)(data[0] & 3);
     const uint8_t *elf = data + 1;
     size_t elf_size = size - 1;
@@ -101,6 +99,7 @@ enum fuzz_result fuzz_one_oracles(struct fuzz_context *context,
         if (fuzz_context_write(context, elf, elf_size) != FUZZ_OK)
             return FUZZ_SETUP;
         fuzz_oracle_libdwarf(context->fd);
+        fuzz_oracle_libdwarf_forget();
         return FUZZ_OK;
     case FUZZ_ORACLE_LIBDW:
         return fuzz_oracle_libdw(context, elf, elf_size);
@@ -112,4 +111,22 @@ enum fuzz_result fuzz_one_oracles(struct fuzz_context *context,
         return FUZZ_OK;
     }
     return FUZZ_SETUP;
+}
+
+enum fuzz_result fuzz_one_oracles(struct fuzz_context *context,
+                                  const uint8_t *data, size_t size,
+                                  struct fuzz_report *report)
+{
+    report->text[0] = '\0';
+    if (size < 1)
+        return FUZZ_OK;
+    enum fuzz_oracle oracle = (enum fuzz_oracle)(data[0] & 3);
+    enum fuzz_result result = explore(context, data, size);
+    if (result != FUZZ_OK || oracle == FUZZ_ORACLE_LIBDWARF_SECTION)
+        return result;
+    /* libdwarf's exploration wrote the file already, the others not */
+    if (oracle != FUZZ_ORACLE_LIBDWARF &&
+        fuzz_context_write(context, data + 1, size - 1) != FUZZ_OK)
+        return FUZZ_SETUP;
+    return fuzz_outside_compare(context, oracle, data, size, report);
 }

@@ -16,8 +16,10 @@
  *              at the rows' boundaries, compared.
  *   oracles    a selector byte and a whole ELF file → the outside
  *              parsers: libdwarf's frame API, elfutils libdw's CFI API,
- *              libunwind's remote unwinder. Nothing is compared: a crash
- *              inside one of them is the finding.
+ *              libunwind's remote unwinder (a crash inside one of them is
+ *              a finding); then, when cfi/ loads the file, that library's
+ *              engine (engines/) compared with the IL evaluator, and the
+ *              interpreter too (fuzz_outside_compare).
  *
  * A target returns FUZZ_OK, or FUZZ_DISAGREE with a description of the
  * difference in report->text; the harness turns a disagreement into
@@ -54,6 +56,9 @@ struct fuzz_context {
     FILE *sink;
     void *libdw;              /* dlopen handle, NULL until needed */
     const void *libdw_api;    /* resolved entry points (oracle_libdw.c) */
+    /* Where target 3 writes an outside engine's unexplained differences:
+     * $CFISEM_FUZZ_FINDINGS when fuzz_context_open ran, NULL: nowhere. */
+    const char *findings;
 };
 
 enum fuzz_result fuzz_context_open(struct fuzz_context *context);
@@ -151,9 +156,32 @@ enum fuzz_oracle {
  * harness cannot run): a crash is the finding. The libraries are not
  * instrumented, so the targets report what they answered (return codes,
  * rule kinds, counts) through distinct instrumented paths, which gives
- * AFL++ a view of their behaviour. */
+ * AFL++ a view of their behaviour. Then, for selectors 0-2,
+ * fuzz_outside_compare: FUZZ_DISAGREE (report filled) when our own
+ * engines differ. */
 enum fuzz_result fuzz_one_oracles(struct fuzz_context *context,
-                                  const uint8_t *data, size_t size);
+                                  const uint8_t *data, size_t size,
+                                  struct fuzz_report *report);
+
+/* At most this many questions per input in fuzz_outside_compare. */
+enum { FUZZ_OUTSIDE_MAX_REQUESTS = 128 };
+
+/* The differential oracle of target 3, on the ELF file data[1..] already
+ * written into context's file: when cfi_file_open accepts it, the
+ * questions of `cfisem diff` (engines/state.h: the PCs of each FDE, four
+ * states each, at most FUZZ_OUTSIDE_MAX_REQUESTS) are asked of the IL
+ * evaluator, the interpreter and the engine of `oracle` (libdwarf, libdw,
+ * libunwind, in-process: a crash is the library's finding). il against
+ * interp: FUZZ_DISAGREE with the report. The outside engine against il
+ * (engines/compare.h): a difference that no known deviation explains
+ * (verdict "differ") is written into context->findings, when set, once
+ * per class (engine, first unexplained item, both statuses: SIG) as
+ * ENGINE-SIG.input (the input), .elf (the file) and .txt (the items and
+ * the `cfisem unwind` line of each question); it is not a failure. */
+enum fuzz_result fuzz_outside_compare(struct fuzz_context *context,
+                                      enum fuzz_oracle oracle,
+                                      const uint8_t *data, size_t size,
+                                      struct fuzz_report *report);
 
 /* Each library on its own (oracle_*.c). The libdw one loads libdw.so.1
  * into the context on first use (fuzz_oracle_libdw_load, which a harness

@@ -602,10 +602,19 @@ static bool mutate_byte_flip(struct rb_elf *e, struct rb_rng *rng)
     return true;
 }
 
-static bool mutate_one(struct rb_mutant *m, enum rb_kind kind,
-                       struct rb_rng *rng);
+/* What the mutant's bytes are: an ELF file, or (bare) a frame section
+ * from `at` on. */
+struct layout {
+    bool bare, debug;
+    uint64_t at;
+};
 
-static bool mutate_combination(struct rb_mutant *m, struct rb_rng *rng)
+static bool mutate_one(struct rb_mutant *m, const struct layout *layout,
+                       enum rb_kind kind, struct rb_rng *rng);
+
+static bool mutate_combination(struct rb_mutant *m,
+                               const struct layout *layout,
+                               struct rb_rng *rng)
 {
     unsigned n = 2 + (unsigned)rb_below(rng, 3), done = 0;
     for (unsigned i = 0; i < 4 * n && done < n; i++) {
@@ -613,18 +622,21 @@ static bool mutate_combination(struct rb_mutant *m, struct rb_rng *rng)
         /* truncation last, or it would leave the others little to do */
         if (k == RB_KIND_truncate && done + 1 < n)
             continue;
-        done += mutate_one(m, k, rng);
+        done += mutate_one(m, layout, k, rng);
     }
     return done > 0;
 }
 
 /* The file is read again before each mutation: an earlier one of a
  * combination may have moved what the next one aims at. */
-static bool mutate_one(struct rb_mutant *m, enum rb_kind kind,
-                       struct rb_rng *rng)
+static bool mutate_one(struct rb_mutant *m, const struct layout *layout,
+                       enum rb_kind kind, struct rb_rng *rng)
 {
     struct rb_elf e;
-    rb_elf_scan(&e, m->bytes, m->size);
+    if (layout->bare)
+        rb_section_scan(&e, m->bytes, m->size, layout->at, layout->debug);
+    else
+        rb_elf_scan(&e, m->bytes, m->size);
     switch (kind) {
     case RB_KIND_record_length: return mutate_record_length(&e, rng);
     case RB_KIND_cie_pointer: return mutate_cie_pointer(&e, rng);
@@ -641,15 +653,43 @@ static bool mutate_one(struct rb_mutant *m, enum rb_kind kind,
     case RB_KIND_relocation: return mutate_relocation(&e, rng);
     case RB_KIND_elf_header: return mutate_elf_header(&e, rng);
     case RB_KIND_byte_flip: return mutate_byte_flip(&e, rng);
-    case RB_KIND_combination: return mutate_combination(m, rng);
+    case RB_KIND_combination: return mutate_combination(m, layout, rng);
     case RB_NKINDS: break;
     }
     return false;
 }
 
+static const struct layout elf_file = {false, false, 0};
+
 bool rb_mutate(struct rb_mutant *m, enum rb_kind kind, struct rb_rng *rng)
 {
-    return mutate_one(m, kind, rng);
+    return mutate_one(m, &elf_file, kind, rng);
+}
+
+bool rb_mutate_section(struct rb_mutant *m, uint64_t at, bool debug,
+                       enum rb_kind kind, struct rb_rng *rng)
+{
+    const struct layout bare = {true, debug, at};
+    return mutate_one(m, &bare, kind, rng);
+}
+
+size_t rb_cfa_instruction(uint8_t *out, size_t capacity, struct rb_rng *rng)
+{
+    struct writer w = {out, 0, capacity};
+    emit_cfa_instruction(&w, rng);
+    return (size_t)w.at;
+}
+
+size_t rb_expression_rule(uint8_t *out, size_t capacity, struct rb_rng *rng)
+{
+    struct writer w = {out, 0, capacity};
+    static const uint8_t rules[] = {0x0f, 0x10, 0x16};
+    uint8_t rule = PICK(rng, rules);
+    emit(&w, rule);
+    if (rule != 0x0f)
+        emit_uleb(&w, rb_below(rng, 4) ? rb_below(rng, 17) : some_register(rng));
+    emit_expression(&w, rng);
+    return (size_t)w.at;
 }
 
 void rb_make_mutant(struct rb_mutant *m, uint64_t seed, uint64_t index,
@@ -659,12 +699,12 @@ void rb_make_mutant(struct rb_mutant *m, uint64_t seed, uint64_t index,
     rb_rng_seed(&rng, seed, index);
     enum rb_kind k = (enum rb_kind)(index % RB_NKINDS);
     for (unsigned tries = 0; tries < 2 * RB_NKINDS; tries++) {
-        if (mutate_one(m, k, &rng)) {
+        if (mutate_one(m, &elf_file, k, &rng)) {
             *kind = k;
             return;
         }
         k = (enum rb_kind)rb_below(&rng, RB_NKINDS);
     }
     *kind = RB_KIND_byte_flip;
-    mutate_one(m, RB_KIND_byte_flip, &rng);
+    mutate_one(m, &elf_file, RB_KIND_byte_flip, &rng);
 }

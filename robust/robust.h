@@ -84,6 +84,13 @@ struct rb_elf {
  * what does not parse is simply not found. */
 void rb_elf_scan(struct rb_elf *elf, uint8_t *bytes, size_t size);
 
+/* Reads bytes[at, size) as a bare .eh_frame (debug false) or .debug_frame
+ * section, with no ELF file around it: one section, its records found as
+ * rb_elf_scan finds them (offsets stay offsets into bytes). The kinds
+ * about the ELF file then find no place. */
+void rb_section_scan(struct rb_elf *elf, uint8_t *bytes, size_t size,
+                     uint64_t at, bool debug);
+
 uint64_t rb_load(const uint8_t *bytes, size_t size, uint64_t at, unsigned n);
 void rb_store(uint8_t *bytes, size_t size, uint64_t at, unsigned n,
               uint64_t value);
@@ -131,6 +138,20 @@ struct rb_mutant {
  * False when the file has no place for that kind (no relocations, say):
  * m is then unchanged. */
 bool rb_mutate(struct rb_mutant *m, enum rb_kind kind, struct rb_rng *rng);
+
+/* rb_mutate on a mutant whose bytes from `at` on are a bare frame
+ * section (rb_section_scan): the mutator of fuzz/mutator/. */
+bool rb_mutate_section(struct rb_mutant *m, uint64_t at, bool debug,
+                       enum rb_kind kind, struct rb_rng *rng);
+
+/* One random CFA instruction (every opcode, the expression rules with a
+ * random DWARF expression, registers and offsets at the edges, as the
+ * cfa_program kind writes them) into out[0, capacity): the bytes
+ * written, cut at capacity. */
+size_t rb_cfa_instruction(uint8_t *out, size_t capacity, struct rb_rng *rng);
+/* A DWARF expression rule (def_cfa_expression, expression or
+ * val_expression, as the dwarf_expression kind writes it) likewise. */
+size_t rb_expression_rule(uint8_t *out, size_t capacity, struct rb_rng *rng);
 
 /* The mutant number `index` of a seed under campaign seed `seed`: picks
  * a kind (trying others when one does not apply), writes the kind into

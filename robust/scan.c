@@ -251,3 +251,24 @@ void rb_elf_scan(struct rb_elf *e, uint8_t *bytes, size_t size)
     if (e->debug_frame >= 0)
         scan_frames(e, e->debug_frame, true);
 }
+
+void rb_section_scan(struct rb_elf *e, uint8_t *bytes, size_t size,
+                     uint64_t at, bool debug)
+{
+    memset(e, 0, sizeof *e);
+    e->bytes = bytes;
+    e->size = size;
+    e->eh_frame = e->debug_frame = e->eh_frame_hdr = -1;
+    if (at > size)
+        return;
+    struct rb_section *s = &e->sections[e->nsections++];
+    strcpy(s->name, debug ? ".debug_frame" : ".eh_frame");
+    s->type = 1; /* SHT_PROGBITS */
+    s->offset = at;
+    s->size = size - at;
+    if (debug)
+        e->debug_frame = 0;
+    else
+        e->eh_frame = 0;
+    scan_frames(e, 0, debug);
+}

@@ -111,6 +111,30 @@ static enum cfi_status get_reg(struct decoding *d, uint32_t *reg)
     return CFI_OK;
 }
 
+/* n × f exactly, for an unsigned n and a signed f: false when the product
+ * is not an int64 (whatever n, it is 0 when f is). */
+static bool mul_u64_s64(uint64_t n, int64_t f, int64_t *out)
+{
+    uint64_t m = f < 0 ? (uint64_t)0 - (uint64_t)f : (uint64_t)f;
+    if (n == 0 || m == 0) {
+        *out = 0;
+        return true;
+    }
+    if (m > UINT64_MAX / n)
+        return false;
+    uint64_t p = n * m;
+    if (f >= 0) {
+        if (p > (uint64_t)INT64_MAX)
+            return false;
+        *out = (int64_t)p;
+    } else {
+        if (p > (uint64_t)INT64_MAX + 1)
+            return false;
+        *out = p == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)p;
+    }
+    return true;
+}
+
 static enum cfi_status get_factored(struct decoding *d, int64_t n,
                                     int64_t *offset)
 {
@@ -126,11 +150,10 @@ static enum cfi_status get_ufactored(struct decoding *d, bool negate)
     enum cfi_status status = get_uleb(d, &n);
     if (status != CFI_OK)
         return status;
-    if (n > INT64_MAX)
+    if (!mul_u64_s64(n, d->env->data_align, &d->insn->offset))
         return fail(d, CFI_E_MALFORMED, "factored offset overflows");
-    status = get_factored(d, (int64_t)n, &d->insn->offset);
-    if (status != CFI_OK || !negate)
-        return status;
+    if (!negate)
+        return CFI_OK;
     if (d->insn->offset == INT64_MIN)
         return fail(d, CFI_E_MALFORMED, "factored offset overflows");
     d->insn->offset = -d->insn->offset;
@@ -144,8 +167,7 @@ static enum cfi_status get_code_offset(struct decoding *d)
     enum cfi_status status = get_sleb(d, &n);
     if (status != CFI_OK)
         return status;
-    if (d->env->code_align > INT64_MAX ||
-        !mul_s64(n, (int64_t)d->env->code_align, &d->insn->offset))
+    if (!mul_u64_s64(d->env->code_align, n, &d->insn->offset))
         return fail(d, CFI_E_MALFORMED, "factored offset overflows");
     return CFI_OK;
 }

@@ -259,6 +259,27 @@ START_TEST(test_leb_limits)
 }
 END_TEST
 
+/* An unsigned factored offset is the exact product n × data_align: it
+ * fails only when the product is not an int64 (fuzz/findings/elf/
+ * 3818909c3559: n above INT64_MAX with a factor of 0). */
+START_TEST(test_factored_exact)
+{
+    struct sem_decode_env env = eh_env;
+    env.data_align = 0;
+    struct sem_insn insn = DECODE(&env, 0x2f, 0x00, 0xfc, 0xff, 0xff, 0xff,
+                                  0xff, 0xff, 0xff, 0xff, 0xff, 0x01);
+    ck_assert_int_eq(insn.offset, 0);
+    env.data_align = -1;   /* 2^63 × -1 = INT64_MIN */
+    insn = DECODE(&env, 0x05, 0x03, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                  0x80, 0x80, 0x80, 0x01);
+    ck_assert_int_eq(insn.offset, INT64_MIN);
+    env.data_align = 1;    /* 2^63 × 1 is not an int64 */
+    expect_error((const uint8_t[]){0x05, 0x03, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                   0x80, 0x80, 0x80, 0x80, 0x01}, 12, &env,
+                 CFI_E_MALFORMED, 0);
+}
+END_TEST
+
 START_TEST(test_unsupported_set_loc)
 {
     struct sem_decode_env env = eh_env;
@@ -298,6 +319,7 @@ static Suite *decode_suite(void)
     tcase_add_test(tc, test_program_offsets);
     tcase_add_test(tc, test_malformed);
     tcase_add_test(tc, test_leb_limits);
+    tcase_add_test(tc, test_factored_exact);
     tcase_add_test(tc, test_unsupported_set_loc);
     tcase_add_test(tc, test_opcode_names);
     suite_add_tcase(suite, tc);

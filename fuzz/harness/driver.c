@@ -176,3 +176,34 @@ int fuzz_replay_main(const char *name, int argc, char **argv,
     free(r);
     return status;
 }
+
+/* The context of a libFuzzer target (driver.h). */
+static struct fuzz_context *libfuzzer_context(void)
+{
+    static struct fuzz_context context = {.fd = -1};
+    return &context;
+}
+
+int fuzz_libfuzzer_init(bool libdw)
+{
+    struct fuzz_context *context = libfuzzer_context();
+    if (context->sink)
+        return 0;
+    if (fuzz_context_open(context) != FUZZ_OK ||
+        (libdw && fuzz_oracle_libdw_load(context) != FUZZ_OK)) {
+        fprintf(stderr, "cfisem fuzz: cannot set up the harness\n");
+        return 1;
+    }
+    return 0;
+}
+
+int fuzz_libfuzzer_one(fuzz_target_fn target, const uint8_t *data,
+                       size_t size)
+{
+    struct fuzz_context *context = libfuzzer_context();
+    static struct fuzz_report report;
+    if (!context->sink && fuzz_libfuzzer_init(false) != 0)
+        abort();   /* no memfd, no /dev/null: nothing can run */
+    fuzz_verdict(target(context, data, size, &report), &report);
+    return 0;
+}

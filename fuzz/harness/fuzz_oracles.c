@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_oracles.c — AFL++ harness 3: outside parsers (libdwarf, elfutils
- * libdw, libunwind) on a mutated ELF file, the first byte choosing which
+/* fuzz_oracles.c — harness 3: outside parsers (libdwarf, elfutils libdw,
+ * libunwind) on a mutated ELF file, the first byte choosing which
  * (fuzz/targets.h, target 3). A crash inside a library is the finding;
- * nothing is compared. The libraries may leak: a process runs a modest
- * number of inputs.
+ * then that library's engine is compared with ours (fuzz_outside_compare):
+ * our own engines' disagreement aborts, the library's unexplained
+ * differences go to $CFISEM_FUZZ_FINDINGS. The libraries may leak: an
+ * AFL++ process runs a modest number of inputs.
  *
- * Built with afl-clang-fast: an AFL++ persistent-mode harness (the input
+ * Built with CFISEM_LIBFUZZER: a libFuzzer target (LLVMFuzzerInitialize,
+ * LLVMFuzzerTestOneInput; with CFISEM_STRUCTURED also the structured
+ * mutator as LLVMFuzzerCustomMutator). Built with afl-clang-fast: an
+ * AFL++ persistent-mode harness (the input
  * in shared memory, 1000 inputs per process). Built with any other
  * compiler: the replay program, `fuzz_oracles [-v] FILE|FOLDER...`.
  * AFL++'s macros are GNU C (statement expressions): the one documented
@@ -16,11 +21,33 @@ static enum fuzz_result target(struct fuzz_context *context,
                                const uint8_t *data, size_t size,
                                struct fuzz_report *report)
 {
-    (void)report;
-    return fuzz_one_oracles(context, data, size);
+    return fuzz_one_oracles(context, data, size, report);
 }
 
-#ifdef __AFL_FUZZ_TESTCASE_LEN
+#if defined(CFISEM_LIBFUZZER)
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return fuzz_libfuzzer_init(true);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_libfuzzer_one(target, data, size);
+}
+
+#ifdef CFISEM_STRUCTURED
+#include "fuzz/mutator/structured.h"
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
+                               unsigned int seed)
+{
+    return fuzz_mutator_libfuzzer(FUZZ_SHAPE_ORACLES, data, size, max_size,
+                                  seed);
+}
+#endif
+#elif defined(__AFL_FUZZ_TESTCASE_LEN)
 #include <unistd.h> /* read(), which __AFL_FUZZ_TESTCASE_LEN calls */
 
 __AFL_FUZZ_INIT();
