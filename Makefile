@@ -66,7 +66,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # libdwarf ships no pkg-config file.
 DWARF_CFLAGS := -I/usr/include/libdwarf
-DWARF_LIBS   := -l:libdwarf.a -lelf -lz
+DWARF_LIBS   := -l:libdwarf.a -lelf -lz -lzstd
 LIBS     := $(PKG_LIBS) $(DWARF_LIBS) -ldl -lpthread -lm
 CFLAGS   += $(PKG_CFLAGS) $(DWARF_CFLAGS)
 

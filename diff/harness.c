@@ -641,7 +641,11 @@ static bool run_file(struct diff_run *run, size_t index, double started)
 {
     struct diff_file_result *result = &run->files[index];
     struct cfi_file *file;
-    result->status = cfi_file_open(result->path, &file, &result->diag);
+    const struct cfi_debug_search *search = run->config.debug_search;
+    result->status =
+        search ? cfi_file_open_debug(result->path, search, &file,
+                                     &result->diag)
+               : cfi_file_open(result->path, &file, &result->diag);
     if (result->status != CFI_OK)
         return result->status != CFI_E_NOMEM;
     struct sem_file_il *il;

@@ -39,7 +39,7 @@ bool validate_abi_parse(const char *text, enum validate_abi *abi)
 void validate_config_default(struct validate_config *config)
 {
     *config = (struct validate_config){VALIDATE_ABI_FULL, 4, 1, 100, false,
-                                            0, 0, NULL, NULL, NULL, 0};
+                                            0, 0, NULL, NULL, NULL, 0, NULL};
 }
 
 static double now_seconds(void)
@@ -523,7 +523,10 @@ static enum cfi_status run_validation(const struct validate_config *config,
     error->detail[0] = 0;
     struct cfi_diag *diag = &error->diag;
     struct cfi_file *file;
-    enum cfi_status status = cfi_file_open(path, &file, diag);
+    enum cfi_status status =
+        config->debug_search
+            ? cfi_file_open_debug(path, config->debug_search, &file, diag)
+            : cfi_file_open(path, &file, diag);
     if (status != CFI_OK)
         return status;
     struct validator v = {.started = now_seconds()};

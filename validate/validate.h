@@ -93,6 +93,9 @@ struct validate_config {
      * stapsdt: the SDT probes); NULL: every address of every FDE. */
     const uint64_t *only_pcs;
     size_t nonly_pcs;
+    /* Where a stripped FILE's separate debug file is looked for
+     * (cfi_file_open_debug); NULL: cfi_file_open, its own sections. */
+    const struct cfi_debug_search *debug_search;
 };
 
 void validate_config_default(struct validate_config *config);
