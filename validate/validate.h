@@ -139,6 +139,9 @@ struct validate_wrong_range {
     char *row_text;              /* owned, or NULL */
     bool in_gap;                 /* addresses no FDE covers */
     enum validate_wrong_class wrong_class;
+    /* The function symbol that holds begin, "name+0x12"; "" when none
+     * does (cut to fit). */
+    char function[128];
 };
 
 /* Wrong ranges of one kind (kind, statuses, signal), summed. */
