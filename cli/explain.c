@@ -381,8 +381,8 @@ static int explain_file(struct options *o, const struct cfi_file *file)
         struct cli_symbols symbols;
         cli_symbols_load(file, &symbols);
         char function[512];
-        e->function = cli_symbol_label(&symbols, o->pc, function,
-                                       sizeof function);
+        e->function = cli_symbol_label_pc(&symbols, o->pc, o->caller,
+                                          function, sizeof function);
         e->caller = o->caller;
         struct ex_state state;
         state_of(&o->state, &state);

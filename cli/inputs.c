@@ -143,29 +143,54 @@ void cli_symbols_free(struct cli_symbols *s)
     s->count = 0;
 }
 
-const char *cli_symbol_label(const struct cli_symbols *s, uint64_t addr,
-                             char *buf, size_t size)
+/* The function symbol that holds `lookup`, inside the file's
+ * executable segments, or NULL; unnamed ones are none. */
+static const struct cfi_symbol *holder(const struct cli_symbols *s,
+                                       uint64_t lookup)
 {
     uint64_t offset;
     const struct cfi_segment *segment =
-        s && s->file ? cfi_file_segment(s->file, addr) : NULL;
+        s && s->file ? cfi_file_segment(s->file, lookup) : NULL;
     if (!segment || !segment->executable)
         return NULL;
     const struct cfi_symbol *symbol =
-        cfi_symbol_find(s->items, s->count, addr, &offset);
-    if (!symbol || !symbol->name[0])
-        return NULL;
-    if (offset == 0)
+        cfi_symbol_find(s->items, s->count, lookup, &offset);
+    return symbol && symbol->name[0] ? symbol : NULL;
+}
+
+static const char *label(const struct cfi_symbol *symbol, uint64_t addr,
+                         char *buf, size_t size)
+{
+    if (addr == symbol->value)
         snprintf(buf, size, "%s", symbol->name);
     else
-        snprintf(buf, size, "%s+0x%" PRIx64, symbol->name, offset);
+        snprintf(buf, size, "%s+0x%" PRIx64, symbol->name,
+                 addr - symbol->value);
     return buf;
 }
 
-void cli_symbol_print(FILE *out, const struct cli_symbols *s, uint64_t addr)
+const char *cli_symbol_label(const struct cli_symbols *s, uint64_t addr,
+                             char *buf, size_t size)
+{
+    const struct cfi_symbol *symbol = holder(s, addr);
+    return symbol ? label(symbol, addr, buf, size) : NULL;
+}
+
+const char *cli_symbol_label_pc(const struct cli_symbols *s, uint64_t pc,
+                                bool caller_frame, char *buf, size_t size)
+{
+    if (caller_frame && pc == 0)
+        return NULL;
+    const struct cfi_symbol *symbol =
+        holder(s, cfi_lookup_pc(pc, caller_frame));
+    return symbol ? label(symbol, pc, buf, size) : NULL;
+}
+
+void cli_symbol_print_return(FILE *out, const struct cli_symbols *s,
+                             uint64_t addr)
 {
     char buf[512];
-    const char *label = cli_symbol_label(s, addr, buf, sizeof buf);
-    if (label)
-        fprintf(out, " <%s>", label);
+    const char *text = cli_symbol_label_pc(s, addr, true, buf, sizeof buf);
+    if (text)
+        fprintf(out, " <%s>", text);
 }

@@ -70,7 +70,15 @@ void cli_symbols_free(struct cli_symbols *s);
  * addresses up to the next: not those past the code). */
 const char *cli_symbol_label(const struct cli_symbols *s, uint64_t addr,
                              char *buf, size_t size);
-/* " <name+0x12>" after an address, or nothing. */
-void cli_symbol_print(FILE *out, const struct cli_symbols *s, uint64_t addr);
+/* The same for a frame's PC: a caller frame's (a return address) is
+ * the function that holds pc-1 (the call may be its last instruction),
+ * the offset pc's. */
+const char *cli_symbol_label_pc(const struct cli_symbols *s, uint64_t pc,
+                                bool caller_frame, char *buf, size_t size);
+/* " <name+0x12>" after a return address: the function is the one that
+ * holds addr-1 (the call may be its last instruction), the offset
+ * addr's; nothing when none. */
+void cli_symbol_print_return(FILE *out, const struct cli_symbols *s,
+                             uint64_t addr);
 
 #endif

@@ -22,9 +22,10 @@ static const char usage[] =
     "\n"
     "Unwinds one frame of FILE at ADDR: finds the row of its call frame\n"
     "information, computes the CFA, then the caller's registers. The\n"
-    "caller's PC is followed by the function that holds it, <name+0x12>,\n"
-    "when a function symbol of FILE does (JSON: \"function\" names the\n"
-    "function that holds ADDR).\n"
+    "caller's PC is followed by its function, <name+0x12>, when a function\n"
+    "symbol of FILE holds it; a return address, it is looked up at PC-1\n"
+    "(the call may end its function), the offset counted to the PC itself.\n"
+    "JSON: \"function\" names ADDR's function (with --caller, ADDR-1's).\n"
     "\n"
     "  --pc ADDR        the frame's PC, a file address (readelf's), or\n"
     "                   SYMBOL or SYMBOL+OFFSET: a function symbol of FILE\n"
@@ -324,8 +325,8 @@ static void print_text(const struct cfi_arch *arch,
                text, end ? " (end of stack)" : "");
         if (reg == arch->pc && answer->frame.caller.status[reg] ==
                                    CFI_REG_VALUE)
-            cli_symbol_print(stdout, symbols,
-                             answer->frame.caller.value[reg]);
+            cli_symbol_print_return(stdout, symbols,
+                                    answer->frame.caller.value[reg]);
         putchar('\n');
     }
     if (frame->signal_frame)
@@ -404,8 +405,8 @@ static void print_json(const struct options *o, const struct cfi_arch *arch,
 {
     printf("{\"schema_version\": %d, ", CFI_JSON_SCHEMA_VERSION);
     char buf[512];
-    const char *function = cli_symbol_label(&o->symbols, o->pc, buf,
-                                            sizeof buf);
+    const char *function = cli_symbol_label_pc(&o->symbols, o->pc,
+                                               o->caller, buf, sizeof buf);
     if (function) {
         fputs("\"function\": ", stdout);
         cfi_json_string(stdout, function);

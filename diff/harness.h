@@ -127,6 +127,10 @@ struct diff_record {
     struct cfi_frame expected;
     struct cfi_frame got;
     struct engine_outcome outcome;
+    /* The function symbol that holds the PC asked (a caller frame's
+     * looked up at PC-1), as "name+0x12", the offset PC's (cut to fit);
+     * "" when none does. */
+    char function[128];
 };
 
 struct diff_file_result {
