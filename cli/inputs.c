@@ -43,11 +43,16 @@ enum cfi_status cli_open_cfi(const struct cli_inputs *inputs,
     }
     enum cfi_status status = cfi_file_open_debug(path, &search, file, diag);
     if (status == CFI_OK && (*file)->debug_state == CFI_DEBUG_MISSING)
-        fprintf(stderr,
-                "cfisem: %s: note: debug file %s not found; FDEs only in "
-                "its .debug_frame are not read\n",
-                path, (*file)->debug_path);
+        cli_note_debug_missing(path, (*file)->debug_path);
     return status;
+}
+
+void cli_note_debug_missing(const char *path, const char *name)
+{
+    fprintf(stderr,
+            "cfisem: %s: note: debug file %s not found; FDEs only in its "
+            ".debug_frame are not read\n",
+            path, name);
 }
 
 void cli_inputs_help(FILE *out)

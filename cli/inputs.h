@@ -35,6 +35,9 @@ enum cfi_status cli_open_cfi(const struct cli_inputs *inputs,
                              const char *path, struct cfi_file **file,
                              struct cfi_diag *diag);
 
+/* That note, for a file opened elsewhere (validate/). */
+void cli_note_debug_missing(const char *path, const char *name);
+
 /* The help text of --debug-dir, for the commands that take it. */
 void cli_inputs_help(FILE *out);
 

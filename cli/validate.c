@@ -378,6 +378,8 @@ int cli_validate(int argc, char **argv)
         report_error(o.path, &error);
         return CLI_BAD_INPUT;
     }
+    if (v->debug_missing)
+        cli_note_debug_missing(o.path, v->debug_missing);
     result = report(&o, v);
     validate_result_free(v);
     return result;

@@ -641,6 +641,29 @@ START_TEST(test_debug_dir)
     cfisem_exits(explain_dir, 64, &run);
     test_run_free(&run);
 
+    /* compile and validate read what il reads: an eh_elf of the file
+     * alone (a note says the debug file is missing) passes for the file
+     * alone, and fails where the debug file adds FDEs, each wrong range
+     * naming its function */
+    char *eh_elf = in_dir(p.dir, "alone.eh_elf.so");
+    const char *compile[] = {"compile", alone, "-o", eh_elf, NULL};
+    cfisem_exits(compile, 0, &run);
+    ck_assert_ptr_nonnull(strstr(run.err, "note: debug file prog.debug"));
+    test_run_free(&run);
+    const char *valid[] = {"validate", alone, eh_elf, NULL};
+    cfisem_exits(valid, 0, &run);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "note: debug file prog.debug"));
+    test_run_free(&run);
+    const char *wrong[] = {"validate", alone, eh_elf, "--debug-dir", root,
+                           NULL};
+    cfisem_exits(wrong, 1, &run);
+    ck_assert_ptr_nonnull(strstr(run.out, "fde .debug_frame+"));
+    ck_assert_ptr_nonnull(strstr(run.out, " <g"));
+    ck_assert_uint_eq(run.err_len, 0);
+    test_run_free(&run);
+    free(eh_elf);
+
     test_run_free(&full);
     test_run_free(&beside);
     free(real);

@@ -564,6 +564,9 @@ static enum cfi_status run_validation(const struct validate_config *config,
         error->path = eh_elf_path;
         status = open_eh_elf(&v, eh_elf_path, error);
     }
+    if (status == CFI_OK && file->debug_state == CFI_DEBUG_MISSING &&
+        !(v.result->debug_missing = strdup(file->debug_path)))
+        status = cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     if (status == CFI_OK) {
         error->path = NULL;
         status = validate_file(&v);
@@ -717,5 +720,6 @@ void validate_result_free(struct validate_result *validation)
         range_free(&validation->ranges[i]);
     free(validation->ranges);
     free(validation->kinds);
+    free(validation->debug_missing);
     free(validation);
 }

@@ -178,6 +178,9 @@ struct validate_result {
     enum validate_abi hint_abi;
     uint64_t hint_addresses, hint_wrong;
     double seconds;
+    /* The debug file FILE names (.gnu_debuglink) that was found nowhere
+     * (config.debug_search), owned; NULL: none missing. */
+    char *debug_missing;
 };
 
 /* Whether the validation fails: a wrong range, not counting the
