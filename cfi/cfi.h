@@ -419,6 +419,15 @@ struct cfi_section_bytes {
     bool relocated;           /* differs from the file's bytes there */
 };
 
+/* Whether a separate debug file was read (cfi_file_open_debug). */
+enum cfi_debug_state {
+    CFI_DEBUG_NONE,     /* not looked for (the file has its own
+                           .debug_frame, or cfi_file_open), or the file
+                           names none, or only a build-id not found */
+    CFI_DEBUG_FOUND,    /* its .debug_frame joined the file's FDEs */
+    CFI_DEBUG_MISSING,  /* .gnu_debuglink names one found nowhere */
+};
+
 /* A file's call frame information and image. Owns all memory it points to:
  * instruction and augmentation bytes stay valid until cfi_file_close. */
 struct cfi_file {
@@ -442,6 +451,11 @@ struct cfi_file {
     bool relocatable;         /* ET_REL */
     uint64_t entry;           /* e_entry, the entry point (0: none) */
     struct cfi_section_bytes frame_bytes[2]; /* by enum cfi_section */
+    /* The separate debug file (cfi_file_open_debug): FOUND, debug_path
+     * is the file whose .debug_frame was read; MISSING, debug_path is
+     * the name .gnu_debuglink gives, found nowhere. */
+    enum cfi_debug_state debug_state;
+    char *debug_path;
     /* Private storage. */
     uint8_t *image;           /* the whole file */
     size_t image_size;
@@ -462,6 +476,33 @@ struct cfi_file {
 enum cfi_status cfi_file_open(const char *path, struct cfi_file **file,
                               struct cfi_diag *diag);
 void cfi_file_close(struct cfi_file *file);
+
+/* Where a separate debug file is looked for: the debug directories, in
+ * order, then CFI_DEBUG_DIR (gdb's debug-file-directory). */
+#define CFI_DEBUG_DIR "/usr/lib/debug"
+struct cfi_debug_search {
+    const char *const *dirs;
+    size_t ndirs;
+};
+/* As cfi_file_open, and when the file has no .debug_frame bytes of its
+ * own (stripped: absent or SHT_NOBITS), its .debug_frame is read from
+ * its separate debug file, as gdb finds it:
+ *   1. by build-id: DIR/.build-id/NN/REST.debug for each debug
+ *      directory DIR (NN the first byte in hex, REST the others), whose
+ *      own build-id must be the same;
+ *   2. by .gnu_debuglink NAME: FILEDIR/NAME (not the file itself),
+ *      FILEDIR/.debug/NAME, then DIR/FILEDIR/NAME for each debug
+ *      directory (FILEDIR the file's absolute directory), whose CRC-32
+ *      must be the one .gnu_debuglink gives.
+ * The first candidate that is a readable ELF file of the same machine
+ * and matches is taken; its .debug_frame (decompressed when compressed)
+ * joins the FDE set as the file's .debug_frame, and everything else
+ * (segments, .eh_frame, symbols) stays the file's. file->debug_state
+ * says what was found. `search` NULL: CFI_DEBUG_DIR alone. */
+enum cfi_status cfi_file_open_debug(const char *path,
+                                    const struct cfi_debug_search *search,
+                                    struct cfi_file **file,
+                                    struct cfi_diag *diag);
 /* As cfi_file_open, but a file with neither frame section opens too, with
  * no CIE and no FDE (its segments, entry point and symbols are there):
  * for the code of files that have no CFI at all. */

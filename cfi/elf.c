@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 /* Headers are copied out of the image with memcpy into <elf.h> structs,
  * which holds only on a little-endian host, as the file is. */
@@ -208,6 +209,54 @@ static bool has_name(const struct section_table *table, uint32_t name,
  * allocated: the size comes from the file. */
 #define DECOMPRESSED_MAX ((uint64_t)1 << 30)
 
+/* A zstd frame expands a block of up to 128 KiB from 4 bytes at best
+ * (an RLE block), but frame sections compress about 10:1: a declared size
+ * above this many times the compressed size is refused before anything
+ * is allocated, so that memory follows the bytes in the file and not
+ * the size the file claims. */
+#define ZSTD_RATIO_MAX 1024
+
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2 /* gABI; <elf.h> of glibc before 2.37 lacks it */
+#endif
+
+/* SHF_COMPRESSED with ELFCOMPRESS_ZSTD (gABI): an Elf64_Chdr, then one or
+ * more zstd frames that decompress to exactly ch_size bytes. libelf
+ * 0.188 reads only zlib; libzstd does it here. */
+static enum cfi_status decompress_zstd(struct cfi_file *file,
+                                       const Elf64_Shdr *shdr,
+                                       const Elf64_Chdr *chdr,
+                                       enum cfi_section section,
+                                       struct cfi_elf_section *found,
+                                       struct cfi_diag *diag)
+{
+    size_t compressed = (size_t)shdr->sh_size - sizeof *chdr;
+    if (chdr->ch_size > DECOMPRESSED_MAX ||
+        chdr->ch_size / ZSTD_RATIO_MAX > compressed)
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        SECTION_MESSAGE(section, "zstd: declared size too "
+                                                 "large for the section"));
+    uint8_t *copy = cfi_arena_alloc(file->arena, (size_t)chdr->ch_size, 1);
+    if (!copy)
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    size_t length = ZSTD_decompress(copy, (size_t)chdr->ch_size,
+                                    file->image + shdr->sh_offset +
+                                        sizeof *chdr,
+                                    compressed);
+    if (ZSTD_isError(length))
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        SECTION_MESSAGE(section, "zstd: cannot decompress "
+                                                 "section"));
+    if (length != chdr->ch_size)
+        return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
+                        SECTION_MESSAGE(section, "zstd: decompressed size "
+                                                 "differs from the declared "
+                                                 "size"));
+    found->bytes = copy;
+    found->file_size = length;
+    return CFI_OK;
+}
+
 /* libelf decompresses a section in place in its own view of the file,
  * and would write the new section header into our image: it is given a
  * scratch ELF holding only this section instead. */
@@ -222,6 +271,8 @@ static enum cfi_status decompress(struct cfi_file *file,
         return cfi_fail(diag, CFI_E_MALFORMED, CFI_NO_OFFSET,
                         SECTION_MESSAGE(section, "cannot decompress section"));
     memcpy(&chdr, file->image + shdr->sh_offset, sizeof chdr);
+    if (chdr.ch_type == ELFCOMPRESS_ZSTD)
+        return decompress_zstd(file, shdr, &chdr, section, found, diag);
     if (chdr.ch_type != ELFCOMPRESS_ZLIB || chdr.ch_size > DECOMPRESSED_MAX)
         return cfi_fail(diag, CFI_E_UNSUPPORTED, CFI_NO_OFFSET,
                         SECTION_MESSAGE(section, "unsupported compression"));
@@ -323,6 +374,68 @@ static enum cfi_status read_frame_section(struct cfi_file *file,
     return CFI_OK;
 }
 
+/* The desc of the first NT_GNU_BUILD_ID note named "GNU" of an SHT_NOTE
+ * section (gABI note layout: namesz, descsz, type, then name and desc,
+ * each padded to 4 bytes). */
+static void read_build_id(const struct cfi_file *file, const Elf64_Shdr *shdr,
+                          struct cfi_elf_debug_names *names)
+{
+    if (!in_file(file, shdr->sh_offset, shdr->sh_size))
+        return;
+    const uint8_t *notes = file->image + shdr->sh_offset;
+    uint64_t pos = 0, size = shdr->sh_size;
+    while (!names->build_id && size - pos >= 12) {
+        uint64_t namesz = cfi_load_le(notes + pos, 4);
+        uint64_t descsz = cfi_load_le(notes + pos + 4, 4);
+        uint64_t type = cfi_load_le(notes + pos + 8, 4);
+        uint64_t name_at = pos + 12, desc_at = name_at + (namesz + 3) / 4 * 4;
+        if (desc_at > size || descsz > size - desc_at)
+            return;
+        if (type == NT_GNU_BUILD_ID && namesz == 4 && descsz > 0 &&
+            memcmp(notes + name_at, "GNU", 4) == 0) {
+            names->build_id = notes + desc_at;
+            names->build_id_size = (size_t)descsz;
+        }
+        pos = desc_at + (descsz + 3) / 4 * 4;
+        if (pos > size)
+            return;
+    }
+}
+
+/* .gnu_debuglink: a file name ending with NUL, padding to 4 bytes, the
+ * CRC-32 of the debug file (little-endian, as the file is). */
+static void read_debuglink(const struct cfi_file *file, const Elf64_Shdr *shdr,
+                           struct cfi_elf_debug_names *names)
+{
+    if (shdr->sh_type == SHT_NOBITS ||
+        !in_file(file, shdr->sh_offset, shdr->sh_size))
+        return;
+    const char *text = (const char *)file->image + shdr->sh_offset;
+    const char *nul = memchr(text, 0, shdr->sh_size);
+    if (!nul || nul == text)
+        return;
+    uint64_t crc_at = ((uint64_t)(nul - text) + 1 + 3) / 4 * 4;
+    if (crc_at > shdr->sh_size || shdr->sh_size - crc_at < 4)
+        return;
+    names->debuglink = text;
+    names->debuglink_crc =
+        (uint32_t)cfi_load_le((const uint8_t *)text + crc_at, 4);
+}
+
+static void find_debug_names(const struct cfi_file *file,
+                             const struct section_table *table,
+                             struct cfi_elf_debug_names *names)
+{
+    for (uint64_t i = 0; i < table->count; i++) {
+        Elf64_Shdr shdr = section_header(file, table, i);
+        if (shdr.sh_type == SHT_NOTE && !names->build_id)
+            read_build_id(file, &shdr, names);
+        else if (has_name(table, shdr.sh_name, ".gnu_debuglink") &&
+                 !names->debuglink)
+            read_debuglink(file, &shdr, names);
+    }
+}
+
 /* The first section of each name counts; later ones are ignored. A
  * .zdebug_frame stands for .debug_frame when it comes first. */
 static enum cfi_status find_frame_sections(struct cfi_file *file,
@@ -411,6 +524,8 @@ enum cfi_status cfi_elf_read(struct cfi_file *file,
         status = read_section_table(file, &header, &table, diag);
     if (status == CFI_OK)
         status = find_frame_sections(file, &table, frames, diag);
+    if (status == CFI_OK)
+        find_debug_names(file, &table, &frames->debug_names);
     file->arch = status == CFI_OK ? cfi_arch_of_machine(header.e_machine)
                                   : NULL;
     file->relocatable = status == CFI_OK && header.e_type == ET_REL;

@@ -47,8 +47,8 @@ enum cfi_status cfi_check_regular_file(const char *path, struct cfi_diag *diag)
 
 /* The whole file into file->image. A file that shrinks while being read
  * keeps what was read. */
-static enum cfi_status read_image(const char *path, struct cfi_file *file,
-                                  struct cfi_diag *diag)
+enum cfi_status cfi_read_image(const char *path, struct cfi_file *file,
+                               struct cfi_diag *diag)
 {
     int fd;
     struct stat st;
@@ -159,11 +159,21 @@ static struct cfi_section_bytes section_bytes(const struct cfi_elf_section *s)
     return shown;
 }
 
-static enum cfi_status load(struct cfi_file *file, bool code_only,
+/* How a file is opened: without CFI allowed (cfi_file_open_code), and
+ * with its debug file looked for (cfi_file_open_debug). */
+struct open_how {
+    bool code_only;
+    bool debug;
+    const struct cfi_debug_search *search;
+};
+
+static enum cfi_status load(struct cfi_file *file, const struct open_how *how,
                             struct cfi_diag *diag)
 {
     struct cfi_elf_frames frames;
     enum cfi_status status = cfi_elf_read(file, &frames, diag);
+    if (status == CFI_OK && how->debug)
+        status = cfi_debug_file_merge(file, how->search, &frames, diag);
     if (status != CFI_OK)
         return status;
     file->frame_bytes[CFI_EH_FRAME] = section_bytes(&frames.eh_frame);
@@ -173,13 +183,13 @@ static enum cfi_status load(struct cfi_file *file, bool code_only,
     file->eh_frame_hdr_addr = frames.eh_frame_hdr.addr;
     file->eh_frame_hdr_size = frames.eh_frame_hdr.size;
     if (!frames.eh_frame.present && !frames.debug_frame.present)
-        return code_only ? CFI_OK
+        return how->code_only ? CFI_OK
                          : cfi_fail(diag, CFI_E_NO_CFI, CFI_NO_OFFSET,
                                     "no .eh_frame or .debug_frame section");
     return load_frames(file, &frames, diag);
 }
 
-static enum cfi_status open_file(const char *path, bool code_only,
+static enum cfi_status open_file(const char *path, const struct open_how *how,
                                  struct cfi_file **file, struct cfi_diag *diag)
 {
     *file = NULL;
@@ -192,9 +202,9 @@ static enum cfi_status open_file(const char *path, bool code_only,
         cfi_file_close(loaded);
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     }
-    enum cfi_status status = read_image(path, loaded, diag);
+    enum cfi_status status = cfi_read_image(path, loaded, diag);
     if (status == CFI_OK)
-        status = load(loaded, code_only, diag);
+        status = load(loaded, how, diag);
     if (status != CFI_OK) {
         cfi_file_close(loaded);
         return status;
@@ -206,13 +216,24 @@ static enum cfi_status open_file(const char *path, bool code_only,
 enum cfi_status cfi_file_open(const char *path, struct cfi_file **file,
                               struct cfi_diag *diag)
 {
-    return open_file(path, false, file, diag);
+    struct open_how how = {false, false, NULL};
+    return open_file(path, &how, file, diag);
+}
+
+enum cfi_status cfi_file_open_debug(const char *path,
+                                    const struct cfi_debug_search *search,
+                                    struct cfi_file **file,
+                                    struct cfi_diag *diag)
+{
+    struct open_how how = {false, true, search};
+    return open_file(path, &how, file, diag);
 }
 
 enum cfi_status cfi_file_open_code(const char *path, struct cfi_file **file,
                                    struct cfi_diag *diag)
 {
-    return open_file(path, true, file, diag);
+    struct open_how how = {true, false, NULL};
+    return open_file(path, &how, file, diag);
 }
 
 void cfi_file_close(struct cfi_file *file)
@@ -220,6 +241,7 @@ void cfi_file_close(struct cfi_file *file)
     if (!file)
         return;
     free(file->path);
+    free(file->debug_path);
     free(file->image);
     cfi_arena_free(file->arena);
     free(file);

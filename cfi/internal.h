@@ -13,6 +13,7 @@
  *               their FDE lists (dwarf_object.h: also used by engines/
  *               and fuzz/)
  *   file.c      cfi_file_open, lookup, close
+ *   debuglink.c the separate debug file: by build-id, by .gnu_debuglink
  */
 #ifndef CFISEM_CFI_INTERNAL_H
 #define CFISEM_CFI_INTERNAL_H
@@ -179,10 +180,21 @@ struct cfi_elf_section {
     bool relocated;        /* bytes is a relocated copy */
 };
 
+/* What names a separate debug file: the GNU build-id note (NULL: none)
+ * and .gnu_debuglink (the file's name and the CRC-32 of its bytes). Both
+ * point into the image. */
+struct cfi_elf_debug_names {
+    const uint8_t *build_id;
+    size_t build_id_size;
+    const char *debuglink;  /* NULL: no .gnu_debuglink */
+    uint32_t debuglink_crc;
+};
+
 struct cfi_elf_frames {
     struct cfi_elf_section eh_frame;
     struct cfi_elf_section eh_frame_hdr;
     struct cfi_elf_section debug_frame;
+    struct cfi_elf_debug_names debug_names;
 };
 
 /* In a relocatable object: applies the relocations of `rela_section`
@@ -200,6 +212,20 @@ enum cfi_status cfi_relocate(struct cfi_file *file,
 enum cfi_status cfi_elf_read(struct cfi_file *file,
                              struct cfi_elf_frames *frames,
                              struct cfi_diag *diag);
+
+/* The whole regular file at `path` into file->image (file.c). */
+enum cfi_status cfi_read_image(const char *path, struct cfi_file *file,
+                               struct cfi_diag *diag);
+
+/* Fills file->debug_path and file->debug_state and, when a debug file
+ * is found, gives frames->debug_frame its .debug_frame (copied into
+ * file->arena): debuglink.c. Only when the file's own .debug_frame has
+ * no bytes. Never fails for want of a debug file: CFI_E_NOMEM only, or
+ * the debug file's own error when it is found but malformed. */
+enum cfi_status cfi_debug_file_merge(struct cfi_file *file,
+                                     const struct cfi_debug_search *search,
+                                     struct cfi_elf_frames *frames,
+                                     struct cfi_diag *diag);
 
 /* ------------------------------------------------------------------ */
 /* libdwarf                                                            */

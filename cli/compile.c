@@ -7,12 +7,14 @@
 #include <time.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "compile/cg.h"
 #include "semantics/sem.h"
 
 static const char usage[] =
     "usage: cfisem compile FILE -o OUT.eh_elf.so [--emit-c OUT.c]\n"
     "                      [--abi full|v1] [--layout tree|table] [-j N]\n"
+    "                      [--debug-dir DIR]\n"
     "\n"
     "Compiles the call frame information of FILE (.eh_frame, .debug_frame)\n"
     "into an eh_elf: a shared object whose code unwinds one frame at any\n"
@@ -39,6 +41,10 @@ static const char usage[] =
     "                both for either ABI\n"
     "  -j N          compile N translation units at a time (default: the\n"
     "                number of CPUs)\n"
+    "  --debug-dir DIR  look for a stripped FILE's separate debug file in\n"
+    "                DIR before /usr/lib/debug (build-id, .gnu_debuglink):\n"
+    "                its .debug_frame is compiled with FILE's .eh_frame, as\n"
+    "                cfisem validate and diff read it (repeatable)\n"
     "\n"
     "The C compiler is $CC, or cc. The eh_elf of an AArch64 FILE is AArch64\n"
     "code, built by $CFISEM_AARCH64_CC, or aarch64-linux-gnu-gcc, which cfisem\n"
@@ -151,6 +157,7 @@ struct options {
     enum cg_abi abi;
     enum cg_search_kind search;
     unsigned jobs;
+    struct cli_inputs inputs;  /* --debug-dir */
 };
 
 static int parse_option(int argc, char **argv, int *i, struct options *o)
@@ -192,8 +199,11 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->path = argv[i];
             continue;
         }
-        int status = parse_option(argc, argv, &i, o);
-        if (status != CLI_OK)
+        int status = cli_inputs_option("compile", argc, argv, &i,
+                                       &o->inputs);
+        if (status == 0)
+            status = parse_option(argc, argv, &i, o);
+        if (status != CLI_OK && status != 1)
             return status;
     }
     if (!o->path)
@@ -309,13 +319,14 @@ int cli_compile(int argc, char **argv)
         fputs(usage, stdout);
         return CLI_OK;
     }
-    struct options o = {NULL, NULL, NULL, CG_ABI_FULL, CG_SEARCH_TABLE, 0};
+    struct options o = {NULL, NULL, NULL, CG_ABI_FULL, CG_SEARCH_TABLE, 0,
+                        {{NULL}, 0}};
     int result = parse_options(argc, argv, &o);
     if (result != CLI_OK)
         return result;
     struct cfi_file *file;
     struct cfi_diag diag;
-    if (cfi_file_open(o.path, &file, &diag) != CFI_OK) {
+    if (cli_open_cfi(&o.inputs, o.path, &file, &diag) != CFI_OK) {
         cli_report_file_error(o.path, &diag);
         return CLI_BAD_INPUT;
     }

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "files.h"
+#include "inputs.h"
 #include "compile/cg.h"
 #include "diff/batch.h"
 #include "diff/harness.h"
@@ -24,6 +25,7 @@ static const char usage[] =
     "                   [--fault BEGIN-END]...\n"
     "                   [--show N] [--keep N] [--progress]\n"
     "                   [--timeout S] [--no-isolate] [--pcs stapsdt]\n"
+    "                   [--debug-dir DIR]\n"
     "\n"
     "Asks every engine the same questions as the IL evaluator (the\n"
     "reference) and compares the answers register by register.\n"
@@ -56,6 +58,10 @@ static const char usage[] =
     "                   child process each, with the file mapped there,\n"
     "                   and gdb, the slowest). il is also run as an\n"
     "                   engine: a second instance against the reference\n"
+    "  --debug-dir DIR  look for a stripped FILE's separate debug file\n"
+    "                   (build-id, .gnu_debuglink) in DIR before\n"
+    "                   /usr/lib/debug, as cfisem il does: its\n"
+    "                   .debug_frame joins FILE's .eh_frame (repeatable)\n"
     "  --states N       states per PC (default 4, at most 1024)\n"
     "  --seed S         seed of the registers, PCs and memories (default 1)\n"
     "  --all-pcs        every address of every FDE (innermost), not only\n"
@@ -269,6 +275,8 @@ struct options {
     bool progress;
     bool in_process;
     bool stapsdt_pcs;
+    struct cli_inputs inputs;      /* --debug-dir */
+    struct cfi_debug_search debug_search;
 };
 
 static int parse_engines(const char *list, struct diff_config *config)
@@ -395,11 +403,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        int status = CLI_OK;
+        int status = CLI_OK, taken;
         if (arg[0] != '-' || !strcmp(arg, "-")) {
             if (!cli_files_add(&o->files, arg))
                 return CLI_BAD_INPUT;
         }
+        else if ((taken = cli_inputs_option("diff", argc, argv, &i,
+                                            &o->inputs)))
+            status = taken == 1 ? CLI_OK : taken;
         else if (!strcmp(arg, "--all-pcs"))
             o->config.all_pcs = true;
         else if (!strcmp(arg, "--progress"))
@@ -562,6 +573,9 @@ static int run_diff(struct options *o)
                                     false, 0};
     o->config.progress = show_progress;
     o->config.progress_env = &progress;
+    o->debug_search.dirs = o->inputs.debug_dirs;
+    o->debug_search.ndirs = o->inputs.ndebug_dirs;
+    o->config.debug_search = &o->debug_search;
     struct diff_batch batch = {o->results_dir, !o->in_process,
                                o->files.places, o->files.total};
     struct diff_batch_counts counts;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "engines/engines.h"
 #include "explain/explain.h"
 #include "synth/synth.h"
@@ -20,6 +21,7 @@ static const char usage[] =
     "                      [--regs REG=VALUE[,REG=VALUE...]]\n"
     "                      [--mem-seed S | --mem DUMP@ADDR] [--fault B-E]...\n"
     "                      [--format text|markdown|latex|json|html]\n"
+    "                      [--debug-dir DIR]\n"
     "\n"
     "Shows how the semantics derives the unwinding of one frame of FILE at\n"
     "ADDR, in five sections:\n"
@@ -42,7 +44,11 @@ static const char usage[] =
     "(va_bits 48) when RA_SIGN_STATE says signed, and the key (A, or B\n"
     "for a CIE with 'B').\n"
     "\n"
-    "  --pc, --caller, --regs, --mem-seed, --mem, --fault as for unwind.\n"
+    "  --pc, --caller, --regs, --mem-seed, --mem, --fault as for unwind\n"
+    "               (--pc ADDR, SYMBOL or SYMBOL+OFFSET; section 1 then\n"
+    "               names the function that holds the PC, <name+0x12>).\n"
+    "  --debug-dir DIR  look for FILE's separate debug file in DIR first,\n"
+    "               as for unwind.\n"
     "  --format F   text (default; colour on a terminal unless NO_COLOR),\n"
     "               markdown, latex (a fragment to \\input), json (one\n"
     "               object; its schema is below), html (one page:\n"
@@ -135,8 +141,10 @@ static const char usage[] =
 
 struct options {
     const char *path;
-    uint64_t pc;
+    uint64_t pc;                 /* once --pc is resolved in the file */
     bool has_pc;
+    struct cli_pc pc_arg;        /* --pc as given */
+    struct cli_inputs inputs;    /* --debug-dir */
     bool caller;
     enum ex_format format;
     struct cli_state state;
@@ -168,7 +176,7 @@ static bool takes_value(const char *arg)
 
 static int parse_value(const char *arg, char *value, struct options *o)
 {
-    if (!strcmp(arg, "--pc") && !(o->has_pc = cli_parse_u64(value, &o->pc)))
+    if (!strcmp(arg, "--pc") && !(o->has_pc = cli_pc_parse(value, &o->pc_arg)))
         return cli_usage_error("explain", "bad address", value);
     if (!strcmp(arg, "--regs") && !cli_state_regs(&o->state, value))
         return cli_usage_error("explain", "bad register list", value);
@@ -192,10 +200,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        int taken;
         if (arg[0] != '-') {
             if (o->path)
                 return cli_usage_error("explain", "more than one FILE:", arg);
             o->path = arg;
+        } else if ((taken = cli_inputs_option("explain", argc, argv, &i,
+                                              &o->inputs))) {
+            if (taken != 1)
+                return taken;
         } else if (!strcmp(arg, "--caller")) {
             o->caller = true;
         } else if (!takes_value(arg)) {
@@ -365,6 +378,11 @@ static int explain_file(struct options *o, const struct cfi_file *file)
         e->path = o->path;
         e->file = file;
         e->pc = o->pc;
+        struct cli_symbols symbols;
+        cli_symbols_load(file, &symbols);
+        char function[512];
+        e->function = cli_symbol_label_pc(&symbols, o->pc, o->caller,
+                                          function, sizeof function);
         e->caller = o->caller;
         struct ex_state state;
         state_of(&o->state, &state);
@@ -372,6 +390,7 @@ static int explain_file(struct options *o, const struct cfi_file *file)
         ex_explain(e, engine_memory_reader(memory), arena);
         result = print_explanation(e, o->format);
         ex_explanation_free(e);
+        cli_symbols_free(&symbols);
     }
     free(e);
     sem_arena_free(arena);
@@ -392,11 +411,14 @@ int cli_explain(int argc, char **argv)
     if (result == CLI_OK) {
         struct cfi_file *file;
         struct cfi_diag diag;
-        if (cfi_file_open(o->path, &file, &diag) != CFI_OK) {
+        if (cli_open_cfi(&o->inputs, o->path, &file, &diag) != CFI_OK) {
             cli_report_file_error(o->path, &diag);
             result = CLI_BAD_INPUT;
         } else {
-            result = explain_file(o, file);
+            result = cli_pc_resolve("explain", o->path, file, &o->pc_arg);
+            o->pc = o->pc_arg.addr;
+            if (result == CLI_OK)
+                result = explain_file(o, file);
             cfi_file_close(file);
         }
     }

@@ -1,29 +1,61 @@
 /* SPDX-License-Identifier: MIT */
-/* il.c — `cfisem il FILE [--pc ADDR] [--format text|json|readelf]`: the
- * intermediate language of a file's CFI, every FDE or the one row that
- * covers ADDR. */
+/* il.c — `cfisem il FILE... [--pc ADDR] [--format text|json|readelf]`:
+ * the intermediate language of each file's CFI, every FDE or the one row
+ * that covers ADDR. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "semantics/sem.h"
 
 static void print_usage(FILE *out)
 {
     fputs(
-        "usage: cfisem il FILE [--pc ADDR] [--format text|json|readelf]\n"
+        "usage: cfisem il FILE... [--pc ADDR] [--format text|json|readelf]\n"
+        "                 [--debug-dir DIR]\n"
         "       cfisem il FILE --sframe [--pc ADDR]\n"
         "\n"
         "Prints the intermediate language (IL) of the call frame information\n"
         "of FILE (.eh_frame, then .debug_frame): for each FDE, its rows and\n"
         "the addresses each covers. With --pc, only the row covering ADDR\n"
-        "(decimal or 0x-hex), in the FDE that covers it.\n"
+        "(decimal or 0x-hex), in the FDE that covers it. ADDR may be a\n"
+        "function's name, SYMBOL or SYMBOL+OFFSET (OFFSET decimal or 0x-hex):\n"
+        "the address of the function symbol (.symtab, .dynsym) of that name;\n"
+        "when several functions bear the name (static functions of different\n"
+        "units), the one at the lowest address, and a note on stderr says so;\n"
+        "none: one line, exit 64.\n"
+        "\n"
+        "Several files are printed one after the other, each after a line\n"
+        "\"File: FILE\" (as readelf does; not in JSON, whose object names its\n"
+        "file: one object per file); a file that cannot be read is reported\n"
+        "and the others are still printed.\n"
+        "\n"
+        "A stripped file's .debug_frame is read from its separate debug file,\n"
+        "found as gdb finds it: by build-id (DIR/.build-id/NN/REST.debug) and\n"
+        "by .gnu_debuglink (the file's folder, its .debug/ folder, then\n"
+        "DIR/FILEDIR/NAME, the CRC checked), DIR being each --debug-dir, then\n"
+        "/usr/lib/debug. It joins the file's own .eh_frame. A debug file that\n"
+        "the file names (.gnu_debuglink) but that is found nowhere gives one\n"
+        "note on stderr; it is not an error.\n"
+        "\n"
+        "Options:\n"
+        "  --pc ADDR        only the row covering ADDR (or SYMBOL[+OFFSET])\n"
+        "  --format FORMAT  text (default), json or readelf\n"
+        "  --sframe         the .sframe table instead (one FILE)\n",
+        out);
+    cli_inputs_help(out);
+    fputs(
         "\n"
         "Formats:\n"
-        "  text     (default) a header line per FDE, then a line per range:\n"
-        "             fde .eh_frame+0x18 cie=0x0 [0x26000,0x26360) aug=zR"
-        " caf=1 daf=-8 ra=16\n"
+        "  text     (default) a header line per FDE, naming the function\n"
+        "           that holds its first address when a symbol does, then a\n"
+        "           line per range:\n"
+        "             fde .eh_frame+0x18 cie=0x0 [0x26000,0x26360)"
+        " <__libc_start_call_main>\n"
+        "               aug=zR caf=1 daf=-8 ra=16   (one line)\n"
         "             [0x26000,0x26006)  cfa=rsp+16  rip=[cfa-8]\n"
         "             [0x26010,0x26360)  cfa=expr(breg7 8; breg16 0; lit15;"
         " and; lit11; ge; lit3; shl; plus)  rip=[cfa-8]\n"
@@ -64,8 +96,11 @@ static void print_usage(FILE *out)
         "\n"
         "Example: cfisem il /lib/x86_64-linux-gnu/libc.so.6 --pc 0x27285\n"
         "\n"
-        "Sections: .eh_frame and .debug_frame, or .zdebug_frame (the older GNU\n"
-        "compression). A frame section that holds no record (glibc's gconv modules\n"
+        "Sections: .eh_frame and .debug_frame, compressed (SHF_COMPRESSED) with\n"
+        "zlib or zstd, or .zdebug_frame (the older GNU compression). A zstd section\n"
+        "that claims more than 1 GiB, or 1024 times its compressed bytes, or whose\n"
+        "frame gives another size than it claims, is malformed. A frame section\n"
+        "that holds no record (glibc's gconv modules\n"
         "and libnss_dns.so.2 have an .eh_frame of only its terminator) is a file with\n"
         "no FDE: nothing is printed, exit 0. In .debug_frame a zero length word is\n"
         "read as 4 bytes of padding and the records after it are read (DWARF 5\n"
@@ -84,23 +119,27 @@ static void print_usage(FILE *out)
         "  [0x2728f,0x27296)  cfa=rsp+56  rbx=[cfa-56]  rbp=[cfa-48]  r12=[cfa-40]  r13=[cfa-32]  r14=[cfa-24]  r15=[cfa-16]  rip=[cfa-8]\n"
         "\n"
         "The members of --format json: {\"schema_version\": 1, \"file\": ..., \"fdes\":\n"
-        "[{\"section\", \"offset\", \"cie_offset\", \"begin\", \"end\", \"augmentation\",\n"
+        "[{\"section\", \"offset\", \"cie_offset\", \"begin\", \"end\", \"function\"\n"
+        "(when a symbol holds begin), \"augmentation\",\n"
         "\"code_align\", \"data_align\", \"ra\", \"error\" (an FDE that does not\n"
         "translate only), \"rows\": [{\"begin\", \"end\", \"cfa\", \"regs\"}]}]}.\n"
         "--format readelf is laid out as readelf -wF, so that the two can be\n"
         "compared line by line.\n"
         "\n"
-        "Exit status: 0 success; 2 the file cannot be loaded or an FDE cannot\n"
+        "Exit status: 0 success; 2 a file cannot be loaded or an FDE cannot\n"
         "be translated (the others are printed); 3 no FDE covers ADDR; 64\n"
-        "usage error.\n",
+        "usage error, or no function named SYMBOL. With several files, the\n"
+        "worst of the files' (70, then 2, 64, 3).\n",
         out);
 }
 
 struct il_options {
-    const char *path;
+    const char **paths;          /* argv's, in order */
+    size_t npaths;
     bool has_pc;
-    uint64_t pc;
+    struct cli_pc pc;
     enum sem_format format;
+    struct cli_inputs inputs;
 };
 
 static bool parse_format(const char *text, enum sem_format *format)
@@ -140,22 +179,26 @@ static const char *option_value(int argc, char **argv, int *i,
     return argv[++*i];
 }
 
-/* CLI_OK, CLI_USAGE (reported), or -1 for --help. */
+/* CLI_OK, CLI_USAGE (reported), or -1 for --help. o->paths has room
+ * for every argument. */
 static int parse_options(int argc, char **argv, struct il_options *o)
 {
     bool missing, only_files = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value;
+        int taken;
         if (only_files || arg[0] != '-' || !strcmp(arg, "-")) {
-            if (o->path)
-                return cli_usage_error("il", "more than one file:", arg);
-            o->path = arg;
+            o->paths[o->npaths++] = arg;
         } else if (!strcmp(arg, "--")) {
             only_files = true;
         } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             return -1;
+        } else if ((taken = cli_inputs_option("il", argc, argv, &i,
+                                              &o->inputs))) {
+            if (taken != 1)
+                return taken;
         } else if ((value = option_value(argc, argv, &i, "--pc", &missing))) {
-            if (!cli_parse_u64(value, &o->pc))
+            if (!cli_pc_parse(value, &o->pc))
                 return cli_usage_error("il", "bad address for --pc:", value);
             o->has_pc = true;
         } else if ((value = option_value(argc, argv, &i, "--format",
@@ -168,7 +211,7 @@ static int parse_options(int argc, char **argv, struct il_options *o)
                                    arg);
         }
     }
-    if (!o->path)
+    if (!o->npaths)
         return cli_usage_error("il", "missing FILE", NULL);
     return CLI_OK;
 }
@@ -234,64 +277,105 @@ static void print_pc(const struct cfi_fde *fde, uint64_t pc,
     sem_printer_fde(printer, &one);
 }
 
-static int run(const struct il_options *o, const struct cfi_file *file)
+static const char *name_function(void *env, uint64_t addr, char *buf,
+                                 size_t size)
 {
-    const struct cfi_fde *pc_fde = o->has_pc ? cfi_file_lookup(file, o->pc)
+    return cli_symbol_label(env, addr, buf, size);
+}
+
+static int run(const struct il_options *o, const char *path,
+               const struct cfi_file *file, uint64_t pc)
+{
+    const struct cfi_fde *pc_fde = o->has_pc ? cfi_file_lookup(file, pc)
                                              : NULL;
     if (o->has_pc && !pc_fde) {
-        fprintf(stderr, "cfisem: %s: no FDE covers 0x%" PRIx64 "\n", o->path,
-                o->pc);
+        fprintf(stderr, "cfisem: %s: no FDE covers 0x%" PRIx64 "\n", path,
+                pc);
         return CLI_NO_UNWIND;
     }
+    struct cli_symbols symbols;
+    cli_symbols_load(file, &symbols);
     struct sem_arena *arena = sem_arena_new();
     struct sem_printer *printer =
-        arena ? sem_printer_new(stdout, o->format, o->path, file->arch)
-              : NULL;
+        arena ? sem_printer_new(stdout, o->format, path, file->arch) : NULL;
     if (!printer) {
         sem_arena_free(arena);
-        fprintf(stderr, "cfisem: %s: out of memory\n", o->path);
+        cli_symbols_free(&symbols);
+        fprintf(stderr, "cfisem: %s: out of memory\n", path);
         return CLI_BAD_INPUT;
     }
+    sem_printer_name_functions(printer, name_function, &symbols);
     struct il_failures failures = {0};
     int status = CLI_OK;
     if (pc_fde)
-        print_pc(pc_fde, o->pc, arena, printer, &failures);
+        print_pc(pc_fde, pc, arena, printer, &failures);
     else
         print_all(file, arena, printer, &failures);
     sem_printer_end(printer);
     sem_arena_free(arena);
+    cli_symbols_free(&symbols);
     fflush(stdout);
     /* One line on stderr for bad input: the warning only when no error
      * line follows. */
     if (!failures.count)
-        report_overlaps(o->path, file);
+        report_overlaps(path, file);
     if (failures.count) {
-        cli_report_fde_error(o->path, failures.first, &failures.diag,
+        cli_report_fde_error(path, failures.first, &failures.diag,
                              failures.count);
         status = failures.internal ? CLI_INTERNAL : CLI_BAD_INPUT;
     }
     return status;
 }
 
+/* One file: opened, --pc resolved in it, printed. */
+static int run_file(const struct il_options *o, const char *path)
+{
+    struct cfi_file *file = NULL;
+    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
+    if (cli_open_cfi(&o->inputs, path, &file, &diag) != CFI_OK) {
+        cli_report_file_error(path, &diag);
+        return cli_exit_of(diag.status, CLI_BAD_INPUT);
+    }
+    struct cli_pc pc = o->pc;
+    int status = o->has_pc ? cli_pc_resolve("il", path, file, &pc) : CLI_OK;
+    if (status == CLI_OK)
+        status = run(o, path, file, pc.addr);
+    cfi_file_close(file);
+    return status;
+}
+
+/* The exit status of several files: the worst outcome first. */
+static int worse(int a, int b)
+{
+    static const int order[] = {CLI_INTERNAL, CLI_BAD_INPUT, CLI_USAGE,
+                                CLI_NO_UNWIND};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (a == order[i] || b == order[i])
+            return order[i];
+    return a != CLI_OK ? a : b;
+}
+
 int cli_il(int argc, char **argv)
 {
     if (cli_il_wants_sframe(argc, argv))
         return cli_il_sframe(argc, argv);
-    struct il_options o = {NULL, false, 0, SEM_FORMAT_TEXT};
+    struct il_options o = {0};
+    o.format = SEM_FORMAT_TEXT;
+    o.paths = calloc((size_t)argc + 1, sizeof *o.paths);
+    if (!o.paths)
+        return CLI_BAD_INPUT;
     int status = parse_options(argc, argv, &o);
     if (status == -1) {
         print_usage(stdout);
-        return CLI_OK;
+        status = CLI_OK;
+    } else if (status == CLI_OK) {
+        for (size_t i = 0; i < o.npaths; i++) {
+            if (o.npaths > 1 && o.format != SEM_FORMAT_JSON)
+                printf("%sFile: %s\n", i ? "\n" : "", o.paths[i]);
+            fflush(stdout);
+            status = worse(status, run_file(&o, o.paths[i]));
+        }
     }
-    if (status != CLI_OK)
-        return status;
-    struct cfi_file *file = NULL;
-    struct cfi_diag diag = {CFI_OK, NULL, CFI_NO_OFFSET, -1};
-    if (cfi_file_open(o.path, &file, &diag) != CFI_OK) {
-        cli_report_file_error(o.path, &diag);
-        return CLI_BAD_INPUT;
-    }
-    status = run(&o, file);
-    cfi_file_close(file);
+    free(o.paths);
     return status;
 }

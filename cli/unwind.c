@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "cfi/json.h"
 #include "engines/engines.h"
 #include "diff/harness.h"
@@ -17,12 +18,22 @@ static const char usage[] =
     "                     [--caller]\n"
     "                     [--mem-seed S | --mem DUMP@ADDR]\n"
     "                     [--fault BEGIN-END]... [--va-bits N]\n"
-    "                     [--timeout S] [--json]\n"
+    "                     [--timeout S] [--json] [--debug-dir DIR]\n"
     "\n"
     "Unwinds one frame of FILE at ADDR: finds the row of its call frame\n"
-    "information, computes the CFA, then the caller's registers.\n"
+    "information, computes the CFA, then the caller's registers. The\n"
+    "caller's PC is followed by its function, <name+0x12>, when a function\n"
+    "symbol of FILE holds it; a return address, it is looked up at PC-1\n"
+    "(the call may end its function), the offset counted to the PC itself.\n"
+    "JSON: \"function\" names ADDR's function (with --caller, ADDR-1's).\n"
     "\n"
-    "  --pc ADDR        the frame's PC, a file address (readelf's)\n"
+    "  --pc ADDR        the frame's PC, a file address (readelf's), or\n"
+    "                   SYMBOL or SYMBOL+OFFSET: a function symbol of FILE\n"
+    "                   (the lowest address when several bear the name, a\n"
+    "                   note says so; none: one line, exit 64)\n"
+    "  --debug-dir DIR  look for FILE's separate debug file (build-id,\n"
+    "                   .gnu_debuglink) in DIR before /usr/lib/debug;\n"
+    "                   its .debug_frame joins FILE's .eh_frame\n"
     "  --regs LIST      the callee's registers, e.g. rsp=0x7ffe1000,rbp=0x0;\n"
     "                   names of FILE's architecture (x86-64: rax..r15,\n"
     "                   rip; AArch64: x0..x30, sp, pc) or DWARF numbers\n"
@@ -136,8 +147,11 @@ static const char usage[] =
 
 struct options {
     const char *path;
-    uint64_t pc;
+    uint64_t pc;                 /* once --pc is resolved in the file */
     bool has_pc;
+    struct cli_pc pc_arg;        /* --pc as given */
+    struct cli_inputs inputs;    /* --debug-dir */
+    struct cli_symbols symbols;  /* the file's functions, to name them */
     struct cli_state state;      /* --regs, --mem-seed, --mem, --fault */
     enum engine_id engine;
     const char *eh_elf;
@@ -161,7 +175,7 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
         return cli_usage_error("unwind", "missing value for", arg);
     if (takes_value)
         (*i)++;
-    if (!strcmp(arg, "--pc") && !(o->has_pc = cli_parse_u64(value, &o->pc)))
+    if (!strcmp(arg, "--pc") && !(o->has_pc = cli_pc_parse(value, &o->pc_arg)))
         return cli_usage_error("unwind", "bad address", value);
     if (!strcmp(arg, "--regs") && !cli_state_regs(&o->state, argv[*i]))
         return cli_usage_error("unwind", "bad register list", value);
@@ -217,8 +231,10 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->path = argv[i];
             continue;
         }
-        int status = parse_option(argc, argv, &i, o);
-        if (status != CLI_OK)
+        int status = cli_inputs_option("unwind", argc, argv, &i, &o->inputs);
+        if (status == 0)
+            status = parse_option(argc, argv, &i, o);
+        if (status != CLI_OK && status != 1)
             return status;
     }
     if (!o->path)
@@ -286,7 +302,8 @@ static void print_error_text(const struct cfi_arch *arch,
 }
 
 static void print_text(const struct cfi_arch *arch,
-                       const struct engine_answer *answer)
+                       const struct engine_answer *answer,
+                       const struct cli_symbols *symbols)
 {
     const struct cfi_frame *frame = &answer->frame;
     if (frame->status != CFI_OK) {
@@ -304,8 +321,13 @@ static void print_text(const struct cfi_arch *arch,
         char name[16];
         const char *text = reg_text(arch, answer, reg, buf, sizeof buf);
         bool end = reg == arch->pc && !strcmp(text, "undefined");
-        printf("%s = %s%s\n", cfi_arch_reg_label(arch, reg, name, sizeof name),
+        printf("%s = %s%s", cfi_arch_reg_label(arch, reg, name, sizeof name),
                text, end ? " (end of stack)" : "");
+        if (reg == arch->pc && answer->frame.caller.status[reg] ==
+                                   CFI_REG_VALUE)
+            cli_symbol_print_return(stdout, symbols,
+                                    answer->frame.caller.value[reg]);
+        putchar('\n');
     }
     if (frame->signal_frame)
         printf("signal frame: the caller's PC is exact (not a return address)\n");
@@ -382,6 +404,14 @@ static void print_json(const struct options *o, const struct cfi_arch *arch,
                        const struct engine_answer *answer)
 {
     printf("{\"schema_version\": %d, ", CFI_JSON_SCHEMA_VERSION);
+    char buf[512];
+    const char *function = cli_symbol_label_pc(&o->symbols, o->pc,
+                                               o->caller, buf, sizeof buf);
+    if (function) {
+        fputs("\"function\": ", stdout);
+        cfi_json_string(stdout, function);
+        fputs(", ", stdout);
+    }
     frame_members(stdout, arch, engine_name(o->engine), o->pc, answer);
     putchar('\n');
 }
@@ -499,7 +529,7 @@ static int report(const struct options *o, const struct cfi_arch *arch,
     if (o->json)
         print_json(o, arch, answer);
     else
-        print_text(arch, answer);
+        print_text(arch, answer, &o->symbols);
     if (frame->status == CFI_OK)
         return CLI_OK;
     return cli_exit_of(frame->status, CLI_NO_UNWIND);
@@ -548,11 +578,16 @@ int cli_unwind(int argc, char **argv)
     if (result == CLI_OK) {
         struct cfi_file *file;
         struct cfi_diag diag;
-        if (cfi_file_open(o->path, &file, &diag) != CFI_OK) {
+        if (cli_open_cfi(&o->inputs, o->path, &file, &diag) != CFI_OK) {
             cli_report_file_error(o->path, &diag);
             result = CLI_BAD_INPUT;
         } else {
-            result = unwind_file(o, file);
+            result = cli_pc_resolve("unwind", o->path, file, &o->pc_arg);
+            o->pc = o->pc_arg.addr;
+            cli_symbols_load(file, &o->symbols);
+            if (result == CLI_OK)
+                result = unwind_file(o, file);
+            cli_symbols_free(&o->symbols);
             cfi_file_close(file);
         }
     }

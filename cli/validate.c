@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "validate/validate.h"
 #include "trace/trace.h"
 
@@ -15,7 +16,7 @@ static const char usage[] =
     "usage: cfisem validate FILE EH_ELF.so [--abi full|v1|v1-direct]\n"
     "                       [--states N] [--seed S] [--json OUT] [--show N]\n"
     "                       [--keep N] [--progress] [--allow-unsupported]\n"
-    "                       [--timeout S] [--pcs stapsdt]\n"
+    "                       [--timeout S] [--pcs stapsdt] [--debug-dir DIR]\n"
     "       cfisem validate FILE --hdr [--show N]\n"
     "       cfisem validate FILE --sframe [--states N] [--seed S] [--show N]\n"
     "\n"
@@ -49,6 +50,9 @@ static const char usage[] =
     "                   read faulting (not for v1-direct); v1 states give\n"
     "                   rip, rsp, rbp and rbx only\n"
     "  --seed S         seed of the states (default 1)\n"
+    "  --debug-dir DIR  look for a stripped FILE's separate debug file in\n"
+    "                   DIR before /usr/lib/debug, as cfisem compile does\n"
+    "                   (repeatable)\n"
     "  --json OUT       write the result as JSON to OUT\n"
     "  --show N         wrong ranges printed (default 20)\n"
     "  --keep N         wrong ranges kept for --json (default 1000); all\n"
@@ -195,6 +199,8 @@ struct options {
     size_t show;
     bool progress;
     bool stapsdt_pcs;
+    struct cli_inputs inputs;      /* --debug-dir */
+    struct cfi_debug_search debug_search;
 };
 
 static int parse_valued(const char *arg, const char *value, struct options *o)
@@ -241,8 +247,11 @@ static int parse_options(int argc, char **argv, struct options *o)
         bool takes_value = false;
         for (size_t j = 0; j < sizeof valued / sizeof valued[0]; j++)
             takes_value |= !strcmp(arg, valued[j]);
-        int status = CLI_OK;
-        if (arg[0] != '-') {
+        int status = CLI_OK, taken;
+        if ((taken = cli_inputs_option("validate", argc, argv, &i,
+                                       &o->inputs))) {
+            status = taken == 1 ? CLI_OK : taken;
+        } else if (arg[0] != '-') {
             if (o->eh_elf_path)
                 return cli_usage_error("validate", "one FILE and one EH_ELF.so,"
                                        " not also", arg);
@@ -340,6 +349,9 @@ int cli_validate(int argc, char **argv)
                                     0};
     o.config.progress = show_progress;
     o.config.progress_env = &progress;
+    o.debug_search.dirs = o.inputs.debug_dirs;
+    o.debug_search.ndirs = o.inputs.ndebug_dirs;
+    o.config.debug_search = &o.debug_search;
     struct validate_result *v;
     struct validate_error error;
     struct trace_sites sites = {NULL, 0, 0};
@@ -366,6 +378,8 @@ int cli_validate(int argc, char **argv)
         report_error(o.path, &error);
         return CLI_BAD_INPUT;
     }
+    if (v->debug_missing)
+        cli_note_debug_missing(o.path, v->debug_missing);
     result = report(&o, v);
     validate_result_free(v);
     return result;

@@ -81,6 +81,13 @@ static void settings_key(const struct diff_config *c, char key[17])
     cfi_sha256_add(&s, text, n > 0 ? (size_t)n : 0);
     cfi_sha256_add(&s, c->engines, sizeof c->engines);
     cfi_sha256_add(&s, c->faults, c->nfaults * sizeof c->faults[0]);
+    /* The debug directories, in order, when debug files are looked for;
+     * nothing when not, so that keys stored before stay valid. */
+    const struct cfi_debug_search *search = c->debug_search;
+    for (size_t i = 0; search && i < search->ndirs; i++)
+        cfi_sha256_add(&s, search->dirs[i], strlen(search->dirs[i]) + 1);
+    if (search)
+        cfi_sha256_add(&s, CFI_DEBUG_DIR, sizeof CFI_DEBUG_DIR);
     char hex[CFI_SHA256_HEX];
     cfi_sha256_hex(&s, hex);
     memcpy(key, hex, 16);

@@ -2,6 +2,7 @@
 /* harness.c — see harness.h. */
 #include "harness_internal.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -48,6 +49,8 @@ struct file_job {
     size_t file_index;
     const struct cfi_file *file;
     const struct sem_file_il *il;
+    struct cfi_symbol *symbols;          /* the file's functions, sorted */
+    size_t nsymbols;
     const struct engine_deviation *deviations;
     size_t ndeviations;
     struct item *items;
@@ -88,6 +91,28 @@ double diff_harness_now(void)
 /* Records                                                              */
 /* ------------------------------------------------------------------ */
 
+/* "name+0x12" of the function symbol that holds the lookup PC (a return
+ * address is looked up at pc-1: the call may end its function), inside
+ * the file's executable segments, the offset counted to pc itself; ""
+ * when none. */
+static void name_function(const struct file_job *job, uint64_t pc,
+                          bool caller_frame, char *buf, size_t size)
+{
+    uint64_t offset, lookup = cfi_lookup_pc(pc, caller_frame);
+    const struct cfi_segment *segment = cfi_file_segment(job->file, lookup);
+    const struct cfi_symbol *symbol =
+        segment && segment->executable
+            ? cfi_symbol_find(job->symbols, job->nsymbols, lookup, &offset)
+            : NULL;
+    if (symbol)
+        offset = pc - symbol->value;
+    buf[0] = '\0';
+    if (symbol && symbol->name[0] && offset == 0)
+        snprintf(buf, size, "%s", symbol->name);
+    else if (symbol && symbol->name[0])
+        snprintf(buf, size, "%s+0x%" PRIx64, symbol->name, offset);
+}
+
 static void record_fill(struct diff_record *record, const struct file_job *job,
                         const struct engine_question *q, enum engine_id engine,
                         const struct cfi_frame *expected,
@@ -108,6 +133,8 @@ static void record_fill(struct diff_record *record, const struct file_job *job,
     record->row_text = q->range && q->fde
         ? sem_range_text(q->fde->cie->arch, q->range) : NULL;
     record->state = q->state;
+    name_function(job, q->state.at.pc, q->state.at.caller_frame,
+                  record->function, sizeof record->function);
     record->expected = *expected;
     record->got = *got;
     record->outcome = *outcome;
@@ -641,7 +668,11 @@ static bool run_file(struct diff_run *run, size_t index, double started)
 {
     struct diff_file_result *result = &run->files[index];
     struct cfi_file *file;
-    result->status = cfi_file_open(result->path, &file, &result->diag);
+    const struct cfi_debug_search *search = run->config.debug_search;
+    result->status =
+        search ? cfi_file_open_debug(result->path, search, &file,
+                                     &result->diag)
+               : cfi_file_open(result->path, &file, &result->diag);
     if (result->status != CFI_OK)
         return result->status != CFI_E_NOMEM;
     struct sem_file_il *il;
@@ -657,6 +688,8 @@ static bool run_file(struct diff_run *run, size_t index, double started)
                            .deviations = run->deviations,
                            .ndeviations = run->ndeviations};
     engine_state_config_default(&job.states, run->config.seed);
+    if (cfi_file_functions(file, &job.symbols, &job.nsymbols) != CFI_OK)
+        job.nsymbols = 0;
     atomic_init(&job.next_item, 0);
     atomic_init(&job.requests_done, 0);
     atomic_init(&job.running, 0);
@@ -664,6 +697,7 @@ static bool run_file(struct diff_run *run, size_t index, double started)
     bool ok = items_make(&job) && run_workers(&job, run, index, started) &&
               merge(run, &job, result);
     items_free(&job);
+    free(job.symbols);
     sem_file_il_free(il);
     cfi_file_close(file);
     return ok;

@@ -97,6 +97,10 @@ struct diff_config {
      * said). Runs merge only when both are the same (diff/merge.h). */
     const char *pcs_name;
     const char *producer;
+    /* Where a stripped file's separate debug file is looked for
+     * (cfi_file_open_debug); NULL: files are opened with cfi_file_open,
+     * their own sections only. Part of a stored result's key. */
+    const struct cfi_debug_search *debug_search;
 };
 
 /* The default of answer_timeout, in seconds: one answer normally takes
@@ -123,6 +127,10 @@ struct diff_record {
     struct cfi_frame expected;
     struct cfi_frame got;
     struct engine_outcome outcome;
+    /* The function symbol that holds the PC asked (a caller frame's
+     * looked up at PC-1), as "name+0x12", the offset PC's (cut to fit);
+     * "" when none does. */
+    char function[128];
 };
 
 struct diff_file_result {

@@ -126,6 +126,8 @@ void diff_report_record(FILE *out, const struct diff_run *run,
     fprintf(out, "[%zu] %s: %s: pc 0x%" PRIx64, number,
             engine_name(record->engine), run->files[record->file].path,
             s->at.pc);
+    if (record->function[0])
+        fprintf(out, " <%s>", record->function);
     if (s->at.caller_frame)
         fprintf(out, " (caller frame: row at 0x%" PRIx64 ")", s->at.pc - 1);
     fprintf(out, ", state %u (%s)\n", s->index,
@@ -220,6 +222,10 @@ static void json_record(FILE *out, const struct diff_run *run,
     fprintf(out, "{\"engine\": \"%s\", \"file\": ",
             engine_name(record->engine));
     engine_json_string(out, run->files[record->file].path);
+    if (record->function[0]) {
+        fputs(", \"function\": ", out);
+        engine_json_string(out, record->function);
+    }
     fputs(", ", out);
     engine_json_state(out, &record->state);
     fputs(", \"fde\": ", out);

@@ -357,6 +357,10 @@ static bool read_record(struct reading *r, const struct diff_json *json,
               read_items(r, json, record->state.arch, &record->outcome) &&
               read_frame(r, member(r, json, "expected"), &record->expected) &&
               read_frame(r, member(r, json, "got"), &record->got);
+    /* "function" is optional: absent when no symbol holds the PC */
+    const char *function = diff_json_text(diff_json_member(json, "function"));
+    if (ok && function)
+        snprintf(record->function, sizeof record->function, "%s", function);
     record->row_text = row ? strdup(row) : NULL;
     return ok && need(r, !row || record->row_text, "(out of memory)");
 }

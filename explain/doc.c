@@ -41,6 +41,9 @@ void ex_section_records(const struct explanation *e, struct ex_renderer *r)
              "), %zu bytes of instructions",
           cfi_section_name(fde->section), fde->offset, fde->pc_begin,
           fde->pc_end, fde->instructions_len);
+    if (e->function)
+        linef(r, "The PC 0x%" PRIx64 " is in the function <%s>.", e->pc,
+              e->function);
     linef(r, "CIE at %s+0x%" PRIx64 ": version %u, augmentation \"%s\", "
              "code alignment %" PRIu64 ", data alignment %" PRId64
              ", return address column %" PRIu64,

@@ -124,6 +124,8 @@ struct explanation {
     const struct cfi_file *file;
     const struct cfi_fde *fde;      /* NULL: no FDE covers the lookup PC */
     uint64_t pc;
+    const char *function;           /* the function symbol that holds pc,
+                                       "name+0x12" (the caller's); NULL */
     bool caller;
     uint64_t lookup_pc;
     const struct ex_state *state;

@@ -350,6 +350,10 @@ void ex_json(const struct explanation *e, FILE *out, ex_frame_json_fn *frame)
     json_string(out, e->path);
     fputs(", \"pc\": ", out);
     json_addr(out, e->pc);
+    if (e->function) {
+        fputs(", \"function\": ", out);
+        json_string(out, e->function);
+    }
     fprintf(out, ", \"caller_frame\": %s, \"lookup_pc\": ",
             e->caller ? "true" : "false");
     json_addr(out, e->lookup_pc);

@@ -136,6 +136,8 @@ struct sem_printer {
     size_t nfdes;            /* FDEs printed so far */
     int section;             /* readelf: section of the last FDE, or -1 */
     struct sem_program scratch; /* readelf: decoded programs, reused */
+    sem_function_namer namer;   /* NULL: functions are not named */
+    void *namer_env;
 };
 
 static void json_begin(struct sem_printer *p);
@@ -174,13 +176,36 @@ static void print_augmentation_text(FILE *out, const char *aug)
     }
 }
 
-static void text_fde_header(FILE *out, const struct cfi_fde *fde)
+void sem_printer_name_functions(struct sem_printer *p,
+                                sem_function_namer namer, void *env)
 {
+    p->namer = namer;
+    p->namer_env = env;
+}
+
+/* The function that holds the FDE's first address, or NULL. */
+static const char *fde_function(const struct sem_printer *p,
+                                const struct cfi_fde *fde, char *buf,
+                                size_t size)
+{
+    return p->namer ? p->namer(p->namer_env, fde->pc_begin, buf, size)
+                    : NULL;
+}
+
+static void text_fde_header(const struct sem_printer *p,
+                            const struct cfi_fde *fde)
+{
+    FILE *out = p->out;
     const struct cfi_cie *cie = fde->cie;
     fprintf(out, "fde %s+0x%" PRIx64 " cie=0x%" PRIx64 " [0x%" PRIx64
-                 ",0x%" PRIx64 ") aug=",
+                 ",0x%" PRIx64 ")",
             cfi_section_name(fde->section), fde->offset, fde->cie_offset,
             fde->pc_begin, fde->pc_end);
+    char name[512];
+    const char *function = fde_function(p, fde, name, sizeof name);
+    if (function)
+        fprintf(out, " <%s>", function);
+    fputs(" aug=", out);
     print_augmentation_text(out, cie->augmentation);
     fprintf(out, " caf=%" PRIu64 " daf=%" PRId64 " ra=%" PRIu64 "%s\n",
             cie->code_align, cie->data_align, cie->ra_column,
@@ -191,7 +216,7 @@ void sem_printer_fde(struct sem_printer *p, const struct sem_fde_il *il)
 {
     switch (p->format) {
     case SEM_FORMAT_TEXT:
-        text_fde_header(p->out, il->fde);
+        text_fde_header(p, il->fde);
         sem_print_fde_text(p->out, il);
         putc('\n', p->out);
         break;
@@ -347,6 +372,12 @@ static void json_fde(struct sem_printer *p, const struct sem_fde_il *il,
     cfi_json_address(out, fde->pc_begin);
     fputs(", \"end\": ", out);
     cfi_json_address(out, fde->pc_end);
+    char name[512];
+    const char *function = fde_function(p, fde, name, sizeof name);
+    if (function) {
+        fputs(", \"function\": ", out);
+        cfi_json_string_n(out, function, SIZE_MAX);
+    }
     fputs(", \"augmentation\": ", out);
     cfi_json_string_n(out, cie->augmentation, CFI_AUGMENTATION_MAX);
     fprintf(out, ", \"code_align\": %" PRIu64 ", \"data_align\": %" PRId64

@@ -288,6 +288,16 @@ struct sem_printer *sem_printer_new(FILE *out, enum sem_format format,
                                     const char *file_name,
                                     const struct cfi_arch *arch);
 void sem_printer_fde(struct sem_printer *printer, const struct sem_fde_il *il);
+/* Names the function that holds `addr` ("name" or "name+0x12") into
+ * buf, or returns NULL when none does. */
+typedef const char *(*sem_function_namer)(void *env, uint64_t addr,
+                                          char *buf, size_t size);
+/* With a namer, the text format's FDE header gives the function that
+ * holds the FDE's first address after its range ("[0x1000,0x1040)
+ * <main> aug=..."), and JSON a "function" member after "end"; the
+ * readelf format stays readelf's. */
+void sem_printer_name_functions(struct sem_printer *printer,
+                                sem_function_namer namer, void *env);
 /* An FDE whose translation failed, with the diagnostic: JSON prints its
  * object with "error" and no rows, readelf its header line only, text
  * nothing (the caller reports it on stderr). */

@@ -293,7 +293,8 @@ static const struct cli_case cli_cases[] = {
     {{"il", "x", "--format", NULL}, TEST_EXIT_USAGE, "missing value for --format"},
     {{"il", "x", "--pc", "12z", NULL}, TEST_EXIT_USAGE, "bad address for --pc: 12z"},
     {{"il", "x", "--pc", "-1", NULL}, TEST_EXIT_USAGE, "bad address for --pc"},
-    {{"il", "x", "y", NULL}, TEST_EXIT_USAGE, "more than one file"},
+    {{"il", "x", "--pc", "main+0x1g", NULL}, TEST_EXIT_USAGE,
+     "bad address for --pc: main+0x1g"},
     {{"il", "/nonexistent/file.so", NULL}, 2, "cfisem: /nonexistent/file.so: "},
     {{"il", "--help", NULL}, 0, NULL},
 };
@@ -326,6 +327,50 @@ START_TEST(cli_help_shows_each_format)
     ck_assert_ptr_nonnull(strstr(run.out, "\"fdes\": ["));
     ck_assert_ptr_nonnull(strstr(run.out, "   LOC           CFA"));
     test_run_free(&run);
+}
+END_TEST
+
+/* `il A B C` as readelf reads several files: "File: NAME" before each,
+ * a blank line between them, each file's output as `il NAME` alone
+ * prints it; a file that cannot be read is reported once on stderr, the
+ * others are still printed, and the exit status says it (2). */
+START_TEST(cli_several_files)
+{
+    char *a = x86_case_so("prologue"), *b = x86_case_so("args_size");
+    const char *missing = "/nonexistent/file.so";
+    char *alone[2];
+    char *paths[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        const char *args[] = {"il", paths[k], NULL};
+        struct test_run run;
+        test_run_cfisem(args, &run);
+        ck_assert_int_eq(run.exit_code, 0);
+        alone[k] = strdup(run.out);
+        test_run_free(&run);
+    }
+    const char *args[] = {"il", a, missing, b, NULL};
+    struct test_run run;
+    test_run_cfisem(args, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    size_t size = strlen(alone[0]) + strlen(alone[1]) + 3 * 4200;
+    char *expected = malloc(size);
+    snprintf(expected, size, "File: %s\n%s\nFile: %s\n\nFile: %s\n%s", a,
+             alone[0], missing, b, alone[1]);
+    ck_assert_str_eq(run.out, expected);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "cfisem: /nonexistent/file.so: "));
+    test_run_free(&run);
+    /* all readable: exit 0, nothing on stderr */
+    const char *good[] = {"il", a, b, NULL};
+    test_run_cfisem(good, &run);
+    ck_assert_int_eq(run.exit_code, 0);
+    ck_assert_uint_eq(run.err_len, 0);
+    test_run_free(&run);
+    free(expected);
+    free(alone[0]);
+    free(alone[1]);
+    free(a);
+    free(b);
 }
 END_TEST
 
@@ -605,6 +650,7 @@ int main(void)
                         (int)(sizeof cli_cases / sizeof cli_cases[0]));
     tcase_add_test(t, cli_help_shows_each_format);
     tcase_add_test(t, cli_pc_not_covered);
+    tcase_add_test(t, cli_several_files);
     tcase_add_test(t, cli_pc_json);
     tcase_add_test(t, cli_not_elf);
     tcase_add_test(t, cli_failed_fde_is_reported_once);

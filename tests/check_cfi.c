@@ -1453,6 +1453,281 @@ START_TEST(test_eh_frame_and_debug_frame)
 }
 END_TEST
 
+/* ld --compress-debug-sections=zstd (SHF_COMPRESSED, ELFCOMPRESS_ZSTD =
+ * 2): the same records as the file linked without compression. 64
+ * functions, so that .debug_frame shrinks and ld compresses it. */
+START_TEST(test_zstd_debug_frame)
+{
+    char *dir = test_temp_dir();
+    char *c = join_path(dir, "z.c"), *so = join_path(dir, "z.so");
+    char *zstd = join_path(dir, "z-zstd.so");
+    char src[8192] = "";
+    for (int i = 0; i < 64; i++) {
+        size_t len = strlen(src);
+        snprintf(src + len, sizeof src - len,
+                 "int f%d(int x) { return x * %d + 1; }\n", i, i + 2);
+    }
+    ck_assert_int_eq(test_write_file(c, src, strlen(src)), 0);
+    const char *cc[] = {"cc", "-g", "-O1", "-fPIC", "-shared", "-nostdlib",
+                        "-fno-asynchronous-unwind-tables", "-o", so, c, NULL};
+    const char *cc_zstd[] = {"cc", "-g", "-O1", "-fPIC", "-shared",
+                             "-nostdlib", "-fno-asynchronous-unwind-tables",
+                             "-Wl,--compress-debug-sections=zstd", "-o", zstd,
+                             c, NULL};
+    ck_assert_int_eq(run(cc), 0);
+    ck_assert_int_eq(run(cc_zstd), 0);
+    struct raw_section raw;
+    ck_assert(read_raw_section(zstd, ".debug_frame", &raw));
+    ck_assert_uint_eq(cfi_load_le(raw.bytes, 4), 2); /* ELFCOMPRESS_ZSTD */
+    free(raw.bytes);
+    struct cfi_file *file = open_ok(so), *unpacked = open_ok(zstd);
+    ck_assert_uint_eq(file->nfdes, 64);
+    ck_assert_uint_eq(unpacked->ncies, file->ncies);
+    ck_assert_uint_eq(unpacked->nfdes, file->nfdes);
+    for (size_t i = 0; i < file->ncies; i++)
+        check_same_cie(&file->cies[i], &unpacked->cies[i]);
+    for (size_t i = 0; i < file->nfdes; i++)
+        check_same_fde(&file->fdes[i], &unpacked->fdes[i]);
+    cfi_file_close(unpacked);
+    cfi_file_close(file);
+    const char *paths[] = {c, so, zstd};
+    for (size_t i = 0; i < 3; i++) {
+        unlink(paths[i]);
+        free((char *)paths[i]);
+    }
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Separate debug files                                                 */
+/* ------------------------------------------------------------------ */
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t size;
+    char *bytes = test_read_file(from, &size);
+    ck_assert_ptr_nonnull(bytes);
+    ck_assert_int_eq(test_write_file(to, bytes, size), 0);
+    free(bytes);
+}
+
+/* The folders and files of one debug-file test, under one temporary
+ * folder. */
+struct debug_tree {
+    char *dir;
+    char *full;      /* the program linked with -g */
+    char *debug;     /* objcopy --only-keep-debug */
+    char *stripped;  /* --strip-debug --add-gnu-debuglink, beside debug */
+};
+
+/* main() with .eh_frame; 16 functions compiled without unwind tables,
+ * whose FDEs are in .debug_frame only. */
+static void debug_tree_build(struct debug_tree *t)
+{
+    t->dir = test_temp_dir();
+    char *m_c = join_path(t->dir, "m.c"), *h_c = join_path(t->dir, "h.c");
+    char *m_o = join_path(t->dir, "m.o"), *h_o = join_path(t->dir, "h.o");
+    t->full = join_path(t->dir, "prog");
+    t->debug = join_path(t->dir, "prog.debug");
+    t->stripped = join_path(t->dir, "prog.stripped");
+    const char m_src[] = "int helper(int);\n"
+                         "int main(int argc, char **argv)\n"
+                         "{ (void)argv; return helper(argc); }\n";
+    char h_src[4096] = "int helper(int x) { return x + 1; }\n";
+    for (int i = 0; i < 16; i++) {
+        size_t len = strlen(h_src);
+        snprintf(h_src + len, sizeof h_src - len,
+                 "int g%d(int x) { return helper(x) * %d + 1; }\n", i, i + 2);
+    }
+    ck_assert_int_eq(test_write_file(m_c, m_src, strlen(m_src)), 0);
+    ck_assert_int_eq(test_write_file(h_c, h_src, strlen(h_src)), 0);
+    const char *cc_m[] = {"cc", "-g", "-O1", "-c", "-o", m_o, m_c, NULL};
+    const char *cc_h[] = {"cc", "-g", "-O1", "-fno-asynchronous-unwind-tables",
+                          "-fno-unwind-tables", "-c", "-o", h_o, h_c, NULL};
+    const char *ld[] = {"cc", "-Wl,--build-id", "-o", t->full, m_o, h_o,
+                        NULL};
+    const char *keep[] = {"objcopy", "--only-keep-debug", t->full, t->debug,
+                          NULL};
+    char link[4200];
+    snprintf(link, sizeof link, "--add-gnu-debuglink=%s", t->debug);
+    const char *strip[] = {"objcopy", "--strip-debug", link, t->full,
+                           t->stripped, NULL};
+    ck_assert_int_eq(run(cc_m), 0);
+    ck_assert_int_eq(run(cc_h), 0);
+    ck_assert_int_eq(run(ld), 0);
+    ck_assert_int_eq(run(keep), 0);
+    ck_assert_int_eq(run(strip), 0);
+    const char *paths[] = {m_c, h_c, m_o, h_o};
+    for (size_t i = 0; i < 4; i++) {
+        unlink(paths[i]);
+        free((char *)paths[i]);
+    }
+}
+
+static void debug_tree_free(struct debug_tree *t)
+{
+    const char *rm[] = {"rm", "-rf", t->dir, NULL};
+    ck_assert_int_eq(run(rm), 0);
+    free(t->dir);
+    free(t->full);
+    free(t->debug);
+    free(t->stripped);
+}
+
+/* The stripped file opened with its debug file: the FDEs of the file
+ * linked with -g, record for record. */
+static void check_merged(const char *path, const struct cfi_debug_search *s,
+                         const struct cfi_file *full, const char *from)
+{
+    struct cfi_file *file = NULL;
+    struct cfi_diag diag = {0};
+    ck_assert_int_eq(cfi_file_open_debug(path, s, &file, &diag), CFI_OK);
+    ck_assert_int_eq(file->debug_state, CFI_DEBUG_FOUND);
+    char *found = realpath(file->debug_path, NULL);
+    char *expected = realpath(from, NULL);
+    ck_assert_ptr_nonnull(found);
+    ck_assert_ptr_nonnull(expected);
+    ck_assert_str_eq(found, expected);
+    free(found);
+    free(expected);
+    ck_assert_uint_eq(file->nfdes, full->nfdes);
+    ck_assert_uint_eq(file->n_eh_frame, full->n_eh_frame);
+    for (size_t i = 0; i < full->nfdes; i++)
+        check_same_fde(&full->fdes[i], &file->fdes[i]);
+    cfi_file_close(file);
+}
+
+static struct cfi_file *open_debug_ok(const char *path,
+                                      const struct cfi_debug_search *s)
+{
+    struct cfi_file *file = NULL;
+    struct cfi_diag diag = {0};
+    ck_assert_int_eq(cfi_file_open_debug(path, s, &file, &diag), CFI_OK);
+    return file;
+}
+
+/* .gnu_debuglink: beside the file, in its .debug/ folder, and under a
+ * debug directory + the file's folder; the CRC must match. */
+START_TEST(test_debug_file_by_debuglink)
+{
+    struct debug_tree t;
+    debug_tree_build(&t);
+    struct cfi_file *full = open_ok(t.full), *alone = open_ok(t.stripped);
+    ck_assert_uint_gt(full->nfdes, full->n_eh_frame + 16);
+    ck_assert_uint_eq(alone->nfdes, alone->n_eh_frame); /* no .debug_frame */
+    ck_assert_uint_eq(alone->n_eh_frame, full->n_eh_frame);
+    ck_assert_int_eq(alone->debug_state, CFI_DEBUG_NONE);
+    cfi_file_close(alone);
+    check_merged(t.stripped, NULL, full, t.debug);
+
+    /* in .debug/ beside the file */
+    char *sub = join_path(t.dir, "a"), *sub_debug = join_path(sub, ".debug");
+    char *a_prog = join_path(sub, "prog.stripped");
+    char *a_debug = join_path(sub_debug, "prog.debug");
+    ck_assert(cfi_make_dirs(sub_debug));
+    copy_file(t.stripped, a_prog);
+    copy_file(t.debug, a_debug);
+    check_merged(a_prog, NULL, full, a_debug);
+
+    /* under a debug directory: DIR + the file's absolute folder */
+    char *b = join_path(t.dir, "b"), *b_prog = join_path(b, "prog.stripped");
+    char *root = join_path(t.dir, "root");
+    char *real_b = NULL;
+    ck_assert(cfi_make_dirs(b));
+    copy_file(t.stripped, b_prog);
+    ck_assert_ptr_nonnull(real_b = realpath(b, NULL));
+    char mirror[4200], mirrored[4300];
+    snprintf(mirror, sizeof mirror, "%s%s", root, real_b);
+    snprintf(mirrored, sizeof mirrored, "%s/prog.debug", mirror);
+    ck_assert(cfi_make_dirs(mirror));
+    copy_file(t.debug, mirrored);
+    const char *dirs[] = {root};
+    struct cfi_debug_search search = {dirs, 1};
+    check_merged(b_prog, &search, full, mirrored);
+
+    /* missing: the state says so and names it; .eh_frame is read */
+    struct cfi_file *file = open_debug_ok(b_prog, NULL);
+    ck_assert_int_eq(file->debug_state, CFI_DEBUG_MISSING);
+    ck_assert_str_eq(file->debug_path, "prog.debug");
+    ck_assert_uint_eq(file->nfdes, full->n_eh_frame);
+    cfi_file_close(file);
+
+    /* a debug file whose CRC differs (one byte more) is not taken */
+    size_t size;
+    char *bytes = test_read_file(t.debug, &size);
+    ck_assert_ptr_nonnull(bytes);
+    ck_assert_int_eq(test_write_file(mirrored, bytes, size + 1), 0);
+    free(bytes);
+    file = open_debug_ok(b_prog, &search);
+    ck_assert_int_eq(file->debug_state, CFI_DEBUG_MISSING);
+    ck_assert_uint_eq(file->nfdes, full->n_eh_frame);
+    cfi_file_close(file);
+
+    cfi_file_close(full);
+    free(real_b);
+    const char *frees[] = {sub, sub_debug, a_prog, a_debug, b, b_prog, root};
+    for (size_t i = 0; i < 7; i++)
+        free((char *)frees[i]);
+    debug_tree_free(&t);
+}
+END_TEST
+
+/* The build-id: DIR/.build-id/NN/REST.debug, whose own build-id must be
+ * the file's. */
+START_TEST(test_debug_file_by_build_id)
+{
+    struct debug_tree t;
+    debug_tree_build(&t);
+    struct cfi_file *full = open_ok(t.full);
+    struct raw_section note;
+    ck_assert(read_raw_section(t.stripped, ".note.gnu.build-id", &note));
+    ck_assert_uint_ge(note.size, 16 + 2);
+    ck_assert_uint_eq(cfi_load_le(note.bytes + 8, 4), NT_GNU_BUILD_ID);
+    size_t id_size = (size_t)cfi_load_le(note.bytes + 4, 4);
+    const uint8_t *id = note.bytes + 16;
+    char *root = join_path(t.dir, "root"), *c = join_path(t.dir, "c");
+    char folder[4200], path[4400];
+    snprintf(folder, sizeof folder, "%s/.build-id/%02x", root, id[0]);
+    int n = snprintf(path, sizeof path, "%s/", folder);
+    for (size_t i = 1; i < id_size; i++)
+        n += snprintf(path + n, sizeof path - (size_t)n, "%02x", id[i]);
+    snprintf(path + n, sizeof path - (size_t)n, ".debug");
+    ck_assert(cfi_make_dirs(folder));
+    ck_assert(cfi_make_dirs(c));
+    char *c_prog = join_path(c, "prog");
+    copy_file(t.stripped, c_prog);
+    copy_file(t.debug, path);
+    const char *dirs[] = {root};
+    struct cfi_debug_search search = {dirs, 1};
+    check_merged(c_prog, &search, full, path);
+
+    /* a file there with another build-id is not taken */
+    copy_file(t.full, path);
+    struct raw_section other;
+    ck_assert(read_raw_section(path, ".note.gnu.build-id", &other));
+    size_t size;
+    char *bytes = test_read_file(path, &size);
+    ck_assert_ptr_nonnull(bytes);
+    bytes[other.file_offset + 16] ^= 0xff;
+    ck_assert_int_eq(test_write_file(path, bytes, size), 0);
+    free(bytes);
+    free(other.bytes);
+    struct cfi_file *file = open_debug_ok(c_prog, &search);
+    ck_assert_int_eq(file->debug_state, CFI_DEBUG_MISSING);
+    ck_assert_uint_eq(file->nfdes, full->n_eh_frame);
+    cfi_file_close(file);
+
+    free(note.bytes);
+    free(root);
+    free(c);
+    free(c_prog);
+    cfi_file_close(full);
+    debug_tree_free(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* ELF-level errors                                                    */
 /* ------------------------------------------------------------------ */
@@ -1572,6 +1847,102 @@ START_TEST(test_zdebug_frame_malformed)
     free(bytes);
     const char *paths[] = {c, so, gnu, bad};
     for (size_t i = 0; i < 4; i++) {
+        unlink(paths[i]);
+        free((char *)paths[i]);
+    }
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* The section header whose sh_offset is `offset`, in the image. */
+static Elf64_Shdr *shdr_at(char *bytes, size_t size, uint64_t offset)
+{
+    Elf64_Ehdr header;
+    ck_assert_uint_ge(size, sizeof header);
+    memcpy(&header, bytes, sizeof header);
+    for (unsigned i = 0; i < header.e_shnum; i++) {
+        uint64_t at = header.e_shoff + (uint64_t)i * header.e_shentsize;
+        ck_assert_uint_le(at + sizeof(Elf64_Shdr), size);
+        Elf64_Shdr *shdr = (Elf64_Shdr *)(void *)(bytes + at);
+        if (shdr->sh_offset == offset && shdr->sh_type == SHT_PROGBITS)
+            return shdr;
+    }
+    ck_abort_msg("no section at 0x%llx", (unsigned long long)offset);
+    return NULL;
+}
+
+/* Writes `bytes` to `bad`, which must fail to open with `message`. */
+static void zstd_fails(const char *bad, const char *bytes, size_t size,
+                       const char *message)
+{
+    ck_assert_int_eq(test_write_file(bad, bytes, size), 0);
+    struct cfi_diag diag = open_fails(bad, CFI_E_MALFORMED);
+    ck_assert_str_eq(diag.message, message);
+}
+
+/* A zstd-compressed .debug_frame whose header or frame is damaged: one
+ * error naming the section, never a crash, and no allocation of the
+ * size the header claims beyond 1024 times the compressed bytes. */
+START_TEST(test_zstd_debug_frame_malformed)
+{
+    char *dir = test_temp_dir();
+    char *c = join_path(dir, "z.c"), *so = join_path(dir, "z.so");
+    char *bad = join_path(dir, "bad.so");
+    char src[8192] = "";
+    for (int i = 0; i < 64; i++) {
+        size_t len = strlen(src);
+        snprintf(src + len, sizeof src - len,
+                 "int f%d(int x) { return x * %d + 1; }\n", i, i + 2);
+    }
+    ck_assert_int_eq(test_write_file(c, src, strlen(src)), 0);
+    const char *cc[] = {"cc", "-g", "-O1", "-fPIC", "-shared", "-nostdlib",
+                        "-fno-asynchronous-unwind-tables",
+                        "-Wl,--compress-debug-sections=zstd", "-o", so, c,
+                        NULL};
+    ck_assert_int_eq(run(cc), 0);
+    size_t size;
+    char *bytes = test_read_file(so, &size);
+    ck_assert_ptr_nonnull(bytes);
+    uint64_t offset = section_offset(so, ".debug_frame");
+    Elf64_Shdr *shdr = shdr_at(bytes, size, offset);
+    ck_assert(shdr->sh_flags & SHF_COMPRESSED);
+    Elf64_Chdr chdr;
+    memcpy(&chdr, bytes + offset, sizeof chdr);
+    ck_assert_uint_eq(chdr.ch_type, 2);
+    uint64_t declared = chdr.ch_size, compressed = shdr->sh_size;
+    uint8_t *frame = (uint8_t *)bytes + offset + sizeof chdr;
+    ck_assert_uint_eq(cfi_load_le(frame, 4), 0xfd2fb528); /* zstd magic */
+
+    /* a declared size beyond 1024 times the compressed bytes */
+    uint64_t huge = (compressed - sizeof chdr) * 1024 + 1024;
+    memcpy(bytes + offset + offsetof(Elf64_Chdr, ch_size), &huge, 8);
+    zstd_fails(bad, bytes, size,
+               ".debug_frame: zstd: declared size too large for the section");
+    uint64_t one_more = declared + 1, one_less = declared - 1;
+    memcpy(bytes + offset + offsetof(Elf64_Chdr, ch_size), &one_more, 8);
+    zstd_fails(bad, bytes, size, ".debug_frame: zstd: decompressed size "
+                                 "differs from the declared size");
+    memcpy(bytes + offset + offsetof(Elf64_Chdr, ch_size), &one_less, 8);
+    zstd_fails(bad, bytes, size, ".debug_frame: zstd: cannot decompress "
+                                 "section");
+    memcpy(bytes + offset + offsetof(Elf64_Chdr, ch_size), &declared, 8);
+    /* a damaged magic, then a frame cut short */
+    frame[0] ^= 0xff;
+    zstd_fails(bad, bytes, size, ".debug_frame: zstd: cannot decompress "
+                                 "section");
+    frame[0] ^= 0xff;
+    shdr->sh_size = sizeof chdr + (compressed - sizeof chdr) / 2;
+    zstd_fails(bad, bytes, size, ".debug_frame: zstd: cannot decompress "
+                                 "section");
+    shdr->sh_size = compressed;
+    ck_assert_int_eq(test_write_file(bad, bytes, size), 0);
+    struct cfi_file *file = open_ok(bad);
+    ck_assert_uint_eq(file->nfdes, 64);
+    cfi_file_close(file);
+    free(bytes);
+    const char *paths[] = {c, so, bad};
+    for (size_t i = 0; i < 3; i++) {
         unlink(paths[i]);
         free((char *)paths[i]);
     }
@@ -2382,6 +2753,9 @@ static Suite *cfi_suite(void)
     tcase_add_test(files, test_libc);
     tcase_add_test(files, test_cross_check_system_libraries);
     tcase_add_test(files, test_eh_frame_and_debug_frame);
+    tcase_add_test(files, test_zstd_debug_frame);
+    tcase_add_test(files, test_debug_file_by_debuglink);
+    tcase_add_test(files, test_debug_file_by_build_id);
     suite_add_tcase(suite, files);
 
     TCase *elf = tcase_create("elf");
@@ -2389,6 +2763,7 @@ static Suite *cfi_suite(void)
     tcase_add_test(elf, test_not_elf);
     tcase_add_test(elf, test_reg_size);
     tcase_add_test(elf, test_zdebug_frame_malformed);
+    tcase_add_test(elf, test_zstd_debug_frame_malformed);
     tcase_add_test(elf, test_truncated_section_headers);
     tcase_add_test(elf, test_segment_past_end);
     tcase_add_test(elf, test_no_cfi);

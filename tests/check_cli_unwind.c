@@ -4,11 +4,14 @@
  * with every engine the command offers. Expected values are worked out by
  * hand from the corpus cases' IL (the .il files of corpus/cases). */
 #include <check.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -339,7 +342,7 @@ START_TEST(test_usage_errors)
         {"unwind", NULL},
         {"unwind", "x.so", NULL},
         {"unwind", "x.so", "--pc", NULL},
-        {"unwind", "x.so", "--pc", "zz", NULL},
+        {"unwind", "x.so", "--pc", "0x1zz", NULL},
         {"unwind", "x.so", "--pc", "1", "--regs", "nosuchreg=1", NULL},
         {"unwind", "x.so", "--pc", "1", "--regs", "rsp", NULL},
         {"unwind", "x.so", "--pc", "1", "--engine", "nope", NULL},
@@ -367,6 +370,307 @@ START_TEST(test_bad_file)
     ck_assert_uint_eq(test_count_lines(run.err), 1);
     ck_assert_ptr_nonnull(strstr(run.err, "/nonexistent/x.so"));
     test_run_free(&run);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Function names, --pc SYMBOL[+OFFSET], separate debug files            */
+/* ------------------------------------------------------------------ */
+
+static int run_tool(const char *const argv[])
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *in_dir(const char *dir, const char *name)
+{
+    char *path = malloc(4400);
+    snprintf(path, 4400, "%s/%s", dir, name);
+    return path;
+}
+
+/* A program: main (with .eh_frame), helper and g0..g15 (compiled without
+ * unwind tables: .debug_frame only), and two static functions named
+ * twin, one in each unit. prog, prog.debug (--only-keep-debug) and
+ * prog.stripped (--strip-debug, .gnu_debuglink naming prog.debug). */
+struct program {
+    char *dir, *prog, *debug, *stripped;
+};
+
+static void program_build(struct program *p)
+{
+    p->dir = test_temp_dir();
+    char *m_c = in_dir(p->dir, "m.c"), *h_c = in_dir(p->dir, "h.c");
+    char *m_o = in_dir(p->dir, "m.o"), *h_o = in_dir(p->dir, "h.o");
+    p->prog = in_dir(p->dir, "prog");
+    p->debug = in_dir(p->dir, "prog.debug");
+    p->stripped = in_dir(p->dir, "prog.stripped");
+    const char m_src[] =
+        "int helper(int);\n"
+        "__attribute__((noinline, used)) static int twin(int x)\n"
+        "{ return x * 5; }\n"
+        "int main(int argc, char **argv)\n"
+        "{ (void)argv; return helper(argc) + twin(argc); }\n";
+    char h_src[4096] =
+        "__attribute__((noinline, used)) static int twin(int x)\n"
+        "{ return x * 7; }\n"
+        "int helper(int x) { return twin(x) + 1; }\n";
+    for (int i = 0; i < 16; i++) {
+        size_t len = strlen(h_src);
+        snprintf(h_src + len, sizeof h_src - len,
+                 "int g%d(int x) { return helper(x) * %d + 1; }\n", i, i + 2);
+    }
+    ck_assert_int_eq(test_write_file(m_c, m_src, strlen(m_src)), 0);
+    ck_assert_int_eq(test_write_file(h_c, h_src, strlen(h_src)), 0);
+    const char *cc_m[] = {"cc", "-g", "-O1", "-c", "-o", m_o, m_c, NULL};
+    const char *cc_h[] = {"cc", "-g", "-O1", "-fno-asynchronous-unwind-tables",
+                          "-fno-unwind-tables", "-c", "-o", h_o, h_c, NULL};
+    const char *ld[] = {"cc", "-o", p->prog, m_o, h_o, NULL};
+    const char *keep[] = {"objcopy", "--only-keep-debug", p->prog, p->debug,
+                          NULL};
+    char link[4500];
+    snprintf(link, sizeof link, "--add-gnu-debuglink=%s", p->debug);
+    const char *strip[] = {"objcopy", "--strip-debug", link, p->prog,
+                           p->stripped, NULL};
+    ck_assert_int_eq(run_tool(cc_m), 0);
+    ck_assert_int_eq(run_tool(cc_h), 0);
+    ck_assert_int_eq(run_tool(ld), 0);
+    ck_assert_int_eq(run_tool(keep), 0);
+    ck_assert_int_eq(run_tool(strip), 0);
+    free(m_c);
+    free(h_c);
+    free(m_o);
+    free(h_o);
+}
+
+static void program_free(struct program *p)
+{
+    const char *rm[] = {"rm", "-rf", p->dir, NULL};
+    ck_assert_int_eq(run_tool(rm), 0);
+    free(p->dir);
+    free(p->prog);
+    free(p->debug);
+    free(p->stripped);
+}
+
+/* `cfisem ARGS...` that must exit with `code`; the run is kept. */
+static void cfisem_exits(const char *const *args, int code,
+                         struct test_run *run)
+{
+    test_run_cfisem(args, run);
+    ck_assert_msg(run->exit_code == code, "%s %s: exit %d, expected %d: %s",
+                  args[0], args[1], run->exit_code, code, run->err);
+}
+
+/* The begin of the FDE `il FILE --pc PC` prints. */
+static uint64_t fde_begin(const char *path, const char *pc)
+{
+    const char *args[] = {"il", path, "--pc", pc, NULL};
+    struct test_run run;
+    cfisem_exits(args, 0, &run);
+    const char *range = strstr(run.out, " [0x");
+    ck_assert_ptr_nonnull(range);
+    uint64_t begin = strtoull(range + 2, NULL, 16);
+    test_run_free(&run);
+    return begin;
+}
+
+START_TEST(test_pc_symbol)
+{
+    struct program p;
+    program_build(&p);
+    uint64_t g3 = fde_begin(p.prog, "g3");
+    char addr[32], plus[32];
+    snprintf(addr, sizeof addr, "0x%" PRIx64, g3 + 1);
+    const char *by_addr[] = {"il", p.prog, "--pc", addr, NULL};
+    const char *by_hex[] = {"il", p.prog, "--pc", "g3+0x1", NULL};
+    const char *by_dec[] = {"il", p.prog, "--pc", "g3+1", NULL};
+    struct test_run a, b, c;
+    cfisem_exits(by_addr, 0, &a);
+    cfisem_exits(by_hex, 0, &b);
+    cfisem_exits(by_dec, 0, &c);
+    ck_assert_str_eq(a.out, b.out);
+    ck_assert_str_eq(a.out, c.out);
+    ck_assert_ptr_nonnull(strstr(a.out, ") <g3> aug="));
+    ck_assert_ptr_nonnull(strstr(a.out, "fde .debug_frame+"));
+    test_run_free(&a);
+    test_run_free(&b);
+    test_run_free(&c);
+
+    /* no such function: one line, exit 64 */
+    const char *unknown[] = {"il", p.prog, "--pc", "no_such_function", NULL};
+    cfisem_exits(unknown, 64, &a);
+    ck_assert_uint_eq(test_count_lines(a.err), 1);
+    ck_assert_ptr_nonnull(strstr(a.err, "no function named no_such_function"));
+    ck_assert_uint_eq(a.out_len, 0);
+    test_run_free(&a);
+
+    /* two static functions named twin: the lower address, and a note */
+    const char *twin[] = {"il", p.prog, "--pc", "twin", NULL};
+    cfisem_exits(twin, 0, &a);
+    ck_assert_uint_eq(test_count_lines(a.err), 1);
+    ck_assert_ptr_nonnull(strstr(a.err, "2 functions are named twin"));
+    const char *range = strstr(a.out, " [0x");
+    ck_assert_ptr_nonnull(range);
+    snprintf(plus, sizeof plus, "0x%llx,",
+             strtoull(range + 2, NULL, 16));
+    ck_assert_ptr_nonnull(strstr(a.err, plus));
+    ck_assert_ptr_nonnull(strstr(a.out, "<twin>"));
+    test_run_free(&a);
+
+    /* unwind and explain take it too, and name the function */
+    uint64_t main_addr = fde_begin(p.prog, "main");
+    const char *json[] = {"unwind", p.prog, "--pc", "main",
+                          "--regs", "rsp=0x7ffe1000", "--json", NULL};
+    cfisem_exits(json, 0, &a);
+    ck_assert_ptr_nonnull(strstr(a.out, "\"function\": \"main\""));
+    snprintf(addr, sizeof addr, "\"pc\": \"0x%" PRIx64 "\"", main_addr);
+    ck_assert_ptr_nonnull(strstr(a.out, addr));
+    test_run_free(&a);
+    const char *explain[] = {"explain", p.prog, "--pc", "g3+1", NULL};
+    cfisem_exits(explain, 0, &a);
+    ck_assert_ptr_nonnull(strstr(a.out, "is in the function <g3+0x1>."));
+    test_run_free(&a);
+    program_free(&p);
+}
+END_TEST
+
+/* The caller's PC, read from a dump, is named: g3's entry row is
+ * cfa=rsp+8 rip=[cfa-8], and [rsp] holds main+4. */
+START_TEST(test_caller_pc_named)
+{
+    struct program p;
+    program_build(&p);
+    uint64_t main_addr = fde_begin(p.prog, "main");
+    uint8_t word[8];
+    for (int i = 0; i < 8; i++)
+        word[i] = (uint8_t)((main_addr + 4) >> (8 * i));
+    char *dump = in_dir(p.dir, "stack.bin");
+    ck_assert_int_eq(test_write_file(dump, word, sizeof word), 0);
+    char mem[4500];
+    snprintf(mem, sizeof mem, "%s@0x7ffe1000", dump);
+    const char *args[] = {"unwind", p.prog, "--pc", "g3", "--regs",
+                          "rsp=0x7ffe1000", "--mem", mem, NULL};
+    struct test_run run;
+    cfisem_exits(args, 0, &run);
+    char line[64];
+    snprintf(line, sizeof line, "rip = 0x%" PRIx64 " <main+0x4>\n",
+             main_addr + 4);
+    ck_assert_ptr_nonnull(strstr(run.out, line));
+    test_run_free(&run);
+    free(dump);
+    program_free(&p);
+}
+END_TEST
+
+static size_t count_fdes(const char *text)
+{
+    size_t n = 0;
+    for (const char *at = text; (at = strstr(at, "fde ")); at += 4)
+        n++;
+    return n;
+}
+
+/* A stripped program: its .debug_frame FDEs come from prog.debug beside
+ * it; alone, one note and only .eh_frame; with --debug-dir holding
+ * DIR/FILEDIR/prog.debug, all of them again. */
+START_TEST(test_debug_dir)
+{
+    struct program p;
+    program_build(&p);
+    const char *full_args[] = {"il", p.prog, NULL};
+    const char *beside_args[] = {"il", p.stripped, NULL};
+    struct test_run full, beside;
+    cfisem_exits(full_args, 0, &full);
+    cfisem_exits(beside_args, 0, &beside);
+    ck_assert_str_eq(full.out, beside.out);
+    ck_assert_uint_eq(beside.err_len, 0);
+
+    char *alone_dir = in_dir(p.dir, "alone"), *root = in_dir(p.dir, "root");
+    char *alone = in_dir(alone_dir, "prog.stripped");
+    const char *mk[] = {"mkdir", "-p", alone_dir, NULL};
+    const char *cp[] = {"cp", p.stripped, alone, NULL};
+    ck_assert_int_eq(run_tool(mk), 0);
+    ck_assert_int_eq(run_tool(cp), 0);
+    const char *alone_args[] = {"il", alone, NULL};
+    struct test_run run;
+    cfisem_exits(alone_args, 0, &run);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "note: debug file prog.debug not "
+                                          "found"));
+    ck_assert_uint_lt(count_fdes(run.out), count_fdes(full.out));
+    test_run_free(&run);
+    const char *unwind_alone[] = {"unwind", alone, "--pc", "g3", "--regs",
+                                  "rsp=0x7ffe1000", NULL};
+    cfisem_exits(unwind_alone, 3, &run);
+    ck_assert_ptr_nonnull(strstr(run.err, "note: debug file prog.debug"));
+    test_run_free(&run);
+
+    char *real = realpath(alone_dir, NULL);
+    ck_assert_ptr_nonnull(real);
+    char mirror[4500], mirrored[4600];
+    snprintf(mirror, sizeof mirror, "%s%s", root, real);
+    snprintf(mirrored, sizeof mirrored, "%s/prog.debug", mirror);
+    const char *mk_mirror[] = {"mkdir", "-p", mirror, NULL};
+    const char *cp_debug[] = {"cp", p.debug, mirrored, NULL};
+    ck_assert_int_eq(run_tool(mk_mirror), 0);
+    ck_assert_int_eq(run_tool(cp_debug), 0);
+    const char *with_dir[] = {"il", alone, "--debug-dir", root, NULL};
+    cfisem_exits(with_dir, 0, &run);
+    ck_assert_str_eq(run.out, full.out);
+    ck_assert_uint_eq(run.err_len, 0);
+    test_run_free(&run);
+    const char *unwind_dir[] = {"unwind", alone, "--pc", "g3", "--regs",
+                                "rsp=0x7ffe1000", "--debug-dir", root, NULL};
+    cfisem_exits(unwind_dir, 0, &run);
+    ck_assert_ptr_nonnull(strstr(run.out, "cfa = 0x7ffe1008\n"));
+    test_run_free(&run);
+    const char *explain_dir[] = {"explain", alone, "--pc", "g3",
+                                 "--debug-dir=" , NULL};
+    cfisem_exits(explain_dir, 64, &run);
+    test_run_free(&run);
+
+    /* compile and validate read what il reads: an eh_elf of the file
+     * alone (a note says the debug file is missing) passes for the file
+     * alone, and fails where the debug file adds FDEs, each wrong range
+     * naming its function */
+    char *eh_elf = in_dir(p.dir, "alone.eh_elf.so");
+    const char *compile[] = {"compile", alone, "-o", eh_elf, NULL};
+    cfisem_exits(compile, 0, &run);
+    ck_assert_ptr_nonnull(strstr(run.err, "note: debug file prog.debug"));
+    test_run_free(&run);
+    const char *valid[] = {"validate", alone, eh_elf, NULL};
+    cfisem_exits(valid, 0, &run);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    ck_assert_ptr_nonnull(strstr(run.err, "note: debug file prog.debug"));
+    test_run_free(&run);
+    const char *wrong[] = {"validate", alone, eh_elf, "--debug-dir", root,
+                           NULL};
+    cfisem_exits(wrong, 1, &run);
+    ck_assert_ptr_nonnull(strstr(run.out, "fde .debug_frame+"));
+    ck_assert_ptr_nonnull(strstr(run.out, " <g"));
+    ck_assert_uint_eq(run.err_len, 0);
+    test_run_free(&run);
+    free(eh_elf);
+
+    test_run_free(&full);
+    test_run_free(&beside);
+    free(real);
+    free(alone_dir);
+    free(root);
+    free(alone);
+    program_free(&p);
 }
 END_TEST
 
@@ -402,6 +706,9 @@ int main(void)
     tcase_add_test(tc, test_usage_errors);
     tcase_add_test(tc, test_bad_file);
     tcase_add_test(tc, test_help);
+    tcase_add_test(tc, test_pc_symbol);
+    tcase_add_test(tc, test_caller_pc_named);
+    tcase_add_test(tc, test_debug_dir);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -476,6 +476,74 @@ START_TEST(test_broken_cfa_caught)
 }
 END_TEST
 
+/* A mismatch names the function that holds its PC, in the text report
+ * and the JSON: a shared object with a function symbol `work`, whose
+ * CFA the broken engine misreports. */
+START_TEST(test_broken_names_function)
+{
+    char *dir = test_temp_dir();
+    char c[4200], so[4200], command[9000];
+    snprintf(c, sizeof c, "%s/work.c", dir);
+    snprintf(so, sizeof so, "%s/work.so", dir);
+    const char src[] = "int other(int);\n"
+                       "int work(int x) { return other(x) * 3 + 1; }\n";
+    ck_assert_int_eq(test_write_file(c, src, strlen(src)), 0);
+    snprintf(command, sizeof command,
+             "cc -shared -fPIC -O1 -o '%s' '%s'", so, c);
+    ck_assert_msg(system(command) == 0, "cannot build: %s", command);
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(so, &file, &diag), CFI_OK);
+    struct cfi_symbol *symbols;
+    size_t count;
+    ck_assert_int_eq(cfi_file_functions(file, &symbols, &count), CFI_OK);
+    const struct cfi_symbol *work = NULL;
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp(symbols[i].name, "work"))
+            work = &symbols[i];
+    ck_assert_ptr_nonnull(work);
+    ck_assert_uint_gt(work->size, 0);
+    struct breaker breaker = {ENGINE_interp, BREAK_CFA, work->value,
+                              work->value + work->size, 0, 0};
+    free(symbols);
+    cfi_file_close(file);
+    struct diff_run *run = run_broken(&breaker, 1, so);
+    assert_caught(run, &breaker);
+    for (size_t i = 0; i < run->nrecords; i++) {
+        const struct diff_record *r = &run->records[i];
+        uint64_t offset = r->state.at.pc - breaker.begin;
+        char expected[64];
+        if (offset == 0)
+            snprintf(expected, sizeof expected, "work");
+        else
+            snprintf(expected, sizeof expected, "work+0x%" PRIx64, offset);
+        ck_assert_str_eq(r->function, expected);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    diff_report_text(out, run, 10);
+    diff_report_json(out, run);
+    fclose(out);
+    /* every record names work; the report shows the first ones */
+    size_t named = 0;
+    for (size_t i = 0; i < run->nrecords; i++) {
+        char line[256];
+        snprintf(line, sizeof line, ": pc 0x%" PRIx64 " <%s>,",
+                 run->records[i].state.at.pc, run->records[i].function);
+        named += strstr(text, line) != NULL;
+    }
+    ck_assert_uint_gt(named, 0);
+    ck_assert_ptr_nonnull(strstr(text, "\"function\": \"work"));
+    free(text);
+    diff_run_free(run);
+    unlink(c);
+    unlink(so);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_broken_register_caught)
 {
     char *path = case_path("prologue.so");
@@ -1925,6 +1993,7 @@ int main(void)
     TCase *broken = tcase_create("broken");
     tcase_set_timeout(broken, 600);
     tcase_add_test(broken, test_broken_cfa_caught);
+    tcase_add_test(broken, test_broken_names_function);
     tcase_add_test(broken, test_broken_register_caught);
     tcase_add_test(broken, test_reproducer_reproduces);
     tcase_add_test(broken, test_json_schema);

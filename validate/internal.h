@@ -62,6 +62,8 @@ struct validator {
     struct cfi_frame *got;               /* &answer->frame */
     uint64_t total;                      /* addresses, about */
     double started, last_progress;
+    struct cfi_symbol *symbols;          /* the file's functions, sorted */
+    size_t nsymbols;
 };
 
 /* One address to check: the FDE it belongs to (for a gap, the FDE before

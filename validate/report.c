@@ -105,6 +105,8 @@ static void print_where(FILE *out, const struct validate_wrong_range *r)
         fprintf(out, "%s fde %s+0x%" PRIx64 " [0x%" PRIx64 ",0x%" PRIx64 ")",
                 r->in_gap ? ", after" : "   ", cfi_section_name(r->fde_section),
                 r->fde_offset, r->fde_begin, r->fde_end);
+    if (r->function[0])
+        fprintf(out, ", 0x%" PRIx64 " <%s>", r->begin, r->function);
     fputc('\n', out);
 }
 
@@ -312,8 +314,15 @@ static void json_range(FILE *out, const struct validate_result *v,
     struct kind_of kind = range_kind(v, r);
     json_kind_members(out, &kind);
     fprintf(out, ", \"addresses\": %" PRIu64 ", \"wrong_requests\": %" PRIu64
-            ", \"in_gap\": %s, \"fde\": ", r->end - r->begin, r->wrong_requests,
+            ", \"in_gap\": %s, ", r->end - r->begin, r->wrong_requests,
             r->in_gap ? "true" : "false");
+    if (r->function[0]) {
+        fputs("\"function\": ", out);
+        engine_json_string(out, r->function);
+        fputs(", \"fde\": ", out);
+    } else {
+        fputs("\"fde\": ", out);
+    }
     if (r->has_fde)
         fprintf(out, "{\"section\": \"%s\", \"offset\": %" PRIu64
                 ", \"begin\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64 "\"}",

@@ -5,7 +5,9 @@
  * ranges in validate/text.c, the reports in validate/report.c. */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,7 +41,7 @@ bool validate_abi_parse(const char *text, enum validate_abi *abi)
 void validate_config_default(struct validate_config *config)
 {
     *config = (struct validate_config){VALIDATE_ABI_FULL, 4, 1, 100, false,
-                                            0, 0, NULL, NULL, NULL, 0};
+                                            0, 0, NULL, NULL, NULL, 0, NULL};
 }
 
 static double now_seconds(void)
@@ -272,6 +274,23 @@ enum validate_wrong_class validate_class(uint64_t kind,
     return VALIDATE_WRONG_VALUE;
 }
 
+/* "name+0x12" of the function symbol that holds pc, inside the file's
+ * executable segments; "" when none. */
+static void name_function(const struct validator *v, uint64_t pc,
+                          char *buf, size_t size)
+{
+    uint64_t offset;
+    const struct cfi_segment *segment = cfi_file_segment(v->file, pc);
+    const struct cfi_symbol *symbol =
+        segment && segment->executable
+            ? cfi_symbol_find(v->symbols, v->nsymbols, pc, &offset) : NULL;
+    buf[0] = '\0';
+    if (symbol && symbol->name[0] && offset == 0)
+        snprintf(buf, size, "%s", symbol->name);
+    else if (symbol && symbol->name[0])
+        snprintf(buf, size, "%s+0x%" PRIx64, symbol->name, offset);
+}
+
 void validate_first_wrong(struct validator *v, const struct check_address *at,
                           const struct engine_question *q,
                           const struct cfi_frame *expected,
@@ -288,6 +307,7 @@ void validate_first_wrong(struct validator *v, const struct check_address *at,
         wrong->fde_end = fde->pc_end;
     }
     wrong->in_gap = at->in_gap;
+    name_function(v, at->pc, wrong->function, sizeof wrong->function);
     wrong->begin = at->pc;
     wrong->end = at->pc + 1;
     wrong->state = q->state;
@@ -523,13 +543,18 @@ static enum cfi_status run_validation(const struct validate_config *config,
     error->detail[0] = 0;
     struct cfi_diag *diag = &error->diag;
     struct cfi_file *file;
-    enum cfi_status status = cfi_file_open(path, &file, diag);
+    enum cfi_status status =
+        config->debug_search
+            ? cfi_file_open_debug(path, config->debug_search, &file, diag)
+            : cfi_file_open(path, &file, diag);
     if (status != CFI_OK)
         return status;
     struct validator v = {.started = now_seconds()};
     v.result = validation_new(config, path, eh_elf_path);
     v.config = v.result ? &v.result->config : config;
     v.file = file;
+    if (cfi_file_functions(file, &v.symbols, &v.nsymbols) != CFI_OK)
+        v.nsymbols = 0;
     struct sem_file_il *il = NULL;
     status = v.result && sem_file_il_build(file, &il) == CFI_OK
                  ? CFI_OK : cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET,
@@ -539,6 +564,9 @@ static enum cfi_status run_validation(const struct validate_config *config,
         error->path = eh_elf_path;
         status = open_eh_elf(&v, eh_elf_path, error);
     }
+    if (status == CFI_OK && file->debug_state == CFI_DEBUG_MISSING &&
+        !(v.result->debug_missing = strdup(file->debug_path)))
+        status = cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     if (status == CFI_OK) {
         error->path = NULL;
         status = validate_file(&v);
@@ -548,6 +576,7 @@ static enum cfi_status run_validation(const struct validate_config *config,
                                            : "cannot run the eh_elf's calls");
     }
     validator_close(&v);
+    free(v.symbols);
     sem_file_il_free(il);
     cfi_file_close(file);
     if (status != CFI_OK) {
@@ -691,5 +720,6 @@ void validate_result_free(struct validate_result *validation)
         range_free(&validation->ranges[i]);
     free(validation->ranges);
     free(validation->kinds);
+    free(validation->debug_missing);
     free(validation);
 }

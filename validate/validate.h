@@ -93,6 +93,9 @@ struct validate_config {
      * stapsdt: the SDT probes); NULL: every address of every FDE. */
     const uint64_t *only_pcs;
     size_t nonly_pcs;
+    /* Where a stripped FILE's separate debug file is looked for
+     * (cfi_file_open_debug); NULL: cfi_file_open, its own sections. */
+    const struct cfi_debug_search *debug_search;
 };
 
 void validate_config_default(struct validate_config *config);
@@ -136,6 +139,9 @@ struct validate_wrong_range {
     char *row_text;              /* owned, or NULL */
     bool in_gap;                 /* addresses no FDE covers */
     enum validate_wrong_class wrong_class;
+    /* The function symbol that holds begin, "name+0x12"; "" when none
+     * does (cut to fit). */
+    char function[128];
 };
 
 /* Wrong ranges of one kind (kind, statuses, signal), summed. */
@@ -172,6 +178,9 @@ struct validate_result {
     enum validate_abi hint_abi;
     uint64_t hint_addresses, hint_wrong;
     double seconds;
+    /* The debug file FILE names (.gnu_debuglink) that was found nowhere
+     * (config.debug_search), owned; NULL: none missing. */
+    char *debug_missing;
 };
 
 /* Whether the validation fails: a wrong range, not counting the
