@@ -404,7 +404,7 @@ $(CSMITH_WORKLOADS): bench/workload/csmith.sh bench/workload/csmith_hook.c $(WOR
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # -j for a sub-make, unless this make shares a job server already.
 PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
-CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
+CHECK_INPUTS := $(BUILD)/cfisem $(RT_LIBS) $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
                 $(AARCH64_RUNNER) $(A64_CASE_SOS) \
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
                 $(BUILD)/bench/real_stacks.eh_elf.so

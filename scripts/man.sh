@@ -45,7 +45,7 @@ cat > "$work/files" <<'EOF'
 XDG_CACHE_HOME|CFISEM_CACHE	~/.cache/cfisem/.build-id/xx/rest.eh_elf.so	the user's eh_elf cache, keyed by GNU build-id (cfisem cache fills it)
 --system	PREFIX/lib/MULTIARCH/cfisem/eh_elf/.build-id/	the system folder of eh_elfs, keyed by build-id (cfisem cache --system fills it; libcfisem-unwind searches it)
 runner|AArch64	PREFIX/lib/cfisem/aarch64/eh_elf_runner	the AArch64 program that calls the eh_elfs of AArch64 files under qemu-aarch64 (cfisem finds it from where it runs: ../lib/cfisem/aarch64/ from its bin/)
-schema_version	/usr/share/doc/cfisem/ (package cfisem-doc), schemas/ of the source	the documents and the JSON Schemas of every JSON output
+schema_version	/usr/share/doc/cfisem/	the README and the documents of docs/ (Debian package cfisem-doc); the JSON Schemas of every JSON output are in schemas/ of cfisem's source
 EOF
 
 # Help text to troff: backslashes doubled, hyphens made minus signs,
@@ -68,6 +68,15 @@ sections() {
         else if (first ~ /^Exit status/) s = "EXIT"
         else if (first ~ /^Commands:/) s = "COMMANDS"
         else s = "DESCRIPTION"
+        # A later exit status is that of the modes described since the
+        # one before (validate: --hdr, --sframe): it says which.
+        if (s == "DESCRIPTION" && match(first, /^--[a-z-]+:/))
+            modes = modes (modes == "" ? "" : " or ") \
+                    substr(first, 1, RLENGTH - 1)
+        if (s == "EXIT") {
+            if (exits++ && modes != "") print s "\tWith " modes ":"
+            modes = ""
+        }
         for (i = 1; i <= n; i++) print s "\t" para[i]
         print s "\t"
         n = 0
@@ -149,22 +158,24 @@ environment() {
         printf '.TP\n.B %s\n%s.\n' "$var" "$(printf '%s' "$text" | to_troff)"
     done < "$work/environment"
     [ -n "$found" ] ||
-        printf 'No variable changes what this command does; those\ncfisem reads are listed in\n.BR cfisem (1).\n'
+        printf 'This command'"'"'s help names none of the variables cfisem\nreads;\n.BR cfisem (1)\nlists them (the AArch64 runner'"'"'s, the caches'"'"', TMPDIR).\n'
 }
 
 # files HELPFILE
 files() {
     printf '.SH FILES\n'
-    found=
+    found= prefix=
     while IFS='	' read -r key file text; do
         [ "$name" = cfisem ] || grep -Eq -- "$key" "$1" || continue
         found=1
+        case $file in PREFIX*) prefix=1 ;; esac
         printf '.TP\n.I %s\n%s\n' "$(printf '%s' "$file" | to_troff)" \
             "$(printf '%s' "$text" | to_troff)"
     done < "$work/files"
     [ -n "$found" ] ||
         printf 'Only the files named on its command line (and the\ntemporary files it removes).\n'
-    printf '.PP\nPREFIX is /usr for the Debian package, /usr/local for make\ninstall; MULTIARCH is the triplet (x86_64\\-linux\\-gnu).\n'
+    [ -z "$prefix" ] ||
+        printf '.PP\nPREFIX is /usr for the Debian package, /usr/local for make\ninstall; MULTIARCH is the triplet (x86_64\\-linux\\-gnu).\n'
 }
 
 # see_also NAME HELPFILE: the commands and pages the help names.
