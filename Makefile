@@ -5,6 +5,8 @@
 #   make demo       install what is missing, build, run the main job
 #   make test       install what is missing, then make check
 #   make check      run the Check suites, then again under ASan+UBSan
+#   make check-package
+#                   the plain suites the Debian package's build runs
 #   make deps       install the Debian packages the project needs
 #   make bench      build and run the benchmarks (not tests)
 #   make corpus     the real-ELF manifest and a Csmith corpus, under build/corpus
