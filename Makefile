@@ -5,6 +5,8 @@
 #   make demo       install what is missing, build, run the main job
 #   make test       install what is missing, then make check
 #   make check      run the Check suites, then again under ASan+UBSan
+#   make check-package
+#                   the plain suites the Debian package's build runs
 #   make deps       install the Debian packages the project needs
 #   make bench      build and run the benchmarks (not tests)
 #   make corpus     the real-ELF manifest and a Csmith corpus, under build/corpus
@@ -28,7 +30,7 @@
 #                   lib/MULTIARCH/cfisem/eh_elf) and, when the cross
 #                   compiler built it, the AArch64 eh_elf runner
 #                   (lib/cfisem/aarch64) under $(DESTDIR)$(PREFIX)
-#                   (/usr/local);
+#                   (/usr/local; libdir, mandir, ... as GNU's);
 #                   make uninstall removes them
 #   make paper-data run the tools, write the paper's data: paper/generated/
 #   make paper      paper-data, then build/paper/cfisem.pdf (LaTeX from Debian)
@@ -48,18 +50,29 @@ SANITIZE ?=
 # A module uses only the layers below its own (tests/layering.py).
 LIB_MODULES := $(foreach m,perf trace fuzz diff validate remote engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
 
-WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+# -Werror in the project's own builds (make, CI); a distribution's build
+# (debian/rules) sets WERROR=0: another compiler's new warnings must not
+# break it. -Wall -Wextra stay on in both.
+WERROR   ?= 1
+WARN     := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Wshadow \
+            -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
 ifeq ($(SANITIZE),1)
 OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 else
 OPT      := -O2 -g
 endif
+# The user's CPPFLAGS, CFLAGS and LDFLAGS (from the environment or the
+# command line, e.g. dpkg-buildflags' hardening and fortify flags) come
+# after the project's own, which stay in ALL_CFLAGS and ALL_LDFLAGS.
+CPPFLAGS ?=
 CFLAGS   ?=
-CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. -MMD -MP
+LDFLAGS  ?=
+# Flags a target adds for itself (the test suites' Check headers).
+TARGET_CFLAGS :=
 # (a comma inside $(if) would split its arguments: the flags go by name)
 SAN_LDFLAGS := -fsanitize=address,undefined
-LDFLAGS  += $(if $(filter 1,$(SANITIZE)),$(SAN_LDFLAGS))
+ALL_LDFLAGS  = $(if $(filter 1,$(SANITIZE)),$(SAN_LDFLAGS)) $(LDFLAGS)
 
 # elfutils' libdw and libdwarf export 34 dwarf_* names in common, and one
 # would bind the other's calls. So libdw is not linked: engines/ loads it at
@@ -76,7 +89,8 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 DWARF_CFLAGS := -I/usr/include/libdwarf
 DWARF_LIBS   := -l:libdwarf.a -lelf -lz
 LIBS     := $(PKG_LIBS) $(DWARF_LIBS) -lzstd -ldl -lpthread -lm
-CFLAGS   += $(PKG_CFLAGS) $(DWARF_CFLAGS)
+ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -I. -MMD -MP $(PKG_CFLAGS) \
+             $(DWARF_CFLAGS) $(TARGET_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 lib_srcs  = $(wildcard $(1)/*.c $(1)/*.S)
 lib_objs  = $(patsubst %,$(BUILD)/obj/%.o,$(basename $(call lib_srcs,$(1))))
@@ -119,7 +133,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 # does not rebuild them.
 .SECONDARY:
 
-all: $(BUILD)/cfisem $(RT_LIBS) $(if $(AARCH64_CC_FOUND),$(AARCH64_RUNNER) $(A64_RT_LIBS))
+all: $(BUILD)/cfisem runtime-libs $(if $(AARCH64_CC_FOUND),$(AARCH64_RUNNER) $(A64_RT_LIBS))
 
 help:
 	@sed -n '3,/^#   make paper /p' Makefile
@@ -155,11 +169,11 @@ demo: deps
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -c -o $@ $<
+	$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -c -o $@ $<
 
 # ---- libcfisem-unwind (runtime/: the run-time unwinder) -----------------
 # runtime/, interp/ (its fallback) and the one file of cfi/ the
@@ -172,33 +186,44 @@ RT_SRCS := $(wildcard runtime/*.c runtime/*.S) $(filter-out interp/lookup.c,$(wi
            cfi/arch.c cfi/sha256.c
 RT_PIC_OBJS := $(patsubst %,$(BUILD)/pic/%.o,$(basename $(RT_SRCS)))
 RT_PIC_FLAGS := -fPIC -ftls-model=initial-exec -fvisibility=default
-RT_LIBS := $(BUILD)/libcfisem-unwind.a $(BUILD)/libcfisem-unwind.so $(BUILD)/cfisem-unwind.pc
+# The soname's number changes with the library's ABI (a public struct's
+# size or fields): 1 added cfisem_options.system_dir and the refusal
+# counters of cfisem_stats. (debian/: the package libcfisem-unwind1 and
+# its symbols file, scripts/symbols.sh.)
+RT_SONAME := libcfisem-unwind.so.1
+RT_LIBS := $(BUILD)/libcfisem-unwind.a $(BUILD)/libcfisem-unwind.so \
+           $(BUILD)/$(RT_SONAME) $(BUILD)/cfisem-unwind.pc \
+           $(BUILD)/cfisem-unwind-uninstalled.pc
 
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(RT_PIC_FLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(RT_PIC_FLAGS) -c -o $@ $<
 
 $(BUILD)/pic/%.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(RT_PIC_FLAGS) -c -o $@ $<
+	$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(RT_PIC_FLAGS) -c -o $@ $<
 
 $(BUILD)/libcfisem-unwind.a: $(RT_PIC_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-# The soname's number changes with the library's ABI (a public struct's
-# size or fields): 1 added cfisem_options.system_dir and the refusal
-# counters of cfisem_stats.
-RT_SONAME := libcfisem-unwind.so.1
 $(BUILD)/libcfisem-unwind.so: $(RT_PIC_OBJS) runtime/exports.map
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(RT_SONAME) \
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(RT_SONAME) \
 	  -Wl,--version-script=runtime/exports.map -Wl,--no-undefined \
 	  -o $@ $(RT_PIC_OBJS) -ldl -lpthread
 
-# $(1) the prefix it names; written by the build (for this tree) and
-# again by make install (for the prefix installed to).
+# The name the soname gives, in the tree too: a program linked against
+# build/libcfisem-unwind.so runs with LD_LIBRARY_PATH=build.
+$(BUILD)/$(RT_SONAME): $(BUILD)/libcfisem-unwind.so
+	ln -sf libcfisem-unwind.so $@
+
+# $(1) the prefix, $(2) the libdir, $(3) the folder of the headers; the
+# build writes one for the prefix (build/cfisem-unwind.pc), make install
+# one for the prefix installed to. A folder below the prefix is named
+# through ${prefix}.
+rt_pc_dir = $(patsubst $(1)/%,$${prefix}/%,$(2))
 define rt_pc_text
-printf '%s\n' 'prefix=$(1)' 'libdir=$${prefix}/lib' \
-  'includedir=$${prefix}/include/cfisem' \
+printf '%s\n' 'prefix=$(1)' 'libdir=$(call rt_pc_dir,$(1),$(2))' \
+  'includedir=$(call rt_pc_dir,$(1),$(3))' \
   'ehelfdir=$(call rt_system_dir,$(1))' '' \
   'Name: cfisem-unwind' \
   'Description: stack unwinding through eh_elfs (compiled DWARF CFI)' \
@@ -207,9 +232,18 @@ printf '%s\n' 'prefix=$(1)' 'libdir=$${prefix}/lib' \
   'Libs: -L$${libdir} -lcfisem-unwind' 'Libs.private: -ldl -lpthread'
 endef
 
-$(BUILD)/cfisem-unwind.pc: Makefile
+$(BUILD)/cfisem-unwind.pc: Makefile $(BUILD)/rt-system-dir.txt
 	@mkdir -p $(dir $@)
-	$(call rt_pc_text,$(PREFIX)) > $@
+	$(call rt_pc_text,$(prefix),$(libdir),$(includedir)/cfisem) > $@
+
+# pkg-config's convention for a library not installed: with build/ on
+# PKG_CONFIG_PATH, `pkg-config cfisem-unwind` takes this file first and
+# names the tree (the headers of runtime/ and compile/, the libraries of
+# build/). Its ehelfdir is the installed one, as the library's.
+$(BUILD)/cfisem-unwind-uninstalled.pc: Makefile $(BUILD)/rt-system-dir.txt
+	@mkdir -p $(dir $@)
+	$(call rt_pc_text,$(abspath $(BUILD)),$(abspath $(BUILD)),$(CURDIR)/runtime) \
+	  | sed 's|^ehelfdir=.*|ehelfdir=$(RT_SYSTEM_DIR)|; s|^Cflags: .*|& -I$(CURDIR)/compile|' > $@
 
 runtime-libs: $(RT_LIBS)
 
@@ -252,17 +286,17 @@ endef
 $(foreach m,$(LIB_MODULES),$(eval $(call lib_rule,$(m))))
 
 $(BUILD)/cfisem: $(CLI_OBJS) $(LIBFILES)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIBFILES) $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBFILES) $(LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_SUPPORT) $(LIBFILES)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(LIBFILES) $(CHECK_LIBS) $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(LIBFILES) $(CHECK_LIBS) $(LIBS)
 
-$(BUILD)/obj/tests/%.o: CFLAGS += $(CHECK_CFLAGS)
+$(BUILD)/obj/tests/%.o: TARGET_CFLAGS += $(CHECK_CFLAGS)
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIBFILES)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBFILES) $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBFILES) $(LIBS)
 
 $(BUILD)/corpus/cases/%.so: corpus/cases/%.S
 	@mkdir -p $(dir $@)
@@ -287,10 +321,13 @@ cases: $(CASE_SOS) $(CASE_OBJS) $(A64_CASE_SOS) $(A64_CASE_OBJS)
 # finds it from where it runs itself: aarch64/eh_elf_runner beside it (or
 # one folder up, for the suites), or, installed, ../lib/cfisem/aarch64/
 # (compile/remote.c). No sanitizer: it is not host code.
+# It is built with the user's CPPFLAGS and LDFLAGS (fortify, relro and
+# bindnow mean the same there), not CFLAGS (the host's code generation).
+AARCH64_FLAGS ?= $(CPPFLAGS) $(LDFLAGS)
 $(AARCH64_RUNNER): compile/runner/eh_elf_runner.c compile/runner/protocol.h \
                    compile/eh_elf.h
 	@mkdir -p $(dir $@)
-	$(AARCH64_CC) $(CSTD) $(WARN) -O2 -o $@ $< -ldl
+	$(AARCH64_CC) $(CSTD) $(WARN) -O2 $(AARCH64_FLAGS) -o $@ $< -ldl
 
 # The inputs of the explain suite (tests/check_explain.c): more cases, kept
 # apart because some are malformed on purpose (the linker says so).
@@ -488,7 +525,7 @@ TEST_ENV += CFISEM_STACK_A64=$(abspath $(STACK_A64))
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # -j for a sub-make, unless this make shares a job server already.
 PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
-CHECK_INPUTS := $(BUILD)/cfisem $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
+CHECK_INPUTS := $(BUILD)/cfisem $(RT_LIBS) $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
                 $(AARCH64_RUNNER) $(A64_CASE_SOS) \
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
                 $(BUILD)/bench/real_stacks.eh_elf.so $(STACK_TARGET) \
@@ -498,12 +535,15 @@ SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
 SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
                run-json_schemas.py
 .PHONY: $(SUITE_RUNS) $(SCRIPT_RUNS) check-suites
-$(SUITE_RUNS): run-%: $(CHECK_INPUTS)
+define suite_run
 	@start=$$(date +%s); status=0; tmp=$$(mktemp -d) && chmod 755 $$tmp; \
 	TMPDIR=$$tmp $(TEST_ENV) $(BUILD)/tests/$* || status=1; \
 	if [ $$status = 0 ]; then rm -rf $$tmp; \
 	else echo "the suite's temporary files are in $$tmp"; fi; \
 	echo "== $(BUILD)/tests/$*: $$(( $$(date +%s) - start )) s"; exit $$status
+endef
+$(SUITE_RUNS): run-%: $(CHECK_INPUTS)
+	$(suite_run)
 run-help_man_readme_completion_agree.py: $(BUILD)/cfisem
 	@echo "== tests/help_man_readme_completion_agree.py"
 	@tests/help_man_readme_completion_agree.py $(BUILD)/cfisem .
@@ -528,6 +568,34 @@ check-asan: eh-elfs workloads
 	  EH_ELF_TOOL=$(abspath $(EH_ELF_TOOL)) EH_ELF_DEPS= \
 	  EH_ELF_CASES="$(abspath $(CASE_SOS))" \
 	  A64_EH_ELF_CASES="$(abspath $(A64_EH_ELF_CASES))" check-plain
+
+# The plain suites the Debian package's build runs (debian/rules: make
+# check-package), about 40 s of CPU: those that need only the tree, its
+# cases and the system's libc. Left out, and why: check_install (it
+# builds this very package); check_trace, check_oracles and
+# check_deviations (ptrace, gdb and qemu-aarch64, which a build chroot
+# may not offer); check_dwarfdump and check_readelf (they compare with
+# the host's llvm-dwarfdump and readelf on the host's libraries: facts of
+# the build machine, not of the package); check_compile, check_runtime,
+# check_diff and check_agreement (the eh_elfs of the system libraries
+# and the workloads: minutes of compiling); check_gen and check_explain
+# (75 s and 120 s alone on 2 cores); check_synth, check_paper,
+# check_robust and check_fuzz_replay (the corpora and campaigns of make
+# check). make check runs them all.
+PACKAGE_SUITES := cfi cases sem_decode sem_print sem_translate tables \
+                  opcode_tables malformed merge bad_input cli_unwind unwind stats
+PACKAGE_RUNS := $(patsubst %,package-run-check_%,$(PACKAGE_SUITES))
+PACKAGE_INPUTS := $(BUILD)/cfisem $(CASE_SOS) $(CASE_OBJS) $(EXPLAIN_SOS) \
+                  $(AARCH64_RUNNER) $(A64_CASE_SOS) $(A64_CASE_OBJS) \
+                  $(patsubst %,$(BUILD)/tests/check_%,$(PACKAGE_SUITES))
+.PHONY: check-package $(PACKAGE_RUNS)
+$(PACKAGE_RUNS): package-run-%: $(PACKAGE_INPUTS)
+	$(suite_run)
+check-package: $(PACKAGE_INPUTS) $(LIBFILES)
+	$(MAKE) -k $(PARALLEL) --output-sync=target --no-print-directory \
+	  $(PACKAGE_RUNS) run-help_man_readme_completion_agree.py
+	@echo "== tests/layering.py"
+	@tests/layering.py . $(BUILD)
 
 check: check-plain
 	$(MAKE) $(PARALLEL) check-asan
@@ -590,7 +658,7 @@ CSMITH_ARM64_SEEDS ?= 50
 
 $(BUILD)/harness/%: $(BUILD)/obj/fuzz/harness/%.o $(HARNESS_DRIVER) $(HARNESS_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(HARNESS_DRIVER) $(HARNESS_LIBS) $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(HARNESS_DRIVER) $(HARNESS_LIBS) $(LIBS)
 
 harnesses: $(HARNESS_BINS)
 
@@ -634,23 +702,23 @@ LIBFUZZER_CFLAGS ?= -O1 -g -fno-omit-frame-pointer \
 
 $(BUILD)/obj/fuzz/harness/%.lf.o: fuzz/harness/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DCFISEM_LIBFUZZER -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DCFISEM_LIBFUZZER -c -o $@ $<
 
 $(BUILD)/obj/fuzz/harness/%.lfs.o: fuzz/harness/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DCFISEM_LIBFUZZER -DCFISEM_STRUCTURED -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DCFISEM_LIBFUZZER -DCFISEM_STRUCTURED -c -o $@ $<
 
 $(BUILD)/libfuzzer/%_structured: $(BUILD)/obj/fuzz/harness/%.lfs.o \
         $(BUILD)/obj/fuzz/mutator/libfuzzer.o $(MUTATOR_OBJS) \
         $(HARNESS_DRIVER) $(HARNESS_LIBS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_LINK) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+	$(FUZZ_LINK) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 	  $(LIB_FUZZING_ENGINE) $(LIBS)
 
 $(BUILD)/libfuzzer/%: $(BUILD)/obj/fuzz/harness/%.lf.o $(HARNESS_DRIVER) \
         $(HARNESS_LIBS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_LINK) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+	$(FUZZ_LINK) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 	  $(LIB_FUZZING_ENGINE) $(LIBS)
 
 libfuzzer-targets: $(LIBFUZZER_BINS)
@@ -684,7 +752,7 @@ $(BUILD)/tests/check_fuzz_mutator: TEST_SUPPORT += $(MUTATOR_OBJS) \
 $(BUILD)/harness/mutate_stats: $(BUILD)/obj/fuzz/harness/mutate_stats.o \
         $(MUTATOR_OBJS) $(HARNESS_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
 fuzz-measure: fuzz-libfuzzer-build $(BUILD)/harness/mutate_stats
 	FUZZ_SECONDS=$(FUZZ_MEASURE_SECONDS) fuzz/libfuzzer.sh measure \
@@ -708,35 +776,59 @@ corpus-arm64:
 	  $(BUILD)/corpus-arm64/csmith
 
 # ---- Manual pages, completion, install -----------------------------------
-# The manual pages and the bash completion are written from cfisem's own
-# help texts (scripts/man.sh, scripts/completion.sh), so they say what
-# --help says.
-PREFIX  ?= /usr/local
-DESTDIR ?=
-BINDIR  := $(DESTDIR)$(PREFIX)/bin
-MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
-INCDIR  := $(DESTDIR)$(PREFIX)/include/cfisem
-COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-LIBDIR  := $(DESTDIR)$(PREFIX)/lib
+# The manual pages of section 1 and the bash completion are written from
+# cfisem's own help texts (scripts/man.sh, scripts/completion.sh), so they
+# say what --help says; those of sections 3 (the run-time library's API)
+# and 5 (the IL's format, the eh_elf ABI) are man/*.3 and man/*.5.
+# The directories are GNU's (prefix, exec_prefix, bindir, libdir,
+# includedir, datarootdir, datadir, mandir); PREFIX is prefix's other
+# name. The headers go to includedir/cfisem.
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+libdir      ?= $(exec_prefix)/lib
+includedir  ?= $(prefix)/include
+datarootdir ?= $(prefix)/share
+datadir     ?= $(datarootdir)
+mandir      ?= $(datarootdir)/man
+DESTDIR     ?=
+BINDIR  := $(DESTDIR)$(bindir)
+MANDIR  := $(DESTDIR)$(mandir)
+INCDIR  := $(DESTDIR)$(includedir)/cfisem
+COMPDIR := $(DESTDIR)$(datadir)/bash-completion/completions
+LIBDIR  := $(DESTDIR)$(libdir)
 PCDIR   := $(LIBDIR)/pkgconfig
 # The AArch64 eh_elf runner, where an installed cfisem looks for it
-# (PREFIX/bin/../lib/cfisem/aarch64), when the cross compiler built it.
-RUNNERDIR := $(LIBDIR)/cfisem/aarch64
+# (bindir/../lib/cfisem/aarch64: exec_prefix/lib, whatever libdir is),
+# when the cross compiler built it.
+RUNNERDIR := $(DESTDIR)$(exec_prefix)/lib/cfisem/aarch64
 INSTALL_RUNNER := $(if $(AARCH64_CC_FOUND),$(AARCH64_RUNNER))
 
 # The system folder of eh_elfs keyed by build-id, compiled into
 # libcfisem-unwind (cfisem_system_eh_elf_dir): $(1) the prefix. A
-# change of PREFIX rebuilds the one file that names it.
+# change of prefix rebuilds the one file that names it.
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 rt_system_dir = $(1)/lib/$(if $(MULTIARCH),$(MULTIARCH)/)cfisem/eh_elf
-RT_SYSTEM_DIR := $(call rt_system_dir,$(PREFIX))
+RT_SYSTEM_DIR := $(call rt_system_dir,$(prefix))
 EHELFDIR := $(DESTDIR)$(RT_SYSTEM_DIR)
 RT_SYSTEM_DIR_STAMP := $(BUILD)/rt-system-dir.txt
 $(shell mkdir -p $(BUILD) && { echo '$(RT_SYSTEM_DIR)' | \
   cmp -s - $(RT_SYSTEM_DIR_STAMP) || echo '$(RT_SYSTEM_DIR)' > $(RT_SYSTEM_DIR_STAMP); })
 $(BUILD)/obj/runtime/objects.o $(BUILD)/pic/runtime/objects.o: $(RT_SYSTEM_DIR_STAMP)
 $(BUILD)/obj/runtime/objects.o $(BUILD)/pic/runtime/objects.o: \
-  CFLAGS += -DCFISEM_SYSTEM_EH_ELF_DIR='"$(RT_SYSTEM_DIR)"'
+  TARGET_CFLAGS += -DCFISEM_SYSTEM_EH_ELF_DIR='"$(RT_SYSTEM_DIR)"'
+
+# Sections 3 and 5: each page of man/, and one link page (.so) for each
+# function of the run-time library's API, which cfisem-unwind(3) describes.
+MAN3_PAGES := $(wildcard man/*.3)
+MAN5_PAGES := $(wildcard man/*.5)
+RT_FUNCTIONS := $(shell tr '()' '<>' < runtime/cfisem-unwind.h | \
+                  sed -n -e '/^typedef/d' -e 's/^[a-z].*[ *]\(cfisem_[a-z_]*\)<.*/\1/p')
+MAN3_LINKS := $(patsubst %,$(BUILD)/man/%.3,$(RT_FUNCTIONS))
+$(BUILD)/man/cfisem_%.3: runtime/cfisem-unwind.h
+	@mkdir -p $(dir $@)
+	echo '.so man3/cfisem-unwind.3' > $@
 
 $(BUILD)/man/cfisem.1: $(BUILD)/cfisem scripts/man.sh
 	scripts/man.sh $(BUILD)/cfisem $(BUILD)/man
@@ -744,28 +836,35 @@ $(BUILD)/man/cfisem.1: $(BUILD)/cfisem scripts/man.sh
 $(BUILD)/cfisem.bash: $(BUILD)/cfisem scripts/completion.sh
 	scripts/completion.sh $(BUILD)/cfisem > $@.tmp && mv $@.tmp $@
 
-man: $(BUILD)/man/cfisem.1
+man: $(BUILD)/man/cfisem.1 $(MAN3_LINKS)
 completion: $(BUILD)/cfisem.bash
 
-install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(BUILD)/cfisem.bash $(RT_LIBS) \
-         $(INSTALL_RUNNER)
-	install -d $(BINDIR) $(MANDIR) $(INCDIR) $(COMPDIR) $(LIBDIR) $(PCDIR)
+install: $(BUILD)/cfisem $(BUILD)/man/cfisem.1 $(MAN3_LINKS) $(BUILD)/cfisem.bash \
+         $(RT_LIBS) $(INSTALL_RUNNER)
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man3 $(MANDIR)/man5 \
+	  $(INCDIR) $(COMPDIR) $(LIBDIR) $(PCDIR)
 	install -m 755 $(BUILD)/cfisem $(BINDIR)/cfisem
-	install -m 644 $(BUILD)/man/*.1 $(MANDIR)/
+	install -m 644 $(BUILD)/man/*.1 $(MANDIR)/man1/
+	install -m 644 $(MAN3_PAGES) $(MAN3_LINKS) $(MANDIR)/man3/
+	install -m 644 $(MAN5_PAGES) $(MANDIR)/man5/
 	install -m 644 compile/eh_elf.h $(INCDIR)/eh_elf.h
 	install -m 644 $(BUILD)/cfisem.bash $(COMPDIR)/cfisem
 	install -m 644 runtime/cfisem-unwind.h $(INCDIR)/cfisem-unwind.h
 	install -m 644 $(BUILD)/libcfisem-unwind.a $(LIBDIR)/libcfisem-unwind.a
-	install -m 755 $(BUILD)/libcfisem-unwind.so $(LIBDIR)/$(RT_SONAME)
+	install -m 644 $(BUILD)/libcfisem-unwind.so $(LIBDIR)/$(RT_SONAME)
 	ln -sf $(RT_SONAME) $(LIBDIR)/libcfisem-unwind.so
 	install -d -m 755 $(EHELFDIR)/.build-id
-	$(call rt_pc_text,$(PREFIX)) > $(PCDIR)/cfisem-unwind.pc
+	$(call rt_pc_text,$(prefix),$(libdir),$(includedir)/cfisem) \
+	  > $(PCDIR)/cfisem-unwind.pc
 	$(if $(INSTALL_RUNNER),install -d -m 755 $(RUNNERDIR) && \
 	  install -m 755 $(INSTALL_RUNNER) $(RUNNERDIR)/eh_elf_runner)
 
 uninstall:
-	rm -f $(BINDIR)/cfisem $(MANDIR)/cfisem.1 $(MANDIR)/cfisem-*.1 \
+	rm -f $(BINDIR)/cfisem $(MANDIR)/man1/cfisem.1 $(MANDIR)/man1/cfisem-*.1 \
 	      $(INCDIR)/eh_elf.h $(COMPDIR)/cfisem
+	rm -f $(patsubst man/%,$(MANDIR)/man3/%,$(MAN3_PAGES)) \
+	      $(patsubst $(BUILD)/man/%,$(MANDIR)/man3/%,$(MAN3_LINKS)) \
+	      $(patsubst man/%,$(MANDIR)/man5/%,$(MAN5_PAGES))
 	rm -f $(INCDIR)/cfisem-unwind.h $(LIBDIR)/libcfisem-unwind.a \
 	      $(LIBDIR)/$(RT_SONAME) $(LIBDIR)/libcfisem-unwind.so \
 	      $(PCDIR)/cfisem-unwind.pc $(RUNNERDIR)/eh_elf_runner
@@ -830,11 +929,11 @@ ROBUST_SEEDS    = $(CASE_SOS) $(CASE_OBJS) $(A64_CASE_SOS) $(A64_CASE_OBJS) \
 
 $(ROBUST_TOOL): $(ROBUST_OBJS) | $(ROBUST_WALK)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(ROBUST_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(ROBUST_OBJS)
 
 $(ROBUST_WALK): $(BUILD)/obj/robust/walk/walk.o $(BUILD)/libcfisem-unwind.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libcfisem-unwind.a -ldl -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcfisem-unwind.a -ldl -lpthread
 
 # check_robust runs the tool (a short campaign) against $(CFISEM).
 # It also links robust's classifier (run.c, json.c) to test it directly.

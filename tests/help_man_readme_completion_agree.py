@@ -48,12 +48,46 @@ def help_options(text):
     return found
 
 
+def page_sections(path):
+    """section name -> its text, troff escapes and font changes undone;
+    an option's tag (.TP) made a help line again (`  --opt  text`, its
+    other lines indented), so that the page reads as the help does."""
+    text = open(path).read()
+    text = re.sub(r'\\f[BIR]', '', text)
+    text = text.replace('\\-', '-').replace('\\e', '\\')
+    text = re.sub(r"^\\&", '', text, flags=re.M)
+    sections, name, lines = {}, None, []
+    tagged = option = False
+    for line in text.splitlines():
+        if line.startswith('.SH '):
+            if name:
+                sections[name] = '\n'.join(lines) + '\n'
+            name, lines, tagged, option = line[4:].strip('"'), [], False, False
+        elif line == '.TP':
+            tagged = True
+        elif line in ('.nf', '.fi', '.PP', '.RS', '.RE'):
+            if line == '.PP':
+                lines.append('')
+        elif line.startswith('.B '):
+            lines.append('  ' + line[3:] if tagged else line[3:])
+            tagged, option = False, True
+        elif tagged:
+            lines.append('  ' + line)
+            tagged, option = False, line.startswith('-')
+        elif option and name == 'OPTIONS':
+            lines.append('                   ' + line)
+        else:
+            lines.append(line)
+    if name:
+        sections[name] = '\n'.join(lines) + '\n'
+    return sections
+
+
 def man_options(path):
-    text = open(path).read().replace('\\-', '-').replace('\\e', '\\')
-    synopsis = text.split('.SH SYNOPSIS\n', 1)[1].split('.SH', 1)[0]
-    description = text.split('.SH DESCRIPTION\n', 1)[1].split('.SH', 1)[0]
-    return help_options(synopsis.replace('.nf\n', '').replace('.fi\n', '')
-                        + '\n\n' + description)
+    sections = page_sections(path)
+    synopsis = sections.get('SYNOPSIS', '')
+    return help_options(synopsis + '\n\n' + sections.get('DESCRIPTION', '')
+                        + '\n' + sections.get('OPTIONS', ''))
 
 
 def completion_options(script, command):
@@ -169,10 +203,9 @@ def main():
 
 
 def man_text(path):
-    """The DESCRIPTION of a manual page as text (troff escapes undone)."""
-    text = open(path).read().replace('\\-', '-').replace('\\e', '\\')
-    text = re.sub(r"^\\&", '', text, flags=re.M)
-    return text.split('.SH DESCRIPTION\n', 1)[1].split('.SH', 1)[0]
+    """The DESCRIPTION and OPTIONS of a manual page as help text."""
+    sections = page_sections(path)
+    return sections.get('DESCRIPTION', '') + '\n' + sections.get('OPTIONS', '')
 
 
 def check_table(names, rows, failures):
