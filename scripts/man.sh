@@ -113,7 +113,11 @@ prose() {
 # options: OPTIONS lines to tagged paragraphs: the option in bold (its
 # argument in italics), its text as the help lays it out.
 options() {
-    to_troff | awk '
+    to_troff | awk -v quote="'" '
+    function request(text,   c) {
+        c = substr(text, 1, 1)
+        return c == "." || c == quote
+    }
     function tag(text,   k, w, t, out) {
         k = split(text, w, " ")
         for (t = 1; t <= k; t++)
@@ -132,6 +136,7 @@ options() {
             text = substr(line, RSTART + RLENGTH - 1)
         } else { term = line; column = 0; text = "" }
         printf ".TP\n%s\n.nf\n", tag(term)
+        if (request(text)) text = "\\&" text
         if (text != "") print text
         open = 1
         next
@@ -141,6 +146,8 @@ options() {
         lead = $0; sub(/^ */, "", lead)
         pad = length($0) - length(lead) - column
         for (indent = ""; pad > 0; pad--) indent = indent " "
+        # A line that starts with a dot or a quote is a request to troff.
+        if (indent == "" && request(lead)) lead = "\\&" lead
         print indent lead
     }
     END { close_item() }'
