@@ -89,8 +89,8 @@ static void assert_man_pages(const char *root, const char *binary)
                  "LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "
                  "'%s/usr/local/share/man/man1/cfisem-%s.1' 2>&1 | "
                  "grep -c 'cfisem %s FILE\\|cfisem %s --seed\\|cfisem %s \\[\\|"
-                 "cfisem %s merge RESULT\\|warning'",
-                 root, name, name, name, name, name);
+                 "cfisem %s merge RESULT\\|cfisem %s PID\\|warning'",
+                 root, name, name, name, name, name, name);
         char *count = shell_output(command);
         ck_assert_msg(atoi(count) >= 1, "cfisem-%s.1: no synopsis", name);
         free(count);
