@@ -396,7 +396,8 @@ START_TEST(test_debian_package)
              "mkdir '%s/cfisem' && tar -C '%s' --exclude=./build "
              "--exclude=./.git -cf - . | tar -C '%s/cfisem' -xf - && "
              "cd '%s' && dpkg-source -b cfisem > source.log 2>&1 && "
-             "cd cfisem && dpkg-buildpackage -us -uc -b > ../build.log "
+             "cd cfisem && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
+             "-u MAKEOVERRIDES dpkg-buildpackage -us -uc -b > ../build.log "
              "2>&1", work, src, work, work);
     ck_assert_msg(shell(command) == 0, "dpkg-buildpackage failed (see %s)",
                   work);
