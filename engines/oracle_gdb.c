@@ -424,7 +424,8 @@ static const char *ask(struct gdb_engine *self, const char *core,
                        const struct cfi_request *request, char *line,
                        size_t size)
 {
-    if (self->pid <= 0 && !start_gdb(self))
+    bool fresh = self->pid <= 0;
+    if (fresh && !start_gdb(self))
         return "cannot start gdb";
     char question[4200];
     if (request->caller_frame)
@@ -434,7 +435,13 @@ static const char *ask(struct gdb_engine *self, const char *core,
         snprintf(question, sizeof question, "%s -\n", core);
     if (!write_to_gdb(self->to_gdb, question, strlen(question))) {
         stop_gdb(self);
-        return "gdb exited";
+        /* A gdb that ended before its first question is started once
+         * more: under heavy load its start can fail for a moment. */
+        if (!fresh || !start_gdb(self) ||
+            !write_to_gdb(self->to_gdb, question, strlen(question))) {
+            stop_gdb(self);
+            return "gdb exited";
+        }
     }
     if (!read_answer(self, line, size))
         return "gdb did not answer in time, or exited (killed; the next "

@@ -397,7 +397,9 @@ START_TEST(test_debian_package)
              "--exclude=./.git -cf - . | tar -C '%s/cfisem' -xf - && "
              "cd '%s' && dpkg-source -b cfisem > source.log 2>&1 && "
              "cd cfisem && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
-             "-u MAKEOVERRIDES dpkg-buildpackage -us -uc -b > ../build.log "
+             "-u MAKEOVERRIDES -u SANITIZE -u BUILD -u EH_ELF_DIR "
+             "-u WORKLOAD_DIR -u EH_ELF_TOOL -u EH_ELF_DEPS -u EH_ELF_CASES "
+             "dpkg-buildpackage -us -uc -b > ../build.log "
              "2>&1", work, src, work, work);
     ck_assert_msg(shell(command) == 0, "dpkg-buildpackage failed (see %s)",
                   work);
