@@ -154,7 +154,7 @@ static void exec_gdb(const char *path, const char *script, const char *log,
                      int in, int out)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed harness takes gdb along */
-    /* gdb aborts on some CFI (diff/findings/gdb-no-cfa-internal-error.S):
+    /* gdb aborts on some CFI (diff/findings/gdb-no-cfa-internal-error):
      * no core file of gdb's own in the harness's folder. */
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);

@@ -169,7 +169,7 @@ static bool scan_skip(struct scan *s, uint64_t n)
 
 /* An expression block of n bytes: a skip or bra whose 2-byte operand is
  * negative jumps back, and dwarf/Gexpr.c runs it with no step limit
- * (diff/findings/libunwind-expression-loop.S). The bytes are not decoded
+ * (diff/findings/libunwind-expression-loop). The bytes are not decoded
  * operation by operation: a 0x2f or 0x28 byte inside another operand
  * counts too, which only refuses more. */
 static bool scan_expression(struct scan *s, uint64_t n)

@@ -739,7 +739,7 @@ END_TEST
  * the CFA at 0x1006. */
 START_TEST(sframe_validate_nested_remember)
 {
-    char *src = test_src_path("diff/findings/gas-sframe-nested-remember.S");
+    char *src = test_src_path("diff/findings/gas-sframe-nested-remember/gas-sframe-nested-remember.S");
     char *text = test_read_file(src, NULL);
     ck_assert_ptr_nonnull(text);
     struct built b;
