@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* libunwind 1.6.2: DW_CFA_register with a large source register reads
+ * far outside an array in unw_step (SIGSEGV or SIGBUS).
+ *
+ *   cc -shared -nostdlib -Wl,--section-start=.text=0x1000 -o x.so \
+ *       libunwind-register-oob.S
+ *   cc repro.c -o repro -lunwind && ./repro ./x.so
+ *
+ * f's row at 0x1000: DW_CFA_register rbx, 100000000. DWARF 5 §6.4.2.3:
+ * the rule names a register; one the ABI does not have is an error.
+ * run_cfi_program (src/dwarf/Gparser.c) checks the target register
+ * against DWARF_NUM_PRESERVED_REGS but never the source; apply_reg_state
+ * reads new_loc[100000000] of a 17-entry array on its stack. The step
+ * runs in a child under a 5 s alarm; the parent reports how it ended.
+ * Exit 1 while the bug is present. */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PC 0x1000
+#define EXPECTED "unw_step returns (an error: no register 100000000)"
+
+static uint64_t stack[8] = {0x4000, 0x1111, 0x2222, 0x3333};
+
+static int step_once(uintptr_t base)
+{
+    unw_context_t uc;
+    unw_getcontext(&uc);
+    greg_t *g = uc.uc_mcontext.gregs;
+    g[REG_RIP] = base + PC;
+    g[REG_RSP] = (uintptr_t)stack;
+    unw_cursor_t c;
+    unw_init_local2(&c, &uc, UNW_INIT_SIGNAL_FRAME); /* look up rip itself */
+    int step = unw_step(&c);
+    printf("unw_step returned %d\n", step);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    void *h = dlopen(argc > 1 ? argv[1] : "./x.so", RTLD_NOW);
+    struct link_map *map;
+    if (!h || dlinfo(h, RTLD_DI_LINKMAP, &map) != 0) {
+        fprintf(stderr, "dlopen: %s\n", dlerror());
+        return 2;
+    }
+    printf("DWARF: %s\n", EXPECTED);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(5);
+        _exit(step_once(map->l_addr));
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        printf("BUG: unw_step %s (signal %d, %s)\n",
+               sig == SIGALRM ? "did not return within 5 s"
+                              : "killed the process",
+               sig, strsignal(sig));
+        return 1;
+    }
+    printf("%s\n", WEXITSTATUS(status) ? "BUG: not what DWARF says"
+                                       : "as DWARF says");
+    return WEXITSTATUS(status) != 0;
+}
