@@ -82,7 +82,9 @@ int main(int argc, char **argv)
     pid_t pid = fork();
     if (pid == 0) {
         alarm(5);
-        _exit(query(argc > 1 ? argv[1] : "x.so"));
+        int r = query(argc > 1 ? argv[1] : "x.so");
+        fflush(stdout);
+        _exit(r);
     }
     int status;
     waitpid(pid, &status, 0);

@@ -57,7 +57,9 @@ int main(int argc, char **argv)
     pid_t pid = fork();
     if (pid == 0) {
         alarm(5);
-        _exit(step_once(map->l_addr));
+        int r = step_once(map->l_addr);
+        fflush(stdout);
+        _exit(r);
     }
     int status;
     waitpid(pid, &status, 0);
