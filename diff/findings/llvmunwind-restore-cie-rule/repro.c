@@ -12,10 +12,12 @@
  * the first time an instruction changes it, and the CIE's own
  * DW_CFA_offset is such a change: what restore brings back is the rule
  * before the CIE ran (kRegisterUnused), and the return address column
- * then keeps f's own IP: f appears again and again, main never. (No
- * header: libunwind-14-dev conflicts with nongnu libunwind's.) */
+ * then keeps f's own IP: f appears again and again, main never. Exit 1
+ * while the bug is present. (No header: libunwind-14-dev conflicts with
+ * nongnu libunwind's.) */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int unw_getcontext(void *context);
 int unw_init_local(void *cursor, void *context);
@@ -33,17 +35,24 @@ __asm__(".text\n\t.globl f\n\t.type f, @function\nf:\n\t.cfi_startproc\n"
         "\tadd $8, %rsp\n\t.cfi_adjust_cfa_offset -8\n"
         "\tret\n\t.cfi_endproc\n");
 
+/* Ends the program: 1 when a frame repeats its caller's ip (the bug). */
 void bt(void)
 {
-    uint64_t context[64], cursor[128], ip;
+    uint64_t context[64], cursor[128], ip, last = 0;
+    int repeats = 0;
     unw_getcontext(context);
     unw_init_local(cursor, context);
     for (int n = 0; n < 5; n++) {
         unw_get_reg(cursor, -1 /* UNW_REG_IP */, &ip);
         printf("frame %d: ip %p\n", n, (void *)ip);
+        repeats += n > 0 && ip == last;
+        last = ip;
         if (unw_step(cursor) <= 0)
             break;
     }
+    printf("%s\n", repeats ? "BUG: f's caller is f again, main never comes"
+                           : "f's caller is main");
+    exit(repeats != 0);
 }
 
 int main(void)
