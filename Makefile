@@ -533,7 +533,7 @@ CHECK_INPUTS := $(BUILD)/cfisem $(RT_LIBS) $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS)
                 $(PERF_TARGET)
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
 SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
-               run-json_schemas.py
+               run-json_schemas.py run-findings_complete.py
 .PHONY: $(SUITE_RUNS) $(SCRIPT_RUNS) check-suites
 define suite_run
 	@start=$$(date +%s); status=0; tmp=$$(mktemp -d) && chmod 755 $$tmp; \
@@ -550,6 +550,9 @@ run-help_man_readme_completion_agree.py: $(BUILD)/cfisem
 run-layering.py: $(CHECK_INPUTS)
 	@echo "== tests/layering.py"
 	@tests/layering.py . $(BUILD)
+run-findings_complete.py:
+	@echo "== tests/findings_complete.py"
+	@tests/findings_complete.py .
 run-json_schemas.py: $(CHECK_INPUTS)
 	@echo "== tests/json_schemas.py"
 	@/usr/bin/python3 tests/json_schemas.py $(BUILD)/cfisem . \

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Every finding folder is complete enough to send.
+
+Each folder diff/findings/NAME/ must hold:
+  - a README.md with a "## Reproducer" and a "## Report" section;
+  - a reproducer file (a .S, .c or .so beside the README);
+  - every file of its own its Reproducer section names (`repro.c`,
+    `NAME.S`, `NAME.c`, `NAME.so`);
+  - a Report with a title, the versions, the steps, the expected and the
+    actual behaviour, the standard's text and a suggested fix;
+and diff/findings/README.md must name the folder.
+
+usage: tests/findings_complete.py SRC
+Before the tree it checks a made-up tree of bad folders, each of which
+must be refused (so the check itself can fail). Exit status 0 when every
+folder is complete, 1 with one line per missing piece otherwise.
+"""
+import os
+import re
+import sys
+import tempfile
+
+REPRODUCER_EXT = ('.S', '.c', '.so')
+REPORT_FIELDS = ('**Title:**', '**Versions:**', '**Steps:**',
+                 '**Expected:**', '**Actual:**', '**Standard:**',
+                 '**Suggested fix:**')
+
+
+def section(text, title):
+    """The body of the section "## title", or None when it is absent."""
+    m = re.search(r'^## %s[ \t]*\n(.*?)(?=^## |\Z)' % re.escape(title),
+                  text, re.S | re.M)
+    return m.group(1) if m else None
+
+
+def check_folder(path):
+    """The problems of one finding folder, as lines."""
+    name = os.path.basename(path)
+    files = os.listdir(path)
+    problems = []
+    if not any(f.endswith(REPRODUCER_EXT) for f in files):
+        problems.append('%s: no reproducer (.S, .c or .so)' % name)
+    readme = os.path.join(path, 'README.md')
+    if not os.path.isfile(readme):
+        return problems + ['%s: no README.md' % name]
+    with open(readme, encoding='utf-8') as f:
+        text = f.read()
+    repro = section(text, 'Reproducer')
+    report = section(text, 'Report')
+    if repro is None:
+        problems.append('%s: README.md has no "## Reproducer"' % name)
+    else:
+        # The folder's own files: repro.c and NAME.S, NAME.c, NAME.so
+        # (x.so is built, the libraries are the system's).
+        own = r'(?<![\w./-])(repro\.c|%s\.(?:S|c|so))\b' % re.escape(name)
+        for ref in sorted(set(re.findall(own, repro))):
+            if ref not in files:
+                problems.append('%s: the Reproducer names %s, which is '
+                                'not in the folder' % (name, ref))
+    if report is None:
+        problems.append('%s: README.md has no "## Report"' % name)
+    else:
+        for field in REPORT_FIELDS:
+            if field not in report:
+                problems.append('%s: the Report has no %s' % (name, field))
+    return problems
+
+
+def check_tree(findings):
+    """The problems of every folder under FINDINGS, and of its index."""
+    problems = []
+    index = os.path.join(findings, 'README.md')
+    with open(index, encoding='utf-8') as f:
+        listed = f.read()
+    folders = sorted(d for d in os.listdir(findings)
+                     if os.path.isdir(os.path.join(findings, d)))
+    if not folders:
+        problems.append('%s: no finding folder' % findings)
+    for d in folders:
+        problems += check_folder(os.path.join(findings, d))
+        if '`%s/`' % d not in listed:
+            problems.append('%s: not named in %s' % (d, index))
+    return problems
+
+
+GOOD_README = """# x
+
+## Reproducer
+
+```
+cc -shared -o x.so {name}.S
+```
+
+## Report
+
+**Title:** t **Versions:** v **Steps:** s **Expected:** e **Actual:** a
+**Standard:** s **Suggested fix:** f
+"""
+
+# Each bad folder: its name, its files (name -> text), the problem the
+# check must find (a substring of one of its lines).
+BAD = [
+    ('no-readme', {'no-readme.S': ''}, 'no README.md'),
+    ('no-reproducer', {'README.md': GOOD_README.format(name='x')},
+     'no reproducer'),
+    ('no-report', {'no-report.S': '',
+                   'README.md': GOOD_README.format(name='no-report')
+                   .split('## Report')[0]}, 'no "## Report"'),
+    ('no-repro-section', {'no-repro-section.S': '',
+                          'README.md': '# x\n\n## Report\n'},
+     'no "## Reproducer"'),
+    ('missing-file', {'repro.c': '',
+                      'README.md': GOOD_README.format(name='missing-file')},
+     'names missing-file.S'),
+    ('thin-report', {'thin-report.S': '',
+                     'README.md': GOOD_README.format(name='thin-report')
+                     .replace('**Suggested fix:** f', '')},
+     'no **Suggested fix:**'),
+]
+
+
+def self_test():
+    """Lines for each bad folder the check does not refuse."""
+    failures = []
+    with tempfile.TemporaryDirectory(prefix='findings-') as root:
+        names = [name for name, _, _ in BAD] + ['good', 'unlisted']
+        with open(os.path.join(root, 'README.md'), 'w') as f:
+            f.write(' '.join('`%s/`' % n for n in names[:-1]))
+        for name, files, _ in BAD + [
+                ('good', {'good.S': '',
+                          'README.md': GOOD_README.format(name='good')},
+                 None),
+                ('unlisted', {'unlisted.S': '',
+                              'README.md': GOOD_README.format(
+                                  name='unlisted')}, 'not named')]:
+            os.mkdir(os.path.join(root, name))
+            for fname, text in files.items():
+                with open(os.path.join(root, name, fname), 'w') as f:
+                    f.write(text)
+        problems = check_tree(root)
+        for name, _, want in BAD + [('unlisted', None, 'not named')]:
+            if not any(p.startswith(name + ':') and want in p
+                       for p in problems):
+                failures.append('self-test: %s not refused (%s)'
+                                % (name, want))
+        if any(p.startswith('good:') for p in problems):
+            failures.append('self-test: a complete folder refused: %s'
+                            % [p for p in problems if p.startswith('good:')])
+    return failures
+
+
+def main():
+    if len(sys.argv) != 2:
+        print('usage: tests/findings_complete.py SRC', file=sys.stderr)
+        return 2
+    problems = self_test()
+    problems += check_tree(os.path.join(sys.argv[1], 'diff', 'findings'))
+    for p in problems:
+        print(p)
+    if not problems:
+        print('every finding folder has its reproducer, README and report')
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
