@@ -8,7 +8,7 @@
  * ret reads the caller's rbx and rbp from stale stack below rsp.
  * `cfisem synth` (linked into a shared object) reports restored_late for
  * rbx and rbp at the ret; llvm-shrink-wrap-ret-main.c runs both paths, so
- * that `cfisem trace` sees it (findings/README.md). The same shape as
+ * that `cfisem trace` sees it (../README.md). The same shape as
  * libclang-14's [0xad2ad0,0xad2b21). */
 struct obj {
     void (**vt)(void *, long, long, long, long, long, int);
