@@ -102,6 +102,7 @@ static void build_all(void)
     build(A64_CC, "-static -nostdlib", "a64", "a64.S");
     build(A64_CC, "-static -nostdlib -DBAD_OFFSET", "a64-bad", "a64.S");
     build(A64_CC, "-static -nostdlib -DNO_RA_STATE", "a64-noras", "a64.S");
+    build(A64_CC, "-static -nostdlib", "a64-svc", "a64_svc.S");
     build(A64_CC, "-O2 -static", "a64-glibc", "a64_glibc.c");
     build(A64_CC, "-O2", "a64-dynamic", "a64_glibc.c");
 }
@@ -974,6 +975,34 @@ START_TEST(test_a64_ra_state)
 }
 END_TEST
 
+/* qemu-user 7.2's step of an svc runs the next instruction too: a
+ * `svc #0; ret` (glibc's geteuid, called from libc's eaccess) returns
+ * and a `svc #0; bl leaf` calls within one step. Both are followed:
+ * every instruction counted, no frame left behind (it made the caller's
+ * stops differ and its epilogue an irregular pop, taken for a context
+ * restore), none missed. */
+START_TEST(test_a64_svc_then_ret)
+{
+    struct trace_options o;
+    struct trace_report r;
+    options_il_interp(&o);
+    o.quiet_program = true;
+    trace("a64-svc", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0);
+    ck_assert_uint_eq(r.instructions, 25);
+    ck_assert_uint_eq(r.max_depth, 3);
+    ck_assert_uint_eq(r.irregular_pops, 0);
+    ck_assert_uint_eq(r.resync, 0);
+    ck_assert_uint_ge(r.stops_checked, 19);
+    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[ENGINE_interp].agree, r.stops_checked);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    ck_assert_uint_eq(r.ngroups, 0);
+    trace_report_free(&r);
+}
+END_TEST
+
 static double seconds_now(void)
 {
     struct timespec ts;
@@ -1224,6 +1253,7 @@ int main(void)
     tcase_add_test(tc, test_a64_correct);
     tcase_add_test(tc, test_a64_bad_offset);
     tcase_add_test(tc, test_a64_ra_state);
+    tcase_add_test(tc, test_a64_svc_then_ret);
     tcase_add_test(tc, test_rsp_silent_stub);
     tcase_add_test(tc, test_rsp_no_stub);
     tcase_add_test(tc, test_insn_classify_a64);
