@@ -103,6 +103,7 @@ static void build_all(void)
     build(A64_CC, "-static -nostdlib -DBAD_OFFSET", "a64-bad", "a64.S");
     build(A64_CC, "-static -nostdlib -DNO_RA_STATE", "a64-noras", "a64.S");
     build(A64_CC, "-static -nostdlib", "a64-svc", "a64_svc.S");
+    build(A64_CC, "-O2 " FREESTANDING, "a64-signal", "a64_sys.S a64_signal.c");
     build(A64_CC, "-O2 -static", "a64-glibc", "a64_glibc.c");
     build(A64_CC, "-O2", "a64-dynamic", "a64_glibc.c");
 }
@@ -1003,6 +1004,34 @@ START_TEST(test_a64_svc_then_ret)
 }
 END_TEST
 
+/* Two signals under qemu (a plain handler and an SA_SIGINFO one, each
+ * calling a function), sent from three calls deep: each delivery pushes
+ * the interrupted frame and the handler's, each return through qemu's
+ * trampoline (`mov x8, #139; svc #0`) pops them as a regular return to
+ * the interrupted PC. Every stop agrees, none is irregular. */
+START_TEST(test_a64_signal)
+{
+    struct trace_options o;
+    struct trace_report r;
+    options_il_interp(&o);
+    o.quiet_program = true;
+    trace("a64-signal", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0);
+    ck_assert_uint_eq(r.signals, 2);
+    ck_assert_uint_eq(r.irregular_pops, 0);
+    ck_assert_uint_eq(r.resync, 0);
+    /* main, deep, send, a64_syscall, the signal frame, the handler,
+     * work. */
+    ck_assert_uint_eq(r.max_depth, 7);
+    ck_assert_uint_ge(r.stops_checked, 150);
+    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[ENGINE_interp].agree, r.stops_checked);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    trace_report_free(&r);
+}
+END_TEST
+
 static double seconds_now(void)
 {
     struct timespec ts;
@@ -1254,6 +1283,7 @@ int main(void)
     tcase_add_test(tc, test_a64_bad_offset);
     tcase_add_test(tc, test_a64_ra_state);
     tcase_add_test(tc, test_a64_svc_then_ret);
+    tcase_add_test(tc, test_a64_signal);
     tcase_add_test(tc, test_rsp_silent_stub);
     tcase_add_test(tc, test_rsp_no_stub);
     tcase_add_test(tc, test_insn_classify_a64);
