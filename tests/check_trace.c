@@ -940,6 +940,14 @@ START_TEST(test_a64_bad_offset)
     ck_assert_uint_eq(r.ngroups, 1);
     ck_assert(r.groups[0].engines[ENGINE_il]);
     ck_assert(r.groups[0].engines[ENGINE_interp]);
+    /* The group names its function: mid, at the first stop's offset
+     * (nm's address of mid). */
+    char *path = program_path("a64-bad"), label[64];
+    snprintf(label, sizeof label, "mid+0x%" PRIx64,
+             r.groups[0].pc - symbol(path, "mid"));
+    ck_assert_ptr_nonnull(r.groups[0].function);
+    ck_assert_str_eq(r.groups[0].function, label);
+    free(path);
     trace_report_free(&r);
 }
 END_TEST
