@@ -552,6 +552,12 @@ const struct cfi_fde *cfi_file_lookup(const struct cfi_file *file,
 /* The segment holding `addr`, or NULL. */
 const struct cfi_segment *cfi_file_segment(const struct cfi_file *file,
                                            uint64_t addr);
+/* The file's first program header of `type` (PT_INTERP, PT_DYNAMIC,
+ * ...; <elf.h>) as a segment, its bytes the file's (`filesz` of them,
+ * checked to lie in the file); false when there is none. The loadable
+ * ones are file->segments. */
+bool cfi_file_program_header(const struct cfi_file *file, uint32_t type,
+                             struct cfi_segment *out);
 
 /* ------------------------------------------------------------------ */
 /* CFI from bytes in memory (tests, fuzzing, generated programs)       */

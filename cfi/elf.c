@@ -59,7 +59,7 @@ static bool first_section(const struct cfi_file *file,
     return true;
 }
 
-static enum cfi_status read_segment(struct cfi_file *file,
+static enum cfi_status read_segment(const struct cfi_file *file,
                                     uint64_t phdr_offset,
                                     struct cfi_segment *segment,
                                     struct cfi_diag *diag)
@@ -78,47 +78,81 @@ static enum cfi_status read_segment(struct cfi_file *file,
     return CFI_OK;
 }
 
+/* The number of program headers, checked to lie in the file with an
+ * entry size that holds an Elf64_Phdr. */
+static enum cfi_status program_headers(const struct cfi_file *file,
+                                       const Elf64_Ehdr *header,
+                                       uint64_t *count, struct cfi_diag *diag)
+{
+    *count = header->e_phnum;
+    Elf64_Shdr first;
+    if (*count == PN_XNUM && first_section(file, header, &first))
+        *count = first.sh_info;
+    if (*count > 0 && header->e_phentsize < sizeof(Elf64_Phdr))
+        return cfi_fail(diag, CFI_E_MALFORMED,
+                        offsetof(Elf64_Ehdr, e_phentsize),
+                        "bad program header size");
+    if (*count > 0 && (*count > file->image_size / header->e_phentsize ||
+                       !in_file(file, header->e_phoff,
+                                *count * header->e_phentsize)))
+        return cfi_fail(diag, CFI_E_MALFORMED, header->e_phoff,
+                        "program headers past end of file");
+    return CFI_OK;
+}
+
+static uint32_t program_header_type(const struct cfi_file *file,
+                                    const Elf64_Ehdr *header, uint64_t i)
+{
+    uint32_t type;
+    memcpy(&type, file->image + header->e_phoff + i * header->e_phentsize,
+           sizeof type);
+    return type;
+}
+
 static enum cfi_status read_segments(struct cfi_file *file,
                                      const Elf64_Ehdr *header,
                                      struct cfi_diag *diag)
 {
-    uint64_t count = header->e_phnum;
-    Elf64_Shdr first;
-    if (count == PN_XNUM && first_section(file, header, &first))
-        count = first.sh_info;
-    if (count > 0 && header->e_phentsize < sizeof(Elf64_Phdr))
-        return cfi_fail(diag, CFI_E_MALFORMED,
-                        offsetof(Elf64_Ehdr, e_phentsize),
-                        "bad program header size");
-    if (count > 0 && (count > file->image_size / header->e_phentsize ||
-                      !in_file(file, header->e_phoff,
-                               count * header->e_phentsize)))
-        return cfi_fail(diag, CFI_E_MALFORMED, header->e_phoff,
-                        "program headers past end of file");
+    uint64_t count;
+    enum cfi_status status = program_headers(file, header, &count, diag);
+    if (status != CFI_OK)
+        return status;
     size_t loads = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        uint32_t type;
-        memcpy(&type, file->image + header->e_phoff + i * header->e_phentsize,
-               sizeof type);
-        loads += type == PT_LOAD;
-    }
+    for (uint64_t i = 0; i < count; i++)
+        loads += program_header_type(file, header, i) == PT_LOAD;
     file->segments =
         cfi_arena_alloc(file->arena, loads, sizeof *file->segments);
     if (!file->segments)
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
     for (uint64_t i = 0; i < count; i++) {
-        uint64_t offset = header->e_phoff + i * header->e_phentsize;
-        uint32_t type;
-        memcpy(&type, file->image + offset, sizeof type);
-        if (type != PT_LOAD)
+        if (program_header_type(file, header, i) != PT_LOAD)
             continue;
-        enum cfi_status status = read_segment(
-            file, offset, &file->segments[file->nsegments], diag);
+        status = read_segment(file, header->e_phoff + i * header->e_phentsize,
+                              &file->segments[file->nsegments], diag);
         if (status != CFI_OK)
             return status;
         file->nsegments++;
     }
     return CFI_OK;
+}
+
+bool cfi_file_program_header(const struct cfi_file *file, uint32_t type,
+                             struct cfi_segment *out)
+{
+    Elf64_Ehdr header;
+    struct cfi_diag diag;
+    uint64_t count;
+    if (file->image_size < sizeof header)
+        return false;
+    memcpy(&header, file->image, sizeof header);
+    if (program_headers(file, &header, &count, &diag) != CFI_OK)
+        return false;
+    for (uint64_t i = 0; i < count; i++)
+        if (program_header_type(file, &header, i) == type)
+            return read_segment(file, header.e_phoff +
+                                          i * header.e_phentsize,
+                                out, &diag) == CFI_OK;
+    return false;
 }
 
 /* Where the section headers are and which one names the others. */

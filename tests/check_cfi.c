@@ -1267,6 +1267,64 @@ static void count_records(const struct raw_section *raw, size_t *ncies,
     }
 }
 
+/* The first program header of `type` in path, read with libelf,
+ * independently of cfi/elf.c; false when there is none. */
+static bool read_raw_phdr(const char *path, uint32_t type, GElf_Phdr *out)
+{
+    ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    ck_assert_ptr_nonnull(elf);
+    size_t count;
+    ck_assert_int_eq(elf_getphdrnum(elf, &count), 0);
+    bool found = false;
+    for (size_t i = 0; i < count && !found; i++) {
+        ck_assert_ptr_nonnull(gelf_getphdr(elf, (int)i, out));
+        found = out->p_type == type;
+    }
+    elf_end(elf);
+    close(fd);
+    return found;
+}
+
+/* cfi_file_program_header agrees with libelf on a dynamic executable
+ * (this runner) and on libc: PT_INTERP, PT_DYNAMIC, PT_GNU_EH_FRAME,
+ * their place and bytes; a type no header has gives false. */
+START_TEST(test_program_headers)
+{
+    static const uint32_t types[] = {PT_INTERP, PT_DYNAMIC,
+                                     PT_GNU_EH_FRAME, PT_SHLIB};
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    ck_assert_int_gt(n, 0);
+    self[n] = 0;
+    char *libc = test_system_lib("libc.so.6");
+    ck_assert_ptr_nonnull(libc);
+    const char *paths[] = {self, libc};
+    for (size_t p = 0; p < 2; p++) {
+        struct cfi_file *file = open_ok(paths[p]);
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+            GElf_Phdr raw;
+            struct cfi_segment seg;
+            bool expected = read_raw_phdr(paths[p], types[t], &raw);
+            ck_assert_int_eq(cfi_file_program_header(file, types[t], &seg),
+                             expected);
+            if (!expected)
+                continue;
+            ck_assert_uint_eq(seg.vaddr, raw.p_vaddr);
+            ck_assert_uint_eq(seg.memsz, raw.p_memsz);
+            ck_assert_uint_eq(seg.filesz, raw.p_filesz);
+            ck_assert_ptr_eq(seg.bytes, file->image + raw.p_offset);
+        }
+        GElf_Phdr interp;
+        ck_assert(p == 1 || read_raw_phdr(self, PT_INTERP, &interp));
+        cfi_file_close(file);
+    }
+    free(libc);
+}
+END_TEST
+
 START_TEST(test_libc)
 {
     char *path = test_system_lib("libc.so.6");
@@ -2751,6 +2809,7 @@ static Suite *cfi_suite(void)
     TCase *files = tcase_create("files");
     tcase_set_timeout(files, 60);
     tcase_add_test(files, test_libc);
+    tcase_add_test(files, test_program_headers);
     tcase_add_test(files, test_cross_check_system_libraries);
     tcase_add_test(files, test_eh_frame_and_debug_frame);
     tcase_add_test(files, test_zstd_debug_frame);

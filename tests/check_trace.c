@@ -102,6 +102,8 @@ static void build_all(void)
     build(A64_CC, "-static -nostdlib", "a64", "a64.S");
     build(A64_CC, "-static -nostdlib -DBAD_OFFSET", "a64-bad", "a64.S");
     build(A64_CC, "-static -nostdlib -DNO_RA_STATE", "a64-noras", "a64.S");
+    build(A64_CC, "-static -nostdlib", "a64-svc", "a64_svc.S");
+    build(A64_CC, "-O2 " FREESTANDING, "a64-signal", "a64_sys.S a64_signal.c");
     build(A64_CC, "-O2 -static", "a64-glibc", "a64_glibc.c");
     build(A64_CC, "-O2", "a64-dynamic", "a64_glibc.c");
 }
@@ -938,6 +940,14 @@ START_TEST(test_a64_bad_offset)
     ck_assert_uint_eq(r.ngroups, 1);
     ck_assert(r.groups[0].engines[ENGINE_il]);
     ck_assert(r.groups[0].engines[ENGINE_interp]);
+    /* The group names its function: mid, at the first stop's offset
+     * (nm's address of mid). */
+    char *path = program_path("a64-bad"), label[64];
+    snprintf(label, sizeof label, "mid+0x%" PRIx64,
+             r.groups[0].pc - symbol(path, "mid"));
+    ck_assert_ptr_nonnull(r.groups[0].function);
+    ck_assert_str_eq(r.groups[0].function, label);
+    free(path);
     trace_report_free(&r);
 }
 END_TEST
@@ -970,6 +980,62 @@ START_TEST(test_a64_ra_state)
                               g->expected);
         }
     }
+    trace_report_free(&r);
+}
+END_TEST
+
+/* qemu-user 7.2's step of an svc runs the next instruction too: a
+ * `svc #0; ret` (glibc's geteuid, called from libc's eaccess) returns
+ * and a `svc #0; bl leaf` calls within one step. Both are followed:
+ * every instruction counted, no frame left behind (it made the caller's
+ * stops differ and its epilogue an irregular pop, taken for a context
+ * restore), none missed. */
+START_TEST(test_a64_svc_then_ret)
+{
+    struct trace_options o;
+    struct trace_report r;
+    options_il_interp(&o);
+    o.quiet_program = true;
+    trace("a64-svc", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0);
+    ck_assert_uint_eq(r.instructions, 25);
+    ck_assert_uint_eq(r.max_depth, 3);
+    ck_assert_uint_eq(r.irregular_pops, 0);
+    ck_assert_uint_eq(r.resync, 0);
+    ck_assert_uint_ge(r.stops_checked, 19);
+    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[ENGINE_interp].agree, r.stops_checked);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    ck_assert_uint_eq(r.ngroups, 0);
+    trace_report_free(&r);
+}
+END_TEST
+
+/* Two signals under qemu (a plain handler and an SA_SIGINFO one, each
+ * calling a function), sent from three calls deep: each delivery pushes
+ * the interrupted frame and the handler's, each return through qemu's
+ * trampoline (`mov x8, #139; svc #0`) pops them as a regular return to
+ * the interrupted PC. Every stop agrees, none is irregular. */
+START_TEST(test_a64_signal)
+{
+    struct trace_options o;
+    struct trace_report r;
+    options_il_interp(&o);
+    o.quiet_program = true;
+    trace("a64-signal", &o, &r);
+    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    ck_assert_int_eq(r.end_value, 0);
+    ck_assert_uint_eq(r.signals, 2);
+    ck_assert_uint_eq(r.irregular_pops, 0);
+    ck_assert_uint_eq(r.resync, 0);
+    /* main, deep, send, a64_syscall, the signal frame, the handler,
+     * work. */
+    ck_assert_uint_eq(r.max_depth, 7);
+    ck_assert_uint_ge(r.stops_checked, 150);
+    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
+    ck_assert_uint_eq(r.engines[ENGINE_interp].agree, r.stops_checked);
+    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
     trace_report_free(&r);
 }
 END_TEST
@@ -1224,6 +1290,8 @@ int main(void)
     tcase_add_test(tc, test_a64_correct);
     tcase_add_test(tc, test_a64_bad_offset);
     tcase_add_test(tc, test_a64_ra_state);
+    tcase_add_test(tc, test_a64_svc_then_ret);
+    tcase_add_test(tc, test_a64_signal);
     tcase_add_test(tc, test_rsp_silent_stub);
     tcase_add_test(tc, test_rsp_no_stub);
     tcase_add_test(tc, test_insn_classify_a64);

@@ -159,6 +159,9 @@ static void new_group(struct trace_checker *c, enum engine_id engine,
     g->got_text = d->got_text;
     g->callee = *stop->callee;
     g->row_il = row_text(stop->elf, stop);
+    char function[256];
+    if (trace_elf_function(stop->elf, stop->pc, function, sizeof function))
+        g->function = strdup(function);
     if (d->kind == TRACE_KIND_no_fde)
         return;
     g->dump_path = write_dump(c, stop, &g->dump_addr);

@@ -100,6 +100,10 @@ struct trace_elf {
     struct engine_instance engines[ENGINE_COUNT];
     bool engine_open[ENGINE_COUNT];
     struct sem_file_il *il;   /* for reports, built on first need */
+    /* The function symbols (cfi_file_functions), read on first need. */
+    struct cfi_symbol *symbols;
+    size_t nsymbols;
+    bool symbols_read;
     uint64_t checked;         /* stops checked in it */
 };
 
@@ -143,6 +147,10 @@ enum cfi_status trace_maps_add_at(struct trace_maps *maps,
 void trace_maps_free(struct trace_maps *maps);
 /* The IL of an ELF's file (built once), or NULL. */
 const struct sem_file_il *trace_elf_il(struct trace_elf *elf);
+/* The function holding file address pc, as `name` or `name+0xOFF`, into
+ * buf; false when no named function symbol holds it. */
+bool trace_elf_function(struct trace_elf *elf, uint64_t pc, char *buf,
+                        size_t size);
 
 /* ---- from.c: running free up to a function --------------------------- */
 

@@ -253,6 +253,7 @@ static void elf_free(struct trace_elf *elf)
             engine_close(&elf->engines[id]);
     if (elf->il)
         sem_file_il_free(elf->il);
+    free(elf->symbols);
     if (elf->file)
         cfi_file_close(elf->file);
     free(elf->path);
@@ -281,6 +282,28 @@ const struct sem_file_il *trace_elf_il(struct trace_elf *elf)
     if (!elf->il && elf->file && sem_file_il_build(elf->file, &elf->il) != CFI_OK)
         elf->il = NULL;
     return elf->il;
+}
+
+bool trace_elf_function(struct trace_elf *elf, uint64_t pc, char *buf,
+                        size_t size)
+{
+    if (!elf->symbols_read && elf->file &&
+        cfi_file_functions(elf->file, &elf->symbols, &elf->nsymbols) !=
+            CFI_OK) {
+        elf->symbols = NULL;
+        elf->nsymbols = 0;
+    }
+    elf->symbols_read = true;
+    uint64_t offset;
+    const struct cfi_symbol *s =
+        cfi_symbol_find(elf->symbols, elf->nsymbols, pc, &offset);
+    if (!s || !s->name[0])
+        return false;
+    if (offset)
+        snprintf(buf, size, "%s+0x%" PRIx64, s->name, offset);
+    else
+        snprintf(buf, size, "%s", s->name);
+    return true;
 }
 
 enum cfi_status trace_maps_add_at(struct trace_maps *maps,

@@ -26,8 +26,12 @@
  * has no call, no return and no CFI of its own.
  * The executable's ELF is placed from its entry point (AT_ENTRY, or the
  * first stop of a static executable); a dynamic program's loader and
- * libraries as qemu_dyn.c finds them. Signal frames are not modelled. Each reply waits at most TRACE_A64_REPLY seconds (and never
- * past the run's timeout): a qemu that stops answering is killed. */
+ * libraries as qemu_dyn.c finds them. A signal's delivery pushes the
+ * interrupted frame and the handler's (from the rt_sigframe), its
+ * rt_sigreturn pops them (after_svc: qemu-user 7.2 runs one more
+ * instruction in the step of an svc). Each reply waits at most
+ * TRACE_A64_REPLY seconds (and never past the run's timeout): a qemu
+ * that stops answering is killed. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
@@ -240,7 +244,7 @@ enum { A64_SP = 31, A64_PC = 32, A64_LR = 30 };
  * ucontext, whose uc_mcontext, a struct sigcontext, starts at its byte
  * 176: fault_address, then x0-x30, sp, pc). x1 and x2 point there only
  * for an SA_SIGINFO handler. */
-enum { A64_SC_REGS = 128 + 176 + 8 };
+enum { A64_SC_REGS = 128 + 176 + 8, A64_NR_RT_SIGRETURN = 139 };
 
 static bool read_u64(struct tracer *t, uint64_t addr, uint64_t *value)
 {
@@ -287,20 +291,12 @@ static void irregular(struct tracer *t, uint64_t pre_pc, uint64_t post_pc)
     trace_start_resync(t, post_pc);
 }
 
-static void after_step(struct tracer *t, const uint64_t *pre,
-                       const uint64_t *post, enum trace_insn insn,
-                       int delivered)
+/* The shadow stack after one instruction, insn, took the machine from
+ * pre to post. */
+static void follow(struct tracer *t, const uint64_t *pre,
+                   const uint64_t *post, enum trace_insn insn)
 {
-    trace_mem_reset(&t->mem);
     struct trace_shadow *sh = &t->shadow;
-    if (delivered && handler_entry(t, pre, post, delivered))
-        return;
-    const struct trace_frame *signal = trace_shadow_top(sh);
-    if (signal && signal->kind == TRACE_FRAME_SIGNAL &&
-        post[A64_PC] == signal->ra && post[A64_SP] == signal->cfa) {
-        sh->depth--; /* rt_sigreturn back to the interrupted PC */
-        return;
-    }
     if (insn == TRACE_INSN_CALL && post[A64_PC] != pre[A64_PC] + 4) {
         struct trace_frame frame = {TRACE_FRAME_CALL, post[A64_LR],
                                     pre[A64_SP], {0}, 0, false};
@@ -326,6 +322,67 @@ static void after_step(struct tracer *t, const uint64_t *pre,
         irregular(t, pre[A64_PC], post[A64_PC]);
     else if (insn == TRACE_INSN_RET && top)
         irregular(t, pre[A64_PC], post[A64_PC]);
+}
+
+/* An rt_sigreturn (x8 = 139, qemu's trampoline `mov x8, #139; svc #0`
+ * or the program's own restorer) back to the interrupted context the
+ * top frame records: the rt_sigframe is at sp (the handler returned to
+ * the trampoline), its sigcontext's sp and pc those of the signal
+ * frame. The frame is popped and *pc, *sp say where the program
+ * resumed; false for any other svc, or a context the handler changed
+ * (then the general rules follow the step). */
+static bool returned_from_signal(struct tracer *t, const uint64_t *pre,
+                                 uint64_t *pc, uint64_t *sp)
+{
+    const struct trace_frame *top = trace_shadow_top(&t->shadow);
+    uint64_t regs = pre[A64_SP] + A64_SC_REGS, was_sp, was_pc;
+    if (pre[8] != A64_NR_RT_SIGRETURN || !top ||
+        top->kind != TRACE_FRAME_SIGNAL ||
+        !read_u64(t, regs + 8 * 31, &was_sp) ||
+        !read_u64(t, regs + 8 * 32, &was_pc) || was_sp != top->cfa ||
+        was_pc != top->ra)
+        return false;
+    *pc = was_pc;
+    *sp = was_sp;
+    t->shadow.depth--;
+    return true;
+}
+
+/* A step of an svc. qemu-user 7.2 (Debian 12) runs one more instruction
+ * in the same step: the one the syscall returns to (the next, or the
+ * interrupted one after rt_sigreturn), so `svc #0; ret` (geteuid,
+ * getpid) returns within the step. That instruction is followed as if
+ * stepped from where the syscall left the machine (an svc keeps sp and
+ * x19-x30); a stub that stops right after the syscall is followed as
+ * well. */
+static void after_svc(struct tracer *t, const uint64_t *pre,
+                      const uint64_t *post)
+{
+    uint64_t at[RSP_A64_NREGS], pc = pre[A64_PC] + 4, sp = pre[A64_SP];
+    bool back = returned_from_signal(t, pre, &pc, &sp);
+    if (post[A64_PC] == pc) {
+        if (!back)
+            follow(t, pre, post, TRACE_INSN_SYSCALL);
+        return;
+    }
+    memcpy(at, back ? post : pre, sizeof at);
+    at[A64_PC] = pc;
+    at[A64_SP] = sp;
+    t->report->instructions++;
+    follow(t, at, post, classify(t, pc));
+}
+
+static void after_step(struct tracer *t, const uint64_t *pre,
+                       const uint64_t *post, enum trace_insn insn,
+                       int delivered)
+{
+    trace_mem_reset(&t->mem);
+    if (delivered && handler_entry(t, pre, post, delivered))
+        return;
+    if (insn == TRACE_INSN_SYSCALL)
+        after_svc(t, pre, post);
+    else
+        follow(t, pre, post, insn);
 }
 
 static void observe(struct tracer *t, const uint64_t *r)

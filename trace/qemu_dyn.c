@@ -23,38 +23,15 @@
 
 enum { MAX_OBJECTS = 1024, NAME_MAX_LEN = 4096 };
 
-/* The program header of `type` in file's image, or false. */
-static bool program_header(const struct cfi_file *file, uint32_t type,
-                           Elf64_Phdr *out)
-{
-    Elf64_Ehdr eh;
-    if (file->image_size < sizeof eh)
-        return false;
-    memcpy(&eh, file->image, sizeof eh);
-    if (eh.e_phentsize != sizeof *out || eh.e_phoff > file->image_size)
-        return false;
-    /* Bounded by e_phnum (at most 65535) and the image. */
-    for (uint64_t i = 0; i < eh.e_phnum; i++) {
-        uint64_t at = eh.e_phoff + i * sizeof *out;
-        if (at + sizeof *out > file->image_size)
-            return false;
-        memcpy(out, file->image + at, sizeof *out);
-        if (out->p_type == type)
-            return true;
-    }
-    return false;
-}
-
 bool trace_dyn_interp(const struct cfi_file *file, char *path, size_t size)
 {
-    Elf64_Phdr ph;
-    if (!program_header(file, PT_INTERP, &ph) || ph.p_filesz == 0 ||
-        ph.p_offset > file->image_size ||
-        ph.p_filesz > file->image_size - ph.p_offset || ph.p_filesz >= size)
+    struct cfi_segment interp;
+    if (!cfi_file_program_header(file, PT_INTERP, &interp) ||
+        interp.filesz == 0 || interp.filesz >= size)
         return false;
-    memcpy(path, file->image + ph.p_offset, ph.p_filesz);
-    path[ph.p_filesz] = 0;
-    return path[0] != 0 && strlen(path) == ph.p_filesz - 1;
+    memcpy(path, interp.bytes, interp.filesz);
+    path[interp.filesz] = 0;
+    return path[0] != 0 && strlen(path) == interp.filesz - 1;
 }
 
 bool trace_dyn_auxv(const uint8_t *auxv, size_t len, uint64_t type,
@@ -93,12 +70,12 @@ static bool read_word(struct trace_mem *mem, uint64_t addr, uint64_t *value)
 static bool r_debug_of(struct trace_mem *mem, const struct cfi_file *program,
                        uint64_t bias, uint64_t *r_debug)
 {
-    Elf64_Phdr ph;
-    if (!program_header(program, PT_DYNAMIC, &ph))
+    struct cfi_segment dynamic;
+    if (!cfi_file_program_header(program, PT_DYNAMIC, &dynamic))
         return false;
-    uint64_t at = ph.p_vaddr + bias;
+    uint64_t at = dynamic.vaddr + bias;
     /* Bounded by the segment's size. */
-    for (uint64_t i = 0; i + 16 <= ph.p_memsz; i += 16) {
+    for (uint64_t i = 0; i + 16 <= dynamic.memsz; i += 16) {
         uint64_t tag, value;
         if (!read_word(mem, at + i, &tag) || !read_word(mem, at + i + 8,
                                                         &value))

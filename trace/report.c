@@ -33,6 +33,7 @@ void trace_group_free(struct trace_group *g)
 {
     free(g->elf);
     free(g->row_il);
+    free(g->function);
     free(g->dump_path);
     free(g->reproducer);
 }
@@ -184,14 +185,18 @@ static void group_text(FILE *out, const struct trace_report *r,
         fprintf(out, ", explained: the code then restores another context "
                 "(longjmp, eh_return), which its CFI describes");
     if (g->kind == TRACE_KIND_no_fde) {
+        if (g->function)
+            fprintf(out, ", first at 0x%" PRIx64 " <%s>", g->pc, g->function);
         fputc('\n', out);
         return;
     }
     fprintf(out, ", engines ");
     engines_text(out, g->engines);
-    fprintf(out, "\n    first at 0x%" PRIx64 " (runtime 0x%" PRIx64 "), %s: "
-            "expected 0x%" PRIx64 ", got %s\n", g->pc, g->runtime_pc,
-            engine_name(g->engine), g->expected,
+    fprintf(out, "\n    first at 0x%" PRIx64, g->pc);
+    if (g->function)
+        fprintf(out, " <%s>", g->function);
+    fprintf(out, " (runtime 0x%" PRIx64 "), %s: expected 0x%" PRIx64
+            ", got %s\n", g->runtime_pc, engine_name(g->engine), g->expected,
             got_text(g, buf, sizeof buf));
     if (g->row_il)
         fprintf(out, "    row: %s\n", g->row_il);
@@ -274,6 +279,8 @@ static void group_json(FILE *out, const struct trace_report *r,
     fprintf(out, ", \"dump_addr\": \"0x%" PRIx64 "\", \"reproducer\": ",
             g->dump_addr);
     cfi_json_string(out, g->reproducer ? g->reproducer : "");
+    fprintf(out, ", \"function\": ");
+    cfi_json_string(out, g->function ? g->function : "");
     fprintf(out, "}}");
 }
 

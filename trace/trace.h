@@ -142,6 +142,7 @@ struct trace_group {
     const char *got_text;         /* "undefined", an error class, ... */
     struct cfi_regs callee;       /* rax..r15, rip (runtime) */
     char *row_il;                 /* the row's IL, one line */
+    char *function;               /* name+0xOFF of pc, or NULL */
     char *dump_path;              /* the stack copied, or NULL */
     uint64_t dump_addr;
     char *reproducer;             /* a cfisem unwind line, or NULL */
