@@ -373,7 +373,8 @@ $(foreach c,$(EH_ELF_CASES),$(eval $(call eh_elf_rule,$(c),cases/$(basename $(no
 # The AArch64 cases' eh_elfs (the full ABI, tree and table layouts) and
 # the table layout of the cross C library's, built with the cross
 # compiler; the suite runs them under qemu-aarch64 (compile/runner/).
-A64_EH_ELF_LIBC := $(wildcard /usr/aarch64-linux-gnu/lib/libc.so.6)
+A64_EH_ELF_LIBC := $(wildcard /usr/aarch64-linux-gnu/lib/libc.so.6 \
+                             /usr/aarch64-linux-gnu/lib/libstdc++.so.6)
 A64_EH_ELF_CASES ?= $(filter-out $(BUILD)/corpus/cases-aarch64/errors/%,$(A64_CASE_SOS))
 define a64_eh_elf_rule
 EH_ELFS += $(EH_ELF_DIR)/$(2).table.eh_elf.so $(if $(3),$(EH_ELF_DIR)/$(2).full.eh_elf.so)
@@ -427,8 +428,20 @@ $(A64_CACHE)/filled: $(A64_CACHE)/runtime_a64 $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) cache --force \
 	  --cache $(A64_CACHE)/eh_elf $< > /dev/null
 	touch $@
+# The C++ program (runtime_a64_cxx): stacks through the cross libstdc++,
+# whose eh_elf is beside libc's.
+AARCH64_CXX ?= aarch64-linux-gnu-g++
+A64_CXX_TEST := $(A64_DIR)/tests/runtime_a64_cxx
+$(A64_CXX_TEST): tests/aarch64/runtime_a64_cxx.cc $(A64_DIR)/libcfisem-unwind.so
+	@mkdir -p $(dir $@)
+	$(AARCH64_CXX) -std=c++17 $(filter-out -Wstrict-prototypes -Wmissing-prototypes,$(WARN)) -O2 -g -I. -o $@ $< \
+	  -L$(A64_DIR) -lcfisem-unwind -Wl,-rpath,$(abspath $(A64_DIR))
+$(A64_CXX_TEST).eh_elf.so: $(A64_CXX_TEST) $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
+	CFISEM_AARCH64_CC=$(AARCH64_CC) $(EH_ELF_TOOL) compile $< -o $@ > /dev/null
 run-runtime_aarch64: $(A64_TEST) $(A64_TEST).eh_elf.so $(A64_CACHE)/filled \
-                     $(EH_ELF_DIR)/aarch64/libc.so.6.table.eh_elf.so
+                     $(A64_CXX_TEST) $(A64_CXX_TEST).eh_elf.so \
+                     $(EH_ELF_DIR)/aarch64/libc.so.6.table.eh_elf.so \
+                     $(EH_ELF_DIR)/aarch64/libstdc++.so.6.table.eh_elf.so
 	@command -v $(QEMU_AARCH64) > /dev/null || { echo "$@:" \
 	  "$(QEMU_AARCH64) is not installed (qemu-user: make deps)"; exit 1; }
 	@echo "== $(A64_TEST) (under $(QEMU_AARCH64))"
@@ -438,6 +451,9 @@ run-runtime_aarch64: $(A64_TEST) $(A64_TEST).eh_elf.so $(A64_CACHE)/filled \
 	@CFISEM_CACHE=$(abspath $(A64_CACHE))/eh_elf \
 	  $(QEMU_AARCH64) -L $(A64_SYSROOT) $(A64_CACHE)/runtime_a64 \
 	  $(abspath $(EH_ELF_DIR))/aarch64 20
+	@echo "== $(A64_CXX_TEST) (under $(QEMU_AARCH64))"
+	@$(QEMU_AARCH64) -L $(A64_SYSROOT) $(A64_CXX_TEST) \
+	  $(abspath $(EH_ELF_DIR))/aarch64
 
 # Stacks to unwind (bench/workload/workload.h), for the run-time tests and
 # the real-stack benchmark: the mixed build (shape_fp.c with frame

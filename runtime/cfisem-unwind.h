@@ -196,7 +196,16 @@ struct cfisem_stats {
     uint64_t eh_elfs_stale;     /* eh_elfs refused: not stamped with the
                                    object's build-id */
 };
+/* In C++, a function named as a struct hides the struct's constructor,
+ * which -Wshadow reports in the program that includes this header. */
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 void cfisem_stats(struct cfisem_stats *stats);
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 /* glibc's backtrace(), through eh_elfs: the return addresses of the
  * callers of cfisem_backtrace, innermost first, at most max. Returns the
@@ -272,8 +281,15 @@ struct cfisem_cursor_stats {
     uint32_t frames_eh_elf;
     uint32_t frames_interp;
 };
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 void cfisem_cursor_stats(const struct cfisem_cursor *cursor,
                          struct cfisem_cursor_stats *stats);
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 #ifdef __cplusplus
 }
