@@ -77,6 +77,9 @@ static const char usage[] =
     "perf script failed on it, 64 usage error.\n";
 
 #define PERF_MAX_FRAMES_DEFAULT 256
+/* The frame-pointer chain's own bound (not --max-frames: a limit of
+ * cfisem's is a difference to see). */
+#define FP_MAX_FRAMES 4096
 #define MAX_MAPS 4096
 /* Not a reason of remote/: the sample has no user registers or stack
  * (a kernel thread's, or recorded without --call-graph dwarf). */
@@ -130,7 +133,7 @@ struct run {
     struct script_chains *script;
     struct chain_tally *script_tally, *fp_tally;
     struct chain_frame *ours;    /* max_frames */
-    uint64_t *fp_pcs;            /* max_frames */
+    uint64_t *fp_pcs;            /* FP_MAX_FRAMES */
     struct chain_frame *fp_ours, *fp_theirs;
     uint64_t fp_differ;
 };
@@ -434,18 +437,26 @@ static bool in_fp_object(const struct memory *m, const char *object,
 }
 
 /* Code built with frame pointers has its frame record from after `mov
- * %rsp,%rbp` up to its `leave` or `pop %rbp`; at the entry (endbr64,
- * push %rbp), at the mov and at the ret, rbp is still the caller's and
- * a walk from it skips the caller. */
+ * %rsp,%rbp` up to its `leave` or `pop %rbp`; where rbp is still (or
+ * again) the caller's, a walk from it skips the caller: at the entry
+ * (endbr64, push %rbp), at the mov, at a ret, at a jump that leaves the
+ * function (a tail call after the pop: jmp rel32, jmp *GOT(%rip)) and
+ * in the linker's PLT stubs, which make no record (jmp *GOT(%rip), push
+ * $n, push *GOT(%rip); with a bnd prefix too). */
 static bool frame_set_up(struct memory *m, uint64_t pc)
 {
     uint64_t code;
     if (!read_object(m, pc, 4, &code))
         return false;
     uint32_t word = (uint32_t)code;
-    uint8_t first = (uint8_t)code;
-    return first != 0x55 && first != 0xc3 && word != 0xfa1e0ff3u
-           && (word & 0xffffffu) != 0xe58948u;
+    if (word == 0xfa1e0ff3u || (word & 0xffffffu) == 0xe58948u)
+        return false;                          /* endbr64, mov rsp,rbp */
+    if ((word & 0xff) == 0xf2)                 /* bnd */
+        word >>= 8;
+    uint8_t first = (uint8_t)word;
+    uint16_t two = (uint16_t)word;
+    return first != 0x55 && first != 0xc3 && first != 0xe9
+           && first != 0x68 && two != 0x25ff && two != 0x35ff;
 }
 
 /* --compare-fp: cfisem's chain against the frame-pointer chain, on the
@@ -463,14 +474,14 @@ static void compare_fp(struct run *r, struct memory *m,
         return;
     }
     if (!frame_set_up(m, pc)) {
-        chain_tally_add(r->fp_tally, "skipped: no frame record at the PC "
-                        "(entry, prologue, ret)", label);
+        chain_tally_add(r->fp_tally, "skipped: no frame record at the PC",
+                        label);
         return;
     }
-    size_t max = r->o->max_frames;
-    size_t nfp = user_callchain(m->sample, r->fp_pcs, max);
+    size_t nfp = user_callchain(m->sample, r->fp_pcs, FP_MAX_FRAMES);
     if (nfp == 0 && regs->status[6] == CFI_REG_VALUE)
-        nfp = fp_chain(pc, regs->value[6], read_sample, m, r->fp_pcs, max);
+        nfp = fp_chain(pc, regs->value[6], read_sample, m, r->fp_pcs,
+                       FP_MAX_FRAMES);
     size_t limit = 0;
     while (limit < nfp && in_fp_object(m, object, r->fp_pcs[limit]))
         limit++;
@@ -844,9 +855,10 @@ static int compare_setup(struct run *r)
         return CLI_INTERNAL;
     if (o->fp_object
         && (!(r->fp_tally = chain_tally_new("frame pointers"))
-            || !(r->fp_pcs = malloc(max * sizeof *r->fp_pcs))
+            || !(r->fp_pcs = malloc(FP_MAX_FRAMES * sizeof *r->fp_pcs))
             || !(r->fp_ours = malloc(max * sizeof *r->fp_ours))
-            || !(r->fp_theirs = malloc(max * sizeof *r->fp_theirs))))
+            || !(r->fp_theirs = malloc(FP_MAX_FRAMES
+                                       * sizeof *r->fp_theirs))))
         return CLI_INTERNAL;
     return CLI_OK;
 }
