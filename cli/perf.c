@@ -599,7 +599,8 @@ static int by_string(const void *a, const void *b)
 
 static void print_folded(struct run *r)
 {
-    qsort(r->folded, r->nfolded, sizeof *r->folded, by_string);
+    if (r->nfolded)
+        qsort(r->folded, r->nfolded, sizeof *r->folded, by_string);
     for (size_t i = 0; i < r->nfolded;) {
         size_t j = i;
         while (j < r->nfolded && strcmp(r->folded[i], r->folded[j]) == 0)
@@ -697,7 +698,8 @@ static int finish(struct run *r)
         char title[600];
         snprintf(title, sizeof title, "cfisem perf %s: %" PRIu64
                  " samples", r->o->path, r->samples);
-        qsort(r->folded, r->nfolded, sizeof *r->folded, by_string);
+        if (r->nfolded)
+            qsort(r->folded, r->nfolded, sizeof *r->folded, by_string);
         if (!perf_svg_write(stdout, r->folded, r->nfolded, title)) {
             fprintf(stderr, "cfisem perf: out of memory\n");
             return CLI_INTERNAL;

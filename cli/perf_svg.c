@@ -159,7 +159,8 @@ static void write_node(const struct layout *l, struct node *n, size_t level,
         fprintf(l->out, "%s</text>", len < n->name_len ? ".." : "");
     }
     fprintf(l->out, "</g>\n");
-    qsort(n->children, n->nchildren, sizeof *n->children, by_name);
+    if (n->nchildren)
+        qsort(n->children, n->nchildren, sizeof *n->children, by_name);
     for (size_t i = 0; i < n->nchildren; i++) {
         write_node(l, n->children[i], level + 1, x);
         x += (double)n->children[i]->count * l->scale;
