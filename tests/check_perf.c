@@ -9,7 +9,13 @@
  * report -D`'s; every truncation of a small file, a directory and a FIFO
  * give an error, never a crash or a hang; mutated files never crash.
  * `cfisem perf`'s chains must be `perf script -F ip,sym --no-inline`'s
- * on the frames both give. When perf record cannot run (no permission),
+ * on the frames both give; `--compare` must count every sample under one
+ * cause; on the program built with frame pointers everywhere
+ * (perf-deep-fp), `--compare-fp` must find every compared chain equal to
+ * the frame-pointer chain; the `--svg` flame graph, rendered by headless
+ * Chromium, must have one rect per frame prefix of `--folded`'s stacks
+ * and a root that counts every sample. When perf record cannot run (no
+ * permission),
  * the tests fail and say so. */
 #define _GNU_SOURCE
 #include <check.h>
