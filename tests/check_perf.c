@@ -15,8 +15,7 @@
  * the frame-pointer chain; the `--svg` flame graph, rendered by headless
  * Chromium, must have one rect per frame prefix of `--folded`'s stacks
  * and a root that counts every sample. When perf record cannot run (no
- * permission),
- * the tests fail and say so. */
+ * permission), the tests fail and say so. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <inttypes.h>
