@@ -510,6 +510,14 @@ $(PERF_TARGET): tests/perf/deep.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -g -o $@ $<
 TEST_ENV += CFISEM_PERF_TARGET=$(abspath $(PERF_TARGET))
+# The same program with frame pointers in every function (leaves too):
+# the truth its chains are compared with (cfisem perf --compare-fp).
+PERF_FP_TARGET := $(BUILD)/tests/perf-deep-fp
+$(PERF_FP_TARGET): tests/perf/deep.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fno-omit-frame-pointer \
+	    -mno-omit-leaf-frame-pointer -o $@ $<
+TEST_ENV += CFISEM_PERF_FP_TARGET=$(abspath $(PERF_FP_TARGET))
 
 # The process the stack suite (tests/check_stack.c) unwinds from outside:
 # threads, a signal handler, libstdc++ frames; no sanitizer (its frames
@@ -546,7 +554,7 @@ CHECK_INPUTS := $(BUILD)/cfisem $(RT_LIBS) $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS)
                 $(EH_ELFS) $(WORKLOADS) $(BUILD)/bench/real_stacks \
                 $(BUILD)/bench/real_stacks.eh_elf.so $(STACK_TARGET) \
                 $(STACK_BUSY) $(if $(AARCH64_CC_FOUND),$(STACK_A64)) \
-                $(PERF_TARGET)
+                $(PERF_TARGET) $(PERF_FP_TARGET)
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
 SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
                run-json_schemas.py run-findings_complete.py

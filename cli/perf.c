@@ -14,11 +14,13 @@
 #include "cli.h"
 #include "compile/cg.h"
 #include "perf/perf.h"
+#include "perf_out.h"
 #include "remote/remote.h"
 
 static const char usage[] =
-    "usage: cfisem perf FILE [--folded] [--engine compiled|interp] [--build]\n"
-    "                   [--cache DIR] [--max-frames N]\n"
+    "usage: cfisem perf FILE [--folded | --svg | --compare]\n"
+    "                   [--compare-fp OBJECT] [--engine compiled|interp]\n"
+    "                   [--build] [--cache DIR] [--max-frames N]\n"
     "\n"
     "Reads FILE, a perf.data that 'perf record --call-graph dwarf' wrote\n"
     "(file mode, or pipe mode: 'perf record -o -', FILE - for standard\n"
@@ -39,6 +41,27 @@ static const char usage[] =
     "\n"
     "  --folded         one line per distinct stack instead, 'COMM;OUTER;\n"
     "                   ...;INNER COUNT', sorted\n"
+    "  --svg            a flame graph instead: one self-contained SVG, one\n"
+    "                   rect per frame (its width: its samples; its title:\n"
+    "                   its name and count), the root 'all' at the bottom\n"
+    "  --compare        runs 'perf script -F pid,tid,time,ip,sym,dso\n"
+    "                   --no-inline -i FILE' and compares each sample's user\n"
+    "                   frames with cfisem's, frame by frame (the address\n"
+    "                   printed); prints instead a table of samples by\n"
+    "                   cause: same chain, cfisem stopped earlier (with its\n"
+    "                   reason), perf script stopped earlier, different\n"
+    "                   address at depth N, a frame outside any object, not\n"
+    "                   in perf script's output; with each cause's first\n"
+    "                   sample. The differences are data: exit 0\n"
+    "  --compare-fp OBJECT\n"
+    "                   compares each chain with the frame-pointer chain\n"
+    "                   (the sample's user callchain when it has one, else\n"
+    "                   the rbp walk over its stack copy) for OBJECT, a path\n"
+    "                   as mapped, built with -fno-omit-frame-pointer: the\n"
+    "                   samples whose PC is in OBJECT where its frame record\n"
+    "                   is set up, up to the first return address outside\n"
+    "                   OBJECT; prints a table as --compare does; exit 1\n"
+    "                   when a chain differs\n"
     "  --engine E       compiled (the default: each object's eh_elf from\n"
     "                   the cache, built into it on first sight, interp for\n"
     "                   an object whose eh_elf cannot be had) or interp\n"
@@ -49,10 +72,14 @@ static const char usage[] =
     "                   ${XDG_CACHE_HOME:-~/.cache}/cfisem)\n"
     "  --max-frames N   at most N user frames a sample (default 256)\n"
     "\n"
-    "Exit status: 0 printed, 2 FILE unreadable or not a valid perf.data\n"
-    "(one line says where), 64 usage error.\n";
+    "Exit status: 0 printed, 1 --compare-fp found a chain that differs, 2\n"
+    "FILE unreadable or not a valid perf.data (one line says where) or\n"
+    "perf script failed on it, 64 usage error.\n";
 
 #define PERF_MAX_FRAMES_DEFAULT 256
+/* The frame-pointer chain's own bound (not --max-frames: a limit of
+ * cfisem's is a difference to see). */
+#define FP_MAX_FRAMES 4096
 #define MAX_MAPS 4096
 /* Not a reason of remote/: the sample has no user registers or stack
  * (a kernel thread's, or recorded without --call-graph dwarf). */
@@ -60,7 +87,10 @@ static const char usage[] =
 
 struct options {
     const char *path;
-    bool folded;
+    bool folded;                 /* folded stacks kept (--folded, --svg) */
+    bool svg;
+    bool compare;                /* with perf script */
+    const char *fp_object;       /* --compare-fp OBJECT */
     enum engine_id engine;
     bool build;
     const char *cache;
@@ -100,7 +130,20 @@ struct run {
     size_t nfolded, folded_cap;
     char *line;
     size_t line_len, line_cap;
+    struct script_chains *script;
+    struct chain_tally *script_tally, *fp_tally;
+    struct chain_frame *ours;    /* max_frames */
+    uint64_t *fp_pcs;            /* FP_MAX_FRAMES */
+    struct chain_frame *fp_ours, *fp_theirs;
+    uint64_t fp_differ;
 };
+
+/* The samples are printed as perf script does (not folded, not
+ * compared). */
+static bool prints_text(const struct options *o)
+{
+    return !o->folded && !o->compare && !o->fp_object;
+}
 
 /* ------------------------------------------------------------------ */
 /* Memory of a sample                                                   */
@@ -311,14 +354,14 @@ static void kernel_frames(struct run *r, const struct perf_sample *s,
         if (r->o->folded) {
             if (*nfold < 1024)
                 folded_names[(*nfold)++] = "[unknown]_[k]";
-        } else {
+        } else if (prints_text(r->o)) {
             printf("\t%16" PRIx64 " [unknown] ([kernel.kallsyms])\n", ip);
         }
     }
 }
 
 static void user_frame(struct run *r, const struct remote_frame *f,
-                       char *name, size_t size)
+                       char *name, size_t size, struct chain_frame *chain)
 {
     struct remote_symbol sym;
     remote_symbolize(r->space, f, &sym);
@@ -332,7 +375,8 @@ static void user_frame(struct run *r, const struct remote_frame *f,
         snprintf(name, size, "%s", sym.name);
     else
         snprintf(name, size, "[unknown]");
-    if (!r->o->folded) {
+    *chain = (struct chain_frame){addr, sym.object == NULL};
+    if (prints_text(r->o)) {
         if (sym.name)
             printf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", addr, sym.name,
                    sym.offset, sym.object ? sym.object : "[unknown]");
@@ -363,39 +407,146 @@ static bool add_folded(struct run *r)
 /* One sample                                                           */
 /* ------------------------------------------------------------------ */
 
-static void one_sample(struct run *r, const struct perf_sample *s,
-                       uint64_t key)
+/* The user part of the sample's callchain (the kernel's frame-pointer
+ * walk, present when the event did not exclude user callchains). */
+static size_t user_callchain(const struct perf_sample *s, uint64_t *pcs,
+                             size_t max)
 {
-    const char *comm = perf_procs_comm(r->procs, s->tid, key);
-    static const size_t name_size = 256;
-    const char *kfold[1024];
-    size_t nk = 0;
-    r->samples++;
-    if (!r->o->folded)
-        print_header(r, s, comm);
-    kernel_frames(r, s, kfold, &nk);
-    struct cfi_regs regs;
+    bool user = false;
     size_t n = 0;
-    struct remote_stop stop;
-    if (!sample_regs(s, &regs)) {
-        r->stops[STOP_NO_USER_STATE]++;
-    } else {
-        load_space(r, s, key);
-        uint64_t sp = regs.value[7];
-        struct memory m = {s, sp, r->maps, r->nmaps, &r->files};
-        n = remote_unwind(r->space, &regs, true, read_sample, &m,
-                          r->o->engine, r->frames, r->o->max_frames, &stop);
-        r->stops[stop.reason]++;
+    for (uint64_t i = 0; i < s->callchain_nr && n < max; i++) {
+        uint64_t ip = perf_u64_at(s->callchain + 8 * i);
+        if (ip >= PERF_CONTEXT_MAX)
+            user = ip == PERF_CONTEXT_USER;
+        else if (user)
+            pcs[n++] = ip;
     }
-    r->frames_total += n;
+    return n;
+}
+
+/* The object --compare-fp names holds `addr`. */
+static bool in_fp_object(const struct memory *m, const char *object,
+                         uint64_t addr)
+{
+    for (size_t i = m->nmaps; i-- > 0;) {
+        const struct perf_map *map = m->maps[i];
+        if (addr >= map->start && addr < map->end)
+            return strcmp(map->path, object) == 0;
+    }
+    return false;
+}
+
+/* Code built with frame pointers has its frame record from after `mov
+ * %rsp,%rbp` up to its `leave` or `pop %rbp`; where rbp is still (or
+ * again) the caller's, a walk from it skips the caller: at the entry
+ * (endbr64, push %rbp), at the mov, at a ret, at a jump that leaves the
+ * function (a tail call after the pop: jmp rel32, jmp *GOT(%rip)) and
+ * in the linker's PLT stubs, which make no record (jmp *GOT(%rip), push
+ * $n, push *GOT(%rip); with a bnd prefix too). */
+static bool frame_set_up(struct memory *m, uint64_t pc)
+{
+    uint64_t code;
+    if (!read_object(m, pc, 4, &code))
+        return false;
+    uint32_t word = (uint32_t)code;
+    if (word == 0xfa1e0ff3u || (word & 0xffffffu) == 0xe58948u)
+        return false;                          /* endbr64, mov rsp,rbp */
+    if ((word & 0xff) == 0xf2)                 /* bnd */
+        word >>= 8;
+    uint8_t first = (uint8_t)word;
+    uint16_t two = (uint16_t)word;
+    return first != 0x55 && first != 0xc3 && first != 0xe9
+           && first != 0x68 && two != 0x25ff && two != 0x35ff;
+}
+
+/* --compare-fp: cfisem's chain against the frame-pointer chain, on the
+ * frames whose frame records OBJECT's code made: up to the first return
+ * address outside OBJECT (read from the last record OBJECT made). */
+static void compare_fp(struct run *r, struct memory *m,
+                       const struct cfi_regs *regs, size_t n,
+                       const char *stop, const char *label)
+{
+    const char *object = r->o->fp_object;
+    uint64_t pc = regs->value[16];
+    if (!in_fp_object(m, object, pc)) {
+        chain_tally_add(r->fp_tally, "skipped: the PC is not in OBJECT",
+                        label);
+        return;
+    }
+    if (!frame_set_up(m, pc)) {
+        chain_tally_add(r->fp_tally, "skipped: no frame record at the PC",
+                        label);
+        return;
+    }
+    size_t nfp = user_callchain(m->sample, r->fp_pcs, FP_MAX_FRAMES);
+    if (nfp == 0 && regs->status[6] == CFI_REG_VALUE)
+        nfp = fp_chain(pc, regs->value[6], read_sample, m, r->fp_pcs,
+                       FP_MAX_FRAMES);
+    size_t limit = 0;
+    while (limit < nfp && in_fp_object(m, object, r->fp_pcs[limit]))
+        limit++;
+    size_t nours = n;
+    if (limit < nfp) {
+        limit++;
+        nours = n < limit ? n : limit;
+    }
+    for (size_t k = 0; k < limit; k++)
+        r->fp_theirs[k] = (struct chain_frame){r->fp_pcs[k], false};
+    for (size_t k = 0; k < nours; k++)
+        r->fp_ours[k] = (struct chain_frame){r->frames[k].pc, false};
+    if (!chain_tally_compare(r->fp_tally, label, r->fp_ours, nours,
+                             r->fp_theirs, limit, stop))
+        r->fp_differ++;
+}
+
+/* --compare: cfisem's chain against perf script's. */
+static void compare_script(struct run *r, const struct perf_sample *s,
+                           size_t n, const char *stop, const char *label)
+{
+    char name[256];
+    for (size_t i = 0; i < n; i++)
+        user_frame(r, &r->frames[i], name, sizeof name, &r->ours[i]);
+    size_t nt;
+    const struct chain_frame *theirs = script_chains_take(r->script, s->tid,
+                                                          s->time, &nt);
+    if (!theirs)
+        chain_tally_add(r->script_tally, "not in perf script's output",
+                        label);
+    else
+        chain_tally_compare(r->script_tally, label, r->ours, n, theirs, nt,
+                            stop);
+}
+
+static void compare_sample(struct run *r, struct memory *m,
+                           const struct cfi_regs *regs, size_t n,
+                           const char *stop)
+{
+    const struct perf_sample *s = m->sample;
+    char label[96];
+    snprintf(label, sizeof label, "tid %" PRIu32 " at %" PRIu64 ".%06"
+             PRIu64, s->tid, s->time / 1000000000,
+             s->time % 1000000000 / 1000);
+    if (r->script_tally)
+        compare_script(r, s, n, stop, label);
+    if (r->fp_tally && m->maps)
+        compare_fp(r, m, regs, n, stop, label);
+    else if (r->fp_tally)
+        chain_tally_add(r->fp_tally, "skipped: no user registers or stack",
+                        label);
+}
+
+static void print_sample(struct run *r, const char *comm, size_t n,
+                         const char *const *kfold, size_t nk)
+{
+    char name[256];
+    struct chain_frame chain;
     r->line_len = 0;
     if (r->line)
         r->line[0] = 0;
-    char name[256];
     if (r->o->folded) {
         line_add(r, comm);
         for (size_t i = n; i-- > 0;) {
-            user_frame(r, &r->frames[i], name, name_size);
+            user_frame(r, &r->frames[i], name, sizeof name, &chain);
             line_add(r, name);
         }
         for (size_t i = nk; i-- > 0;)
@@ -404,8 +555,41 @@ static void one_sample(struct run *r, const struct perf_sample *s,
         return;
     }
     for (size_t i = 0; i < n; i++)
-        user_frame(r, &r->frames[i], name, name_size);
+        user_frame(r, &r->frames[i], name, sizeof name, &chain);
     printf("\n");
+}
+
+static void one_sample(struct run *r, const struct perf_sample *s,
+                       uint64_t key)
+{
+    const char *comm = perf_procs_comm(r->procs, s->tid, key);
+    const char *kfold[1024];
+    size_t nk = 0;
+    r->samples++;
+    if (prints_text(r->o))
+        print_header(r, s, comm);
+    kernel_frames(r, s, kfold, &nk);
+    struct cfi_regs regs;
+    size_t n = 0;
+    struct remote_stop stop;
+    struct memory m = {s, 0, NULL, 0, &r->files};
+    const char *stop_name = "no_user_state";
+    if (!sample_regs(s, &regs)) {
+        r->stops[STOP_NO_USER_STATE]++;
+    } else {
+        load_space(r, s, key);
+        m = (struct memory){s, regs.value[7], r->maps, r->nmaps,
+                            &r->files};
+        n = remote_unwind(r->space, &regs, true, read_sample, &m,
+                          r->o->engine, r->frames, r->o->max_frames, &stop);
+        r->stops[stop.reason]++;
+        stop_name = remote_stop_name(stop.reason);
+    }
+    r->frames_total += n;
+    if (r->o->compare || r->o->fp_object)
+        compare_sample(r, &m, &regs, n, stop_name);
+    else
+        print_sample(r, comm, n, kfold, nk);
 }
 
 static int by_string(const void *a, const void *b)
@@ -415,7 +599,8 @@ static int by_string(const void *a, const void *b)
 
 static void print_folded(struct run *r)
 {
-    qsort(r->folded, r->nfolded, sizeof *r->folded, by_string);
+    if (r->nfolded)
+        qsort(r->folded, r->nfolded, sizeof *r->folded, by_string);
     for (size_t i = 0; i < r->nfolded;) {
         size_t j = i;
         while (j < r->nfolded && strcmp(r->folded[i], r->folded[j]) == 0)
@@ -504,6 +689,36 @@ static void build_eh_elfs(struct run *r, const struct order *order,
             seconds_now() - start);
 }
 
+/* What follows the samples: the folded stacks, the flame graph or the
+ * comparisons. --compare-fp's differences are cfisem's (OBJECT's frame
+ * records are the truth): exit 1. */
+static int finish(struct run *r)
+{
+    if (r->o->svg) {
+        char title[600];
+        snprintf(title, sizeof title, "cfisem perf %s: %" PRIu64
+                 " samples", r->o->path, r->samples);
+        if (r->nfolded)
+            qsort(r->folded, r->nfolded, sizeof *r->folded, by_string);
+        if (!perf_svg_write(stdout, r->folded, r->nfolded, title)) {
+            fprintf(stderr, "cfisem perf: out of memory\n");
+            return CLI_INTERNAL;
+        }
+    } else if (r->o->folded) {
+        print_folded(r);
+    }
+    if (r->script_tally)
+        chain_tally_print(r->script_tally, stdout);
+    if (r->fp_tally) {
+        if (r->script_tally)
+            printf("\n");
+        chain_tally_print(r->fp_tally, stdout);
+        if (r->fp_differ)
+            return CLI_MISMATCH;
+    }
+    return CLI_OK;
+}
+
 static void summary(const struct run *r, double secs)
 {
     fprintf(stderr, "cfisem perf: %" PRIu64 " samples, %" PRIu64
@@ -552,8 +767,8 @@ static int unwind_all(struct run *r)
         }
         one_sample(r, &s, order[k].key);
     }
-    if (status == CLI_OK && r->o->folded)
-        print_folded(r);
+    if (status == CLI_OK)
+        status = finish(r);
     fflush(stdout);
     if (status == CLI_OK)
         summary(r, seconds_now() - start);
@@ -563,8 +778,9 @@ static int unwind_all(struct run *r)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-    *o = (struct options){NULL, false, ENGINE_COUNT, false, NULL,
-                          PERF_MAX_FRAMES_DEFAULT};
+    *o = (struct options){NULL, false, false, false, NULL, ENGINE_COUNT,
+                          false, NULL, PERF_MAX_FRAMES_DEFAULT};
+    int outputs = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -572,6 +788,18 @@ static int parse_options(int argc, char **argv, struct options *o)
             return -1;
         } else if (!strcmp(arg, "--folded")) {
             o->folded = true;
+            outputs++;
+        } else if (!strcmp(arg, "--svg")) {
+            o->folded = o->svg = true;
+            outputs++;
+        } else if (!strcmp(arg, "--compare")) {
+            outputs += !o->compare && !o->fp_object;
+            o->compare = true;
+        } else if (!strcmp(arg, "--compare-fp")) {
+            if (i + 1 >= argc)
+                return cli_usage_error("perf", "missing value after", arg);
+            outputs += !o->compare && !o->fp_object;
+            o->fp_object = argv[++i];
         } else if (!strcmp(arg, "--build")) {
             o->build = true;
         } else if (!strcmp(arg, "--engine") || !strcmp(arg, "--cache")
@@ -606,9 +834,34 @@ static int parse_options(int argc, char **argv, struct options *o)
     }
     if (!o->path)
         return cli_usage_error("perf", "no FILE given", "");
+    if (outputs > 1)
+        return cli_usage_error("perf", "one output only:", "--folded, "
+                               "--svg, or --compare and --compare-fp");
+    if (o->compare && !strcmp(o->path, "-"))
+        return cli_usage_error("perf", "--compare runs perf script on "
+                               "FILE, which cannot be", "-");
     if (o->build && o->engine == ENGINE_interp)
         return cli_usage_error("perf", "--build is for the compiled "
                                "engine, not", "--engine interp");
+    return CLI_OK;
+}
+
+static int compare_setup(struct run *r)
+{
+    const struct options *o = r->o;
+    size_t max = o->max_frames;
+    if (o->compare && !script_chains_load(o->path, &r->script, stderr))
+        return CLI_BAD_INPUT;
+    if (o->compare && (!(r->script_tally = chain_tally_new("perf script"))
+                       || !(r->ours = malloc(max * sizeof *r->ours))))
+        return CLI_INTERNAL;
+    if (o->fp_object
+        && (!(r->fp_tally = chain_tally_new("frame pointers"))
+            || !(r->fp_pcs = malloc(FP_MAX_FRAMES * sizeof *r->fp_pcs))
+            || !(r->fp_ours = malloc(max * sizeof *r->fp_ours))
+            || !(r->fp_theirs = malloc(FP_MAX_FRAMES
+                                       * sizeof *r->fp_theirs))))
+        return CLI_INTERNAL;
     return CLI_OK;
 }
 
@@ -626,6 +879,13 @@ static void run_free(struct run *r)
     free(r->folded);
     free(r->line);
     free(r->frames);
+    free(r->ours);
+    free(r->fp_pcs);
+    free(r->fp_ours);
+    free(r->fp_theirs);
+    chain_tally_free(r->script_tally);
+    chain_tally_free(r->fp_tally);
+    script_chains_free(r->script);
     remote_space_free(r->space);
     perf_procs_free(r->procs);
     perf_close(r->file);
@@ -654,6 +914,11 @@ int cli_perf(int argc, char **argv)
                     o.path, diag.offset, diag.message);
         run_free(r);
         return CLI_BAD_INPUT;
+    }
+    status = compare_setup(r);
+    if (status != CLI_OK) {
+        run_free(r);
+        return status;
     }
     struct remote_options options = {ENGINE_compiled, o.cache, true};
     if (remote_space_new(&cfi_arch_x86_64, &options, &r->space) != CFI_OK) {

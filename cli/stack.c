@@ -105,25 +105,18 @@ struct source {
     struct remote_core *core;
 };
 
+static const struct remote_thread *threads_of(const struct source *s,
+                                              size_t *count)
+{
+    return s->proc ? remote_proc_threads(s->proc, count)
+                   : remote_core_threads(s->core, count);
+}
+
 static size_t thread_count(const struct source *s)
 {
-    return s->proc ? remote_proc_thread_count(s->proc)
-                   : remote_core_thread_count(s->core);
-}
-
-static long thread_id(const struct source *s, size_t i)
-{
-    return s->proc ? (long)remote_proc_thread_id(s->proc, i)
-                   : (long)remote_core_thread_id(s->core, i);
-}
-
-static bool thread_regs(const struct source *s, size_t i,
-                        struct cfi_regs *regs)
-{
-    if (s->proc)
-        return remote_proc_thread_regs(s->proc, i, regs);
-    remote_core_thread_regs(s->core, i, regs);
-    return true;
+    size_t count;
+    threads_of(s, &count);
+    return count;
 }
 
 /* ------------------------------------------------------------------ */
@@ -260,9 +253,11 @@ static bool unwind_thread(const struct options *o, struct remote_space *space,
                           const struct source *s, size_t i,
                           struct thread_result *t)
 {
-    t->tid = thread_id(s, i);
-    struct cfi_regs regs;
-    t->regs_read = thread_regs(s, i, &regs);
+    size_t count;
+    const struct remote_thread *thread = &threads_of(s, &count)[i];
+    t->tid = (long)thread->tid;
+    t->regs_read = thread->regs_known;
+    const struct cfi_regs *regs = &thread->regs;
     for (size_t k = 0; k < engines_asked(o); k++) {
         struct walk *w = &t->walks[k];
         w->frames = calloc(o->max_frames, sizeof *w->frames);
@@ -271,10 +266,10 @@ static bool unwind_thread(const struct options *o, struct remote_space *space,
         if (!t->regs_read)
             continue;
         w->n = s->proc
-                   ? remote_unwind(space, &regs, true, remote_proc_read,
+                   ? remote_unwind(space, regs, true, remote_proc_read,
                                    s->proc, engine_at(o, k), w->frames,
                                    o->max_frames, &w->stop)
-                   : remote_unwind(space, &regs, true, remote_core_read,
+                   : remote_unwind(space, regs, true, remote_core_read,
                                    s->core, engine_at(o, k), w->frames,
                                    o->max_frames, &w->stop);
     }

@@ -24,11 +24,6 @@ enum {
     AARCH64_NREG = 34,
 };
 
-struct core_thread {
-    pid_t tid;
-    uint64_t reg[AARCH64_NREG];
-};
-
 struct core_segment {
     uint64_t vaddr;
     uint64_t filesz;
@@ -46,7 +41,7 @@ struct core_file_map {
 struct remote_core {
     int fd;
     const struct cfi_arch *arch;
-    struct core_thread *threads;
+    struct remote_thread *threads;
     size_t nthreads;
     struct core_segment *segments;
     size_t nsegments;
@@ -109,6 +104,30 @@ static enum cfi_status check_header(const Elf64_Ehdr *eh, uint64_t size,
 /* Notes                                                                */
 /* ------------------------------------------------------------------ */
 
+/* user_regs_struct's order to DWARF numbers (x86-64 psABI). */
+static const int x86_64_dwarf[X86_64_NREG] = {
+    15, 14, 13, 12, 6, 3, 11, 10, 9, 8, 0, 2, 1, 4, 5, -1, 16, -1, -1, 7,
+    -1, -1, -1, -1, -1, -1, -1};
+
+/* The registers of an NT_PRSTATUS's pr_reg (nreg words at `words`) as
+ * DWARF numbers. */
+static void thread_regs(const struct remote_core *core,
+                        const uint8_t *words, struct cfi_regs *regs)
+{
+    cfi_regs_clear(regs);
+    if (core->arch == &cfi_arch_x86_64) {
+        for (unsigned r = 0; r < X86_64_NREG; r++)
+            if (x86_64_dwarf[r] >= 0)
+                cfi_regs_set(regs, (unsigned)x86_64_dwarf[r],
+                             cfi_load_le(words + 8 * r, 8));
+        return;
+    }
+    /* AArch64: x0-x30 and sp are DWARF 0-31; the PC is arch->pc. */
+    for (unsigned r = 0; r < 32; r++)
+        cfi_regs_set(regs, r, cfi_load_le(words + 8 * r, 8));
+    cfi_regs_set(regs, core->arch->pc, cfi_load_le(words + 8 * 32, 8));
+}
+
 static enum cfi_status add_thread(struct remote_core *core,
                                   const uint8_t *desc, uint64_t size,
                                   struct cfi_diag *diag)
@@ -123,11 +142,11 @@ static enum cfi_status add_thread(struct remote_core *core,
     if (!grown)
         return fail(diag, CFI_E_NOMEM, "out of memory");
     core->threads = grown;
-    struct core_thread *t = &core->threads[core->nthreads++];
+    struct remote_thread *t = &core->threads[core->nthreads++];
     memset(t, 0, sizeof *t);
     t->tid = (pid_t)cfi_load_le(desc + PRSTATUS_PID, 4);
-    for (unsigned i = 0; i < nreg; i++)
-        t->reg[i] = cfi_load_le(desc + PRSTATUS_REG + 8 * i, 8);
+    t->regs_known = true;
+    thread_regs(core, desc + PRSTATUS_REG, &t->regs);
     return CFI_OK;
 }
 
@@ -322,36 +341,11 @@ const struct cfi_arch *remote_core_arch(const struct remote_core *core)
     return core->arch;
 }
 
-size_t remote_core_thread_count(const struct remote_core *core)
+const struct remote_thread *remote_core_threads(
+    const struct remote_core *core, size_t *count)
 {
-    return core->nthreads;
-}
-
-pid_t remote_core_thread_id(const struct remote_core *core, size_t i)
-{
-    return core->threads[i].tid;
-}
-
-/* user_regs_struct's order to DWARF numbers (x86-64 psABI). */
-static const int x86_64_dwarf[X86_64_NREG] = {
-    15, 14, 13, 12, 6, 3, 11, 10, 9, 8, 0, 2, 1, 4, 5, -1, 16, -1, -1, 7,
-    -1, -1, -1, -1, -1, -1, -1};
-
-void remote_core_thread_regs(const struct remote_core *core, size_t i,
-                             struct cfi_regs *regs)
-{
-    cfi_regs_clear(regs);
-    const struct core_thread *t = &core->threads[i];
-    if (core->arch == &cfi_arch_x86_64) {
-        for (unsigned r = 0; r < X86_64_NREG; r++)
-            if (x86_64_dwarf[r] >= 0)
-                cfi_regs_set(regs, (unsigned)x86_64_dwarf[r], t->reg[r]);
-        return;
-    }
-    /* AArch64: x0-x30 and sp are DWARF 0-31; the PC is arch->pc. */
-    for (unsigned r = 0; r < 32; r++)
-        cfi_regs_set(regs, r, t->reg[r]);
-    cfi_regs_set(regs, core->arch->pc, t->reg[32]);
+    *count = core->nthreads;
+    return core->threads;
 }
 
 static bool same_name(const char *path, const char *exe)

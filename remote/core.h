@@ -27,11 +27,10 @@ enum cfi_status remote_core_open(const char *path, struct remote_core **core,
 void remote_core_close(struct remote_core *core);
 
 const struct cfi_arch *remote_core_arch(const struct remote_core *core);
-size_t remote_core_thread_count(const struct remote_core *core);
-pid_t remote_core_thread_id(const struct remote_core *core, size_t i);
-/* The registers of thread i as DWARF numbers. */
-void remote_core_thread_regs(const struct remote_core *core, size_t i,
-                             struct cfi_regs *regs);
+/* The threads of NT_PRSTATUS notes, in the core's order, their
+ * registers known; *count of them (at least 1). */
+const struct remote_thread *remote_core_threads(
+    const struct remote_core *core, size_t *count);
 
 /* Adds the NT_FILE mappings; `exe` (may be NULL) replaces the path of
  * every mapping of the file whose name (after the last '/') is exe's.

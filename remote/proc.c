@@ -36,6 +36,7 @@ struct remote_proc {
     pid_t *threads;
     size_t nthreads;
     size_t cap;
+    struct remote_thread *records; /* nthreads, once all are stopped */
     struct proc_page cache[PROC_CACHE];
     unsigned next;                /* the slot replaced next */
     int seize_error;              /* errno of the first refused seize */
@@ -117,6 +118,39 @@ static int attach_pass(struct remote_proc *proc)
     return added;
 }
 
+/* The registers of a stopped thread as DWARF numbers (x86-64 hosts). */
+static bool read_regs(pid_t tid, struct cfi_regs *regs)
+{
+    cfi_regs_clear(regs);
+#if defined(__x86_64__)
+    struct user_regs_struct r;
+    if (ptrace(PTRACE_GETREGS, tid, NULL, &r) != 0)
+        return false;
+    const uint64_t values[CFI_NGPRS] = {
+        r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi, r.rbp, r.rsp,
+        r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.rip};
+    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+        cfi_regs_set(regs, reg, values[reg]);
+    return true;
+#else
+    (void)tid;
+    return false;
+#endif
+}
+
+static bool read_records(struct remote_proc *proc)
+{
+    proc->records = calloc(proc->nthreads, sizeof *proc->records);
+    if (!proc->records)
+        return false;
+    for (size_t i = 0; i < proc->nthreads; i++) {
+        struct remote_thread *t = &proc->records[i];
+        t->tid = proc->threads[i];
+        t->regs_known = read_regs(t->tid, &t->regs);
+    }
+    return true;
+}
+
 enum cfi_status remote_proc_attach(pid_t pid, struct remote_proc **proc,
                                    struct cfi_diag *diag)
 {
@@ -141,6 +175,10 @@ enum cfi_status remote_proc_attach(pid_t pid, struct remote_proc **proc,
                         : error == ESRCH ? "no such process"
                                          : "cannot attach to any thread");
     }
+    if (!read_records(p)) {
+        remote_proc_detach(p);
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    }
     *proc = p;
     return CFI_OK;
 }
@@ -152,38 +190,15 @@ void remote_proc_detach(struct remote_proc *proc)
     for (size_t i = 0; i < proc->nthreads; i++)
         ptrace(PTRACE_DETACH, proc->threads[i], NULL, NULL);
     free(proc->threads);
+    free(proc->records);
     free(proc);
 }
 
-size_t remote_proc_thread_count(const struct remote_proc *proc)
+const struct remote_thread *remote_proc_threads(
+    const struct remote_proc *proc, size_t *count)
 {
-    return proc->nthreads;
-}
-
-pid_t remote_proc_thread_id(const struct remote_proc *proc, size_t i)
-{
-    return proc->threads[i];
-}
-
-bool remote_proc_thread_regs(const struct remote_proc *proc, size_t i,
-                             struct cfi_regs *regs)
-{
-    cfi_regs_clear(regs);
-#if defined(__x86_64__)
-    struct user_regs_struct r;
-    if (ptrace(PTRACE_GETREGS, proc->threads[i], NULL, &r) != 0)
-        return false;
-    const uint64_t values[CFI_NGPRS] = {
-        r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi, r.rbp, r.rsp,
-        r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.rip};
-    for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
-        cfi_regs_set(regs, reg, values[reg]);
-    return true;
-#else
-    (void)proc;
-    (void)i;
-    return false;
-#endif
+    *count = proc->nthreads;
+    return proc->records;
 }
 
 /* The vDSO is in no file: its bytes are copied into one, named by their

@@ -18,18 +18,16 @@ struct remote_proc;
 
 /* Stops every thread of `pid` (those of /proc/PID/task, again until no
  * new one appears). A thread that ends meanwhile is left out. Errors:
- * CFI_E_IO with a message (no such process, not permitted). */
+ * CFI_E_IO with a message (no such process, not permitted), CFI_E_NOMEM. */
 enum cfi_status remote_proc_attach(pid_t pid, struct remote_proc **proc,
                                    struct cfi_diag *diag);
 /* Resumes every thread and frees. NULL is accepted. */
 void remote_proc_detach(struct remote_proc *proc);
 
-size_t remote_proc_thread_count(const struct remote_proc *proc);
-pid_t remote_proc_thread_id(const struct remote_proc *proc, size_t i);
-/* The registers of thread i as DWARF numbers (x86-64: rax..r15, rip);
- * false when they cannot be read (CFI_E_UNSUPPORTED on other hosts). */
-bool remote_proc_thread_regs(const struct remote_proc *proc, size_t i,
-                             struct cfi_regs *regs);
+/* The threads stopped, their registers read once they all were (x86-64
+ * hosts only: elsewhere none is known); *count of them (at least 1). */
+const struct remote_thread *remote_proc_threads(
+    const struct remote_proc *proc, size_t *count);
 
 /* Adds the mappings of /proc/PID/maps that name a file. */
 enum cfi_status remote_proc_load_maps(const struct remote_proc *proc,

@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cfi/cfi.h"
 #include "engines/engine.h"
@@ -214,6 +215,21 @@ size_t remote_unwind(struct remote_space *space, const struct cfi_regs *regs,
                      bool pc_is_exact, remote_read_fn read, void *data,
                      enum engine_id engine, struct remote_frame *frames,
                      size_t max_frames, struct remote_stop *stop);
+
+/* ------------------------------------------------------------------ */
+/* Threads                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A thread of a stopped process (proc.h) or of a core (core.h): its id
+ * and its registers as DWARF numbers (x86-64: rax .. r15, rip; AArch64:
+ * x0 .. x30, sp, the PC). `regs_known` is false when they could not be
+ * read (a thread that ended meanwhile, a host whose ptrace this code
+ * does not speak); `regs` then has no value. */
+struct remote_thread {
+    pid_t tid;
+    bool regs_known;
+    struct cfi_regs regs;
+};
 
 /* ------------------------------------------------------------------ */
 /* Symbols                                                              */

@@ -9,8 +9,13 @@
  * report -D`'s; every truncation of a small file, a directory and a FIFO
  * give an error, never a crash or a hang; mutated files never crash.
  * `cfisem perf`'s chains must be `perf script -F ip,sym --no-inline`'s
- * on the frames both give. When perf record cannot run (no permission),
- * the tests fail and say so. */
+ * on the frames both give; `--compare` must count every sample under one
+ * cause; on the program built with frame pointers everywhere
+ * (perf-deep-fp), `--compare-fp` must find every compared chain equal to
+ * the frame-pointer chain; the `--svg` flame graph, rendered by headless
+ * Chromium, must have one rect per frame prefix of `--folded`'s stacks
+ * and a root that counts every sample. When perf record cannot run (no
+ * permission), the tests fail and say so. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <inttypes.h>
@@ -24,7 +29,7 @@
 #include "support.h"
 
 static char *dir;            /* the suite's recordings */
-static char file_data[512], pipe_data[512], zstd_data[512];
+static char file_data[512], pipe_data[512], zstd_data[512], fp_data[512];
 static const char *record_error;
 
 static bool run_shell(const char *command)
@@ -40,6 +45,7 @@ static void record_all(void)
     snprintf(file_data, sizeof file_data, "%s/deep.data", dir);
     snprintf(pipe_data, sizeof pipe_data, "%s/deep-pipe.data", dir);
     snprintf(zstd_data, sizeof zstd_data, "%s/deep-zstd.data", dir);
+    snprintf(fp_data, sizeof fp_data, "%s/deep-fp.data", dir);
     char cmd[2048];
     if (!target) {
         record_error = "CFISEM_PERF_TARGET is not set (run through make)";
@@ -63,8 +69,19 @@ static void record_all(void)
     snprintf(cmd, sizeof cmd,
              "perf record -q -z --call-graph dwarf -o %s %s 300 "
              ">>%s/record.log 2>&1", zstd_data, target, dir);
-    if (!run_shell(cmd))
+    if (!run_shell(cmd)) {
         record_error = "perf record -z failed (perf built without zstd?)";
+        return;
+    }
+    const char *fp_target = getenv("CFISEM_PERF_FP_TARGET");
+    snprintf(cmd, sizeof cmd,
+             "perf record -q --call-graph dwarf -o %s %s 300 "
+             ">>%s/record.log 2>&1", fp_data, fp_target ? fp_target : "",
+             dir);
+    if (!fp_target)
+        record_error = "CFISEM_PERF_FP_TARGET is not set (run through make)";
+    else if (!run_shell(cmd))
+        record_error = "perf record of the frame-pointer program failed";
 }
 
 static void need_recordings(void)
@@ -579,6 +596,230 @@ START_TEST(test_stack_copy_exhausted)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* --compare, --compare-fp, --svg                                       */
+/* ------------------------------------------------------------------ */
+
+static unsigned long sample_count(const char *path)
+{
+    struct perf_file *file;
+    struct perf_diag diag;
+    ck_assert_msg(perf_open(path, &file, &diag), "%s", diag.message);
+    unsigned long samples = 0;
+    for (size_t i = 0; i < perf_record_count(file); i++)
+        samples += perf_record_at(file, i)->type == PERF_REC_SAMPLE;
+    perf_close(file);
+    return samples;
+}
+
+/* A comparison table: "cfisem against NAME: N samples, M with the same
+ * chain", then "cause  count  example" lines up to a blank line. The
+ * causes' counts must sum to N; *cause_count is the count of the cause
+ * that starts with `cause` (0 when absent). */
+static void read_table(const char *out, const char *name,
+                       unsigned long *samples, unsigned long *same,
+                       const char *cause, unsigned long *cause_count)
+{
+    char head[128];
+    snprintf(head, sizeof head, "cfisem against %s: ", name);
+    const char *at = strstr(out, head);
+    ck_assert_msg(at != NULL, "no table of %s in:\n%s", name, out);
+    ck_assert_int_eq(sscanf(at + strlen(head), "%lu samples, %lu with",
+                            samples, same), 2);
+    at = strchr(at, '\n') + 1;
+    ck_assert_ptr_nonnull(strstr(at, "cause") == at ? at : NULL);
+    at = strchr(at, '\n') + 1;
+    unsigned long sum = 0;
+    *cause_count = 0;
+    while (*at && *at != '\n') {
+        const char *end = strchr(at, '\n');
+        ck_assert_ptr_nonnull(end);
+        /* The count is the first number after the cause's text, which
+         * takes 48 columns. */
+        ck_assert_uint_gt((size_t)(end - at), 49);
+        unsigned long count = strtoul(at + 49, NULL, 10);
+        if (!strncmp(at, cause, strlen(cause)))
+            *cause_count += count;
+        sum += count;
+        at = end + 1;
+    }
+    ck_assert_uint_eq(sum, *samples);
+}
+
+static void cfisem_perf_args(const char *const *extra, int expected,
+                             struct test_run *run)
+{
+    char cache[600];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    const char *args[16] = {"perf", "--cache", cache};
+    size_t n = 3;
+    for (size_t i = 0; extra[i] && n < 15; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    test_run_cfisem(args, run);
+    ck_assert_msg(run->exit_code == expected, "cfisem perf %s: exit %d, "
+                  "not %d: %s%s", extra[0], run->exit_code, expected,
+                  run->out, run->err);
+}
+
+/* Every sample is in the table; most chains are perf script's; a limit
+ * of 3 frames is seen as cfisem stopping earlier. */
+START_TEST(test_compare_perf_script)
+{
+    need_recordings();
+    unsigned long samples = sample_count(file_data), n, same, count;
+    struct test_run run;
+    const char *args[] = {file_data, "--compare", NULL};
+    cfisem_perf_args(args, 0, &run);
+    read_table(run.out, "perf script", &n, &same, "same chain", &count);
+    ck_assert_uint_eq(n, samples);
+    ck_assert_uint_eq(count, same);
+    ck_assert_uint_gt(same, samples / 2);
+    test_run_free(&run);
+    const char *limited[] = {file_data, "--compare", "--max-frames", "3",
+                             NULL};
+    cfisem_perf_args(limited, 0, &run);
+    read_table(run.out, "perf script", &n, &same,
+               "cfisem stopped earlier (max_frames)", &count);
+    ck_assert_uint_eq(n, samples);
+    ck_assert_uint_gt(count, samples / 2);
+    ck_assert_uint_lt(same, samples / 2);
+    test_run_free(&run);
+}
+END_TEST
+
+/* On the program built with frame pointers everywhere, every chain is
+ * the frame-pointer chain (exit 1 and a table otherwise). */
+START_TEST(test_compare_frame_pointers)
+{
+    need_recordings();
+    const char *target = getenv("CFISEM_PERF_FP_TARGET");
+    unsigned long samples = sample_count(fp_data), n, same, skipped;
+    struct test_run run;
+    const char *args[] = {fp_data, "--compare-fp", target, NULL};
+    cfisem_perf_args(args, 0, &run);
+    read_table(run.out, "frame pointers", &n, &same, "skipped", &skipped);
+    ck_assert_uint_eq(n, samples);
+    ck_assert_uint_eq(same + skipped, samples);
+    ck_assert_uint_gt(same, samples / 2);
+    ck_assert_uint_gt(same, 20);
+    test_run_free(&run);
+    const char *limited[] = {fp_data, "--compare-fp", target,
+                             "--max-frames", "5", NULL};
+    cfisem_perf_args(limited, 1, &run);
+    unsigned long earlier;
+    read_table(run.out, "frame pointers", &n, &same,
+               "cfisem stopped earlier (max_frames)", &earlier);
+    ck_assert_uint_gt(earlier, samples / 2);
+    test_run_free(&run);
+}
+END_TEST
+
+/* Headless Chromium's DOM of a file. */
+static char *chromium_dom(const char *path)
+{
+    char command[2400];
+    snprintf(command, sizeof command,
+             "timeout 60 chromium --headless --no-sandbox --disable-gpu "
+             "--user-data-dir=%s/chromium --dump-dom file://%s 2>/dev/null",
+             dir, path);
+    FILE *p = popen(command, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t cap = 1 << 16, len = 0, got;
+    char *dom = malloc(cap);
+    while ((got = fread(dom + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (len + 1 == cap)
+            dom = realloc(dom, cap *= 2);
+    }
+    dom[len] = 0;
+    ck_assert_int_eq(pclose(p), 0);
+    return dom;
+}
+
+static size_t occurrences(const char *text, const char *word)
+{
+    size_t n = 0;
+    for (const char *at = text; (at = strstr(at, word)); at++)
+        n++;
+    return n;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The distinct frame prefixes of --folded's stacks ("A", "A;B", ...):
+ * the flame graph's frames. */
+static size_t folded_prefixes(const char *folded, unsigned long *samples)
+{
+    size_t cap = 1024, n = 0;
+    char **prefixes = malloc(cap * sizeof *prefixes);
+    *samples = 0;
+    for (const char *line = folded; *line;) {
+        const char *end = strchr(line, '\n');
+        ck_assert_ptr_nonnull(end);
+        const char *space = end;
+        while (space > line && space[-1] != ' ')
+            space--;
+        ck_assert(space > line);
+        *samples += strtoul(space, NULL, 10);
+        for (const char *p = line; p <= space - 1; p++) {
+            if (*p != ';' && p != space - 1)
+                continue;
+            if (n == cap)
+                prefixes = realloc(prefixes, (cap *= 2) * sizeof *prefixes);
+            prefixes[n++] = strndup(line, (size_t)(p - line));
+        }
+        line = end + 1;
+    }
+    qsort(prefixes, n, sizeof *prefixes, by_string);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        distinct += i == 0 || strcmp(prefixes[i], prefixes[i - 1]) != 0;
+        if (i)
+            free(prefixes[i - 1]);
+    }
+    if (n)
+        free(prefixes[n - 1]);
+    free(prefixes);
+    return distinct;
+}
+
+/* Chromium renders the flame graph: one rect and one title per frame
+ * of the folded stacks and the root, whose title counts every sample. */
+START_TEST(test_svg_in_a_browser)
+{
+    need_recordings();
+    struct test_run folded, svg;
+    const char *f_args[] = {file_data, "--folded", NULL};
+    cfisem_perf_args(f_args, 0, &folded);
+    unsigned long samples;
+    size_t frames = folded_prefixes(folded.out, &samples);
+    ck_assert_uint_eq(samples, sample_count(file_data));
+    const char *s_args[] = {file_data, "--svg", NULL};
+    cfisem_perf_args(s_args, 0, &svg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/flame.svg", dir);
+    ck_assert_int_eq(test_write_file(path, svg.out, svg.out_len), 0);
+    char *dom = chromium_dom(path);
+    ck_assert_msg(strstr(dom, "<svg") && !strstr(dom, "parsererror"),
+                  "chromium did not render the SVG: %.300s", dom);
+    /* Self-contained: the namespace is its only URL. */
+    ck_assert_uint_eq(occurrences(svg.out, "http"), 1);
+    ck_assert_uint_eq(occurrences(dom, "<rect "), frames + 1);
+    ck_assert_uint_eq(occurrences(dom, "<title>"), frames + 1);
+    char root[64];
+    snprintf(root, sizeof root, "<title>all (%lu samples, 100.00%%)",
+             samples);
+    ck_assert_msg(strstr(dom, root), "no %s", root);
+    free(dom);
+    test_run_free(&folded);
+    test_run_free(&svg);
+}
+END_TEST
+
 /* One line naming the file, exit 2. */
 static void cli_refuses(const char *path)
 {
@@ -640,6 +881,9 @@ int main(void)
     tcase_add_test(tc, test_folded);
     tcase_add_test(tc, test_stack_copy_exhausted);
     tcase_add_test(tc, test_cli_bad_inputs);
+    tcase_add_test(tc, test_compare_perf_script);
+    tcase_add_test(tc, test_compare_frame_pointers);
+    tcase_add_test(tc, test_svg_in_a_browser);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -259,15 +259,19 @@ static void unwind_target(enum engine_id engine, const char *cache)
     ck_assert_int_eq(remote_space_new(&cfi_arch_x86_64, &options, &space),
                      CFI_OK);
     ck_assert_int_eq(remote_proc_load_maps(proc, space, &diag), CFI_OK);
-    ck_assert_uint_eq(remote_proc_thread_count(proc), 3);
+    size_t nthreads;
+    const struct remote_thread *threads = remote_proc_threads(proc,
+                                                              &nthreads);
+    ck_assert_uint_eq(nthreads, 3);
     int signal_frames = 0;
     char all[8192] = "";
-    for (size_t t = 0; t < remote_proc_thread_count(proc); t++) {
-        struct cfi_regs regs;
-        ck_assert(remote_proc_thread_regs(proc, t, &regs));
+    for (size_t t = 0; t < nthreads; t++) {
+        ck_assert(threads[t].regs_known);
+        ck_assert_int_gt(threads[t].tid, 0);
         struct remote_frame frames[64];
         struct remote_stop stop;
-        size_t n = remote_unwind(space, &regs, true, remote_proc_read, proc,
+        size_t n = remote_unwind(space, &threads[t].regs, true,
+                                 remote_proc_read, proc,
                                  ENGINE_COUNT, frames, 64, &stop);
         char names[2048];
         names_of(space, frames, n, names, sizeof names);
@@ -318,8 +322,12 @@ START_TEST(test_stack_copy_exhausted_and_max_frames)
     ck_assert_int_eq(remote_proc_attach(pid, &proc, &diag), CFI_OK);
     struct remote_space *space = new_space();
     ck_assert_int_eq(remote_proc_load_maps(proc, space, &diag), CFI_OK);
-    struct cfi_regs regs;
-    ck_assert(remote_proc_thread_regs(proc, 0, &regs));
+    size_t nthreads;
+    const struct remote_thread *threads = remote_proc_threads(proc,
+                                                              &nthreads);
+    ck_assert_uint_ge(nthreads, 1);
+    ck_assert(threads[0].regs_known);
+    struct cfi_regs regs = threads[0].regs;
     struct remote_frame frames[64];
     struct remote_stop stop;
     size_t whole = remote_unwind(space, &regs, true, remote_proc_read, proc,
