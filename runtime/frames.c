@@ -59,6 +59,7 @@ enum {
     FRAME_NEGATIVE = 31,
     FRAME_NONE = -128,  /* a register not saved, in the fast form */
     FRAME_LAZY = 5,     /* the other callee-saved registers */
+    FRAME_STEPPED = -1, /* a step made (none of rt_frame_walk's stops) */
 };
 
 /* The fast form of a row (word 5), for backtraces: rip, rsp and rbp in
@@ -315,23 +316,83 @@ static inline void fast_store(const struct fast_regs *f,
                           8);                                              \
     } while (0)
 
-/* One fast step on the locals and regs' other registers (the row's fast
- * form, w[5], not 0): 1 a frame, RT_NOT_REPLAYED (nothing changed) or
- * -RT_BAD_FRAME. */
-static inline int fast_step(const uint64_t w[FRAME_WORDS],
-                            struct fast_regs *f, struct eh_elf_regs *regs,
-                            const struct eh_elf_env *env)
+/* The words of a row a fast step reads (pack's 0, 1, 2 and 5). */
+struct fast_words {
+    uint64_t w0, w1, w2, w5;
+};
+
+/* The fast words of pc's row (find_row's, four words of six). */
+static inline int find_fast(uint64_t pc, struct fast_words *r)
 {
-    unsigned cfa_reg = (unsigned)(w[0] >> 32) & 31; /* rsp or rbp */
+    struct frame_slot *s = frame_sets[hash_of(pc) >> 56].way;
+    uint64_t before;
+    for (unsigned way = 0;; way++, s++) {
+        if (way == FRAME_WAYS)
+            return RT_NO_ROW;
+        before = atomic_load_explicit(&s->sequence, memory_order_acquire);
+        if (atomic_load_explicit(&s->pc, memory_order_relaxed) == pc &&
+            !(before & 1))
+            break;
+    }
+    r->w0 = atomic_load_explicit(&s->words[0], memory_order_relaxed);
+    r->w1 = atomic_load_explicit(&s->words[1], memory_order_relaxed);
+    r->w2 = atomic_load_explicit(&s->words[2], memory_order_relaxed);
+    r->w5 = atomic_load_explicit(&s->words[5], memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&s->sequence, memory_order_relaxed) != before)
+        return RT_NOT_REPLAYED; /* torn: being written */
+    return RT_REPLAYED;
+}
+
+/* A step by a row without a fast form (apply), on regs, whose rip, rsp
+ * and rbp are f's: the row's words are `given` (learn_row's check), or
+ * read again from pc's slot (the row kept there may have changed since
+ * its fast words were read: it is checked usable again). FRAME_STEPPED,
+ * or why the walk stops (walk_rows' *stop). */
+static int slow_step(uint64_t pc, const uint64_t *given, struct fast_regs *f,
+                     struct eh_elf_regs *regs, const struct eh_elf_env *env,
+                     uint32_t valid, uint16_t *entry)
+{
+    uint64_t w[FRAME_WORDS];
+    if (given) {
+        memcpy(w, given, sizeof w);
+    } else {
+        int found = find_row(pc, w);
+        if (found != RT_REPLAYED)
+            return found == RT_NO_ROW ? RT_NOT_REPLAYED : found;
+        if (!usable(w, valid, entry))
+            return RT_VALIDATE;
+    }
+    fast_store(f, regs);
+    uint64_t sp = f->rsp;
+    int applied = apply(w, regs, env);
+    fast_load(f, regs);
+    if (applied != RT_REPLAYED)
+        return RT_NOT_REPLAYED;
+    if ((f->known & (RIP_BIT | RSP_BIT)) != (RIP_BIT | RSP_BIT) ||
+        f->rsp <= sp)
+        return (f->undefined & RIP_BIT) && !(f->known & RIP_BIT)
+                   ? RT_END : RT_BAD_FRAME;
+    return FRAME_STEPPED;
+}
+
+/* One fast step on the locals and regs' other registers (the row's fast
+ * form, r->w5, not 0): FRAME_STEPPED, RT_NOT_REPLAYED (nothing changed) or
+ * RT_BAD_FRAME (the registers the caller's). */
+static inline int fast_step(const struct fast_words *r, struct fast_regs *f,
+                            struct eh_elf_regs *regs, uint64_t base,
+                            uint64_t span)
+{
+    unsigned cfa_reg = (unsigned)(r->w0 >> 32) & 31; /* rsp or rbp */
     if (!(f->known >> cfa_reg & 1u))
         return RT_NOT_REPLAYED;
     uint64_t cfa = (cfa_reg == CFISEM_REG_RSP ? f->rsp : f->rbp) +
-                   (uint64_t)(int64_t)(int32_t)(uint32_t)w[0];
-    uint64_t base = env->direct_base, span = env->direct_span;
-    if (cfa + (uint64_t)(int64_t)(int16_t)w[2] - base >= span ||
-        cfa + (uint64_t)(int64_t)(int16_t)(w[2] >> 16) - base >= span)
+                   (uint64_t)(int64_t)(int32_t)(uint32_t)r->w0;
+    uint64_t at = cfa - base; /* the CFA in the window */
+    if (at + (uint64_t)(int64_t)(int16_t)r->w2 >= span ||
+        at + (uint64_t)(int64_t)(int16_t)(r->w2 >> 16) >= span)
         return RT_NOT_REPLAYED;
-    uint64_t fast = w[5];
+    uint64_t fast = r->w5;
     uint64_t rip = load(cfa + (uint64_t)(int64_t)(int8_t)fast * 8);
     int8_t rbp = (int8_t)(fast >> 8);
     if (rbp != FRAME_NONE)
@@ -344,17 +405,19 @@ static inline int fast_step(const uint64_t w[FRAME_WORDS],
         LOAD_LAZY(3);
         LOAD_LAZY(4);
     }
-    uint32_t same = (uint32_t)(w[1] >> 32);
-    f->known = (f->known & same) | (uint32_t)w[1];
-    f->undefined = (f->undefined & same) | (uint32_t)(w[2] >> 32);
+    uint32_t same = (uint32_t)(r->w1 >> 32);
+    f->known = (f->known & same) | (uint32_t)r->w1;
+    f->undefined = (f->undefined & same) | (uint32_t)(r->w2 >> 32);
     uint64_t sp = f->rsp;
     f->rsp = cfa;
     f->rip = rip;
-    return cfa > sp ? 1 : -RT_BAD_FRAME; /* (rip is saved: known) */
+    return cfa > sp ? FRAME_STEPPED : RT_BAD_FRAME; /* (rip saved: known) */
 }
 
 /* rt_frame_walk's loop; the first frame's row is `given` (words) when
- * not NULL (learn_row checks a row so before it keeps it). */
+ * not NULL (learn_row checks a row so before it keeps it). A row with a
+ * fast form is read (four words of its slot) and replayed here, on
+ * locals; one without goes through slow_step. */
 static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
                      const struct eh_elf_env *env, uint32_t valid,
                      void **pcs, int n, int max, int *stop, uint16_t *entry,
@@ -362,50 +425,44 @@ static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
 {
     struct fast_regs f;
     fast_load(&f, regs);
-    *stop = RT_REPLAYED;
+    uint64_t base = env->direct_base, span = env->direct_span;
+    uint64_t back = caller_frame; /* the lookup PC: rip - back */
+    int why = RT_REPLAYED;
     while (n < max && f.rip != 0) {
-        uint64_t w[FRAME_WORDS];
-        int found = RT_REPLAYED;
-        if (given)
-            memcpy(w, given, sizeof w);
-        else
-            found = find_row(cfi_lookup_pc(f.rip, caller_frame), w);
-        given = NULL;
-        if (found != RT_REPLAYED) {
-            *stop = found;
-            break;
-        }
-        if (!usable(w, valid, entry)) {
-            *stop = RT_VALIDATE;
-            break;
-        }
-        if (w[5] != 0) {
-            int step = fast_step(w, &f, regs, env);
-            if (step != 1) {
-                *stop = step == RT_NOT_REPLAYED ? RT_NOT_REPLAYED
-                                                : RT_BAD_FRAME;
-                break;
-            }
+        uint64_t pc = f.rip - back;
+        struct fast_words r;
+        if (given) {
+            r.w0 = given[0];
+            r.w1 = given[1];
+            r.w2 = given[2];
+            r.w5 = given[5];
         } else {
-            fast_store(&f, regs);
-            uint64_t sp = f.rsp;
-            int applied = apply(w, regs, env);
-            fast_load(&f, regs);
-            if (applied != RT_REPLAYED) {
-                *stop = RT_NOT_REPLAYED;
-                break;
-            }
-            if ((f.known & (RIP_BIT | RSP_BIT)) != (RIP_BIT | RSP_BIT) ||
-                f.rsp <= sp) {
-                *stop = (f.undefined & RIP_BIT) && !(f.known & RIP_BIT)
-                            ? RT_END : RT_BAD_FRAME;
+            int found = find_fast(pc, &r);
+            if (found != RT_REPLAYED) {
+                why = found;
                 break;
             }
         }
-        caller_frame = true;
+        uint16_t row_entry = (uint16_t)(r.w0 >> 48);
+        if (!(row_entry & RT_ENTRY_STAYS) && row_entry != (uint16_t)valid &&
+            row_entry != valid >> 16) {
+            *entry = row_entry;
+            why = RT_VALIDATE;
+            break;
+        }
+        int step = r.w5 != 0
+                       ? fast_step(&r, &f, regs, base, span)
+                       : slow_step(pc, given, &f, regs, env, valid, entry);
+        if (step != FRAME_STEPPED) {
+            why = step;
+            break;
+        }
+        given = NULL;
+        back = 1;
         pcs[n++] = (void *)(uintptr_t)f.rip;
     }
     fast_store(&f, regs);
+    *stop = why;
     return n;
 }
 
