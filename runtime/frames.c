@@ -125,8 +125,12 @@ static uint64_t fast_form(const struct frame_row *r)
 
 /* The words a slot keeps of a row:
  *   0  cfa_offset (bits 0-31), cfa_reg (32-39), nsaved (40-47), entry
- *   1  known (0-31), same (32-63)
- *   2  lo (0-15), hi (16-31), the registers it makes undefined (32-63)
+ *   1  the registers it makes known (bits 0-23), undefined (32-55)
+ *   2  the registers it keeps, `same` (bits 0-23 and again 32-55), lo
+ *      and hi in 8-byte words (24-31, 56-63)
+ * so that the status of a walk as one word, known | undefined << 32,
+ * becomes (status & word 2) | word 1 (fast_step; its bits 24-31 and
+ * 56-63 stay 0).
  *   3  saved_reg[k] in bits 8k to 8k+7
  *   4  saved_off[k] likewise
  *   5  the fast form (fast_form) */
@@ -134,10 +138,12 @@ static void pack(const struct frame_row *r, uint64_t w[FRAME_WORDS])
 {
     w[0] = (uint64_t)(uint32_t)r->cfa_offset | (uint64_t)r->cfa_reg << 32 |
            (uint64_t)r->nsaved << 40 | (uint64_t)r->entry << 48;
-    w[1] = r->known | (uint64_t)r->same << 32;
+    _Static_assert(CFISEM_NREGS <= 24, "a status in 24 bits");
     uint32_t undefined = ((1u << CFISEM_NREGS) - 1) & ~r->same & ~r->known;
-    w[2] = (uint64_t)(uint16_t)r->lo | (uint64_t)(uint16_t)r->hi << 16 |
-           (uint64_t)undefined << 32;
+    w[1] = r->known | (uint64_t)undefined << 32;
+    w[2] = r->same | (uint64_t)r->same << 32 |
+           (uint64_t)(uint8_t)(r->lo / 8) << 24 |
+           (uint64_t)(uint8_t)(r->hi / 8) << 56;
     w[3] = w[4] = 0;
     for (unsigned k = 0; k < FRAME_SAVED; k++) {
         w[3] |= (uint64_t)r->saved_reg[k] << 8 * k;
@@ -183,9 +189,21 @@ static inline uint64_t load(uint64_t addr)
 static inline void row_status(const uint64_t w[FRAME_WORDS],
                               struct eh_elf_regs *regs, uint32_t known)
 {
-    uint32_t same = (uint32_t)(w[1] >> 32);
+    uint32_t same = (uint32_t)w[2] & 0xffffff;
     regs->known = (known & same) | (uint32_t)w[1];
-    regs->undefined = (regs->undefined & same) | (uint32_t)(w[2] >> 32);
+    regs->undefined = (regs->undefined & same) | (uint32_t)(w[1] >> 32);
+}
+
+/* The lowest and the highest offset from the CFA of the registers a row
+ * saves, in bytes, from its word 2. */
+static inline uint64_t row_lo(uint64_t w2)
+{
+    return (uint64_t)(int64_t)(int8_t)(w2 >> 24) * 8;
+}
+
+static inline uint64_t row_hi(uint64_t w2)
+{
+    return (uint64_t)((int64_t)w2 >> 56) * 8;
 }
 
 /* The CFA of a row (the caller's rsp), when its register is known and
@@ -201,8 +219,8 @@ static inline bool row_cfa(const uint64_t w[FRAME_WORDS],
     unsigned nsaved = (unsigned)(w[0] >> 40) & 0xff;
     uint64_t base = env->direct_base, span = env->direct_span;
     return nsaved == 0 ||
-           (*cfa + (uint64_t)(int64_t)(int16_t)w[2] - base < span &&
-            *cfa + (uint64_t)(int64_t)(int16_t)(w[2] >> 16) - base < span);
+           (*cfa + row_lo(w[2]) - base < span &&
+            *cfa + row_hi(w[2]) - base < span);
 }
 
 /* A row's words applied to regs, in place. */
@@ -285,26 +303,30 @@ int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
 /* The registers a backtrace's fast steps change, in locals. */
 struct fast_regs {
     uint64_t rsp, rbp, rip;
-    uint32_t known, undefined;
+    uint64_t status; /* known | undefined << 32 */
 };
 
 static inline void fast_load(struct fast_regs *f, const struct eh_elf_regs *r)
 {
     f->rsp = r->value[CFISEM_REG_RSP];
+    atomic_signal_fence(memory_order_seq_cst); /* (fast_store) */
     f->rbp = r->value[CFISEM_REG_RBP];
     f->rip = r->value[CFISEM_REG_RIP];
-    f->known = r->known;
-    f->undefined = r->undefined;
+    f->status = (r->known & RT_ALL_REGS) |
+                (uint64_t)(r->undefined & RT_ALL_REGS) << 32;
 }
 
 static inline void fast_store(const struct fast_regs *f,
                               struct eh_elf_regs *r)
 {
     r->value[CFISEM_REG_RSP] = f->rsp;
+    /* (apart: one vector store of the two would keep them in a vector
+     * register through the walk, moved out at each step) */
+    atomic_signal_fence(memory_order_seq_cst);
     r->value[CFISEM_REG_RBP] = f->rbp;
     r->value[CFISEM_REG_RIP] = f->rip;
-    r->known = f->known;
-    r->undefined = f->undefined;
+    r->known = (uint32_t)f->status;
+    r->undefined = (uint32_t)(f->status >> 32);
 }
 
 /* Lazy register j, when the row saves it (fast_step). */
@@ -369,9 +391,9 @@ static int slow_step(uint64_t pc, const uint64_t *given, struct fast_regs *f,
     fast_load(f, regs);
     if (applied != RT_REPLAYED)
         return RT_NOT_REPLAYED;
-    if ((f->known & (RIP_BIT | RSP_BIT)) != (RIP_BIT | RSP_BIT) ||
+    if ((regs->known & (RIP_BIT | RSP_BIT)) != (RIP_BIT | RSP_BIT) ||
         f->rsp <= sp)
-        return (f->undefined & RIP_BIT) && !(f->known & RIP_BIT)
+        return (regs->undefined & RIP_BIT) && !(regs->known & RIP_BIT)
                    ? RT_END : RT_BAD_FRAME;
     return FRAME_STEPPED;
 }
@@ -384,13 +406,12 @@ static inline int fast_step(const struct fast_words *r, struct fast_regs *f,
                             uint64_t span)
 {
     unsigned cfa_reg = (unsigned)(r->w0 >> 32) & 31; /* rsp or rbp */
-    if (!(f->known >> cfa_reg & 1u))
+    if (!(f->status >> cfa_reg & 1u))
         return RT_NOT_REPLAYED;
     uint64_t cfa = (cfa_reg == CFISEM_REG_RSP ? f->rsp : f->rbp) +
                    (uint64_t)(int64_t)(int32_t)(uint32_t)r->w0;
     uint64_t at = cfa - base; /* the CFA in the window */
-    if (at + (uint64_t)(int64_t)(int16_t)r->w2 >= span ||
-        at + (uint64_t)(int64_t)(int16_t)(r->w2 >> 16) >= span)
+    if (at + row_lo(r->w2) >= span || at + row_hi(r->w2) >= span)
         return RT_NOT_REPLAYED;
     uint64_t fast = r->w5;
     uint64_t rip = load(cfa + (uint64_t)(int64_t)(int8_t)fast * 8);
@@ -405,9 +426,7 @@ static inline int fast_step(const struct fast_words *r, struct fast_regs *f,
         LOAD_LAZY(3);
         LOAD_LAZY(4);
     }
-    uint32_t same = (uint32_t)(r->w1 >> 32);
-    f->known = (f->known & same) | (uint32_t)r->w1;
-    f->undefined = (f->undefined & same) | (uint32_t)(r->w2 >> 32);
+    f->status = (f->status & r->w2) | r->w1;
     uint64_t sp = f->rsp;
     f->rsp = cfa;
     f->rip = rip;
