@@ -447,7 +447,9 @@ static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
     uint64_t base = env->direct_base, span = env->direct_span;
     uint64_t back = caller_frame; /* the lookup PC: rip - back */
     int why = RT_REPLAYED;
-    while (n < max && f.rip != 0) {
+    void **at = pcs + n, **end = pcs + (n < max ? max : n);
+    uint16_t valid_lo = (uint16_t)valid, valid_hi = (uint16_t)(valid >> 16);
+    while (at != end && f.rip != 0) {
         uint64_t pc = f.rip - back;
         struct fast_words r;
         if (given) {
@@ -463,8 +465,8 @@ static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
             }
         }
         uint16_t row_entry = (uint16_t)(r.w0 >> 48);
-        if (!(row_entry & RT_ENTRY_STAYS) && row_entry != (uint16_t)valid &&
-            row_entry != valid >> 16) {
+        if (row_entry != valid_lo && row_entry != valid_hi &&
+            !(row_entry & RT_ENTRY_STAYS)) {
             *entry = row_entry;
             why = RT_VALIDATE;
             break;
@@ -478,11 +480,11 @@ static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
         }
         given = NULL;
         back = 1;
-        pcs[n++] = (void *)(uintptr_t)f.rip;
+        *at++ = (void *)(uintptr_t)f.rip;
     }
     fast_store(&f, regs);
     *stop = why;
-    return n;
+    return (int)(at - pcs);
 }
 
 int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
