@@ -398,20 +398,36 @@ static int slow_step(uint64_t pc, const uint64_t *given, struct fast_regs *f,
     return FRAME_STEPPED;
 }
 
+/* The window of CFAs a fast step takes: [base + FRAME_MARGIN, base +
+ * FRAME_MARGIN + inner) where inner is the window's span less twice
+ * FRAME_MARGIN (0 when it is smaller). A row saves registers at most
+ * 127 words from its CFA (simple_rule), so every load of a row whose
+ * CFA lies there is inside the window: one check a frame instead of
+ * one per bound. A frame whose CFA lies within FRAME_MARGIN of the
+ * window's ends is unwound by its eh_elf (which gives what the row
+ * gives: rt_frame_learn), only slower. */
+enum { FRAME_MARGIN = 1024 };
+_Static_assert(8 * 127 + 8 <= FRAME_MARGIN, "a row's saves in the margin");
+
+static inline uint64_t inner_span(uint64_t span)
+{
+    return span > 2 * FRAME_MARGIN ? span - 2 * FRAME_MARGIN : 0;
+}
+
 /* One fast step on the locals and regs' other registers (the row's fast
- * form, r->w5, not 0): FRAME_STEPPED, RT_NOT_REPLAYED (nothing changed) or
+ * form, r->w5, not 0), base the window's start + FRAME_MARGIN and inner
+ * its inner_span: FRAME_STEPPED, RT_NOT_REPLAYED (nothing changed) or
  * RT_BAD_FRAME (the registers the caller's). */
 static inline int fast_step(const struct fast_words *r, struct fast_regs *f,
                             struct eh_elf_regs *regs, uint64_t base,
-                            uint64_t span)
+                            uint64_t inner)
 {
     unsigned cfa_reg = (unsigned)(r->w0 >> 32) & 31; /* rsp or rbp */
     if (!(f->status >> cfa_reg & 1u))
         return RT_NOT_REPLAYED;
     uint64_t cfa = (cfa_reg == CFISEM_REG_RSP ? f->rsp : f->rbp) +
                    (uint64_t)(int64_t)(int32_t)(uint32_t)r->w0;
-    uint64_t at = cfa - base; /* the CFA in the window */
-    if (at + row_lo(r->w2) >= span || at + row_hi(r->w2) >= span)
+    if (cfa - base >= inner)
         return RT_NOT_REPLAYED;
     uint64_t fast = r->w5;
     uint64_t rip = load(cfa + (uint64_t)(int64_t)(int8_t)fast * 8);
@@ -444,7 +460,8 @@ static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
 {
     struct fast_regs f;
     fast_load(&f, regs);
-    uint64_t base = env->direct_base, span = env->direct_span;
+    uint64_t base = env->direct_base + FRAME_MARGIN;
+    uint64_t inner = inner_span(env->direct_span);
     uint64_t back = caller_frame; /* the lookup PC: rip - back */
     int why = RT_REPLAYED;
     void **at = pcs + n, **end = pcs + (n < max ? max : n);
@@ -472,7 +489,7 @@ static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
             break;
         }
         int step = r.w5 != 0
-                       ? fast_step(&r, &f, regs, base, span)
+                       ? fast_step(&r, &f, regs, base, inner)
                        : slow_step(pc, given, &f, regs, env, valid, entry);
         if (step != FRAME_STEPPED) {
             why = step;
