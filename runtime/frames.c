@@ -450,14 +450,17 @@ static inline int fast_step(const struct fast_words *r, struct fast_regs *f,
 }
 
 /* rt_frame_walk's loop; the first frame's row is `given` (words) when
- * not NULL (learn_row checks a row so before it keeps it). A row with a
- * fast form is read (four words of its slot) and replayed here, on
- * locals; one without goes through slow_step. */
+ * not NULL (learn_row checks a row so before it keeps it), and a row of
+ * an object that is not one of the `valid` entries is checked by
+ * rt_walk_validate when w is not NULL. A row with a fast form is read
+ * (four words of its slot) and replayed here, on locals; one without
+ * goes through slow_step. */
 static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
                      const struct eh_elf_env *env, uint32_t valid,
-                     void **pcs, int n, int max, int *stop, uint16_t *entry,
-                     const uint64_t *given)
+                     void **pcs, int n, int max, int *stop,
+                     const uint64_t *given, struct rt_walk *w)
 {
+    uint16_t entry;
     struct fast_regs f;
     fast_load(&f, regs);
     uint64_t base = env->direct_base + FRAME_MARGIN;
@@ -484,13 +487,17 @@ static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
         uint16_t row_entry = (uint16_t)(r.w0 >> 48);
         if (row_entry != valid_lo && row_entry != valid_hi &&
             !(row_entry & RT_ENTRY_STAYS)) {
-            *entry = row_entry;
-            why = RT_VALIDATE;
-            break;
+            if (!w || !rt_walk_validate(w, pc, row_entry)) {
+                why = RT_VALIDATE;
+                break;
+            }
+            valid_lo = w->entries[0];
+            valid_hi = w->entries[1];
         }
-        int step = r.w5 != 0
-                       ? fast_step(&r, &f, regs, base, inner)
-                       : slow_step(pc, given, &f, regs, env, valid, entry);
+        int step = r.w5 != 0 ? fast_step(&r, &f, regs, base, inner)
+                             : slow_step(pc, given, &f, regs, env,
+                                         valid_lo | (uint32_t)valid_hi << 16,
+                                         &entry);
         if (step != FRAME_STEPPED) {
             why = step;
             break;
@@ -504,12 +511,12 @@ static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
     return (int)(at - pcs);
 }
 
-int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
-                  const struct eh_elf_env *env, uint32_t valid, void **pcs,
-                  int n, int max, int *stop, uint16_t *entry)
+int rt_frame_walk(struct rt_walk *w, struct eh_elf_regs *regs,
+                  bool caller_frame, void **pcs, int n, int max, int *stop)
 {
-    return walk_rows(regs, caller_frame, env, valid, pcs, n, max, stop,
-                     entry, NULL);
+    uint32_t valid = w->entries[0] | (uint32_t)w->entries[1] << 16;
+    return walk_rows(regs, caller_frame, &w->env, valid, pcs, n, max, stop,
+                     NULL, w);
 }
 
 /* Keeps the row of pc: in an empty way of its set, else in one chosen
@@ -640,10 +647,9 @@ void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
         struct eh_elf_regs fast = *callee;
         void *pc;
         int stop;
-        uint16_t other;
         if (apply(words, &replay, &w->env) != RT_REPLAYED ||
             (walk_rows(&fast, true, &w->env, (uint32_t)entry << 16 | entry,
-                       &pc, 0, 1, &stop, &other, words),
+                       &pc, 0, 1, &stop, words, NULL),
              stop == RT_NOT_REPLAYED))
             return; /* not seen through: maybe next time */
         if (same_frame(frame, &replay) &&
@@ -667,12 +673,10 @@ int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
     return RT_NOT_REPLAYED;
 }
 
-int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
-                  const struct eh_elf_env *env, uint32_t valid, void **pcs,
-                  int n, int max, int *stop, uint16_t *entry)
+int rt_frame_walk(struct rt_walk *w, struct eh_elf_regs *regs,
+                  bool caller_frame, void **pcs, int n, int max, int *stop)
 {
-    (void)regs, (void)caller_frame, (void)env, (void)valid, (void)pcs;
-    (void)max, (void)entry;
+    (void)w, (void)regs, (void)caller_frame, (void)pcs, (void)max;
     *stop = RT_NOT_REPLAYED;
     return n;
 }
