@@ -59,6 +59,7 @@ enum {
     FRAME_NEGATIVE = 31,
     FRAME_NONE = -128,  /* a register not saved, in the fast form */
     FRAME_LAZY = 5,     /* the other callee-saved registers */
+    FRAME_STEPPED = -1, /* a step made (none of rt_frame_walk's stops) */
 };
 
 /* The fast form of a row (word 5), for backtraces: rip, rsp and rbp in
@@ -124,8 +125,12 @@ static uint64_t fast_form(const struct frame_row *r)
 
 /* The words a slot keeps of a row:
  *   0  cfa_offset (bits 0-31), cfa_reg (32-39), nsaved (40-47), entry
- *   1  known (0-31), same (32-63)
- *   2  lo (0-15), hi (16-31), the registers it makes undefined (32-63)
+ *   1  the registers it makes known (bits 0-23), undefined (32-55)
+ *   2  the registers it keeps, `same` (bits 0-23 and again 32-55), lo
+ *      and hi in 8-byte words (24-31, 56-63)
+ * so that the status of a walk as one word, known | undefined << 32,
+ * becomes (status & word 2) | word 1 (fast_step; its bits 24-31 and
+ * 56-63 stay 0).
  *   3  saved_reg[k] in bits 8k to 8k+7
  *   4  saved_off[k] likewise
  *   5  the fast form (fast_form) */
@@ -133,10 +138,12 @@ static void pack(const struct frame_row *r, uint64_t w[FRAME_WORDS])
 {
     w[0] = (uint64_t)(uint32_t)r->cfa_offset | (uint64_t)r->cfa_reg << 32 |
            (uint64_t)r->nsaved << 40 | (uint64_t)r->entry << 48;
-    w[1] = r->known | (uint64_t)r->same << 32;
+    _Static_assert(CFISEM_NREGS <= 24, "a status in 24 bits");
     uint32_t undefined = ((1u << CFISEM_NREGS) - 1) & ~r->same & ~r->known;
-    w[2] = (uint64_t)(uint16_t)r->lo | (uint64_t)(uint16_t)r->hi << 16 |
-           (uint64_t)undefined << 32;
+    w[1] = r->known | (uint64_t)undefined << 32;
+    w[2] = r->same | (uint64_t)r->same << 32 |
+           (uint64_t)(uint8_t)(r->lo / 8) << 24 |
+           (uint64_t)(uint8_t)(r->hi / 8) << 56;
     w[3] = w[4] = 0;
     for (unsigned k = 0; k < FRAME_SAVED; k++) {
         w[3] |= (uint64_t)r->saved_reg[k] << 8 * k;
@@ -182,9 +189,21 @@ static inline uint64_t load(uint64_t addr)
 static inline void row_status(const uint64_t w[FRAME_WORDS],
                               struct eh_elf_regs *regs, uint32_t known)
 {
-    uint32_t same = (uint32_t)(w[1] >> 32);
+    uint32_t same = (uint32_t)w[2] & 0xffffff;
     regs->known = (known & same) | (uint32_t)w[1];
-    regs->undefined = (regs->undefined & same) | (uint32_t)(w[2] >> 32);
+    regs->undefined = (regs->undefined & same) | (uint32_t)(w[1] >> 32);
+}
+
+/* The lowest and the highest offset from the CFA of the registers a row
+ * saves, in bytes, from its word 2. */
+static inline uint64_t row_lo(uint64_t w2)
+{
+    return (uint64_t)(int64_t)(int8_t)(w2 >> 24) * 8;
+}
+
+static inline uint64_t row_hi(uint64_t w2)
+{
+    return (uint64_t)((int64_t)w2 >> 56) * 8;
 }
 
 /* The CFA of a row (the caller's rsp), when its register is known and
@@ -200,8 +219,8 @@ static inline bool row_cfa(const uint64_t w[FRAME_WORDS],
     unsigned nsaved = (unsigned)(w[0] >> 40) & 0xff;
     uint64_t base = env->direct_base, span = env->direct_span;
     return nsaved == 0 ||
-           (*cfa + (uint64_t)(int64_t)(int16_t)w[2] - base < span &&
-            *cfa + (uint64_t)(int64_t)(int16_t)(w[2] >> 16) - base < span);
+           (*cfa + row_lo(w[2]) - base < span &&
+            *cfa + row_hi(w[2]) - base < span);
 }
 
 /* A row's words applied to regs, in place. */
@@ -284,26 +303,30 @@ int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
 /* The registers a backtrace's fast steps change, in locals. */
 struct fast_regs {
     uint64_t rsp, rbp, rip;
-    uint32_t known, undefined;
+    uint64_t status; /* known | undefined << 32 */
 };
 
 static inline void fast_load(struct fast_regs *f, const struct eh_elf_regs *r)
 {
     f->rsp = r->value[CFISEM_REG_RSP];
+    atomic_signal_fence(memory_order_seq_cst); /* (fast_store) */
     f->rbp = r->value[CFISEM_REG_RBP];
     f->rip = r->value[CFISEM_REG_RIP];
-    f->known = r->known;
-    f->undefined = r->undefined;
+    f->status = (r->known & RT_ALL_REGS) |
+                (uint64_t)(r->undefined & RT_ALL_REGS) << 32;
 }
 
 static inline void fast_store(const struct fast_regs *f,
                               struct eh_elf_regs *r)
 {
     r->value[CFISEM_REG_RSP] = f->rsp;
+    /* (apart: one vector store of the two would keep them in a vector
+     * register through the walk, moved out at each step) */
+    atomic_signal_fence(memory_order_seq_cst);
     r->value[CFISEM_REG_RBP] = f->rbp;
     r->value[CFISEM_REG_RIP] = f->rip;
-    r->known = f->known;
-    r->undefined = f->undefined;
+    r->known = (uint32_t)f->status;
+    r->undefined = (uint32_t)(f->status >> 32);
 }
 
 /* Lazy register j, when the row saves it (fast_step). */
@@ -315,23 +338,98 @@ static inline void fast_store(const struct fast_regs *f,
                           8);                                              \
     } while (0)
 
-/* One fast step on the locals and regs' other registers (the row's fast
- * form, w[5], not 0): 1 a frame, RT_NOT_REPLAYED (nothing changed) or
- * -RT_BAD_FRAME. */
-static inline int fast_step(const uint64_t w[FRAME_WORDS],
-                            struct fast_regs *f, struct eh_elf_regs *regs,
-                            const struct eh_elf_env *env)
+/* The words of a row a fast step reads (pack's 0, 1, 2 and 5). */
+struct fast_words {
+    uint64_t w0, w1, w2, w5;
+};
+
+/* The fast words of pc's row (find_row's, four words of six). */
+static inline int find_fast(uint64_t pc, struct fast_words *r)
 {
-    unsigned cfa_reg = (unsigned)(w[0] >> 32) & 31; /* rsp or rbp */
-    if (!(f->known >> cfa_reg & 1u))
+    struct frame_slot *s = frame_sets[hash_of(pc) >> 56].way;
+    uint64_t before;
+    for (unsigned way = 0;; way++, s++) {
+        if (way == FRAME_WAYS)
+            return RT_NO_ROW;
+        before = atomic_load_explicit(&s->sequence, memory_order_acquire);
+        if (atomic_load_explicit(&s->pc, memory_order_relaxed) == pc &&
+            !(before & 1))
+            break;
+    }
+    r->w0 = atomic_load_explicit(&s->words[0], memory_order_relaxed);
+    r->w1 = atomic_load_explicit(&s->words[1], memory_order_relaxed);
+    r->w2 = atomic_load_explicit(&s->words[2], memory_order_relaxed);
+    r->w5 = atomic_load_explicit(&s->words[5], memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&s->sequence, memory_order_relaxed) != before)
+        return RT_NOT_REPLAYED; /* torn: being written */
+    return RT_REPLAYED;
+}
+
+/* A step by a row without a fast form (apply), on regs, whose rip, rsp
+ * and rbp are f's: the row's words are `given` (learn_row's check), or
+ * read again from pc's slot (the row kept there may have changed since
+ * its fast words were read: it is checked usable again). FRAME_STEPPED,
+ * or why the walk stops (walk_rows' *stop). */
+static int slow_step(uint64_t pc, const uint64_t *given, struct fast_regs *f,
+                     struct eh_elf_regs *regs, const struct eh_elf_env *env,
+                     uint32_t valid, uint16_t *entry)
+{
+    uint64_t w[FRAME_WORDS];
+    if (given) {
+        memcpy(w, given, sizeof w);
+    } else {
+        int found = find_row(pc, w);
+        if (found != RT_REPLAYED)
+            return found == RT_NO_ROW ? RT_NOT_REPLAYED : found;
+        if (!usable(w, valid, entry))
+            return RT_VALIDATE;
+    }
+    fast_store(f, regs);
+    uint64_t sp = f->rsp;
+    int applied = apply(w, regs, env);
+    fast_load(f, regs);
+    if (applied != RT_REPLAYED)
+        return RT_NOT_REPLAYED;
+    if ((regs->known & (RIP_BIT | RSP_BIT)) != (RIP_BIT | RSP_BIT) ||
+        f->rsp <= sp)
+        return (regs->undefined & RIP_BIT) && !(regs->known & RIP_BIT)
+                   ? RT_END : RT_BAD_FRAME;
+    return FRAME_STEPPED;
+}
+
+/* The window of CFAs a fast step takes: [base + FRAME_MARGIN, base +
+ * FRAME_MARGIN + inner) where inner is the window's span less twice
+ * FRAME_MARGIN (0 when it is smaller). A row saves registers at most
+ * 127 words from its CFA (simple_rule), so every load of a row whose
+ * CFA lies there is inside the window: one check a frame instead of
+ * one per bound. A frame whose CFA lies within FRAME_MARGIN of the
+ * window's ends is unwound by its eh_elf (which gives what the row
+ * gives: rt_frame_learn), only slower. */
+enum { FRAME_MARGIN = 1024 };
+_Static_assert(8 * 127 + 8 <= FRAME_MARGIN, "a row's saves in the margin");
+
+static inline uint64_t inner_span(uint64_t span)
+{
+    return span > 2 * FRAME_MARGIN ? span - 2 * FRAME_MARGIN : 0;
+}
+
+/* One fast step on the locals and regs' other registers (the row's fast
+ * form, r->w5, not 0), base the window's start + FRAME_MARGIN and inner
+ * its inner_span: FRAME_STEPPED, RT_NOT_REPLAYED (nothing changed) or
+ * RT_BAD_FRAME (the registers the caller's). */
+static inline int fast_step(const struct fast_words *r, struct fast_regs *f,
+                            struct eh_elf_regs *regs, uint64_t base,
+                            uint64_t inner)
+{
+    unsigned cfa_reg = (unsigned)(r->w0 >> 32) & 31; /* rsp or rbp */
+    if (!(f->status >> cfa_reg & 1u))
         return RT_NOT_REPLAYED;
     uint64_t cfa = (cfa_reg == CFISEM_REG_RSP ? f->rsp : f->rbp) +
-                   (uint64_t)(int64_t)(int32_t)(uint32_t)w[0];
-    uint64_t base = env->direct_base, span = env->direct_span;
-    if (cfa + (uint64_t)(int64_t)(int16_t)w[2] - base >= span ||
-        cfa + (uint64_t)(int64_t)(int16_t)(w[2] >> 16) - base >= span)
+                   (uint64_t)(int64_t)(int32_t)(uint32_t)r->w0;
+    if (cfa - base >= inner)
         return RT_NOT_REPLAYED;
-    uint64_t fast = w[5];
+    uint64_t fast = r->w5;
     uint64_t rip = load(cfa + (uint64_t)(int64_t)(int8_t)fast * 8);
     int8_t rbp = (int8_t)(fast >> 8);
     if (rbp != FRAME_NONE)
@@ -344,77 +442,81 @@ static inline int fast_step(const uint64_t w[FRAME_WORDS],
         LOAD_LAZY(3);
         LOAD_LAZY(4);
     }
-    uint32_t same = (uint32_t)(w[1] >> 32);
-    f->known = (f->known & same) | (uint32_t)w[1];
-    f->undefined = (f->undefined & same) | (uint32_t)(w[2] >> 32);
+    f->status = (f->status & r->w2) | r->w1;
     uint64_t sp = f->rsp;
     f->rsp = cfa;
     f->rip = rip;
-    return cfa > sp ? 1 : -RT_BAD_FRAME; /* (rip is saved: known) */
+    return cfa > sp ? FRAME_STEPPED : RT_BAD_FRAME; /* (rip saved: known) */
 }
 
 /* rt_frame_walk's loop; the first frame's row is `given` (words) when
- * not NULL (learn_row checks a row so before it keeps it). */
+ * not NULL (learn_row checks a row so before it keeps it), and a row of
+ * an object that is not one of the `valid` entries is checked by
+ * rt_walk_validate when w is not NULL. A row with a fast form is read
+ * (four words of its slot) and replayed here, on locals; one without
+ * goes through slow_step. */
 static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
                      const struct eh_elf_env *env, uint32_t valid,
-                     void **pcs, int n, int max, int *stop, uint16_t *entry,
-                     const uint64_t *given)
+                     void **pcs, int n, int max, int *stop,
+                     const uint64_t *given, struct rt_walk *w)
 {
+    uint16_t entry;
     struct fast_regs f;
     fast_load(&f, regs);
-    *stop = RT_REPLAYED;
-    while (n < max && f.rip != 0) {
-        uint64_t w[FRAME_WORDS];
-        int found = RT_REPLAYED;
-        if (given)
-            memcpy(w, given, sizeof w);
-        else
-            found = find_row(cfi_lookup_pc(f.rip, caller_frame), w);
-        given = NULL;
-        if (found != RT_REPLAYED) {
-            *stop = found;
-            break;
-        }
-        if (!usable(w, valid, entry)) {
-            *stop = RT_VALIDATE;
-            break;
-        }
-        if (w[5] != 0) {
-            int step = fast_step(w, &f, regs, env);
-            if (step != 1) {
-                *stop = step == RT_NOT_REPLAYED ? RT_NOT_REPLAYED
-                                                : RT_BAD_FRAME;
-                break;
-            }
+    uint64_t base = env->direct_base + FRAME_MARGIN;
+    uint64_t inner = inner_span(env->direct_span);
+    uint64_t back = caller_frame; /* the lookup PC: rip - back */
+    int why = RT_REPLAYED;
+    void **at = pcs + n, **end = pcs + (n < max ? max : n);
+    uint16_t valid_lo = (uint16_t)valid, valid_hi = (uint16_t)(valid >> 16);
+    while (at != end && f.rip != 0) {
+        uint64_t pc = f.rip - back;
+        struct fast_words r;
+        if (given) {
+            r.w0 = given[0];
+            r.w1 = given[1];
+            r.w2 = given[2];
+            r.w5 = given[5];
         } else {
-            fast_store(&f, regs);
-            uint64_t sp = f.rsp;
-            int applied = apply(w, regs, env);
-            fast_load(&f, regs);
-            if (applied != RT_REPLAYED) {
-                *stop = RT_NOT_REPLAYED;
-                break;
-            }
-            if ((f.known & (RIP_BIT | RSP_BIT)) != (RIP_BIT | RSP_BIT) ||
-                f.rsp <= sp) {
-                *stop = (f.undefined & RIP_BIT) && !(f.known & RIP_BIT)
-                            ? RT_END : RT_BAD_FRAME;
+            int found = find_fast(pc, &r);
+            if (found != RT_REPLAYED) {
+                why = found;
                 break;
             }
         }
-        caller_frame = true;
-        pcs[n++] = (void *)(uintptr_t)f.rip;
+        uint16_t row_entry = (uint16_t)(r.w0 >> 48);
+        if (row_entry != valid_lo && row_entry != valid_hi &&
+            !(row_entry & RT_ENTRY_STAYS)) {
+            if (!w || !rt_walk_validate(w, pc, row_entry)) {
+                why = RT_VALIDATE;
+                break;
+            }
+            valid_lo = w->entries[0];
+            valid_hi = w->entries[1];
+        }
+        int step = r.w5 != 0 ? fast_step(&r, &f, regs, base, inner)
+                             : slow_step(pc, given, &f, regs, env,
+                                         valid_lo | (uint32_t)valid_hi << 16,
+                                         &entry);
+        if (step != FRAME_STEPPED) {
+            why = step;
+            break;
+        }
+        given = NULL;
+        back = 1;
+        *at++ = (void *)(uintptr_t)f.rip;
     }
     fast_store(&f, regs);
-    return n;
+    *stop = why;
+    return (int)(at - pcs);
 }
 
-int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
-                  const struct eh_elf_env *env, uint32_t valid, void **pcs,
-                  int n, int max, int *stop, uint16_t *entry)
+int rt_frame_walk(struct rt_walk *w, struct eh_elf_regs *regs,
+                  bool caller_frame, void **pcs, int n, int max, int *stop)
 {
-    return walk_rows(regs, caller_frame, env, valid, pcs, n, max, stop,
-                     entry, NULL);
+    uint32_t valid = w->entries[0] | (uint32_t)w->entries[1] << 16;
+    return walk_rows(regs, caller_frame, &w->env, valid, pcs, n, max, stop,
+                     NULL, w);
 }
 
 /* Keeps the row of pc: in an empty way of its set, else in one chosen
@@ -545,10 +647,9 @@ void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
         struct eh_elf_regs fast = *callee;
         void *pc;
         int stop;
-        uint16_t other;
         if (apply(words, &replay, &w->env) != RT_REPLAYED ||
             (walk_rows(&fast, true, &w->env, (uint32_t)entry << 16 | entry,
-                       &pc, 0, 1, &stop, &other, words),
+                       &pc, 0, 1, &stop, words, NULL),
              stop == RT_NOT_REPLAYED))
             return; /* not seen through: maybe next time */
         if (same_frame(frame, &replay) &&
@@ -572,12 +673,10 @@ int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
     return RT_NOT_REPLAYED;
 }
 
-int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
-                  const struct eh_elf_env *env, uint32_t valid, void **pcs,
-                  int n, int max, int *stop, uint16_t *entry)
+int rt_frame_walk(struct rt_walk *w, struct eh_elf_regs *regs,
+                  bool caller_frame, void **pcs, int n, int max, int *stop)
 {
-    (void)regs, (void)caller_frame, (void)env, (void)valid, (void)pcs;
-    (void)max, (void)entry;
+    (void)w, (void)regs, (void)caller_frame, (void)pcs, (void)max;
     *stop = RT_NOT_REPLAYED;
     return n;
 }

@@ -243,17 +243,24 @@ int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
                     const struct eh_elf_env *env, uint32_t valid,
                     uint16_t *entry);
 
-/* rt_frame_replay up the stack, from the frame regs (whose PC is a
- * return address when caller_frame), for as long as rows are replayed
- * and n < max: each caller's PC goes to pcs[n++], its registers to
- * regs. Returns n; *stop: why it stopped (rt_frame_replay's answer for
- * the frame regs is on, or, after a replay: RT_END when the caller's PC
- * is undefined (the clean end of the stack), RT_BAD_FRAME when the
- * caller is not a frame (its PC or stack pointer unknown, or its stack
- * pointer not above the callee's), both with regs the caller's; or
- * RT_REPLAYED when n reached max or the PC is 0). */
-int rt_frame_walk(struct eh_elf_regs *regs, bool caller_frame,
-                  const struct eh_elf_env *env, uint32_t valid, void **pcs,
-                  int n, int max, int *stop, uint16_t *entry);
+/* rt_frame_replay up the stack of the local walk w, from the frame regs
+ * (whose PC is a return address when caller_frame), for as long as rows
+ * are replayed and n < max: each caller's PC goes to pcs[n++], its
+ * registers to regs. A row of an object that may be unloaded and is not
+ * one of the walk's two is replayed when rt_walk_validate finds it
+ * valid (the walk's object is then its). Returns n; *stop: why it
+ * stopped (rt_frame_replay's answer for the frame regs is on, RT_VALIDATE
+ * when the row's object was not found valid, or, after a replay: RT_END
+ * when the caller's PC is undefined (the clean end of the stack),
+ * RT_BAD_FRAME when the caller is not a frame (its PC or stack pointer
+ * unknown, or its stack pointer not above the callee's), both with regs
+ * the caller's; or RT_REPLAYED when n reached max or the PC is 0). */
+int rt_frame_walk(struct rt_walk *w, struct eh_elf_regs *regs,
+                  bool caller_frame, void **pcs, int n, int max, int *stop);
+
+/* The walk's object becomes the one holding lookup PC pc (step.c,
+ * switch_object); true when that object's table entry is `entry`,
+ * found valid (rt_find_object). Async-signal-safe. */
+bool rt_walk_validate(struct rt_walk *w, uint64_t pc, uint16_t entry);
 
 #endif

@@ -88,6 +88,11 @@ static bool switch_object(struct rt_walk *w, uint64_t pc)
     return true;
 }
 
+bool rt_walk_validate(struct rt_walk *w, uint64_t pc, uint16_t entry)
+{
+    return switch_object(w, pc) && entry == w->entries[w->current & 1];
+}
+
 static int eh_elf_result(int error)
 {
     if (error == EH_ELF_OK)
@@ -332,36 +337,25 @@ static inline int backtrace_step(struct rt_walk *w, struct fast_object *f,
 
 /* The frame cache's part of a backtrace: rows replayed up the stack
  * from regs (rt_frame_walk), the objects of rows that may be unloaded
- * found valid on the way. false: the walk ends there (the end of the
- * stack, a frame that is none, max PCs, or PC 0); true: the next step
- * is the eh_elf's (or the interpreter's), *learn set when it is to
- * learn the row of its PC. */
+ * found valid on the way (rt_walk_validate). false: the walk ends there
+ * (the end of the stack, a frame that is none, max PCs, or PC 0); true:
+ * the next step is the eh_elf's (or the interpreter's), *learn set when
+ * it is to learn the row of its PC. */
 static bool cache_walk(struct rt_walk *w, struct eh_elf_regs *regs,
                        bool *caller_frame, void **pcs, int *n, int max,
                        struct fast_object *f, bool *learn)
 {
-    for (;;) {
-        uint16_t entry = 0;
-        int stop, before = *n;
-        uint32_t valid = w->entries[0] | (uint32_t)w->entries[1] << 16;
-        *n = rt_frame_walk(regs, *caller_frame, &w->env, valid, pcs, *n, max,
-                           &stop, &entry);
-        if (*n != before)
-            *caller_frame = true;
-        if (stop == RT_NO_ROW)
-            *learn = true;
-        if (stop == RT_BAD_FRAME)
-            rt_count_failure();
-        if (stop != RT_VALIDATE)
-            return stop == RT_NO_ROW || stop == RT_NOT_REPLAYED;
-        uint8_t current = w->current;
-        bool found = switch_object(
-            w, cfi_lookup_pc(regs->value[RT_PC], *caller_frame));
-        if (w->current != current)
-            fast_object_of(w, f);
-        if (!found || entry != w->entries[w->current & 1])
-            return true; /* another object is there now */
-    }
+    int stop, before = *n;
+    *n = rt_frame_walk(w, regs, *caller_frame, pcs, *n, max, &stop);
+    fast_object_of(w, f); /* (the walk may have switched objects) */
+    if (*n != before)
+        *caller_frame = true;
+    if (stop == RT_NO_ROW)
+        *learn = true;
+    if (stop == RT_BAD_FRAME)
+        rt_count_failure();
+    return stop == RT_NO_ROW || stop == RT_NOT_REPLAYED ||
+           stop == RT_VALIDATE;
 }
 
 /* Steps up a local walk from the frame frames[1].caller (whose PC is a

@@ -469,6 +469,7 @@ struct cache_result {
     int frames;           /* of the last pass */
     int replayed;         /* rows replayed on their own, last pass */
     int kept;             /* frames of the last pass whose row is kept */
+    int walked;           /* replayed by the backtrace's loop, last pass */
     struct pcs backtrace[2], uncached;
 };
 
@@ -477,8 +478,11 @@ struct cache_result {
  * replays them); at every frame both give the same result and the same
  * registers. In the second pass, the row kept for each frame is also
  * replayed alone on a copy of the uncached cursor's registers, which
- * must become the eh_elf's caller's. Then cfisem_backtrace (the fast
- * form of the rows) twice, and the uncached cursor's PCs. */
+ * must become the eh_elf's caller's, and the backtrace's replay loop
+ * (rt_frame_walk, the rows' fast form) makes one step from the uncached
+ * cursor's registers and a copy of its walk, which must give the same
+ * registers (those a row loads as it goes, rbx and r12-r15, among
+ * them). Then cfisem_backtrace twice, and the uncached cursor's PCs. */
 static void leaf_cache(void *arg)
 {
     struct cache_result *r = arg;
@@ -489,13 +493,15 @@ static void leaf_cache(void *arg)
         ck_assert_int_eq(cfisem_init_local(&cached, &context), CFISEM_OK);
         ck_assert_int_eq(cfisem_init_local(&uncached, &context), CFISEM_OK);
         no_frame_cache(&uncached);
-        r->frames = r->replayed = 0;
+        r->frames = r->replayed = r->walked = 0;
         r->uncached.n = 0;
         for (;;) {
             struct rt_cursor *u = (struct rt_cursor *)(void *)uncached.opaque;
-            struct eh_elf_regs alone = u->regs;
+            struct eh_elf_regs alone = u->regs, walked = u->regs;
+            struct rt_walk walk = u->walk;
+            bool caller_frame = u->walk.caller_frame != 0;
             uint64_t lookup_pc = alone.value[CFISEM_REG_RIP] -
-                                 (u->walk.caller_frame ? 1 : 0);
+                                 (caller_frame ? 1 : 0);
             int a = cfisem_step(&cached), b = cfisem_step(&uncached);
             /* (the objects the uncached step found valid, its own too) */
             uint32_t valid = u->walk.entries[0] |
@@ -515,6 +521,14 @@ static void leaf_cache(void *arg)
                 assert_same_regs(&alone, regs_of(&uncached), pass,
                                  r->frames);
                 r->replayed++;
+            }
+            void *walked_pc;
+            int stop;
+            if (pass == 1 && rt_frame_walk(&walk, &walked, caller_frame,
+                                           &walked_pc, 0, 1, &stop) == 1) {
+                assert_same_regs(&walked, regs_of(&uncached), pass,
+                                 r->frames);
+                r->walked++;
             }
             uint64_t pc;
             ck_assert_int_eq(cfisem_get_reg(&uncached, CFISEM_REG_RIP, &pc),
@@ -546,6 +560,7 @@ START_TEST(test_frame_cache_gives_the_eh_elf_frame)
     /* Rows were kept, and replayed alone: at least the workload's. */
     ck_assert_int_ge(r->kept, depth);
     ck_assert_int_ge(r->replayed, depth);
+    ck_assert_int_ge(r->walked, depth);
     for (int k = 0; k < 2; k++) {
         ck_assert_int_ge(r->backtrace[k].n, depth);
         assert_same_callers(&r->backtrace[k], &r->uncached, depth);
