@@ -449,6 +449,58 @@ START_TEST(stops_at_lookup_pc)
 }
 END_TEST
 
+/* An opcode no DWARF version defines (0x18) after the first row. ld
+ * cannot read such a program and writes no .eh_frame_hdr, which
+ * libunwind's remote lookup needs: libdwarf and libdw only. */
+static const char late_unknown_opcode[] = "\tnop\n\t.cfi_escape 0x18\n\tnop\n";
+
+START_TEST(stops_at_lookup_pc_undecodable)
+{
+    static const struct {
+        enum engine_id engine;
+        const char *id;
+    } engines[] = {
+        {ENGINE_libdwarf, "libdwarf-stops-at-lookup-pc"},
+        {ENGINE_libdw, "libdw-stops-at-lookup-pc"},
+    };
+    char *path = build_fde(late_unknown_opcode);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        shows(path, 0x1000, false, engines[i].engine, ENGINE_ITEM_STATUS, 0,
+              engines[i].id);
+        does_not_match(path, 0x1001, false, engines[i].engine,
+                       ENGINE_ITEM_STATUS, 0, engines[i].id);
+    }
+    remove_built(path);
+}
+END_TEST
+
+/* The first row reads rbp; restore_state on an empty stack after it. */
+static const char late_error_rbp_cfa[] =
+    "\t.cfi_def_cfa %rbp, 16\n\tnop\n\t.cfi_escape 0x0b\n\tnop\n";
+
+/* rbp unknown: the library's answer at 0x1000 is the first row's error
+ * (reg_unknown), not a frame. */
+START_TEST(stops_at_lookup_pc_row_error)
+{
+    static const struct {
+        enum engine_id engine;
+        const char *id;
+    } engines[] = {
+        {ENGINE_libdwarf, "libdwarf-stops-at-lookup-pc"},
+        {ENGINE_libdw, "libdw-stops-at-lookup-pc"},
+    };
+    const struct state no_rbp = {6, 0};
+    char *path = build_fde(late_error_rbp_cfa);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        shows_in(path, 0x1000, false, no_rbp, engines[i].engine,
+                 ENGINE_ITEM_STATUS, 0, engines[i].id);
+        does_not_match_in(path, 0x1001, false, no_rbp, engines[i].engine,
+                          ENGINE_ITEM_STATUS, 0, engines[i].id);
+    }
+    remove_built(path);
+}
+END_TEST
+
 /* def_cfa_expression (breg7 8), then def_cfa_register / def_cfa_offset
  * at 0x1001. */
 static const char register_on_expression[] =
@@ -814,6 +866,23 @@ START_TEST(libdwarf_cie_restore_and_location)
 {
     cie_restore_and_location(ENGINE_libdwarf,
                              "libdwarf-cie-restore-and-location");
+}
+END_TEST
+
+/* An advance in the CIE, then the FDE's row reads rbp, unknown: libdwarf
+ * gives that row's error. */
+START_TEST(libdwarf_cie_location_row_error)
+{
+    const char *id = "libdwarf-cie-restore-and-location";
+    const struct state no_rbp = {6, 0};
+    char *advance = build_raw(cie_advance, "\t.byte 0x0c, 6, 16\n");
+    char *plain = build_raw("", "\t.byte 0x0c, 6, 16\n");
+    shows_in(advance, 0x1000, false, no_rbp, ENGINE_libdwarf,
+             ENGINE_ITEM_STATUS, 0, id);
+    does_not_match_in(plain, 0x1000, false, no_rbp, ENGINE_libdwarf,
+                      ENGINE_ITEM_STATUS, 0, id);
+    remove_built(advance);
+    remove_built(plain);
 }
 END_TEST
 
@@ -1465,6 +1534,8 @@ int main(void)
     tcase_add_test(tc, libunwind_needs_caller_rip);
     tcase_add_test(tc, libunwind_val_offset_unknown);
     tcase_add_test(tc, stops_at_lookup_pc);
+    tcase_add_test(tc, stops_at_lookup_pc_undecodable);
+    tcase_add_test(tc, stops_at_lookup_pc_row_error);
     tcase_add_test(tc, libunwind_cfa_ops_on_expression);
     tcase_add_test(tc, libunwind_cie_restore_and_location);
     tcase_add_test(tc, libunwind_undefined_rbp_ends_stack);
@@ -1485,6 +1556,7 @@ int main(void)
     tcase_add_test(tc, libdwarf_val_offset_sf_rax);
     tcase_add_test(tc, libdwarf_cfa_ops_on_expression);
     tcase_add_test(tc, libdwarf_cie_restore_and_location);
+    tcase_add_test(tc, libdwarf_cie_location_row_error);
     tcase_add_test(tc, libdw_abi_rax_for_rbx);
     tcase_add_test(tc, libdw_abi_rip_same_value);
     tcase_add_test(tc, return_column_item);
