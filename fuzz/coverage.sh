@@ -96,6 +96,7 @@ sources() {
     write_apt_config
     wanted="$(source_of libdw1) $(source_of libunwind8) $(source_of libdwarf1)"
     mkdir -p "$work/src"
+    # shellcheck disable=SC2086 # a list of NAME=VERSION
     printf '%s\n' $wanted >"$work/src/versions.txt"
     echo "coverage: sources $wanted" >&2
     APT_CONFIG=$apt/apt.conf apt-get -qq update ||
@@ -257,6 +258,7 @@ cfi_files() {
 # 32 files per process; a batch whose process fails (a library's crash
 # loses its counters) is replayed one file per process.
 replay() {
+    # shellcheck disable=SC2016 # the inner script's own variables
     find "$2" -type f | sort | xargs -r -n 32 sh -c '
         lib=$1; shift
         CFISEM_FUZZ_ORACLES=$lib timeout 120 "$0" "$@" >/dev/null 2>&1 && exit 0
@@ -302,6 +304,7 @@ measure() {
         replay "$1" "$2/$3/corpus"
     fi
     mkdir -p "$work/gcov/$1"
+    # shellcheck disable=SC2046 # a folder, then file names
     set -- "$1" "$2" "$3" $(cfi_files "$1")
     lib=$1 variant=$3 dir=$4
     shift 4
@@ -338,12 +341,13 @@ table() {
         g=$work/gcov/$lib
         paste -d ' ' "$g/seeds" "$g/plain" "$g/structured" |
         awk '{ print $1, $2, $3, $4, $7, $9, $12, $14, $5 }' |
-        while read -r f s lines sb p pb st stb branches; do
+        while read -r f s lines _ p pb st stb branches; do
             echo "| $lib | \`$f\` | $lines | $(pct "$s" "$lines") %" \
                  "| $(pct "$p" "$lines") % | $(pct "$st" "$lines") %" \
                  "| $(ratio "$st" "$p") | $branches" \
                  "| $(pct "$pb" "$branches") % | $(pct "$stb" "$branches") % |"
         done
+        # shellcheck disable=SC2046 # seven numbers
         set -- $(paste -d ' ' "$g/seeds" "$g/plain" "$g/structured" |
             awk '{ l += $3; s += $2; p += $7; st += $12; b += $5
                    pb += $9; stb += $14 }
@@ -359,6 +363,7 @@ table() {
     for lib in $libraries; do
         for v in plain structured; do
             c=$work/campaign/$lib/$v
+            # shellcheck disable=SC2046 # runs and exec/s
             set -- $(speed_of "$c/log")
             echo "| $lib | $v | ${1:-?} | ${2:-?}" \
                  "| $(find "$c/corpus" -type f | wc -l)" \
