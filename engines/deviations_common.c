@@ -6,6 +6,8 @@
 #include "deviations_internal.h"
 
 #include <stdlib.h>
+
+#include "engines/eh_frame_hdr.h"
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -532,4 +534,46 @@ bool engine_deviation_stops_at_zero_length(const struct engine_mismatch *m,
     return m->engine == id && m->item == ENGINE_ITEM_STATUS && m->fde &&
            m->got->status == CFI_E_NO_FDE &&
            m->expected->status != CFI_E_NO_FDE && zero_length_before(m->fde);
+}
+
+/* ------------------------------------------------------------------ */
+/* .eh_frame_hdr trusted                                                */
+/* ------------------------------------------------------------------ */
+
+/* Whether `addr` is the address of an FDE of .eh_frame that does not
+ * cover `pc` (the libraries then answer "no FDE"). */
+static bool fde_elsewhere(const struct cfi_file *file, uint64_t addr,
+                          uint64_t pc)
+{
+    for (size_t i = 0; i < file->nfdes; i++) {
+        const struct cfi_fde *fde = &file->fdes[i];
+        if (fde->section == CFI_EH_FRAME &&
+            file->eh_frame_addr + fde->offset == addr)
+            return pc < fde->pc_begin || pc >= fde->pc_end;
+    }
+    return false;
+}
+
+/* The file has a searchable .eh_frame_hdr table, and where it leads for
+ * the lookup PC is not the .eh_frame FDE cfi.h finds there: no entry
+ * where .eh_frame has an FDE, an entry naming another FDE, or an address
+ * that is no FDE. (An entry naming an FDE that does not cover the PC
+ * gives "no FDE", as .eh_frame does when it has none; .debug_frame is
+ * another lookup.) */
+bool engine_deviation_trusts_eh_frame_hdr(const struct engine_mismatch *m,
+                                          enum engine_id id)
+{
+    if (m->engine != id || !m->file || !m->file->eh_frame_hdr_addr)
+        return false;
+    uint64_t pc = lookup_pc(m), given = 0;
+    bool table = false;
+    bool entry = engine_hdr_lookup(m->file, pc, &table, &given);
+    const struct cfi_fde *want = cfi_file_lookup_in(m->file, CFI_EH_FRAME, pc);
+    if (!table)
+        return false;
+    if (!entry)
+        return want != NULL;
+    if (want)
+        return given != m->file->eh_frame_addr + want->offset;
+    return !fde_elsewhere(m->file, given, pc);
 }

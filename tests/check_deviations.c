@@ -1101,6 +1101,58 @@ START_TEST(libdw_address_size_4)
 }
 END_TEST
 
+/* A copy of the built file at `path` with its .eh_frame_hdr's first
+ * entry's initial location moved up by `delta` (the header is version
+ * 1, encodings 0x1b 0x03 0x3b, then eh_frame_ptr and fde_count). */
+static char *with_hdr_location_moved(const char *path, int32_t delta)
+{
+    size_t len = 0;
+    char *bytes = test_read_file(path, &len);
+    ck_assert_ptr_nonnull(bytes);
+    const char header[] = "\x01\x1b\x03\x3b";
+    char *at = NULL;
+    for (size_t i = 0; !at && i + 20 <= len; i += 4)
+        if (memcmp(bytes + i, header, 4) == 0)
+            at = bytes + i + 12;
+    ck_assert_msg(at != NULL, "%s: no .eh_frame_hdr table", path);
+    int32_t location;
+    memcpy(&location, at, 4);
+    location += delta;
+    memcpy(at, &location, 4);
+    size_t size = strlen(path) + 8;
+    char *copy = malloc(size);
+    snprintf(copy, size, "%s.hdr", path);
+    ck_assert_int_eq(test_write_file(copy, bytes, len), 0);
+    free(bytes);
+    return copy;
+}
+
+/* The table's one entry moved above f's first PC: the libraries find no
+ * FDE at 0x1000, .eh_frame has one. Nearby: the file as the linker
+ * wrote it. */
+static void trusts_eh_frame_hdr(enum engine_id engine, const char *id)
+{
+    char *path = build_fde("\t.cfi_def_cfa_offset 16\n\tnop\n");
+    char *moved = with_hdr_location_moved(path, 0x10);
+    shows(moved, 0x1000, false, engine, ENGINE_ITEM_STATUS, 0, id);
+    does_not_match(path, 0x1000, false, engine, ENGINE_ITEM_STATUS, 0, id);
+    remove(moved);
+    free(moved);
+    remove_built(path);
+}
+
+START_TEST(libdw_trusts_eh_frame_hdr)
+{
+    trusts_eh_frame_hdr(ENGINE_libdw, "libdw-trusts-eh-frame-hdr");
+}
+END_TEST
+
+START_TEST(libunwind_trusts_eh_frame_hdr)
+{
+    trusts_eh_frame_hdr(ENGINE_libunwind, "libunwind-trusts-eh-frame-hdr");
+}
+END_TEST
+
 /* f (0x1000) in .eh_frame, g (0x1002) in .debug_frame. */
 START_TEST(libunwind_no_debug_frame)
 {
@@ -1493,6 +1545,7 @@ START_TEST(every_entry_is_tested)
         "libdw-expression-decoded-with-rule",
         "libdw-empty-expression-undefined", "libdw-location-backwards",
         "libdw-address-size-4", "libunwind-no-debug-frame",
+        "libdw-trusts-eh-frame-hdr", "libunwind-trusts-eh-frame-hdr",
         "libunwind-underflow-malformed", "libdwarf-debug-frame-zero-length",
         "libdw-debug-frame-zero-length", "sframe-three-columns",
         "sframe-pc-mask-lookup-pc", "libdwarf-negate-ra-state-ignored",
@@ -1567,6 +1620,8 @@ int main(void)
     tcase_add_test(tc, location_past_end);
     tcase_add_test(tc, libdw_address_size_4);
     tcase_add_test(tc, libunwind_no_debug_frame);
+    tcase_add_test(tc, libunwind_trusts_eh_frame_hdr);
+    tcase_add_test(tc, libdw_trusts_eh_frame_hdr);
     tcase_add_test(tc, libunwind_underflow_malformed);
     tcase_add_test(tc, debug_frame_zero_length);
     tcase_add_test(tc, sframe_three_columns);
