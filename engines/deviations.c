@@ -365,6 +365,18 @@ static const struct engine_deviation table[] = {
      "rule of RA_SIGN_STATE, or of a state signed with the PC) and cfi.h "
      "rejects the FDE, libdwarf unwinds.",
      engine_deviation_libdwarf_negate_ra_state_ignored},
+    {"libdwarf-window-save-ignored", ENGINE_libdwarf,
+     "on a machine other than AArch64, libdwarf runs "
+     "DW_CFA_GNU_window_save (0x2d) as nothing",
+     "0x2d is DW_CFA_GNU_window_save, SPARC's shorthand for restoring the "
+     "register window (the GNU extensions to DWARF); it has no meaning on "
+     "x86-64, and cfi.h makes an FDE that runs it unsupported there. "
+     "libdwarf 20210528's dwarf_frame.c _dwarf_exec_frame_instr runs it "
+     "as nothing on every machine ('No information'), so it unwinds with "
+     "the row the other instructions give. Matched as what that row "
+     "gives with every 0x2d read as DW_CFA_nop, in the part of the "
+     "program libdwarf runs for the lookup PC.",
+     engine_deviation_libdwarf_window_save_ignored},
     {"libdwarf-aarch64-ra-state-ops", ENGINE_libdwarf,
      "libdwarf rejects AArch64's DW_CFA_AARCH64_set_ra_state (0x2b) and "
      "negate_ra_state_with_pc (0x2c)",

@@ -158,6 +158,8 @@ bool engine_deviation_libdwarf_cfa_ops_on_expression(
 bool engine_deviation_libdwarf_cie_restore_and_location(
     const struct engine_mismatch *m);
 bool engine_deviation_libdwarf_zero_length(const struct engine_mismatch *m);
+bool engine_deviation_libdwarf_window_save_ignored(
+    const struct engine_mismatch *m);
 bool engine_deviation_libdwarf_negate_ra_state_ignored(
     const struct engine_mismatch *m);
 bool engine_deviation_libdwarf_aarch64_ra_state_ops(

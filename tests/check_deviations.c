@@ -886,6 +886,28 @@ START_TEST(libdwarf_cie_location_row_error)
 }
 END_TEST
 
+/* DW_CFA_GNU_window_save (0x2d) on x86-64: libdwarf unwinds with the
+ * first row, or gives its error (rbp unknown). Nearby: 0x2d, then
+ * DW_CFA_GNU_negative_offset_extended, which libdwarf fails on. */
+START_TEST(libdwarf_window_save_ignored)
+{
+    const char *id = "libdwarf-window-save-ignored";
+    const struct state no_rbp = {6, 0};
+    char *save = build_fde("\t.cfi_escape 0x2d\n\tnop\n");
+    char *rbp = build_fde("\t.cfi_def_cfa %rbp, 16\n"
+                          "\t.cfi_escape 0x2d\n\tnop\n");
+    char *then_bad = build_fde("\t.cfi_escape 0x2d, 0x2f, 3, 1\n\tnop\n");
+    shows(save, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0, id);
+    shows_in(rbp, 0x1000, false, no_rbp, ENGINE_libdwarf,
+             ENGINE_ITEM_STATUS, 0, id);
+    does_not_match(then_bad, 0x1000, false, ENGINE_libdwarf,
+                   ENGINE_ITEM_STATUS, 0, id);
+    remove_built(save);
+    remove_built(rbp);
+    remove_built(then_bad);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* libdw                                                                */
 /* ------------------------------------------------------------------ */
@@ -1546,6 +1568,7 @@ START_TEST(every_entry_is_tested)
         "libdw-empty-expression-undefined", "libdw-location-backwards",
         "libdw-address-size-4", "libunwind-no-debug-frame",
         "libdw-trusts-eh-frame-hdr", "libunwind-trusts-eh-frame-hdr",
+        "libdwarf-window-save-ignored",
         "libunwind-underflow-malformed", "libdwarf-debug-frame-zero-length",
         "libdw-debug-frame-zero-length", "sframe-three-columns",
         "sframe-pc-mask-lookup-pc", "libdwarf-negate-ra-state-ignored",
@@ -1610,6 +1633,7 @@ int main(void)
     tcase_add_test(tc, libdwarf_cfa_ops_on_expression);
     tcase_add_test(tc, libdwarf_cie_restore_and_location);
     tcase_add_test(tc, libdwarf_cie_location_row_error);
+    tcase_add_test(tc, libdwarf_window_save_ignored);
     tcase_add_test(tc, libdw_abi_rax_for_rbx);
     tcase_add_test(tc, libdw_abi_rip_same_value);
     tcase_add_test(tc, return_column_item);
