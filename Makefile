@@ -24,6 +24,11 @@
 #   make fuzz-measure
 #                   each libFuzzer target 60 s with and without the
 #                   structured mutator; the share of mutants that load
+#   make fuzz-coverage
+#                   line and branch coverage of libdw's, libunwind's and
+#                   libdwarf's CFI code (their Debian sources built with
+#                   gcov) after COVERAGE_SECONDS (300) of fuzz_oracles per
+#                   library, plain and structured: build/fuzz-coverage
 #   make install    the binary, manual pages, eh_elf.h, the bash
 #                   completion and libcfisem-unwind (.a, .so, header,
 #                   pkg-config file, the system eh_elf folder
@@ -127,7 +132,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
         man completion install uninstall \
         corpus corpus-arm64 harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data \
         libfuzzer-targets fuzz-libfuzzer fuzz-libfuzzer-build fuzz-mutator \
-        fuzz-measure
+        fuzz-measure fuzz-coverage
 .DEFAULT_GOAL := all
 # Keep intermediate objects (test and bench objects), so that a second run
 # does not rebuild them.
@@ -784,6 +789,17 @@ $(BUILD)/harness/mutate_stats: $(BUILD)/obj/fuzz/harness/mutate_stats.o \
 fuzz-measure: fuzz-libfuzzer-build $(BUILD)/harness/mutate_stats
 	FUZZ_SECONDS=$(FUZZ_MEASURE_SECONDS) fuzz/libfuzzer.sh measure \
 	  $(BUILD)/fuzz-libfuzzer $(BUILD)/harness/mutate_stats
+
+# Coverage of the outside libraries' CFI code (fuzz/README.md): their
+# Debian source packages (fetched with a private apt configuration) built
+# with gcc --coverage, one fuzz_oracles campaign per library and mutator,
+# each corpus replayed through that build; the table in
+# $(BUILD)/fuzz-coverage/coverage.md.
+COVERAGE_SECONDS ?= 300
+fuzz-coverage: fuzz-libfuzzer-build
+	COVERAGE_SECONDS=$(COVERAGE_SECONDS) \
+	  LIBFUZZER_OUT=$(BUILD)/fuzz-libfuzzer \
+	  fuzz/coverage.sh all $(BUILD)/fuzz-coverage
 
 corpus: cases
 	@scripts/install-deps corpus

@@ -33,6 +33,15 @@
     where " takes it as the end of the section: the records after it are " \
     "not seen, and their PCs are 'no FDE'."
 
+#define TRUSTS_HDR(where)                                                  \
+    "cfi.h step 2 finds the FDE in .eh_frame itself; .eh_frame_hdr (LSB " \
+    "Core) is the linker's index of it, a binary search table of (initial " \
+    "location, FDE address), which `cfisem validate --hdr` checks. "      \
+    where " takes the table's entry for the PC as the FDE: where the "    \
+    "table does not index .eh_frame (an entry naming another FDE or an "  \
+    "address inside one, an FDE without entry, a wrong count), the "      \
+    "library reads another FDE, garbage, or none."
+
 static const struct engine_deviation table[] = {
     {"libunwind-no-undefined-default", ENGINE_libunwind,
      "libunwind keeps the callee's value of a caller-saved register that "
@@ -313,6 +322,20 @@ static const struct engine_deviation table[] = {
      "operation or bad value'), which the adapter, as every code it has no "
      "other class for, reads as malformed CFI.",
      engine_deviation_libunwind_underflow_malformed},
+    {"libdw-trusts-eh-frame-hdr", ENGINE_libdw,
+     "libdw looks the PC up in .eh_frame_hdr's table and trusts the FDE "
+     "it names",
+     TRUSTS_HDR("libdw/fde.c __libdw_find_fde (binary_search_fde, then "
+                "the FDE at the entry's offset; no linear search when the "
+                "table has no entry)"),
+     engine_deviation_libdw_trusts_eh_frame_hdr},
+    {"libunwind-trusts-eh-frame-hdr", ENGINE_libunwind,
+     "libunwind looks the PC up in .eh_frame_hdr's table and trusts the "
+     "FDE it names",
+     TRUSTS_HDR("dwarf/Gfind_proc_info-lsb.c "
+                "dwarf_search_unwind_table (lookup, then the FDE at the "
+                "entry's address, 'no FDE' when it does not cover the PC)"),
+     engine_deviation_libunwind_trusts_eh_frame_hdr},
     {"libdwarf-debug-frame-zero-length", ENGINE_libdwarf,
      "libdwarf stops reading .debug_frame at a zero length word",
      ZERO_LENGTH("dwarf_frame.c _dwarf_get_fde_list_internal"),
@@ -342,6 +365,18 @@ static const struct engine_deviation table[] = {
      "rule of RA_SIGN_STATE, or of a state signed with the PC) and cfi.h "
      "rejects the FDE, libdwarf unwinds.",
      engine_deviation_libdwarf_negate_ra_state_ignored},
+    {"libdwarf-window-save-ignored", ENGINE_libdwarf,
+     "on a machine other than AArch64, libdwarf runs "
+     "DW_CFA_GNU_window_save (0x2d) as nothing",
+     "0x2d is DW_CFA_GNU_window_save, SPARC's shorthand for restoring the "
+     "register window (the GNU extensions to DWARF); it has no meaning on "
+     "x86-64, and cfi.h makes an FDE that runs it unsupported there. "
+     "libdwarf 20210528's dwarf_frame.c _dwarf_exec_frame_instr runs it "
+     "as nothing on every machine ('No information'), so it unwinds with "
+     "the row the other instructions give. Matched as what that row "
+     "gives with every 0x2d read as DW_CFA_nop, in the part of the "
+     "program libdwarf runs for the lookup PC.",
+     engine_deviation_libdwarf_window_save_ignored},
     {"libdwarf-aarch64-ra-state-ops", ENGINE_libdwarf,
      "libdwarf rejects AArch64's DW_CFA_AARCH64_set_ra_state (0x2b) and "
      "negate_ra_state_with_pc (0x2c)",

@@ -6,6 +6,8 @@
 #include "deviations_internal.h"
 
 #include <stdlib.h>
+
+#include "engines/eh_frame_hdr.h"
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -160,20 +162,29 @@ struct faulty {
     bool in_cie;
     bool found;
     bool run;
+    bool decoded;    /* an instruction starts there (opcode is its) */
     enum sem_opcode opcode;
 };
 
+/* An instruction that our decoder cannot read (an unknown opcode, a
+ * truncated operand) ends the decoded program: it is run when the last
+ * instruction before it is. */
 static bool visit_faulty(const struct sem_insn *insn, bool run,
                          const void *env)
 {
     struct faulty *f = (struct faulty *)env;
-    if (insn->in_cie != f->in_cie || insn->at != f->offset)
+    if (insn->in_cie != f->in_cie || insn->at > f->offset)
         return false;
-    *f = (struct faulty){f->offset, f->in_cie, true, run, insn->opcode};
+    f->run = run;
+    if (insn->at < f->offset)
+        return false;
+    f->found = f->decoded = true;
+    f->opcode = insn->opcode;
     return true;
 }
 
-/* The IL failed on an instruction of the FDE or its CIE: which one. */
+/* The IL failed on an instruction of the FDE or its CIE: which one, and
+ * whether the libraries run it. */
 static bool il_faulty(const struct engine_mismatch *m, struct faulty *f)
 {
     if (m->translation == CFI_OK || !m->fde ||
@@ -193,7 +204,9 @@ static bool il_faulty(const struct engine_mismatch *m, struct faulty *f)
     } else {
         return false;
     }
+    f->run = true;
     walk(m, visit_faulty, f);
+    f->found = true;   /* decoded, or the instruction the decoding ended at */
     return f->found;
 }
 
@@ -207,7 +220,7 @@ bool engine_deviation_accepts(const struct engine_mismatch *m,
     struct faulty f;
     if (m->engine != id || m->item != ENGINE_ITEM_STATUS ||
         m->got->status != CFI_OK || !il_faulty(m, &f) || !f.run ||
-        f.in_cie != in_cie)
+        !f.decoded || f.in_cie != in_cie)
         return false;
     for (size_t i = 0; i < n; i++)
         if (f.opcode == opcodes[i])
@@ -222,7 +235,7 @@ bool engine_deviation_il_fails_at(const struct engine_mismatch *m,
                                   const enum sem_opcode *opcodes, size_t n)
 {
     struct faulty f;
-    if (!il_faulty(m, &f) || !f.run)
+    if (!il_faulty(m, &f) || !f.run || !f.decoded)
         return false;
     for (size_t i = 0; i < n; i++)
         if (f.opcode == opcodes[i])
@@ -230,15 +243,33 @@ bool engine_deviation_il_fails_at(const struct engine_mismatch *m,
     return false;
 }
 
+static void no_patch(uint8_t *bytes, size_t len, const struct sem_insn *insn)
+{
+    (void)bytes;
+    (void)len;
+    (void)insn;
+}
+
 /* The IL's error comes from an FDE instruction that the libraries do not
- * run for the lookup PC (it lies after it), and the engine unwound. */
+ * run for the lookup PC (it lies after it; one our decoder cannot read
+ * included), and the engine unwound, or gave the answer of the row that
+ * the program up to the lookup PC defines (an error of evaluating it:
+ * memory fault, unknown register, expression error). */
 bool engine_deviation_stops_at_lookup_pc(const struct engine_mismatch *m,
                                          enum engine_id id)
 {
     struct faulty f;
-    return m->engine == id && m->item == ENGINE_ITEM_STATUS &&
-           m->got->status == CFI_OK && il_faulty(m, &f) && !f.in_cie &&
-           !f.run;
+    if (m->engine != id || m->item != ENGINE_ITEM_STATUS ||
+        !il_faulty(m, &f) || f.in_cie || f.run)
+        return false;
+    if (m->got->status == CFI_OK)
+        return true;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = model && engine_deviation_eval_patched(m, no_patch,
+                                                            model) &&
+                     engine_deviation_same_item(m, model);
+    free(model);
+    return explained;
 }
 
 #define COUNT(array) (sizeof array / sizeof array[0])
@@ -253,6 +284,36 @@ bool engine_deviation_accepts_cfa_ops_on_expression(
                                     COUNT(cfa_rule_ops));
 }
 
+static bool is_advance_op(enum sem_opcode opcode,
+                          const enum sem_opcode *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (opcode == ops[i] && opcode != SEM_CFA_set_loc)
+            return true;
+    return false;
+}
+
+/* An advance of the CIE's program (not set_loc, whose operand's size
+ * depends on the encoding) overwritten with DW_CFA_nop bytes. */
+static void cie_advance_as_nops(uint8_t *bytes, size_t len,
+                                const struct sem_insn *insn)
+{
+    static const struct {
+        uint8_t opcode;
+        size_t size;
+    } sizes[] = {{0x02, 2}, {0x03, 3}, {0x04, 5}, {0x1d, 9}};
+    if (!insn->in_cie || insn->at >= len)
+        return;
+    size_t size = 0;
+    if ((bytes[insn->at] & 0xc0) == 0x40)
+        size = 1;
+    for (size_t i = 0; i < COUNT(sizes); i++)
+        if (bytes[insn->at] == sizes[i].opcode)
+            size = sizes[i].size;
+    for (size_t i = 0; i < size && insn->at + i < len; i++)
+        bytes[insn->at + i] = 0x00;
+}
+
 bool engine_deviation_accepts_cie_restore_and_location(
     const struct engine_mismatch *m, enum engine_id id)
 {
@@ -261,10 +322,27 @@ bool engine_deviation_accepts_cie_restore_and_location(
     static const enum sem_opcode location_ops[] = {
         SEM_CFA_advance_loc, SEM_CFA_advance_loc1, SEM_CFA_advance_loc2,
         SEM_CFA_advance_loc4, SEM_CFA_MIPS_advance_loc8, SEM_CFA_set_loc};
-    return engine_deviation_accepts(m, id, true, restore_ops,
-                                    COUNT(restore_ops)) ||
-           engine_deviation_accepts(m, id, true, location_ops,
-                                    COUNT(location_ops));
+    if (engine_deviation_accepts(m, id, true, restore_ops,
+                                 COUNT(restore_ops)) ||
+        engine_deviation_accepts(m, id, true, location_ops,
+                                 COUNT(location_ops)))
+        return true;
+    /* An advance in the CIE changes no rule: the engine's answer is then
+     * the row's with the CIE's advances read as nops (an error of
+     * evaluating it). */
+    struct faulty f;
+    if (m->engine != id || m->item != ENGINE_ITEM_STATUS ||
+        m->got->status == CFI_OK || !il_faulty(m, &f) || !f.in_cie ||
+        !f.decoded || !is_advance_op(f.opcode, location_ops,
+                                     COUNT(location_ops)))
+        return false;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = model &&
+                     engine_deviation_eval_patched(m, cie_advance_as_nops,
+                                                   model) &&
+                     engine_deviation_same_item(m, model);
+    free(model);
+    return explained;
 }
 
 /* ------------------------------------------------------------------ */
@@ -456,4 +534,46 @@ bool engine_deviation_stops_at_zero_length(const struct engine_mismatch *m,
     return m->engine == id && m->item == ENGINE_ITEM_STATUS && m->fde &&
            m->got->status == CFI_E_NO_FDE &&
            m->expected->status != CFI_E_NO_FDE && zero_length_before(m->fde);
+}
+
+/* ------------------------------------------------------------------ */
+/* .eh_frame_hdr trusted                                                */
+/* ------------------------------------------------------------------ */
+
+/* Whether `addr` is the address of an FDE of .eh_frame that does not
+ * cover `pc` (the libraries then answer "no FDE"). */
+static bool fde_elsewhere(const struct cfi_file *file, uint64_t addr,
+                          uint64_t pc)
+{
+    for (size_t i = 0; i < file->nfdes; i++) {
+        const struct cfi_fde *fde = &file->fdes[i];
+        if (fde->section == CFI_EH_FRAME &&
+            file->eh_frame_addr + fde->offset == addr)
+            return pc < fde->pc_begin || pc >= fde->pc_end;
+    }
+    return false;
+}
+
+/* The file has a searchable .eh_frame_hdr table, and where it leads for
+ * the lookup PC is not the .eh_frame FDE cfi.h finds there: no entry
+ * where .eh_frame has an FDE, an entry naming another FDE, or an address
+ * that is no FDE. (An entry naming an FDE that does not cover the PC
+ * gives "no FDE", as .eh_frame does when it has none; .debug_frame is
+ * another lookup.) */
+bool engine_deviation_trusts_eh_frame_hdr(const struct engine_mismatch *m,
+                                          enum engine_id id)
+{
+    if (m->engine != id || !m->file || !m->file->eh_frame_hdr_addr)
+        return false;
+    uint64_t pc = lookup_pc(m), given = 0;
+    bool table = false;
+    bool entry = engine_hdr_lookup(m->file, pc, &table, &given);
+    const struct cfi_fde *want = cfi_file_lookup_in(m->file, CFI_EH_FRAME, pc);
+    if (!table)
+        return false;
+    if (!entry)
+        return want != NULL;
+    if (want)
+        return given != m->file->eh_frame_addr + want->offset;
+    return !fde_elsewhere(m->file, given, pc);
 }

@@ -63,6 +63,10 @@ bool engine_deviation_accepts_cie_restore_and_location(
 /* The IL's error comes from an FDE instruction that the libraries do not
  * run for the lookup PC (it lies after it), and the engine `id`
  * unwound. */
+/* The library's lookup through .eh_frame_hdr gives another FDE than
+ * .eh_frame holds for the lookup PC. */
+bool engine_deviation_trusts_eh_frame_hdr(const struct engine_mismatch *m,
+                                          enum engine_id id);
 bool engine_deviation_stops_at_lookup_pc(const struct engine_mismatch *m,
                                          enum engine_id id);
 /* The FDE is in .debug_frame after a zero length word, which the engine
@@ -135,6 +139,8 @@ bool engine_deviation_libunwind_null_address(const struct engine_mismatch *m);
 bool engine_deviation_libunwind_expressions_first(
     const struct engine_mismatch *m);
 bool engine_deviation_libunwind_no_debug_frame(const struct engine_mismatch *m);
+bool engine_deviation_libunwind_trusts_eh_frame_hdr(
+    const struct engine_mismatch *m);
 bool engine_deviation_libunwind_underflow_malformed(
     const struct engine_mismatch *m);
 
@@ -152,6 +158,8 @@ bool engine_deviation_libdwarf_cfa_ops_on_expression(
 bool engine_deviation_libdwarf_cie_restore_and_location(
     const struct engine_mismatch *m);
 bool engine_deviation_libdwarf_zero_length(const struct engine_mismatch *m);
+bool engine_deviation_libdwarf_window_save_ignored(
+    const struct engine_mismatch *m);
 bool engine_deviation_libdwarf_negate_ra_state_ignored(
     const struct engine_mismatch *m);
 bool engine_deviation_libdwarf_aarch64_ra_state_ops(
@@ -177,6 +185,8 @@ bool engine_deviation_libdw_expression_decoded_with_rule(
 bool engine_deviation_libdw_location_backwards(const struct engine_mismatch *m);
 bool engine_deviation_libdw_address_size_4(const struct engine_mismatch *m);
 bool engine_deviation_libdw_zero_length(const struct engine_mismatch *m);
+bool engine_deviation_libdw_trusts_eh_frame_hdr(
+    const struct engine_mismatch *m);
 bool engine_deviation_libdw_no_pac_strip(const struct engine_mismatch *m);
 bool engine_deviation_libdw_negate_ra_state_unchecked(
     const struct engine_mismatch *m);

@@ -323,6 +323,45 @@ enum cfi_status engine_hdr_check(const struct cfi_file *file,
 }
 
 /* ------------------------------------------------------------------ */
+/* The lookup the unwinders make                                        */
+/* ------------------------------------------------------------------ */
+
+bool engine_hdr_lookup(const struct cfi_file *file, uint64_t pc,
+                       bool *table, uint64_t *fde_addr)
+{
+    struct table t;
+    struct engine_hdr_check *check = malloc(sizeof *check);
+    bool found = false;
+    uint64_t pos = 0;
+    *table = false;
+    if (!check)
+        return false;
+    memset(check, 0, sizeof *check);
+    if (file->eh_frame_hdr_addr != 0 && find_bytes(file, &t) &&
+        read_header(&t, check, &pos) == HEADER_TABLE &&
+        check->table_enc == (CFI_PE_DATAREL | CFI_PE_SDATA4)) {
+        *table = true;
+        /* the entries the section holds, of the count declared */
+        uint64_t held = (t.size - pos) / 8;
+        uint64_t lo = 0, hi = check->count < held ? check->count : held;
+        while (lo < hi) {   /* the first entry above pc */
+            uint64_t mid = lo + (hi - lo) / 2, at = pos + mid * 8, location;
+            read_pointer(&t, &at, check->table_enc, &location);
+            if (location <= pc)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo > 0) {
+            uint64_t at = pos + (lo - 1) * 8 + 4;
+            found = read_pointer(&t, &at, check->table_enc, fde_addr);
+        }
+    }
+    free(check);
+    return found;
+}
+
+/* ------------------------------------------------------------------ */
 /* Text                                                                 */
 /* ------------------------------------------------------------------ */
 

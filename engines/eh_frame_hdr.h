@@ -90,6 +90,15 @@ struct engine_hdr_check {
 enum cfi_status engine_hdr_check(const struct cfi_file *file,
                                  struct engine_hdr_check *check);
 
+/* The FDE address the table gives for `pc`, found as libgcc, libunwind
+ * and libdw find it: the binary search of a datarel|sdata4 table (the
+ * entries the header declares, as far as the section holds them) for
+ * the last entry whose initial location is at or below `pc`, trusted.
+ * *table: the file has such a table. False: no table, or no entry at
+ * or below `pc`. */
+bool engine_hdr_lookup(const struct cfi_file *file, uint64_t pc,
+                       bool *table, uint64_t *fde_addr);
+
 /* The result as text: a summary line, then up to `show` problems. */
 void engine_hdr_text(FILE *out, const char *path,
                      const struct engine_hdr_check *check, size_t show);

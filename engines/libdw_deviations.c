@@ -217,3 +217,11 @@ bool engine_deviation_libdw_aarch64_abi_cfa_x30(
         return m->got->status == CFI_OK && m->got->cfa == callee->value[lr];
     return m->got->status == CFI_E_REG_UNKNOWN && m->got->diag.reg == (int)lr;
 }
+
+/* The .eh_frame_hdr lookup (libdw/fde.c __libdw_find_fde) gives another FDE
+ * than .eh_frame holds for the lookup PC. */
+bool engine_deviation_libdw_trusts_eh_frame_hdr(
+    const struct engine_mismatch *m)
+{
+    return engine_deviation_trusts_eh_frame_hdr(m, ENGINE_libdw);
+}

@@ -200,3 +200,25 @@ bool engine_deviation_libdwarf_augmentation_b_key(
            m->got->status != CFI_OK && m->got->diag.message &&
            strstr(m->got->diag.message, "DW_DLE_FRAME_AUGMENTATION_UNKNOWN");
 }
+
+/* On a machine other than AArch64, 0x2d is DW_CFA_GNU_window_save
+ * (SPARC's register window), which cfi.h does not support there (the
+ * FDE is unsupported) and libdwarf runs as nothing: where the IL stops
+ * at one that runs for the lookup PC, libdwarf's answer is the one the
+ * row gives with every 0x2d read as a nop (a frame, or the error of
+ * evaluating that row). */
+bool engine_deviation_libdwarf_window_save_ignored(
+    const struct engine_mismatch *m)
+{
+    if (m->engine != ENGINE_libdwarf || aarch64_fde(m) ||
+        m->item != ENGINE_ITEM_STATUS ||
+        !engine_deviation_il_fails_at(m, negate_ra_state, 1))
+        return false;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = model &&
+                     engine_deviation_eval_patched(m, negate_ra_state_as_nop,
+                                                   model) &&
+                     engine_deviation_same_item(m, model);
+    free(model);
+    return explained;
+}

@@ -266,3 +266,11 @@ bool engine_deviation_libunwind_underflow_malformed(
            strcmp(message, "expression stack underflow") == 0 &&
            m->got->status == CFI_E_MALFORMED;
 }
+
+/* The .eh_frame_hdr lookup (dwarf/Gfind_proc_info-lsb.c lookup) gives
+ * another FDE than .eh_frame holds for the lookup PC. */
+bool engine_deviation_libunwind_trusts_eh_frame_hdr(
+    const struct engine_mismatch *m)
+{
+    return engine_deviation_trusts_eh_frame_hdr(m, ENGINE_libunwind);
+}

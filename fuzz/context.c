@@ -26,10 +26,49 @@ static int open_scratch(void)
     return tmp;
 }
 
+/* The selectors of target 3 that the names in $CFISEM_FUZZ_ORACLES
+ * (separated by commas or spaces) stand for; 0: every selector; ~0u: a
+ * name not known. */
+static unsigned oracle_mask(const char *names)
+{
+    static const struct {
+        const char *name;
+        unsigned mask;
+    } known[] = {
+        {"libdwarf", 1u << FUZZ_ORACLE_LIBDWARF |
+                     1u << FUZZ_ORACLE_LIBDWARF_SECTION},
+        {"libdw", 1u << FUZZ_ORACLE_LIBDW},
+        {"libunwind", 1u << FUZZ_ORACLE_LIBUNWIND},
+    };
+    unsigned mask = 0;
+    for (const char *p = names ? names : ""; *p;) {
+        size_t len = strcspn(p, ", ");
+        unsigned found = 0;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (len == strlen(known[i].name) &&
+                strncmp(p, known[i].name, len) == 0)
+                found = known[i].mask;
+        if (len && !found)
+            return ~0u;
+        mask |= found;
+        p += len;
+        p += strspn(p, ", ");
+    }
+    return mask;
+}
+
 enum fuzz_result fuzz_context_open(struct fuzz_context *context)
 {
     memset(context, 0, sizeof *context);
     context->findings = getenv("CFISEM_FUZZ_FINDINGS");
+    context->oracles = oracle_mask(getenv("CFISEM_FUZZ_ORACLES"));
+    if (context->oracles == ~0u) {
+        fprintf(stderr, "cfisem fuzz: CFISEM_FUZZ_ORACLES=%s: not a list "
+                        "of libdwarf, libdw, libunwind\n",
+                getenv("CFISEM_FUZZ_ORACLES"));
+        context->fd = -1;
+        return FUZZ_SETUP;
+    }
     context->fd = open_scratch();
     if (context->fd < 0)
         return FUZZ_SETUP;

@@ -121,6 +121,8 @@ enum fuzz_result fuzz_one_oracles(struct fuzz_context *context,
     if (size < 1)
         return FUZZ_OK;
     enum fuzz_oracle oracle = (enum fuzz_oracle)(data[0] & 3);
+    if (context->oracles && !(context->oracles & 1u << oracle))
+        return FUZZ_OK;   /* a campaign for another library */
     enum fuzz_result result = explore(context, data, size);
     if (result != FUZZ_OK || oracle == FUZZ_ORACLE_LIBDWARF_SECTION)
         return result;

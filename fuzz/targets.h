@@ -59,6 +59,12 @@ struct fuzz_context {
     /* Where target 3 writes an outside engine's unexplained differences:
      * $CFISEM_FUZZ_FINDINGS when fuzz_context_open ran, NULL: nowhere. */
     const char *findings;
+    /* Bit s: target 3 runs inputs of selector s ($CFISEM_FUZZ_ORACLES,
+     * read by fuzz_context_open: names among libdwarf (selectors 0 and
+     * 3), libdw (1), libunwind (2); unset or empty: every selector). An
+     * input of another selector returns at once: a campaign for one
+     * library. */
+    unsigned oracles;
 };
 
 enum fuzz_result fuzz_context_open(struct fuzz_context *context);

@@ -449,6 +449,58 @@ START_TEST(stops_at_lookup_pc)
 }
 END_TEST
 
+/* An opcode no DWARF version defines (0x18) after the first row. ld
+ * cannot read such a program and writes no .eh_frame_hdr, which
+ * libunwind's remote lookup needs: libdwarf and libdw only. */
+static const char late_unknown_opcode[] = "\tnop\n\t.cfi_escape 0x18\n\tnop\n";
+
+START_TEST(stops_at_lookup_pc_undecodable)
+{
+    static const struct {
+        enum engine_id engine;
+        const char *id;
+    } engines[] = {
+        {ENGINE_libdwarf, "libdwarf-stops-at-lookup-pc"},
+        {ENGINE_libdw, "libdw-stops-at-lookup-pc"},
+    };
+    char *path = build_fde(late_unknown_opcode);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        shows(path, 0x1000, false, engines[i].engine, ENGINE_ITEM_STATUS, 0,
+              engines[i].id);
+        does_not_match(path, 0x1001, false, engines[i].engine,
+                       ENGINE_ITEM_STATUS, 0, engines[i].id);
+    }
+    remove_built(path);
+}
+END_TEST
+
+/* The first row reads rbp; restore_state on an empty stack after it. */
+static const char late_error_rbp_cfa[] =
+    "\t.cfi_def_cfa %rbp, 16\n\tnop\n\t.cfi_escape 0x0b\n\tnop\n";
+
+/* rbp unknown: the library's answer at 0x1000 is the first row's error
+ * (reg_unknown), not a frame. */
+START_TEST(stops_at_lookup_pc_row_error)
+{
+    static const struct {
+        enum engine_id engine;
+        const char *id;
+    } engines[] = {
+        {ENGINE_libdwarf, "libdwarf-stops-at-lookup-pc"},
+        {ENGINE_libdw, "libdw-stops-at-lookup-pc"},
+    };
+    const struct state no_rbp = {6, 0};
+    char *path = build_fde(late_error_rbp_cfa);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        shows_in(path, 0x1000, false, no_rbp, engines[i].engine,
+                 ENGINE_ITEM_STATUS, 0, engines[i].id);
+        does_not_match_in(path, 0x1001, false, no_rbp, engines[i].engine,
+                          ENGINE_ITEM_STATUS, 0, engines[i].id);
+    }
+    remove_built(path);
+}
+END_TEST
+
 /* def_cfa_expression (breg7 8), then def_cfa_register / def_cfa_offset
  * at 0x1001. */
 static const char register_on_expression[] =
@@ -817,6 +869,45 @@ START_TEST(libdwarf_cie_restore_and_location)
 }
 END_TEST
 
+/* An advance in the CIE, then the FDE's row reads rbp, unknown: libdwarf
+ * gives that row's error. */
+START_TEST(libdwarf_cie_location_row_error)
+{
+    const char *id = "libdwarf-cie-restore-and-location";
+    const struct state no_rbp = {6, 0};
+    char *advance = build_raw(cie_advance, "\t.byte 0x0c, 6, 16\n");
+    char *plain = build_raw("", "\t.byte 0x0c, 6, 16\n");
+    shows_in(advance, 0x1000, false, no_rbp, ENGINE_libdwarf,
+             ENGINE_ITEM_STATUS, 0, id);
+    does_not_match_in(plain, 0x1000, false, no_rbp, ENGINE_libdwarf,
+                      ENGINE_ITEM_STATUS, 0, id);
+    remove_built(advance);
+    remove_built(plain);
+}
+END_TEST
+
+/* DW_CFA_GNU_window_save (0x2d) on x86-64: libdwarf unwinds with the
+ * first row, or gives its error (rbp unknown). Nearby: 0x2d, then
+ * DW_CFA_GNU_negative_offset_extended, which libdwarf fails on. */
+START_TEST(libdwarf_window_save_ignored)
+{
+    const char *id = "libdwarf-window-save-ignored";
+    const struct state no_rbp = {6, 0};
+    char *save = build_fde("\t.cfi_escape 0x2d\n\tnop\n");
+    char *rbp = build_fde("\t.cfi_def_cfa %rbp, 16\n"
+                          "\t.cfi_escape 0x2d\n\tnop\n");
+    char *then_bad = build_fde("\t.cfi_escape 0x2d, 0x2f, 3, 1\n\tnop\n");
+    shows(save, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0, id);
+    shows_in(rbp, 0x1000, false, no_rbp, ENGINE_libdwarf,
+             ENGINE_ITEM_STATUS, 0, id);
+    does_not_match(then_bad, 0x1000, false, ENGINE_libdwarf,
+                   ENGINE_ITEM_STATUS, 0, id);
+    remove_built(save);
+    remove_built(rbp);
+    remove_built(then_bad);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* libdw                                                                */
 /* ------------------------------------------------------------------ */
@@ -1029,6 +1120,58 @@ START_TEST(libdw_address_size_4)
                    0, "libdw-address-size-4");
     remove_built(four);
     remove_built(eight);
+}
+END_TEST
+
+/* A copy of the built file at `path` with its .eh_frame_hdr's first
+ * entry's initial location moved up by `delta` (the header is version
+ * 1, encodings 0x1b 0x03 0x3b, then eh_frame_ptr and fde_count). */
+static char *with_hdr_location_moved(const char *path, int32_t delta)
+{
+    size_t len = 0;
+    char *bytes = test_read_file(path, &len);
+    ck_assert_ptr_nonnull(bytes);
+    const char header[] = "\x01\x1b\x03\x3b";
+    char *at = NULL;
+    for (size_t i = 0; !at && i + 20 <= len; i += 4)
+        if (memcmp(bytes + i, header, 4) == 0)
+            at = bytes + i + 12;
+    ck_assert_msg(at != NULL, "%s: no .eh_frame_hdr table", path);
+    int32_t location;
+    memcpy(&location, at, 4);
+    location += delta;
+    memcpy(at, &location, 4);
+    size_t size = strlen(path) + 8;
+    char *copy = malloc(size);
+    snprintf(copy, size, "%s.hdr", path);
+    ck_assert_int_eq(test_write_file(copy, bytes, len), 0);
+    free(bytes);
+    return copy;
+}
+
+/* The table's one entry moved above f's first PC: the libraries find no
+ * FDE at 0x1000, .eh_frame has one. Nearby: the file as the linker
+ * wrote it. */
+static void trusts_eh_frame_hdr(enum engine_id engine, const char *id)
+{
+    char *path = build_fde("\t.cfi_def_cfa_offset 16\n\tnop\n");
+    char *moved = with_hdr_location_moved(path, 0x10);
+    shows(moved, 0x1000, false, engine, ENGINE_ITEM_STATUS, 0, id);
+    does_not_match(path, 0x1000, false, engine, ENGINE_ITEM_STATUS, 0, id);
+    remove(moved);
+    free(moved);
+    remove_built(path);
+}
+
+START_TEST(libdw_trusts_eh_frame_hdr)
+{
+    trusts_eh_frame_hdr(ENGINE_libdw, "libdw-trusts-eh-frame-hdr");
+}
+END_TEST
+
+START_TEST(libunwind_trusts_eh_frame_hdr)
+{
+    trusts_eh_frame_hdr(ENGINE_libunwind, "libunwind-trusts-eh-frame-hdr");
 }
 END_TEST
 
@@ -1424,6 +1567,8 @@ START_TEST(every_entry_is_tested)
         "libdw-expression-decoded-with-rule",
         "libdw-empty-expression-undefined", "libdw-location-backwards",
         "libdw-address-size-4", "libunwind-no-debug-frame",
+        "libdw-trusts-eh-frame-hdr", "libunwind-trusts-eh-frame-hdr",
+        "libdwarf-window-save-ignored",
         "libunwind-underflow-malformed", "libdwarf-debug-frame-zero-length",
         "libdw-debug-frame-zero-length", "sframe-three-columns",
         "sframe-pc-mask-lookup-pc", "libdwarf-negate-ra-state-ignored",
@@ -1465,6 +1610,8 @@ int main(void)
     tcase_add_test(tc, libunwind_needs_caller_rip);
     tcase_add_test(tc, libunwind_val_offset_unknown);
     tcase_add_test(tc, stops_at_lookup_pc);
+    tcase_add_test(tc, stops_at_lookup_pc_undecodable);
+    tcase_add_test(tc, stops_at_lookup_pc_row_error);
     tcase_add_test(tc, libunwind_cfa_ops_on_expression);
     tcase_add_test(tc, libunwind_cie_restore_and_location);
     tcase_add_test(tc, libunwind_undefined_rbp_ends_stack);
@@ -1485,6 +1632,8 @@ int main(void)
     tcase_add_test(tc, libdwarf_val_offset_sf_rax);
     tcase_add_test(tc, libdwarf_cfa_ops_on_expression);
     tcase_add_test(tc, libdwarf_cie_restore_and_location);
+    tcase_add_test(tc, libdwarf_cie_location_row_error);
+    tcase_add_test(tc, libdwarf_window_save_ignored);
     tcase_add_test(tc, libdw_abi_rax_for_rbx);
     tcase_add_test(tc, libdw_abi_rip_same_value);
     tcase_add_test(tc, return_column_item);
@@ -1495,6 +1644,8 @@ int main(void)
     tcase_add_test(tc, location_past_end);
     tcase_add_test(tc, libdw_address_size_4);
     tcase_add_test(tc, libunwind_no_debug_frame);
+    tcase_add_test(tc, libunwind_trusts_eh_frame_hdr);
+    tcase_add_test(tc, libdw_trusts_eh_frame_hdr);
     tcase_add_test(tc, libunwind_underflow_malformed);
     tcase_add_test(tc, debug_frame_zero_length);
     tcase_add_test(tc, sframe_three_columns);

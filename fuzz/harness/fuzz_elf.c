@@ -3,11 +3,11 @@
  * printers and both engines (fuzz/targets.h, target 2). Aborts on any
  * disagreement between the direct interpreter and the IL evaluator.
  *
- * Built with CFISEM_LIBFUZZER: a libFuzzer target (LLVMFuzzerInitialize,
- * LLVMFuzzerTestOneInput; with CFISEM_STRUCTURED also the structured
- * mutator as LLVMFuzzerCustomMutator). Built with afl-clang-fast: an
- * AFL++ persistent-mode harness (the input
- * in shared memory, 5000 inputs per process). Built with any other
+ * Built with CFISEM_LIBFUZZER: a libFuzzer target (libfuzzer_entry.h:
+ * LLVMFuzzerInitialize, LLVMFuzzerTestOneInput; with CFISEM_STRUCTURED
+ * also the structured mutator as LLVMFuzzerCustomMutator). Built with
+ * afl-clang-fast: an AFL++ persistent-mode harness (the input in shared
+ * memory, 5000 inputs per process). Built with any other
  * compiler: the replay program, `fuzz_elf [-v] FILE|FOLDER...`.
  * AFL++'s macros are GNU C (statement expressions): the one documented
  * exception to C11 in our sources. */
@@ -21,28 +21,9 @@ static enum fuzz_result target(struct fuzz_context *context,
 }
 
 #if defined(CFISEM_LIBFUZZER)
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    return fuzz_libfuzzer_init(false);
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    return fuzz_libfuzzer_one(target, data, size);
-}
-
-#ifdef CFISEM_STRUCTURED
-#include "fuzz/mutator/structured.h"
-
-size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
-                               unsigned int seed)
-{
-    return fuzz_mutator_libfuzzer(FUZZ_SHAPE_ELF, data, size, max_size,
-                                  seed);
-}
-#endif
+#define FUZZ_HARNESS_LIBDW false
+#define FUZZ_HARNESS_SHAPE FUZZ_SHAPE_ELF
+#include "fuzz/harness/libfuzzer_entry.h"
 #elif defined(__AFL_FUZZ_TESTCASE_LEN)
 #include <unistd.h> /* read(), which __AFL_FUZZ_TESTCASE_LEN calls */
 
