@@ -367,6 +367,7 @@ struct outcome {
     size_t n;                    /* frames */
     const char *reason;
     bool beyond_copy;
+    const char *detail;          /* cfisem: the stop's diagnostic, or NULL */
 };
 
 struct method;
@@ -384,12 +385,15 @@ struct method {
     const struct view *loaded;
     struct remote_frame *frames;
     uint64_t by_interp;          /* compiled: frames interp unwound */
+    uint64_t reloads;            /* loads of a view's mappings, a pass */
+    double reload_ns, best_reload_ns; /* their time: this pass, best */
     /* libdw */
     struct libdw *dw;
     /* the first pass's answers */
     uint64_t *pcs;
     size_t *first;               /* sample k's PCs: pcs[first[k] ..
                                     first[k + 1]) */
+    struct outcome *outcomes;    /* sample k's stop */
     struct stop_count stops[MAX_STOPS];
     size_t nstops;
     uint64_t frames_total;
@@ -419,6 +423,8 @@ static void load_space(struct method *m, const struct view *v)
     if (m->loaded == v)
         return;
     m->loaded = v;
+    double start = bench_now_ns();
+    m->reloads++;
     remote_space_remove(m->space, 0, UINT64_MAX);
     for (size_t i = 0; i < v->nmaps; i++) {
         const struct view_map *vm = &v->maps[i];
@@ -429,6 +435,7 @@ static void load_space(struct method *m, const struct view *v)
                                  vm->perf->build_id_size};
         remote_space_add_map(m->space, &map);
     }
+    m->reload_ns += bench_now_ns() - start;
 }
 
 static void unwind_cfisem(struct method *m, const struct sample *s,
@@ -447,7 +454,7 @@ static void unwind_cfisem(struct method *m, const struct sample *s,
                         && m->frames[i].engine == ENGINE_interp;
     }
     *out = (struct outcome){n, remote_stop_name(stop.reason),
-                            memory.beyond_copy};
+                            memory.beyond_copy, stop.diag.message};
 }
 
 /* ------------------------------------------------------------------ */
@@ -576,12 +583,12 @@ static void unwind_libunwind(struct method *m, const struct sample *s,
     struct lu_arg arg = {{s, false}};
     unw_cursor_t cursor;
     unw_word_t ip;
-    *out = (struct outcome){0, "unw_create_addr_space failed", false};
+    *out = (struct outcome){0, "unw_create_addr_space failed", false, NULL};
     if (!v->unw)
         return;
     int ret = unw_init_remote(&cursor, v->unw, &arg);
     if (ret < 0) {
-        *out = (struct outcome){0, "unw_init_remote failed", false};
+        *out = (struct outcome){0, "unw_init_remote failed", false, NULL};
         return;
     }
     size_t n = 0;
@@ -595,7 +602,7 @@ static void unwind_libunwind(struct method *m, const struct sample *s,
     const char *reason = n == max ? "max_frames"
                          : ret == 0 ? "end (unw_step 0)"
                                     : unw_code_name(ret);
-    *out = (struct outcome){n, reason, arg.memory.beyond_copy};
+    *out = (struct outcome){n, reason, arg.memory.beyond_copy, NULL};
 }
 
 /* ------------------------------------------------------------------ */
@@ -769,7 +776,7 @@ static void unwind_libdw(struct method *m, const struct sample *s,
     if (!v->dwfl) {
         *out = (struct outcome){0, v->dwfl_error ? v->dwfl_error
                                                  : "dwfl_begin failed",
-                                false};
+                                false, NULL};
         return;
     }
     dw->current = (struct sample_memory){s, false};
@@ -782,7 +789,7 @@ static void unwind_libdw(struct method *m, const struct sample *s,
                          : ret == 0   ? "end (no caller)"
                          : ret > 0    ? "dwfl_frame_pc failed"
                                       : dw->dwfl_errmsg(dw->dwfl_errno());
-    *out = (struct outcome){dw->n, reason, dw->current.beyond_copy};
+    *out = (struct outcome){dw->n, reason, dw->current.beyond_copy, NULL};
 }
 
 /* ------------------------------------------------------------------ */
@@ -938,8 +945,8 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
     return remove(path);
 }
 
-/* Builds the eh_elf of every object the samples' processes mapped into
- * the empty cache `cache`; returns the wall time in ns. */
+/* Builds the eh_elf of every ELF file the samples' processes mapped
+ * into the empty cache `cache`; returns the wall time in ns. */
 static double build_eh_elfs(const struct bench *b, const char *cache,
                             size_t *built, size_t *failed)
 {
@@ -949,7 +956,11 @@ static double build_eh_elfs(const struct bench *b, const char *cache,
         const struct object *o = &b->objects.list[i];
         struct cfi_file *file;
         struct cfi_diag diag;
+        if (o->bytes && (o->size < 4 || memcmp(o->bytes, "\177ELF", 4)))
+            continue; /* not an object (ld.so.cache, a data file) */
         if (!o->bytes || cfi_file_open(o->path, &file, &diag) != CFI_OK) {
+            fprintf(stderr, "  no eh_elf for %s: %s\n", o->path,
+                    o->bytes ? diag.message : "the file cannot be mapped");
             (*failed)++;
             continue;
         }
@@ -957,8 +968,11 @@ static double build_eh_elfs(const struct bench *b, const char *cache,
         char *path = NULL;
         bool was_built = false;
         if (cg_cached_eh_elf(file, cache, CG_ABI_FULL, &options, &path,
-                             &was_built, &diag) != CFI_OK)
+                             &was_built, &diag) != CFI_OK) {
+            fprintf(stderr, "  no eh_elf for %s: %s\n", o->path,
+                    diag.message);
             (*failed)++;
+        }
         *built += was_built;
         free(path);
         cfi_file_close(file);
@@ -979,6 +993,8 @@ static double run_pass(struct method *m, const struct bench *b, bool first)
         return 0;
     size_t at = 0;
     uint64_t frames = 0;
+    m->reloads = 0;
+    m->reload_ns = 0;
     double start = bench_now_ns();
     for (size_t k = 0; k < b->nsamples; k++) {
         struct outcome out;
@@ -986,6 +1002,7 @@ static double run_pass(struct method *m, const struct bench *b, bool first)
         frames += out.n;
         if (first) {
             m->first[k] = at;
+            m->outcomes[k] = out;
             memcpy(m->pcs + at, pcs, out.n * sizeof *pcs);
             at += out.n;
             count_stop(m, &out);
@@ -1076,8 +1093,17 @@ static void compare(const struct method *m, const struct method *ref,
             same++;
         } else if (np < nq) {
             shorter++;
-        } else {
-            longer++;
+        } else if (longer++ < SHOW_DIFFS) {
+            const struct outcome *o = &ref->outcomes[k];
+            fprintf(stderr, "  %s: sample at %" PRIu64 ".%09" PRIu64
+                    " (tid %" PRIu32 "): %s stopped after %zu frames (%s%s%s"
+                    ", at 0x%" PRIx64 " in %s), %s went on to 0x%" PRIx64
+                    " (%s)\n", label, b->samples[k].time / 1000000000,
+                    b->samples[k].time % 1000000000, b->samples[k].tid,
+                    ref->name, nq, o->reason, o->detail ? ": " : "",
+                    o->detail ? o->detail : "", nq ? q[nq - 1] : 0,
+                    nq ? object_at(&b->samples[k], q[nq - 1]) : "-",
+                    m->name, p[nq], object_at(&b->samples[k], p[nq]));
         }
     }
     fprintf(stderr, "%s: %s vs %s: %" PRIu64 " samples the same PCs, %"
@@ -1144,8 +1170,9 @@ static bool method_start(struct method *m, const struct bench *b,
 {
     size_t total = b->nsamples * b->max_frames;
     m->first = malloc((b->nsamples + 1) * sizeof *m->first);
+    m->outcomes = malloc((b->nsamples + 1) * sizeof *m->outcomes);
     m->pcs = malloc((total ? total : 1) * sizeof *m->pcs);
-    if (!m->first || !m->pcs)
+    if (!m->first || !m->pcs || !m->outcomes)
         return false;
     if (m->unwind == unwind_cfisem) {
         m->frames = malloc(b->max_frames * sizeof *m->frames);
@@ -1162,6 +1189,7 @@ static void method_free(struct method *m)
     remote_space_free(m->space);
     free(m->frames);
     free(m->first);
+    free(m->outcomes);
     free(m->pcs);
 }
 
@@ -1199,13 +1227,16 @@ static int run(const struct options *o, struct bench *b, char *cache)
         }
         m->first_ns = run_pass(m, b, true);
         m->best_ns = m->first_ns;
+        m->best_reload_ns = m->reload_ns;
     }
     for (int r = 0; r < o->rounds; r++)
         for (int i = 0; i < 4; i++)
             if (methods[i].available) {
                 double ns = run_pass(&methods[i], b, false);
-                if (r == 0 || ns < methods[i].best_ns)
+                if (r == 0 || ns < methods[i].best_ns) {
                     methods[i].best_ns = ns;
+                    methods[i].best_reload_ns = methods[i].reload_ns;
+                }
             }
     for (int i = 0; i < 4; i++) {
         const struct method *m = &methods[i];
@@ -1218,6 +1249,12 @@ static int run(const struct options *o, struct bench *b, char *cache)
         if (m->varied)
             fprintf(stderr, "%s: %s gave other frame counts in later "
                     "passes\n", o->label, m->name);
+        if (m->unwind == unwind_cfisem)
+            fprintf(stderr, "%s: %s: the space's mappings loaded %" PRIu64
+                    " times a pass (the sample's process or its mappings "
+                    "changed, as in cfisem perf): %.2f ms of the best "
+                    "pass's %.2f\n", o->label, m->name, m->reloads,
+                    m->best_reload_ns / 1e6, m->best_ns / 1e6);
         if (i > 0)
             compare(m, &methods[0], b, o->label);
     }
