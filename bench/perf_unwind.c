@@ -207,6 +207,8 @@ static void objects_free(struct objects *t)
 static const char *map_path(const struct perf_map *m, char *buf,
                             size_t size)
 {
+    if (strncmp(m->path, "//anon", 6) == 0)
+        return NULL; /* perf's name for anonymous memory */
     if (m->path[0] == '/')
         return m->path;
     const char *home = getenv("HOME");
