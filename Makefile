@@ -47,7 +47,7 @@ BUILD    ?= build
 SANITIZE ?=
 
 # The modules, a user before what it uses (the link order). The layers,
-# from the top: cli; perf, trace, fuzz, bench; diff, validate, remote; engines;
+# from the top: cli, bench; perf, trace, fuzz; diff, validate, remote; engines;
 # compile, runtime, synth, explain; semantics, interp, sframe, gen; cfi.
 # A module uses only the layers below its own (tests/layering.py).
 LIB_MODULES := $(foreach m,perf trace fuzz diff validate remote engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
