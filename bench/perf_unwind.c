@@ -1195,14 +1195,76 @@ static void method_free(struct method *m)
     free(m->pcs);
 }
 
+enum { NMETHODS = 4 };
+
+/* The first pass of each method, then `rounds` rounds of one warm pass
+ * each, alternating; false when out of memory. */
+static bool time_methods(struct method *methods, const struct bench *b,
+                         int rounds, const struct remote_options *space)
+{
+    for (int i = 0; i < NMETHODS; i++) {
+        struct method *m = &methods[i];
+        if (!m->available)
+            continue;
+        if (!method_start(m, b, space))
+            return false;
+        m->first_ns = run_pass(m, b, true);
+        m->best_ns = m->first_ns;
+        m->best_reload_ns = m->reload_ns;
+    }
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < NMETHODS; i++) {
+            struct method *m = &methods[i];
+            if (!m->available)
+                continue;
+            double ns = run_pass(m, b, false);
+            if (r == 0 || ns < m->best_ns) {
+                m->best_ns = ns;
+                m->best_reload_ns = m->reload_ns;
+            }
+        }
+    return true;
+}
+
+static void report_methods(const struct method *methods,
+                           const struct bench *b, const char *label)
+{
+    for (int i = 0; i < NMETHODS; i++) {
+        const struct method *m = &methods[i];
+        if (!m->available) {
+            printf("| %s | %s | — | — | — | — | — | — | — | — | not run: "
+                   "%s |\n", label, m->name, m->why_not);
+            continue;
+        }
+        print_row(label, m, &methods[0], b);
+        if (m->varied)
+            fprintf(stderr, "%s: %s gave other frame counts in later "
+                    "passes\n", label, m->name);
+        if (m->unwind == unwind_cfisem)
+            fprintf(stderr, "%s: %s: the space's mappings loaded %" PRIu64
+                    " times a pass (the sample's process or its mappings "
+                    "changed, as in cfisem perf): %.2f ms of the best "
+                    "pass's %.2f\n", label, m->name, m->reloads,
+                    m->best_reload_ns / 1e6, m->best_ns / 1e6);
+        if (i > 0)
+            compare(m, &methods[0], b, label);
+    }
+    fprintf(stderr, "%s: cfisem eh_elf: %" PRIu64 " frames of the first "
+            "pass unwound by interp (objects without an eh_elf)\n", label,
+            methods[0].by_interp);
+}
+
+/* The eh_elf method is cfisem perf's default: the space's engine
+ * (ENGINE_COUNT), compiled, falling back to interp for an object whose
+ * eh_elf cannot be had. */
 static int run(const struct options *o, struct bench *b, char *cache)
 {
     const char *why_not;
     struct libdw *dw = libdw_load(&why_not);
     struct remote_options space_options = {ENGINE_compiled, cache, true};
-    struct method methods[4] = {
+    struct method methods[NMETHODS] = {
         {.name = "cfisem eh_elf", .unwind = unwind_cfisem,
-         .engine = ENGINE_compiled, .available = true},
+         .engine = ENGINE_COUNT, .available = true},
         {.name = "cfisem interp", .unwind = unwind_cfisem,
          .engine = ENGINE_interp, .available = true},
         {.name = "libunwind (perf's way)", .unwind = unwind_libunwind,
@@ -1218,53 +1280,13 @@ static int run(const struct options *o, struct bench *b, char *cache)
             "ms\n", o->label, b->nsamples, b->no_user_state, b->unparsed,
             b->nviews, b->objects.n, built, failed, build_ns / 1e6);
     int status = 0;
-    for (int i = 0; i < 4; i++) {
-        struct method *m = &methods[i];
-        if (!m->available)
-            continue;
-        if (!method_start(m, b, &space_options)) {
-            fprintf(stderr, "perf_unwind: out of memory\n");
-            status = 70;
-            goto out;
-        }
-        m->first_ns = run_pass(m, b, true);
-        m->best_ns = m->first_ns;
-        m->best_reload_ns = m->reload_ns;
+    if (time_methods(methods, b, o->rounds, &space_options)) {
+        report_methods(methods, b, o->label);
+    } else {
+        fprintf(stderr, "perf_unwind: out of memory\n");
+        status = 70;
     }
-    for (int r = 0; r < o->rounds; r++)
-        for (int i = 0; i < 4; i++)
-            if (methods[i].available) {
-                double ns = run_pass(&methods[i], b, false);
-                if (r == 0 || ns < methods[i].best_ns) {
-                    methods[i].best_ns = ns;
-                    methods[i].best_reload_ns = methods[i].reload_ns;
-                }
-            }
-    for (int i = 0; i < 4; i++) {
-        const struct method *m = &methods[i];
-        if (!m->available) {
-            printf("| %s | %s | — | — | — | — | — | — | — | — | not run: "
-                   "%s |\n", o->label, m->name, m->why_not);
-            continue;
-        }
-        print_row(o->label, m, &methods[0], b);
-        if (m->varied)
-            fprintf(stderr, "%s: %s gave other frame counts in later "
-                    "passes\n", o->label, m->name);
-        if (m->unwind == unwind_cfisem)
-            fprintf(stderr, "%s: %s: the space's mappings loaded %" PRIu64
-                    " times a pass (the sample's process or its mappings "
-                    "changed, as in cfisem perf): %.2f ms of the best "
-                    "pass's %.2f\n", o->label, m->name, m->reloads,
-                    m->best_reload_ns / 1e6, m->best_ns / 1e6);
-        if (i > 0)
-            compare(m, &methods[0], b, o->label);
-    }
-    fprintf(stderr, "%s: cfisem eh_elf: %" PRIu64 " frames of the first "
-            "pass unwound by interp (objects without an eh_elf)\n",
-            o->label, methods[0].by_interp);
-out:
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < NMETHODS; i++)
         method_free(&methods[i]);
     bench_free(b, dw);
     free(dw);
