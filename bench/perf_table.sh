@@ -31,7 +31,8 @@ rounds=${1:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/perf_table-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 if ! command -v hackbench >/dev/null; then
-    echo "perf_table.sh: hackbench (rt-tests) is not installed" >&2
+    echo "perf_table.sh: hackbench is not installed" \
+         "(scripts/install-deps bench installs rt-tests)" >&2
     exit 1
 fi
 if ! perf record -q --call-graph dwarf -o "$work/probe.data" -- true \
