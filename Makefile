@@ -9,6 +9,8 @@
 #                   the plain suites the Debian package's build runs
 #   make deps       install the Debian packages the project needs
 #   make bench      build and run the benchmarks (not tests)
+#   make bench-perf unwinders on real perf samples (bench/perf_table.sh;
+#                   perf record must be allowed)
 #   make corpus     the real-ELF manifest and a Csmith corpus, under build/corpus
 #   make corpus-arm64
 #                   AArch64 ELF files from Debian and a Csmith corpus
@@ -50,7 +52,7 @@ BUILD    ?= build
 SANITIZE ?=
 
 # The modules, a user before what it uses (the link order). The layers,
-# from the top: cli; perf, trace, fuzz, bench; diff, validate, remote; engines;
+# from the top: cli, bench; perf, trace, fuzz; diff, validate, remote; engines;
 # compile, runtime, synth, explain; semantics, interp, sframe, gen; cfi.
 # A module uses only the layers below its own (tests/layering.py).
 LIB_MODULES := $(foreach m,perf trace fuzz diff validate remote engines compile runtime interp synth explain semantics gen sframe cfi,$(if $(wildcard $(m)/*.c),$(m)))
@@ -128,7 +130,7 @@ A64_CASE_SOS  := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/cases-aarch
 A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aarch64/%.o,$(A64_CASE_SRCS))
 
 .PHONY: runtime-libs workloads layouts-eh-elfs
-.PHONY: all check check-plain check-asan deps demo test bench cases clean help eh-elfs \
+.PHONY: all check check-plain check-asan deps demo test bench bench-perf cases clean help eh-elfs \
         man completion install uninstall \
         corpus corpus-arm64 harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data \
         libfuzzer-targets fuzz-libfuzzer fuzz-libfuzzer-build fuzz-mutator \
@@ -493,6 +495,10 @@ CXX ?= g++
 $(WORKLOAD_DIR)/libcfisem-cxx.so: bench/workload/cxx_chain.cc $(WORKLOAD_HDR)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -g -fPIC -shared -o $@ $<
+# The C++ program bench/perf_table.sh records with perf (make bench-perf).
+$(WORKLOAD_DIR)/stl_work: bench/workload/stl_work.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -g -o $@ $<
 $(WORKLOAD_DIR)/%.so.eh_elf.so: $(WORKLOAD_DIR)/%.so $(EH_ELF_DEPS) | $(EH_ELF_TOOL)
 	$(EH_ELF_TOOL) compile $< -o $@ > /dev/null
 
@@ -666,8 +672,15 @@ layouts-eh-elfs: $(LAYOUT_EH_ELFS) $(WORKLOADS) $(BUILD)/libcfisem-unwind.so
 
 bench: $(BENCH_BINS) $(BUILD)/cfisem $(WORKLOADS) $(CSMITH_WORKLOADS) $(EH_ELFS) \
        $(BENCH_EH_ELFS) layouts-eh-elfs $(STACK_TARGET)
-	@for b in $(BENCH_BINS); do echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
-	@for b in bench/*.sh; do echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
+	@for b in $(filter-out $(BUILD)/bench/perf_unwind,$(BENCH_BINS)); do \
+	  echo "== $$b"; $(TEST_ENV) $$b || exit 1; done
+	@for b in $(filter-out bench/perf_table.sh,$(wildcard bench/*.sh)); do \
+	  echo "== $$b"; $(TEST_ENV) sh $$b || exit 1; done
+
+# Real perf samples (bench/perf_table.sh): perf record must be allowed.
+bench-perf: $(BUILD)/bench/perf_unwind $(BUILD)/cfisem $(WORKLOAD_DIR)/stl_work
+	@$(TEST_ENV) PERF_UNWIND=$(abspath $(BUILD)/bench/perf_unwind) \
+	  STL_WORK=$(abspath $(WORKLOAD_DIR)/stl_work) sh bench/perf_table.sh
 
 # ---- Corpora and fuzzing (corpus/, fuzz/: see fuzz/README.md) ----------
 # The fuzz harness mains live in fuzz/harness/, which is no module (the

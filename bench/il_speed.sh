@@ -11,33 +11,20 @@ cfisem=${CFISEM:-build/cfisem}
 file=${1:-/lib/x86_64-linux-gnu/libc.so.6}
 rounds=${2:-10}
 
-now_ns() { date +%s%N; }
+. "$(dirname "$0")/best_of.subr"
 
-# time_once COMMAND...: the wall time in microseconds. readelf exits 1
-# after warnings it prints about some files: its status is not checked.
-time_once() {
-    start=$(now_ns)
-    "$@" >/dev/null 2>&1 || true
-    end=$(now_ns)
-    echo $(( (end - start) / 1000 ))
+bench_run() {
+    case $1 in
+    readelf_wF) readelf -wF "$file" ;;
+    il_text) "$cfisem" il "$file" ;;
+    il_json) "$cfisem" il --format json "$file" ;;
+    il_readelf) "$cfisem" il --format readelf "$file" ;;
+    esac
 }
 
 names="readelf_wF il_text il_json il_readelf"
-for n in $names; do eval "best_$n=999999999"; done
-i=0
-while [ "$i" -lt "$rounds" ]; do
-    for n in $names; do
-        case $n in
-        readelf_wF) t=$(time_once readelf -wF "$file") ;;
-        il_text) t=$(time_once "$cfisem" il "$file") ;;
-        il_json) t=$(time_once "$cfisem" il --format json "$file") ;;
-        il_readelf) t=$(time_once "$cfisem" il --format readelf "$file") ;;
-        esac
-        eval "b=\$best_$n"
-        [ "$t" -lt "$b" ] && eval "best_$n=$t"
-    done
-    i=$((i + 1))
-done
+# shellcheck disable=SC2086
+bench_best_of "$rounds" $names
 echo "$file: best of $rounds rounds (wall time, output to /dev/null)"
 printf '%-34s %10s %12s\n' command "ms" "vs readelf"
 ref=$best_readelf_wF

@@ -23,32 +23,21 @@ pid=$(awk '{ print $2 }' "$out")
 sleep 0.5
 "$cfisem" stack "$pid" --cache "$cache" > /dev/null   # builds the eh_elfs
 
-now_ns() { date +%s%N; }
-time_once() {
-    start=$(now_ns)
-    "$@" >/dev/null 2>&1 || true
-    end=$(now_ns)
-    echo $(( (end - start) / 1000 ))
+. "$(dirname "$0")/best_of.subr"
+
+bench_run() {
+    case $1 in
+    eu_stack) eu-stack -p "$pid" ;;
+    compiled) "$cfisem" stack "$pid" --cache "$cache" ;;
+    interp) "$cfisem" stack "$pid" --engines interp ;;
+    gdb) gdb -nx -batch -iex 'set debug-file-directory /nonexistent' \
+             -p "$pid" -ex 'thread apply all bt' ;;
+    esac
 }
 
 names="eu_stack compiled interp gdb"
-for n in $names; do eval "best_$n=999999999"; done
-i=0
-while [ "$i" -lt "$rounds" ]; do
-    for n in $names; do
-        case $n in
-        eu_stack) t=$(time_once eu-stack -p "$pid") ;;
-        compiled) t=$(time_once "$cfisem" stack "$pid" --cache "$cache") ;;
-        interp) t=$(time_once "$cfisem" stack "$pid" --engines interp) ;;
-        gdb) t=$(time_once gdb -nx -batch \
-                 -iex 'set debug-file-directory /nonexistent' -p "$pid" \
-                 -ex 'thread apply all bt') ;;
-        esac
-        eval "b=\$best_$n"
-        [ "$t" -lt "$b" ] && eval "best_$n=$t"
-    done
-    i=$((i + 1))
-done
+# shellcheck disable=SC2086
+bench_best_of "$rounds" $names
 frames=$("$cfisem" stack "$pid" --cache "$cache" | grep -c '^#')
 echo "$program: $frames frames; best of $rounds rounds (wall time)"
 printf '%-34s %10s %12s\n' command "ms" "vs eu-stack"

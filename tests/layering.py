@@ -4,8 +4,8 @@
 
 From the top down:
 
-    cli
-    trace, fuzz, bench
+    cli, bench (programs: bench/perf_unwind reads perf.data with perf/)
+    perf, trace, fuzz
     diff, validate, remote
     engines
     compile, runtime, synth, explain
@@ -34,8 +34,8 @@ import subprocess
 import sys
 
 LAYERS = [
-    ["cli"],
-    ["perf", "trace", "fuzz", "bench"],
+    ["cli", "bench"],
+    ["perf", "trace", "fuzz"],
     ["diff", "validate", "remote"],
     ["engines"],
     ["compile", "runtime", "synth", "explain"],
