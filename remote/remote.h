@@ -187,7 +187,10 @@ typedef enum remote_read_result (*remote_read_fn)(void *data, uint64_t addr,
  * unwound (the last frame, when the walk stopped at it). `sp` is the
  * stack pointer's value, 0 when unknown. `engine` is the engine that
  * unwound the frame (interp when compiled fell back), ENGINE_COUNT when
- * none did. */
+ * none did. `lost` has bit r set when the caller's register r is
+ * unknown only because its saved value could not be read (a slot below
+ * the copied stack, an unreadable page): the CFA and the caller's PC did
+ * not need it, so the walk went on without it (registers 0..63). */
 struct remote_frame {
     uint64_t pc;
     uint64_t sp;
@@ -195,6 +198,7 @@ struct remote_frame {
     bool exact;
     bool signal_frame;     /* the frame's FDE is a signal frame's ('S') */
     enum engine_id engine;
+    uint64_t lost;
 };
 
 /* Sets a register file from values indexed by DWARF number: register i

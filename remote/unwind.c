@@ -54,6 +54,27 @@ static enum cfi_status walk_read(void *env, uint64_t addr, unsigned size,
     return CFI_E_MEMORY;
 }
 
+/* The reader of a second look at a frame whose first answer failed on
+ * memory: a read that fails gives `fill` (masked to its size) instead,
+ * and is counted. */
+struct lenient_memory {
+    struct walk_memory *inner;
+    uint64_t fill;
+    unsigned failed;
+};
+
+static enum cfi_status lenient_read(void *env, uint64_t addr, unsigned size,
+                                    uint64_t *value)
+{
+    struct lenient_memory *memory = env;
+    if (walk_read(memory->inner, addr, size, value) == CFI_OK)
+        return CFI_OK;
+    memory->failed++;
+    *value = size >= 8 ? memory->fill
+                       : memory->fill & (((uint64_t)1 << (8 * size)) - 1);
+    return CFI_OK;
+}
+
 /* One walk's state besides the frames. */
 struct walk {
     struct remote_space *space;
@@ -151,6 +172,70 @@ static struct remote_object *object_of(struct walk *walk,
     return object;
 }
 
+/* Asks `engine` again, every failed read answered with `fill`. */
+static bool ask_filled(struct walk *walk, struct engine_instance *engine,
+                       struct cfi_request request, uint64_t fill,
+                       struct engine_answer *answer)
+{
+    struct lenient_memory memory = {&walk->memory, fill, 0};
+    request.memory = (struct cfi_memory){lenient_read, &memory};
+    engine_answer_reset(answer);
+    engine->unwind(engine->self, &request, answer);
+    return answer->comparable && answer->frame.status == CFI_OK &&
+           memory.failed > 0;
+}
+
+/* A frame whose answer failed on memory, when the reads that failed
+ * fed only registers that neither the CFA nor the caller's PC and sp
+ * need (a callee-saved register's slot below a perf sample's stack
+ * copy, for one): the frame is asked twice more, every failed read
+ * answered with all zeros, then all ones; when the CFA, the signal flag
+ * and the caller's PC and sp are the same both times, the caller's
+ * registers are the first answer's, each register that differs between
+ * the two made unknown and counted in frame->lost. Unwinders that read
+ * a saved register only when they need it (libunwind, libdw) go on in
+ * the same way. A register whose value is the same for both fills but
+ * would differ for another comes out as a value: no rule of real code
+ * does that (an offset rule gives the word read). True when the walk
+ * goes on, with *caller set. */
+static bool without_unreadable(struct walk *walk,
+                               struct engine_instance *engine,
+                               const struct cfi_request *request,
+                               struct remote_frame *frame,
+                               struct cfi_regs *caller)
+{
+    enum remote_read_result failure = walk->memory.failure;
+    struct engine_answer zeros, ones;
+    bool ok = ask_filled(walk, engine, *request, 0, &zeros) &&
+              ask_filled(walk, engine, *request, ~(uint64_t)0, &ones);
+    walk->memory.failure = failure;
+    const struct cfi_arch *arch = walk->space->arch;
+    const struct cfi_regs *a = &zeros.frame.caller, *b = &ones.frame.caller;
+    if (!ok || zeros.frame.cfa != ones.frame.cfa ||
+        zeros.frame.signal_frame != ones.frame.signal_frame)
+        return false;
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned reg = i ? arch->sp : arch->pc;
+        if (reg < CFI_NREGS && (a->status[reg] != b->status[reg] ||
+                                a->value[reg] != b->value[reg]))
+            return false;
+    }
+    *caller = *a;
+    frame->lost = 0;
+    for (unsigned reg = 0; reg < CFI_NREGS; reg++) {
+        if (a->status[reg] == b->status[reg] &&
+            (a->status[reg] != CFI_REG_VALUE || a->value[reg] == b->value[reg]))
+            continue;
+        caller->status[reg] = CFI_REG_UNKNOWN;
+        caller->value[reg] = 0;
+        if (reg < 64)
+            frame->lost |= (uint64_t)1 << reg;
+    }
+    frame->cfa = zeros.frame.cfa;
+    frame->signal_frame = zeros.frame.signal_frame;
+    return true;
+}
+
 /* Unwinds `frame`, whose registers are *regs, into *regs (the caller's).
  * False after stop_at when the walk ends at this frame. */
 static bool step(struct walk *walk, struct remote_frame *frame,
@@ -185,6 +270,9 @@ static bool step(struct walk *walk, struct remote_frame *frame,
                 &diag);
         return false;
     }
+    if (answer.frame.status == CFI_E_MEMORY &&
+        without_unreadable(walk, engine, &request, frame, regs))
+        return true;
     if (answer.frame.status != CFI_OK) {
         stop_at(walk, reason_of(walk, answer.frame.status), frame->pc,
                 object->path, &answer.frame.diag);
@@ -245,7 +333,7 @@ size_t remote_unwind(struct remote_space *space, const struct cfi_regs *regs,
         uint64_t sp = 0;
         reg_value(&current, arch->sp, &sp);
         *frame = (struct remote_frame){pc, sp, 0, exact, false,
-                                       ENGINE_COUNT};
+                                       ENGINE_COUNT, 0};
         if (!step(&walk, frame, &current))
             return n;
         /* DWARF 5 §6.4.4: an undefined return address column marks the

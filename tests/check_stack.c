@@ -350,6 +350,89 @@ START_TEST(test_stack_copy_exhausted_and_max_frames)
 }
 END_TEST
 
+/* A reader of the stack that serves only the return addresses' slots
+ * (CFA-8 of each frame of a whole walk): every other saved register is
+ * unreadable, as a slot below a perf sample's copied stack is. */
+struct ra_only_reader {
+    struct remote_proc *proc;
+    uint64_t stack_low, stack_high;
+    const struct remote_frame *frames;
+    size_t n;
+};
+
+static enum remote_read_result ra_only_read(void *data, uint64_t addr,
+                                            unsigned size, uint64_t *value)
+{
+    struct ra_only_reader *r = data;
+    if (addr >= r->stack_low && addr < r->stack_high) {
+        bool ra = false;
+        for (size_t i = 0; i < r->n; i++)
+            ra |= r->frames[i].cfa && addr == r->frames[i].cfa - 8;
+        if (!ra)
+            return REMOTE_READ_UNREADABLE;
+    }
+    return remote_proc_read(r->proc, addr, size, value);
+}
+
+/* A saved register that cannot be read ends the walk only when the CFA
+ * or the caller's PC needs it: otherwise it becomes unknown (lost), the
+ * walk goes on, and every PC it gives is the whole walk's. */
+static void unreadable_saves(enum engine_id engine, const char *cache)
+{
+    pid_t pid = start_target();
+    struct remote_proc *proc;
+    struct cfi_diag diag;
+    ck_assert_int_eq(remote_proc_attach(pid, &proc, &diag), CFI_OK);
+    struct remote_options options = {engine, cache, false};
+    struct remote_space *space;
+    ck_assert_int_eq(remote_space_new(&cfi_arch_x86_64, &options, &space),
+                     CFI_OK);
+    ck_assert_int_eq(remote_proc_load_maps(proc, space, &diag), CFI_OK);
+    size_t nthreads, lost_and_went_on = 0;
+    const struct remote_thread *threads = remote_proc_threads(proc,
+                                                              &nthreads);
+    for (size_t t = 0; t < nthreads; t++) {
+        struct remote_frame whole[64], part[64];
+        struct remote_stop stop;
+        size_t n = remote_unwind(space, &threads[t].regs, true,
+                                 remote_proc_read, proc, engine, whole, 64,
+                                 &stop);
+        ck_assert_int_eq(stop.reason, REMOTE_STOP_OUTERMOST);
+        struct ra_only_reader r = {proc, threads[t].regs.value[CFI_REG_RSP],
+                                   whole[n - 1].sp + 4096, whole, n};
+        size_t m = remote_unwind(space, &threads[t].regs, true, ra_only_read,
+                                 &r, engine, part, 64, &stop);
+        ck_assert_uint_ge(m, 1);
+        ck_assert_uint_le(m, n);
+        for (size_t i = 0; i < m; i++) {
+            ck_assert_uint_eq(part[i].pc, whole[i].pc);
+            if (part[i].lost && i + 1 < m)
+                lost_and_went_on++;
+        }
+        ck_assert_msg(stop.reason != REMOTE_STOP_MEMORY || m == n ||
+                          part[m - 1].pc == whole[m - 1].pc,
+                      "thread %zu", t);
+    }
+    ck_assert_msg(lost_and_went_on > 0, "no walk went on past a frame "
+                  "whose saved registers could not be read");
+    remote_space_free(space);
+    remote_proc_detach(proc);
+}
+
+START_TEST(test_unreadable_saves_interp)
+{
+    unreadable_saves(ENGINE_interp, NULL);
+}
+END_TEST
+
+START_TEST(test_unreadable_saves_compiled)
+{
+    char *cache = test_temp_dir();
+    unreadable_saves(ENGINE_compiled, cache);
+    free(cache);
+}
+END_TEST
+
 START_TEST(test_target_interp)
 {
     unwind_target(ENGINE_interp, NULL);
@@ -878,6 +961,8 @@ int main(void)
     tcase_add_test(tc, test_stack_copy_exhausted_and_max_frames);
     tcase_add_test(tc, test_target_interp);
     tcase_add_test(tc, test_target_compiled);
+    tcase_add_test(tc, test_unreadable_saves_interp);
+    tcase_add_test(tc, test_unreadable_saves_compiled);
     suite_add_tcase(suite, tc);
     tc = tcase_create("cli");
     tcase_set_timeout(tc, 300);
