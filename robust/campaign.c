@@ -93,6 +93,7 @@ struct job {
     size_t used;
     struct mutant *mutant;  /* NULL for fixed inputs */
     bool then_validate;
+    bool retried;           /* timed out once: run again */
     char json[PATH_MAX_LEN];  /* its --json report, or "" */
     struct job *next;
 };
@@ -111,6 +112,7 @@ struct tally {
     uint64_t kind_mutants[RB_NKINDS], kind_changed[RB_NKINDS];
     uint64_t mutants;
     uint64_t noisy, noisy_kept;  /* clean errors of more than one line */
+    uint64_t retried;       /* timed out once, run again (counted once) */
 };
 
 struct campaign {
@@ -1053,10 +1055,32 @@ static void progress(struct campaign *c, bool force)
     fprintf(stderr, ", %.0f runs/s\n", t->runs / (now - c->start + 1e-9));
 }
 
+/* A run past the timeout goes again, first in the queue: a machine
+ * that others load can stall a run of a tenth of a second for half a
+ * minute; a run that times out twice is a hang. */
+static bool retry_timed_out(struct campaign *c, struct rb_slot *s)
+{
+    struct job *j = s->tag;
+    if (s->outcome.cls != RB_HANG || j->retried)
+        return false;
+    j->retried = true;
+    c->tally.retried++;
+    if (j->json[0])
+        unlink(j->json);
+    j->next = c->queue;
+    c->queue = j;
+    if (!c->queue_tail)
+        c->queue_tail = j;
+    rb_pool_release(s);
+    return true;
+}
+
 static void finish(struct campaign *c, struct rb_slot *s)
 {
     struct job *j = s->tag;
     enum rb_class cls = s->outcome.cls;
+    if (retry_timed_out(c, s))
+        return;
     c->tally.runs++;
     c->tally.by_class[cls]++;
     if (cls != RB_OK && cls != RB_CLEAN)
@@ -1318,7 +1342,7 @@ static void run_loop(struct campaign *c)
                 free(j);
                 continue;
             }
-            started++;
+            started += !j->retried;
         }
         struct rb_slot *done = rb_pool_wait(c->pool);
         if (!done && !c->queue && (started >= c->opt.runs || unplanned > 100))
@@ -1336,11 +1360,11 @@ static void print_summary(const struct campaign *c, double seconds)
     putchar('\n');
     printf("robust: %.1f s; ok %" PRIu64 ", clean errors %" PRIu64
            " (%" PRIu64 " of more than one stderr line), mismatches %" PRIu64
-           "; seed %" PRIu64 ", %" PRIu64 " mutants of %u seeds; kept under "
-           "%s/failures\n",
+           "; %" PRIu64 " timed out once and ran again; seed %" PRIu64
+           ", %" PRIu64 " mutants of %u seeds; kept under %s/failures\n",
            seconds, t->by_class[RB_OK], t->by_class[RB_CLEAN], t->noisy,
-           t->by_class[RB_MISMATCH], c->opt.seed, t->mutants, c->nseeds,
-           c->opt.out);
+           t->by_class[RB_MISMATCH], t->retried, c->opt.seed, t->mutants,
+           c->nseeds, c->opt.out);
     for (unsigned i = 0; i < t->nsignatures; i++)
         if (t->signatures[i].cls != RB_MISMATCH)
             printf("  %-11s %6" PRIu64 "  %s\n",

@@ -364,6 +364,45 @@ START_TEST(test_classifier_catches_each_failure)
 }
 END_TEST
 
+/* A tool whose first il run stalls past the timeout and whose every
+ * other run ends at once: a loaded machine's stall, not a hang. */
+static const char stalling_tool[] =
+    "#!/bin/sh\n"
+    "if [ \"$1\" = il ] && mkdir \"$0.stalled\" 2>/dev/null; then\n"
+    "  exec sleep 30\n"
+    "fi\n"
+    "exit 0\n";
+
+/* Regression (hang_of_a_loaded_machine): a run that timed out once was
+ * a hang; it runs again, and only a second timeout is one. */
+START_TEST(test_timeout_once_is_no_hang)
+{
+    char *dir = test_temp_dir();
+    char tool[4200], out_dir[4200];
+    snprintf(tool, sizeof tool, "%s/stalling-cfisem", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    ck_assert_int_eq(test_write_file(tool, stalling_tool,
+                                     strlen(stalling_tool)), 0);
+    ck_assert_int_eq(chmod(tool, 0755), 0);
+    char *seed = test_build_path("corpus/cases/prologue.so");
+    char *out;
+    int status = run_robust((const char *[]){"--cfisem", tool, "--runs", "20",
+                                             "--timeout", "1", "--jobs", "2",
+                                             "--no-odd", "--no-usage", "--quiet",
+                                             "--out", out_dir, seed, NULL},
+                            &out);
+    struct summary s;
+    ck_assert_msg(parse_summary(out, &s), "no summary line:\n%s", out);
+    ck_assert_uint_ge(s.runs, 20);
+    ck_assert_msg(s.hangs == 0 && strstr(out, "1 timed out once and ran again"),
+                  "%s", out);
+    ck_assert_int_eq(status, 0);
+    free(out);
+    free(seed);
+    free(dir);
+}
+END_TEST
+
 /* ---- the classifier on the --json reports ---------------------------- */
 
 /* A diff report: one engine's counts with `differ` differences. */
@@ -522,6 +561,7 @@ int main(void)
     tcase_add_test(tc, test_every_kind_changes_the_file);
     tcase_add_test(tc, test_same_seed_same_mutant);
     tcase_add_test(tc, test_classifier_catches_each_failure);
+    tcase_add_test(tc, test_timeout_once_is_no_hang);
     tcase_add_test(tc, test_own_engine_disagreement_fails_the_campaign);
     tcase_add_test(tc, test_sample_has_no_failure);
     suite_add_tcase(suite, tc);
