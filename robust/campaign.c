@@ -144,6 +144,18 @@ static void job_arg(struct job *j, const char *arg)
     j->used += n;
 }
 
+/* A copy of text in the job's own storage (not an argument), or NULL
+ * when it has no room: what the job names must outlive its planner. */
+static const char *job_text(struct job *j, const char *text)
+{
+    size_t n = strlen(text) + 1;
+    if (j->used + n > ARG_TEXT)
+        return NULL;
+    memcpy(j->text + j->used, text, n);
+    j->used += n;
+    return j->text + j->used - n;
+}
+
 static void job_argf(struct job *j, const char *fmt, uint64_t v)
 {
     char buf[64];
@@ -653,7 +665,7 @@ static void plan_odd_readers(struct campaign *c, const char *path)
         struct stat st;     /* a FIFO's open would block robust */
         if (i == 1 && stat(path, &st) == 0 &&
             (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
-            j->cmd.stdin_path = path;
+            j->cmd.stdin_path = job_text(j, path);  /* path is freed */
         enqueue(c, j);
     }
 }

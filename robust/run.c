@@ -34,6 +34,7 @@ static bool has_sanitizer_report(const char *err)
            strstr(err, "ERROR: LeakSanitizer") ||
            strstr(err, "runtime error:") ||
            strstr(err, "Sanitizer:DEADLYSIGNAL") ||
+           strstr(err, "AddressSanitizer: hard rss limit exhausted") ||
            strstr(err, "SUMMARY: UndefinedBehaviorSanitizer");
 }
 

@@ -467,6 +467,33 @@ START_TEST(test_validate_crashed_calls_counted_as_mismatch_data)
 }
 END_TEST
 
+/* Regression (rss_limit_counted_as_bad_exit): a run past --memory ends
+ * with ASan's "hard rss limit exhausted" and exit 1, which was a bad
+ * exit code; it is a crash (memory grew with what the input claims). */
+START_TEST(test_memory_limit_is_a_crash)
+{
+    struct rb_command cmd = {{"cfisem", "perf", "-", NULL}, 3, "perf", 0x5,
+                             false, NULL, "/dev/zero"};
+    struct rb_outcome *o = calloc(1, sizeof *o);
+    o->exit_code = 1;
+    snprintf(o->err, sizeof o->err, "==25758==AddressSanitizer: hard rss "
+             "limit exhausted (2048Mb vs 2052Mb)\n");
+    o->err_len = strlen(o->err);
+    ck_assert_int_eq(rb_classify(&cmd, o), RB_CRASH);
+    /* stack's exit 1: cfisem's own engines gave different frames */
+    struct rb_command stack = {{"cfisem", "stack", "--core", "c", NULL}, 4,
+                               "stack", 0x7, false, NULL, NULL};
+    o->err_len = 0;
+    o->err[0] = 0;
+    ck_assert_int_eq(rb_classify(&stack, o), RB_DISAGREE);
+    o->exit_code = 2;
+    snprintf(o->err, sizeof o->err, "cfisem: c: not an ELF core\n");
+    o->err_len = strlen(o->err);
+    ck_assert_int_eq(rb_classify(&stack, o), RB_CLEAN);
+    free(o);
+}
+END_TEST
+
 /* A cfisem whose diff reports an il-vs-interp disagreement on every file
  * (and whose unwind --engine compiled says its child crashed), or only a
  * libdw one: the campaign fails on the first, not on the second. Every
@@ -568,6 +595,7 @@ int main(void)
     TCase *reports = tcase_create("reports");
     tcase_add_test(reports, test_own_engine_differences_counted_as_mismatch_data);
     tcase_add_test(reports, test_validate_crashed_calls_counted_as_mismatch_data);
+    tcase_add_test(reports, test_memory_limit_is_a_crash);
     suite_add_tcase(suite, reports);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
