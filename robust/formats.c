@@ -454,7 +454,8 @@ bool rb_mutate_format(struct rb_mutant *m, const struct rb_elf *e,
     case RB_KIND_perf_sample: return mutate_perf_sample(m, rng);
     case RB_KIND_perf_zstd: return mutate_perf_zstd(m, rng);
     case RB_KIND_core_note: return mutate_core_note(m, rng);
-    case RB_KIND_compressed_section: return mutate_compressed_section(m, e, rng);
+    case RB_KIND_compressed_section:
+        return mutate_compressed_section(m, e, rng);
     default: return false;
     }
 }

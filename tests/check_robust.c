@@ -388,8 +388,9 @@ START_TEST(test_timeout_once_is_no_hang)
     char *out;
     int status = run_robust((const char *[]){"--cfisem", tool, "--runs", "20",
                                              "--timeout", "1", "--jobs", "2",
-                                             "--no-odd", "--no-usage", "--quiet",
-                                             "--out", out_dir, seed, NULL},
+                                             "--no-odd", "--no-usage",
+                                             "--quiet", "--out", out_dir,
+                                             seed, NULL},
                             &out);
     struct summary s;
     ck_assert_msg(parse_summary(out, &s), "no summary line:\n%s", out);
