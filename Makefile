@@ -727,15 +727,16 @@ fuzz-triage: fuzz-build
 # CFISEM_LIBFUZZER and linked by $(FUZZ_LINK) with $(LIB_FUZZING_ENGINE)
 # into $(BUILD)/libfuzzer/NAME; NAME_structured also with
 # CFISEM_STRUCTURED and the structured mutator (fuzz/mutator/, which
-# reuses robust/'s mutate.c and scan.c). fuzz/oss-fuzz/build.sh calls
-# `make libfuzzer-targets` with OSS-Fuzz's $CC, $CFLAGS, $CXX and
+# reuses robust/'s mutate.c, formats.c and scan.c). fuzz/oss-fuzz/build.sh
+# calls `make libfuzzer-targets` with OSS-Fuzz's $CC, $CFLAGS, $CXX and
 # $LIB_FUZZING_ENGINE; `make fuzz-libfuzzer` runs that script here.
 LIB_FUZZING_ENGINE ?= -fsanitize=fuzzer
 FUZZ_LINK       ?= $(CC)
 LIBFUZZER_NAMES := $(patsubst fuzz/harness/%.c,%,$(HARNESS_SRCS))
 LIBFUZZER_BINS  := $(foreach n,$(LIBFUZZER_NAMES),$(BUILD)/libfuzzer/$(n) \
                      $(BUILD)/libfuzzer/$(n)_structured)
-MUTATOR_SRCS    := fuzz/mutator/structured.c robust/mutate.c robust/scan.c
+MUTATOR_SRCS    := fuzz/mutator/structured.c robust/mutate.c robust/formats.c \
+                   robust/scan.c
 MUTATOR_OBJS    := $(patsubst %.c,$(BUILD)/obj/%.o,$(MUTATOR_SRCS))
 FUZZ_SECONDS    ?= 20
 FUZZ_MEASURE_SECONDS ?= 60
@@ -969,7 +970,12 @@ paper: paper-data
 # and robust-walk (ROBUST_RUNS runs from ROBUST_SEED, ROBUST_JOBS at a
 # time, each killed after ROBUST_TIMEOUT s); a crash, hang, silent error,
 # bad exit code, own-engine disagreement, wrong range or child crash fails
-# it; failures go to $(BUILD)/robust/failures.
+# it; failures go to $(BUILD)/robust/failures. robust/seeds.sh first
+# makes the seeds of the newer readers in $(BUILD)/robust/readers with
+# the tools that write them (perf record, gdb's gcore, objcopy): the
+# perf.data files go through cfisem perf, the core through stack --core,
+# the zstd-compressed and the stripped file (its debug file in
+# split.so.d) through the ELF commands.
 ROBUST_OBJS    := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard robust/*.c))
 ROBUST_TOOL    := $(BUILD)/robust/robust
 ROBUST_WALK    := $(BUILD)/robust/robust-walk
@@ -979,8 +985,11 @@ ROBUST_JOBS    ?= 2
 ROBUST_TIMEOUT ?= 20
 ROBUST_SYSTEM  := $(wildcard /usr/lib/x86_64-linux-gnu/libXau.so.6 \
                     /usr/lib/x86_64-linux-gnu/libdl.so.2 /bin/true)
+ROBUST_READERS := $(BUILD)/robust/readers
 ROBUST_SEEDS    = $(CASE_SOS) $(CASE_OBJS) $(A64_CASE_SOS) $(A64_CASE_OBJS) \
-                  $(wildcard fuzz/seeds/elf/*.so) $(ROBUST_SYSTEM)
+                  $(wildcard fuzz/seeds/elf/*.so) $(ROBUST_SYSTEM) \
+                  $(addprefix $(ROBUST_READERS)/,perf.data perf-z.data \
+                    perf-pipe.data prog.core zstd.so split.so)
 .PHONY: robust
 
 $(ROBUST_TOOL): $(ROBUST_OBJS) | $(ROBUST_WALK)
@@ -992,8 +1001,10 @@ $(ROBUST_WALK): $(BUILD)/obj/robust/walk/walk.o $(BUILD)/libcfisem-unwind.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcfisem-unwind.a -ldl -lpthread
 
 # check_robust runs the tool (a short campaign) against $(CFISEM).
-# It also links robust's classifier (run.c, json.c) to test it directly.
-ROBUST_CLASSIFIER := $(BUILD)/obj/robust/run.o $(BUILD)/obj/robust/json.o
+# It also links robust's classifier (run.c, json.c) to test it directly,
+# and scan.c, which finds the section headers of the files it makes.
+ROBUST_CLASSIFIER := $(BUILD)/obj/robust/run.o $(BUILD)/obj/robust/json.o \
+                     $(BUILD)/obj/robust/scan.o
 $(BUILD)/tests/check_robust: $(ROBUST_TOOL) $(ROBUST_CLASSIFIER)
 $(BUILD)/tests/check_robust: TEST_SUPPORT += $(ROBUST_CLASSIFIER)
 TEST_ENV += CFISEM_ROBUST=$(abspath $(ROBUST_TOOL))
@@ -1001,6 +1012,7 @@ TEST_ENV += CFISEM_ROBUST=$(abspath $(ROBUST_TOOL))
 robust: cases $(ROBUST_TOOL)
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 $(BUILD)/asan/cfisem \
 	  $(BUILD)/asan/robust/robust-walk
+	sh robust/seeds.sh $(abspath $(ROBUST_READERS)) >/dev/null
 	nice $(ROBUST_TOOL) --cfisem $(abspath $(BUILD)/asan/cfisem) \
 	  --walker $(abspath $(BUILD)/asan/robust/robust-walk) \
 	  --eh-elf-dir $(abspath $(EH_ELF_DIR))/cases \

@@ -2,8 +2,10 @@
 /* cache.c — eh_elfs built once per file version, reused after.
  *
  * The name of a cached eh_elf is the file's name and a hash of what makes
- * it valid: the file's real path, size and modification time, the ABI
- * flavour and version, the layout. Cached eh_elfs have the table layout
+ * it valid: the file's real path, size and modification time, those of
+ * the separate debug file whose .debug_frame joined its FDEs (when one
+ * did: the same file with and without its debug file has two eh_elfs),
+ * the ABI flavour and version, the layout. Cached eh_elfs have the table layout
  * (sorted start offsets as data): the same answers as the tree layout
  * (cfisem validate checks both), smaller, and several times faster to
  * build, which is most of the time of a first `cfisem diff` over many
@@ -54,7 +56,24 @@ static uint64_t fnv(uint64_t h, const void *data, size_t len)
     return h;
 }
 
-/* DIR/NAME-HASH.ABI.eh_elf.so for the file as it is now. */
+/* The separate debug file whose .debug_frame joined the file's FDEs:
+ * its real path, size and modification time into *hash. */
+static bool hash_debug_file(const struct cfi_file *file, uint64_t *hash)
+{
+    char real[PATH_MAX], key[PATH_MAX + 64];
+    struct stat st;
+    if (!file->debug_path || !realpath(file->debug_path, real) ||
+        stat(real, &st) != 0)
+        return false;
+    int n = snprintf(key, sizeof key, "\ndebug %s\n%lld\n%lld.%09ld", real,
+                     (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                     (long)st.st_mtim.tv_nsec);
+    *hash = fnv(*hash, key, n > 0 ? (size_t)n : 0);
+    return true;
+}
+
+/* DIR/NAME-HASH.ABI.eh_elf.so for the file (and its debug file) as it
+ * is now. */
 static enum cfi_status cache_path(const struct cfi_file *file, const char *dir,
                                   enum cg_abi abi, char *out, size_t size,
                                   struct cfi_diag *diag)
@@ -69,6 +88,10 @@ static enum cfi_status cache_path(const struct cfi_file *file, const char *dir,
                      (long)st.st_mtim.tv_nsec, cg_abi_name(abi),
                      EH_ELF_ABI_VERSION, cg_search_kind_name(CACHED_LAYOUT));
     uint64_t hash = fnv(0xcbf29ce484222325ull, key, n > 0 ? (size_t)n : 0);
+    if (file->debug_state == CFI_DEBUG_FOUND &&
+        !hash_debug_file(file, &hash))
+        return fail(diag, CFI_E_IO,
+                    "cannot find the debug file to cache its eh_elf");
     const char *base = strrchr(real, '/');
     n = snprintf(out, size, "%s/%s-%016" PRIx64 ".%s.eh_elf.so", dir,
                  base ? base + 1 : real, hash, cg_abi_name(abi));

@@ -90,7 +90,10 @@ static const char *kind_of(mode_t mode)
     return "is not a regular file";
 }
 
-/* Reads a pipe to its end into a buffer that grows with what comes. */
+/* Reads a pipe to its end into a buffer that grows with what comes;
+ * a stream whose first 8 bytes are no perf.data magic is read no
+ * further (read_header says what they are): /dev/zero or another
+ * endless stream must not grow it without bound. */
 static bool read_all(int fd, struct perf_file *file, struct perf_diag *diag)
 {
     size_t cap = 1 << 16, n = 0;
@@ -118,6 +121,8 @@ static bool read_all(int fd, struct perf_file *file, struct perf_diag *diag)
         if (got == 0)
             break;
         n += (size_t)got;
+        if (n >= sizeof MAGIC && memcmp(buf, MAGIC, sizeof MAGIC) != 0)
+            break;
     }
     file->bytes = buf;
     file->size = n;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ struct options {
     unsigned jobs;
     double timeout;
     unsigned compile_share; /* 1 in N mutants: compile + validate */
+    unsigned memory_mb;     /* ASan's hard_rss_limit_mb, malloc_limit_mb */
     bool odd, usage, stats, quiet;
     const char *seeds[MAX_SEEDS];
     unsigned nseeds;
@@ -40,11 +42,25 @@ struct options {
     uint64_t index;
 };
 
+/* What a seed is, and so which commands its mutants go through. */
+enum seed_type {
+    SEED_ELF,       /* il, unwind, diff, compile, validate */
+    SEED_PERF,      /* a perf.data: cfisem perf, file and pipe mode */
+    SEED_CORE,      /* an ELF core: cfisem stack --core CORE [EXE] */
+    SEED_DEBUG,     /* a separate debug file: the ELF commands on the
+                       stripped file it belongs to, with --debug-dir */
+};
+
 /* One seed file, read once. */
 struct seed {
     const char *path;
     uint8_t *bytes;
     size_t size;
+    enum seed_type type;
+    char *exe;          /* SEED_CORE: CORE without ".core", when there */
+    char *debug_dir;    /* SEED_ELF: FILE.d, its --debug-dir, when there */
+    char *stripped;     /* SEED_DEBUG: the stripped file */
+    char *rel;          /* SEED_DEBUG: its path under the --debug-dir */
 };
 
 /* The eh_elf paths of a mutant, one a compiled mutant (in turn). */
@@ -53,6 +69,11 @@ enum eh_elf_path { PATH_TREE, PATH_TABLE, PATH_V1, PATH_CACHE, NPATHS };
 /* A mutant on disk, shared by the runs made of it. */
 struct mutant {
     char path[PATH_MAX_LEN];
+    char file[PATH_MAX_LEN];    /* what the commands name: path, or the
+                                   stripped file of a debug file */
+    char debug_dir[PATH_MAX_LEN];   /* --debug-dir, or "" */
+    char tree[PATH_MAX_LEN];    /* a folder of its own, removed with it */
+    const struct seed *seed;
     char eh_elf[PATH_MAX_LEN];
     char cache[PATH_MAX_LEN];   /* cfisem cache's folder, or "" */
     char walk[PATH_MAX_LEN];    /* its seed with its frame sections, or "" */
@@ -72,6 +93,7 @@ struct job {
     size_t used;
     struct mutant *mutant;  /* NULL for fixed inputs */
     bool then_validate;
+    bool retried;           /* timed out once: run again */
     char json[PATH_MAX_LEN];  /* its --json report, or "" */
     struct job *next;
 };
@@ -90,6 +112,7 @@ struct tally {
     uint64_t kind_mutants[RB_NKINDS], kind_changed[RB_NKINDS];
     uint64_t mutants;
     uint64_t noisy, noisy_kept;  /* clean errors of more than one line */
+    uint64_t retried;       /* timed out once, run again (counted once) */
 };
 
 struct campaign {
@@ -101,6 +124,7 @@ struct campaign {
     struct tally tally;
     char cache[PATH_MAX_LEN];
     char env_cache[PATH_MAX_LEN + 32];
+    char env_asan[1024];
     char *envp[512];
     double start, last_progress;
     uint64_t next_mutant;
@@ -120,6 +144,18 @@ static void job_arg(struct job *j, const char *arg)
     j->used += n;
 }
 
+/* A copy of text in the job's own storage (not an argument), or NULL
+ * when it has no room: what the job names must outlive its planner. */
+static const char *job_text(struct job *j, const char *text)
+{
+    size_t n = strlen(text) + 1;
+    if (j->used + n > ARG_TEXT)
+        return NULL;
+    memcpy(j->text + j->used, text, n);
+    j->used += n;
+    return j->text + j->used - n;
+}
+
 static void job_argf(struct job *j, const char *fmt, uint64_t v)
 {
     char buf[64];
@@ -136,7 +172,9 @@ static unsigned allowed_statuses(const char *sub)
         return 0xd;  /* 0, 2, 3 */
     if (!strcmp(sub, "diff") || !strcmp(sub, "validate"))
         return 0x7;  /* 0, 1 (differences found), 2 */
-    return 0x5;      /* compile, gen: 0, 2 */
+    if (!strcmp(sub, "stack"))
+        return 0x7;  /* 0, 1 (own engines differ: rb_classify), 2 */
+    return 0x5;      /* compile, gen, perf: 0, 2 */
 }
 
 static struct job *job_new_tool(const char *tool, const char *sub,
@@ -170,6 +208,16 @@ static void job_json(struct campaign *c, struct job *j)
     job_arg(j, "--json");
     job_arg(j, j->json);
     j->cmd.json = j->json;
+}
+
+/* --debug-dir of a mutant that has one (a stripped seed's, or the
+ * folder its mutated debug file went to). */
+static void job_debug_dir(struct job *j, const struct mutant *m)
+{
+    if (m && m->debug_dir[0]) {
+        job_arg(j, "--debug-dir");
+        job_arg(j, m->debug_dir);
+    }
 }
 
 static void enqueue(struct campaign *c, struct job *j)
@@ -214,6 +262,8 @@ static void mutant_release(struct mutant *m)
             unlink(m->walk);
         if (m->cache[0])
             nftw(m->cache, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+        if (m->tree[0])
+            nftw(m->tree, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     }
     free(m);
 }
@@ -231,13 +281,19 @@ static uint64_t some_pc(const uint8_t *bytes, size_t size, struct rb_rng *rng)
     rb_elf_scan(e, (uint8_t *)bytes, size);
     unsigned fdes[RB_MAX_RECORDS], n = 0;
     for (unsigned i = 0; i < e->nrecords; i++)
-        if (!e->records[i].is_cie && e->records[i].pc_size == 4)
+        if (!e->records[i].is_cie && (e->records[i].pc_size == 4 ||
+                                      e->records[i].pc_size == 8))
             fdes[n++] = i;
     if (n) {
         const struct rb_record *r = &e->records[fdes[rb_below(rng, n)]];
         const struct rb_section *s = &e->sections[r->section];
-        int32_t rel = (int32_t)(uint32_t)rb_load(bytes, size, r->pc_at, 4);
-        pc = s->addr + (r->pc_at - s->offset) + (uint64_t)(int64_t)rel;
+        if (r->pc_size == 8) {  /* .debug_frame: an address */
+            pc = rb_load(bytes, size, r->pc_at, 8);
+        } else {
+            int32_t rel = (int32_t)(uint32_t)rb_load(bytes, size,
+                                                     r->pc_at, 4);
+            pc = s->addr + (r->pc_at - s->offset) + (uint64_t)(int64_t)rel;
+        }
         pc += rb_below(rng, 4);
     }
     free(e);
@@ -256,7 +312,7 @@ static void add_unwind_compiled(struct campaign *c, struct mutant *m)
 {
     struct rb_rng rng;
     rb_rng_seed(&rng, c->opt.seed, m->index ^ 0xc0de);
-    add_unwind(c, m, m->path, m->pc, "compiled", &rng);
+    add_unwind(c, m, m->file, m->pc, "compiled", &rng);
 }
 
 static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
@@ -300,6 +356,7 @@ static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
         job_arg(j, "--fault");
         job_arg(j, "0x7ffe0ff0-0x7ffe1010");
     }
+    job_debug_dir(j, m);
     enqueue(c, j);
 }
 
@@ -322,6 +379,7 @@ static void add_diff(struct campaign *c, struct mutant *m, const char *path,
         job_arg(j, "--engines");
         job_arg(j, "il,interp,libdwarf,libdw,libunwind");
     }
+    job_debug_dir(j, m);
     job_json(c, j);
     enqueue(c, j);
 }
@@ -335,7 +393,9 @@ static void add_compile(struct campaign *c, struct mutant *m)
     struct job *j = job_new(c, cache ? "cache" : "compile", m);
     if (!j)
         return;
-    job_arg(j, m->path);
+    job_arg(j, m->file);
+    if (!cache)     /* cfisem cache reads no debug file */
+        job_debug_dir(j, m);
     if (cache) {
         snprintf(m->cache, sizeof m->cache, "%.1000s.cache", m->path);
         job_arg(j, "--cache");
@@ -372,6 +432,7 @@ static void add_validate(struct campaign *c, struct mutant *m,
         job_arg(j, "--abi");
         job_arg(j, "v1");
     }
+    job_debug_dir(j, m);
     job_json(c, j);
     enqueue(c, j);
 }
@@ -391,6 +452,7 @@ static void add_il(struct campaign *c, struct mutant *m, const char *path,
         job_arg(j, "--pc");
         job_arg(j, pc);
     }
+    job_debug_dir(j, m);
     enqueue(c, j);
 }
 
@@ -439,21 +501,95 @@ static void plan_mutant(struct campaign *c, struct mutant *m,
     uint64_t pc = some_pc(bytes, size, rng);
     m->pc = pc;
     snprintf(pc_text, sizeof pc_text, "0x%" PRIx64, pc);
-    add_il(c, m, m->path, formats[rb_below(rng, 3)], NULL);
-    add_il(c, m, m->path, NULL, pc_text);
+    add_il(c, m, m->file, formats[rb_below(rng, 3)], NULL);
+    add_il(c, m, m->file, NULL, pc_text);
     unsigned e1 = (unsigned)rb_below(rng, 5);
     unsigned e2 = (e1 + 1 + (unsigned)rb_below(rng, 4)) % 5;
-    add_unwind(c, m, m->path, pc, engines[e1], rng);
-    add_unwind(c, m, m->path, pc, engines[e2], rng);
-    add_diff(c, m, m->path, false, rng);
+    add_unwind(c, m, m->file, pc, engines[e1], rng);
+    add_unwind(c, m, m->file, pc, engines[e2], rng);
+    add_diff(c, m, m->file, false, rng);
     if (m->walk[0])
         add_walk(c, m);
-    if (c->opt.compile_share && m->index % c->opt.compile_share == 0) {
-        m->eh_elf_path = (enum eh_elf_path)(m->index / c->opt.compile_share
-                                            % NPATHS);
-        add_diff(c, m, m->path, true, rng);
+    /* a mutant read with --debug-dir: compile + validate more often */
+    unsigned share = c->opt.compile_share;
+    if (share > 8 && m->debug_dir[0])
+        share = 8;
+    if (share && m->index % share == 0) {
+        m->eh_elf_path = (enum eh_elf_path)(m->index / share % NPATHS);
+        add_diff(c, m, m->file, true, rng);
         add_compile(c, m);
     }
+}
+
+/* cfisem perf on a perf.data: by name, or as standard input ("-", as
+ * perf record -o - writes it: the pipe mode; a file-mode one too);
+ * --folded or not, --max-frames now and then; the interpreter, or one
+ * run in 8 the compiled engine with the campaign's cache. */
+static void add_perf(struct campaign *c, struct mutant *m, bool from_stdin,
+                     struct rb_rng *rng)
+{
+    struct job *j = job_new(c, "perf", m);
+    if (!j)
+        return;
+    job_arg(j, from_stdin ? "-" : m->path);
+    if (from_stdin)
+        j->cmd.stdin_path = m->path;
+    if (rb_one_in(rng, 2))
+        job_arg(j, "--folded");
+    if (rb_one_in(rng, 4)) {
+        job_arg(j, "--max-frames");
+        job_argf(j, "%" PRIu64, 1 + rb_below(rng, 8));
+    }
+    job_arg(j, "--engine");
+    if (rb_one_in(rng, 8)) {
+        job_arg(j, "compiled");
+        job_arg(j, "--cache");
+        job_arg(j, c->cache);
+    } else {
+        job_arg(j, "interp");
+    }
+    enqueue(c, j);
+}
+
+/* cfisem stack --core: with its EXE or not; two own engines (exit 1, a
+ * disagreement, is a failure), one, or with outside engines (only
+ * flagged); --json or not. */
+static void add_stack(struct campaign *c, struct mutant *m,
+                      struct rb_rng *rng)
+{
+    static const char *const lists[] = {"interp,il", "interp", "il,interp",
+                                        "interp,il,libdw,libunwind"};
+    struct job *j = job_new(c, "stack", m);
+    if (!j)
+        return;
+    job_arg(j, "--core");
+    job_arg(j, m->path);
+    if (m->seed->exe && !rb_one_in(rng, 4))
+        job_arg(j, m->seed->exe);
+    job_arg(j, "--engines");
+    job_arg(j, lists[rb_below(rng, sizeof lists / sizeof lists[0])]);
+    if (rb_one_in(rng, 3))
+        job_arg(j, "--json");
+    if (rb_one_in(rng, 4)) {
+        job_arg(j, "--max-frames");
+        job_argf(j, "%" PRIu64, 1 + rb_below(rng, 8));
+    }
+    job_arg(j, "--cache");
+    job_arg(j, c->cache);
+    enqueue(c, j);
+}
+
+/* The runs of a perf.data or core mutant. */
+static void plan_reader(struct campaign *c, struct mutant *m,
+                        struct rb_rng *rng)
+{
+    if (m->seed->type == SEED_PERF) {
+        add_perf(c, m, false, rng);
+        add_perf(c, m, true, rng);
+        return;
+    }
+    add_stack(c, m, rng);
+    add_stack(c, m, rng);
 }
 
 /* ---- fixed inputs: odd files, usage errors, gen ------------------------ */
@@ -510,6 +646,30 @@ static unsigned make_odd_files(struct campaign *c, char paths[][PATH_MAX_LEN],
     return n;
 }
 
+/* perf FILE, perf - < FILE, stack --core FILE, il --debug-dir FILE
+ * (a file where a folder is meant: no debug file, no error). */
+static void plan_odd_readers(struct campaign *c, const char *path)
+{
+    static const char *const lines[][6] = {
+        {"perf", "@", "--engine", "interp"},
+        {"perf", "-", "--engine", "interp"},
+        {"stack", "--core", "@", "--engines", "interp"},
+        {"stack", "--core", "@", "@", "--engines", "interp,il"},
+        {"il", "@", "--debug-dir", "@"}};
+    for (unsigned i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        struct job *j = job_new(c, lines[i][0], NULL);
+        if (!j)
+            continue;
+        for (unsigned k = 1; k < 6 && lines[i][k]; k++)
+            job_arg(j, !strcmp(lines[i][k], "@") ? path : lines[i][k]);
+        struct stat st;     /* a FIFO's open would block robust */
+        if (i == 1 && stat(path, &st) == 0 &&
+            (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
+            j->cmd.stdin_path = job_text(j, path);  /* path is freed */
+        enqueue(c, j);
+    }
+}
+
 static void plan_odd(struct campaign *c, const char *path, const char *good)
 {
     struct rb_rng rng;
@@ -533,6 +693,7 @@ static void plan_odd(struct campaign *c, const char *path, const char *good)
         add_validate(c, NULL, good, path);
         add_validate(c, NULL, path, path);
     }
+    plan_odd_readers(c, path);
 }
 
 /* Command lines a new user gets wrong: each must exit RB_EXIT_USAGE with a
@@ -545,7 +706,11 @@ static void plan_usage(struct campaign *c, const char *good)
         {"unwind", "@", "--pc", "0x1000", "--engine", "nope"},
         {"diff"}, {"diff", "@", "--states", "x"}, {"diff", "@", "--engines", "x"},
         {"compile", "@"}, {"validate", "@"}, {"gen"}, {"gen", "--seed", "x"},
-        {"nope"}, {"il", "@", "--nope"}};
+        {"nope"}, {"il", "@", "--nope"},
+        {"perf"}, {"perf", "@", "@"}, {"perf", "@", "--engine", "il"},
+        {"perf", "@", "--max-frames", "x"}, {"stack"},
+        {"stack", "--core"}, {"stack", "--core", "@", "--engines", "x"},
+        {"il", "@", "--debug-dir"}, {"il", "@", "--debug-dir", ""}};
     for (unsigned i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         struct job *j = job_new(c, lines[i][0], NULL);
         if (!j)
@@ -627,6 +792,41 @@ static void write_walk_copy(struct campaign *c, struct mutant *mu,
     free(copy);
 }
 
+/* mkdir -p of path's folders. */
+static void make_parents(char *path)
+{
+    for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = 0;
+        mkdir(path, 0755);
+        *p = '/';
+    }
+}
+
+/* Writes the mutant OUT/work/mN; a mutated debug file goes to
+ * OUT/work/mN.d/REL instead (REL its path under its seed's debug
+ * folder), which the commands on the stripped file take as
+ * --debug-dir. */
+static bool place_mutant(struct campaign *c, struct mutant *mu,
+                         const struct rb_mutant *m)
+{
+    const struct seed *s = mu->seed;
+    snprintf(mu->path, sizeof mu->path, "%s/work/m%" PRIu64, c->opt.out,
+             mu->index);
+    snprintf(mu->eh_elf, sizeof mu->eh_elf, "%.1000s.eh_elf.so", mu->path);
+    snprintf(mu->file, sizeof mu->file, "%s", mu->path);
+    if (s->debug_dir)
+        snprintf(mu->debug_dir, sizeof mu->debug_dir, "%s", s->debug_dir);
+    if (s->type == SEED_DEBUG) {
+        snprintf(mu->tree, sizeof mu->tree, "%.1000s.d", mu->path);
+        snprintf(mu->debug_dir, sizeof mu->debug_dir, "%s", mu->tree);
+        snprintf(mu->file, sizeof mu->file, "%s", s->stripped);
+        snprintf(mu->path, sizeof mu->path, "%.500s/%.500s", mu->tree,
+                 s->rel);
+        make_parents(mu->path);
+    }
+    return write_bytes(mu->path, m->bytes, m->size);
+}
+
 static struct mutant *new_mutant(struct campaign *c, uint64_t index)
 {
     const struct seed *s = &c->seeds[index % c->nseeds];
@@ -645,16 +845,17 @@ static struct mutant *new_mutant(struct campaign *c, uint64_t index)
     c->tally.mutants++;
     mu->index = index;
     mu->seed_path = s->path;
+    mu->seed = s;
     mu->owned = true;
-    snprintf(mu->path, sizeof mu->path, "%s/work/m%" PRIu64, c->opt.out, index);
-    snprintf(mu->eh_elf, sizeof mu->eh_elf, "%.1000s.eh_elf.so", mu->path);
-    bool ok = write_bytes(mu->path, m.bytes, m.size);
-    if (ok)
+    bool ok = place_mutant(c, mu, &m);
+    if (ok && s->type == SEED_ELF)
         write_walk_copy(c, mu, s, &m);
     struct rb_rng rng;
     rb_rng_seed(&rng, c->opt.seed, ~index);
     mu->refs = 1;  /* held while planning */
-    if (ok)
+    if (ok && (s->type == SEED_PERF || s->type == SEED_CORE))
+        plan_reader(c, mu, &rng);
+    else if (ok)
         plan_mutant(c, mu, m.bytes, m.size, &rng);
     free(m.bytes);
     return mu;
@@ -689,6 +890,12 @@ static void write_command(FILE *f, const struct rb_command *cmd,
                 a = with[k];
         fprintf(f, "%s'%s'", i ? " " : "", a);
     }
+    const char *in = cmd->stdin_path;
+    for (unsigned k = 0; in && k < NKEPT_FILES; k++)
+        if (replace[k] && !strcmp(in, replace[k]))
+            in = with[k];
+    if (in)
+        fprintf(f, " < '%s'", in);
     fputc('\n', f);
 }
 
@@ -860,10 +1067,32 @@ static void progress(struct campaign *c, bool force)
     fprintf(stderr, ", %.0f runs/s\n", t->runs / (now - c->start + 1e-9));
 }
 
+/* A run past the timeout goes again, first in the queue: a machine
+ * that others load can stall a run of a tenth of a second for half a
+ * minute; a run that times out twice is a hang. */
+static bool retry_timed_out(struct campaign *c, struct rb_slot *s)
+{
+    struct job *j = s->tag;
+    if (s->outcome.cls != RB_HANG || j->retried)
+        return false;
+    j->retried = true;
+    c->tally.retried++;
+    if (j->json[0])
+        unlink(j->json);
+    j->next = c->queue;
+    c->queue = j;
+    if (!c->queue_tail)
+        c->queue_tail = j;
+    rb_pool_release(s);
+    return true;
+}
+
 static void finish(struct campaign *c, struct rb_slot *s)
 {
     struct job *j = s->tag;
     enum rb_class cls = s->outcome.cls;
+    if (retry_timed_out(c, s))
+        return;
     c->tally.runs++;
     c->tally.by_class[cls]++;
     if (cls != RB_OK && cls != RB_CLEAN)
@@ -871,7 +1100,7 @@ static void finish(struct campaign *c, struct rb_slot *s)
     if (j->json[0])
         unlink(j->json);
     if (j->then_validate && access(j->mutant->eh_elf, F_OK) == 0) {
-        add_validate(c, j->mutant, j->mutant->path, j->mutant->eh_elf);
+        add_validate(c, j->mutant, j->mutant->file, j->mutant->eh_elf);
         add_unwind_compiled(c, j->mutant);
     }
     if (cls == RB_CLEAN && count_lines(s->outcome.err) > 1) {
@@ -910,15 +1139,69 @@ static bool read_file(const char *path, uint8_t **bytes, size_t *size)
     return ok;
 }
 
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void add_seed(struct campaign *c, const char *path);
+
+/* A seed FILE with a folder FILE.d beside it is a stripped file and its
+ * --debug-dir: its debug file, FILE.d/.build-id/NN/REST.debug, is a
+ * seed too (SEED_DEBUG), mutated in place of the stripped file. */
+static void add_debug_seed(struct campaign *c, struct seed *stripped)
+{
+    char dir[PATH_MAX_LEN], pattern[PATH_MAX_LEN + 32];
+    snprintf(dir, sizeof dir, "%s.d", stripped->path);
+    if (!is_dir(dir))
+        return;
+    stripped->debug_dir = strdup(dir);
+    snprintf(pattern, sizeof pattern, "%s/.build-id/*/*.debug", dir);
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0)
+        return;
+    unsigned before = c->nseeds;
+    add_seed(c, g.gl_pathv[0]);
+    if (c->nseeds > before) {
+        struct seed *d = &c->seeds[before];
+        d->type = SEED_DEBUG;
+        d->stripped = strdup(stripped->path);
+        d->rel = strdup(g.gl_pathv[0] + strlen(dir) + 1);
+        free(d->debug_dir);
+        d->debug_dir = NULL;
+    }
+    globfree(&g);
+}
+
+/* The type of a seed by its bytes: a perf.data, an ELF core (EXE: its
+ * path without ".core", when that file is there), else an ELF file. */
 static void add_seed(struct campaign *c, const char *path)
 {
     if (c->nseeds >= MAX_SEEDS)
         return;
     struct seed *s = &c->seeds[c->nseeds];
+    memset(s, 0, sizeof *s);
     if (!read_file(path, &s->bytes, &s->size) || s->size == 0)
         return;
     s->path = strdup(path);
     c->nseeds++;
+    size_t len = strlen(path);
+    if (rb_is_perf(s->bytes, s->size)) {
+        s->type = SEED_PERF;
+    } else if (s->size >= 64 && !memcmp(s->bytes, "\x7f" "ELF", 4) &&
+               rb_load(s->bytes, s->size, 16, 2) == 4 /* ET_CORE */) {
+        s->type = SEED_CORE;
+        if (len > 5 && !strcmp(path + len - 5, ".core")) {
+            s->exe = strndup(path, len - 5);
+            if (access(s->exe, R_OK) != 0) {
+                free(s->exe);
+                s->exe = NULL;
+            }
+        }
+    } else {
+        add_debug_seed(c, s);
+    }
 }
 
 /* Seeds of its own: a personality and an LSDA (zPLR), a signal frame
@@ -974,10 +1257,29 @@ static void make_env(struct campaign *c)
     unsigned n = 0;
     snprintf(c->env_cache, sizeof c->env_cache, "XDG_CACHE_HOME=%s", c->cache);
     for (char **e = environ; *e && n + 2 < sizeof c->envp / sizeof c->envp[0]; e++)
-        if (strncmp(*e, "XDG_CACHE_HOME=", 15))
+        if (strncmp(*e, "XDG_CACHE_HOME=", 15) &&
+            (!c->opt.memory_mb || strncmp(*e, "ASAN_OPTIONS=", 13)))
             c->envp[n++] = *e;
     c->envp[n++] = c->env_cache;
+    /* memory bound of the ASan+UBSan build: a run past it is a crash */
+    const char *asan = getenv("ASAN_OPTIONS");
+    snprintf(c->env_asan, sizeof c->env_asan,
+             "ASAN_OPTIONS=%s%shard_rss_limit_mb=%u:malloc_limit_mb=%u",
+             asan ? asan : "", asan && *asan ? ":" : "", c->opt.memory_mb,
+             c->opt.memory_mb);
+    if (c->opt.memory_mb)
+        c->envp[n++] = c->env_asan;
     c->envp[n] = NULL;
+}
+
+/* The file the odd inputs and usage errors pair with: the first ELF
+ * seed. */
+static const char *good_seed(const struct campaign *c)
+{
+    for (unsigned i = 0; i < c->nseeds; i++)
+        if (c->seeds[i].type == SEED_ELF)
+            return c->seeds[i].path;
+    return c->seeds[0].path;
 }
 
 static void plan_fixed(struct campaign *c)
@@ -992,11 +1294,40 @@ static void plan_fixed(struct campaign *c)
         for (unsigned k = 0; k < c->opt.nskip_odd; k++)
             skip |= !strcmp(base, c->opt.skip_odd[k]);
         if (!skip)
-            plan_odd(c, odd[i], c->seeds[0].path);
+            plan_odd(c, odd[i], good_seed(c));
     }
     free(odd);
     if (c->opt.usage)
-        plan_usage(c, c->seeds[0].path);
+        plan_usage(c, good_seed(c));
+}
+
+/* The eh_elfs of the objects the perf.data seeds sampled, built into the
+ * campaign's cache before the runs (one run each, unclassified, with a
+ * timeout of 10 times --timeout): a first build of libc's under ASan
+ * takes seconds, which a mutant's run with --engine compiled must not
+ * pay against its timeout. */
+static void warm_cache(struct campaign *c)
+{
+    double timeout = c->pool->timeout;
+    c->pool->timeout = 10 * timeout;
+    for (unsigned i = 0; i < c->nseeds; i++) {
+        if (c->seeds[i].type != SEED_PERF)
+            continue;
+        struct job *j = job_new(c, "perf", NULL);
+        struct rb_slot *slot = rb_pool_free_slot(c->pool);
+        if (!j || !slot)
+            break;
+        const char *args[] = {c->seeds[i].path, "--folded", "--engine",
+                              "compiled", "--cache", c->cache};
+        for (unsigned k = 0; k < sizeof args / sizeof args[0]; k++)
+            job_arg(j, args[k]);
+        struct rb_slot *done = rb_pool_start(c->pool, slot, &j->cmd, j)
+                                   ? rb_pool_wait(c->pool) : NULL;
+        if (done)
+            rb_pool_release(done);
+        free(j);
+    }
+    c->pool->timeout = timeout;
 }
 
 static void run_loop(struct campaign *c)
@@ -1023,7 +1354,7 @@ static void run_loop(struct campaign *c)
                 free(j);
                 continue;
             }
-            started++;
+            started += !j->retried;
         }
         struct rb_slot *done = rb_pool_wait(c->pool);
         if (!done && !c->queue && (started >= c->opt.runs || unplanned > 100))
@@ -1041,11 +1372,11 @@ static void print_summary(const struct campaign *c, double seconds)
     putchar('\n');
     printf("robust: %.1f s; ok %" PRIu64 ", clean errors %" PRIu64
            " (%" PRIu64 " of more than one stderr line), mismatches %" PRIu64
-           "; seed %" PRIu64 ", %" PRIu64 " mutants of %u seeds; kept under "
-           "%s/failures\n",
+           "; %" PRIu64 " timed out once and ran again; seed %" PRIu64
+           ", %" PRIu64 " mutants of %u seeds; kept under %s/failures\n",
            seconds, t->by_class[RB_OK], t->by_class[RB_CLEAN], t->noisy,
-           t->by_class[RB_MISMATCH], c->opt.seed, t->mutants, c->nseeds,
-           c->opt.out);
+           t->by_class[RB_MISMATCH], t->retried, c->opt.seed, t->mutants,
+           c->nseeds, c->opt.out);
     for (unsigned i = 0; i < t->nsignatures; i++)
         if (t->signatures[i].cls != RB_MISMATCH)
             printf("  %-11s %6" PRIu64 "  %s\n",
@@ -1080,6 +1411,7 @@ static int campaign(struct campaign *c)
         return 2;
     rb_pool_init(c->pool, c->opt.jobs, c->opt.timeout, c->envp);
     c->start = c->last_progress = rb_now();
+    warm_cache(c);
     if (c->opt.odd)
         plan_fixed(c);
     run_loop(c);
@@ -1089,6 +1421,10 @@ static int campaign(struct campaign *c)
     for (unsigned i = 0; i < c->nseeds; i++) {
         free(c->seeds[i].bytes);
         free((char *)c->seeds[i].path);
+        free(c->seeds[i].exe);
+        free(c->seeds[i].debug_dir);
+        free(c->seeds[i].stripped);
+        free(c->seeds[i].rel);
     }
     return failures(&c->tally) ? 1 : 0;
 }
@@ -1130,7 +1466,7 @@ static const char usage[] =
     "usage: robust [--cfisem PATH] [--walker PATH] [--runs N] [--seed S]\n"
     "              [--eh-elf-dir DIR]\n"
     "              [--jobs J] [--timeout SECONDS] [--out DIR]\n"
-    "              [--compile-share N]\n"
+    "              [--compile-share N] [--memory MB]\n"
     "              [--no-odd] [--no-usage] [--stats] [--quiet] SEEDFILE...\n"
     "              [--skip-odd NAME]...\n"
     "       robust --mutate SEEDFILE [--seed S] --index I [--kind K] -o OUT\n"
@@ -1179,6 +1515,8 @@ static bool parse_option(struct options *o, int argc, char **argv, int *i)
     else if (!strcmp(a, "--jobs") && n >= 1 && n <= RB_MAX_JOBS) o->jobs = (unsigned)n;
     else if (!strcmp(a, "--timeout") && n >= 1) o->timeout = (double)n;
     else if (!strcmp(a, "--compile-share")) o->compile_share = (unsigned)n;
+    else if (!strcmp(a, "--memory") && n <= 1u << 20)
+        o->memory_mb = (unsigned)n;
     else return false;
     return true;
 }
@@ -1205,6 +1543,7 @@ int main(int argc, char **argv)
     o->jobs = 2;
     o->timeout = 20;
     o->compile_share = 40;
+    o->memory_mb = 2048;
     o->odd = o->usage = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !parse_option(o, argc, argv, &i)) {

@@ -52,8 +52,7 @@ const char *rb_kind_summary(enum rb_kind kind)
 
 #define PICK(rng, table) ((table)[rb_below((rng), sizeof(table) / sizeof((table)[0]))])
 
-/* Values that break sizes and offsets: 0, edges, huge, random. */
-static uint64_t odd_value(struct rb_rng *rng, uint64_t near)
+uint64_t rb_odd_value(struct rb_rng *rng, uint64_t near)
 {
     static const uint64_t edges[] = {0, 1, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff,
                                      0x80000000, 0xfffffff0, 0xffffffff,
@@ -112,13 +111,13 @@ static bool mutate_record_length(struct rb_elf *e, struct rb_rng *rng)
     case 1: /* the 64-bit escape, with a 64-bit length that follows */
         rb_store(e->bytes, e->size, r->at, 4, 0xffffffff);
         if (rb_one_in(rng, 2))
-            rb_store(e->bytes, e->size, r->at + 4, 8, odd_value(rng, len));
+            rb_store(e->bytes, e->size, r->at + 4, 8, rb_odd_value(rng, len));
         break;
     case 2:
         rb_store(e->bytes, e->size, r->at, 4, len + rb_below(rng, 17) - 8);
         break;
     default:
-        rb_store(e->bytes, e->size, r->at, 4, odd_value(rng, len));
+        rb_store(e->bytes, e->size, r->at, 4, rb_odd_value(rng, len));
         break;
     }
     return true;
@@ -146,7 +145,7 @@ static bool mutate_cie_pointer(struct rb_elf *e, struct rb_rng *rng)
         else                                /* a section offset */
             v = other->at - e->sections[r->section].offset;
         break;
-    default: v = odd_value(rng, id); break;
+    default: v = rb_odd_value(rng, id); break;
     }
     rb_store(e->bytes, e->size, r->id_at, r->id_size, v);
     return true;
@@ -403,8 +402,8 @@ static bool mutate_fde_pc(struct rb_elf *e, struct rb_rng *rng)
     uint64_t range = rb_load(e->bytes, e->size, r->range_at, n);
     struct rb_record *other = pick_record(e, rng, 0);
     switch (rb_below(rng, 5)) {
-    case 0: rb_store(e->bytes, e->size, r->pc_at, n, odd_value(rng, begin)); break;
-    case 1: rb_store(e->bytes, e->size, r->range_at, n, odd_value(rng, range)); break;
+    case 0: rb_store(e->bytes, e->size, r->pc_at, n, rb_odd_value(rng, begin)); break;
+    case 1: rb_store(e->bytes, e->size, r->range_at, n, rb_odd_value(rng, range)); break;
     case 2: /* wraps past the top */
         rb_store(e->bytes, e->size, r->pc_at, n, UINT64_MAX - rb_below(rng, 16));
         rb_store(e->bytes, e->size, r->range_at, n, 16 + rb_below(rng, 64));
@@ -456,7 +455,7 @@ static void break_field(struct rb_elf *e, struct rb_rng *rng, uint64_t base,
 {
     const struct field *f = &fields[rb_below(rng, n)];
     uint64_t old = rb_load(e->bytes, e->size, base + f->at, f->n);
-    rb_store(e->bytes, e->size, base + f->at, f->n, odd_value(rng, old));
+    rb_store(e->bytes, e->size, base + f->at, f->n, rb_odd_value(rng, old));
 }
 
 static bool mutate_section_header(struct rb_elf *e, struct rb_rng *rng)
@@ -480,7 +479,7 @@ static bool mutate_section_header(struct rb_elf *e, struct rb_rng *rng)
         {0x28, 4}, {0x2c, 4}, {0x30, 8}, {0x38, 8}, {0x18, 8}, {0x20, 8}};
     unsigned k = (unsigned)rb_below(rng, sizeof fields / sizeof fields[0]);
     uint64_t old = rb_load(e->bytes, e->size, s->header + fields[k].at, fields[k].n);
-    uint64_t v = odd_value(rng, old);
+    uint64_t v = rb_odd_value(rng, old);
     if (fields[k].at == 0x04 && rb_one_in(rng, 2))
         v = PICK(rng, ((const uint64_t[]){0, 1, 2, 3, 4, 8, 9, 11, 0x6ffffff6}));
     rb_store(e->bytes, e->size, s->header + fields[k].at, fields[k].n, v);
@@ -502,7 +501,7 @@ static bool mutate_program_header(struct rb_elf *e, struct rb_rng *rng)
         {0x28, 8}, {0x30, 8}};
     unsigned k = (unsigned)rb_below(rng, sizeof fields / sizeof fields[0]);
     uint64_t old = rb_load(e->bytes, e->size, h + fields[k].at, fields[k].n);
-    uint64_t v = odd_value(rng, old);
+    uint64_t v = rb_odd_value(rng, old);
     if (k == 0 && rb_one_in(rng, 2))
         v = PICK(rng, ((const uint64_t[]){0, 1, 2, 4, 0x6474e550, 0x6474e551,
                                           0x6474e552, 7}));
@@ -524,8 +523,8 @@ static bool mutate_eh_frame_hdr(struct rb_elf *e, struct rb_rng *rng)
     switch (rb_below(rng, 6)) {
     case 0: e->bytes[at] = PICK(rng, ((const uint8_t[]){0, 2, 255})); break;
     case 1: e->bytes[at + 1 + rb_below(rng, 3)] = PICK(rng, encs); break;
-    case 2: rb_store(e->bytes, e->size, at + 4, 4, odd_value(rng, 0)); break;
-    case 3: rb_store(e->bytes, e->size, at + 8, 4, odd_value(rng, count)); break;
+    case 2: rb_store(e->bytes, e->size, at + 4, 4, rb_odd_value(rng, 0)); break;
+    case 3: rb_store(e->bytes, e->size, at + 8, 4, rb_odd_value(rng, count)); break;
     default: { /* a table entry: swap two, or one value anywhere */
         uint64_t entries = (s->size - 12) / 8;
         if (entries == 0)
@@ -538,7 +537,7 @@ static bool mutate_eh_frame_hdr(struct rb_elf *e, struct rb_rng *rng)
             rb_store(e->bytes, e->size, b, 8, va);
         } else {
             rb_store(e->bytes, e->size, a + 4 * rb_below(rng, 2), 4,
-                     odd_value(rng, va & 0xffffffff));
+                     rb_odd_value(rng, va & 0xffffffff));
         }
     }
     }
@@ -557,11 +556,11 @@ static bool mutate_relocation(struct rb_elf *e, struct rb_rng *rng)
     static const uint32_t types[] = {0, 1, 2, 10, 11, 24, 26, 0x99, 0xffffffff, 8};
     switch (rb_below(rng, 4)) {
     case 0: rb_store(e->bytes, e->size, at, 8,
-                     odd_value(rng, rb_load(e->bytes, e->size, at, 8))); break;
+                     rb_odd_value(rng, rb_load(e->bytes, e->size, at, 8))); break;
     case 1: rb_store(e->bytes, e->size, at + 8, 4, PICK(rng, types)); break;
     case 2: rb_store(e->bytes, e->size, at + 12, 4,
-                     odd_value(rng, rb_load(e->bytes, e->size, at + 12, 4))); break;
-    default: rb_store(e->bytes, e->size, at + 16, 8, odd_value(rng, 0)); break;
+                     rb_odd_value(rng, rb_load(e->bytes, e->size, at + 12, 4))); break;
+    default: rb_store(e->bytes, e->size, at + 16, 8, rb_odd_value(rng, 0)); break;
     }
     return true;
 }
@@ -578,7 +577,7 @@ static bool mutate_elf_header(struct rb_elf *e, struct rb_rng *rng)
                      PICK(rng, ((const uint64_t[]){0, 1, 2, 3, 4, 0xfe00, 0xffff}))); break;
     case 4: rb_store(e->bytes, e->size, 0x12, 2,
                      PICK(rng, ((const uint64_t[]){0, 3, 40, 62, 183, 243, 0xffff}))); break;
-    default: rb_store(e->bytes, e->size, 0x34, 2, odd_value(rng, 64)); break;
+    default: rb_store(e->bytes, e->size, 0x34, 2, rb_odd_value(rng, 64)); break;
     }
     return true;
 }
@@ -633,6 +632,11 @@ static bool mutate_one(struct rb_mutant *m, const struct layout *layout,
                        enum rb_kind kind, struct rb_rng *rng)
 {
     struct rb_elf e;
+    bool perf = !layout->bare && rb_is_perf(m->bytes, m->size);
+    if (perf && kind < RB_KIND_truncate)
+        return false;   /* a perf.data has no CFI records */
+    if (perf && kind > RB_KIND_truncate && kind < RB_KIND_byte_flip)
+        return false;   /* nor ELF headers */
     if (layout->bare)
         rb_section_scan(&e, m->bytes, m->size, layout->at, layout->debug);
     else
@@ -653,6 +657,11 @@ static bool mutate_one(struct rb_mutant *m, const struct layout *layout,
     case RB_KIND_relocation: return mutate_relocation(&e, rng);
     case RB_KIND_elf_header: return mutate_elf_header(&e, rng);
     case RB_KIND_byte_flip: return mutate_byte_flip(&e, rng);
+    case RB_KIND_perf_header: case RB_KIND_perf_attr:
+    case RB_KIND_perf_record: case RB_KIND_perf_sample:
+    case RB_KIND_perf_zstd: case RB_KIND_core_note:
+    case RB_KIND_compressed_section:
+        return !layout->bare && rb_mutate_format(m, &e, kind, rng);
     case RB_KIND_combination: return mutate_combination(m, layout, rng);
     case RB_NKINDS: break;
     }

@@ -114,7 +114,14 @@ uint64_t rb_leb_len(const uint8_t *bytes, size_t size, uint64_t at);
     X(eh_frame_hdr, ".eh_frame_hdr version, encodings, count, table")       \
     X(relocation, "a .rela entry: offset, symbol, type, addend")            \
     X(elf_header, "ELF class, data encoding, machine, type, version")       \
-    X(byte_flip, "random bytes of a frame section")                        \
+    X(byte_flip, "random bytes of a frame section (any, when none)")       \
+    X(perf_header, "perf.data header: sizes, sections, feature table")    \
+    X(perf_attr, "perf attr: size, type, sample_type bits, regs, stack")  \
+    X(perf_record, "a perf record's header: type, misc, size")            \
+    X(perf_sample, "a SAMPLE: dyn_size, stack copy size, any word")       \
+    X(perf_zstd, "a COMPRESSED record: zstd frame header, bytes, size")   \
+    X(core_note, "a core note: sizes, type, NT_PRSTATUS/FILE/AUXV")      \
+    X(compressed_section, "SHF_COMPRESSED: ch_type, ch_size, zstd bytes") \
     X(combination, "two to four mutations of the kinds above")
 
 enum rb_kind {
@@ -153,6 +160,17 @@ size_t rb_cfa_instruction(uint8_t *out, size_t capacity, struct rb_rng *rng);
  * val_expression, as the dwarf_expression kind writes it) likewise. */
 size_t rb_expression_rule(uint8_t *out, size_t capacity, struct rb_rng *rng);
 
+/* Values that break sizes and offsets: 0, edges, near, huge, random. */
+uint64_t rb_odd_value(struct rb_rng *rng, uint64_t near);
+
+/* A perf.data (file or pipe mode): "PERFILE2". */
+bool rb_is_perf(const uint8_t *bytes, size_t size);
+
+/* The kinds of formats.c (perf_*, core_note, compressed_section) on m,
+ * e its ELF scan: false when the file has no place for it. */
+bool rb_mutate_format(struct rb_mutant *m, const struct rb_elf *e,
+                      enum rb_kind kind, struct rb_rng *rng);
+
 /* The mutant number `index` of a seed under campaign seed `seed`: picks
  * a kind (trying others when one does not apply), writes the kind into
  * *kind. m must hold a copy of the seed with room to spare. */
@@ -170,7 +188,7 @@ enum rb_class {
     RB_HANG,         /* past the timeout */
     RB_BAD_EXIT,     /* an exit status the help texts do not give */
     RB_DISAGREE,     /* diff: cfisem's own engines (il, interp, compiled)
-                        differ from the reference */
+                        differ from the reference; stack: exit 1 */
     RB_WRONG_RANGE,  /* validate: wrong ranges in an eh_elf cfisem compiled */
     RB_CHILD_CRASH,  /* an own engine's child process crashed or hung:
                         diff's, validate's, unwind --engine compiled's */
@@ -190,6 +208,8 @@ struct rb_command {
                                            RB_EXIT_USAGE is documented */
     const char *json;                   /* the --json report it writes, read
                                            by rb_classify_report, or NULL */
+    const char *stdin_path;             /* its standard input, or NULL:
+                                           /dev/null */
 };
 
 /* The exit status of a usage error (cfisem --help, "Exit status"). */

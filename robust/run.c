@@ -34,6 +34,7 @@ static bool has_sanitizer_report(const char *err)
            strstr(err, "ERROR: LeakSanitizer") ||
            strstr(err, "runtime error:") ||
            strstr(err, "Sanitizer:DEADLYSIGNAL") ||
+           strstr(err, "AddressSanitizer: hard rss limit exhausted") ||
            strstr(err, "SUMMARY: UndefinedBehaviorSanitizer");
 }
 
@@ -65,6 +66,10 @@ enum rb_class rb_classify(const struct rb_command *cmd,
         return RB_CHILD_CRASH;
     if (o->exit_code == 0)
         return RB_OK;
+    /* stack's 1: cfisem's own engines gave different frames (an outside
+     * engine's difference is only flagged) */
+    if (!strcmp(cmd->subcommand, "stack") && o->exit_code == 1)
+        return RB_DISAGREE;
     bool reports = !strcmp(cmd->subcommand, "diff") ||
                    !strcmp(cmd->subcommand, "validate");
     if (reports && o->exit_code == 1 && o->out_len > 0 &&
@@ -203,9 +208,10 @@ static void child(const struct rb_command *cmd, int out[2], int err[2],
                   char *const *envp)
 {
     setpgid(0, 0);
-    int null = open("/dev/null", O_RDONLY);
-    if (null >= 0)
-        dup2(null, 0);
+    int in = open(cmd->stdin_path ? cmd->stdin_path : "/dev/null",
+                  O_RDONLY);
+    if (in >= 0)
+        dup2(in, 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
     close(out[0]);

@@ -1994,6 +1994,64 @@ START_TEST(test_stale_cache_entry_used)
 }
 END_TEST
 
+/* Regression (cache_key_without_debug_file, found by make robust): the
+ * name of a cached eh_elf was its file's alone, so that the file read
+ * without its separate debug file (its .debug_frame there) and then with
+ * it shared one eh_elf, built from the FDEs of the first: diff's compiled
+ * engine found no FDE where il found the debug file's. */
+START_TEST(test_cache_key_names_the_debug_file)
+{
+    char *dir = test_temp_dir();
+    char *full = tiny_program(dir, "full", program_b,
+                              "-O1 -g -fno-asynchronous-unwind-tables");
+    char prog[4200], debug_dir[4200], command[20000];
+    snprintf(prog, sizeof prog, "%s/prog", dir);
+    snprintf(debug_dir, sizeof debug_dir, "%s/.debug", dir);
+    snprintf(command, sizeof command,
+             "mkdir -p '%s' && objcopy --only-keep-debug '%s' "
+             "'%s/prog.debug' && objcopy --strip-debug "
+             "--add-gnu-debuglink='%s/prog.debug' '%s' '%s'",
+             debug_dir, full, debug_dir, debug_dir, full, prog);
+    ck_assert_int_eq(system(command), 0);
+    char cache[4200];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    struct cg_build_options options = {NULL, 1, true};
+    struct cfi_diag diag;
+    struct cfi_file *alone, *merged;
+    ck_assert_int_eq(cfi_file_open(prog, &alone, &diag), CFI_OK);
+    struct cfi_debug_search search = {NULL, 0};
+    ck_assert_int_eq(cfi_file_open_debug(prog, &search, &merged, &diag),
+                     CFI_OK);
+    ck_assert_int_eq(merged->debug_state, CFI_DEBUG_FOUND);
+    ck_assert_uint_gt(merged->nfdes, alone->nfdes);
+    char *first = NULL, *second = NULL;
+    bool built = false;
+    ck_assert_int_eq(cg_cached_eh_elf(alone, cache, CG_ABI_FULL, &options,
+                                      &first, &built, &diag), CFI_OK);
+    ck_assert(built);
+    ck_assert_int_eq(cg_cached_eh_elf(merged, cache, CG_ABI_FULL, &options,
+                                      &second, &built, &diag), CFI_OK);
+    ck_assert_msg(built && strcmp(first, second) != 0,
+                  "with its debug file, the eh_elf built without it: %s",
+                  second);
+    /* each is found again under its own name */
+    char *again = NULL;
+    ck_assert_int_eq(cg_cached_eh_elf(merged, cache, CG_ABI_FULL, &options,
+                                      &again, &built, &diag), CFI_OK);
+    ck_assert(!built);
+    ck_assert_str_eq(again, second);
+    cfi_file_close(alone);
+    cfi_file_close(merged);
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+    free(first);
+    free(second);
+    free(again);
+    free(full);
+    free(dir);
+}
+END_TEST
+
 /* Regression (validate_eh_elf_dev_zero): `cfisem validate FILE
  * /dev/zero` read /dev/zero to the end, never; a FIFO blocked in open. */
 START_TEST(test_load_not_regular_file)
@@ -2366,6 +2424,7 @@ int main(void)
     tcase_add_test(stamp, test_frame_sha256_stamp);
     tcase_add_test(stamp, test_unstamped_eh_elf_used);
     tcase_add_test(stamp, test_stale_cache_entry_used);
+    tcase_add_test(stamp, test_cache_key_names_the_debug_file);
     suite_add_tcase(suite, stamp);
     TCase *sanitizers = tcase_create("validate_cli");
     tcase_set_timeout(sanitizers, 900);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "perf/perf.h"
@@ -243,6 +244,35 @@ START_TEST(test_directory_and_fifo)
     unlink(fifo);
     rmdir(tmp);
     free(tmp);
+}
+END_TEST
+
+/* Regression (perf_stdin_dev_zero, found by make robust): `cfisem perf -
+ * < /dev/zero` read standard input to its end before looking at the
+ * magic, and grew until memory ran out. It stops after the first 8
+ * bytes: exit 2, the magic named. */
+START_TEST(test_stdin_endless_stream_refused)
+{
+    char command[1200];
+    snprintf(command, sizeof command,
+             "ulimit -v 4000000 2>/dev/null; timeout 20 %s perf - "
+             "--engine interp < /dev/zero 2>&1 >/dev/null",
+             getenv("CFISEM") ? getenv("CFISEM") : "build/cfisem");
+    if (getenv("CFISEM_SANITIZE") && *getenv("CFISEM_SANITIZE"))
+        snprintf(command, sizeof command,
+                 "ASAN_OPTIONS=hard_rss_limit_mb=512 timeout 20 %s perf - "
+                 "--engine interp < /dev/zero 2>&1 >/dev/null",
+                 getenv("CFISEM"));
+    FILE *p = popen(command, "r");
+    ck_assert_ptr_nonnull(p);
+    char err[4096] = "";
+    size_t n = fread(err, 1, sizeof err - 1, p);
+    err[n] = 0;
+    int status = pclose(p);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2,
+                  "status %d: %s", status, err);
+    ck_assert_msg(strstr(err, "no PERFILE2 magic") &&
+                      test_count_lines(err) == 1, "%s", err);
 }
 END_TEST
 
@@ -868,6 +898,7 @@ int main(void)
     tcase_add_test(tc, test_counts_compressed);
     tcase_add_test(tc, test_samples_and_maps);
     tcase_add_test(tc, test_directory_and_fifo);
+    tcase_add_test(tc, test_stdin_endless_stream_refused);
     tcase_add_test(tc, test_truncations_refused);
     tcase_add_test(tc, test_mutations_never_crash);
     tcase_add_test(tc, test_pipe_truncation_inside_record);

@@ -126,27 +126,140 @@ START_TEST(test_sample_has_no_failure)
 }
 END_TEST
 
-/* Every kind, on a shared object and on a relocatable object: applied at
- * least once in 16 tries on one of them, and then the file differs. */
+/* ---- made-up files of the newer readers ------------------------------ */
+
+static void put(uint8_t *b, size_t at, unsigned n, uint64_t v)
+{
+    for (unsigned i = 0; i < n; i++)
+        b[at + i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A file-mode perf.data as perf record --call-graph dwarf writes it: the
+ * header, one attr (IP, TID, TIME, PERIOD, REGS_USER, STACK_USER), a
+ * SAMPLE with 3 registers and a 64-byte stack copy, and a COMPRESSED
+ * record (zstd magic and frame bytes). */
+static void write_perf(const char *path)
+{
+    enum { ATTR = 104, ATTR_SIZE = 120 + 16, DATA = ATTR + ATTR_SIZE,
+           SAMPLE = 8 + 4 * 8 + 8 + 3 * 8 + 8 + 64 + 8, ZSTD = 8 + 32 };
+    uint8_t b[DATA + SAMPLE + ZSTD] = {0};
+    memcpy(b, "PERFILE2", 8);
+    put(b, 8, 8, 104);
+    put(b, 16, 8, ATTR_SIZE);
+    put(b, 24, 8, ATTR);
+    put(b, 32, 8, ATTR_SIZE);
+    put(b, 40, 8, DATA);
+    put(b, 48, 8, SAMPLE + ZSTD);
+    put(b, ATTR + 4, 4, 120);                       /* attr.size */
+    put(b, ATTR + 24, 8, 1 | 2 | 4 | 256 | 4096 | 8192);
+    put(b, ATTR + 80, 8, 0xc0 | 0x100);             /* three registers */
+    put(b, ATTR + 88, 4, 64);
+    size_t r = DATA;
+    put(b, r, 4, 9);                                /* SAMPLE */
+    put(b, r + 6, 2, SAMPLE);
+    put(b, r + 8, 8, 0x401000);
+    put(b, r + 40, 8, 2);                           /* abi 64 */
+    put(b, r + 72, 8, 64);                          /* stack size */
+    put(b, r + SAMPLE - 8, 8, 48);                  /* dyn_size */
+    r += SAMPLE;
+    put(b, r, 4, 81);                               /* COMPRESSED */
+    put(b, r + 6, 2, ZSTD);
+    put(b, r + 8, 4, 0xfd2fb528);
+    ck_assert_int_eq(test_write_file(path, b, sizeof b), 0);
+}
+
+/* An x86-64 ELF core: one PT_NOTE with NT_PRSTATUS, NT_AUXV and NT_FILE
+ * (one mapping of /x). */
+static void write_core(const char *path)
+{
+    enum { NOTES = 64 + 56, PRSTATUS = 336, AUXV = 32, FILE_DESC = 43 };
+    enum { SIZE = NOTES + 3 * 20 + PRSTATUS + AUXV + 44 };
+    uint8_t b[SIZE] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    put(b, 16, 2, 4);                               /* ET_CORE */
+    put(b, 18, 2, 62);
+    put(b, 20, 4, 1);
+    put(b, 32, 8, 64);                              /* e_phoff */
+    put(b, 52, 2, 64);
+    put(b, 54, 2, 56);
+    put(b, 56, 2, 1);
+    put(b, 64, 4, 4);                               /* PT_NOTE */
+    put(b, 64 + 8, 8, NOTES);
+    put(b, 64 + 32, 8, SIZE - NOTES);
+    static const struct { uint32_t type, size; } notes[] = {
+        {1, PRSTATUS}, {6, AUXV}, {0x46494c45, FILE_DESC}};
+    size_t at = NOTES;
+    for (unsigned i = 0; i < 3; i++) {
+        put(b, at, 4, 5);
+        put(b, at + 4, 4, notes[i].size);
+        put(b, at + 8, 4, notes[i].type);
+        memcpy(b + at + 12, "CORE", 5);
+        at += 20;
+        if (notes[i].type == 6)
+            put(b, at, 8, 9);                       /* AT_ENTRY */
+        if (notes[i].type == 0x46494c45) {
+            put(b, at, 8, 1);
+            put(b, at + 8, 8, 4096);
+            put(b, at + 16, 8, 0x400000);
+            put(b, at + 24, 8, 0x401000);
+            memcpy(b + at + 40, "/x", 3);
+        }
+        at += (notes[i].size + 3) & ~3u;
+    }
+    ck_assert_uint_eq(at, SIZE);
+    ck_assert_int_eq(test_write_file(path, b, sizeof b), 0);
+}
+
+/* The object at `from` with its .eh_frame flagged SHF_COMPRESSED. */
+static void write_compressed(const char *from, const char *path)
+{
+    size_t len;
+    uint8_t *bytes = (uint8_t *)test_read_file(from, &len);
+    ck_assert_ptr_nonnull(bytes);
+    struct rb_elf *e = malloc(sizeof *e);
+    rb_elf_scan(e, bytes, len);
+    ck_assert_int_ge(e->eh_frame, 0);
+    bytes[e->sections[e->eh_frame].header + 8 + 1] |= 0x08;  /* 0x800 */
+    ck_assert_int_eq(test_write_file(path, bytes, len), 0);
+    free(e);
+    free(bytes);
+}
+
+/* Every kind, on a shared object and on a relocatable object (the
+ * perf_* kinds on a perf.data, core_note on a core, compressed_section
+ * on an object with an SHF_COMPRESSED section): applied at least once in
+ * 16 tries on one of them, and then the file differs. */
 START_TEST(test_every_kind_changes_the_file)
 {
     char *kinds_out;
     ck_assert_int_eq(run_robust((const char *[]){"--kinds", NULL}, &kinds_out), 0);
-    ck_assert_uint_ge(test_count_lines(kinds_out), 16);
+    ck_assert_uint_ge(test_count_lines(kinds_out), 23);
     char *so = test_build_path("corpus/cases/prologue.so");
     char *obj = test_build_path("corpus/objects/prologue.o");
     char *dir = test_temp_dir();
-    char mutant[4200];
+    char mutant[4200], perf[4200], core[4200], zobj[4200];
     snprintf(mutant, sizeof mutant, "%s/mutant", dir);
-    size_t so_len, obj_len;
-    char *so_bytes = test_read_file(so, &so_len);
-    char *obj_bytes = test_read_file(obj, &obj_len);
-    ck_assert_ptr_nonnull(so_bytes);
-    ck_assert_ptr_nonnull(obj_bytes);
+    snprintf(perf, sizeof perf, "%s/perf.data", dir);
+    snprintf(core, sizeof core, "%s/x.core", dir);
+    snprintf(zobj, sizeof zobj, "%s/compressed.o", dir);
+    write_perf(perf);
+    write_core(core);
+    write_compressed(obj, zobj);
     for (char *kind = strtok(kinds_out, "\n"); kind; kind = strtok(NULL, "\n")) {
         unsigned changed = 0;
+        const char *pair[2] = {so, obj};
+        if (!strncmp(kind, "perf_", 5))
+            pair[0] = pair[1] = perf;
+        else if (!strcmp(kind, "core_note"))
+            pair[0] = pair[1] = core;
+        else if (!strcmp(kind, "compressed_section"))
+            pair[0] = pair[1] = zobj;
+        size_t so_len, obj_len;
+        char *so_bytes = test_read_file(pair[0], &so_len);
+        char *obj_bytes = test_read_file(pair[1], &obj_len);
+        ck_assert_ptr_nonnull(so_bytes);
+        ck_assert_ptr_nonnull(obj_bytes);
         for (unsigned i = 0; i < 32; i++) {
-            const char *seed = i % 2 ? obj : so;
+            const char *seed = pair[i % 2];
             char index[16], *out;
             snprintf(index, sizeof index, "%u", i);
             int status = run_robust((const char *[]){"--mutate", seed, "--kind",
@@ -166,10 +279,10 @@ START_TEST(test_every_kind_changes_the_file)
             free(bytes);
         }
         ck_assert_msg(changed >= 8, "%s: %u of 32 mutants differ", kind, changed);
+        free(so_bytes);
+        free(obj_bytes);
     }
     free(kinds_out);
-    free(so_bytes);
-    free(obj_bytes);
     free(so);
     free(obj);
     free(dir);
@@ -251,6 +364,46 @@ START_TEST(test_classifier_catches_each_failure)
 }
 END_TEST
 
+/* A tool whose first il run stalls past the timeout and whose every
+ * other run ends at once: a loaded machine's stall, not a hang. */
+static const char stalling_tool[] =
+    "#!/bin/sh\n"
+    "if [ \"$1\" = il ] && mkdir \"$0.stalled\" 2>/dev/null; then\n"
+    "  exec sleep 30\n"
+    "fi\n"
+    "exit 0\n";
+
+/* Regression (hang_of_a_loaded_machine): a run that timed out once was
+ * a hang; it runs again, and only a second timeout is one. */
+START_TEST(test_timeout_once_is_no_hang)
+{
+    char *dir = test_temp_dir();
+    char tool[4200], out_dir[4200];
+    snprintf(tool, sizeof tool, "%s/stalling-cfisem", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    ck_assert_int_eq(test_write_file(tool, stalling_tool,
+                                     strlen(stalling_tool)), 0);
+    ck_assert_int_eq(chmod(tool, 0755), 0);
+    char *seed = test_build_path("corpus/cases/prologue.so");
+    char *out;
+    int status = run_robust((const char *[]){"--cfisem", tool, "--runs", "20",
+                                             "--timeout", "1", "--jobs", "2",
+                                             "--no-odd", "--no-usage",
+                                             "--quiet", "--out", out_dir,
+                                             seed, NULL},
+                            &out);
+    struct summary s;
+    ck_assert_msg(parse_summary(out, &s), "no summary line:\n%s", out);
+    ck_assert_uint_ge(s.runs, 20);
+    ck_assert_msg(s.hangs == 0 && strstr(out, "1 timed out once and ran again"),
+                  "%s", out);
+    ck_assert_int_eq(status, 0);
+    free(out);
+    free(seed);
+    free(dir);
+}
+END_TEST
+
 /* ---- the classifier on the --json reports ---------------------------- */
 
 /* A diff report: one engine's counts with `differ` differences. */
@@ -312,6 +465,33 @@ START_TEST(test_validate_crashed_calls_counted_as_mismatch_data)
                                         strlen(unsupported)), RB_MISMATCH);
     ck_assert_int_eq(rb_classify_report("validate", RB_OK, pass, strlen(pass)),
                      RB_OK);
+}
+END_TEST
+
+/* Regression (rss_limit_counted_as_bad_exit): a run past --memory ends
+ * with ASan's "hard rss limit exhausted" and exit 1, which was a bad
+ * exit code; it is a crash (memory grew with what the input claims). */
+START_TEST(test_memory_limit_is_a_crash)
+{
+    struct rb_command cmd = {{"cfisem", "perf", "-", NULL}, 3, "perf", 0x5,
+                             false, NULL, "/dev/zero"};
+    struct rb_outcome *o = calloc(1, sizeof *o);
+    o->exit_code = 1;
+    snprintf(o->err, sizeof o->err, "==25758==AddressSanitizer: hard rss "
+             "limit exhausted (2048Mb vs 2052Mb)\n");
+    o->err_len = strlen(o->err);
+    ck_assert_int_eq(rb_classify(&cmd, o), RB_CRASH);
+    /* stack's exit 1: cfisem's own engines gave different frames */
+    struct rb_command stack = {{"cfisem", "stack", "--core", "c", NULL}, 4,
+                               "stack", 0x7, false, NULL, NULL};
+    o->err_len = 0;
+    o->err[0] = 0;
+    ck_assert_int_eq(rb_classify(&stack, o), RB_DISAGREE);
+    o->exit_code = 2;
+    snprintf(o->err, sizeof o->err, "cfisem: c: not an ELF core\n");
+    o->err_len = strlen(o->err);
+    ck_assert_int_eq(rb_classify(&stack, o), RB_CLEAN);
+    free(o);
 }
 END_TEST
 
@@ -409,12 +589,14 @@ int main(void)
     tcase_add_test(tc, test_every_kind_changes_the_file);
     tcase_add_test(tc, test_same_seed_same_mutant);
     tcase_add_test(tc, test_classifier_catches_each_failure);
+    tcase_add_test(tc, test_timeout_once_is_no_hang);
     tcase_add_test(tc, test_own_engine_disagreement_fails_the_campaign);
     tcase_add_test(tc, test_sample_has_no_failure);
     suite_add_tcase(suite, tc);
     TCase *reports = tcase_create("reports");
     tcase_add_test(reports, test_own_engine_differences_counted_as_mismatch_data);
     tcase_add_test(reports, test_validate_crashed_calls_counted_as_mismatch_data);
+    tcase_add_test(reports, test_memory_limit_is_a_crash);
     suite_add_tcase(suite, reports);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
