@@ -815,7 +815,7 @@ START_TEST(command_lists_merge)
         fprintf(m, "%s\t0\tx\n", c.paths[i]);
     fclose(m);
     const char *args[] = {"diff", "--manifest", manifest, "--engines",
-                          "il,interp", "--json", NULL, NULL};
+                          "il,interp", NULL};
     struct test_run one, run;
     test_run_cfisem(args, &one);
     ck_assert_int_eq(one.exit_code, 2);     /* notes.txt is not an ELF */
