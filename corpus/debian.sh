@@ -169,10 +169,23 @@ cmd_sample() {
          "$out/sample.txt" >&2
 }
 
-# The files of $tree with .eh_frame, one a line (corpus/manifest.sh's
-# format; their real paths are in the tree).
+# The files of $1 with .eh_frame, one a line (corpus/manifest.sh's
+# format; their real paths are in the tree), but for 32-bit ones
+# (EI_CLASS 1: lib32/, firmware), which cfisem does not read: each is a
+# comment line.
 package_manifest() {
-    CORPUS_DIRS=$1 "$here/manifest.sh" --print
+    CORPUS_DIRS=$1 "$here/manifest.sh" --print |
+        while IFS= read -r line; do
+            case "$line" in
+            '#'*) echo "$line"; continue ;;
+            esac
+            path=${line%%"$(printf '\t')"*}
+            if [ "$(od -An -tx1 -j4 -N1 "$path" | tr -d ' ')" = 01 ]; then
+                echo "# left out, a 32-bit ELF file: $path"
+            else
+                echo "$line"
+            fi
+        done
 }
 
 # The totals of a result: files, FDEs, rows, requests, seconds.
