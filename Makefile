@@ -15,6 +15,12 @@
 #   make corpus-arm64
 #                   AArch64 ELF files from Debian and a Csmith corpus
 #                   built for AArch64, under build/corpus-arm64
+#   make corpus-debian
+#                   cfisem's own engines over DEBIAN_PACKAGES (2000) Debian
+#                   packages, one GNU parallel job each (resumable), under
+#                   build/corpus-debian
+#   make system-diff
+#                   cfisem's own engines over the real-ELF manifest
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
@@ -132,7 +138,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 .PHONY: runtime-libs workloads layouts-eh-elfs
 .PHONY: all check check-plain check-asan deps demo test bench bench-perf cases clean help eh-elfs \
         man completion install uninstall \
-        corpus corpus-arm64 harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data \
+        corpus corpus-arm64 corpus-debian system-diff harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data \
         libfuzzer-targets fuzz-libfuzzer fuzz-libfuzzer-build fuzz-mutator \
         fuzz-measure fuzz-coverage
 .DEFAULT_GOAL := all
@@ -831,6 +837,31 @@ corpus-arm64:
 	corpus/arm64.sh $(BUILD)/corpus-arm64
 	CSMITH_ARCH=aarch64 corpus/csmith.sh $(CSMITH_ARM64_SEEDS) \
 	  $(BUILD)/corpus-arm64/csmith
+
+# cfisem's own engines over a sample of the Debian archive (amd64):
+# corpus/debian.sh, one job per package (download, unpack, manifest,
+# cfisem diff, delete), DEBIAN_JOBS at once with GNU parallel, logged in
+# build/corpus-debian/joblog; run again, it goes on where it stopped.
+# The network: about 1 MB a package. docs/corpora.md, "The Debian
+# archive", has the Slurm and Kubernetes forms.
+DEBIAN_PACKAGES ?= 2000
+DEBIAN_JOBS     ?= 2
+corpus-debian: $(BUILD)/cfisem
+	@scripts/install-deps corpus
+	corpus/debian.sh sample $(BUILD)/corpus-debian $(DEBIAN_PACKAGES)
+	nice -n 19 corpus/debian.sh parallel $(BUILD)/corpus-debian $(DEBIAN_JOBS)
+	corpus/debian.sh merge $(BUILD)/corpus-debian
+
+# The whole system's manifest (make corpus's) through cfisem's own engines,
+# each file's result kept in build/corpus/results (a second run reads
+# them: only changed files run again) and the eh_elfs in
+# build/corpus/eh_elf-cache (building them is most of a first run).
+SYSTEM_ENGINES ?= il,interp,compiled
+system-diff: $(BUILD)/cfisem $(BUILD)/corpus/manifest.txt
+	$(BUILD)/cfisem diff --manifest $(BUILD)/corpus/manifest.txt \
+	  --engines $(SYSTEM_ENGINES) --results $(BUILD)/corpus/results \
+	  --cache $(BUILD)/corpus/eh_elf-cache \
+	  --json $(BUILD)/corpus/system.json
 
 # ---- Manual pages, completion, install -----------------------------------
 # The manual pages of section 1 and the bash completion are written from

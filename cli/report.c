@@ -11,7 +11,8 @@
 #include "diff/merge.h"
 
 static const char usage[] =
-    "usage: cfisem report merge RESULT.json... [--json OUT] [--show N]\n"
+    "usage: cfisem report merge RESULT.json... [--lists] [--json OUT]\n"
+    "                           [--show N]\n"
     "\n"
     "Merges the JSON results (--json) of cfisem diff runs over the shards\n"
     "of one list of files (cfisem diff --shard K/N, each on a machine of\n"
@@ -21,12 +22,18 @@ static const char usage[] =
     "states, PCs, engines, faults, --keep, cfisem version) over the same\n"
     "list, and hold every file of it once.\n"
     "\n"
+    "  --lists      the parts are runs over lists of their own (each one's\n"
+    "               whole list: the packages of an archive, say), not\n"
+    "               shards of one list: the merged list is theirs one\n"
+    "               after the other, in the order given\n"
     "  --json OUT   write the merged result as JSON to OUT\n"
     "  --show N     new mismatches printed (default 10)\n"
     "\n"
     "Example, four machines:\n"
     "  cfisem diff --manifest m.txt --shard 1/4 --json part1.json  (on each,\n"
     "  K = 1..4), then: cfisem report merge part*.json --json all.json\n"
+    "One run per package (corpus/debian.sh), then:\n"
+    "  cfisem report merge --lists results/*.json --json archive.json\n"
     "\n"
         "The merged report has the same stderr lines as one run (files that could not\n"
         "be loaded, FDEs that do not translate, wrong .eh_frame_hdr). The JSON it\n"
@@ -46,6 +53,7 @@ struct options {
     size_t nresults;
     const char *json_path;
     size_t show;
+    bool lists;
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -58,6 +66,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         uint64_t n;
         if (arg[0] != '-')
             o->results[o->nresults++] = arg;
+        else if (!strcmp(arg, "--lists"))
+            o->lists = true;
         else if (strcmp(arg, "--json") && strcmp(arg, "--show"))
             return cli_usage_error("report", "unknown option", arg);
         else if (i + 1 >= argc)
@@ -92,8 +102,12 @@ static int merge(const struct options *o, struct diff_run **parts)
     struct diff_run *run;
     size_t bad;
     char why[256];
-    if (diff_run_merge(parts, o->nresults, &run, &bad, why, sizeof why) !=
-        CFI_OK) {
+    enum cfi_status status =
+        o->lists ? diff_run_concat(parts, o->nresults, &run, &bad, why,
+                                   sizeof why)
+                 : diff_run_merge(parts, o->nresults, &run, &bad, why,
+                                  sizeof why);
+    if (status != CFI_OK) {
         if (bad < o->nresults)
             fprintf(stderr, "cfisem: %s: %s\n", o->results[bad], why);
         else
@@ -111,7 +125,8 @@ int cli_report(int argc, char **argv)
         fputs(usage, stdout);
         return CLI_OK;
     }
-    struct options o = {calloc((size_t)argc, sizeof *o.results), 0, NULL, 10};
+    struct options o = {calloc((size_t)argc, sizeof *o.results), 0, NULL, 10,
+                        false};
     struct diff_run **parts = calloc((size_t)argc, sizeof *parts);
     int result = o.results && parts ? parse_options(argc, argv, &o)
                                     : CLI_BAD_INPUT;

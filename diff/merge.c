@@ -42,10 +42,18 @@ static const char *settings_differ(const struct diff_run *a,
     if (!same_text(x->producer, y->producer))
         return "it was written by another version of cfisem than the "
                "first part";
-    if (a->files_total != b->files_total)
-        return "it is a part of another list of files (files_total "
-               "differs from the first part's)";
     return NULL;
+}
+
+/* The same, and over the same list (a shard of it). */
+static const char *shard_differs(const struct diff_run *a,
+                                 const struct diff_run *b)
+{
+    const char *differ = settings_differ(a, b);
+    if (!differ && a->files_total != b->files_total)
+        differ = "it is a part of another list of files (files_total "
+                 "differs from the first part's)";
+    return differ;
 }
 
 static enum cfi_status refuse(size_t part, size_t *bad_part, char *why,
@@ -56,17 +64,22 @@ static enum cfi_status refuse(size_t part, size_t *bad_part, char *why,
     return CFI_E_MALFORMED;
 }
 
-/* Each place of the whole list in exactly one part. */
+/* Each place of the whole list in exactly one part. The file at index
+ * i of part p has the place offsets[p] + i. */
 static enum cfi_status place_files(struct diff_run *const *parts,
-                                   size_t nparts, struct place *places,
-                                   size_t total, size_t *bad_part, char *why,
-                                   size_t size)
+                                   size_t nparts, const size_t *offsets,
+                                   struct place *places, size_t total,
+                                   size_t *bad_part, char *why, size_t size)
 {
     for (size_t i = 0; i < total; i++)
         places[i].part = SIZE_MAX;
     for (size_t p = 0; p < nparts; p++)
         for (size_t f = 0; f < parts[p]->nfiles; f++) {
             size_t index = parts[p]->files[f].index;
+            if (index >= parts[p]->files_total)
+                return refuse(p, bad_part, why, size, "a file's index is past "
+                              "files_total");
+            index += offsets[p];
             if (index >= total)
                 return refuse(p, bad_part, why, size, "a file's index is past "
                               "files_total");
@@ -112,6 +125,7 @@ static void copy_file(struct merging *m, size_t at,
 {
     struct diff_file_result *to = &m->run->files[at];
     *to = *from;
+    to->index = at;
     to->path = keep(m, from->path);
     to->diag.message = keep(m, from->diag.message);
     m->run->requests += from->requests;
@@ -241,6 +255,26 @@ static struct diff_run *build(struct diff_run *const *parts, size_t nparts,
     return m.run;
 }
 
+/* The merge of parts placed by `offsets` into a list of `total` files. */
+static enum cfi_status merge_placed(struct diff_run *const *parts,
+                                    size_t nparts, const size_t *offsets,
+                                    size_t total, struct diff_run **run,
+                                    size_t *bad_part, char *why, size_t size)
+{
+    struct place *places = calloc(total + 1, sizeof *places);
+    if (!places)
+        return refuse(SIZE_MAX, bad_part, why, size, "out of memory");
+    enum cfi_status status = place_files(parts, nparts, offsets, places,
+                                         total, bad_part, why, size);
+    if (status == CFI_OK) {
+        *run = build(parts, nparts, places, total);
+        if (!*run)
+            status = refuse(SIZE_MAX, bad_part, why, size, "out of memory");
+    }
+    free(places);
+    return status;
+}
+
 enum cfi_status diff_run_merge(struct diff_run *const *parts, size_t nparts,
                                struct diff_run **run, size_t *bad_part,
                                char *why, size_t size)
@@ -250,21 +284,48 @@ enum cfi_status diff_run_merge(struct diff_run *const *parts, size_t nparts,
     if (nparts == 0)
         return refuse(SIZE_MAX, bad_part, why, size, "no part to merge");
     for (size_t p = 1; p < nparts; p++) {
-        const char *differ = settings_differ(parts[0], parts[p]);
+        const char *differ = shard_differs(parts[0], parts[p]);
         if (differ)
             return refuse(p, bad_part, why, size, differ);
     }
-    size_t total = parts[0]->files_total;
-    struct place *places = calloc(total + 1, sizeof *places);
-    if (!places)
+    size_t *offsets = calloc(nparts, sizeof *offsets);
+    if (!offsets)
         return refuse(SIZE_MAX, bad_part, why, size, "out of memory");
-    enum cfi_status status =
-        place_files(parts, nparts, places, total, bad_part, why, size);
-    if (status == CFI_OK) {
-        *run = build(parts, nparts, places, total);
-        if (!*run)
-            status = refuse(SIZE_MAX, bad_part, why, size, "out of memory");
+    enum cfi_status status = merge_placed(parts, nparts, offsets,
+                                          parts[0]->files_total, run,
+                                          bad_part, why, size);
+    free(offsets);
+    return status;
+}
+
+enum cfi_status diff_run_concat(struct diff_run *const *parts, size_t nparts,
+                                struct diff_run **run, size_t *bad_part,
+                                char *why, size_t size)
+{
+    *run = NULL;
+    *bad_part = SIZE_MAX;
+    if (nparts == 0)
+        return refuse(SIZE_MAX, bad_part, why, size, "no part to merge");
+    size_t *offsets = calloc(nparts, sizeof *offsets);
+    if (!offsets)
+        return refuse(SIZE_MAX, bad_part, why, size, "out of memory");
+    size_t total = 0;
+    enum cfi_status status = CFI_OK;
+    for (size_t p = 0; p < nparts && status == CFI_OK; p++) {
+        const char *differ = p ? settings_differ(parts[0], parts[p]) : NULL;
+        if (!differ && parts[p]->nfiles != parts[p]->files_total)
+            differ = "it holds a shard of its list, not the whole list "
+                     "(merge its shards first)";
+        if (!differ && parts[p]->files_total > SIZE_MAX / 2 - total)
+            differ = "the lists hold too many files";
+        if (differ)
+            status = refuse(p, bad_part, why, size, differ);
+        offsets[p] = total;
+        total += parts[p]->files_total;
     }
-    free(places);
+    if (status == CFI_OK)
+        status = merge_placed(parts, nparts, offsets, total, run, bad_part,
+                              why, size);
+    free(offsets);
     return status;
 }

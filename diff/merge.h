@@ -34,4 +34,12 @@ enum cfi_status diff_run_merge(struct diff_run *const *parts, size_t nparts,
                                struct diff_run **run, size_t *bad_part,
                                char *why, size_t size);
 
+/* One run from runs over different lists (each holding its whole list:
+ * a package's files, say), with the same settings: the list is theirs
+ * one after the other, in the order of `parts`. Otherwise
+ * CFI_E_MALFORMED, as diff_run_merge. */
+enum cfi_status diff_run_concat(struct diff_run *const *parts, size_t nparts,
+                                struct diff_run **run, size_t *bad_part,
+                                char *why, size_t size);
+
 #endif

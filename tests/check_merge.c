@@ -549,6 +549,82 @@ START_TEST(merge_refused)
 }
 END_TEST
 
+/* Runs over lists of their own (each file alone, as a package's files
+ * are run by corpus/debian.sh) put one after the other: the run over
+ * the whole list. */
+static struct diff_run *own_list(struct corpus *c, struct breaker *breaker,
+                                 size_t keep, size_t i)
+{
+    struct diff_config config;
+    config_make(&config, breaker, keep);
+    struct diff_run *part;
+    ck_assert_int_eq(diff_run(&config, (const char *const *)&c->paths[i], 1,
+                              &part), CFI_OK);
+    ck_assert_uint_eq(part->files_total, 1);
+    struct diff_run *back = reread(part, c->dir);
+    diff_run_free(part);
+    return back;
+}
+
+START_TEST(concat_lists)
+{
+    struct corpus c;
+    struct breaker breaker;
+    corpus_make(&c);
+    struct diff_run *whole = whole_run(&c, &breaker, 3);
+    struct diff_run *parts[NFILES];
+    for (size_t i = 0; i < NFILES; i++)
+        parts[i] = own_list(&c, &breaker, 3, i);
+    struct diff_run *merged;
+    size_t bad;
+    char why[256] = "";
+    ck_assert_msg(diff_run_concat(parts, NFILES, &merged, &bad, why,
+                                  sizeof why) == CFI_OK, "%s", why);
+    assert_same_reports(whole, merged);
+    ck_assert_uint_eq(merged->nrecords, whole->nrecords);
+    ck_assert_uint_eq(merged->files[NFILES - 1].index, NFILES - 1);
+    diff_run_free(merged);
+    /* shards of one list are not lists of their own */
+    ck_assert_int_eq(diff_run_merge(parts, NFILES, &merged, &bad, why,
+                                    sizeof why), CFI_E_MALFORMED);
+    ck_assert_uint_eq(bad, 1);
+    ck_assert_ptr_nonnull(strstr(why, "earlier part"));
+    diff_run_free(whole);
+    for (size_t i = 0; i < NFILES; i++)
+        diff_run_free(parts[i]);
+    corpus_free(&c);
+}
+END_TEST
+
+START_TEST(concat_refused)
+{
+    struct corpus c;
+    struct breaker breaker;
+    corpus_make(&c);
+    struct diff_run *parts[2] = {own_list(&c, &breaker, 10, 0),
+                                 file_part(&c, &breaker, 10, 1)};
+    struct diff_run *merged;
+    size_t bad;
+    char why[256];
+    ck_assert_int_eq(diff_run_concat(parts, 2, &merged, &bad, why,
+                                     sizeof why), CFI_E_MALFORMED);
+    ck_assert_uint_eq(bad, 1);
+    ck_assert_ptr_nonnull(strstr(why, "shard of its list"));
+    diff_run_free(parts[1]);
+    parts[1] = own_list(&c, &breaker, 10, 1);
+    parts[1]->config.seed = 2;
+    ck_assert_int_eq(diff_run_concat(parts, 2, &merged, &bad, why,
+                                     sizeof why), CFI_E_MALFORMED);
+    ck_assert_uint_eq(bad, 1);
+    ck_assert_ptr_nonnull(strstr(why, "seed"));
+    ck_assert_int_eq(diff_run_concat(parts, 0, &merged, &bad, why,
+                                     sizeof why), CFI_E_MALFORMED);
+    for (size_t i = 0; i < 2; i++)
+        diff_run_free(parts[i]);
+    corpus_free(&c);
+}
+END_TEST
+
 /* What is not the JSON of a run: one line saying what is wrong. */
 START_TEST(read_refused)
 {
@@ -726,6 +802,50 @@ START_TEST(command_shards_merge)
 }
 END_TEST
 
+/* One diff per file, each over its own list, then report merge
+ * --lists: the report of one run over all of them. */
+START_TEST(command_lists_merge)
+{
+    struct corpus c;
+    corpus_make(&c);
+    char manifest[4096], part[NFILES][4096];
+    snprintf(manifest, sizeof manifest, "%s/manifest.txt", c.dir);
+    FILE *m = fopen(manifest, "w");
+    for (size_t i = 0; i < NFILES; i++)
+        fprintf(m, "%s\t0\tx\n", c.paths[i]);
+    fclose(m);
+    const char *args[] = {"diff", "--manifest", manifest, "--engines",
+                          "il,interp", NULL};
+    struct test_run one, run;
+    test_run_cfisem(args, &one);
+    ck_assert_int_eq(one.exit_code, 2);     /* notes.txt is not an ELF */
+    const char *margs[NFILES + 4] = {"report", "merge", "--lists"};
+    for (size_t i = 0; i < NFILES; i++) {
+        snprintf(part[i], sizeof part[i], "%s/own%zu.json", c.dir, i);
+        const char *pargs[] = {"diff", c.paths[i], "--engines", "il,interp",
+                               "--json", part[i], NULL};
+        test_run_cfisem(pargs, &run);
+        ck_assert_int_ne(run.exit_code, TEST_EXIT_USAGE);
+        test_run_free(&run);
+        margs[3 + i] = part[i];
+    }
+    test_run_cfisem(margs, &run);
+    ck_assert_int_eq(run.exit_code, one.exit_code);
+    ck_assert_str_eq(timeless(run.out), timeless(one.out));
+    test_run_free(&run);
+    margs[2] = part[0];     /* without --lists: not shards of one list */
+    test_run_cfisem(margs, &run);
+    ck_assert_int_eq(run.exit_code, 2);
+    ck_assert_uint_eq(test_count_lines(run.err), 1);
+    test_run_free(&run);
+    test_run_free(&one);
+    for (size_t i = 0; i < NFILES; i++)
+        unlink(part[i]);
+    unlink(manifest);
+    corpus_free(&c);
+}
+END_TEST
+
 START_TEST(command_usage)
 {
     static const char *const bad[][4] = {
@@ -758,6 +878,8 @@ int main(void)
     tcase_add_test(runs, merge_in_order);
     tcase_add_test(runs, merge_any_order_keep);
     tcase_add_test(runs, merge_refused);
+    tcase_add_test(runs, concat_lists);
+    tcase_add_test(runs, concat_refused);
     tcase_add_test(runs, read_refused);
     tcase_add_test(runs, read_mutated);
     tcase_add_test(runs, batch_results_folder);
@@ -766,6 +888,7 @@ int main(void)
     TCase *commands = tcase_create("commands");
     tcase_set_timeout(commands, 300);
     tcase_add_test(commands, command_shards_merge);
+    tcase_add_test(commands, command_lists_merge);
     tcase_add_test(commands, command_usage);
     suite_add_tcase(suite, commands);
     SRunner *runner = srunner_create(suite);
