@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: MIT
 """Every finding folder is complete enough to send.
 
-Each folder diff/findings/NAME/ must hold:
+Each folder NAME/ of diff/findings/ and synth/findings/ must hold:
   - a README.md with a "## Reproducer" and a "## Report" section;
   - a reproducer file (a .S, .c or .so beside the README);
   - every file of its own its Reproducer section names (`repro.c`,
     `NAME.S`, `NAME.c`, `NAME.so`);
   - a Report with a title, the versions, the steps, the expected and the
     actual behaviour, the standard's text and a suggested fix;
-and diff/findings/README.md must name the folder.
+and the README.md beside the folders (the index) must name it.
 
 usage: tests/findings_complete.py SRC
 Before the tree it checks a made-up tree of bad folders, each of which
@@ -21,6 +21,7 @@ import re
 import sys
 import tempfile
 
+FINDINGS = ('diff/findings', 'synth/findings')
 REPRODUCER_EXT = ('.S', '.c', '.so')
 REPORT_FIELDS = ('**Title:**', '**Versions:**', '**Steps:**',
                  '**Expected:**', '**Actual:**', '**Standard:**',
@@ -155,7 +156,8 @@ def main():
         print('usage: tests/findings_complete.py SRC', file=sys.stderr)
         return 2
     problems = self_test()
-    problems += check_tree(os.path.join(sys.argv[1], 'diff', 'findings'))
+    for tree in FINDINGS:
+        problems += check_tree(os.path.join(sys.argv[1], tree))
     for p in problems:
         print(p)
     if not problems:
