@@ -880,14 +880,22 @@ START_TEST(test_bad_cie_version)
 }
 END_TEST
 
+/* Starts a CIE record whose header ends before its alignment fields:
+ * CIE id 0, version 1, no augmentation. */
+static size_t begin_plain_cie(struct bytes *s)
+{
+    size_t cie = begin_record(s);
+    put(s, 0, 4);
+    put(s, 1, 1);
+    put(s, 0, 1);
+    return cie;
+}
+
 START_TEST(test_leb128_overflow)
 {
     struct bytes s = {0};
     put_eh_cie(&s, "zR", pcrel_sdata4, 1);
-    size_t cie = begin_record(&s);
-    put(&s, 0, 4);
-    put(&s, 1, 1);
-    put(&s, 0, 1);
+    size_t cie = begin_plain_cie(&s);
     /* code alignment: bit 64 set */
     PUT_BYTES(&s, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x03);
     PUT_BYTES(&s, 0x78, 16);
@@ -895,10 +903,7 @@ START_TEST(test_leb128_overflow)
     expect_error_bytes(&s, CFI_EH_FRAME, CFI_E_MALFORMED, cie);
     /* data alignment: below INT64_MIN */
     s.n = cie;
-    cie = begin_record(&s);
-    put(&s, 0, 4);
-    put(&s, 1, 1);
-    put(&s, 0, 1);
+    cie = begin_plain_cie(&s);
     put(&s, 1, 1);
     PUT_BYTES(&s, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7e);
     put(&s, 16, 1);
@@ -906,10 +911,7 @@ START_TEST(test_leb128_overflow)
     expect_error_bytes(&s, CFI_EH_FRAME, CFI_E_MALFORMED, cie);
     /* a LEB128 that runs off the end of the record */
     s.n = cie;
-    cie = begin_record(&s);
-    put(&s, 0, 4);
-    put(&s, 1, 1);
-    put(&s, 0, 1);
+    cie = begin_plain_cie(&s);
     PUT_BYTES(&s, 0x80, 0x80);
     end_record(&s, cie);
     expect_error_bytes(&s, CFI_EH_FRAME, CFI_E_MALFORMED, cie);
@@ -1062,15 +1064,30 @@ struct raw_section {
     size_t index;            /* in the section header table */
 };
 
+/* path opened with libelf, independently of cfi/elf.c; *fd for
+ * raw_elf_close. */
+static Elf *raw_elf_open(const char *path, int *fd)
+{
+    ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+    *fd = open(path, O_RDONLY);
+    ck_assert_int_ge(*fd, 0);
+    Elf *elf = elf_begin(*fd, ELF_C_READ, NULL);
+    ck_assert_ptr_nonnull(elf);
+    return elf;
+}
+
+static void raw_elf_close(Elf *elf, int fd)
+{
+    elf_end(elf);
+    close(fd);
+}
+
 static bool read_raw_section(const char *path, const char *name,
                              struct raw_section *out)
 {
     memset(out, 0, sizeof *out);
-    ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
-    int fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    ck_assert_ptr_nonnull(elf);
+    int fd;
+    Elf *elf = raw_elf_open(path, &fd);
     size_t names;
     ck_assert_int_eq(elf_getshdrstrndx(elf, &names), 0);
     bool found = false;
@@ -1092,8 +1109,7 @@ static bool read_raw_section(const char *path, const char *name,
         out->index = elf_ndxscn(scn);
         found = true;
     }
-    elf_end(elf);
-    close(fd);
+    raw_elf_close(elf, fd);
     return found;
 }
 
@@ -1178,6 +1194,18 @@ static void check_same_section(const struct cfi_file *whole,
         check_same_fde(&whole->fdes[i], &part->fdes[n++]);
     }
     ck_assert_uint_eq(n, part->nfdes);
+}
+
+/* b holds a's records, CIE for CIE and FDE for FDE. */
+static void check_same_records(const struct cfi_file *a,
+                               const struct cfi_file *b)
+{
+    ck_assert_uint_eq(b->ncies, a->ncies);
+    ck_assert_uint_eq(b->nfdes, a->nfdes);
+    for (size_t i = 0; i < a->ncies; i++)
+        check_same_cie(&a->cies[i], &b->cies[i]);
+    for (size_t i = 0; i < a->nfdes; i++)
+        check_same_fde(&a->fdes[i], &b->fdes[i]);
 }
 
 static struct cfi_file *open_ok(const char *path)
@@ -1271,11 +1299,8 @@ static void count_records(const struct raw_section *raw, size_t *ncies,
  * independently of cfi/elf.c; false when there is none. */
 static bool read_raw_phdr(const char *path, uint32_t type, GElf_Phdr *out)
 {
-    ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
-    int fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    ck_assert_ptr_nonnull(elf);
+    int fd;
+    Elf *elf = raw_elf_open(path, &fd);
     size_t count;
     ck_assert_int_eq(elf_getphdrnum(elf, &count), 0);
     bool found = false;
@@ -1283,8 +1308,7 @@ static bool read_raw_phdr(const char *path, uint32_t type, GElf_Phdr *out)
         ck_assert_ptr_nonnull(gelf_getphdr(elf, (int)i, out));
         found = out->p_type == type;
     }
-    elf_end(elf);
-    close(fd);
+    raw_elf_close(elf, fd);
     return found;
 }
 
@@ -1419,6 +1443,37 @@ static char *join_path(const char *dir, const char *name)
     return path;
 }
 
+/* Writes to path `head`, then `count` small functions: `each` with
+ * i and i + 2 for its two %d, i from 0. */
+static void write_functions_c(const char *path, const char *head,
+                              const char *each, int count)
+{
+    char src[8192];
+    snprintf(src, sizeof src, "%s", head);
+    for (int i = 0; i < count; i++) {
+        size_t len = strlen(src);
+        snprintf(src + len, sizeof src - len, each, i, i + 2);
+    }
+    ck_assert_int_eq(test_write_file(path, src, strlen(src)), 0);
+}
+
+/* 64 functions: enough that .debug_frame shrinks when compressed (ld
+ * and objcopy then compress it). */
+static void write_64_functions_c(const char *path)
+{
+    write_functions_c(path, "", "int f%d(int x) { return x * %d + 1; }\n",
+                      64);
+}
+
+/* Removes and frees the n files of paths. */
+static void remove_files(char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unlink(paths[i]);
+        free(paths[i]);
+    }
+}
+
 /* One function with .eh_frame, one with only .debug_frame, linked into
  * one object: both sections load through libdwarf, agree with our parser,
  * and lookup prefers .eh_frame. */
@@ -1429,16 +1484,11 @@ START_TEST(test_eh_frame_and_debug_frame)
     char *a_o = join_path(dir, "a.o"), *b_o = join_path(dir, "b.o");
     char *so = join_path(dir, "ab.so");
     const char a_src[] = "int unwound(int x) { return x * 3; }\n";
-    /* enough functions that objcopy finds .debug_frame worth compressing */
-    char b_src[8192] = "int unwound(int);\n";
-    for (int i = 0; i < 64; i++) {
-        size_t len = strlen(b_src);
-        snprintf(b_src + len, sizeof b_src - len,
-                 "int debug_only%d(int x) { return unwound(x) * %d + 1; }\n",
-                 i, i + 2);
-    }
     ck_assert_int_eq(test_write_file(a_c, a_src, strlen(a_src)), 0);
-    ck_assert_int_eq(test_write_file(b_c, b_src, strlen(b_src)), 0);
+    /* enough functions that objcopy finds .debug_frame worth compressing */
+    write_functions_c(b_c, "int unwound(int);\n",
+                      "int debug_only%d(int x) "
+                      "{ return unwound(x) * %d + 1; }\n", 64);
     const char *cc_a[] = {"cc", "-g", "-O1", "-fPIC", "-fasynchronous-unwind-tables",
                           "-c", "-o", a_o, a_c, NULL};
     const char *cc_b[] = {"cc", "-g", "-O1", "-fPIC", "-fno-asynchronous-unwind-tables",
@@ -1473,12 +1523,7 @@ START_TEST(test_eh_frame_and_debug_frame)
     ck_assert_uint_eq(cfi_load_le(raw.bytes, 4), ELFCOMPRESS_ZLIB);
     free(raw.bytes);
     struct cfi_file *unpacked = open_ok(compressed);
-    ck_assert_uint_eq(unpacked->ncies, file->ncies);
-    ck_assert_uint_eq(unpacked->nfdes, file->nfdes);
-    for (size_t i = 0; i < file->ncies; i++)
-        check_same_cie(&file->cies[i], &unpacked->cies[i]);
-    for (size_t i = 0; i < file->nfdes; i++)
-        check_same_fde(&file->fdes[i], &unpacked->fdes[i]);
+    check_same_records(file, unpacked);
     cfi_file_close(unpacked);
 
     /* and with the older GNU compression (.zdebug_frame: "ZLIB", the
@@ -1492,20 +1537,12 @@ START_TEST(test_eh_frame_and_debug_frame)
     ck_assert_int_eq(memcmp(raw.bytes, "ZLIB", 4), 0);
     free(raw.bytes);
     unpacked = open_ok(gnu);
-    ck_assert_uint_eq(unpacked->ncies, file->ncies);
-    ck_assert_uint_eq(unpacked->nfdes, file->nfdes);
-    for (size_t i = 0; i < file->ncies; i++)
-        check_same_cie(&file->cies[i], &unpacked->cies[i]);
-    for (size_t i = 0; i < file->nfdes; i++)
-        check_same_fde(&file->fdes[i], &unpacked->fdes[i]);
+    check_same_records(file, unpacked);
     cfi_file_close(unpacked);
     cfi_file_close(file);
 
-    const char *paths[] = {a_c, b_c, a_o, b_o, so, compressed, gnu};
-    for (size_t i = 0; i < 7; i++) {
-        unlink(paths[i]);
-        free((char *)paths[i]);
-    }
+    char *paths[] = {a_c, b_c, a_o, b_o, so, compressed, gnu};
+    remove_files(paths, 7);
     rmdir(dir);
     free(dir);
 }
@@ -1519,13 +1556,7 @@ START_TEST(test_zstd_debug_frame)
     char *dir = test_temp_dir();
     char *c = join_path(dir, "z.c"), *so = join_path(dir, "z.so");
     char *zstd = join_path(dir, "z-zstd.so");
-    char src[8192] = "";
-    for (int i = 0; i < 64; i++) {
-        size_t len = strlen(src);
-        snprintf(src + len, sizeof src - len,
-                 "int f%d(int x) { return x * %d + 1; }\n", i, i + 2);
-    }
-    ck_assert_int_eq(test_write_file(c, src, strlen(src)), 0);
+    write_64_functions_c(c);
     const char *cc[] = {"cc", "-g", "-O1", "-fPIC", "-shared", "-nostdlib",
                         "-fno-asynchronous-unwind-tables", "-o", so, c, NULL};
     const char *cc_zstd[] = {"cc", "-g", "-O1", "-fPIC", "-shared",
@@ -1540,19 +1571,11 @@ START_TEST(test_zstd_debug_frame)
     free(raw.bytes);
     struct cfi_file *file = open_ok(so), *unpacked = open_ok(zstd);
     ck_assert_uint_eq(file->nfdes, 64);
-    ck_assert_uint_eq(unpacked->ncies, file->ncies);
-    ck_assert_uint_eq(unpacked->nfdes, file->nfdes);
-    for (size_t i = 0; i < file->ncies; i++)
-        check_same_cie(&file->cies[i], &unpacked->cies[i]);
-    for (size_t i = 0; i < file->nfdes; i++)
-        check_same_fde(&file->fdes[i], &unpacked->fdes[i]);
+    check_same_records(file, unpacked);
     cfi_file_close(unpacked);
     cfi_file_close(file);
-    const char *paths[] = {c, so, zstd};
-    for (size_t i = 0; i < 3; i++) {
-        unlink(paths[i]);
-        free((char *)paths[i]);
-    }
+    char *paths[] = {c, so, zstd};
+    remove_files(paths, 3);
     rmdir(dir);
     free(dir);
 }
@@ -1593,14 +1616,9 @@ static void debug_tree_build(struct debug_tree *t)
     const char m_src[] = "int helper(int);\n"
                          "int main(int argc, char **argv)\n"
                          "{ (void)argv; return helper(argc); }\n";
-    char h_src[4096] = "int helper(int x) { return x + 1; }\n";
-    for (int i = 0; i < 16; i++) {
-        size_t len = strlen(h_src);
-        snprintf(h_src + len, sizeof h_src - len,
-                 "int g%d(int x) { return helper(x) * %d + 1; }\n", i, i + 2);
-    }
     ck_assert_int_eq(test_write_file(m_c, m_src, strlen(m_src)), 0);
-    ck_assert_int_eq(test_write_file(h_c, h_src, strlen(h_src)), 0);
+    write_functions_c(h_c, "int helper(int x) { return x + 1; }\n",
+                      "int g%d(int x) { return helper(x) * %d + 1; }\n", 16);
     const char *cc_m[] = {"cc", "-g", "-O1", "-c", "-o", m_o, m_c, NULL};
     const char *cc_h[] = {"cc", "-g", "-O1", "-fno-asynchronous-unwind-tables",
                           "-fno-unwind-tables", "-c", "-o", h_o, h_c, NULL};
@@ -1617,11 +1635,8 @@ static void debug_tree_build(struct debug_tree *t)
     ck_assert_int_eq(run(ld), 0);
     ck_assert_int_eq(run(keep), 0);
     ck_assert_int_eq(run(strip), 0);
-    const char *paths[] = {m_c, h_c, m_o, h_o};
-    for (size_t i = 0; i < 4; i++) {
-        unlink(paths[i]);
-        free((char *)paths[i]);
-    }
+    char *paths[] = {m_c, h_c, m_o, h_o};
+    remove_files(paths, 4);
 }
 
 static void debug_tree_free(struct debug_tree *t)
@@ -1840,24 +1855,10 @@ static void scratch_free(struct scratch *s)
 /* The file offset of section `name` of `path` (0 when absent). */
 static uint64_t section_offset(const char *path, const char *name)
 {
-    ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
-    int fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    ck_assert_ptr_nonnull(elf);
-    size_t names;
-    ck_assert_int_eq(elf_getshdrstrndx(elf, &names), 0);
-    uint64_t offset = 0;
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !offset;
-         scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr shdr;
-        ck_assert_ptr_nonnull(gelf_getshdr(scn, &shdr));
-        const char *scn_name = elf_strptr(elf, names, shdr.sh_name);
-        if (scn_name && strcmp(scn_name, name) == 0)
-            offset = shdr.sh_offset;
-    }
-    elf_end(elf);
-    close(fd);
+    struct raw_section raw;
+    uint64_t offset = read_raw_section(path, name, &raw) ? raw.file_offset
+                                                         : 0;
+    free(raw.bytes);
     return offset;
 }
 
@@ -1868,13 +1869,7 @@ START_TEST(test_zdebug_frame_malformed)
     char *dir = test_temp_dir();
     char *c = join_path(dir, "z.c"), *so = join_path(dir, "z.so");
     char *gnu = join_path(dir, "z-gnu.so"), *bad = join_path(dir, "bad.so");
-    char src[8192] = "";
-    for (int i = 0; i < 64; i++) {
-        size_t len = strlen(src);
-        snprintf(src + len, sizeof src - len,
-                 "int f%d(int x) { return x * %d + 1; }\n", i, i + 2);
-    }
-    ck_assert_int_eq(test_write_file(c, src, strlen(src)), 0);
+    write_64_functions_c(c);
     const char *cc[] = {"cc", "-g", "-O1", "-fPIC", "-shared", "-nostdlib",
                         "-fno-asynchronous-unwind-tables", "-o", so, c, NULL};
     const char *objcopy[] = {"objcopy", "--compress-debug-sections=zlib-gnu",
@@ -1903,11 +1898,8 @@ START_TEST(test_zdebug_frame_malformed)
     ck_assert_uint_eq(file->nfdes, 64);
     cfi_file_close(file);
     free(bytes);
-    const char *paths[] = {c, so, gnu, bad};
-    for (size_t i = 0; i < 4; i++) {
-        unlink(paths[i]);
-        free((char *)paths[i]);
-    }
+    char *paths[] = {c, so, gnu, bad};
+    remove_files(paths, 4);
     rmdir(dir);
     free(dir);
 }
@@ -1947,13 +1939,7 @@ START_TEST(test_zstd_debug_frame_malformed)
     char *dir = test_temp_dir();
     char *c = join_path(dir, "z.c"), *so = join_path(dir, "z.so");
     char *bad = join_path(dir, "bad.so");
-    char src[8192] = "";
-    for (int i = 0; i < 64; i++) {
-        size_t len = strlen(src);
-        snprintf(src + len, sizeof src - len,
-                 "int f%d(int x) { return x * %d + 1; }\n", i, i + 2);
-    }
-    ck_assert_int_eq(test_write_file(c, src, strlen(src)), 0);
+    write_64_functions_c(c);
     const char *cc[] = {"cc", "-g", "-O1", "-fPIC", "-shared", "-nostdlib",
                         "-fno-asynchronous-unwind-tables",
                         "-Wl,--compress-debug-sections=zstd", "-o", so, c,
@@ -1999,11 +1985,8 @@ START_TEST(test_zstd_debug_frame_malformed)
     ck_assert_uint_eq(file->nfdes, 64);
     cfi_file_close(file);
     free(bytes);
-    const char *paths[] = {c, so, bad};
-    for (size_t i = 0; i < 3; i++) {
-        unlink(paths[i]);
-        free((char *)paths[i]);
-    }
+    char *paths[] = {c, so, bad};
+    remove_files(paths, 3);
     rmdir(dir);
     free(dir);
 }

@@ -902,25 +902,44 @@ static size_t groups_of(const struct trace_report *r, enum trace_kind kind,
     return n;
 }
 
+/* The AArch64 program `name` traced under qemu with il and interp, its
+ * output discarded, for `timeout` seconds at most (0: the default), with
+ * the loader and libraries read below `sysroot` (NULL: none). It ran to
+ * its end and exited 0. */
+static void trace_a64(const char *name, double timeout, const char *sysroot,
+                      struct trace_report *r)
+{
+    struct trace_options o;
+    options_il_interp(&o);
+    o.quiet_program = true;
+    if (timeout > 0)
+        o.timeout = timeout;
+    o.sysroot = sysroot;
+    trace(name, &o, r);
+    ck_assert_int_eq(r->end, TRACE_END_EXITED);
+    ck_assert_int_eq(r->end_value, 0);
+}
+
+/* Both engines agree at every stop checked: no mismatch. */
+static void expect_agreement(const struct trace_report *r)
+{
+    ck_assert_uint_eq(r->engines[ENGINE_il].agree, r->stops_checked);
+    ck_assert_uint_eq(r->engines[ENGINE_interp].agree, r->stops_checked);
+    ck_assert_uint_eq(trace_report_mismatches(r), 0);
+}
+
 /* Traced to the end: every stop after the first call checked, with the
  * truth of x19-x29, the return address and RA_SIGN_STATE (mid signs its
  * return address: the row says so from paciasp to autiasp) agreeing. */
 START_TEST(test_a64_correct)
 {
-    struct trace_options o;
     struct trace_report r;
-    options_il_interp(&o);
-    o.quiet_program = true;
-    trace("a64", &o, &r);
-    ck_assert_int_eq(r.end, TRACE_END_EXITED);
-    ck_assert_int_eq(r.end_value, 0);
+    trace_a64("a64", 0, NULL, &r);
     ck_assert_ptr_eq(r.arch, &cfi_arch_aarch64);
     ck_assert_uint_eq(r.instructions, 32);
     ck_assert_uint_eq(r.max_depth, 2);
     ck_assert_uint_ge(r.stops_checked, 20);
-    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
-    ck_assert_uint_eq(r.engines[ENGINE_interp].agree, r.stops_checked);
-    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    expect_agreement(&r);
     trace_report_free(&r);
 }
 END_TEST
@@ -929,12 +948,8 @@ END_TEST
  * on, for both engines. */
 START_TEST(test_a64_bad_offset)
 {
-    struct trace_options o;
     struct trace_report r;
-    options_il_interp(&o);
-    o.quiet_program = true;
-    trace("a64-bad", &o, &r);
-    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    trace_a64("a64-bad", 0, NULL, &r);
     ck_assert_uint_gt(trace_report_mismatches(&r), 0);
     ck_assert_uint_eq(groups_of(&r, TRACE_KIND_reg, 19), 1);
     ck_assert_uint_eq(r.ngroups, 1);
@@ -958,12 +973,8 @@ END_TEST
  * the address is not signed, leave its signature on. */
 START_TEST(test_a64_ra_state)
 {
-    struct trace_options o;
     struct trace_report r;
-    options_il_interp(&o);
-    o.quiet_program = true;
-    trace("a64-noras", &o, &r);
-    ck_assert_int_eq(r.end, TRACE_END_EXITED);
+    trace_a64("a64-noras", 0, NULL, &r);
     ck_assert_uint_eq(groups_of(&r, TRACE_KIND_ra_state, -2), 1);
     ck_assert_uint_eq(groups_of(&r, TRACE_KIND_ra_state,
                                 (int)cfi_arch_aarch64.ra_state), 1);
@@ -992,21 +1003,14 @@ END_TEST
  * restore), none missed. */
 START_TEST(test_a64_svc_then_ret)
 {
-    struct trace_options o;
     struct trace_report r;
-    options_il_interp(&o);
-    o.quiet_program = true;
-    trace("a64-svc", &o, &r);
-    ck_assert_int_eq(r.end, TRACE_END_EXITED);
-    ck_assert_int_eq(r.end_value, 0);
+    trace_a64("a64-svc", 0, NULL, &r);
     ck_assert_uint_eq(r.instructions, 25);
     ck_assert_uint_eq(r.max_depth, 3);
     ck_assert_uint_eq(r.irregular_pops, 0);
     ck_assert_uint_eq(r.resync, 0);
     ck_assert_uint_ge(r.stops_checked, 19);
-    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
-    ck_assert_uint_eq(r.engines[ENGINE_interp].agree, r.stops_checked);
-    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    expect_agreement(&r);
     ck_assert_uint_eq(r.ngroups, 0);
     trace_report_free(&r);
 }
@@ -1019,13 +1023,8 @@ END_TEST
  * the interrupted PC. Every stop agrees, none is irregular. */
 START_TEST(test_a64_signal)
 {
-    struct trace_options o;
     struct trace_report r;
-    options_il_interp(&o);
-    o.quiet_program = true;
-    trace("a64-signal", &o, &r);
-    ck_assert_int_eq(r.end, TRACE_END_EXITED);
-    ck_assert_int_eq(r.end_value, 0);
+    trace_a64("a64-signal", 0, NULL, &r);
     ck_assert_uint_eq(r.signals, 2);
     ck_assert_uint_eq(r.irregular_pops, 0);
     ck_assert_uint_eq(r.resync, 0);
@@ -1033,9 +1032,7 @@ START_TEST(test_a64_signal)
      * work. */
     ck_assert_uint_eq(r.max_depth, 7);
     ck_assert_uint_ge(r.stops_checked, 150);
-    ck_assert_uint_eq(r.engines[ENGINE_il].agree, r.stops_checked);
-    ck_assert_uint_eq(r.engines[ENGINE_interp].agree, r.stops_checked);
-    ck_assert_uint_eq(trace_report_mismatches(&r), 0);
+    expect_agreement(&r);
     trace_report_free(&r);
 }
 END_TEST
@@ -1122,6 +1119,15 @@ START_TEST(test_a64_exclusive_exits)
 }
 END_TEST
 
+/* path opened with cfisem's reader, which must accept it. */
+static struct cfi_file *open_elf(const char *path)
+{
+    struct cfi_file *file;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    return file;
+}
+
 /* The instruction word at vaddr in file's segments (0 when none). */
 static uint32_t word_at(const struct cfi_file *file, uint64_t vaddr)
 {
@@ -1140,20 +1146,12 @@ static uint32_t word_at(const struct cfi_file *file, uint64_t vaddr)
  * _start's FDE, with _start's undefined x30 (trace/findings). */
 START_TEST(test_a64_glibc)
 {
-    struct trace_options o;
     struct trace_report r;
-    options_il_interp(&o);
-    o.quiet_program = true;
-    o.timeout = 240;
-    trace("a64-glibc", &o, &r);
-    ck_assert_int_eq(r.end, TRACE_END_EXITED);
-    ck_assert_int_eq(r.end_value, 0);
+    trace_a64("a64-glibc", 240, NULL, &r);
     ck_assert_uint_gt(r.instructions, 10000);
     ck_assert_uint_gt(r.stops_checked, 10000);
     char *path = program_path("a64-glibc");
-    struct cfi_file *file;
-    struct cfi_diag diag;
-    ck_assert_int_eq(cfi_file_open(path, &file, &diag), CFI_OK);
+    struct cfi_file *file = open_elf(path);
     struct cfi_symbol *symbols;
     size_t count;
     ck_assert_int_eq(cfi_file_functions(file, &symbols, &count), CFI_OK);
@@ -1187,21 +1185,14 @@ END_TEST
  * the PLT pushed (trace/findings). */
 START_TEST(test_a64_dynamic)
 {
-    struct trace_options o;
     struct trace_report r;
-    options_il_interp(&o);
-    o.quiet_program = true;
-    o.timeout = 240;
     /* A sysroot of the test's own (its lib/ the cross toolchain's): the
      * loader and libc must be read from there. */
     char *root = test_temp_dir(), link[4096], libc_path[4096];
     snprintf(link, sizeof link, "%s/lib", root);
     ck_assert_int_eq(symlink("/usr/aarch64-linux-gnu/lib", link), 0);
     snprintf(libc_path, sizeof libc_path, "%s/lib/libc.so.6", root);
-    o.sysroot = root;
-    trace("a64-dynamic", &o, &r);
-    ck_assert_int_eq(r.end, TRACE_END_EXITED);
-    ck_assert_int_eq(r.end_value, 0);
+    trace_a64("a64-dynamic", 240, root, &r);
     ck_assert_uint_eq(r.no_elf, 0);
     size_t libc = r.nelves;
     for (size_t i = 0; i < r.nelves; i++)
@@ -1215,9 +1206,7 @@ START_TEST(test_a64_dynamic)
             continue;
         ck_assert_int_eq(g->kind, TRACE_KIND_cfa);
         ck_assert_ptr_nonnull(strstr(g->elf, "ld-linux-aarch64.so.1"));
-        struct cfi_file *file;
-        struct cfi_diag diag;
-        ck_assert_int_eq(cfi_file_open(g->elf, &file, &diag), CFI_OK);
+        struct cfi_file *file = open_elf(g->elf);
         ck_assert_uint_eq(word_at(file, g->fde_end - 8), 0xa8c17bf1u);
         ck_assert_uint_eq(word_at(file, g->fde_end - 4), 0xd61f0200u);
         ck_assert(!strncmp(g->elf, root, strlen(root)));
