@@ -290,7 +290,8 @@ static struct engine_mismatch mismatch_context(const struct file_job *job,
         .request = &q->request, .expected = expected};
 }
 
-/* A batch's progress: one more answer, for the watchdog. */
+/* A batch's progress: one more answer, or the engine waiting for its
+ * own process (bounded by the engine), for the watchdog. */
 static void batch_answered(void *env)
 {
     struct worker *w = env;
@@ -302,7 +303,8 @@ static void batch_answered(void *env)
 static void ask_batches(struct worker *w, struct item *item)
 {
     const struct file_job *job = w->job;
-    struct engine_batch_progress progress = {batch_answered, w};
+    struct engine_batch_progress progress = {batch_answered, batch_answered,
+                                             w};
     for (int e = 0; e < ENGINE_COUNT && w->npending > 0; e++) {
         if (!job->config->engines[e] || !answers_in_batches(w, e))
             continue;

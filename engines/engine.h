@@ -104,10 +104,13 @@ struct engine_batch_entry {
     struct engine_answer *answer;    /* filled as `unwind` fills it */
 };
 
-/* Called once for each answer of a batch, when it is known: a watchdog
- * sees the batch move. */
+/* Called once for each answer of a batch, when it is known, and about
+ * once a second while the engine waits for a process of its own to
+ * start or to load the batch (which its own bound limits): a watchdog
+ * sees the batch move. Either may be NULL. */
 struct engine_batch_progress {
     void (*answered)(void *env);
+    void (*waiting)(void *env);
     void *env;
 };
 

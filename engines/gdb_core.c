@@ -12,6 +12,21 @@
 #include <sys/procfs.h>
 #include <sys/reg.h>
 
+/* `array` of n elements of `size` bytes, with room for one more (its
+ * room *cap doubled, `first` at first); NULL when out of memory (the
+ * array unchanged). */
+static void *grow(void *array, size_t n, size_t *cap, size_t size,
+                  size_t first)
+{
+    if (n < *cap)
+        return array;
+    size_t more = *cap ? *cap * 2 : first;
+    void *grown = realloc(array, more * size);
+    if (grown)
+        *cap = more;
+    return grown;
+}
+
 /* ------------------------------------------------------------------ */
 /* Windows and images                                                   */
 /* ------------------------------------------------------------------ */
@@ -19,14 +34,11 @@
 enum cfi_status gdb_windows_add(struct gdb_windows *windows, uint64_t addr,
                                 uint64_t before, uint64_t after)
 {
-    if (windows->n == windows->cap) {
-        size_t cap = windows->cap ? windows->cap * 2 : 32;
-        struct gdb_window *w = realloc(windows->w, cap * sizeof *w);
-        if (!w)
-            return CFI_E_NOMEM;
-        windows->w = w;
-        windows->cap = cap;
-    }
+    struct gdb_window *w = grow(windows->w, windows->n, &windows->cap,
+                                sizeof *w, 32);
+    if (!w)
+        return CFI_E_NOMEM;
+    windows->w = w;
     uint64_t begin = addr >= before ? addr - before : 0;
     uint64_t end = UINT64_MAX - addr >= after ? addr + after : UINT64_MAX;
     windows->w[windows->n++] = (struct gdb_window){begin & ~7ull, end};
@@ -67,14 +79,11 @@ static void merge_windows(struct gdb_windows *windows)
 static enum cfi_status image_push(struct gdb_image *image,
                                   struct gdb_word word)
 {
-    if (image->n == image->cap) {
-        size_t cap = image->cap ? image->cap * 2 : 512;
-        struct gdb_word *w = realloc(image->words, cap * sizeof *w);
-        if (!w)
-            return CFI_E_NOMEM;
-        image->words = w;
-        image->cap = cap;
-    }
+    struct gdb_word *words = grow(image->words, image->n, &image->cap,
+                                  sizeof *words, 512);
+    if (!words)
+        return CFI_E_NOMEM;
+    image->words = words;
     image->words[image->n++] = word;
     return CFI_OK;
 }
@@ -213,14 +222,11 @@ static bool agrees(const struct gdb_core *core, const struct gdb_image *image,
 
 static bool push_thread(struct gdb_core *core, const uint64_t regs[GDB_NREGS])
 {
-    if (core->nthreads == core->cap) {
-        size_t cap = core->cap ? core->cap * 2 : 64;
-        uint64_t (*r)[GDB_NREGS] = realloc(core->regs, cap * sizeof *r);
-        if (!r)
-            return false;
-        core->regs = r;
-        core->cap = cap;
-    }
+    uint64_t (*all)[GDB_NREGS] = grow(core->regs, core->nthreads, &core->cap,
+                                      sizeof *all, 64);
+    if (!all)
+        return false;
+    core->regs = all;
     memcpy(core->regs[core->nthreads++], regs, sizeof *core->regs);
     return true;
 }

@@ -19,12 +19,17 @@
 #include "engines/gdb_core.h"
 #include "interp/interp.h"
 
-/* How long gdb may take over one request (its start-up and the loading
- * of the core included): less than the harness's own watchdog (cfisem
- * diff --timeout, 10 s, which the batch's progress feeds answer by
- * answer), so that a hung gdb makes one request not comparable, not the
- * file's errors. */
+/* How long gdb may take over one request: less than the harness's own
+ * watchdog (cfisem diff --timeout, 10 s, which the batch's progress
+ * feeds answer by answer), so that a hung gdb makes one request not
+ * comparable, not the file's errors. */
 #define GDB_TIMEOUT_MS 5000
+/* How long gdb may take to start (to read the file and the driver) and
+ * to load a batch's core: no request's answer, but a process of its own
+ * that a loaded machine slows down. The harness's watchdog is told that
+ * the engine waits, once a second (engine_batch_progress.waiting). */
+#define GDB_START_TIMEOUT_MS 20000
+#define GDB_WAIT_SLICE_MS 1000
 #define ANSWER_MAX 2048
 
 /* The innermost frame of the core of a caller-frame request is at this
@@ -242,9 +247,28 @@ static bool start_gdb(struct gdb_engine *self)
     return true;
 }
 
-/* The next line gdb writes that carries the marker; false on a timeout
- * or an exit (gdb is then stopped). */
-static bool read_answer(struct gdb_engine *self, char *line, size_t size)
+/* Waits up to timeout_ms for gdb's output, telling `waiting` (or NULL)
+ * each second. */
+static bool wait_for_gdb(const struct gdb_engine *self, int timeout_ms,
+                         const struct engine_batch_progress *waiting)
+{
+    struct pollfd p = {self->from_gdb, POLLIN, 0};
+    for (int waited = 0; waited < timeout_ms; waited += GDB_WAIT_SLICE_MS) {
+        int slice = timeout_ms - waited < GDB_WAIT_SLICE_MS
+                        ? timeout_ms - waited : GDB_WAIT_SLICE_MS;
+        if (poll(&p, 1, slice) == 1)
+            return true;
+        if (waiting && waiting->waiting)
+            waiting->waiting(waiting->env);
+    }
+    return false;
+}
+
+/* The next line gdb writes that carries the marker, within timeout_ms;
+ * false on a timeout or an exit (gdb is then stopped). */
+static bool read_answer(struct gdb_engine *self, char *line, size_t size,
+                        int timeout_ms,
+                        const struct engine_batch_progress *waiting)
 {
     static const char marker[] = "CFISEM-GDB ";
     for (;;) {
@@ -263,9 +287,8 @@ static bool read_answer(struct gdb_engine *self, char *line, size_t size)
         }
         if (self->len == sizeof self->buf)
             self->len = 0; /* a line of gdb's own too long to keep */
-        struct pollfd p = {self->from_gdb, POLLIN, 0};
         ssize_t got = -1;
-        if (poll(&p, 1, GDB_TIMEOUT_MS) == 1)
+        if (wait_for_gdb(self, timeout_ms, waiting))
             got = read(self->from_gdb, self->buf + self->len,
                        sizeof self->buf - self->len);
         if (got <= 0) {
@@ -508,28 +531,29 @@ static char *question(const char *core, const struct batch *b,
 }
 
 /* Starts gdb and waits for its driver's "ready": gdb has read the file
- * and the driver. Once more on a failure: under heavy load a start can
- * fail for a moment. */
-static bool launch_gdb(struct gdb_engine *self)
+ * and the driver. */
+static bool launch_gdb(struct gdb_engine *self,
+                       const struct engine_batch_progress *waiting)
 {
     char line[ANSWER_MAX];
-    for (int tries = 0; tries < 2; tries++) {
-        if (start_gdb(self) && read_answer(self, line, sizeof line) &&
-            !strcmp(line, "ready"))
-            return true;
-        stop_gdb(self);
-    }
+    if (start_gdb(self) &&
+        read_answer(self, line, sizeof line, GDB_START_TIMEOUT_MS,
+                    waiting) &&
+        !strcmp(line, "ready"))
+        return true;
+    stop_gdb(self);
     return false;
 }
 
 /* Sends `text` to gdb, started when needed; a gdb of an earlier batch
  * that has exited since is started again. *started: a gdb was ready. */
 static const char *send_question(struct gdb_engine *self, const char *text,
+                                 const struct engine_batch_progress *waiting,
                                  bool *started)
 {
     bool fresh = self->pid <= 0;
     for (;;) {
-        *started = self->pid > 0 || launch_gdb(self);
+        *started = self->pid > 0 || launch_gdb(self, waiting);
         if (!*started)
             return "gdb did not start: it exited, or was not ready in time";
         if (write_to_gdb(self->to_gdb, text, strlen(text)))
@@ -561,17 +585,23 @@ static const char *attempt(struct gdb_engine *self, const struct batch *b,
 {
     *result = (struct attempt){true, 0, false};
     char *text = question(core, b, members, start, m);
-    const char *why = text ? send_question(self, text, &result->started)
+    const char *why = text ? send_question(self, text, b->progress,
+                                           &result->started)
                            : "out of memory";
     free(text);
     char line[ANSWER_MAX];
     for (size_t j = start; j < m && !why; j++) {
-        if (!read_answer(self, line, sizeof line) || strcmp(line, "begin")) {
+        /* Before the first thread, gdb loads the core. */
+        bool first = j == start;
+        if (!read_answer(self, line, sizeof line,
+                         first ? GDB_START_TIMEOUT_MS : GDB_TIMEOUT_MS,
+                         first ? b->progress : NULL) ||
+            strcmp(line, "begin")) {
             stop_gdb(self);
             return no_answer;
         }
         result->begun = true;
-        if (!read_answer(self, line, sizeof line))
+        if (!read_answer(self, line, sizeof line, GDB_TIMEOUT_MS, NULL))
             return no_answer;
         const struct engine_batch_entry *e = &b->entries[members[j]];
         read_line(line, e->request, e->answer);

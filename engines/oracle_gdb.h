@@ -19,8 +19,9 @@
  * `gdb.newest_frame().older()` gives for registers 0-16 and the CFA
  * ("frame at" of `info frame`), so that gdb's start-up is paid once per
  * file and the loading of a core once per batch. A gdb that does not
- * answer within 5 s (its own watchdog, shorter than cfisem diff's) is
- * killed, and the request it was on is not comparable; so is one a gdb
+ * answer within 5 s (its own watchdog, shorter than cfisem diff's; 20 s
+ * to start or to load a core) is killed, and the request it was on is
+ * not comparable; so is one a gdb
  * that exits leaves unanswered. The rest of the batch is asked of a new
  * gdb; a failure before gdb began on any request of a core makes
  * smaller cores, down to a request each. A request asked alone

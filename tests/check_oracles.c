@@ -674,7 +674,7 @@ static void ask_with_path(const char *dir, const char *path, uint64_t pc,
 
 /* A gdb that cannot run (none on PATH: it exits at once, as a crash
  * would) or hangs (a "gdb" that sleeps: the watchdog kills it after
- * 5 s, twice) leaves the request not comparable, with the reason; so
+ * 20 s, gdb's start-up bound) leaves the request not comparable, with the reason; so
  * does a PC no FDE covers, where gdb would use its prologue analyser. */
 START_TEST(gdb_missing_hung_or_no_fde)
 {
@@ -815,7 +815,7 @@ static void batch_ask(struct batch_run *r, bool alone_too)
     ck_assert_int_eq(engine_gdb_open(r->file, &self, &diag), CFI_OK);
     for (size_t i = 0; alone_too && i < r->n; i++)
         engine_gdb_answer(self, &r->request[i], &r->alone[i]);
-    struct engine_batch_progress progress = {count_progress, r};
+    struct engine_batch_progress progress = {count_progress, NULL, r};
     engine_gdb_answer_batch(self, r->entry, r->n, &progress);
     engine_gdb_close(self);
     ck_assert_uint_eq(r->progress, r->n);
