@@ -61,6 +61,14 @@ struct file_job {
     atomic_bool out_of_memory;
 };
 
+/* A question kept for the engines that answer in batches, with the
+ * reference's answer and the engine's. */
+struct pending {
+    struct engine_question question;
+    struct cfi_frame expected;
+    struct engine_answer answer;
+};
+
 /* One worker's own engines, memories and buffers, for one file. */
 struct worker {
     struct file_job *job;
@@ -73,6 +81,13 @@ struct worker {
     struct engine_answer *answer;
     struct cfi_frame *expected;
     struct engine_question question;     /* the one being asked */
+    /* With an engine that answers in batches (unwind_batch), each
+     * question is made in the next pending slot instead, and the batch
+     * is asked when DIFF_BATCH questions wait or the item ends. */
+    bool batching;
+    struct pending *pending;             /* [DIFF_BATCH] */
+    struct engine_batch_entry *entries;  /* [DIFF_BATCH] */
+    size_t npending;
     pthread_t thread;
     /* For the watchdog: who is answering (an engine, ENGINE_COUNT
      * for the reference, -1 for nobody), and how many answers so far. */
@@ -238,8 +253,14 @@ static void answering(struct worker *w, int who)
         atomic_fetch_add_explicit(&w->answers, 1, memory_order_relaxed);
 }
 
+static bool answers_in_batches(const struct worker *w, enum engine_id e)
+{
+    return w->open[e] && w->engines[e].unwind_batch;
+}
+
 static void ask_engine(struct worker *w, struct item *item,
-                       enum engine_id e, struct engine_mismatch *context)
+                       enum engine_id e, struct engine_mismatch *context,
+                       struct engine_question *q, struct cfi_frame *expected)
 {
     if (!w->open[e]) {
         item->counts[e].errors++;
@@ -249,7 +270,6 @@ static void ask_engine(struct worker *w, struct item *item,
         item->failed_requests[e]++;
         return;
     }
-    struct engine_question *q = &w->question;
     engine_question_rewind(q);
     answering(w, (int)e);
     w->engines[e].unwind(w->engines[e].self, &q->request, w->answer);
@@ -257,7 +277,61 @@ static void ask_engine(struct worker *w, struct item *item,
     context->engine = e;
     struct engine_outcome outcome;
     engine_compare(context, w->answer, &outcome);
-    count(item, w->job, q, e, w->expected, w->answer, &outcome);
+    count(item, w->job, q, e, expected, w->answer, &outcome);
+}
+
+static struct engine_mismatch mismatch_context(const struct file_job *job,
+                                               const struct engine_question *q,
+                                               const struct cfi_frame *expected)
+{
+    return (struct engine_mismatch){
+        .file = job->file, .fde = q->fde,
+        .row = q->range ? q->range->row : NULL, .translation = q->translation,
+        .request = &q->request, .expected = expected};
+}
+
+/* A batch's progress: one more answer, or the engine waiting for its
+ * own process (bounded by the engine), for the watchdog. */
+static void batch_answered(void *env)
+{
+    struct worker *w = env;
+    atomic_fetch_add_explicit(&w->answers, 1, memory_order_relaxed);
+}
+
+/* Asks the pending questions of each engine that answers in batches,
+ * and counts its answers as ask_engine does. */
+static void ask_batches(struct worker *w, struct item *item)
+{
+    const struct file_job *job = w->job;
+    struct engine_batch_progress progress = {batch_answered, batch_answered,
+                                             w};
+    for (int e = 0; e < ENGINE_COUNT && w->npending > 0; e++) {
+        if (!job->config->engines[e] || !answers_in_batches(w, e))
+            continue;
+        for (size_t i = 0; i < w->npending; i++) {
+            struct engine_question *q = &w->pending[i].question;
+            engine_question_rewind(q);
+            w->entries[i] = (struct engine_batch_entry){
+                &q->request, q->base, q->state.has_fault,
+                q->state.fault_begin, q->state.fault_end,
+                &w->pending[i].answer};
+        }
+        answering(w, e);
+        w->engines[e].unwind_batch(w->engines[e].self, w->entries,
+                                   w->npending, &progress);
+        answering(w, -1);
+        for (size_t i = 0; i < w->npending; i++) {
+            struct pending *p = &w->pending[i];
+            struct engine_mismatch context =
+                mismatch_context(job, &p->question, &p->expected);
+            context.engine = (enum engine_id)e;
+            struct engine_outcome outcome;
+            engine_compare(&context, &p->answer, &outcome);
+            count(item, job, &p->question, (enum engine_id)e, &p->expected,
+                  &p->answer, &outcome);
+        }
+    }
+    w->npending = 0;
 }
 
 static void ask(struct worker *w, struct item *item, struct engine_pc at,
@@ -265,21 +339,25 @@ static void ask(struct worker *w, struct item *item, struct engine_pc at,
 {
     const struct file_job *job = w->job;
     struct engine_question *q = &w->question;
+    struct cfi_frame *expected = w->expected;
+    if (w->batching) {
+        q = &w->pending[w->npending].question;
+        expected = &w->pending[w->npending].expected;
+    }
     answering(w, ENGINE_COUNT);
     engine_question_make(q, job->il, &job->states, at, k,
                          engine_memory_reader(w->memories[k]), sem_unwind,
-                         w->expected);
+                         expected);
     answering(w, -1);
-    struct engine_mismatch context = {
-        .file = job->file, .fde = q->fde,
-        .row = q->range ? q->range->row : NULL, .translation = q->translation,
-        .request = &q->request, .expected = w->expected};
+    struct engine_mismatch context = mismatch_context(job, q, expected);
     item->requests++;
-    item->reference[w->expected->status < CFI_STATUS_COUNT
-                        ? w->expected->status : CFI_E_INTERNAL]++;
+    item->reference[expected->status < CFI_STATUS_COUNT
+                        ? expected->status : CFI_E_INTERNAL]++;
     for (int e = 0; e < ENGINE_COUNT; e++)
-        if (job->config->engines[e])
-            ask_engine(w, item, (enum engine_id)e, &context);
+        if (job->config->engines[e] && !answers_in_batches(w, e))
+            ask_engine(w, item, (enum engine_id)e, &context, q, expected);
+    if (w->batching && ++w->npending == DIFF_BATCH)
+        ask_batches(w, item);
 }
 
 static void run_item(struct worker *w, struct item *item)
@@ -296,7 +374,7 @@ static void run_item(struct worker *w, struct item *item)
                                     &w->pcs_capacity);
         if (listed != CFI_OK) {
             atomic_store(&w->job->out_of_memory, true);
-            return;
+            break;
         }
         for (size_t p = 0; p < w->npcs; p++)
             for (unsigned k = 0; k < config->nstates; k++)
@@ -304,6 +382,7 @@ static void run_item(struct worker *w, struct item *item)
         atomic_fetch_add(&w->job->requests_done,
                          (uint_fast64_t)w->npcs * config->nstates);
     }
+    ask_batches(w, item);
 }
 
 /* ------------------------------------------------------------------ */
@@ -336,6 +415,13 @@ static bool worker_open(struct worker *w)
     w->answer = malloc(sizeof *w->answer);
     w->expected = malloc(sizeof *w->expected);
     bool ok = w->memories && w->answer && w->expected;
+    for (int e = 0; e < ENGINE_COUNT; e++)
+        w->batching |= config->engines[e] && answers_in_batches(w, e);
+    if (w->batching) {
+        w->pending = malloc(DIFF_BATCH * sizeof *w->pending);
+        w->entries = malloc(DIFF_BATCH * sizeof *w->entries);
+        ok = ok && w->pending && w->entries;
+    }
     for (unsigned k = 0; ok && k < config->nstates; k++)
         ok = (w->memories[k] = engine_state_memory(&job->states, k, job->file,
                                                    config->faults,
@@ -354,6 +440,8 @@ static void worker_close(struct worker *w)
     free(w->answer);
     free(w->expected);
     free(w->pcs);
+    free(w->pending);
+    free(w->entries);
 }
 
 static void *worker_main(void *arg)

@@ -10,6 +10,9 @@
  * the file (engines are not thread-safe) and its own memories; each item
  * keeps its own counts and records; the results are merged in item order
  * afterwards. The result is therefore the same for any number of jobs.
+ * An engine that answers in batches (engine_instance.unwind_batch: gdb)
+ * is asked the questions of an item together, DIFF_BATCH at most at a
+ * time, after the other engines have answered each.
  *
  * A request is one (PC, state) question (engines/state.h). For each request
  * and each engine the verdict (engines/compare.h) is counted:
@@ -38,6 +41,9 @@
 #include "engines/engines.h"
 
 #define DIFF_CHUNK_FDES 32
+/* Questions an engine that answers in batches (gdb) is asked at once, at
+ * most: a work item's, or fewer. */
+#define DIFF_BATCH 1024
 /* Bound on --fault ranges: `cfisem unwind` takes 16, one is the state's. */
 #define DIFF_FAULTS_MAX 15
 /* Default and bound of the records kept (mismatches listed). */

@@ -176,6 +176,8 @@ struct adapter {
     enum cfi_status (*answer)(void *self, const struct cfi_request *request,
                               struct engine_answer *answer);
     void (*close)(void *self);
+    void (*answer_batch)(void *self, struct engine_batch_entry *entries,
+                         size_t n, const struct engine_batch_progress *progress);
 };
 
 static const struct adapter adapters[ENGINE_COUNT] = {
@@ -191,7 +193,8 @@ static const struct adapter adapters[ENGINE_COUNT] = {
                        engine_libgcc_close},
     [ENGINE_sframe] = {engine_sframe_open, engine_sframe_answer,
                             engine_sframe_close},
-    [ENGINE_gdb] = {engine_gdb_open, engine_gdb_answer, engine_gdb_close},
+    [ENGINE_gdb] = {engine_gdb_open, engine_gdb_answer, engine_gdb_close,
+                    engine_gdb_answer_batch},
 };
 
 /* What an outside engine answers for a file of an architecture its
@@ -231,6 +234,7 @@ static enum cfi_status adapter_open(enum engine_id id,
         return status;
     engine->unwind = adapter->answer;
     engine->close = adapter->close;
+    engine->unwind_batch = adapter->answer_batch;
     return CFI_OK;
 }
 
@@ -318,7 +322,7 @@ enum cfi_status engine_open(enum engine_id id,
                             struct engine_instance *engine,
                             struct cfi_diag *diag)
 {
-    *engine = (struct engine_instance){id, NULL, NULL, NULL};
+    *engine = (struct engine_instance){id, NULL, NULL, NULL, NULL};
     struct cfi_diag ignored;
     if (!diag)
         diag = &ignored;
@@ -347,5 +351,5 @@ void engine_close(struct engine_instance *engine)
 {
     if (engine->close)
         engine->close(engine->self);
-    *engine = (struct engine_instance){engine->id, NULL, NULL, NULL};
+    *engine = (struct engine_instance){engine->id, NULL, NULL, NULL, NULL};
 }

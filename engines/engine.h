@@ -90,14 +90,43 @@ enum cfi_status engine_answer_not_comparable(struct engine_answer *answer,
 const char *engine_overlap_reason(const struct cfi_file *file,
                                   uint64_t lookup_pc);
 
+/* One request of a batch, with what the asker knows of its memory:
+ * request->memory reads as `shared` does, but faults in [fault_begin,
+ * fault_end) when has_fault. Requests of one batch with the same
+ * `shared` (function and env) read the same bytes but for their own
+ * faulting ranges. shared.read NULL: nothing is known, the request
+ * shares its memory with no other. */
+struct engine_batch_entry {
+    const struct cfi_request *request;
+    struct cfi_memory shared;
+    bool has_fault;
+    uint64_t fault_begin, fault_end;
+    struct engine_answer *answer;    /* filled as `unwind` fills it */
+};
+
+/* Called once for each answer of a batch, when it is known, and about
+ * once a second while the engine waits for a process of its own to
+ * start or to load the batch (which its own bound limits): a watchdog
+ * sees the batch move. Either may be NULL. */
+struct engine_batch_progress {
+    void (*answered)(void *env);
+    void (*waiting)(void *env);
+    void *env;
+};
+
 /* An open engine. `unwind` fills *answer completely (frame included) and
- * returns answer->frame.status. */
+ * returns answer->frame.status. `unwind_batch`, NULL for most engines,
+ * answers many requests at once, each exactly as `unwind` would but for
+ * the cost: an engine whose start-up per question is dear (gdb) pays it
+ * once per batch. */
 struct engine_instance {
     enum engine_id id;
     void *self;
     enum cfi_status (*unwind)(void *self, const struct cfi_request *request,
                               struct engine_answer *answer);
     void (*close)(void *self);
+    void (*unwind_batch)(void *self, struct engine_batch_entry *entries,
+                         size_t n, const struct engine_batch_progress *progress);
 };
 
 /* What opening an engine may need beyond the file. */

@@ -19,11 +19,17 @@
 #include "engines/gdb_core.h"
 #include "interp/interp.h"
 
-/* How long gdb may take over one request (its start-up included): less
- * than the harness's own watchdog (cfisem diff --timeout, 10 s), so that
- * a hung gdb makes one request not comparable, not the file's errors. */
+/* How long gdb may take over one request: less than the harness's own
+ * watchdog (cfisem diff --timeout, 10 s, which the batch's progress
+ * feeds answer by answer), so that a hung gdb makes one request not
+ * comparable, not the file's errors. */
 #define GDB_TIMEOUT_MS 5000
-#define GDB_NREGS 17
+/* How long gdb may take to start (to read the file and the driver) and
+ * to load a batch's core: no request's answer, but a process of its own
+ * that a loaded machine slows down. The harness's watchdog is told that
+ * the engine waits, once a second (engine_batch_progress.waiting). */
+#define GDB_START_TIMEOUT_MS 20000
+#define GDB_WAIT_SLICE_MS 1000
 #define ANSWER_MAX 2048
 
 /* The innermost frame of the core of a caller-frame request is at this
@@ -33,15 +39,19 @@
  * caller (level 1: looked up at PC-1, or at PC for a signal frame). */
 #define GDB_CALLER_MAGIC 0x10
 
-/* The loop gdb runs: one line in ("CORE -" for an innermost frame,
- * "CORE PC" for a caller frame at PC), one answer a line out, marked so
- * that gdb's own messages ("[New LWP 1]", "#0 ...") are told apart.
- * "ok CFA R0 .. R16" (hexadecimal, "u" for <not saved>), "stop CFA
- * REASON" (no caller frame), "memory ADDRESS", "error MESSAGE", "other
- * UNWINDER": the frame asked about was not unwound by gdb's DWARF
- * unwinder. Which unwinder answered is read from gdb's own log (`set
- * debug frame on`, on gdb's stderr: the file `log`, emptied before each
- * request). */
+/* The loop gdb runs, once it has said "ready" (gdb has read the file
+ * and the driver): one line in for a batch, "CORE LWP:PC ..." (PC "-"
+ * for an innermost frame, the PC of a caller frame otherwise), and for
+ * each thread asked, in that order, "begin" when gdb starts on it and
+ * then one answer line, each marked so that gdb's own messages ("[New
+ * LWP 1]", "#0 ...") are told apart: "ok CFA R0 .. R16" (hexadecimal,
+ * "u" for <not saved>), "stop CFA REASON" (no caller frame), "memory
+ * ADDRESS", "error MESSAGE", "other UNWINDER": the frame asked about was
+ * not unwound by gdb's DWARF unwinder. Which unwinder answered is read
+ * from gdb's own log (`set debug frame on`, on gdb's stderr: the file
+ * `log`, emptied before each thread). Each thread's frames are unwound
+ * afresh (the frame cache emptied), and its innermost frame is selected
+ * and shown first (`frame`), as gdb does for a core it loads. */
 static const char driver[] =
     "import gdb, os, re, sys\n"
     "from gdb.unwinder import Unwinder, register_unwinder\n"
@@ -82,18 +92,21 @@ static const char driver[] =
     "        m = re.search(r'level=%%d,type=[A-Z_]+,unwinder=\"([^\"]+)\"'\n"
     "                      %% level, err.read())\n"
     "    return m.group(1) if m else '?'\n"
-    "def answer(line):\n"
-    "    core, pc = line.split()\n"
-    "    CALLER['pc'] = None if pc == '-' else int(pc, 16)\n"
-    "    gdb.execute('core-file ' + core, to_string=True)\n"
+    "def answer(thread, pc):\n"
+    "    CALLER['pc'] = pc\n"
+    "    thread.switch()\n"
+    "    gdb.invalidate_cached_frames()\n"
+    "    gdb.execute('frame', to_string=True)\n"
     "    os.ftruncate(2, 0)\n"
     "    os.lseek(2, 0, os.SEEK_SET)\n"
     "    gdb.execute('set debug frame on')\n"
-    "    f = gdb.newest_frame()\n"
-    "    if CALLER['pc'] is not None:\n"
-    "        f = f.older()\n"
-    "    o = f.older() if f else None\n"
-    "    gdb.execute('set debug frame off')\n"
+    "    try:\n"
+    "        f = gdb.newest_frame()\n"
+    "        if pc is not None:\n"
+    "            f = f.older()\n"
+    "        o = f.older() if f else None\n"
+    "    finally:\n"
+    "        gdb.execute('set debug frame off')\n"
     "    if f is None:\n"
     "        return 'other none'\n"
     "    u = unwinder(f.level())\n"
@@ -107,24 +120,47 @@ static const char driver[] =
     "        return 'stop %%s %%s' %% (cfa,\n"
     "            gdb.frame_stop_reason_string(f.unwind_stop_reason()))\n"
     "    return 'ok %%s %%s' %% (cfa, ' '.join(cell(o, n) for n in NAMES))\n"
-    "for line in sys.stdin:\n"
+    "def say(text):\n"
+    "    sys.stdout.write('CFISEM-GDB ' + text + '\\n')\n"
+    "    sys.stdout.flush()\n"
+    "def ask(thread, pc):\n"
+    "    if thread is None:\n"
+    "        return 'error no such thread in the core'\n"
     "    try:\n"
-    "        out = answer(line)\n"
+    "        return answer(thread, pc)\n"
     "    except gdb.MemoryError as e:\n"
     "        m = re.search(r'address (0x[0-9a-f]+)', str(e))\n"
-    "        out = 'memory ' + (m.group(1)[2:] if m else 'u')\n"
+    "        return 'memory ' + (m.group(1)[2:] if m else 'u')\n"
     "    except gdb.error as e:\n"
-    "        out = 'error ' + str(e).replace('\\n', ' ')\n"
-    "    sys.stdout.write('CFISEM-GDB ' + out + '\\n')\n"
-    "    sys.stdout.flush()\n";
+    "        return 'error ' + str(e).replace('\\n', ' ')\n"
+    "def batch(line):\n"
+    "    words = line.split()\n"
+    "    CALLER['pc'] = None\n"
+    "    try:\n"
+    "        gdb.execute('core-file ' + words[0], to_string=True)\n"
+    "    except gdb.error:\n"
+    "        pass\n"
+    "    threads = {t.ptid[1]: t for t in gdb.selected_inferior().threads()}\n"
+    "    for word in words[1:]:\n"
+    "        lwp, pc = word.split(':')\n"
+    "        say('begin')\n"
+    "        say(ask(threads.get(int(lwp)),\n"
+    "                None if pc == '-' else int(pc, 16)))\n"
+    "say('ready')\n"
+    "for line in sys.stdin:\n"
+    "    batch(line)\n";
 
 struct gdb_engine {
     const struct cfi_file *file;
-    char *dir;                  /* mkdtemp: driver.py, core */
+    char *dir;                  /* mkdtemp: driver.py, core, log */
     pid_t pid;                  /* 0 when gdb is not running */
     int to_gdb, from_gdb;
     char buf[ANSWER_MAX];       /* what gdb wrote and was not read yet */
     size_t len;
+    struct gdb_core *core;      /* the batch's core being made */
+    struct gdb_image *images;   /* [cap]: entry i's image, once read */
+    bool *read;                 /* [cap]: images[i] is entry i's */
+    size_t cap;
 };
 
 static char *dir_path(const struct gdb_engine *self, const char *name)
@@ -204,14 +240,35 @@ static bool start_gdb(struct gdb_engine *self)
         close(out[0]);
         return false;
     }
-    *self = (struct gdb_engine){self->file, self->dir, pid, in[1], out[0],
-                                {0}, 0};
+    self->pid = pid;
+    self->to_gdb = in[1];
+    self->from_gdb = out[0];
+    self->len = 0;
     return true;
 }
 
-/* The next line gdb writes that carries the marker; false on a timeout
- * or an exit (gdb is then stopped). */
-static bool read_answer(struct gdb_engine *self, char *line, size_t size)
+/* Waits up to timeout_ms for gdb's output, telling `waiting` (or NULL)
+ * each second. */
+static bool wait_for_gdb(const struct gdb_engine *self, int timeout_ms,
+                         const struct engine_batch_progress *waiting)
+{
+    struct pollfd p = {self->from_gdb, POLLIN, 0};
+    for (int waited = 0; waited < timeout_ms; waited += GDB_WAIT_SLICE_MS) {
+        int slice = timeout_ms - waited < GDB_WAIT_SLICE_MS
+                        ? timeout_ms - waited : GDB_WAIT_SLICE_MS;
+        if (poll(&p, 1, slice) == 1)
+            return true;
+        if (waiting && waiting->waiting)
+            waiting->waiting(waiting->env);
+    }
+    return false;
+}
+
+/* The next line gdb writes that carries the marker, within timeout_ms;
+ * false on a timeout or an exit (gdb is then stopped). */
+static bool read_answer(struct gdb_engine *self, char *line, size_t size,
+                        int timeout_ms,
+                        const struct engine_batch_progress *waiting)
 {
     static const char marker[] = "CFISEM-GDB ";
     for (;;) {
@@ -230,9 +287,8 @@ static bool read_answer(struct gdb_engine *self, char *line, size_t size)
         }
         if (self->len == sizeof self->buf)
             self->len = 0; /* a line of gdb's own too long to keep */
-        struct pollfd p = {self->from_gdb, POLLIN, 0};
         ssize_t got = -1;
-        if (poll(&p, 1, GDB_TIMEOUT_MS) == 1)
+        if (wait_for_gdb(self, timeout_ms, waiting))
             got = read(self->from_gdb, self->buf + self->len,
                        sizeof self->buf - self->len);
         if (got <= 0) {
@@ -262,13 +318,15 @@ static enum cfi_status record_read(void *env, uint64_t addr, unsigned size,
     return r->inner.read(r->inner.env, addr, size, value);
 }
 
-/* The words the interpreter reads for the request, and a window around
- * every register's value: what gdb reads if it follows the same rules,
- * and some more. */
+/* The words the interpreter reads for the request, a window around
+ * every register's value (what gdb reads if it follows the same rules,
+ * and some more), and the request's own faulting range, so that no
+ * other request of its core gives gdb bytes there. */
 static bool gather_windows(const struct gdb_engine *self,
-                           const struct cfi_request *request,
+                           const struct engine_batch_entry *entry,
                            struct gdb_windows *windows)
 {
+    const struct cfi_request *request = entry->request;
     struct recorder r = {request->memory, windows, false};
     struct cfi_request recorded = *request;
     recorded.memory = (struct cfi_memory){record_read, &r};
@@ -280,6 +338,10 @@ static bool gather_windows(const struct gdb_engine *self,
                             after) != CFI_OK)
             r.failed = true;
     }
+    if (entry->has_fault && entry->fault_end > entry->fault_begin &&
+        gdb_windows_add(windows, entry->fault_begin, 0,
+                        entry->fault_end - entry->fault_begin) != CFI_OK)
+        r.failed = true;
     return !r.failed;
 }
 
@@ -418,66 +480,321 @@ static bool write_to_gdb(int fd, const char *bytes, size_t len)
     return written == (ssize_t)len;
 }
 
-/* Puts the core to gdb (started when needed), with the PC of a caller
- * frame (`caller`), and reads its line. */
-static const char *ask(struct gdb_engine *self, const char *core,
-                       const struct cfi_request *request, char *line,
-                       size_t size)
+/* ------------------------------------------------------------------ */
+/* Asking gdb about a core                                              */
+/* ------------------------------------------------------------------ */
+
+/* A batch being answered. */
+struct batch {
+    struct engine_batch_entry *entries;
+    const struct engine_batch_progress *progress;
+    size_t *todo;               /* entries not answered yet, in order */
+    size_t ntodo;
+    size_t *members;            /* the entries of the core, thread order */
+    size_t nmembers;
+};
+
+static void answered(const struct batch *b)
 {
-    bool fresh = self->pid <= 0;
-    if (fresh && !start_gdb(self))
-        return "cannot start gdb";
-    char question[4200];
-    if (request->caller_frame)
-        snprintf(question, sizeof question, "%s %" PRIx64 "\n", core,
-                 request->pc);
-    else
-        snprintf(question, sizeof question, "%s -\n", core);
-    if (!write_to_gdb(self->to_gdb, question, strlen(question))) {
-        stop_gdb(self);
-        /* A gdb that ended before its first question is started once
-         * more: under heavy load its start can fail for a moment. */
-        if (!fresh || !start_gdb(self) ||
-            !write_to_gdb(self->to_gdb, question, strlen(question))) {
-            stop_gdb(self);
-            return "gdb exited";
-        }
-    }
-    if (!read_answer(self, line, size))
-        return "gdb did not answer in time, or exited (killed; the next "
-               "request starts another)";
-    return NULL;
+    if (b->progress && b->progress->answered)
+        b->progress->answered(b->progress->env);
 }
 
-enum cfi_status engine_gdb_answer(void *opaque,
-                                  const struct cfi_request *request,
-                                  struct engine_answer *answer)
+static void not_comparable(const struct batch *b, size_t i,
+                           const char *reason)
 {
-    struct gdb_engine *self = opaque;
+    engine_answer_not_comparable(b->entries[i].answer, reason);
+    answered(b);
+}
+
+/* The line that puts members [start, m) of the core at `core` to gdb:
+ * "CORE LWP:PC ...". NULL when out of memory. */
+static char *question(const char *core, const struct batch *b,
+                      const size_t *members, size_t start, size_t m)
+{
+    size_t size = strlen(core) + 2 + (m - start) * 40, len;
+    char *text = malloc(size);
+    if (!text)
+        return NULL;
+    len = (size_t)snprintf(text, size, "%s", core);
+    for (size_t j = start; j < m; j++) {
+        const struct cfi_request *r = b->entries[members[j]].request;
+        unsigned long long lwp = GDB_CORE_FIRST_LWP + j;
+        if (r->caller_frame)
+            len += (size_t)snprintf(text + len, size - len, " %llu:%" PRIx64,
+                                    lwp, r->pc);
+        else
+            len += (size_t)snprintf(text + len, size - len, " %llu:-", lwp);
+    }
+    snprintf(text + len, size - len, "\n");
+    return text;
+}
+
+/* Starts gdb and waits for its driver's "ready": gdb has read the file
+ * and the driver. */
+static bool launch_gdb(struct gdb_engine *self,
+                       const struct engine_batch_progress *waiting)
+{
+    char line[ANSWER_MAX];
+    if (start_gdb(self) &&
+        read_answer(self, line, sizeof line, GDB_START_TIMEOUT_MS,
+                    waiting) &&
+        !strcmp(line, "ready"))
+        return true;
+    stop_gdb(self);
+    return false;
+}
+
+/* Sends `text` to gdb, started when needed; a gdb of an earlier batch
+ * that has exited since is started again. *started: a gdb was ready. */
+static const char *send_question(struct gdb_engine *self, const char *text,
+                                 const struct engine_batch_progress *waiting,
+                                 bool *started)
+{
+    bool fresh = self->pid <= 0;
+    for (;;) {
+        *started = self->pid > 0 || launch_gdb(self, waiting);
+        if (!*started)
+            return "gdb did not start: it exited, or was not ready in time";
+        if (write_to_gdb(self->to_gdb, text, strlen(text)))
+            return NULL;
+        stop_gdb(self);
+        if (fresh)
+            return "gdb exited";
+        fresh = true;
+    }
+}
+
+/* What a failed attempt left: whether gdb started at all, how many
+ * members it answered, and whether it had begun on the next one. */
+struct attempt {
+    bool started;
+    size_t answered;
+    bool begun;
+};
+
+static const char *const no_answer =
+    "gdb did not answer in time, or exited (killed; the next request "
+    "starts another)";
+
+/* Asks gdb members [start, m) of the core at `core`, and reads their
+ * answers into their entries as they come; NULL when all came. */
+static const char *attempt(struct gdb_engine *self, const struct batch *b,
+                           const char *core, const size_t *members,
+                           size_t start, size_t m, struct attempt *result)
+{
+    *result = (struct attempt){true, 0, false};
+    char *text = question(core, b, members, start, m);
+    const char *why = text ? send_question(self, text, b->progress,
+                                           &result->started)
+                           : "out of memory";
+    free(text);
+    char line[ANSWER_MAX];
+    for (size_t j = start; j < m && !why; j++) {
+        /* Before the first thread, gdb loads the core. */
+        bool first = j == start;
+        if (!read_answer(self, line, sizeof line,
+                         first ? GDB_START_TIMEOUT_MS : GDB_TIMEOUT_MS,
+                         first ? b->progress : NULL) ||
+            strcmp(line, "begin")) {
+            stop_gdb(self);
+            return no_answer;
+        }
+        result->begun = true;
+        if (!read_answer(self, line, sizeof line, GDB_TIMEOUT_MS, NULL))
+            return no_answer;
+        const struct engine_batch_entry *e = &b->entries[members[j]];
+        read_line(line, e->request, e->answer);
+        answered(b);
+        result->answered++;
+        result->begun = false;
+    }
+    return why;
+}
+
+static void ask_members(struct gdb_engine *self, const struct batch *b,
+                        const size_t *members, size_t m);
+
+/* Makes the core of members [0, m) anew (their images are read) and asks
+ * it: a smaller batch. */
+static void ask_again(struct gdb_engine *self, const struct batch *b,
+                      const size_t *members, size_t m)
+{
+    gdb_core_clear(self->core);
+    for (size_t j = 0; j < m; j++) {
+        const struct cfi_request *r = b->entries[members[j]].request;
+        uint64_t regs[GDB_NREGS];
+        memcpy(regs, r->callee->value, sizeof regs);
+        if (r->caller_frame)
+            regs[16] = GDB_CALLER_MAGIC;
+        if (gdb_core_add(self->core, regs, &self->images[members[j]]) !=
+            GDB_CORE_ADDED) {
+            for (size_t k = 0; k < m; k++)
+                not_comparable(b, members[k], "cannot make the core");
+            return;
+        }
+    }
+    ask_members(self, b, members, m);
+}
+
+/* Asks gdb about every member of the core (self->core, members [0, m)
+ * its threads in order). A hang or an exit while gdb is on one member
+ * is that member's answer, and the rest are asked again of a new gdb;
+ * one after gdb started but before it began on any member (the core
+ * itself) makes two halves, each a core of its own, down to one
+ * request. A gdb that does not start leaves every member unanswered. */
+static void ask_members(struct gdb_engine *self, const struct batch *b,
+                        const size_t *members, size_t m)
+{
+    char *core = dir_path(self, "core");
+    if (!core || gdb_core_write(self->core, core) != CFI_OK) {
+        for (size_t j = 0; j < m; j++)
+            not_comparable(b, members[j], "cannot write the core");
+        free(core);
+        return;
+    }
+    for (size_t start = 0; start < m;) {
+        struct attempt result;
+        const char *why = attempt(self, b, core, members, start, m, &result);
+        start += result.answered;
+        if (!why)
+            break;
+        if (!result.started) {
+            while (start < m)
+                not_comparable(b, members[start++], why);
+        } else if (result.begun || m - start == 1) {
+            not_comparable(b, members[start++], why);
+        } else if (result.answered == 0) {
+            size_t half = (m - start) / 2;
+            ask_again(self, b, members + start, half);
+            ask_again(self, b, members + start + half, m - start - half);
+            break;
+        }
+    }
+    free(core);
+}
+
+/* ------------------------------------------------------------------ */
+/* Batches                                                              */
+/* ------------------------------------------------------------------ */
+
+static bool same_memory(const struct engine_batch_entry *a,
+                        const struct engine_batch_entry *b)
+{
+    return a->shared.read && a->shared.read == b->shared.read &&
+           a->shared.env == b->shared.env;
+}
+
+/* Entry i's image, read once per batch; NULL when out of memory. */
+static const struct gdb_image *image_of(struct gdb_engine *self,
+                                        const struct batch *b, size_t i)
+{
+    if (self->read[i])
+        return &self->images[i];
+    struct gdb_windows windows = {0};
+    self->read[i] = gather_windows(self, &b->entries[i], &windows) &&
+                    gdb_image_read(&self->images[i], &windows,
+                                   b->entries[i].request->memory) == CFI_OK;
+    gdb_windows_free(&windows);
+    return self->read[i] ? &self->images[i] : NULL;
+}
+
+/* Puts into the core the first entry left and each later one of the
+ * same memory whose image agrees with the core's; those go from the
+ * list of entries left to the core's members. */
+static void fill_core(struct gdb_engine *self, struct batch *b)
+{
+    gdb_core_clear(self->core);
+    b->nmembers = 0;
+    size_t lead = b->todo[0], kept = 0;
+    for (size_t t = 0; t < b->ntodo; t++) {
+        size_t i = b->todo[t];
+        if (i != lead && !same_memory(&b->entries[lead], &b->entries[i])) {
+            b->todo[kept++] = i;
+            continue;
+        }
+        const struct cfi_request *r = b->entries[i].request;
+        uint64_t regs[GDB_NREGS];
+        memcpy(regs, r->callee->value, sizeof regs);
+        if (r->caller_frame)
+            regs[16] = GDB_CALLER_MAGIC; /* the driver's Python frame */
+        const struct gdb_image *image = image_of(self, b, i);
+        enum gdb_core_add added =
+            image ? gdb_core_add(self->core, regs, image) : GDB_CORE_NOMEM;
+        if (added == GDB_CORE_ADDED)
+            b->members[b->nmembers++] = i;
+        else if (added == GDB_CORE_CONFLICT)
+            b->todo[kept++] = i;
+        else
+            not_comparable(b, i, "cannot make the core: out of memory");
+    }
+    b->ntodo = kept;
+}
+
+/* Room for the images of n entries. */
+static bool reserve_images(struct gdb_engine *self, size_t n)
+{
+    if (n <= self->cap)
+        return true;
+    struct gdb_image *images = realloc(self->images, n * sizeof *images);
+    if (images)
+        self->images = images;
+    bool *read = images ? realloc(self->read, n * sizeof *read) : NULL;
+    if (!read)
+        return false;
+    self->read = read;
+    memset(self->images + self->cap, 0,
+           (n - self->cap) * sizeof *self->images);
+    self->cap = n;
+    return true;
+}
+
+/* What every answer of gdb's says before it is asked: registers above
+ * 16 and the signal flag are not gdb's to say. */
+static void answer_prepare(struct engine_answer *answer)
+{
     engine_answer_reset(answer);
     for (unsigned reg = GDB_NREGS; reg < CFI_NREGS; reg++)
         answer->reg_comparable[reg] = false;
     answer->signal_comparable = false; /* gdb does not say */
-    const char *why = unaskable(self, request);
-    if (why)
-        return engine_answer_not_comparable(answer, why);
-    struct gdb_windows windows = {0};
-    struct cfi_regs regs = *request->callee;
-    if (request->caller_frame)
-        regs.value[16] = GDB_CALLER_MAGIC; /* the driver's Python frame */
-    char *core = dir_path(self, "core");
-    bool written = core && strlen(core) < 4096 &&
-                   gather_windows(self, request, &windows) &&
-                   gdb_core_write(core, &regs, &windows,
-                                  request->memory) == CFI_OK;
-    gdb_windows_free(&windows);
-    char line[ANSWER_MAX];
-    why = written ? ask(self, core, request, line, sizeof line)
-                  : "cannot write the core";
-    free(core);
-    if (why)
-        return engine_answer_not_comparable(answer, why);
-    return read_line(line, request, answer);
+}
+
+void engine_gdb_answer_batch(void *opaque, struct engine_batch_entry *entries,
+                             size_t n,
+                             const struct engine_batch_progress *progress)
+{
+    struct gdb_engine *self = opaque;
+    struct batch b = {entries, progress, malloc((n ? n : 1) * sizeof(size_t)),
+                      0, malloc((n ? n : 1) * sizeof(size_t)), 0};
+    bool ok = b.todo && b.members && reserve_images(self, n);
+    for (size_t i = 0; i < n; i++) {
+        answer_prepare(entries[i].answer);
+        const char *why = ok ? unaskable(self, entries[i].request)
+                             : "out of memory";
+        if (why)
+            not_comparable(&b, i, why);
+        else
+            b.todo[b.ntodo++] = i;
+    }
+    if (ok)
+        memset(self->read, 0, n * sizeof *self->read);
+    while (b.ntodo > 0) {
+        fill_core(self, &b);
+        if (b.nmembers > 0)
+            ask_members(self, &b, b.members, b.nmembers);
+    }
+    free(b.todo);
+    free(b.members);
+}
+
+enum cfi_status engine_gdb_answer(void *self,
+                                  const struct cfi_request *request,
+                                  struct engine_answer *answer)
+{
+    struct engine_batch_entry entry = {request, {NULL, NULL}, false, 0, 0,
+                                       answer};
+    engine_gdb_answer_batch(self, &entry, 1, NULL);
+    return answer->frame.status;
 }
 
 /* ------------------------------------------------------------------ */
@@ -505,7 +822,9 @@ enum cfi_status engine_gdb_open(const struct cfi_file *file, void **opaque,
     }
     self->file = file;
     self->dir = strdup(template);
-    char *script = self->dir ? dir_path(self, "driver.py") : NULL;
+    self->core = gdb_core_new();
+    char *script = self->dir && self->core ? dir_path(self, "driver.py")
+                                           : NULL;
     FILE *out = script ? fopen(script, "w") : NULL;
     bool ok = out && fprintf(out, driver, GDB_CALLER_MAGIC) >= 0;
     if (out && fclose(out) != 0)
@@ -536,5 +855,10 @@ void engine_gdb_close(void *opaque)
     if (self->dir)
         rmdir(self->dir);
     free(self->dir);
+    gdb_core_free(self->core);
+    for (size_t i = 0; i < self->cap; i++)
+        gdb_image_free(&self->images[i]);
+    free(self->images);
+    free(self->read);
     free(self);
 }

@@ -1,20 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /* oracle_gdb.h — gdb's DWARF unwinder as an engine.
  *
- * Each request becomes a synthetic ELF core (engines/gdb_core.c): one
- * thread whose NT_PRSTATUS holds the callee's registers, and PT_LOAD
- * segments with the memory the request's frame reads (the words the
- * direct interpreter reads for it, and a window around every register's
- * value), taken from the request's memory model. One gdb process
- * (`gdb -nx -batch`) runs per engine instance, that is per file: a
- * Python loop in it loads each core with `core-file` and prints what
- * `gdb.newest_frame().older()` gives for registers 0-16 and the CFA
- * ("frame at" of `info frame`), so gdb's start-up is paid once per file.
- * A gdb that does not answer within 5 s (its own watchdog, shorter than
- * cfisem diff's) is killed and that request is not comparable; so is one
- * a gdb that exits leaves unanswered; the next request starts a new gdb.
+ * A batch of requests becomes one synthetic ELF core
+ * (engines/gdb_core.c): a thread a request, whose NT_PRSTATUS holds the
+ * callee's registers, and PT_LOAD segments with the union of the
+ * requests' memory images (for each, the words the direct interpreter
+ * reads for its frame, a window around every register's value, and its
+ * own faulting range as a hole), taken from the requests' memory models.
+ * Only requests that read the same memory (engine_batch_entry.shared)
+ * and whose images agree word for word share a core: the others go to
+ * the next core. Every byte gdb finds in the core is then the one the
+ * request's own memory model gives, and a read gdb makes outside it is
+ * checked against that model, as for a core of the request alone.
  *
- * A caller frame: the core's innermost frame is at a PC no file maps,
+ * One gdb process (`gdb -nx -batch`) runs per engine instance, that is
+ * per file: a Python loop in it loads a batch's core with `core-file`,
+ * and for each thread asked switches to it and prints what
+ * `gdb.newest_frame().older()` gives for registers 0-16 and the CFA
+ * ("frame at" of `info frame`), so that gdb's start-up is paid once per
+ * file and the loading of a core once per batch. A gdb that does not
+ * answer within 5 s (its own watchdog, shorter than cfisem diff's; 20 s
+ * to start or to load a core) is killed, and the request it was on is
+ * not comparable; so is one a gdb
+ * that exits leaves unanswered. The rest of the batch is asked of a new
+ * gdb; a failure before gdb began on any request of a core makes
+ * smaller cores, down to a request each. A request asked alone
+ * (engine_gdb_answer) is a batch of one.
+ *
+ * A caller frame: the thread's innermost frame is at a PC no file maps,
  * claimed by a Python unwinder of the driver that gives the frame above
  * it the request's registers and PC, so that gdb unwinds that frame as a
  * caller (level 1). Which of gdb's unwinders answered the frame asked
@@ -39,6 +52,9 @@ enum cfi_status engine_gdb_open(const struct cfi_file *file, void **self,
                                 struct cfi_diag *diag);
 enum cfi_status engine_gdb_answer(void *self, const struct cfi_request *request,
                                   struct engine_answer *answer);
+void engine_gdb_answer_batch(void *self, struct engine_batch_entry *entries,
+                             size_t n,
+                             const struct engine_batch_progress *progress);
 void engine_gdb_close(void *self);
 
 #endif

@@ -262,6 +262,7 @@ static enum cfi_status open_broken(void *env, enum engine_id id,
     engine->self = b;
     engine->unwind = broken_unwind;
     engine->close = broken_close;
+    engine->unwind_batch = NULL; /* every answer through broken_unwind */
     return CFI_OK;
 }
 
@@ -401,6 +402,61 @@ START_TEST(test_libc_agrees)
     diff_run_free(run);
     free(cache);
     free(path);
+}
+END_TEST
+
+/* Opens the engine as the harness does, but with no batches: each
+ * request asked alone. */
+static enum cfi_status open_one_by_one(void *env, enum engine_id id,
+                                       const struct cfi_file *file,
+                                       const struct engine_config *config,
+                                       struct engine_instance *engine,
+                                       struct cfi_diag *diag)
+{
+    (void)env;
+    enum cfi_status status = engine_open(id, file, config, engine, diag);
+    engine->unwind_batch = NULL;
+    return status;
+}
+
+/* gdb asked in batches (a core for many requests) counts what it counts
+ * asked one request at a time, on cases with pushes, a realigned stack,
+ * GNU_args_size and signal frames, four states each (the fault states
+ * among them). */
+START_TEST(test_gdb_batches_as_alone)
+{
+    static const char *const names[] = {"prologue.so", "realign.so",
+                                        "args_size.so", "signal.so"};
+    const char *paths[4];
+    for (size_t i = 0; i < 4; i++)
+        paths[i] = case_path(names[i]);
+    struct diff_config config;
+    diff_config_default(&config);
+    config_engines(&config, false);
+    config.engines[ENGINE_interp] = false;
+    config.engines[ENGINE_gdb] = true;
+    struct diff_run *batched = run_paths(&config, paths, 4);
+    config.open = open_one_by_one;
+    struct diff_run *alone = run_paths(&config, paths, 4);
+    const struct diff_counts *b = &batched->counts[ENGINE_gdb];
+    const struct diff_counts *a = &alone->counts[ENGINE_gdb];
+    printf("diff: gdb in batches and alone: %" PRIu64 " requests, %" PRIu64
+           " compared, %" PRIu64 " agree, %" PRIu64 " known, %" PRIu64
+           " not comparable\n", batched->requests, b->compared, b->agree,
+           b->known_deviation, b->not_comparable);
+    ck_assert_uint_gt(b->agree, 50);
+    ck_assert_uint_gt(b->known_deviation, 50);
+    ck_assert_uint_eq(b->compared, a->compared);
+    ck_assert_uint_eq(b->agree, a->agree);
+    ck_assert_uint_eq(b->known_deviation, a->known_deviation);
+    ck_assert_uint_eq(b->differ, 0);
+    ck_assert_uint_eq(a->differ, 0);
+    ck_assert_uint_eq(b->not_comparable, a->not_comparable);
+    ck_assert_uint_eq(b->errors, 0);
+    diff_run_free(batched);
+    diff_run_free(alone);
+    for (size_t i = 0; i < 4; i++)
+        free((char *)paths[i]);
 }
 END_TEST
 
@@ -1989,6 +2045,7 @@ int main(void)
     tcase_set_timeout(agree, 600);
     tcase_add_test(agree, test_cases_agree);
     tcase_add_test(agree, test_libc_agrees);
+    tcase_add_test(agree, test_gdb_batches_as_alone);
     suite_add_tcase(suite, agree);
     TCase *broken = tcase_create("broken");
     tcase_set_timeout(broken, 600);

@@ -270,6 +270,7 @@ static enum cfi_status open_broken(void *env, enum engine_id id,
     engine->self = b;
     engine->unwind = broken_unwind;
     engine->close = broken_close;
+    engine->unwind_batch = NULL; /* every answer through broken_unwind */
     return CFI_OK;
 }
 

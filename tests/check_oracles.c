@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "engines/engines.h"
+#include "engines/gdb_core.h"
 #include "engines/oracle_gdb.h"
 #include "engines/oracle_libdw.h"
 #include "engines/oracle_libdwarf.h"
@@ -673,8 +674,8 @@ static void ask_with_path(const char *dir, const char *path, uint64_t pc,
 
 /* A gdb that cannot run (none on PATH: it exits at once, as a crash
  * would) or hangs (a "gdb" that sleeps: the watchdog kills it after
- * 5 s) leaves the request not comparable, with the reason; so does a PC
- * no FDE covers, where gdb would use its prologue analyser. */
+ * 20 s, gdb's start-up bound) leaves the request not comparable, with the reason; so
+ * does a PC no FDE covers, where gdb would use its prologue analyser. */
 START_TEST(gdb_missing_hung_or_no_fde)
 {
     char *plain = build("", "\tnop\n");
@@ -689,11 +690,289 @@ START_TEST(gdb_missing_hung_or_no_fde)
     ck_assert_int_eq(test_write_file(fake, sleeper, strlen(sleeper)), 0);
     ck_assert_int_eq(chmod(fake, 0755), 0);
     ask_with_path(dir, plain, 0x1000, &asked);
-    assert_not_comparable(&asked, "did not answer in time");
+    assert_not_comparable(&asked, "not ready in time");
     remove(fake);
     rmdir(dir);
     free(dir);
     remove_built(plain);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* gdb's batches                                                        */
+/* ------------------------------------------------------------------ */
+
+static enum gdb_core_add add_words(struct gdb_core *core,
+                                   struct gdb_word *words, size_t n)
+{
+    static const uint64_t regs[GDB_NREGS];
+    struct gdb_image image = {words, n, n};
+    return gdb_core_add(core, regs, &image);
+}
+
+/* Images share a core where they agree word for word: the same value,
+ * or a hole in both; another value, or a value where the core has a
+ * hole (or the other way round), goes to another core. */
+START_TEST(gdb_core_images_agree)
+{
+    struct gdb_core *core = gdb_core_new();
+    struct gdb_word first[] = {{0x1000, 1, true}, {0x1008, 0, false}};
+    struct gdb_word same[] = {{0x1000, 1, true}, {0x1008, 9, false},
+                              {0x1010, 5, true}};
+    struct gdb_word other[] = {{0x1000, 2, true}};
+    struct gdb_word on_hole[] = {{0x1008, 0, true}};
+    struct gdb_word hole_on[] = {{0x1010, 5, false}};
+    ck_assert_int_eq(add_words(core, first, 2), GDB_CORE_ADDED);
+    ck_assert_int_eq(add_words(core, same, 3), GDB_CORE_ADDED);
+    ck_assert_int_eq(add_words(core, other, 1), GDB_CORE_CONFLICT);
+    ck_assert_int_eq(add_words(core, on_hole, 1), GDB_CORE_CONFLICT);
+    ck_assert_int_eq(add_words(core, hole_on, 1), GDB_CORE_CONFLICT);
+    ck_assert_uint_eq(gdb_core_nthreads(core), 2);
+    gdb_core_clear(core);
+    ck_assert_int_eq(add_words(core, other, 1), GDB_CORE_ADDED);
+    ck_assert_int_eq(add_words(core, on_hole, 1), GDB_CORE_ADDED);
+    ck_assert_uint_eq(gdb_core_nthreads(core), 2);
+    gdb_core_free(core);
+}
+END_TEST
+
+/* A request of a batch over one shared memory: its PC, caller frame or
+ * not, the seed of its registers, and its own faulting range. */
+struct batch_question {
+    uint64_t pc;
+    bool caller;
+    uint64_t seed, fault, fault_end;   /* fault_end 0: none */
+};
+
+struct batch_run {
+    struct cfi_file *file;
+    struct engine_memory *memory;
+    size_t n;
+    struct cfi_regs *callee;
+    struct engine_overlay *overlay;
+    struct cfi_request *request;
+    struct engine_batch_entry *entry;
+    struct engine_answer *alone, *batched;
+    size_t progress;
+};
+
+static void count_progress(void *env)
+{
+    ((struct batch_run *)env)->progress++;
+}
+
+/* Every register 0-16 known (the seed's), rsp = 0x7ffe00001000 in all:
+ * the images of the requests overlap. */
+static void batch_open(struct batch_run *r, const char *path,
+                       const struct batch_question *q, size_t n)
+{
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(path, &r->file, &diag) == CFI_OK, "%s",
+                  diag.message);
+    r->memory = engine_memory_new(true, 7);
+    engine_memory_map_file(r->memory, r->file);
+    r->n = n;
+    r->progress = 0;
+    r->callee = calloc(n, sizeof *r->callee);
+    r->overlay = calloc(n, sizeof *r->overlay);
+    r->request = calloc(n, sizeof *r->request);
+    r->entry = calloc(n, sizeof *r->entry);
+    r->alone = calloc(n, sizeof *r->alone);
+    r->batched = calloc(n, sizeof *r->batched);
+    struct cfi_memory shared = engine_memory_reader(r->memory);
+    for (size_t i = 0; i < n; i++) {
+        make_state(r->file->arch, q[i].seed, 0, q[i].pc, &r->callee[i]);
+        cfi_regs_set(&r->callee[i], r->file->arch->sp, 0x7ffe00001000);
+        struct engine_state state = {.has_fault = q[i].fault_end != 0,
+                                     .fault_begin = q[i].fault,
+                                     .fault_end = q[i].fault_end};
+        engine_overlay_init(&r->overlay[i], shared, &state);
+        r->request[i] = (struct cfi_request){
+            q[i].pc, q[i].caller, &r->callee[i],
+            engine_overlay_reader(&r->overlay[i]), 0};
+        r->entry[i] = (struct engine_batch_entry){
+            &r->request[i], shared, state.has_fault, q[i].fault,
+            q[i].fault_end, &r->batched[i]};
+    }
+}
+
+static void batch_close(struct batch_run *r)
+{
+    engine_memory_free(r->memory);
+    cfi_file_close(r->file);
+    free(r->callee);
+    free(r->overlay);
+    free(r->request);
+    free(r->entry);
+    free(r->alone);
+    free(r->batched);
+}
+
+static void batch_ask(struct batch_run *r, bool alone_too)
+{
+    void *self;
+    struct cfi_diag diag;
+    ck_assert_int_eq(engine_gdb_open(r->file, &self, &diag), CFI_OK);
+    for (size_t i = 0; alone_too && i < r->n; i++)
+        engine_gdb_answer(self, &r->request[i], &r->alone[i]);
+    struct engine_batch_progress progress = {count_progress, NULL, r};
+    engine_gdb_answer_batch(self, r->entry, r->n, &progress);
+    engine_gdb_close(self);
+    ck_assert_uint_eq(r->progress, r->n);
+}
+
+static void assert_same_answer(const struct engine_answer *a,
+                               const struct engine_answer *b, size_t i)
+{
+    ck_assert_msg(a->comparable == b->comparable, "request %zu: %s / %s", i,
+                  a->not_comparable_reason ? a->not_comparable_reason : "",
+                  b->not_comparable_reason ? b->not_comparable_reason : "");
+    ck_assert_int_eq(a->frame.status, b->frame.status);
+    if (!a->comparable || a->frame.status != CFI_OK)
+        return;
+    ck_assert(a->cfa_comparable == b->cfa_comparable);
+    ck_assert_uint_eq(a->frame.cfa, b->frame.cfa);
+    for (unsigned reg = 0; reg < GDB_NREGS; reg++) {
+        ck_assert(a->reg_comparable[reg] == b->reg_comparable[reg]);
+        ck_assert_int_eq(a->frame.caller.status[reg],
+                         b->frame.caller.status[reg]);
+        ck_assert_uint_eq(a->frame.caller.value[reg],
+                          b->frame.caller.value[reg]);
+    }
+}
+
+/* One batch (push rbx; nop; ret) answers each request as it is answered
+ * alone: requests whose faulting ranges fall on another's saved rbx or
+ * return address go to other cores, a caller frame and the epilogue
+ * analyser's ret are told apart per thread, a PC no FDE covers is not
+ * asked. */
+START_TEST(gdb_batch_as_alone)
+{
+    char *push = build("", "\tpush %rbx\n\t.cfi_def_cfa_offset 16\n"
+                           "\t.cfi_offset %rbx, -16\n\tnop\n");
+    const uint64_t rbx = 0x7ffe00001000, ra = rbx + 8;
+    static const struct batch_question q[] = {
+        {0x1001, false, 1, 0, 0},
+        {0x1001, false, 2, 0x7ffe00001008, 0x7ffe00001010},
+        {0x1000, false, 3, 0, 0},
+        {0x1002, true, 4, 0, 0},
+        {0x1002, false, 5, 0, 0},
+        {0x1001, false, 6, 0x7ffe00001000, 0x7ffe00001001},
+        {0x2000, false, 7, 0, 0},
+        {0x1001, true, 8, 0, 0},
+    };
+    enum { N = sizeof q / sizeof q[0] };
+    struct batch_run r;
+    batch_open(&r, push, q, N);
+    batch_ask(&r, true);
+    for (size_t i = 0; i < N; i++)
+        assert_same_answer(&r.alone[i], &r.batched[i], i);
+    uint64_t word;
+    ck_assert_int_eq(r.request[0].memory.read(r.request[0].memory.env, ra,
+                                              8, &word), CFI_OK);
+    ck_assert_int_eq(r.batched[0].frame.status, CFI_OK);
+    ck_assert_uint_eq(r.batched[0].frame.caller.value[16], word);
+    ck_assert_uint_eq(r.batched[0].frame.cfa, rbx + 16);
+    ck_assert(r.batched[1].comparable);
+    ck_assert_int_eq(r.batched[1].frame.status, CFI_E_MEMORY);
+    ck_assert_int_eq(r.batched[5].frame.status, CFI_E_MEMORY);
+    ck_assert_int_eq(r.batched[3].frame.status, CFI_OK);
+    ck_assert(!r.batched[4].comparable);
+    ck_assert(!r.batched[6].comparable);
+    batch_close(&r);
+    remove_built(push);
+}
+END_TEST
+
+/* A "gdb" that answers every thread as gdb would (CFA 0x7ffe00001010,
+ * rip 0x1234) but for LWP 3 (the batch's second request), where it runs
+ * `on_3` after "begin"; with `load_fails`, one asked about more than one
+ * thread exits before it begins (a core it cannot load). */
+static char *fake_gdb(const char *on_3, bool load_fails)
+{
+    char *dir = test_temp_dir(), path[4096], text[2048];
+    snprintf(path, sizeof path, "%s/gdb", dir);
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n"
+             "echo 'CFISEM-GDB ready'\n"
+             "while read core rest; do\n"
+             "  %s\n"
+             "  for w in $rest; do\n"
+             "    echo 'CFISEM-GDB begin'\n"
+             "    if [ \"${w%%%%:*}\" = 3 ]; then %s; fi\n"
+             "    echo 'CFISEM-GDB ok 7ffe00001010 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+             "0 0 0 1234'\n"
+             "  done\n"
+             "done\n",
+             load_fails ? "case \"$rest\" in *' '*) exit 1;; esac" : ":",
+             on_3);
+    ck_assert_int_eq(test_write_file(path, text, strlen(text)), 0);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+    return dir;
+}
+
+static void remove_fake_gdb(char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/gdb", dir);
+    remove(path);
+    rmdir(dir);
+    free(dir);
+}
+
+/* Four requests to a fake gdb on PATH; whether each was answered by it. */
+static void ask_fake(const char *dir, bool answered[4],
+                     const char *reasons[4])
+{
+    char *plain = build("", "\tnop\n");
+    static const struct batch_question q[] = {
+        {0x1000, false, 1, 0, 0}, {0x1000, false, 2, 0, 0},
+        {0x1000, false, 3, 0, 0}, {0x1000, false, 4, 0, 0}};
+    struct batch_run r;
+    batch_open(&r, plain, q, 4);
+    char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", dir, 1);
+    batch_ask(&r, false);
+    if (saved)
+        setenv("PATH", saved, 1);
+    free(saved);
+    for (size_t i = 0; i < 4; i++) {
+        const struct engine_answer *a = &r.batched[i];
+        answered[i] = a->comparable && a->frame.status == CFI_OK &&
+                      a->frame.cfa == 0x7ffe00001010 &&
+                      a->frame.caller.value[16] == 0x1234;
+        reasons[i] = a->not_comparable_reason;
+    }
+    batch_close(&r);
+    remove_built(plain);
+}
+
+/* gdb hanging (killed by the watchdog) or exiting on the second request
+ * of a batch makes that request not comparable, with the reason, and a
+ * new gdb answers the rest; a gdb that fails on the whole core (before
+ * it begins on a thread) is asked smaller batches, down to one request,
+ * and answers them all. */
+START_TEST(gdb_batch_failure_isolated)
+{
+    static const struct {
+        const char *on_3;
+        bool load_fails;
+        bool second_answered;
+    } cases[] = {{"exec sleep 60", false, false},
+                 {"exit 1", false, false},
+                 {":", true, true}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *dir = fake_gdb(cases[c].on_3, cases[c].load_fails);
+        bool answered[4];
+        const char *reasons[4];
+        ask_fake(dir, answered, reasons);
+        ck_assert(answered[0] && answered[2] && answered[3]);
+        ck_assert(answered[1] == cases[c].second_answered);
+        if (!cases[c].second_answered)
+            ck_assert_msg(strstr(reasons[1], "did not answer in time, or "
+                                             "exited"), "%s", reasons[1]);
+        remove_fake_gdb(dir);
+    }
 }
 END_TEST
 
@@ -1111,6 +1390,9 @@ int main(void)
     tcase_add_test(tc, local_other_architecture);
     tcase_add_test(tc, gdb_dwarf_unwinder);
     tcase_add_test(tc, gdb_missing_hung_or_no_fde);
+    tcase_add_test(tc, gdb_core_images_agree);
+    tcase_add_test(tc, gdb_batch_as_alone);
+    tcase_add_test(tc, gdb_batch_failure_isolated);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
