@@ -14,6 +14,17 @@
  * signed); sp is unchanged by a call. */
 #if defined(__x86_64__)
     .text
+/* rt_getregs (internal.h): the same into a struct eh_elf_regs, whose
+ * `undefined` (byte 140) it clears first; it then runs on into
+ * cfisem_getcontext, its return address still at the top of the stack. */
+    .globl  rt_getregs
+    .hidden rt_getregs
+    .type   rt_getregs, @function
+rt_getregs:
+    .cfi_startproc
+    movl    $0, 140(%rdi)
+    .cfi_endproc
+    .size   rt_getregs, .-rt_getregs
     .globl  cfisem_getcontext
     .type   cfisem_getcontext, @function
 cfisem_getcontext:
@@ -34,9 +45,18 @@ cfisem_getcontext:
     .size   cfisem_getcontext, .-cfisem_getcontext
 #elif defined(__aarch64__)
     .text
+/* rt_getregs: as on x86-64 (`undefined` at byte 288). */
+    .globl  rt_getregs
+    .hidden rt_getregs
+    .type   rt_getregs, %function
+    .p2align 2
+rt_getregs:
+    .cfi_startproc
+    str     xzr, [x0, #288]
+    .cfi_endproc
+    .size   rt_getregs, .-rt_getregs
     .globl  cfisem_getcontext
     .type   cfisem_getcontext, %function
-    .p2align 2
 cfisem_getcontext:
     .cfi_startproc
     stp     x19, x20, [x0, #152]    /* 19, 20 */

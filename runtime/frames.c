@@ -60,11 +60,29 @@ enum {
     FRAME_NONE = -128,  /* a register not saved, in the fast form */
     FRAME_LAZY = 5,     /* the other callee-saved registers */
     FRAME_STEPPED = -1, /* a step made (none of rt_frame_walk's stops) */
+    FRAME_NO_ENTRY = 0xffff, /* no object table entry is (entries are
+                                15 bits and a flag: RT_ENTRY_STAYS) */
 };
 
 /* The fast form of a row (word 5), for backtraces: rip, rsp and rbp in
  * locals, the other callee-saved registers (rbx, r12-r15) in the
- * register file. */
+ * register file:
+ *   bits 0-7    flags: FRAME_FAST (the row has the fast form) or
+ *               FRAME_END (the end form: the fast form's, but the
+ *               return address is undefined, the clean end of the
+ *               stack), and what it does: FRAME_CFA_RSP (the CFA is
+ *               rsp's plus the offset, else rbp's), FRAME_SAVES_RBP,
+ *               FRAME_SAVES_LAZY (one of lazy_regs[] or more)
+ *   bits 8-12   lazy_regs[j] is saved (bit 8 + j)
+ *   bits 16-55  the offsets of lazy_regs[] (byte 2 + j)
+ *   bits 56-63  the offset of rbp
+ * (offsets in 8-byte words from the CFA, FRAME_NONE when not saved). */
+#define FRAME_FAST 0x1u
+#define FRAME_CFA_RSP 0x2u
+#define FRAME_SAVES_RBP 0x4u
+#define FRAME_SAVES_LAZY 0x8u
+#define FRAME_END 0x10u
+#define RBP_BIT (1u << CFISEM_REG_RBP)
 static const uint8_t lazy_regs[FRAME_LAZY] = {3, 12, 13, 14, 15};
 
 /* A simple row: CFA = register cfa_reg + cfa_offset; the registers of
@@ -88,35 +106,50 @@ struct frame_row {
     int8_t saved_off[FRAME_SAVED];
 };
 
-/* The fast form of a row: byte 0 the offset of rip (in 8-byte words
- * from the CFA), byte 1 rbp's, bytes 2-6 those of lazy_regs[]
- * (FRAME_NONE: not saved), byte 7 0x80 when the row has a fast form
- * (its CFA is rsp's or rbp's, rip is saved, and every register it
- * saves is one of these), with bit j set when it saves lazy_regs[j];
- * 0 when it has none. */
+/* The fast form of a row (above), for the rows most frames have: the
+ * CFA rsp's or rbp's plus an offset, the return address just below the
+ * CFA, every register the row saves rbp or one of lazy_regs[], and rbp
+ * saved or kept (so that a walk's rbp stays known); or the end form,
+ * the same with the return address undefined (the outermost frame's);
+ * 0 when it has neither. */
 static uint64_t fast_form(const struct frame_row *r)
 {
-    int8_t off[8] = {FRAME_NONE, FRAME_NONE, FRAME_NONE, FRAME_NONE,
-                     FRAME_NONE, FRAME_NONE, FRAME_NONE, INT8_MIN};
-    if (r->cfa_reg != CFISEM_REG_RSP && r->cfa_reg != CFISEM_REG_RBP)
+    int8_t off[8] = {0, 0, FRAME_NONE, FRAME_NONE, FRAME_NONE,
+                     FRAME_NONE, FRAME_NONE, FRAME_NONE};
+    unsigned flags = FRAME_FAST, lazy = 0;
+    bool return_address = false;
+    if ((r->cfa_reg != CFISEM_REG_RSP && r->cfa_reg != CFISEM_REG_RBP) ||
+        !((r->known | r->same) & RBP_BIT))
         return 0;
+    if (r->cfa_reg == CFISEM_REG_RSP)
+        flags |= FRAME_CFA_RSP;
     for (unsigned k = 0; k < r->nsaved; k++) {
-        unsigned reg = r->saved_reg[k], at = 8;
-        if (reg == CFISEM_REG_RIP)
-            at = 0;
-        else if (reg == CFISEM_REG_RBP)
-            at = 1;
-        for (unsigned j = 0; j < FRAME_LAZY; j++)
-            if (reg == lazy_regs[j])
-                at = 2 + j;
-        if (at == 8)
+        unsigned reg = r->saved_reg[k], j = FRAME_LAZY;
+        if (reg == CFISEM_REG_RIP) {
+            return_address = r->saved_off[k] == -1;
+            continue;
+        }
+        if (reg == CFISEM_REG_RBP) {
+            off[7] = r->saved_off[k];
+            flags |= FRAME_SAVES_RBP;
+            continue;
+        }
+        for (unsigned i = 0; i < FRAME_LAZY; i++)
+            if (reg == lazy_regs[i])
+                j = i;
+        if (j == FRAME_LAZY)
             return 0;
-        off[at] = r->saved_off[k];
-        if (at >= 2)
-            off[7] = (int8_t)(off[7] | 1 << (at - 2));
+        off[2 + j] = r->saved_off[k];
+        lazy |= 1u << j;
+        flags |= FRAME_SAVES_LAZY;
     }
-    if (off[0] == FRAME_NONE)
+    if (!return_address &&
+        ((r->known | r->same) & 1u << CFISEM_REG_RIP))
         return 0;
+    if (!return_address)
+        flags ^= FRAME_FAST | FRAME_END;
+    off[0] = (int8_t)flags;
+    off[1] = (int8_t)lazy;
     uint64_t word = 0;
     for (unsigned k = 0; k < 8; k++)
         word |= (uint64_t)(uint8_t)off[k] << 8 * k;
@@ -152,9 +185,13 @@ static void pack(const struct frame_row *r, uint64_t w[FRAME_WORDS])
     w[5] = fast_form(r);
 }
 
+/* A slot is keyed by its row's lookup PC + 1: a return address, for the
+ * callers a walk meets (their lookup PC is the return address - 1), so
+ * that the backtrace's loop looks up what it has just loaded; 0 is an
+ * empty slot (the lookup PC -1 is no code, and is not kept). */
 struct frame_slot {
     _Atomic uint64_t sequence; /* odd: being written */
-    _Atomic uint64_t pc;       /* the lookup PC; 0: empty */
+    _Atomic uint64_t key;      /* the lookup PC + 1; 0: empty */
     _Atomic uint64_t words[FRAME_WORDS];
 };
 _Static_assert(sizeof(struct frame_slot) == 64, "a slot is a cache line");
@@ -165,9 +202,9 @@ struct frame_set {
 
 static struct frame_set frame_sets[FRAME_SETS];
 
-static uint64_t hash_of(uint64_t pc)
+static uint64_t hash_of(uint64_t key)
 {
-    return pc * 0x9e3779b97f4a7c15ull;
+    return key * 0x9e3779b97f4a7c15ull;
 }
 
 _Static_assert(FRAME_SETS == 256, "the set is the hash's top 8 bits");
@@ -248,31 +285,40 @@ static inline int apply(const uint64_t w[FRAME_WORDS],
     return RT_REPLAYED;
 }
 
-/* The row of pc, read from its slot into w; RT_REPLAYED when there is
- * one, else RT_NO_ROW, or RT_NOT_REPLAYED when it was being written. */
-static inline int find_row(uint64_t pc, uint64_t w[FRAME_WORDS])
+/* The slot holding key's row, its sequence (even) in *before; NULL when
+ * none does. */
+static inline struct frame_slot *slot_of(uint64_t key, uint64_t *before)
 {
-    struct frame_slot *s = frame_sets[hash_of(pc) >> 56].way;
-    uint64_t before;
-    for (unsigned way = 0;; way++, s++) {
-        if (way == FRAME_WAYS)
-            return RT_NO_ROW;
-        before = atomic_load_explicit(&s->sequence, memory_order_acquire);
-        if (atomic_load_explicit(&s->pc, memory_order_relaxed) == pc &&
-            !(before & 1))
-            break;
+    struct frame_slot *s = frame_sets[hash_of(key) >> 56].way;
+    for (unsigned way = 0; way < FRAME_WAYS; way++, s++) {
+        *before = atomic_load_explicit(&s->sequence, memory_order_acquire);
+        if (atomic_load_explicit(&s->key, memory_order_relaxed) == key &&
+            !(*before & 1))
+            return s;
     }
-    w[0] = atomic_load_explicit(&s->words[0], memory_order_relaxed);
-    w[1] = atomic_load_explicit(&s->words[1], memory_order_relaxed);
-    w[2] = atomic_load_explicit(&s->words[2], memory_order_relaxed);
-    w[3] = atomic_load_explicit(&s->words[3], memory_order_relaxed);
-    w[4] = atomic_load_explicit(&s->words[4], memory_order_relaxed);
-    w[5] = atomic_load_explicit(&s->words[5], memory_order_relaxed);
-    _Static_assert(FRAME_WORDS == 6, "six words read");
+    return NULL;
+}
+
+/* The slot's sequence is still `before`: the words read since are one
+ * row's. */
+static inline bool slot_unchanged(struct frame_slot *s, uint64_t before)
+{
     atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&s->sequence, memory_order_relaxed) != before)
-        return RT_NOT_REPLAYED; /* torn: being written */
-    return RT_REPLAYED;
+    return atomic_load_explicit(&s->sequence, memory_order_relaxed) ==
+           before;
+}
+
+/* The row of key, read from its slot into w; RT_REPLAYED when there is
+ * one, else RT_NO_ROW, or RT_NOT_REPLAYED when it was being written. */
+static inline int find_row(uint64_t key, uint64_t w[FRAME_WORDS])
+{
+    uint64_t before;
+    struct frame_slot *s = slot_of(key, &before);
+    if (!s)
+        return RT_NO_ROW;
+    for (unsigned i = 0; i < FRAME_WORDS; i++)
+        w[i] = atomic_load_explicit(&s->words[i], memory_order_relaxed);
+    return slot_unchanged(s, before) ? RT_REPLAYED : RT_NOT_REPLAYED;
 }
 
 /* The row's object may be used: it stays, or the walk found it valid. */
@@ -292,7 +338,7 @@ int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
                     uint16_t *entry)
 {
     uint64_t w[FRAME_WORDS];
-    int found = find_row(pc, w);
+    int found = find_row(pc + 1, w);
     if (found != RT_REPLAYED)
         return found;
     if (!usable(w, valid, entry))
@@ -300,7 +346,7 @@ int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
     return apply(w, regs, env);
 }
 
-/* The registers a backtrace's fast steps change, in locals. */
+/* The registers a backtrace's replay changes, in locals. */
 struct fast_regs {
     uint64_t rsp, rbp, rip;
     uint64_t status; /* known | undefined << 32 */
@@ -329,61 +375,66 @@ static inline void fast_store(const struct fast_regs *f,
     r->undefined = (uint32_t)(f->status >> 32);
 }
 
-/* Lazy register j, when the row saves it (fast_step). */
+/* Lazy register j, when the row's fast form `fast` saves it. */
 #define LOAD_LAZY(j)                                                       \
     do {                                                                   \
-        if (lazy & 1u << (j))                                              \
+        if (fast >> (8 + (j)) & 1u)                                        \
             regs->value[lazy_regs[j]] = load(                              \
                 cfa + (uint64_t)(int64_t)(int8_t)(fast >> 8 * (2 + (j))) * \
                           8);                                              \
     } while (0)
 
-/* The words of a row a fast step reads (pack's 0, 1, 2 and 5). */
-struct fast_words {
-    uint64_t w0, w1, w2, w5;
-};
-
-/* The fast words of pc's row (find_row's, four words of six). */
-static inline int find_fast(uint64_t pc, struct fast_words *r)
+/* The lazy registers a row's fast form saves, from the CFA. */
+static inline void load_lazy(uint64_t fast, uint64_t cfa,
+                             struct eh_elf_regs *regs)
 {
-    struct frame_slot *s = frame_sets[hash_of(pc) >> 56].way;
-    uint64_t before;
-    for (unsigned way = 0;; way++, s++) {
-        if (way == FRAME_WAYS)
-            return RT_NO_ROW;
-        before = atomic_load_explicit(&s->sequence, memory_order_acquire);
-        if (atomic_load_explicit(&s->pc, memory_order_relaxed) == pc &&
-            !(before & 1))
-            break;
-    }
-    r->w0 = atomic_load_explicit(&s->words[0], memory_order_relaxed);
-    r->w1 = atomic_load_explicit(&s->words[1], memory_order_relaxed);
-    r->w2 = atomic_load_explicit(&s->words[2], memory_order_relaxed);
-    r->w5 = atomic_load_explicit(&s->words[5], memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&s->sequence, memory_order_relaxed) != before)
-        return RT_NOT_REPLAYED; /* torn: being written */
-    return RT_REPLAYED;
+    LOAD_LAZY(0);
+    LOAD_LAZY(1);
+    LOAD_LAZY(2);
+    LOAD_LAZY(3);
+    LOAD_LAZY(4);
 }
 
-/* A step by a row without a fast form (apply), on regs, whose rip, rsp
- * and rbp are f's: the row's words are `given` (learn_row's check), or
- * read again from pc's slot (the row kept there may have changed since
- * its fast words were read: it is checked usable again). FRAME_STEPPED,
- * or why the walk stops (walk_rows' *stop). */
-static int slow_step(uint64_t pc, const uint64_t *given, struct fast_regs *f,
-                     struct eh_elf_regs *regs, const struct eh_elf_env *env,
-                     uint32_t valid, uint16_t *entry)
+/* The words of a row a fast step reads: pack's 0 and 5, and the
+ * status of the walk after the row (words 1 and 2 applied to that
+ * before it: fast_step). */
+struct fast_words {
+    uint64_t w0, w5, status;
+};
+
+/* The fast words of key's row (find_row's, four words of six), on the
+ * status before it. */
+static inline int find_fast(uint64_t key, uint64_t status,
+                            struct fast_words *r)
+{
+    uint64_t before;
+    struct frame_slot *s = slot_of(key, &before);
+    if (!s)
+        return RT_NO_ROW;
+    r->w0 = atomic_load_explicit(&s->words[0], memory_order_relaxed);
+    r->w5 = atomic_load_explicit(&s->words[5], memory_order_relaxed);
+    r->status = (status &
+                 atomic_load_explicit(&s->words[2], memory_order_relaxed)) |
+                atomic_load_explicit(&s->words[1], memory_order_relaxed);
+    return slot_unchanged(s, before) ? RT_REPLAYED : RT_NOT_REPLAYED;
+}
+
+/* A step by a row without a fast form (apply) on regs, whose rip, rsp
+ * and rbp are f's: the row's words are `given` (rt_frame_learn's
+ * check), or read again from key's slot, where the row must still be
+ * of `entry` (the one the walk found usable). FRAME_STEPPED, or why the
+ * walk stops (rt_frame_walk's *stop). */
+static int slow_step(uint64_t key, uint16_t entry, const uint64_t *given,
+                     struct fast_regs *f, struct eh_elf_regs *regs,
+                     const struct eh_elf_env *env)
 {
     uint64_t w[FRAME_WORDS];
     if (given) {
         memcpy(w, given, sizeof w);
     } else {
-        int found = find_row(pc, w);
-        if (found != RT_REPLAYED)
-            return found == RT_NO_ROW ? RT_NOT_REPLAYED : found;
-        if (!usable(w, valid, entry))
-            return RT_VALIDATE;
+        int found = find_row(key, w);
+        if (found != RT_REPLAYED || (uint16_t)(w[0] >> 48) != entry)
+            return RT_NOT_REPLAYED;
     }
     fast_store(f, regs);
     uint64_t sp = f->rsp;
@@ -414,126 +465,150 @@ static inline uint64_t inner_span(uint64_t span)
     return span > 2 * FRAME_MARGIN ? span - 2 * FRAME_MARGIN : 0;
 }
 
-/* One fast step on the locals and regs' other registers (the row's fast
- * form, r->w5, not 0), base the window's start + FRAME_MARGIN and inner
- * its inner_span: FRAME_STEPPED, RT_NOT_REPLAYED (nothing changed) or
- * RT_BAD_FRAME (the registers the caller's). */
+/* One step by a row's fast form (FRAME_FAST in r->w5), or its end form
+ * when `end` (FRAME_END), the CFA's register known, on the locals and
+ * regs' other registers, base the window's start + FRAME_MARGIN and
+ * inner its inner_span: FRAME_STEPPED, RT_END (the end form: the
+ * caller's registers but rip, which is undefined), RT_NOT_REPLAYED
+ * (nothing changed) or RT_BAD_FRAME (the registers the caller's). */
 static inline int fast_step(const struct fast_words *r, struct fast_regs *f,
                             struct eh_elf_regs *regs, uint64_t base,
-                            uint64_t inner)
+                            uint64_t inner, bool end)
 {
-    unsigned cfa_reg = (unsigned)(r->w0 >> 32) & 31; /* rsp or rbp */
-    if (!(f->status >> cfa_reg & 1u))
-        return RT_NOT_REPLAYED;
-    uint64_t cfa = (cfa_reg == CFISEM_REG_RSP ? f->rsp : f->rbp) +
+    uint64_t fast = r->w5;
+    uint64_t cfa = (fast & FRAME_CFA_RSP ? f->rsp : f->rbp) +
                    (uint64_t)(int64_t)(int32_t)(uint32_t)r->w0;
     if (cfa - base >= inner)
         return RT_NOT_REPLAYED;
-    uint64_t fast = r->w5;
-    uint64_t rip = load(cfa + (uint64_t)(int64_t)(int8_t)fast * 8);
-    int8_t rbp = (int8_t)(fast >> 8);
-    if (rbp != FRAME_NONE)
-        f->rbp = load(cfa + (uint64_t)(int64_t)rbp * 8);
-    unsigned lazy = (unsigned)(fast >> 56);
-    if (lazy & 0x1f) {
-        LOAD_LAZY(0);
-        LOAD_LAZY(1);
-        LOAD_LAZY(2);
-        LOAD_LAZY(3);
-        LOAD_LAZY(4);
-    }
-    f->status = (f->status & r->w2) | r->w1;
+    uint64_t rip = end ? f->rip : load(cfa - 8);
+    if (fast & FRAME_SAVES_RBP)
+        f->rbp = load(cfa + (uint64_t)((int64_t)fast >> 56) * 8);
+    if (fast & FRAME_SAVES_LAZY)
+        load_lazy(fast, cfa, regs);
+    f->status = r->status;
     uint64_t sp = f->rsp;
     f->rsp = cfa;
     f->rip = rip;
+    if (end)
+        return RT_END;
     return cfa > sp ? FRAME_STEPPED : RT_BAD_FRAME; /* (rip saved: known) */
 }
 
-/* rt_frame_walk's loop; the first frame's row is `given` (words) when
- * not NULL (learn_row checks a row so before it keeps it), and a row of
- * an object that is not one of the `valid` entries is checked by
- * rt_walk_validate when w is not NULL. A row with a fast form is read
- * (four words of its slot) and replayed here, on locals; one without
- * goes through slow_step. */
-static int walk_rows(struct eh_elf_regs *regs, bool caller_frame,
-                     const struct eh_elf_env *env, uint32_t valid,
-                     void **pcs, int n, int max, int *stop,
-                     const uint64_t *given, struct rt_walk *w)
+/* A row of object table entry `entry` (not the last one the walk's loop
+ * used) may be replayed at lookup PC pc: RT_REPLAYED, RT_NO_ROW (entry
+ * 0: an empty slot, found by the key 0 of the PC 0), or RT_VALIDATE
+ * (its object was not found valid: rt_walk_validate). */
+static int entry_usable(struct rt_walk *w, uint16_t entry, uint64_t pc)
 {
-    uint16_t entry;
-    struct fast_regs f;
-    fast_load(&f, regs);
+    if (entry == 0)
+        return RT_NO_ROW;
+    if ((entry & RT_ENTRY_STAYS) || entry == w->entries[0] ||
+        entry == w->entries[1] || rt_walk_validate(w, pc, entry))
+        return RT_REPLAYED;
+    return RT_VALIDATE;
+}
+
+/* rt_frame_walk's loop on f (rbp known), the PCs to *at, up to end. A
+ * row with a fast form is read (four words of its slot) and replayed
+ * here, on locals; one without goes through slow_step, on a copy of f
+ * (f, whose address is never taken, stays in registers), and ends the
+ * loop when rbp is no longer known after it (the fast form keeps rbp
+ * known: the walk's eh_elfs go on from there). */
+static inline int walk_rows(struct rt_walk *w, struct fast_regs *f,
+                            struct eh_elf_regs *regs, bool caller_frame,
+                            void ***at, void **end)
+{
+    const struct eh_elf_env *env = &w->env;
     uint64_t base = env->direct_base + FRAME_MARGIN;
     uint64_t inner = inner_span(env->direct_span);
-    uint64_t back = caller_frame; /* the lookup PC: rip - back */
+    uint64_t key = f->rip + !caller_frame; /* the lookup PC + 1 */
+    uint64_t last = FRAME_NO_ENTRY;         /* the last row's, usable */
+    void **pc_at = *at;
     int why = RT_REPLAYED;
-    void **at = pcs + n, **end = pcs + (n < max ? max : n);
-    uint16_t valid_lo = (uint16_t)valid, valid_hi = (uint16_t)(valid >> 16);
-    while (at != end && f.rip != 0) {
-        uint64_t pc = f.rip - back;
+    while (pc_at != end) {
         struct fast_words r;
-        if (given) {
-            r.w0 = given[0];
-            r.w1 = given[1];
-            r.w2 = given[2];
-            r.w5 = given[5];
+        int found = find_fast(key, f->status, &r);
+        if (found != RT_REPLAYED) {
+            why = found;
+            break;
+        }
+        if (r.w0 >> 48 != last) {
+            int usable_now = entry_usable(w, (uint16_t)(r.w0 >> 48), key - 1);
+            if (usable_now != RT_REPLAYED) {
+                why = usable_now;
+                break;
+            }
+            last = r.w0 >> 48;
+        }
+        int step;
+        if (r.w5 & FRAME_FAST) {
+            step = fast_step(&r, f, regs, base, inner, false);
+        } else if (r.w5 & FRAME_END) {
+            step = fast_step(&r, f, regs, base, inner, true);
         } else {
-            int found = find_fast(pc, &r);
-            if (found != RT_REPLAYED) {
-                why = found;
-                break;
-            }
+            struct fast_regs copy = *f;
+            step = slow_step(key, (uint16_t)last, NULL, &copy, regs, env);
+            *f = copy;
+            if (step == FRAME_STEPPED && !(f->status & RBP_BIT))
+                why = RT_NOT_REPLAYED;
         }
-        uint16_t row_entry = (uint16_t)(r.w0 >> 48);
-        if (row_entry != valid_lo && row_entry != valid_hi &&
-            !(row_entry & RT_ENTRY_STAYS)) {
-            if (!w || !rt_walk_validate(w, pc, row_entry)) {
-                why = RT_VALIDATE;
-                break;
-            }
-            valid_lo = w->entries[0];
-            valid_hi = w->entries[1];
-        }
-        int step = r.w5 != 0 ? fast_step(&r, &f, regs, base, inner)
-                             : slow_step(pc, given, &f, regs, env,
-                                         valid_lo | (uint32_t)valid_hi << 16,
-                                         &entry);
         if (step != FRAME_STEPPED) {
             why = step;
             break;
         }
-        given = NULL;
-        back = 1;
-        *at++ = (void *)(uintptr_t)f.rip;
+        key = f->rip;
+        *pc_at++ = (void *)(uintptr_t)key;
+        if (why != RT_REPLAYED)
+            break;
     }
-    fast_store(&f, regs);
-    *stop = why;
-    return (int)(at - pcs);
+    *at = pc_at;
+    return why;
 }
 
 int rt_frame_walk(struct rt_walk *w, struct eh_elf_regs *regs,
                   bool caller_frame, void **pcs, int n, int max, int *stop)
 {
-    uint32_t valid = w->entries[0] | (uint32_t)w->entries[1] << 16;
-    return walk_rows(regs, caller_frame, &w->env, valid, pcs, n, max, stop,
-                     NULL, w);
+    const uint64_t needed = RIP_BIT | RSP_BIT | RBP_BIT;
+    struct fast_regs f;
+    fast_load(&f, regs);
+    void **at = pcs + n, **end = pcs + (n < max ? max : n);
+    if ((f.status & needed) != needed) {
+        *stop = RT_NOT_REPLAYED;
+        return n;
+    }
+    int why = RT_REPLAYED;
+    if (f.rip != 0)
+        why = walk_rows(w, &f, regs, caller_frame, &at, end);
+    fast_store(&f, regs);
+    /* (a return address 0 ends the stack: its key finds no row) */
+    *stop = why == RT_NO_ROW && f.rip == 0 ? RT_REPLAYED : why;
+    return (int)(at - pcs);
 }
 
-/* Keeps the row of pc: in an empty way of its set, else in one chosen
- * by other bits of the hash (no state to update: a PC that comes back
- * finds its row in the same way). */
+/* Keeps the row of lookup PC pc: in the way of its set that holds a row
+ * of pc already (learnt again: its object was replaced), else in an
+ * empty one, else in one chosen by other bits of the hash (no state to update: a PC that
+ * comes back finds its row in the same way). The PCs 0 and -1 are not
+ * kept (the keys 1 and 0: the backtrace's loop looks up the key 0 for a
+ * return address 0, which ends the stack). */
 static void frame_keep(uint64_t pc, const struct frame_row *row)
 {
-    if (pc == 0)
+    uint64_t key = pc + 1;
+    if (key <= 1)
         return;
-    struct frame_set *set = &frame_sets[hash_of(pc) >> 56];
+    struct frame_set *set = &frame_sets[hash_of(key) >> 56];
     unsigned way = 0;
     while (way < FRAME_WAYS &&
-           atomic_load_explicit(&set->way[way].pc, memory_order_relaxed) !=
-               0)
+           atomic_load_explicit(&set->way[way].key, memory_order_relaxed) !=
+               key)
         way++;
+    for (unsigned empty = 0; way == FRAME_WAYS && empty < FRAME_WAYS;
+         empty++)
+        if (atomic_load_explicit(&set->way[empty].key,
+                                 memory_order_relaxed) == 0)
+            way = empty;
     if (way == FRAME_WAYS)
-        way = (unsigned)(hash_of(pc) >> 40) % FRAME_WAYS;
+        way = (unsigned)(hash_of(key) >> 40) % FRAME_WAYS;
     struct frame_slot *s = &set->way[way];
     uint64_t sequence = atomic_load_explicit(&s->sequence,
                                              memory_order_relaxed);
@@ -547,7 +622,7 @@ static void frame_keep(uint64_t pc, const struct frame_row *row)
     atomic_thread_fence(memory_order_release);
     uint64_t w[FRAME_WORDS];
     pack(row, w);
-    atomic_store_explicit(&s->pc, pc, memory_order_relaxed);
+    atomic_store_explicit(&s->key, key, memory_order_relaxed);
     for (size_t i = 0; i < FRAME_WORDS; i++)
         atomic_store_explicit(&s->words[i], w[i], memory_order_relaxed);
     atomic_store_explicit(&s->sequence, sequence + 2, memory_order_release);
@@ -627,6 +702,27 @@ static bool same_frame(const struct eh_elf_frame *a,
     return true;
 }
 
+/* The backtrace's step by the words w on regs: by the fast form when the
+ * row has one and the CFA's register is known (rbp may be unknown
+ * here, where the backtrace's loop does not go), else by slow_step. */
+static int step_given(const uint64_t w[FRAME_WORDS], struct eh_elf_regs *regs,
+                      const struct eh_elf_env *env)
+{
+    struct fast_regs f;
+    fast_load(&f, regs);
+    struct fast_words r = {w[0], w[5], (f.status & w[2]) | w[1]};
+    unsigned cfa_reg = (unsigned)(w[0] >> 32) & 31;
+    uint64_t base = env->direct_base + FRAME_MARGIN;
+    uint64_t inner = inner_span(env->direct_span);
+    int step;
+    if (!(w[5] & (FRAME_FAST | FRAME_END)) || !(f.status >> cfa_reg & 1u))
+        step = slow_step(0, 0, w, &f, regs, env);
+    else
+        step = fast_step(&r, &f, regs, base, inner, w[5] & FRAME_END);
+    fast_store(&f, regs);
+    return step;
+}
+
 void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
                     uint64_t lookup_pc, const struct eh_elf_regs *callee,
                     const struct eh_elf_frame *frame)
@@ -645,12 +741,8 @@ void rt_frame_learn(const struct rt_walk *w, uint16_t entry,
         row.entry = entry;
         pack(&row, words);
         struct eh_elf_regs fast = *callee;
-        void *pc;
-        int stop;
         if (apply(words, &replay, &w->env) != RT_REPLAYED ||
-            (walk_rows(&fast, true, &w->env, (uint32_t)entry << 16 | entry,
-                       &pc, 0, 1, &stop, words, NULL),
-             stop == RT_NOT_REPLAYED))
+            step_given(words, &fast, &w->env) == RT_NOT_REPLAYED)
             return; /* not seen through: maybe next time */
         if (same_frame(frame, &replay) &&
             same_frame(frame, &fast)) {

@@ -102,6 +102,11 @@ struct rt_cursor {
 enum { RT_ENTRY_STAYS = 0x8000 };
 bool rt_find_object(uint64_t pc, struct rt_object *object, uint16_t *entry);
 
+/* The object of table entry `entry` (rt_find_object's) into *object,
+ * when it holds pc and is found valid there (its object is the one
+ * loaded at pc now); false otherwise. Async-signal-safe. */
+bool rt_entry_object(uint16_t entry, uint64_t pc, struct rt_object *object);
+
 /* The link maps of the objects loaded with the program (startup.c),
  * which glibc never unloads: the program and the closure of its
  * DT_NEEDED entries; at most max of them. Not async-signal-safe. */
@@ -139,6 +144,17 @@ enum rt_load {
 enum rt_load rt_load_eh_elf(const char *root, const char *rel,
                             const struct eh_elf_object_id *id,
                             unsigned *loads, eh_elf_unwind_fn **entry);
+
+/* cfisem_getcontext's registers written into a register file, none
+ * undefined (context.S: struct cfisem_context is struct eh_elf_regs
+ * without `undefined`). */
+void rt_getregs(struct eh_elf_regs *regs);
+_Static_assert(offsetof(struct cfisem_context, known) ==
+                       offsetof(struct eh_elf_regs, known) &&
+                   offsetof(struct cfisem_context, known) +
+                           sizeof(cfisem_regmask_t) ==
+                       offsetof(struct eh_elf_regs, undefined),
+               "struct cfisem_context starts struct eh_elf_regs");
 
 /* Counts frames the interpreter unwound, or a failed step. */
 void rt_count_interp(uint32_t frames);
@@ -258,9 +274,9 @@ int rt_frame_replay(uint64_t pc, struct eh_elf_regs *regs,
 int rt_frame_walk(struct rt_walk *w, struct eh_elf_regs *regs,
                   bool caller_frame, void **pcs, int n, int max, int *stop);
 
-/* The walk's object becomes the one holding lookup PC pc (step.c,
- * switch_object); true when that object's table entry is `entry`,
- * found valid (rt_find_object). Async-signal-safe. */
+/* The walk's object becomes that of table entry `entry` (step.c), when
+ * rt_entry_object finds it valid at lookup PC pc; it takes the place of
+ * the one before the walk's object. Async-signal-safe. */
 bool rt_walk_validate(struct rt_walk *w, uint64_t pc, uint16_t entry);
 
 #endif

@@ -186,6 +186,25 @@ static size_t mapped_build_id(const struct dl_find_object *found,
                          out, &where);
 }
 
+/* The n bytes at a and b are the same: memcmp's answer, in 8-byte
+ * words for a build-id of 8 bytes or more (the last word may overlap
+ * the one before), which a walk compares whenever it enters an object
+ * that may be unloaded. */
+static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n < 8)
+        return !memcmp(a, b, n);
+    uint64_t x, y, differ = 0;
+    for (size_t at = 0; at + 8 < n; at += 8) {
+        memcpy(&x, a + at, 8);
+        memcpy(&y, b + at, 8);
+        differ |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (differ | (x ^ y)) == 0;
+}
+
 /* The object loaded at pc now is entry i's. Async-signal-safe:
  * _dl_find_object is lock-free (glibc 2.35), the rest reads mapped
  * memory. */
@@ -204,7 +223,7 @@ static bool still_loaded(size_t i, uint64_t pc)
         (uint64_t)(uintptr_t)found.dlfo_eh_frame != o->eh_frame_hdr)
         return false;
     if (id->build_id_at) /* the same place in the first page */
-        return !memcmp(id->build_id_at, id->build_id, id->build_id_len);
+        return same_bytes(id->build_id_at, id->build_id, id->build_id_len);
     uint8_t now[RT_BUILD_ID_MAX];
     size_t len = mapped_build_id(&found, now);
     return len == id->build_id_len && !memcmp(now, id->build_id, len);
@@ -328,6 +347,17 @@ bool rt_find_object(uint64_t pc, struct rt_object *object, uint16_t *entry)
     }
 #endif
     return false;
+}
+
+bool rt_entry_object(uint16_t entry, uint64_t pc, struct rt_object *object)
+{
+    size_t i = (size_t)(entry & ~RT_ENTRY_STAYS) - 1;
+    size_t n = atomic_load_explicit(&nobjects, memory_order_acquire);
+    if (i >= n || pc < objects[i].start || pc >= objects[i].end ||
+        !entry_valid(i, pc))
+        return false;
+    *object = objects[i];
+    return true;
 }
 
 /* ------------------------------------------------------------------ */

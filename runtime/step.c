@@ -54,14 +54,15 @@ const char *cfisem_strerror(int result)
 
 static void walk_start(struct rt_walk *w, cfisem_read_fn *read, void *data)
 {
-    memset(w, 0, sizeof *w);
-    w->env.read_memory = read ? read : rt_read_local;
-    w->env.data = data;
-    w->remote = read != NULL;
-    w->row_cache = 1;
     /* (a remote walk has no window; the frame cache's rows are
-     * x86-64's) */
-    w->frame_cache = read == NULL && RT_FRAME_CACHE;
+     * x86-64's; an assignment, which the compiler writes as stores,
+     * where memset's became a string instruction) */
+    *w = (struct rt_walk){
+        .env = {.read_memory = read ? read : rt_read_local, .data = data},
+        .remote = read != NULL,
+        .row_cache = 1,
+        .frame_cache = read == NULL && RT_FRAME_CACHE,
+    };
 }
 
 static void walk_start_local(struct rt_walk *w, uint64_t sp)
@@ -90,7 +91,12 @@ static bool switch_object(struct rt_walk *w, uint64_t pc)
 
 bool rt_walk_validate(struct rt_walk *w, uint64_t pc, uint16_t entry)
 {
-    return switch_object(w, pc) && entry == w->entries[w->current & 1];
+    unsigned k = (w->current & 1) ^ 1;
+    if (!rt_entry_object(entry, pc, &w->objects[k]))
+        return false;
+    w->entries[k] = entry;
+    w->current ^= 1;
+    return true;
 }
 
 static int eh_elf_result(int error)
@@ -347,15 +353,16 @@ static bool cache_walk(struct rt_walk *w, struct eh_elf_regs *regs,
 {
     int stop, before = *n;
     *n = rt_frame_walk(w, regs, *caller_frame, pcs, *n, max, &stop);
-    fast_object_of(w, f); /* (the walk may have switched objects) */
     if (*n != before)
         *caller_frame = true;
-    if (stop == RT_NO_ROW)
-        *learn = true;
+    if (stop == RT_NO_ROW || stop == RT_VALIDATE)
+        *learn = true; /* (VALIDATE: the row may be of an object gone) */
     if (stop == RT_BAD_FRAME)
         rt_count_failure();
-    return stop == RT_NO_ROW || stop == RT_NOT_REPLAYED ||
-           stop == RT_VALIDATE;
+    if (stop != RT_NO_ROW && stop != RT_NOT_REPLAYED && stop != RT_VALIDATE)
+        return false;
+    fast_object_of(w, f); /* (the walk may have switched objects) */
+    return true;
 }
 
 /* Steps up a local walk from the frame frames[1].caller (whose PC is a
@@ -370,8 +377,9 @@ static int walk_up(struct rt_walk *w, bool caller_frame,
                    struct eh_elf_frame frames[2], void **pcs, int max)
 {
     w->env.data = w;
-    struct fast_object f;
-    fast_object_of(w, &f);
+    struct fast_object f = {0};
+    if (!w->frame_cache) /* (else cache_walk sets it) */
+        fast_object_of(w, &f);
     struct eh_elf_frame *next = &frames[0], *other = &frames[1];
     struct eh_elf_regs *regs = &other->caller;
     if (!(regs->known & RIP_BIT))
@@ -533,18 +541,13 @@ void cfisem_cursor_stats(const struct cfisem_cursor *cursor,
 /* The cursor's loop without a cursor. */
 int cfisem_backtrace(void **pcs, int max)
 {
-    struct cfisem_context context;
-    cfisem_getcontext(&context);
-    if (!pcs || max <= 0)
-        return 0;
     struct eh_elf_frame frames[2];
     struct eh_elf_regs *regs = &frames[1].caller;
-    /* (the values of the registers it does not set are unspecified) */
-    memcpy(regs->value, context.regs, sizeof regs->value);
-    regs->known = context.known & ALL_REGS;
-    regs->undefined = 0;
+    rt_getregs(regs); /* (the values of the others are unspecified) */
+    if (!pcs || max <= 0)
+        return 0;
     struct rt_walk walk;
-    walk_start_local(&walk, context.regs[RT_SP]);
+    walk_start_local(&walk, regs->value[RT_SP]);
     int n = walk_up(&walk, true, frames, pcs, max);
     count_interp(&walk);
     return n;
