@@ -286,6 +286,9 @@ static int compile_file(const struct options *o, const struct cfi_file *file)
         const struct cg_stats *s = &program->stats;
         printf("%s: %zu leaves, %zu rows, %zu rule sets, %zu expressions,\n",
                o->path, s->leaves, s->rows, s->rulesets, s->expressions);
+        if (s->shapes)
+            printf("  %zu shapes of rule sets, their offsets as data\n",
+                   s->shapes);
         if (o->search == CG_SEARCH_TREE)
             printf("  %zu search nodes in %zu parts, %zu bytes of C\n",
                    s->nodes, s->parts, s->c_bytes);
