@@ -646,8 +646,9 @@ void cg_emit_rules(struct cg_text *t, struct cg_expr_set *exprs,
     cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
                  "eh_env_t env, eh_out_t f%s)\n{\n"
                  "    uint64_t v = 0;\n    int e = EH_ELF_OK, s = 0;\n"
-                 "    (void)in; (void)env; (void)v; (void)e; (void)s;\n",
-              index, cg_param_decl(layout));
+                 "    (void)in; (void)env; (void)v; (void)e; (void)s;%s\n",
+              index, cg_param_decl(layout),
+              layout->parametric ? " (void)p;" : "");
     if (layout->abi == CG_ABI_V1)
         emit_rules_v1(t, exprs, set, &numbers);
     else
