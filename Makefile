@@ -21,6 +21,10 @@
 #                   build/corpus-debian
 #   make system-diff
 #                   cfisem's own engines over the real-ELF manifest
+#   make system-diff-arm64
+#                   the same over make corpus-arm64's manifest (the
+#                   compiled engine under qemu-aarch64; ARM64_SHARD=K/N
+#                   for one shard, resumable)
 #   make fuzz-build the AFL++ harnesses and their replay programs, build/fuzz
 #   make fuzz-smoke each harness under AFL++ for 60 s; fails on a crash of ours
 #   make fuzz       long AFL++ campaigns (FUZZ_HARNESS, FUZZ_JOBS, FUZZ_TIME)
@@ -138,7 +142,7 @@ A64_CASE_OBJS := $(patsubst corpus/cases-aarch64/%.S,$(BUILD)/corpus/objects-aar
 .PHONY: runtime-libs workloads layouts-eh-elfs
 .PHONY: all check check-plain check-asan deps demo test bench bench-perf cases clean help eh-elfs \
         man completion install uninstall \
-        corpus corpus-arm64 corpus-debian system-diff harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data \
+        corpus corpus-arm64 corpus-debian system-diff system-diff-arm64 harnesses fuzz-build fuzz-smoke fuzz fuzz-triage paper paper-data \
         libfuzzer-targets fuzz-libfuzzer fuzz-libfuzzer-build fuzz-mutator \
         fuzz-measure fuzz-coverage
 .DEFAULT_GOAL := all
@@ -862,6 +866,22 @@ system-diff: $(BUILD)/cfisem $(BUILD)/corpus/manifest.txt
 	  --engines $(SYSTEM_ENGINES) --results $(BUILD)/corpus/results \
 	  --cache $(BUILD)/corpus/eh_elf-cache \
 	  --json $(BUILD)/corpus/system.json
+
+# The same over make corpus-arm64's manifest: the compiled engine's
+# eh_elfs built by aarch64-linux-gnu-gcc and run by the eh_elf runner
+# under qemu-aarch64, the results in build/corpus-arm64/results (a run
+# stopped and started again goes on with the files not yet there).
+# ARM64_SHARD=K/N runs one shard (cfisem diff --shard), its JSON
+# system-K-of-N.json, to merge with cfisem report merge.
+ARM64_SHARD ?=
+ARM64_JSON = $(BUILD)/corpus-arm64/system$(if $(ARM64_SHARD),-$(subst /,-of-,$(ARM64_SHARD))).json
+system-diff-arm64: $(BUILD)/cfisem $(AARCH64_RUNNER) \
+        $(BUILD)/corpus-arm64/manifest.txt
+	nice -n 19 $(BUILD)/cfisem diff \
+	  --manifest $(BUILD)/corpus-arm64/manifest.txt \
+	  $(if $(ARM64_SHARD),--shard $(ARM64_SHARD)) \
+	  --engines $(SYSTEM_ENGINES) --results $(BUILD)/corpus-arm64/results \
+	  --cache $(BUILD)/corpus-arm64/eh_elf-cache --json $(ARM64_JSON)
 
 # ---- Manual pages, completion, install -----------------------------------
 # The manual pages of section 1 and the bash completion are written from

@@ -138,6 +138,17 @@ static const char usage[] =
         "libraries (NAME.full.eh_elf.so, NAME.table.eh_elf.so); its speed and sizes,\n"
         "measured, are in the project's docs/speed.md.\n"
         "\n"
+        "An AArch64 file's rule sets (either layout) are compiled by shape: rule\n"
+        "sets that differ only in the CFA offsets of their offset and val_offset\n"
+        "rules share one function, which reads those offsets from a table of\n"
+        "32-bit numbers (eh_param) that each row passes it; an offset past 32 bits\n"
+        "stays a constant of its shape. AArch64 saves registers in pairs at\n"
+        "offsets that vary with the frame's size, so that nearly every rule set\n"
+        "is distinct: the cross libc has 1130 rule sets in 131 shapes, and one\n"
+        "function per rule set made its eh_elf's .text 5.3 times its .eh_frame.\n"
+        "compile prints the shapes' number on a line of its own. x86-64's rule\n"
+        "sets keep their offsets in code. The ABI is the same.\n"
+        "\n"
     "Exit status: 0 built, 64 usage error, 2 bad input file or the build\n"
     "failed. FDEs that do not translate are compiled to their error (the\n"
     "eh_elf answers it at their addresses): the eh_elf is built, the first\n"
@@ -286,6 +297,9 @@ static int compile_file(const struct options *o, const struct cfi_file *file)
         const struct cg_stats *s = &program->stats;
         printf("%s: %zu leaves, %zu rows, %zu rule sets, %zu expressions,\n",
                o->path, s->leaves, s->rows, s->rulesets, s->expressions);
+        if (s->shapes)
+            printf("  %zu shapes of rule sets, their offsets as data\n",
+                   s->shapes);
         if (o->search == CG_SEARCH_TREE)
             printf("  %zu search nodes in %zu parts, %zu bytes of C\n",
                    s->nodes, s->parts, s->c_bytes);

@@ -78,6 +78,8 @@ struct cg_stats {
     size_t leaves;        /* address intervals searched (gaps included) */
     size_t rows;          /* distinct row bodies (errors included) */
     size_t rulesets;      /* distinct rule sets (rows without their CFA) */
+    size_t shapes;        /* their shapes, one function of C each (the
+                             parametric layout, AArch64); else 0 */
     size_t nodes;         /* search nodes emitted (after sharing) */
     size_t parts;         /* search parts (one translation unit each) */
     size_t expressions;   /* compiled DWARF expressions */

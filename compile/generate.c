@@ -150,7 +150,8 @@ static void emit_rules_unit(struct generator *g, struct cg_text *t,
     struct cg_expr_set exprs = {.unit = (unsigned)g->program->nunits};
     for (size_t k = first; k < end; k++) {
         cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
-                     "eh_env_t env, eh_out_t f);", k);
+                     "eh_env_t env, eh_out_t f%s);", k,
+                  cg_param_decl(g->layout));
         cg_emit_rules(t, &exprs, g->layout, k);
     }
     g->expressions += exprs.emitted;
@@ -162,9 +163,10 @@ static void emit_heads_unit(struct generator *g, struct cg_text *t,
 {
     const struct cg_layout *layout = g->layout;
     cg_puts(t, "\n");
-    for (size_t k = 0; k < layout->nrulesets; k++)
+    for (size_t k = 0; k < cg_rule_bodies(layout); k++)
         cg_printf(t, "EH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
-                     "eh_env_t env, eh_out_t f);\n", k);
+                     "eh_env_t env, eh_out_t f%s);\n", k,
+                  cg_param_decl(layout));
     for (size_t k = first; k < end; k++)
         cg_emit_head(t, layout, k);
 }
@@ -174,28 +176,31 @@ static void emit_rows_unit(struct generator *g, struct cg_text *t,
 {
     const struct cg_layout *layout = g->layout;
     struct cg_expr_set exprs = {.unit = (unsigned)g->program->nunits};
-    bool *declared = calloc(layout->nrulesets + layout->nheads + 1,
-                            sizeof *declared);
+    size_t bodies = cg_rule_bodies(layout);
+    const char *decl = cg_param_decl(layout);
+    bool *declared = calloc(bodies + layout->nheads + 1, sizeof *declared);
     if (!declared) {
         t->failed = true;
         return;
     }
     cg_puts(t, "\n");
+    cg_emit_param_extern(t, layout);
     for (size_t k = first; k < end; k++) {
         const struct cg_row *row = &layout->rows[k];
         if (row->kind != CG_ROW_RULES)
             continue;
         bool by_head = row->row->cfa.kind == SEM_CFA_RULE_REG_OFFSET;
-        size_t index = by_head ? layout->nrulesets + row->head : row->ruleset;
+        uint32_t code = cg_row_code(layout, row);
+        size_t index = by_head ? bodies + row->head : code;
         if (declared[index])
             continue;
         declared[index] = true;
         if (by_head)
             cg_printf(t, "EH_HIDDEN int eh_head_%u(uint64_t off, eh_in_t in, "
-                         "eh_env_t env, eh_out_t f);\n", row->head);
+                         "eh_env_t env, eh_out_t f%s);\n", row->head, decl);
         else
             cg_printf(t, "EH_HIDDEN int eh_rules_%u(uint64_t cfa, eh_in_t in, "
-                         "eh_env_t env, eh_out_t f);\n", row->ruleset);
+                         "eh_env_t env, eh_out_t f%s);\n", code, decl);
     }
     for (size_t k = first; k < end; k++) {
         cg_printf(t, "\nEH_HIDDEN int eh_row_%zu(uint64_t pc, eh_in_t in, "
@@ -215,6 +220,7 @@ static bool emit_units(struct generator *g)
     else
         cg_emit_dispatch(&t, g->search);
     emit_entry(&t, g->layout->abi, g->layout->arch);
+    cg_emit_params(&t, g->layout);
     emit_object_id(&t, &g->program->object_id);
     if (!add_unit(g, "main", 0, &t))
         return false;
@@ -223,10 +229,10 @@ static bool emit_units(struct generator *g)
         if (!add_unit(g, "part", k, &t))
             return false;
     }
-    for (size_t k = 0; k < g->layout->nrulesets; k += RULES_PER_UNIT) {
+    size_t bodies = cg_rule_bodies(g->layout);
+    for (size_t k = 0; k < bodies; k += RULES_PER_UNIT) {
         size_t end = k + RULES_PER_UNIT;
-        emit_rules_unit(g, &t, k, end < g->layout->nrulesets
-                                      ? end : g->layout->nrulesets);
+        emit_rules_unit(g, &t, k, end < bodies ? end : bodies);
         if (!add_unit(g, "rules", k / RULES_PER_UNIT, &t))
             return false;
     }
@@ -277,7 +283,7 @@ static enum cfi_status generate(struct generator *g, const struct cfi_file *file
     p->prelude_len = prelude.len;
     p->stats = (struct cg_stats){
         .leaves = g->layout->nleaves, .rows = g->layout->nrows,
-        .rulesets = g->layout->nrulesets,
+        .rulesets = g->layout->nrulesets, .shapes = g->layout->nshapes,
         .nodes = g->search ? cg_search_nodes(g->search) : 0,
         .parts = g->search ? cg_search_parts(g->search) : 0,
         .expressions = g->expressions,

@@ -109,18 +109,38 @@ struct cg_ruleset {
     bool ra_b_key;               /* AArch64: the CIE's 'B' (cfi.h step 7) */
     uint32_t ra_column;
     const struct cfi_arch *arch; /* the file's: defaults, the PC register */
+    uint32_t shape;              /* parametric layout: its shape */
+    uint32_t param;              /* parametric layout: its first offset in
+                                    the layout's params */
 };
 
-/* A rule set reached from a CFA register: the register is checked and
- * the offset added once for every row with this rule set and register. */
+/* A rule set's code reached from a CFA register: the register is checked
+ * and the offset added once for every row with this code and register.
+ * `ruleset` is a rule set's index, or in a parametric layout a shape's. */
 struct cg_head {
     uint32_t ruleset;
     uint32_t reg;
 };
 
+/* The parametric layout (AArch64): rule sets that differ only in the
+ * offsets of their offset and val_offset rules (each within int32_t)
+ * have one shape, and one function of C per shape, which reads those
+ * offsets from the data of the rule set (eh_param[param...]) that a row
+ * passes it. AArch64 saves registers in pairs at CFA offsets that vary
+ * with the frame's size, so that nearly every rule set is distinct: the
+ * cross libc has 1,130 rule sets for 1,479 rows, and compiling one
+ * function each was most of its eh_elf's build. x86-64's rule sets keep
+ * their offsets as constants in code (a walk's loads then do not wait
+ * for the offsets' loads). */
 struct cg_layout {
     enum cg_abi abi;
     const struct cfi_arch *arch; /* the file's */
+    bool parametric;
+    uint32_t *shapes;       /* parametric: each shape's first rule set */
+    size_t nshapes;
+    int32_t *params;        /* parametric: the rule sets' offsets */
+    size_t nparams;
+    struct cg_intern shape_keys;
     struct cg_leaf *leaves; /* increasing begin; the last is CG_NO_FDE and
                                covers everything above the last FDE */
     size_t nleaves;
@@ -147,6 +167,8 @@ void cg_layout_free(struct cg_layout *layout);
  * column; 16 for a column the reference does not apply, >= CFI_NREGS). */
 uint32_t cg_v1_return_column(uint64_t ra_column);
 bool cg_rule_can_fail(enum sem_rule_kind kind);
+/* Whether a rule's offset is a parameter of its shape (parametric). */
+bool cg_param_offset(const struct sem_rule *rule);
 
 /* ------------------------------------------------------------------ */
 /* Emitting C                                                           */
@@ -176,6 +198,17 @@ void cg_emit_head(struct cg_text *text, const struct cg_layout *layout,
                   size_t head);
 void cg_emit_row(struct cg_text *text, struct cg_expr_set *exprs,
                  const struct cg_layout *layout, size_t row);
+/* The number of eh_rules_<n> functions: rule sets, or shapes in a
+ * parametric layout; the C of their parameter list after `f`, and the
+ * declaration of eh_param that rows need (empty when not parametric). */
+size_t cg_rule_bodies(const struct cg_layout *layout);
+/* The eh_rules_<n> a row with rules reaches: n. */
+uint32_t cg_row_code(const struct cg_layout *layout, const struct cg_row *row);
+const char *cg_param_decl(const struct cg_layout *layout);
+void cg_emit_param_extern(struct cg_text *text,
+                          const struct cg_layout *layout);
+/* The definition of eh_param (in the main unit). */
+void cg_emit_params(struct cg_text *text, const struct cg_layout *layout);
 
 /* The search: parts (one function each) and the dispatch over them. */
 struct cg_search;

@@ -45,9 +45,19 @@ static void key_expr(struct cg_bytes *key, const struct sem_expr *expr)
     cg_bytes_put(key, expr->bytes, expr->len);
 }
 
+/* Whether a rule's offset is a parameter of its shape (the parametric
+ * layout: internal.h), not a constant in its code. */
+bool cg_param_offset(const struct sem_rule *rule)
+{
+    return (rule->kind == SEM_RULE_OFFSET ||
+            rule->kind == SEM_RULE_VAL_OFFSET) &&
+           rule->offset >= INT32_MIN && rule->offset <= INT32_MAX;
+}
+
+/* The rules' key; `shape`: without the offsets that are parameters. */
 static void key_rules(struct cg_bytes *key, const struct cfi_arch *arch,
                       enum cg_abi abi, const struct sem_row *row,
-                      uint64_t ra_column)
+                      uint64_t ra_column, bool shape)
 {
     for (uint32_t i = 0; i < row->nrules; i++) {
         const struct sem_reg_rule *entry = &row->rules[i];
@@ -59,12 +69,19 @@ static void key_rules(struct cg_bytes *key, const struct cfi_arch *arch,
         cg_bytes_put(key, &kind, 1);
         if (rule->kind == SEM_RULE_REGISTER)
             cg_bytes_u64(key, rule->reg);
-        if (rule->kind == SEM_RULE_OFFSET || rule->kind == SEM_RULE_VAL_OFFSET)
+        if ((rule->kind == SEM_RULE_OFFSET ||
+             rule->kind == SEM_RULE_VAL_OFFSET) &&
+            !(shape && cg_param_offset(rule)))
             cg_bytes_u64(key, (uint64_t)rule->offset);
         if (rule->kind == SEM_RULE_EXPRESSION ||
             rule->kind == SEM_RULE_VAL_EXPRESSION)
             key_expr(key, &rule->expr);
     }
+    /* a return address column past the reported registers has its rule
+     * computed again into the PC, with its offset as a constant */
+    if (shape && ra_column >= arch->nreported)
+        cg_bytes_u64(key, (uint64_t)sem_row_rule(row, (uint32_t)ra_column)
+                              .offset);
 }
 
 static void key_cfa(struct cg_bytes *key, const struct sem_cfa *cfa)
@@ -99,7 +116,8 @@ static bool grow(void **array, size_t *cap, size_t count, size_t size)
 struct builder {
     const struct sem_file_il *il;
     struct cg_layout *layout;
-    size_t leaves_cap, rows_cap, rulesets_cap, heads_cap;
+    size_t leaves_cap, rows_cap, rulesets_cap, heads_cap, shapes_cap,
+        params_cap;
     struct cg_bytes key;
     bool nomem;
     const struct cfi_diag *internal; /* a translation's CFI_E_INTERNAL */
@@ -124,13 +142,52 @@ static void key_traits(struct builder *b, struct cie_traits traits)
     }
 }
 
+/* A new rule set's shape and parameters (parametric layout); false
+ * when out of memory. */
+static bool add_shape(struct builder *b, struct cg_ruleset *set)
+{
+    struct cg_layout *layout = b->layout;
+    const struct sem_row *row = set->row;
+    b->key.len = 0;
+    key_traits(b, (struct cie_traits){set->signal_frame, set->ra_b_key,
+                                      set->ra_column, set->arch});
+    key_rules(&b->key, set->arch, layout->abi, row, set->ra_column, true);
+    bool added;
+    long shape = b->key.failed ? -1 : cg_intern(&layout->shape_keys,
+                                                b->key.data, b->key.len,
+                                                &added);
+    if (shape < 0)
+        return false;
+    if (added) {
+        if (!grow((void **)&layout->shapes, &b->shapes_cap, layout->nshapes,
+                  sizeof *layout->shapes))
+            return false;
+        layout->shapes[layout->nshapes++] = (uint32_t)(set - layout->rulesets);
+    }
+    set->shape = (uint32_t)shape;
+    set->param = (uint32_t)layout->nparams;
+    for (uint32_t i = 0; i < row->nrules; i++) {
+        const struct sem_reg_rule *entry = &row->rules[i];
+        if (!rule_matters(set->arch, layout->abi, entry->reg,
+                          entry->rule.kind, set->ra_column) ||
+            !cg_param_offset(&entry->rule))
+            continue;
+        if (!grow((void **)&layout->params, &b->params_cap, layout->nparams,
+                  sizeof *layout->params))
+            return false;
+        layout->params[layout->nparams++] = (int32_t)entry->rule.offset;
+    }
+    return true;
+}
+
 static long intern_ruleset(struct builder *b, const struct sem_row *row,
                            struct cie_traits traits)
 {
     struct cg_layout *layout = b->layout;
     b->key.len = 0;
     key_traits(b, traits);
-    key_rules(&b->key, traits.arch, layout->abi, row, traits.ra_column);
+    key_rules(&b->key, traits.arch, layout->abi, row, traits.ra_column,
+              false);
     bool added;
     long index = b->key.failed ? -1 : cg_intern(&layout->ruleset_keys,
                                                 b->key.data, b->key.len,
@@ -140,8 +197,11 @@ static long intern_ruleset(struct builder *b, const struct sem_row *row,
                   layout->nrulesets, sizeof *layout->rulesets))
             return -1;
         uint8_t signal = layout->abi == CG_ABI_FULL && traits.signal_frame;
-        layout->rulesets[layout->nrulesets++] = (struct cg_ruleset){
-            row, signal, traits.ra_b_key, traits.ra_column, traits.arch};
+        struct cg_ruleset *set = &layout->rulesets[layout->nrulesets++];
+        *set = (struct cg_ruleset){row, signal, traits.ra_b_key,
+                                   traits.ra_column, traits.arch, 0, 0};
+        if (layout->parametric && !add_shape(b, set))
+            return -1;
     }
     return index;
 }
@@ -176,7 +236,7 @@ static uint32_t intern_row(struct builder *b, const struct cg_row *row,
         key_traits(b, traits);
         key_cfa(&b->key, &row->row->cfa);
         key_rules(&b->key, traits.arch, layout->abi, row->row,
-                  traits.ra_column);
+                  traits.ra_column, false);
     }
     bool added;
     long index = b->key.failed ? -1 : cg_intern(&layout->row_keys, b->key.data,
@@ -191,8 +251,11 @@ static uint32_t intern_row(struct builder *b, const struct cg_row *row,
                 return 0;
             body.ruleset = (uint32_t)ruleset;
             const struct sem_cfa *cfa = &row->row->cfa;
+            uint32_t code = layout->parametric
+                                ? layout->rulesets[ruleset].shape
+                                : body.ruleset;
             long head = cfa->kind == SEM_CFA_RULE_REG_OFFSET
-                            ? intern_head(b, body.ruleset, cfa->reg) : 0;
+                            ? intern_head(b, code, cfa->reg) : 0;
             if (head < 0)
                 return 0;
             body.head = (uint32_t)head;
@@ -326,7 +389,11 @@ enum cfi_status cg_layout_build(const struct sem_file_il *il, enum cg_abi abi,
                                 struct cg_layout *layout,
                                 struct cfi_diag *diag)
 {
-    *layout = (struct cg_layout){.abi = abi, .arch = il->file->arch};
+    /* internal.h says why only other machines than x86-64's */
+    *layout = (struct cg_layout){
+        .abi = abi, .arch = il->file->arch,
+        .parametric = abi == CG_ABI_FULL &&
+                      il->file->arch != &cfi_arch_x86_64};
     struct builder b = {.il = il, .layout = layout};
     size_t npoints = 0;
     uint64_t *points = boundaries(il->file, &npoints);
@@ -353,6 +420,9 @@ void cg_layout_free(struct cg_layout *layout)
     free(layout->rows);
     free(layout->rulesets);
     free(layout->heads);
+    free(layout->shapes);
+    free(layout->params);
+    cg_intern_free(&layout->shape_keys);
     cg_intern_free(&layout->head_keys);
     cg_intern_free(&layout->row_keys);
     cg_intern_free(&layout->ruleset_keys);

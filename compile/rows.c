@@ -83,6 +83,13 @@ static void emit_exprs(struct cg_text *t, struct cg_expr_set *exprs,
     }
 }
 
+/* The parameters of a parametric rule set's code (internal.h): the
+ * next offset read from p[next]; off, every offset is a constant. */
+struct params {
+    bool on;
+    unsigned next;
+};
+
 static void emit_offset(struct cg_text *t, int64_t offset)
 {
     if (offset < 0) {
@@ -172,9 +179,20 @@ static void emit_register_rule_full(struct cg_text *t,
                  "    }\n", from, reg, one, reg, one, reg);
 }
 
+/* cfa plus the rule's offset, or its parameter. */
+static void emit_rule_offset(struct cg_text *t, struct params *params,
+                             const struct sem_rule *rule)
+{
+    if (params->on && cg_param_offset(rule))
+        cg_printf(t, " + (uint64_t)(int64_t)p[%u]", params->next++);
+    else
+        emit_offset(t, rule->offset);
+}
+
 static void emit_rule_full(struct cg_text *t, const struct cg_expr_set *exprs,
                            const struct cfi_arch *arch,
-                           const struct sem_reg_rule *entry, long number)
+                           const struct sem_reg_rule *entry, long number,
+                           struct params *params)
 {
     const struct sem_rule *rule = &entry->rule;
     char dest[32];
@@ -185,12 +203,12 @@ static void emit_rule_full(struct cg_text *t, const struct cg_expr_set *exprs,
     switch (rule->kind) {
     case SEM_RULE_OFFSET:
         cg_printf(t, "    if (eh_load(env, cfa");
-        emit_offset(t, rule->offset);
+        emit_rule_offset(t, params, rule);
         cg_printf(t, ", 8, %s)) return EH_ELF_E_MEMORY;\n", dest);
         return;
     case SEM_RULE_VAL_OFFSET:
         cg_printf(t, "    %s = cfa", dest + 1);
-        emit_offset(t, rule->offset);
+        emit_rule_offset(t, params, rule);
         cg_puts(t, ";\n");
         return;
     case SEM_RULE_REGISTER:
@@ -265,9 +283,11 @@ static void emit_return_column(struct cg_text *t, const struct cg_expr_set *expr
     case SEM_RULE_UNDEFINED:
         cg_printf(t, "    f->caller.undefined |= %s << %u;\n", one, pc);
         return;
-    default:
-        emit_rule_full(t, exprs, arch, &entry, number);
+    default: {
+        struct params constants = {false, 0}; /* in the shape's key */
+        emit_rule_full(t, exprs, arch, &entry, number, &constants);
         cg_printf(t, "    f->caller.known |= %s << %u;\n", one, pc);
+    }
         return;
     }
 }
@@ -389,11 +409,12 @@ static void emit_slots(struct cg_text *t, size_t index,
 static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
                             const struct cg_ruleset *set,
                             const struct rule_exprs *numbers, size_t index,
-                            const struct slots *slots)
+                            const struct slots *slots, bool parametric)
 {
     const struct sem_row *row = set->row;
     const struct cfi_arch *arch = set->arch;
     struct masks m = static_masks(arch, row);
+    struct params params = {parametric, 0};
     cg_puts(t, "    f->cfa = cfa;\n");
     if (set->signal_frame)
         cg_puts(t, "    f->signal_frame = 1;\n");
@@ -418,7 +439,7 @@ static void emit_rules_full(struct cg_text *t, const struct cg_expr_set *exprs,
         if (matters_full(arch, row->rules[i].reg, row->rules[i].rule.kind) &&
             !(slots->n && row->rules[i].rule.kind == SEM_RULE_OFFSET))
             emit_rule_full(t, exprs, arch, &row->rules[i],
-                           numbers->number[i]);
+                           numbers->number[i], &params);
     if (slots->n)
         emit_slots(t, index, slots);
     if (set->ra_column != arch->pc) {
@@ -570,69 +591,125 @@ static void emit_rules_v1(struct cg_text *t, const struct cg_expr_set *exprs,
 /* Rule sets and rows                                                    */
 /* ------------------------------------------------------------------ */
 
+size_t cg_rule_bodies(const struct cg_layout *layout)
+{
+    return layout->parametric ? layout->nshapes : layout->nrulesets;
+}
+
+uint32_t cg_row_code(const struct cg_layout *layout, const struct cg_row *row)
+{
+    return layout->parametric ? layout->rulesets[row->ruleset].shape
+                              : row->ruleset;
+}
+
+const char *cg_param_decl(const struct cg_layout *layout)
+{
+    return layout->parametric ? ", const int32_t *p" : "";
+}
+
+void cg_emit_param_extern(struct cg_text *t, const struct cg_layout *layout)
+{
+    if (layout->parametric)
+        cg_puts(t, "extern EH_HIDDEN const int32_t eh_param[];\n");
+}
+
+void cg_emit_params(struct cg_text *t, const struct cg_layout *layout)
+{
+    if (!layout->parametric)
+        return;
+    cg_printf(t, "\n/* The offsets of the rule sets (compile/rows.c) */\n"
+                 "EH_HIDDEN const int32_t eh_param[%zu] = {",
+              layout->nparams ? layout->nparams : 1);
+    for (size_t i = 0; i < layout->nparams; i++)
+        cg_printf(t, "%s%ld,", i % 12 ? " " : "\n    ",
+                  (long)layout->params[i]);
+    cg_puts(t, layout->nparams ? "\n};\n" : "0};\n");
+}
+
+/* eh_rules_<index>: a rule set's code, or a shape's (parametric: its
+ * first rule set's code with the offsets read from p). */
 void cg_emit_rules(struct cg_text *t, struct cg_expr_set *exprs,
                    const struct cg_layout *layout, size_t index)
 {
-    const struct cg_ruleset *set = &layout->rulesets[index];
+    size_t first = layout->parametric ? layout->shapes[index] : index;
+    const struct cg_ruleset *set = &layout->rulesets[first];
     struct rule_exprs numbers;
     for (unsigned i = 0; i < CFI_NREGS; i++)
         numbers.number[i] = -1;
     emit_exprs(t, exprs, set, layout->abi, &numbers);
     struct slots slots = {0};
-    if (layout->abi == CG_ABI_FULL && gather_slots(set, &slots))
+    if (layout->abi == CG_ABI_FULL && !layout->parametric &&
+        gather_slots(set, &slots))
         emit_slot_tables(t, index, &slots);
     else
         slots.n = 0; /* every rule read on its own */
     cg_printf(t, "\nEH_HIDDEN int eh_rules_%zu(uint64_t cfa, eh_in_t in, "
-                 "eh_env_t env, eh_out_t f)\n{\n"
+                 "eh_env_t env, eh_out_t f%s)\n{\n"
                  "    uint64_t v = 0;\n    int e = EH_ELF_OK, s = 0;\n"
-                 "    (void)in; (void)env; (void)v; (void)e; (void)s;\n",
-              index);
+                 "    (void)in; (void)env; (void)v; (void)e; (void)s;%s\n",
+              index, cg_param_decl(layout),
+              layout->parametric ? " (void)p;" : "");
     if (layout->abi == CG_ABI_V1)
         emit_rules_v1(t, exprs, set, &numbers);
     else
-        emit_rules_full(t, exprs, set, &numbers, index, &slots);
+        emit_rules_full(t, exprs, set, &numbers, index, &slots,
+                        layout->parametric);
     cg_puts(t, "    return EH_ELF_OK;\n}\n");
 }
 
 /* eh_head_<n>(off, ...): the CFA is the callee's register plus off
- * (mod 2^64), then the rule set. */
+ * (mod 2^64), then the rule set (parametric: with its offsets p). */
 void cg_emit_head(struct cg_text *t, const struct cg_layout *layout,
                   size_t index)
 {
     const struct cg_head *head = &layout->heads[index];
+    const char *decl = cg_param_decl(layout);
     cg_printf(t, "\nEH_HIDDEN int eh_head_%zu(uint64_t off, eh_in_t in, "
-                 "eh_env_t env, eh_out_t f);\n"
+                 "eh_env_t env, eh_out_t f%s);\n"
                  "EH_HIDDEN int eh_head_%zu(uint64_t off, eh_in_t in, "
-                 "eh_env_t env, eh_out_t f)\n{\n"
+                 "eh_env_t env, eh_out_t f%s)\n{\n"
                  "    uint64_t cfa = 0;\n"
                  "    int e = eh_reg(in, env, f, %u, &cfa);\n"
                  "    if (e != EH_ELF_OK) return e;\n"
-                 "    return eh_rules_%u(cfa + off, in, env, f);\n}\n",
-              index, index, head->reg, head->ruleset);
+                 "    return eh_rules_%u(cfa + off, in, env, f%s);\n}\n",
+              index, decl, index, decl, head->reg, head->ruleset,
+              layout->parametric ? ", p" : "");
+}
+
+/* The arguments after f of a row's call of its head or rule set. */
+static void emit_row_params(struct cg_text *t, const struct cg_layout *layout,
+                            const struct cg_row *row)
+{
+    if (layout->parametric)
+        cg_printf(t, ", eh_param + %u",
+                  layout->rulesets[row->ruleset].param);
 }
 
 static void emit_cfa(struct cg_text *t, const struct cg_expr_set *exprs,
-                     const struct cg_row *row, long number)
+                     const struct cg_layout *layout, const struct cg_row *row,
+                     long number)
 {
     const struct sem_cfa *cfa = &row->row->cfa;
     switch (cfa->kind) {
     case SEM_CFA_RULE_REG_OFFSET:
         cg_printf(t, "    return eh_head_%u(", row->head);
         cg_emit_u64(t, (uint64_t)cfa->offset);
-        cg_puts(t, ", in, env, f);\n");
+        cg_puts(t, ", in, env, f");
+        emit_row_params(t, layout, row);
+        cg_puts(t, ");\n");
         return;
     case SEM_CFA_RULE_EXPR:
         cg_printf(t, "    e = eh_x%u_%ld(in, env, f, 0, &cfa);\n"
                      "    if (e != EH_ELF_OK) return e;\n", exprs->unit, number);
-        cg_printf(t, "    return eh_rules_%u(cfa, in, env, f);\n",
-                  row->ruleset);
+        cg_printf(t, "    return eh_rules_%u(cfa, in, env, f",
+                  cg_row_code(layout, row));
+        emit_row_params(t, layout, row);
+        cg_puts(t, ");\n");
         return;
     default:
         cg_puts(t, "    return EH_ELF_E_MALFORMED; /* no CFA rule */\n");
     }
 }
-
 void cg_emit_row(struct cg_text *t, struct cg_expr_set *exprs,
                  const struct cg_layout *layout, size_t index)
 {
@@ -653,7 +730,7 @@ void cg_emit_row(struct cg_text *t, struct cg_expr_set *exprs,
                   row->status == CFI_E_UNSUPPORTED ? "EH_ELF_E_UNSUPPORTED"
                                                    : "EH_ELF_E_MALFORMED");
     } else {
-        emit_cfa(t, exprs, row, number);
+        emit_cfa(t, exprs, layout, row, number);
     }
     cg_puts(t, "}\n");
 }

@@ -261,6 +261,17 @@ static void compare_gaps(const struct cg_eh_elf *eh,
     compare_at(eh, il, m, UINT64_MAX, true, tally);
 }
 
+/* The file at `path`, opened, and its IL. */
+static struct sem_file_il *il_of(const char *path, struct cfi_file **file)
+{
+    struct cfi_diag diag;
+    ck_assert_msg(cfi_file_open(path, file, &diag) == CFI_OK, "%s: %s", path,
+                  diag.message);
+    struct sem_file_il *il;
+    ck_assert_int_eq(sem_file_il_build(*file, &il), CFI_OK);
+    return il;
+}
+
 /* Each range's first address (innermost) and last address (as a caller
  * frame: PC = end, looked up at end-1); an FDE that failed to translate
  * at its start. On AArch64 also the first address as a caller frame and
@@ -270,11 +281,7 @@ static void compare_file(const char *path, const char *eh_path,
                          struct tally *tally)
 {
     struct cfi_file *file;
-    struct cfi_diag diag;
-    ck_assert_msg(cfi_file_open(path, &file, &diag) == CFI_OK, "%s: %s", path,
-                  diag.message);
-    struct sem_file_il *il;
-    ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    struct sem_file_il *il = il_of(path, &file);
     struct cg_eh_elf *eh = load(eh_path);
     ck_assert_int_eq(cg_eh_elf_abi(eh), CG_ABI_FULL);
     struct memories m;
@@ -595,6 +602,74 @@ START_TEST(test_aarch64_runner_killed)
     struct cfi_frame frame;
     cg_unwind(eh, &request, &frame);
     ck_abort_msg("the runner's signal was not raised");
+}
+END_TEST
+
+static struct cg_program *generate_search(const struct sem_file_il *il,
+                                          enum cg_abi abi,
+                                          enum cg_search_kind kind);
+static void compiles_cleanly(const struct cg_program *program, const char *dir,
+                             const char *name);
+
+/* Whether any unit of the program's C contains `text`. */
+static bool program_has(const struct cg_program *program, const char *text)
+{
+    for (size_t k = 0; k < program->nunits; k++)
+        if (strstr(program->units[k].body, text))
+            return true;
+    return false;
+}
+
+/* The statistics of the table layout's C for the file at `path`, and
+ * whether it has `text`; `check_c`: the C compiles with -Wall -Wextra
+ * -Werror. */
+static struct cg_stats stats_of(const char *path, const char *text,
+                                bool *has, bool check_c)
+{
+    struct cfi_file *file;
+    struct sem_file_il *il = il_of(path, &file);
+    struct cg_program *program = generate_search(il, CG_ABI_FULL,
+                                                 CG_SEARCH_TABLE);
+    struct cg_stats stats = program->stats;
+    *has = program_has(program, text);
+    if (check_c) {
+        char *dir = test_temp_dir();
+        compiles_cleanly(program, dir, "shapes");
+        rmdir(dir);
+        free(dir);
+    }
+    cg_program_free(program);
+    sem_file_il_free(il);
+    cfi_file_close(file);
+    return stats;
+}
+
+/* AArch64 rule sets that differ only in offsets share one function (a
+ * shape), their offsets in eh_param: shapes.S's nine rule sets are five
+ * shapes (its comment says which), an offset past int32_t stays a
+ * constant of its shape, and the cross libc's 1,130 rule sets are far
+ * fewer shapes. x86-64's C keeps every offset in code. (That each rule
+ * set reads its own offsets is test_aarch64_cases' and
+ * test_aarch64_libc's comparison with the IL.) */
+START_TEST(test_aarch64_shapes)
+{
+    char *path = test_build_path("corpus/cases-aarch64/shapes.so");
+    bool has = false;
+    struct cg_stats s = stats_of(path, "0x100000010", &has, true);
+    ck_assert_uint_eq(s.rulesets, 9);
+    ck_assert_uint_eq(s.shapes, 5);
+    ck_assert_msg(has, "the far offset is not a constant of its shape");
+    free(path);
+    s = stats_of("/usr/aarch64-linux-gnu/lib/libc.so.6", "eh_param", &has,
+                 false);
+    printf("compile: AArch64 libc.so.6: %zu rule sets in %zu shapes\n",
+           s.rulesets, s.shapes);
+    ck_assert(has);
+    ck_assert_uint_gt(s.shapes, 10);
+    ck_assert_uint_lt(s.shapes * 4, s.rulesets);
+    s = stats_of("/lib/x86_64-linux-gnu/libc.so.6", "eh_param", &has, false);
+    ck_assert_uint_eq(s.shapes, 0);
+    ck_assert(!has);
 }
 END_TEST
 
@@ -1430,17 +1505,24 @@ static char *program_text(const struct cg_program *program, size_t *len)
 }
 
 /* `$CC FLAGS -o OUT SOURCE`: its exit status. */
-static int run_cc(const char *flags, const char *out, const char *source)
+static int run_cc_as(const char *cc, const char *flags, const char *out,
+                     const char *source)
 {
-    const char *cc = getenv("CC");
     static char command[3 * 4096 + 512];
-    int n = snprintf(command, sizeof command, "%s %s -o '%s' '%s'",
-                     cc ? cc : "cc", flags, out, source);
+    int n = snprintf(command, sizeof command, "%s %s -o '%s' '%s'", cc, flags,
+                     out, source);
     ck_assert(n > 0 && (size_t)n < sizeof command);
     return system(command);
 }
 
-/* The program as one file compiles with -Wall -Wextra -Werror. */
+static int run_cc(const char *flags, const char *out, const char *source)
+{
+    const char *cc = getenv("CC");
+    return run_cc_as(cc ? cc : "cc", flags, out, source);
+}
+
+/* The program as one file compiles with -Wall -Wextra -Werror (an
+ * AArch64 file's with the AArch64 compiler). */
 static void compiles_cleanly(const struct cg_program *program, const char *dir,
                              const char *name)
 {
@@ -1451,8 +1533,11 @@ static void compiles_cleanly(const struct cg_program *program, const char *dir,
     char *text = program_text(program, &len);
     ck_assert_int_eq(test_write_file(source, text, len), 0);
     free(text);
-    ck_assert_msg(run_cc("-Wall -Wextra -Werror -O1 -shared -fPIC", object,
-                         source) == 0,
+    const char *cc = program->machine == EH_ELF_MACHINE_AARCH64
+                         ? "aarch64-linux-gnu-gcc" : getenv("CC");
+    ck_assert_msg(run_cc_as(cc ? cc : "cc",
+                            "-Wall -Wextra -Werror -O1 -shared -fPIC", object,
+                            source) == 0,
                   "%s: the generated C does not compile cleanly", source);
     unlink(source);
     unlink(object);
@@ -2387,6 +2472,7 @@ int main(void)
     tcase_set_timeout(a64, 600);
     tcase_add_loop_test(a64, test_aarch64_cases, 0, 2);
     tcase_add_test(a64, test_aarch64_libc);
+    tcase_add_test(a64, test_aarch64_shapes);
     tcase_add_test(a64, test_aarch64_runner_failures);
     tcase_add_test_raise_signal(a64, test_aarch64_runner_killed, SIGTERM);
     tcase_add_test(a64, test_aarch64_compiler_missing);
