@@ -40,7 +40,9 @@
 #                   line and branch coverage of libdw's, libunwind's and
 #                   libdwarf's CFI code (their Debian sources built with
 #                   gcov) after COVERAGE_SECONDS (300) of fuzz_oracles per
-#                   library, plain and structured: build/fuzz-coverage
+#                   library, plain and structured, with libunwind's and
+#                   libdw's edges fed back to libFuzzer (built again with
+#                   -fsanitize=fuzzer-no-link): build/fuzz-coverage
 #   make install    the binary, manual pages, eh_elf.h, the bash
 #                   completion and libcfisem-unwind (.a, .so, header,
 #                   pkg-config file, the system eh_elf folder
@@ -816,8 +818,10 @@ fuzz-measure: fuzz-libfuzzer-build $(BUILD)/harness/mutate_stats
 
 # Coverage of the outside libraries' CFI code (fuzz/README.md): their
 # Debian source packages (fetched with a private apt configuration) built
-# with gcc --coverage, one fuzz_oracles campaign per library and mutator,
-# each corpus replayed through that build; the table in
+# with gcc --coverage, and with clang -fsanitize=fuzzer-no-link for the
+# campaigns' edge feedback (COVERAGE_FEEDBACK=0: without), one
+# fuzz_oracles campaign per library and mutator, each corpus replayed
+# through the coverage build; the table in
 # $(BUILD)/fuzz-coverage/coverage.md.
 COVERAGE_SECONDS ?= 300
 fuzz-coverage: fuzz-libfuzzer-build

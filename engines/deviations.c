@@ -322,6 +322,54 @@ static const struct engine_deviation table[] = {
      "operation or bad value'), which the adapter, as every code it has no "
      "other class for, reads as malformed CFI.",
      engine_deviation_libunwind_underflow_malformed},
+    {"libunwind-pc-outside-text", ENGINE_libunwind,
+     "libunwind finds no FDE for a PC outside the object's executable "
+     "segments",
+     "cfi.h step 2 takes the FDE of .eh_frame whose [initial_location, "
+     "+address_range) covers the PC, wherever the range lies (DWARF 5 "
+     "6.4.1 ties it to no segment). libunwind's remote lookup is a table "
+     "(unw_dyn_info_t) whose [start_ip, end_ip) its caller sets to the "
+     "text segment, as perf and libunwind's own dwarf_callback "
+     "(dwarf/Gfind_proc_info-lsb.c: p_text->p_vaddr + p_memsz) do; "
+     "dwarf_search_unwind_table asserts the IP inside it, so find_proc_info "
+     "answers -UNW_ENOINFO ('no FDE') for a PC outside, even where an FDE "
+     "covers it.",
+     engine_deviation_libunwind_pc_outside_text},
+    {"libdw-window-save-sparc", ENGINE_libdw,
+     "libdw runs DW_CFA_GNU_window_save on x86-64 as SPARC's register "
+     "window: it inserts rules for registers 8-31",
+     "DW_CFA_GNU_window_save (0x2d) is a GNU extension for SPARC, outside "
+     "DWARF 5 6.4.2; the x86-64 psABI gives it no meaning, and cfi.h makes "
+     "such an FDE unsupported. elfutils 0.188 libdw/cfi.c execute_cfi runs "
+     "it on every machine but AArch64 as SPARC's window: registers 8-15 "
+     "get register(r + 16), 16-31 offset((r - 16) * 8) from the CFA. On "
+     "x86-64 that is r8-r15 taken from xmm7-xmm14, rip read at CFA+0 and "
+     "xmm0-xmm14 saved above it. Matched as the IL's answer with each "
+     "window_save replaced by those 24 rules.",
+     engine_deviation_libdw_window_save_sparc},
+    {"libdw-cfa-ops-invalidate", ENGINE_libdw,
+     "libdw accepts def_cfa_register / def_cfa_offset on a CFA that is not "
+     "register+offset when a later instruction defines the CFA again",
+     "DWARF 5 6.4.2.2: def_cfa_register and def_cfa_offset are valid only "
+     "if the CFA rule is register+offset; cfi.h makes the FDE malformed. "
+     "elfutils 0.188 libdw/cfi.c require_cfa_offset turns the CFA rule "
+     "into cfa_invalid (dwarf_frame_cfa: 'invalid CFI') and goes on, so a "
+     "later def_cfa, def_cfa_sf or def_cfa_expression makes the row valid "
+     "again. Matched as the IL's answer with the instruction read as "
+     "nops, where that row unwinds.",
+     engine_deviation_libdw_cfa_ops_invalidate},
+    {"libdwarf-cie-ra-register-refused", ENGINE_libdwarf,
+     "libdwarf refuses the whole section when a CIE's return address "
+     "register is above its rule table",
+     "DWARF 5 6.4.1 bounds return_address_register by nothing but the "
+     "architecture's registers; cfi.h makes an FDE whose CIE names one "
+     "outside x86-64's or AArch64's malformed, and a PC no FDE covers is "
+     "'no FDE'. libdwarf 20210528 dwarf_frame2.c checks each CIE's "
+     "register against de_frame_reg_rules_entry_count (the rule table "
+     "size the caller sets) while it reads the section's CIEs, and fails "
+     "with DW_DLE_CIE_RET_ADDR_REG_ERROR: every PC of the file gets that "
+     "error.",
+     engine_deviation_libdwarf_cie_ra_register_refused},
     {"libdw-trusts-eh-frame-hdr", ENGINE_libdw,
      "libdw looks the PC up in .eh_frame_hdr's table and trusts the FDE "
      "it names",

@@ -450,47 +450,169 @@ static size_t run_length(const struct engine_mismatch *m)
                                          : m->fde->instructions_len;
 }
 
+/* The programs a library's reading gives: the CIE's, and the FDE's up to
+ * `fde_run` (the part run for the lookup PC). */
+struct read_programs {
+    const uint8_t *cie;
+    size_t cie_len;
+    const uint8_t *fde;
+    size_t fde_run;
+};
+
 /* The IL's answer (sem_eval_row on the row at the lookup PC, which the
- * last range of the program it translates then holds) when the CIE's
- * program and the part of the FDE's the libraries run are read with
- * `patch` applied: a patched instruction after the lookup PC, or one it
- * makes malformed there, is not run. */
+ * last range of the program it translates then holds, then cfi.h step
+ * 6) for the mismatch's FDE with `programs`. Where the programs do not
+ * translate, the frame is that error: the library's reading fails
+ * there too (a decoding error, an instruction it runs as cfi.h does). */
+static bool eval_programs(const struct engine_mismatch *m,
+                          const struct read_programs *programs,
+                          struct cfi_frame *frame)
+{
+    struct cfi_cie cie = *m->fde->cie;
+    struct cfi_fde fde = *m->fde;
+    cie.instructions = programs->cie;
+    cie.instructions_len = programs->cie_len;
+    fde.instructions = programs->fde;
+    fde.instructions_len = programs->fde_run;
+    fde.cie = &cie;
+    struct sem_arena *arena = sem_arena_new();
+    if (!arena)
+        return false;
+    struct sem_fde_il il;
+    struct cfi_diag diag;
+    const struct sem_range *range = NULL;
+    bool done = false;
+    enum cfi_status status = sem_translate_fde(&fde, arena, &il, &diag);
+    if (status != CFI_OK) {
+        memset(frame, 0, sizeof *frame);
+        frame->status = status;
+        frame->diag = diag;
+        frame->diag.message = "the program as the library reads it fails";
+        done = true;
+    } else if ((range = sem_fde_il_find(&il, lookup_pc(m)))) {
+        /* As the adapters of libdwarf and libdw do: the row, then
+         * cfi.h step 6. */
+        if (sem_eval_row(cie.arch, range->row, m->request->callee,
+                         m->request->memory, frame) == CFI_OK)
+            sem_apply_return_column(cie.arch, frame, (unsigned)cie.ra_column,
+                                    m->request->va_bits);
+        done = true;
+    }
+    sem_arena_free(arena);
+    return done;
+}
+
+/* The IL's answer when the CIE's program and the part of the FDE's the
+ * libraries run are read with `patch` applied: a patched instruction
+ * after the lookup PC, or one it makes malformed there, is not run. */
 bool engine_deviation_eval_patched(const struct engine_mismatch *m,
                                    engine_deviation_patch_fn patch,
                                    struct cfi_frame *frame)
 {
     if (!m->fde || !m->fde->cie)
         return false;
-    struct cfi_cie cie = *m->fde->cie;
-    struct cfi_fde fde = *m->fde;
     uint8_t *cie_bytes = patched_copy(m, true, patch);
     uint8_t *fde_bytes = patched_copy(m, false, patch);
-    struct sem_arena *arena = sem_arena_new();
     bool done = false;
-    if (cie_bytes && fde_bytes && arena) {
-        cie.instructions = cie_bytes;
-        fde.instructions = fde_bytes;
-        fde.instructions_len = run_length(m);
-        fde.cie = &cie;
-        struct sem_fde_il il;
-        struct cfi_diag diag;
-        const struct sem_range *range = NULL;
-        if (sem_translate_fde(&fde, arena, &il, &diag) == CFI_OK)
-            range = sem_fde_il_find(&il, lookup_pc(m));
-        if (range) {
-            /* As the adapters of libdwarf and libdw do: the row, then
-             * cfi.h step 6. */
-            if (sem_eval_row(cie.arch, range->row, m->request->callee,
-                             m->request->memory, frame) == CFI_OK)
-                sem_apply_return_column(cie.arch, frame,
-                                        (unsigned)cie.ra_column,
-                                        m->request->va_bits);
-            done = true;
-        }
+    if (cie_bytes && fde_bytes) {
+        struct read_programs programs = {
+            cie_bytes, m->fde->cie->instructions_len, fde_bytes,
+            run_length(m)};
+        done = eval_programs(m, &programs, frame);
     }
-    sem_arena_free(arena);
     free(cie_bytes);
     free(fde_bytes);
+    return done;
+}
+
+/* A copy of a program where each one-byte instruction `expand` rewrites
+ * is replaced by its sequence; *run becomes the offset in the copy of
+ * the original offset *run. */
+static uint8_t *expanded_copy(const struct engine_mismatch *m, bool in_cie,
+                              engine_deviation_expand_fn expand,
+                              size_t *len_out, size_t *run)
+{
+    const uint8_t *bytes = in_cie ? m->fde->cie->instructions
+                                  : m->fde->instructions;
+    size_t len = in_cie ? m->fde->cie->instructions_len
+                        : m->fde->instructions_len;
+    struct sem_program program;
+    if (!decode(m, in_cie, &program))
+        return NULL;
+    size_t cap = len + program.count * ENGINE_DEVIATION_EXPAND_MAX + 1;
+    uint8_t *copy = malloc(cap);
+    size_t from = 0, to = 0, run_at = *run;
+    for (size_t i = 0; copy && i < program.count; i++) {
+        const struct sem_insn *insn = &program.insns[i];
+        uint8_t seq[ENGINE_DEVIATION_EXPAND_MAX];
+        size_t n = insn->at < len ? expand(m, insn, seq) : 0;
+        if (n == 0)
+            continue;
+        memcpy(copy + to, bytes + from, (size_t)insn->at - from);
+        to += (size_t)insn->at - from;
+        memcpy(copy + to, seq, n);
+        if (insn->at < run_at)
+            *run += n - 1;
+        to += n;
+        from = (size_t)insn->at + 1;
+    }
+    if (copy) {
+        memcpy(copy + to, bytes + from, len - from);
+        *len_out = to + len - from;
+    }
+    sem_program_free(&program);
+    return copy;
+}
+
+bool engine_deviation_eval_expanded(const struct engine_mismatch *m,
+                                    engine_deviation_expand_fn expand,
+                                    struct cfi_frame *frame)
+{
+    if (!m->fde || !m->fde->cie)
+        return false;
+    size_t cie_len = 0, fde_len = 0, cie_run = 0, fde_run = run_length(m);
+    uint8_t *cie_bytes = expanded_copy(m, true, expand, &cie_len, &cie_run);
+    uint8_t *fde_bytes = expanded_copy(m, false, expand, &fde_len, &fde_run);
+    bool done = false;
+    if (cie_bytes && fde_bytes) {
+        struct read_programs programs = {cie_bytes, cie_len, fde_bytes,
+                                         fde_run};
+        done = eval_programs(m, &programs, frame);
+    }
+    free(cie_bytes);
+    free(fde_bytes);
+    return done;
+}
+
+/* The IL's answer when the instruction it fails at (decoded, run for
+ * the lookup PC, not the last one decoded) is read as DW_CFA_nop bytes:
+ * the reading of a library that runs it as nothing there, or whose
+ * state it leaves is overwritten by a later instruction. */
+bool engine_deviation_eval_faulty_as_nops(const struct engine_mismatch *m,
+                                          struct cfi_frame *frame)
+{
+    struct faulty f;
+    struct sem_program program;
+    if (!m->fde || !m->fde->cie || !il_faulty(m, &f) || !f.run ||
+        !f.decoded || !decode(m, f.in_cie, &program))
+        return false;
+    uint64_t end = 0;
+    for (size_t i = 0; i + 1 < program.count; i++)
+        if (program.insns[i].at == f.offset)
+            end = program.insns[i + 1].at;
+    sem_program_free(&program);
+    const struct cfi_cie *cie = m->fde->cie;
+    size_t len = f.in_cie ? cie->instructions_len : m->fde->instructions_len;
+    uint8_t *copy = end > f.offset && end <= len ? malloc(len) : NULL;
+    if (!copy)
+        return false;
+    memcpy(copy, f.in_cie ? cie->instructions : m->fde->instructions, len);
+    memset(copy + f.offset, 0x00, (size_t)(end - f.offset));
+    struct read_programs programs = {
+        f.in_cie ? copy : cie->instructions, cie->instructions_len,
+        f.in_cie ? m->fde->instructions : copy, run_length(m)};
+    bool done = eval_programs(m, &programs, frame);
+    free(copy);
     return done;
 }
 

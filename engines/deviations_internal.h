@@ -100,10 +100,29 @@ bool engine_deviation_eval_edited_row(const struct engine_mismatch *m,
 typedef void (*engine_deviation_patch_fn)(uint8_t *bytes, size_t len,
                                           const struct sem_insn *insn);
 /* The IL's answer (the row at the lookup PC, then cfi.h step 6) when the
- * CIE's and FDE's programs are read with `patch` applied. */
+ * CIE's and FDE's programs are read with `patch` applied; where the
+ * programs so read do not translate, the frame is that error. */
 bool engine_deviation_eval_patched(const struct engine_mismatch *m,
                                    engine_deviation_patch_fn patch,
                                    struct cfi_frame *frame);
+/* The IL's answer when the instruction the IL fails at (run for the
+ * lookup PC) is read as DW_CFA_nop bytes. */
+bool engine_deviation_eval_faulty_as_nops(const struct engine_mismatch *m,
+                                          struct cfi_frame *frame);
+/* The most bytes an expansion writes. */
+enum { ENGINE_DEVIATION_EXPAND_MAX = 128 };
+/* A one-byte instruction read as a sequence of instructions: writes the
+ * sequence's bytes into `out` and returns their count, or 0 to keep the
+ * instruction. */
+typedef size_t (*engine_deviation_expand_fn)(const struct engine_mismatch *m,
+                                             const struct sem_insn *insn,
+                                             uint8_t *out);
+/* As engine_deviation_eval_patched, with the programs' one-byte
+ * instructions that `expand` rewrites replaced by their sequences: a
+ * library's reading that inserts rules. */
+bool engine_deviation_eval_expanded(const struct engine_mismatch *m,
+                                    engine_deviation_expand_fn expand,
+                                    struct cfi_frame *frame);
 
 /* ------------------------------------------------------------------ */
 /* The predicates, one per entry of the table                           */
@@ -143,6 +162,8 @@ bool engine_deviation_libunwind_trusts_eh_frame_hdr(
     const struct engine_mismatch *m);
 bool engine_deviation_libunwind_underflow_malformed(
     const struct engine_mismatch *m);
+bool engine_deviation_libunwind_pc_outside_text(
+    const struct engine_mismatch *m);
 
 /* libdwarf_deviations.c */
 bool engine_deviation_libdwarf_stops_at_lookup_pc(
@@ -165,6 +186,8 @@ bool engine_deviation_libdwarf_negate_ra_state_ignored(
 bool engine_deviation_libdwarf_aarch64_ra_state_ops(
     const struct engine_mismatch *m);
 bool engine_deviation_libdwarf_augmentation_b_key(
+    const struct engine_mismatch *m);
+bool engine_deviation_libdwarf_cie_ra_register_refused(
     const struct engine_mismatch *m);
 
 /* libdw_deviations.c */
@@ -193,6 +216,10 @@ bool engine_deviation_libdw_negate_ra_state_unchecked(
 bool engine_deviation_libdw_aarch64_abi_cfa_x30(
     const struct engine_mismatch *m);
 bool engine_deviation_libdw_aarch64_ra_state_ops(
+    const struct engine_mismatch *m);
+bool engine_deviation_libdw_window_save_sparc(
+    const struct engine_mismatch *m);
+bool engine_deviation_libdw_cfa_ops_invalidate(
     const struct engine_mismatch *m);
 
 /* sframe_deviations.c */

@@ -96,21 +96,40 @@ bool engine_deviation_libdw_empty_expression(const struct engine_mismatch *m)
            engine_deviation_is_undefined(m->got, m->reg);
 }
 
-/* The reference failed evaluating the CFA expression, which does not
- * decode (an unknown operation, a truncated operand); libdw, which
- * decodes each expression when it reads the rule, calls the frame
- * invalid DWARF. */
+/* An expression of the row (the CFA's or a rule's) does not decode in
+ * full. */
+static bool row_has_undecodable(const struct sem_row *row)
+{
+    if (row->cfa.kind == SEM_CFA_RULE_EXPR && !sem_expr_decodes(&row->cfa.expr))
+        return true;
+    for (uint32_t i = 0; i < row->nrules; i++) {
+        const struct sem_rule *rule = &row->rules[i].rule;
+        if ((rule->kind == SEM_RULE_EXPRESSION ||
+             rule->kind == SEM_RULE_VAL_EXPRESSION) &&
+            !sem_expr_decodes(&rule->expr))
+            return true;
+    }
+    return false;
+}
+
+/* The reference failed evaluating an expression that does not decode
+ * (an unknown operation, a truncated operand), or failed on an earlier
+ * operation of a row where an expression does not decode in full; libdw,
+ * which decodes each whole expression when it reads the rule, calls the
+ * frame invalid DWARF. */
 bool engine_deviation_libdw_expression_decoded_with_rule(
     const struct engine_mismatch *m)
 {
     const char *expected = m->expected->diag.message;
     const char *got = m->got->diag.message;
-    return m->engine == ENGINE_libdw && m->item == ENGINE_ITEM_STATUS &&
-           m->expected->status == CFI_E_EXPR &&
-           m->got->status == CFI_E_MALFORMED && expected && got &&
-           (!strcmp(expected, "unknown operation") ||
-            !strcmp(expected, "truncated expression operand")) &&
-           !strcmp(got, "invalid DWARF");
+    if (m->engine != ENGINE_libdw || m->item != ENGINE_ITEM_STATUS ||
+        m->expected->status != CFI_E_EXPR ||
+        m->got->status != CFI_E_MALFORMED || !expected || !got ||
+        strcmp(got, "invalid DWARF") != 0)
+        return false;
+    return !strcmp(expected, "unknown operation") ||
+           !strcmp(expected, "truncated expression operand") ||
+           (m->row && row_has_undecodable(m->row));
 }
 
 /* set_loc to a location before the current one (or to it): the IL fails
@@ -224,4 +243,89 @@ bool engine_deviation_libdw_trusts_eh_frame_hdr(
     const struct engine_mismatch *m)
 {
     return engine_deviation_trusts_eh_frame_hdr(m, ENGINE_libdw);
+}
+
+/* Appends ULEB128 `value` at out[n]: the new length. */
+static size_t put_uleb(uint8_t *out, size_t n, uint64_t value)
+{
+    do {
+        uint8_t byte = value & 0x7f;
+        value >>= 7;
+        out[n++] = byte | (value ? 0x80 : 0);
+    } while (value);
+    return n;
+}
+
+/* libdw's reading of DW_CFA_GNU_window_save off AArch64 (libdw/cfi.c
+ * execute_cfi, SPARC's register window): registers 8..15 get
+ * register(r + 16), registers 16..31 are saved at CFA + (r - 16) * 8 in
+ * an ELFCLASS64 file. Written as DW_CFA_register and DW_CFA_expression
+ * (DW_OP_plus_uconst on the CFA pushed): the same rules, whatever the
+ * CIE's data alignment factor. */
+static size_t window_save_as_sparc(const struct engine_mismatch *m,
+                                   const struct sem_insn *insn, uint8_t *out)
+{
+    (void)m;
+    if (insn->opcode != SEM_CFA_GNU_window_save)
+        return 0;
+    size_t n = 0;
+    for (uint8_t reg = 8; reg < 16; reg++) {
+        out[n++] = 0x09; /* DW_CFA_register */
+        out[n++] = reg;
+        out[n++] = (uint8_t)(reg + 16);
+    }
+    for (uint8_t reg = 16; reg < 32; reg++) {
+        uint8_t op[4] = {0x23}; /* DW_OP_plus_uconst */
+        size_t len = put_uleb(op, 1, (uint64_t)(reg - 16) * 8);
+        out[n++] = 0x10; /* DW_CFA_expression */
+        out[n++] = reg;
+        out[n++] = (uint8_t)len;
+        memcpy(out + n, op, len);
+        n += len;
+    }
+    return n;
+}
+
+static const enum sem_opcode window_save[] = {SEM_CFA_GNU_window_save};
+
+/* The IL rejects an x86-64 FDE at a window_save that libdw runs for the
+ * lookup PC, and libdw's answer is what the row gives with each
+ * window_save read as SPARC's rules. */
+bool engine_deviation_libdw_window_save_sparc(const struct engine_mismatch *m)
+{
+    if (m->engine != ENGINE_libdw || !fde_of(m, &cfi_arch_x86_64) ||
+        m->translation == CFI_OK || !engine_deviation_item_differs(m) ||
+        !engine_deviation_il_fails_at(m, window_save, 1))
+        return false;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = model &&
+                     engine_deviation_eval_expanded(m, window_save_as_sparc,
+                                                    model) &&
+                     engine_deviation_same_item(m, model);
+    free(model);
+    return explained;
+}
+
+/* def_cfa_register / def_cfa_offset{,_sf} when the CFA rule is not
+ * register+offset (none yet, or an expression): the IL rejects the FDE;
+ * libdw/cfi.c require_cfa_offset makes the CFA rule cfa_invalid, a state
+ * a later def_cfa, def_cfa_sf or def_cfa_expression replaces. Where one
+ * does before the lookup PC, libdw's answer is the row's with the
+ * instruction read as nops (with none, both say malformed). */
+bool engine_deviation_libdw_cfa_ops_invalidate(const struct engine_mismatch *m)
+{
+    static const enum sem_opcode cfa_rule_ops[] = {
+        SEM_CFA_def_cfa_register, SEM_CFA_def_cfa_offset,
+        SEM_CFA_def_cfa_offset_sf};
+    if (m->engine != ENGINE_libdw || m->item != ENGINE_ITEM_STATUS ||
+        !engine_deviation_item_differs(m) ||
+        !engine_deviation_il_fails_at(m, cfa_rule_ops, 3))
+        return false;
+    struct cfi_frame *model = malloc(sizeof *model);
+    bool explained = model &&
+                     engine_deviation_eval_faulty_as_nops(m, model) &&
+                     model->status == CFI_OK &&
+                     engine_deviation_same_item(m, model);
+    free(model);
+    return explained;
 }

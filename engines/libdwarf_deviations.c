@@ -222,3 +222,27 @@ bool engine_deviation_libdwarf_window_save_ignored(
     free(model);
     return explained;
 }
+
+/* A CIE of the file names a return address register above the rule
+ * table the adapter gives libdwarf (dwarf_set_frame_rule_table_size:
+ * CFI_NREGS columns), and libdwarf's answer is its refusal of it
+ * (dwarf_frame2.c, DW_DLE_CIE_RET_ADDR_REG_ERROR): it refuses the whole
+ * section when it reads the CIEs, so any PC gets that answer, one no FDE
+ * covers included. */
+static bool has_high_ra_cie(const struct cfi_file *file)
+{
+    for (size_t i = 0; i < file->ncies; i++)
+        if (file->cies[i].ra_column > CFI_NREGS)
+            return true;
+    return false;
+}
+
+bool engine_deviation_libdwarf_cie_ra_register_refused(
+    const struct engine_mismatch *m)
+{
+    return m->engine == ENGINE_libdwarf &&
+           m->item == ENGINE_ITEM_STATUS && m->file &&
+           has_high_ra_cie(m->file) && m->got->status != CFI_OK &&
+           m->got->diag.message &&
+           strstr(m->got->diag.message, "DW_DLE_CIE_RET_ADDR_REG_ERROR");
+}

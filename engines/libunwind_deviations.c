@@ -274,3 +274,38 @@ bool engine_deviation_libunwind_trusts_eh_frame_hdr(
 {
     return engine_deviation_trusts_eh_frame_hdr(m, ENGINE_libunwind);
 }
+
+/* Whether `pc` lies inside the span of the file's executable segments,
+ * the [start_ip, end_ip) of the table the caller gives libunwind
+ * (engines/oracle_libunwind.c text_range, as perf and libunwind's own
+ * dwarf_callback set it from the text segment). */
+static bool in_text_span(const struct cfi_file *file, uint64_t pc)
+{
+    uint64_t begin = UINT64_MAX, end = 0;
+    for (size_t i = 0; i < file->nsegments; i++) {
+        const struct cfi_segment *s = &file->segments[i];
+        if (!s->executable)
+            continue;
+        if (s->vaddr < begin)
+            begin = s->vaddr;
+        if (s->vaddr + s->memsz > end)
+            end = s->vaddr + s->memsz;
+    }
+    return pc >= begin && pc < end;
+}
+
+/* The lookup PC lies outside the executable segments: the remote table
+ * is not asked (dwarf_search_unwind_table asserts the range), so
+ * libunwind says "no FDE" where an FDE of .eh_frame covers the PC. */
+bool engine_deviation_libunwind_pc_outside_text(
+    const struct engine_mismatch *m)
+{
+    return m->engine == ENGINE_libunwind &&
+           m->item == ENGINE_ITEM_STATUS && m->file && m->fde &&
+           m->fde->section == CFI_EH_FRAME &&
+           m->got->status == CFI_E_NO_FDE &&
+           m->expected->status != CFI_E_NO_FDE &&
+           !in_text_span(m->file,
+                         cfi_lookup_pc(m->request->pc,
+                                       m->request->caller_frame));
+}

@@ -431,13 +431,48 @@ static bool row_needs_model(const struct sem_row *row)
  * dwarf/Gexpr.c's signed division traps (SIGFPE;
  * diff/findings/libunwind-div-trap); or jump back without end:
  * dwarf/Gexpr.c has no step limit, and loops forever where cfi.h stops
- * at CFI_EXPR_STEP_LIMIT (diff/findings/libunwind-expression-loop). */
+ * at CFI_EXPR_STEP_LIMIT (diff/findings/libunwind-expression-loop). A
+ * row with no CFA rule: dwarf/Gparser.c apply_reg_state reads the CFA
+ * column's initial "same" as an expression at address 0, which kills a
+ * local unwinder (diff/findings/libunwind-no-cfa-rule-null-read). An
+ * expression that reads a register above 16: dwarf/Gexpr.c maps it to
+ * register 0 and reads rax (diff/findings/libunwind-expression-register-
+ * rax). */
+static bool expression_reads_high(const struct sem_expr *expr)
+{
+    for (unsigned reg = ENGINE_LU_NREGS; reg < CFI_NREGS; reg++)
+        if (sem_expr_reads_register(expr, reg))
+            return true;
+    return false;
+}
+
+static bool row_reads_high(const struct sem_row *row)
+{
+    if (row->cfa.kind == SEM_CFA_RULE_EXPR &&
+        expression_reads_high(&row->cfa.expr))
+        return true;
+    for (uint32_t i = 0; i < row->nrules; i++) {
+        const struct sem_rule *rule = &row->rules[i].rule;
+        if ((rule->kind == SEM_RULE_EXPRESSION ||
+             rule->kind == SEM_RULE_VAL_EXPRESSION) &&
+            expression_reads_high(&rule->expr))
+            return true;
+    }
+    return false;
+}
+
 static const char *row_refused(struct engine_libunwind *lu,
                                const struct cfi_fde *fde,
                                const struct sem_row *row,
                                const struct cfi_request *request)
 {
     const struct cfi_arch *arch = fde->cie->arch;
+    if (row->cfa.kind == SEM_CFA_RULE_INVALID)
+        return "libunwind: a row with no CFA rule (libunwind reads a CFA "
+               "expression at address 0)";
+    if (row_reads_high(row))
+        return "libunwind: a DWARF expression reads a register above 16 "
+               "(libunwind reads rax instead)";
     if (request->caller_frame && sem_row_reads_register(arch, row, arch->pc))
         return "libunwind: a caller frame whose row reads rip (its cursor "
                "is given PC-1 as rip)";

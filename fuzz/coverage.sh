@@ -12,6 +12,10 @@
 #   fuzz/coverage.sh build WORK        those libraries built with gcc
 #                                      --coverage, and the replay program
 #                                      fuzz_oracles linked against them
+#   fuzz/coverage.sh feedback WORK     libunwind and libdw built again by
+#                                      clang with -fsanitize=fuzzer-no-link
+#                                      (WORK/feedback/lib), so that
+#                                      libFuzzer sees their edges
 #   fuzz/coverage.sh campaign WORK     per library, the libFuzzer targets
 #                                      fuzz_oracles and
 #                                      fuzz_oracles_structured side by
@@ -28,17 +32,22 @@
 # deb-src lines, and fetches with `apt-get source --download-only`.
 #
 # The campaigns use the libFuzzer targets of `make fuzz-libfuzzer-build`
-# (LIBFUZZER_OUT, build/fuzz-libfuzzer), which run the system's libraries:
-# the fuzzer's feedback is cfisem's code and fuzz_note's buckets, not the
-# libraries' own edges. Each library gets its own campaign
+# (LIBFUZZER_OUT, build/fuzz-libfuzzer). With the feedback step done (and
+# COVERAGE_FEEDBACK not 0), they run libunwind and libdw from
+# WORK/feedback/lib (LD_LIBRARY_PATH: the same sonames), whose edges
+# libFuzzer counts as a module of its own beside cfisem's code and
+# fuzz_note's buckets; libdwarf, linked statically into the targets, is
+# the system's, without edge feedback. Each library gets its own campaign
 # (CFISEM_FUZZ_ORACLES names it; libdwarf's covers selectors 0 and 3),
 # from the seeds of fuzz/seeds/oracles that select it; plain and
 # structured run at once, one core each, nice, for the same seconds.
 #
 # COVERAGE_SECONDS (300) per campaign; COVERAGE_LIBRARIES (libdwarf libdw
-# libunwind); LIBFUZZER_OUT the targets' folder.
+# libunwind); COVERAGE_FEEDBACK (1: use WORK/feedback/lib when it exists);
+# LIBFUZZER_OUT the targets' folder.
 #
-# POSIX sh; needs apt-get, dpkg-source, gcc, gcov, make.
+# POSIX sh; needs apt-get, dpkg-source, gcc, gcov, make (and clang for
+# the feedback step).
 set -eu
 export LC_ALL=C
 
@@ -48,6 +57,7 @@ security=${COVERAGE_SECURITY:-http://deb.debian.org/debian-security}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 seconds=${COVERAGE_SECONDS:-300}
 libraries=${COVERAGE_LIBRARIES:-libdwarf libdw libunwind}
+use_feedback=${COVERAGE_FEEDBACK:-1}
 lfout=${LIBFUZZER_OUT:-build/fuzz-libfuzzer}
 top=$(pwd)
 
@@ -119,14 +129,19 @@ sources() {
 }
 
 COV_CFLAGS="-O0 -g --coverage -fno-inline -w"
+# The feedback builds: libFuzzer's inline 8-bit counters and comparison
+# hooks in the libraries' code (the symbols come from the target).
+FEEDBACK_CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link -w"
 
 # elfutils: libelf and libdw (with libdwfl, libebl, the backends and
-# libcpu it is made of), shared, as libdw.so.1 and libelf.so.1.
+# libcpu it is made of), shared, as libdw.so.1 and libelf.so.1, into
+# $work/$1 with CC $2, CFLAGS $3 and LDFLAGS $4.
 build_elfutils() {
-    b=$work/cov/elfutils
+    b=$work/$1/elfutils
     rm -rf "$b"
+    mkdir -p "$work/$1"
     cp -a "$work/src/elfutils" "$b"
-    (cd "$b" && CFLAGS="$COV_CFLAGS" LDFLAGS=--coverage ./configure -q \
+    (cd "$b" && CC=$2 CFLAGS="$3" LDFLAGS="$4" ./configure -q \
         --disable-debuginfod --disable-libdebuginfod \
         --disable-nls --disable-werror >configure.log 2>&1) ||
         die "elfutils configure failed: $b/configure.log"
@@ -134,27 +149,29 @@ build_elfutils() {
         make -C "$b/$d" -j2 >>"$b/make.log" 2>&1 ||
             die "elfutils make in $d failed: $b/make.log"
     done
-    mkdir -p "$work/cov/lib"
-    cp "$b/libelf/libelf.so" "$work/cov/lib/libelf.so.1"
-    cp "$b/libdw/libdw.so" "$work/cov/lib/libdw.so.1"
+    mkdir -p "$work/$1/lib"
+    cp "$b/libelf/libelf.so" "$work/$1/lib/libelf.so.1"
+    cp "$b/libdw/libdw.so" "$work/$1/lib/libdw.so.1"
 }
 
-# libunwind: the remote (generic) library and libunwind.so.8, shared.
+# libunwind: the remote (generic) library and libunwind.so.8, shared,
+# into $work/$1 with CC $2, CFLAGS $3 and LDFLAGS $4.
 build_libunwind() {
-    b=$work/cov/libunwind
+    b=$work/$1/libunwind
     rm -rf "$b"
+    mkdir -p "$work/$1"
     cp -a "$work/src/libunwind" "$b"
-    (cd "$b" && CFLAGS="$COV_CFLAGS" LDFLAGS=--coverage ./configure -q \
+    (cd "$b" && CC=$2 CFLAGS="$3" LDFLAGS="$4" ./configure -q \
         --disable-tests --disable-documentation --disable-minidebuginfo \
         --disable-zlibdebuginfo --disable-cxx-exceptions \
         >configure.log 2>&1) ||
         die "libunwind configure failed: $b/configure.log"
     make -C "$b/src" -j2 >"$b/make.log" 2>&1 ||
         die "libunwind make failed: $b/make.log"
-    mkdir -p "$work/cov/lib"
-    cp -L "$b/src/.libs/libunwind.so.8" "$work/cov/lib/libunwind.so.8"
+    mkdir -p "$work/$1/lib"
+    cp -L "$b/src/.libs/libunwind.so.8" "$work/$1/lib/libunwind.so.8"
     cp -L "$b/src/.libs/libunwind-x86_64.so.8" \
-        "$work/cov/lib/libunwind-x86_64.so.8"
+        "$work/$1/lib/libunwind-x86_64.so.8"
 }
 
 # libdwarf: the static libdwarf.a (the harness links it statically).
@@ -183,14 +200,40 @@ build_harness() {
         die "the replay build failed: $work/cov/cfisem.log"
 }
 
+# The libraries of $libraries (libdwarf.a always: the replay program
+# links it), then the replay program.
 build() {
     [ -d "$work/src/elfutils" ] || die "no sources: run the sources step"
     mkdir -p "$work/cov/lib"
-    build_libdwarf
-    build_libunwind
-    build_elfutils
+    for lib in $libraries; do
+        case $lib in
+        libdwarf) build_libdwarf ;;
+        libunwind) build_libunwind cov gcc "$COV_CFLAGS" --coverage ;;
+        libdw) build_elfutils cov gcc "$COV_CFLAGS" --coverage ;;
+        esac
+    done
+    [ -f "$work/cov/lib/libdwarf.a" ] || build_libdwarf
     build_harness
     echo "coverage: coverage builds in $work/cov" >&2
+}
+
+# libunwind and libdw (of $libraries) built by clang with edge counters.
+feedback() {
+    [ -d "$work/src/elfutils" ] || die "no sources: run the sources step"
+    for lib in $libraries; do
+        case $lib in
+        libunwind) build_libunwind feedback clang "$FEEDBACK_CFLAGS" "" ;;
+        libdw) build_elfutils feedback clang "$FEEDBACK_CFLAGS" "" ;;
+        esac
+    done
+    echo "coverage: feedback builds in $work/feedback/lib" >&2
+}
+
+# The LD_LIBRARY_PATH of the campaigns: the feedback builds, or none.
+feedback_path() {
+    if [ "$use_feedback" != 0 ] && [ -d "$work/feedback/lib" ]; then
+        echo "$work/feedback/lib"
+    fi
 }
 
 # ---- campaigns -------------------------------------------------------
@@ -212,6 +255,7 @@ select_seeds() {
 run_target() {
     rm -rf "$3"
     mkdir -p "$3/corpus" "$3/findings" "$3/artifacts"
+    LD_LIBRARY_PATH=$(feedback_path) \
     CFISEM_FUZZ_ORACLES=$2 CFISEM_FUZZ_FINDINGS=$3/findings \
     ASAN_OPTIONS=abort_on_error=1:detect_odr_violation=0:allocator_may_return_null=1 \
     UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
@@ -220,6 +264,7 @@ run_target() {
         -dict="$lfout/$1.dict" -max_len=65536 -timeout=25 \
         -detect_leaks=0 -artifact_prefix="$3/artifacts/" \
         "$3/corpus" "$4" >"$3/log" 2>&1 || true
+    cut -d ' ' -f 1-3 /proc/loadavg >"$3/load"
 }
 
 campaign() {
@@ -320,6 +365,12 @@ speed_of() {
         sed -n 's/^#\([0-9]*\):.*exec\/s \([0-9]*\).*/\1 \2/p'
 }
 
+# The modules libFuzzer counts edges in (2 with a feedback library:
+# the target and the library).
+modules_of() {
+    sed -n 's/^INFO: Loaded \([0-9]*\) modules.*/\1/p' "$1" | head -n 1
+}
+
 pct() {
     awk -v a="$1" -v b="$2" 'BEGIN {
         if (b == 0) printf "—"; else printf "%.1f", 100 * a / b }'
@@ -358,8 +409,8 @@ table() {
     done
     echo
     echo "| library | mutator | runs | exec/s | corpus | crashes |" \
-         "outside difference classes |"
-    echo "|---|---|---|---|---|---|---|"
+         "outside difference classes | modules | load at the end |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     for lib in $libraries; do
         for v in plain structured; do
             c=$work/campaign/$lib/$v
@@ -368,7 +419,8 @@ table() {
             echo "| $lib | $v | ${1:-?} | ${2:-?}" \
                  "| $(find "$c/corpus" -type f | wc -l)" \
                  "| $(find "$c/artifacts" -type f | wc -l)" \
-                 "| $(find "$c/findings" -name '*.txt' | wc -l) |"
+                 "| $(find "$c/findings" -name '*.txt' | wc -l)" \
+                 "| $(modules_of "$c/log") | $(cat "$c/load" 2>/dev/null) |"
         done
     done
 }
@@ -385,7 +437,8 @@ report() {
     done
     {
         echo "Sources: $(tr '\n' ' ' <"$work/src/versions.txt")"
-        echo "Campaign: ${seconds} s per library and mutator."
+        echo "Campaign: ${seconds} s per library and mutator;" \
+             "library edge feedback: $(feedback_path | grep -q . && echo on || echo off)."
         echo
         table
     } >"$work/coverage.md"
@@ -393,8 +446,8 @@ report() {
 }
 
 case "${1:-}" in
-all | sources | build | campaign | report) ;;
-*) echo "usage: fuzz/coverage.sh all|sources|build|campaign|report WORK" >&2
+all | sources | build | feedback | campaign | report) ;;
+*) echo "usage: fuzz/coverage.sh all|sources|build|feedback|campaign|report WORK" >&2
    exit 1 ;;
 esac
 [ $# -eq 2 ] || die "usage: fuzz/coverage.sh STEP WORK"
@@ -403,6 +456,6 @@ work=$(realpath "$2")
 apt=$work/apt
 
 case $1 in
-all) sources; build; campaign; report ;;
+all) sources; build; feedback; campaign; report ;;
 *) "$1" ;;
 esac

@@ -175,6 +175,15 @@ static bool dwop_decode(const uint8_t *bytes, size_t len,
 /* Registers an expression reads                                        */
 /* ------------------------------------------------------------------ */
 
+bool sem_expr_decodes(const struct sem_expr *expr)
+{
+    struct dwop_insn insn;
+    for (size_t at = 0; at < expr->len; at += insn.size)
+        if (!dwop_decode(expr->bytes + at, expr->len - at, &insn))
+            return false;
+    return true;
+}
+
 bool sem_expr_reads_register(const struct sem_expr *expr, unsigned reg)
 {
     struct dwop_insn insn;

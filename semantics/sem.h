@@ -355,6 +355,9 @@ bool sem_cfa_equal(const struct sem_cfa *a, const struct sem_cfa *b);
 bool sem_rule_equal(const struct sem_rule *a, const struct sem_rule *b);
 
 bool sem_expr_reads_register(const struct sem_expr *expr, unsigned reg);
+/* Every operation of the expression decodes (none unknown, no operand
+ * cut off by its end). */
+bool sem_expr_decodes(const struct sem_expr *expr);
 bool sem_row_reads_register(const struct cfi_arch *arch,
                             const struct sem_row *row, unsigned reg);
 

@@ -908,9 +908,85 @@ START_TEST(libdwarf_window_save_ignored)
 }
 END_TEST
 
+/* 0x2d, then 0x2c, which no reading knows on x86-64: the IL stops at
+ * the first (unsupported), libdwarf, running it as nothing, fails at
+ * the second (a decoding error, malformed), as the IL does on the
+ * program with 0x2d read as a nop. */
+START_TEST(libdwarf_window_save_then_unknown)
+{
+    const char *id = "libdwarf-window-save-ignored";
+    char *unknown = build_fde("\t.cfi_escape 0x2d, 0x2c\n\tnop\n");
+    struct probe p;
+    probe_run(&p, unknown, 0x1000, false, ENGINE_libdwarf);
+    ck_assert_int_eq(p.expected.status, CFI_E_UNSUPPORTED);
+    ck_assert_int_eq(p.answer.frame.status, CFI_E_MALFORMED);
+    probe_free(&p);
+    shows(unknown, 0x1000, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0,
+          id);
+    remove_built(unknown);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* libdw                                                                */
 /* ------------------------------------------------------------------ */
+
+/* DW_CFA_GNU_window_save on x86-64: libdw inserts SPARC's window rules
+ * (rip read at CFA+0, r8-r15 from xmm7-xmm14) and unwinds; the IL says
+ * unsupported. The caller's rip is the word at rsp+8 (the CFA), not the
+ * one at rsp (CFA-8). Nearby: the same opcode after the lookup PC
+ * (libdw does not run it: *-stops-at-lookup-pc). */
+START_TEST(libdw_window_save_sparc)
+{
+    const char *id = "libdw-window-save-sparc";
+    char *save = build_fde("\t.cfi_escape 0x2d\n\tnop\n");
+    char *later = build_fde("\tnop\n\t.cfi_escape 0x2d\n\tnop\n");
+    struct probe p;
+    probe_run(&p, save, 0x1000, false, ENGINE_libdw);
+    ck_assert_int_eq(p.expected.status, CFI_E_UNSUPPORTED);
+    ck_assert_int_eq(p.answer.frame.status, CFI_OK);
+    uint64_t rsp = p.callee.value[CFI_REG_RSP], at_cfa;
+    ck_assert_int_eq(p.request.memory.read(p.request.memory.env, rsp + 8, 8,
+                                           &at_cfa), CFI_OK);
+    ck_assert_uint_eq(p.answer.frame.caller.value[CFI_REG_RIP], at_cfa);
+    ck_assert_int_eq(p.answer.frame.caller.status[8], CFI_REG_UNKNOWN);
+    probe_free(&p);
+    shows(save, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0, id);
+    does_not_match(later, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS,
+                   0, id);
+    remove_built(save);
+    remove_built(later);
+}
+END_TEST
+
+/* A CIE with no CFA rule, then def_cfa_offset 16 and def_cfa rsp+8: the
+ * IL rejects the first; libdw makes the CFA invalid, then valid again,
+ * and unwinds. Nearby: no def_cfa after it (both say malformed: no
+ * difference to explain). */
+START_TEST(libdw_cfa_ops_invalidate)
+{
+    const char *id = "libdw-cfa-ops-invalidate";
+    char *again = build_simple("\t.cfi_def_cfa_offset 16\n"
+                               "\t.cfi_def_cfa %rsp, 8\n"
+                               "\t.cfi_offset %rip, -8\n\tnop\n");
+    char *invalid = build_simple("\t.cfi_def_cfa_offset 16\n"
+                                 "\t.cfi_offset %rip, -8\n\tnop\n");
+    struct probe p;
+    probe_run(&p, again, 0x1000, false, ENGINE_libdw);
+    ck_assert_int_eq(p.expected.status, CFI_E_MALFORMED);
+    ck_assert_int_eq(p.answer.frame.status, CFI_OK);
+    ck_assert_uint_eq(p.answer.frame.cfa, p.callee.value[CFI_REG_RSP] + 8);
+    probe_free(&p);
+    shows(again, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0, id);
+    probe_run(&p, invalid, 0x1000, false, ENGINE_libdw);
+    ck_assert_int_eq(p.answer.frame.status, CFI_E_MALFORMED);
+    p.mismatch.got = &p.answer.frame;
+    ck_assert(!entry(id)->matches(&p.mismatch));
+    probe_free(&p);
+    remove_built(again);
+    remove_built(invalid);
+}
+END_TEST
 
 START_TEST(libdw_abi_rax_for_rbx)
 {
@@ -1028,6 +1104,30 @@ START_TEST(libdw_expression_decoded_with_rule)
                    ENGINE_ITEM_STATUS, 0, "libdw-expression-decoded-with-rule");
     remove_built(truncated);
     remove_built(divides);
+}
+END_TEST
+
+/* CFA = expr(xderef; const2u cut off): the IL fails at xderef (not
+ * allowed in CFI), libdw on decoding the cut-off operand. Nearby: the
+ * operand whole (the expression decodes). */
+START_TEST(libdw_expression_decoded_after_error)
+{
+    const char *id = "libdw-expression-decoded-with-rule";
+    char *cut = build_fde("\t.cfi_escape 0x0f, 0x03, 0x18, 0x0a, 0x01\n"
+                          "\tnop\n");
+    char *whole = build_fde("\t.cfi_escape 0x0f, 0x04, 0x18, 0x0a, 0x01, "
+                            "0x00\n\tnop\n");
+    struct probe p;
+    probe_run(&p, cut, 0x1000, false, ENGINE_libdw);
+    ck_assert_int_eq(p.expected.status, CFI_E_EXPR);
+    ck_assert_str_eq(p.expected.diag.message,
+                     "operation not allowed in CFI");
+    probe_free(&p);
+    shows(cut, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS, 0, id);
+    does_not_match(whole, 0x1000, false, ENGINE_libdw, ENGINE_ITEM_STATUS,
+                   0, id);
+    remove_built(cut);
+    remove_built(whole);
 }
 END_TEST
 
@@ -1172,6 +1272,36 @@ END_TEST
 START_TEST(libunwind_trusts_eh_frame_hdr)
 {
     trusts_eh_frame_hdr(ENGINE_libunwind, "libunwind-trusts-eh-frame-hdr");
+}
+END_TEST
+
+/* An FDE of .eh_frame for [0x101000, 0x101008), above the executable
+ * segment, beside f's at 0x1000. There libunwind says no FDE, the IL
+ * unwinds. Nearby: f's PC, inside the segment. */
+START_TEST(libunwind_pc_outside_text)
+{
+    const char *id = "libunwind-pc-outside-text";
+    char *path = build(
+        "\t.text\n\t.globl f\nf:\n.Lf:\n\t.cfi_startproc\n\tnop\n\tret\n"
+        "\t.cfi_endproc\n"
+        "\t.section .eh_frame,\"a\",@unwind\n"
+        "cie:\t.long cie_end - cie_start\ncie_start:\n"
+        "\t.long 0\n\t.byte 1\n\t.asciz \"zR\"\n"
+        "\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 16\n"
+        "\t.uleb128 1\n\t.byte 0x1b\n"
+        "\t.byte 0x0c, 7, 8, 0x90, 1\n\t.balign 8, 0\ncie_end:\n"
+        "fde:\t.long fde_end - fde_start\nfde_start:\n"
+        "\t.long fde_start - cie\n\t.long .Lf + 0x100000 - .\n\t.long 8\n"
+        "\t.uleb128 0\n\t.balign 8, 0\nfde_end:\n");
+    struct probe p;
+    probe_run(&p, path, 0x101000, false, ENGINE_libunwind);
+    ck_assert_int_eq(p.expected.status, CFI_OK);
+    probe_free(&p);
+    shows(path, 0x101000, false, ENGINE_libunwind, ENGINE_ITEM_STATUS, 0,
+          id);
+    does_not_match(path, 0x1000, false, ENGINE_libunwind,
+                   ENGINE_ITEM_STATUS, 0, id);
+    remove_built(path);
 }
 END_TEST
 
@@ -1404,6 +1534,28 @@ START_TEST(libdwarf_augmentation_b_key)
 }
 END_TEST
 
+/* The fuzzing input whose CIE names return address register 255 (version
+ * 1, augmentation "S"), above the 128-column table libdwarf is given:
+ * libdwarf refuses the section, so a PC no FDE covers gets its error.
+ * Nearby: an ordinary file, which libdwarf reads. */
+START_TEST(libdwarf_cie_ra_register_refused)
+{
+    const char *id = "libdwarf-cie-ra-register-refused";
+    const char *high = "fuzz/findings/differences/libdwarf-other/"
+                       "libdwarf-f07b2e8d60ff7ae5.elf";
+    char *plain = build_fde("\tnop\n");
+    struct probe p;
+    probe_run(&p, high, 0x30ffffff95, false, ENGINE_libdwarf);
+    ck_assert_int_eq(p.expected.status, CFI_E_NO_FDE);
+    probe_free(&p);
+    shows(high, 0x30ffffff95, false, ENGINE_libdwarf, ENGINE_ITEM_STATUS, 0,
+          id);
+    does_not_match(plain, 0x1000, false, ENGINE_libdwarf,
+                   ENGINE_ITEM_STATUS, 0, id);
+    remove_built(plain);
+}
+END_TEST
+
 /* x30 saved and signed (0x1008): libdw's PC is the signed value. The
  * same frame unsigned: the PCs agree. */
 START_TEST(libdw_no_pac_strip)
@@ -1578,7 +1730,9 @@ START_TEST(every_entry_is_tested)
         "libdwarf-aarch64-ra-state-ops", "libdwarf-augmentation-b-key",
         "libdw-no-pac-strip",
         "libdw-aarch64-ra-state-ops", "libdw-negate-ra-state-unchecked",
-        "libdw-aarch64-abi-cfa-x30",
+        "libdw-aarch64-abi-cfa-x30", "libunwind-pc-outside-text",
+        "libdw-window-save-sparc", "libdw-cfa-ops-invalidate",
+        "libdwarf-cie-ra-register-refused",
     };
     size_t count;
     const struct engine_deviation *table = engine_deviation_table(&count);
@@ -1634,12 +1788,17 @@ int main(void)
     tcase_add_test(tc, libdwarf_cie_restore_and_location);
     tcase_add_test(tc, libdwarf_cie_location_row_error);
     tcase_add_test(tc, libdwarf_window_save_ignored);
+    tcase_add_test(tc, libdwarf_window_save_then_unknown);
+    tcase_add_test(tc, libdw_window_save_sparc);
+    tcase_add_test(tc, libdw_cfa_ops_invalidate);
+    tcase_add_test(tc, libunwind_pc_outside_text);
     tcase_add_test(tc, libdw_abi_rax_for_rbx);
     tcase_add_test(tc, libdw_abi_rip_same_value);
     tcase_add_test(tc, return_column_item);
     tcase_add_test(tc, libdw_empty_expression);
     tcase_add_test(tc, libdw_empty_expression_status);
     tcase_add_test(tc, libdw_expression_decoded_with_rule);
+    tcase_add_test(tc, libdw_expression_decoded_after_error);
     tcase_add_test(tc, libdw_location_backwards);
     tcase_add_test(tc, location_past_end);
     tcase_add_test(tc, libdw_address_size_4);
@@ -1653,6 +1812,7 @@ int main(void)
     tcase_add_test(tc, libdwarf_negate_ra_state_ignored);
     tcase_add_test(tc, aarch64_ra_state_ops);
     tcase_add_test(tc, libdwarf_augmentation_b_key);
+    tcase_add_test(tc, libdwarf_cie_ra_register_refused);
     tcase_add_test(tc, libdw_no_pac_strip);
     tcase_add_test(tc, libdw_return_column_stripped);
     tcase_add_test(tc, libdw_negate_ra_state_unchecked);

@@ -1021,6 +1021,45 @@ START_TEST(libunwind_div_trap_refused)
 }
 END_TEST
 
+/* A CIE with no CFA rule (`.cfi_startproc simple`, rip at CFA-8):
+ * libunwind would read a CFA expression at address 0; the adapter
+ * refuses the row. With def_cfa rsp+8 it is asked. */
+START_TEST(libunwind_no_cfa_rule_refused)
+{
+    char *none = build("simple", "\t.cfi_offset %rip, -8\n\tnop\n");
+    char *cfa = build("simple", "\t.cfi_def_cfa %rsp, 8\n"
+                                "\t.cfi_offset %rip, -8\n\tnop\n");
+    struct asked asked;
+    ask(oracle(ENGINE_libunwind), none, 0x1000, 0, 0, &asked);
+    assert_not_comparable(&asked, "no CFA rule");
+    ck_assert_int_eq(asked.expected.status, CFI_E_MALFORMED);
+    ask(oracle(ENGINE_libunwind), cfa, 0x1000, 0, 0, &asked);
+    ck_assert(asked.answer.comparable);
+    ck_assert_int_eq(asked.answer.frame.status, CFI_OK);
+    remove_built(none);
+    remove_built(cfa);
+}
+END_TEST
+
+/* rbx = val_expression(breg26 0): libunwind would read rax for xmm9;
+ * the adapter refuses the row. breg12 is asked. */
+START_TEST(libunwind_expression_high_register_refused)
+{
+    char *high = build("", "\t.cfi_escape 0x16, 0x03, 0x02, 0x8a, 0x00\n"
+                           "\tnop\n");
+    char *low = build("", "\t.cfi_escape 0x16, 0x03, 0x02, 0x7c, 0x00\n"
+                          "\tnop\n");
+    struct asked asked;
+    ask(oracle(ENGINE_libunwind), high, 0x1000, 0, 0, &asked);
+    assert_not_comparable(&asked, "register above 16 (libunwind reads rax");
+    ask(oracle(ENGINE_libunwind), low, 0x1000, 0, 0, &asked);
+    ck_assert(asked.answer.comparable);
+    ck_assert_int_eq(asked.answer.frame.status, CFI_OK);
+    remove_built(high);
+    remove_built(low);
+}
+END_TEST
+
 /* expression(r235929461, lit0): libdw would allocate and clear a table
  * of that many registers (gigabytes, seconds): the adapter refuses the
  * FDE. Register 120 is asked. */
@@ -1377,6 +1416,8 @@ int main(void)
     tcase_add_test(tc, test_libc_aarch64);
     tcase_add_test(tc, libunwind_high_register);
     tcase_add_test(tc, libunwind_div_trap_refused);
+    tcase_add_test(tc, libunwind_no_cfa_rule_refused);
+    tcase_add_test(tc, libunwind_expression_high_register_refused);
     tcase_add_test(tc, libunwind_partial_word_fault);
     tcase_add_test(tc, libdw_huge_register_refused);
     tcase_add_test(tc, return_address_column);

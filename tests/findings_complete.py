@@ -11,6 +11,13 @@ Each folder NAME/ of diff/findings/ and synth/findings/ must hold:
     actual behaviour, the standard's text and a suggested fix;
 and the README.md beside the folders (the index) must name it.
 
+The fuzzing findings (fuzz/findings/HARNESS/ID and the C files there)
+are files, not folders: fuzz/findings/README.md must have, under its
+"## Reports" section, a "### ID" subsection for each (ID: the file name
+without .c), which either holds a Report with the same seven fields or
+says "Same root cause as `diff/findings/NAME/`" of a folder that exists
+(whose Report applies).
+
 usage: tests/findings_complete.py SRC
 Before the tree it checks a made-up tree of bad folders, each of which
 must be refused (so the check itself can fail). Exit status 0 when every
@@ -121,6 +128,97 @@ BAD = [
 ]
 
 
+def fuzz_ids(findings):
+    """The fuzzing findings under FINDINGS: one id per input (ID, beside
+    its ID.txt report) or C program (NAME.c), in its harness folder."""
+    ids = []
+    for harness in sorted(os.listdir(findings)):
+        folder = os.path.join(findings, harness)
+        if not os.path.isdir(folder) or harness == 'differences':
+            continue
+        for f in sorted(os.listdir(folder)):
+            if f.endswith('.txt'):
+                continue
+            ids.append(f[:-2] if f.endswith('.c') else f)
+    return ids
+
+
+def check_fuzz(findings, diff_findings):
+    """The problems of fuzz/findings: every finding has its report."""
+    index = os.path.join(findings, 'README.md')
+    with open(index, encoding='utf-8') as f:
+        text = f.read()
+    reports = section(text, 'Reports')
+    if reports is None:
+        return ['%s: no "## Reports"' % index]
+    problems = []
+    for fid in fuzz_ids(findings):
+        m = re.search(r'^### %s[ \t]*\n(.*?)(?=^### |\Z)' % re.escape(fid),
+                      reports, re.S | re.M)
+        if not m:
+            problems.append('%s: no "### %s" under Reports' % (index, fid))
+            continue
+        body = m.group(1)
+        same = re.search(r'Same root cause as `diff/findings/([\w.-]+)/`',
+                         body)
+        if same:
+            readme = os.path.join(diff_findings, same.group(1), 'README.md')
+            if not os.path.isfile(readme):
+                problems.append('%s: %s names diff/findings/%s/, which does '
+                                'not exist' % (index, fid, same.group(1)))
+            continue
+        for field in REPORT_FIELDS:
+            if field not in body:
+                problems.append('%s: the report of %s has no %s'
+                                % (index, fid, field))
+    return problems
+
+
+FUZZ_REPORT = """### {id}
+
+**Title:** t **Versions:** v **Steps:** s **Expected:** e **Actual:** a
+**Standard:** s **Suggested fix:** f
+"""
+
+
+def fuzz_self_test():
+    """Lines for each bad fuzz/findings tree the check does not refuse."""
+    cases = [
+        ('no report', {'h/a1': '', 'h/a1.txt': ''}, '', 'no "### a1"'),
+        ('thin report', {'h/a2': ''},
+         FUZZ_REPORT.format(id='a2').replace('**Actual:** a', ''),
+         'has no **Actual:**'),
+        ('missing folder', {'h/a3.c': ''},
+         '### a3\n\nSame root cause as `diff/findings/nowhere/`.\n',
+         'does not exist'),
+    ]
+    failures = []
+    for name, files, reports, want in cases + [
+            ('good', {'h/a4': '', 'h/a4.txt': '', 'h/a5.c': ''},
+             FUZZ_REPORT.format(id='a4') + '### a5\n\nSame root cause as '
+             '`diff/findings/there/`.\n', None)]:
+        with tempfile.TemporaryDirectory(prefix='fuzz-findings-') as root:
+            fuzz = os.path.join(root, 'fuzz')
+            os.makedirs(os.path.join(fuzz, 'h'))
+            os.makedirs(os.path.join(root, 'diff', 'there'))
+            with open(os.path.join(root, 'diff', 'there', 'README.md'),
+                      'w') as f:
+                f.write('# there\n')
+            for fname, content in files.items():
+                with open(os.path.join(fuzz, fname), 'w') as f:
+                    f.write(content)
+            with open(os.path.join(fuzz, 'README.md'), 'w') as f:
+                f.write('# x\n\n## Reports\n\n' + reports + '\n## Table\n')
+            problems = check_fuzz(fuzz, os.path.join(root, 'diff'))
+            if want and not any(want in p for p in problems):
+                failures.append('self-test: fuzz %s not refused (%s)'
+                                % (name, want))
+            if not want and problems:
+                failures.append('self-test: a complete fuzz tree refused: %s'
+                                % problems)
+    return failures
+
+
 def self_test():
     """Lines for each bad folder the check does not refuse."""
     failures = []
@@ -155,13 +253,16 @@ def main():
     if len(sys.argv) != 2:
         print('usage: tests/findings_complete.py SRC', file=sys.stderr)
         return 2
-    problems = self_test()
+    problems = self_test() + fuzz_self_test()
     for tree in FINDINGS:
         problems += check_tree(os.path.join(sys.argv[1], tree))
+    problems += check_fuzz(os.path.join(sys.argv[1], 'fuzz', 'findings'),
+                           os.path.join(sys.argv[1], 'diff', 'findings'))
     for p in problems:
         print(p)
     if not problems:
-        print('every finding folder has its reproducer, README and report')
+        print('every finding folder has its reproducer, README and report;'
+              ' every fuzzing finding its report')
     return 1 if problems else 0
 
 
