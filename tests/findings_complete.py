@@ -129,7 +129,7 @@ BAD = [
 
 
 def fuzz_ids(findings):
-    """The fuzzing findings under FINDINGS: one id per input (ID, beside
+    """The fuzzing findings under fuzz/findings: one id per input (ID, beside
     its ID.txt report) or C program (NAME.c), in its harness folder."""
     ids = []
     for harness in sorted(os.listdir(findings)):
