@@ -4,11 +4,13 @@
  * unwinding timed alone (not reading the file, not symbolising):
  *
  *   - cfisem, compiled engine (remote/, as `cfisem perf` drives it: one
- *     address space, its mappings loaded again when the sample's process
- *     or its mappings change). Cold: the eh_elfs of every object the
- *     samples' processes mapped are built into an empty cache first
- *     (timed apart), then a first pass with a new space (files opened,
- *     eh_elfs loaded). Warm: later passes over the same space;
+ *     address space, its objects shared, and one table of mappings per
+ *     process and set of mappings, made at its first sample and switched
+ *     to when the sample's process or its mappings change). Cold: the
+ *     eh_elfs of every object the samples' processes mapped are built
+ *     into an empty cache first (timed apart), then a first pass with a
+ *     new space (files opened, eh_elfs loaded). Warm: later passes over
+ *     the same space;
  *   - cfisem, interpreter (the same, engine interp);
  *   - nongnu libunwind through its remote API, as perf's
  *     util/unwind-libunwind-local.c drives it: one unw_addr_space per
@@ -30,7 +32,11 @@
  * each stops; the differences are counted and the first ones printed.
  *
  *   build/bench/perf_unwind PERF.DATA [--rounds N] [--label TEXT]
- *                           [--header] [--max-frames N]
+ *                           [--header] [--max-frames N] [--cache DIR]
+ *
+ * --cache DIR: the eh_elfs are built into DIR, kept, and taken from it
+ * when there already (the first pass is then not cold): for profiling
+ * the warm passes again and again.
  *
  * Prints one markdown table row per method (--header: the header
  * first) on stdout: frames, unwinding time (the best of N warm passes,
@@ -56,16 +62,11 @@
 #include <unistd.h>
 
 #include "bench/stats.h"
+#include "bench/unwinders.h"
 #include "compile/cg.h"
 #include "perf/perf.h"
 #include "remote/remote.h"
 
-/* Exported by libunwind-x86_64 but not declared by its public headers. */
-extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
-                                              unw_word_t ip,
-                                              unw_dyn_info_t *di,
-                                              unw_proc_info_t *pi,
-                                              int need_unwind_info, void *arg);
 
 enum { MAX_MAPS = 4096, MAX_STOPS = 32, NREGS = 17, SHOW_DIFFS = 3 };
 
@@ -243,6 +244,7 @@ struct view {
     uint64_t generation;
     struct view_map *maps;
     size_t nmaps;
+    struct remote_maps *remote[2]; /* each cfisem method's, likewise */
     unw_addr_space_t unw;        /* created at its first sample */
     Dwfl *dwfl;                  /* likewise; NULL after a failure */
     bool dwfl_tried;
@@ -322,19 +324,15 @@ static enum remote_read_result read_memory(struct sample_memory *m,
                                            uint64_t *value)
 {
     const struct sample *s = m->sample;
-    uint8_t bytes[8] = {0};
     *value = 0;
-    if (addr >= s->sp && addr - s->sp <= s->stack_len
-        && s->stack_len - (addr - s->sp) >= size) {
-        memcpy(bytes, s->stack + (addr - s->sp), size);
-        memcpy(value, bytes, 8);
+    if (perf_stack_read(s->stack, s->stack_len, s->sp, addr, size, value))
         return REMOTE_READ_OK;
-    }
     const struct view_map *map = view_find(s->view, addr);
     if (map && map->object && map->object->bytes
         && addr + size <= map->end) {
         uint64_t at = map->pgoff + (addr - map->start);
         if (at <= map->object->size && map->object->size - at >= size) {
+            uint8_t bytes[8] = {0};
             memcpy(bytes, map->object->bytes + at, size);
             memcpy(value, bytes, 8);
             return REMOTE_READ_OK;
@@ -384,10 +382,11 @@ struct method {
     /* cfisem */
     struct remote_space *space;
     enum engine_id engine;
+    unsigned slot;               /* its index in view.remote */
     const struct view *loaded;
     struct remote_frame *frames;
     uint64_t by_interp;          /* compiled: frames interp unwound */
-    uint64_t reloads;            /* loads of a view's mappings, a pass */
+    uint64_t reloads;            /* switches of mappings, a pass */
     double reload_ns, best_reload_ns; /* their time: this pass, best */
     /* libdw */
     struct libdw *dw;
@@ -420,23 +419,27 @@ static void count_stop(struct method *m, const struct outcome *o)
 /* cfisem                                                               */
 /* ------------------------------------------------------------------ */
 
-static void load_space(struct method *m, const struct view *v)
+/* Makes the view's mappings the space's: made at the view's first
+ * sample (an unw_addr_space and a Dwfl are too), switched to after. */
+static void load_space(struct method *m, struct view *v)
 {
     if (m->loaded == v)
         return;
     m->loaded = v;
     double start = bench_now_ns();
     m->reloads++;
-    remote_space_remove(m->space, 0, UINT64_MAX);
-    for (size_t i = 0; i < v->nmaps; i++) {
-        const struct view_map *vm = &v->maps[i];
-        if (!vm->path)
-            continue;
-        struct remote_map map = {vm->start, vm->end, vm->pgoff, vm->path,
-                                 vm->perf->build_id,
-                                 vm->perf->build_id_size};
-        remote_space_add_map(m->space, &map);
-    }
+    struct remote_maps **maps = &v->remote[m->slot];
+    if (!*maps && remote_maps_new(m->space, maps) == CFI_OK)
+        for (size_t i = 0; i < v->nmaps; i++) {
+            const struct view_map *vm = &v->maps[i];
+            if (!vm->path)
+                continue;
+            struct remote_map map = {vm->start, vm->end, vm->pgoff,
+                                     vm->path, vm->perf->build_id,
+                                     vm->perf->build_id_size};
+            remote_maps_add(*maps, &map);
+        }
+    remote_space_use(m->space, *maps);
     m->reload_ns += bench_now_ns() - start;
 }
 
@@ -492,13 +495,6 @@ static void lu_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
     (void)as, (void)pi, (void)arg; /* as perf: nothing to release */
 }
 
-static int lu_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr,
-                                     void *arg)
-{
-    (void)as, (void)addr, (void)arg;
-    return -UNW_ENOINFO;
-}
-
 static int lu_access_mem(unw_addr_space_t as, unw_word_t addr,
                          unw_word_t *value, int write, void *arg)
 {
@@ -522,27 +518,6 @@ static int lu_access_reg(unw_addr_space_t as, unw_regnum_t reg,
         return -UNW_EBADREG;
     *value = s->regs[reg];
     return 0;
-}
-
-static int lu_access_fpreg(unw_addr_space_t as, unw_regnum_t reg,
-                           unw_fpreg_t *value, int write, void *arg)
-{
-    (void)as, (void)reg, (void)value, (void)write, (void)arg;
-    return -UNW_EBADREG;
-}
-
-static int lu_resume(unw_addr_space_t as, unw_cursor_t *cursor, void *arg)
-{
-    (void)as, (void)cursor, (void)arg;
-    return -UNW_EINVAL;
-}
-
-static int lu_get_proc_name(unw_addr_space_t as, unw_word_t addr,
-                            char *buf, size_t len, unw_word_t *offset,
-                            void *arg)
-{
-    (void)as, (void)addr, (void)buf, (void)len, (void)offset, (void)arg;
-    return -UNW_ENOINFO;
 }
 
 static const char *unw_code_name(int code)
@@ -571,12 +546,12 @@ static void unwind_libunwind(struct method *m, const struct sample *s,
         static const unw_accessors_t accessors = {
             .find_proc_info = lu_find_proc_info,
             .put_unwind_info = lu_put_unwind_info,
-            .get_dyn_info_list_addr = lu_get_dyn_info_list_addr,
+            .get_dyn_info_list_addr = bench_lu_get_dyn_info_list_addr,
             .access_mem = lu_access_mem,
             .access_reg = lu_access_reg,
-            .access_fpreg = lu_access_fpreg,
-            .resume = lu_resume,
-            .get_proc_name = lu_get_proc_name,
+            .access_fpreg = bench_lu_access_fpreg,
+            .resume = bench_lu_resume,
+            .get_proc_name = bench_lu_get_proc_name,
         };
         v->unw = unw_create_addr_space((unw_accessors_t *)&accessors, 0);
         if (v->unw)
@@ -634,19 +609,6 @@ static void unwind_libunwind(struct method *m, const struct sample *s,
     X(dwfl_frame_pc, bool, (Dwfl_Frame *, Dwarf_Addr *, bool *))            \
     X(dwfl_errno, int, (void))                                              \
     X(dwfl_errmsg, const char *, (int))
-
-/* RTLD_DEEPBIND: libdw's own dwarf_* calls stay libdw's (libdwarf's are
- * linked in); AddressSanitizer refuses it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
-#endif
-#endif
-#ifndef DW_DLOPEN_FLAGS
-#define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
-#endif
 
 struct libdw {
 #define DWFL_POINTER(name, ret, params) ret(*name) params;
@@ -812,19 +774,6 @@ struct bench {
     const struct perf_map *maps[MAX_MAPS]; /* perf_procs_maps_at's */
 };
 
-struct order {
-    uint64_t key;
-    size_t index;
-};
-
-static int by_order(const void *a, const void *b)
-{
-    const struct order *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static struct view *view_of(struct bench *b, uint32_t pid, uint64_t key)
 {
     const struct perf_map **maps = b->maps;
@@ -878,20 +827,16 @@ static bool sample_of(struct bench *b, const struct perf_sample *ps,
  * grows: they are found again by index after. */
 static bool read_samples(struct bench *b)
 {
-    size_t total = perf_record_count(b->file), n = 0;
-    struct order *order = malloc((total + 1) * sizeof *order);
-    size_t *view_index = malloc((total + 1) * sizeof *view_index);
-    b->samples = malloc((total + 1) * sizeof *b->samples);
+    size_t n = 0;
+    struct perf_sample_ref *order = perf_samples_in_order(b->procs, b->file,
+                                                          &n);
+    size_t *view_index = malloc((n + 1) * sizeof *view_index);
+    b->samples = malloc((n + 1) * sizeof *b->samples);
     if (!order || !view_index || !b->samples) {
         free(order);
         free(view_index);
         return false;
     }
-    for (size_t i = 0; i < total; i++)
-        if (perf_record_at(b->file, i)->type == PERF_REC_SAMPLE)
-            order[n++] = (struct order){
-                perf_procs_key(b->procs, b->file, i), i};
-    qsort(order, n, sizeof *order, by_order);
     for (size_t k = 0; k < n; k++) {
         struct perf_sample ps;
         struct sample *s = &b->samples[b->nsamples];
@@ -1125,11 +1070,12 @@ struct options {
     int rounds;
     bool header;
     size_t max_frames;
+    const char *cache;
 };
 
 static bool parse(int argc, char **argv, struct options *o)
 {
-    *o = (struct options){NULL, NULL, 5, false, 256};
+    *o = (struct options){NULL, NULL, 5, false, 256, NULL};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--header")) {
             o->header = true;
@@ -1137,6 +1083,8 @@ static bool parse(int argc, char **argv, struct options *o)
             o->rounds = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--label") && i + 1 < argc) {
             o->label = argv[++i];
+        } else if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
+            o->cache = argv[++i];
         } else if (!strcmp(argv[i], "--max-frames") && i + 1 < argc) {
             o->max_frames = (size_t)atoi(argv[++i]);
         } else if (argv[i][0] != '-' && !o->path) {
@@ -1186,8 +1134,12 @@ static bool method_start(struct method *m, const struct bench *b,
     return true;
 }
 
-static void method_free(struct method *m)
+static void method_free(struct method *m, struct bench *b)
 {
+    for (size_t i = 0; m->space && i < b->nviews; i++) {
+        remote_maps_free(b->views[i].remote[m->slot]);
+        b->views[i].remote[m->slot] = NULL;
+    }
     remote_space_free(m->space);
     free(m->frames);
     free(m->first);
@@ -1241,10 +1193,10 @@ static void report_methods(const struct method *methods,
             fprintf(stderr, "%s: %s gave other frame counts in later "
                     "passes\n", label, m->name);
         if (m->unwind == unwind_cfisem)
-            fprintf(stderr, "%s: %s: the space's mappings loaded %" PRIu64
-                    " times a pass (the sample's process or its mappings "
-                    "changed, as in cfisem perf): %.2f ms of the best "
-                    "pass's %.2f\n", label, m->name, m->reloads,
+            fprintf(stderr, "%s: %s: the space's mappings switched %"
+                    PRIu64 " times a pass (the sample's process or its "
+                    "mappings changed, as in cfisem perf): %.2f ms of the "
+                    "best pass's %.2f\n", label, m->name, m->reloads,
                     m->best_reload_ns / 1e6, m->best_ns / 1e6);
         if (i > 0)
             compare(m, &methods[0], b, label);
@@ -1257,7 +1209,7 @@ static void report_methods(const struct method *methods,
 /* The eh_elf method is cfisem perf's default: the space's engine
  * (ENGINE_COUNT), compiled, falling back to interp for an object whose
  * eh_elf cannot be had. */
-static int run(const struct options *o, struct bench *b, char *cache)
+static int run(const struct options *o, struct bench *b, const char *cache)
 {
     const char *why_not;
     struct libdw *dw = libdw_load(&why_not);
@@ -1266,7 +1218,7 @@ static int run(const struct options *o, struct bench *b, char *cache)
         {.name = "cfisem eh_elf", .unwind = unwind_cfisem,
          .engine = ENGINE_COUNT, .available = true},
         {.name = "cfisem interp", .unwind = unwind_cfisem,
-         .engine = ENGINE_interp, .available = true},
+         .engine = ENGINE_interp, .available = true, .slot = 1},
         {.name = "libunwind (perf's way)", .unwind = unwind_libunwind,
          .available = true},
         {.name = "libdw (perf 7's way)", .unwind = unwind_libdw,
@@ -1287,7 +1239,7 @@ static int run(const struct options *o, struct bench *b, char *cache)
         status = 70;
     }
     for (int i = 0; i < NMETHODS; i++)
-        method_free(&methods[i]);
+        method_free(&methods[i], b);
     bench_free(b, dw);
     free(dw);
     return status;
@@ -1298,7 +1250,8 @@ int main(int argc, char **argv)
     struct options o;
     if (!parse(argc, argv, &o)) {
         fprintf(stderr, "usage: perf_unwind PERF.DATA [--rounds N] "
-                "[--label TEXT] [--header] [--max-frames N]\n");
+                "[--label TEXT] [--header] [--max-frames N] "
+                "[--cache DIR]\n");
         return 64;
     }
     if (o.header)
@@ -1318,6 +1271,11 @@ int main(int argc, char **argv)
     char cache[4096];
     snprintf(cache, sizeof cache, "%s/perf_unwind-XXXXXX",
              tmp && *tmp ? tmp : "/tmp");
+    if (o.cache) {
+        int status = run(&o, b, o.cache);
+        free(b);
+        return status;
+    }
     if (!mkdtemp(cache)) {
         fprintf(stderr, "perf_unwind: cannot make a cache folder\n");
         bench_free(b, NULL);

@@ -358,6 +358,31 @@ static const struct proc *lookup(const struct perf_procs *p, uint32_t pid)
     return lo < p->nprocs && p->procs[lo].pid == pid ? &p->procs[lo] : NULL;
 }
 
+static int by_order(const void *a, const void *b)
+{
+    const struct perf_sample_ref *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+struct perf_sample_ref *perf_samples_in_order(const struct perf_procs *procs,
+                                              const struct perf_file *file,
+                                              size_t *n)
+{
+    size_t total = perf_record_count(file);
+    struct perf_sample_ref *order = malloc((total + 1) * sizeof *order);
+    *n = 0;
+    if (!order)
+        return NULL;
+    for (size_t i = 0; i < total; i++)
+        if (perf_record_at(file, i)->type == PERF_REC_SAMPLE)
+            order[(*n)++] = (struct perf_sample_ref){
+                perf_procs_key(procs, file, i), i};
+    qsort(order, *n, sizeof *order, by_order);
+    return order;
+}
+
 bool perf_procs_maps_at(const struct perf_procs *p, uint32_t pid,
                         uint64_t key, const struct perf_map **maps,
                         size_t max, size_t *n, uint64_t *generation)
