@@ -9,11 +9,12 @@ void remote_regs_from_mask(struct cfi_regs *regs, const uint64_t *values,
 {
     _Static_assert(CFI_NREGS >= 64, "registers 0..63 exist");
     memset(regs->status, CFI_REG_UNKNOWN, sizeof regs->status);
-    for (unsigned reg = 0; reg < 64; reg++) {
-        bool is_known = known >> reg & 1;
-        regs->value[reg] = is_known ? values[reg] : 0;
-        regs->status[reg] = is_known ? CFI_REG_VALUE : CFI_REG_UNKNOWN;
-    }
+    memset(regs->value, 0, 64 * sizeof *regs->value);
+    for (unsigned reg = 0; reg < 64 && known >> reg; reg++)
+        if (known >> reg & 1) {
+            regs->value[reg] = values[reg];
+            regs->status[reg] = CFI_REG_VALUE;
+        }
 }
 
 /* The caller's reader, behind cfi.h's: the engines see CFI_E_MEMORY,
