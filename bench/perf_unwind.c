@@ -202,24 +202,14 @@ static void objects_free(struct objects *t)
     free(t->list);
 }
 
-/* The file of a mapping, as `cfisem perf` finds it: its path, or for the
- * vDSO the copy perf record saves, $HOME/.debug/[vdso]/BUILD-ID/vdso.
- * NULL for what has no file. */
+/* The file of a mapping, as `cfisem perf` finds it (perf_map_file),
+ * but none for anonymous memory. */
 static const char *map_path(const struct perf_map *m, char *buf,
                             size_t size)
 {
     if (strncmp(m->path, "//anon", 6) == 0)
         return NULL; /* perf's name for anonymous memory */
-    if (m->path[0] == '/')
-        return m->path;
-    const char *home = getenv("HOME");
-    if (strcmp(m->path, "[vdso]") != 0 || !m->build_id || !home)
-        return NULL;
-    char hex[41] = "";
-    for (unsigned i = 0; i < m->build_id_size && i < 20; i++)
-        snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
-    snprintf(buf, size, "%s/.debug/[vdso]/%s/vdso", home, hex);
-    return access(buf, R_OK) == 0 ? buf : NULL;
+    return perf_map_file(m, buf, size);
 }
 
 /* ------------------------------------------------------------------ */
@@ -585,30 +575,6 @@ static void unwind_libunwind(struct method *m, const struct sample *s,
 /* ------------------------------------------------------------------ */
 /* elfutils libdw                                                       */
 /* ------------------------------------------------------------------ */
-
-#define DWFL_FUNCTIONS(X)                                                   \
-    X(dwfl_begin, Dwfl *, (const Dwfl_Callbacks *))                         \
-    X(dwfl_end, void, (Dwfl *))                                             \
-    X(dwfl_report_begin, void, (Dwfl *))                                    \
-    X(dwfl_report_elf, Dwfl_Module *,                                       \
-      (Dwfl *, const char *, const char *, int, GElf_Addr, bool))           \
-    X(dwfl_report_end, int,                                                 \
-      (Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr,     \
-                       void *), void *))                                    \
-    X(dwfl_build_id_find_elf, int,                                          \
-      (Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **))  \
-    X(dwfl_standard_find_debuginfo, int,                                    \
-      (Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,      \
-       const char *, GElf_Word, char **))                                   \
-    X(dwfl_attach_state, bool,                                              \
-      (Dwfl *, Elf *, pid_t, const Dwfl_Thread_Callbacks *, void *))        \
-    X(dwfl_getthread_frames, int,                                           \
-      (Dwfl *, pid_t, int (*)(Dwfl_Frame *, void *), void *))               \
-    X(dwfl_thread_state_registers, bool,                                    \
-      (Dwfl_Thread *, int, unsigned, const Dwarf_Word *))                   \
-    X(dwfl_frame_pc, bool, (Dwfl_Frame *, Dwarf_Addr *, bool *))            \
-    X(dwfl_errno, int, (void))                                              \
-    X(dwfl_errmsg, const char *, (int))
 
 struct libdw {
 #define DWFL_POINTER(name, ret, params) ret(*name) params;

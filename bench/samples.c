@@ -478,30 +478,7 @@ static int offline_libunwind(struct sample *s, void **pcs, int max)
 
 /* elfutils libdw's unwinder over the samples: one Dwfl for the process's
  * objects, one thread whose state is the sample being unwound. The
- * functions are resolved with dlsym: X(name, return, parameters). */
-#define DWFL_FUNCTIONS(X)                                                    \
-    X(dwfl_begin, Dwfl *, (const Dwfl_Callbacks *))                          \
-    X(dwfl_end, void, (Dwfl *))                                              \
-    X(dwfl_report_begin, void, (Dwfl *))                                     \
-    X(dwfl_report_end, int,                                                  \
-      (Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr,      \
-                       void *), void *))                                     \
-    X(dwfl_linux_proc_report, int, (Dwfl *, pid_t))                          \
-    X(dwfl_linux_proc_find_elf, int,                                         \
-      (Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **))   \
-    X(dwfl_standard_find_debuginfo, int,                                     \
-      (Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,       \
-       const char *, GElf_Word, char **))                                    \
-    X(dwfl_attach_state, bool,                                               \
-      (Dwfl *, Elf *, pid_t, const Dwfl_Thread_Callbacks *, void *))         \
-    X(dwfl_getthread_frames, int,                                            \
-      (Dwfl *, pid_t, int (*)(Dwfl_Frame *, void *), void *))                \
-    X(dwfl_thread_state_registers, bool,                                     \
-      (Dwfl_Thread *, int, unsigned, const Dwarf_Word *))                    \
-    X(dwfl_frame_pc, bool, (Dwfl_Frame *, Dwarf_Addr *, bool *))             \
-    X(dwfl_errno, int, (void))                                               \
-    X(dwfl_errmsg, const char *, (int))
-
+ * functions (DWFL_FUNCTIONS) are resolved with dlsym. */
 static struct {
 #define DWFL_POINTER(name, ret, params) ret(*name) params;
     DWFL_FUNCTIONS(DWFL_POINTER)

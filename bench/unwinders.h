@@ -2,11 +2,13 @@
 /* unwinders.h — what the benchmarks that drive outside unwinders on
  * samples (perf_unwind.c, samples.c) share: libunwind's remote
  * accessors that have nothing to give, its table search, and how libdw
- * is loaded. Each benchmark is a program of its own; these are inline. */
+ * is loaded and which of its functions. Each benchmark is a program of
+ * its own; these are inline. */
 #ifndef CFISEM_BENCH_UNWINDERS_H
 #define CFISEM_BENCH_UNWINDERS_H
 
 #include <dlfcn.h>
+#include <elfutils/libdwfl.h>
 #include <libunwind.h>
 
 /* Exported by libunwind-x86_64 but not declared by its public headers. */
@@ -62,5 +64,34 @@ static inline int bench_lu_get_proc_name(unw_addr_space_t as,
 #ifndef DW_DLOPEN_FLAGS
 #define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
 #endif
+
+/* The libdwfl functions the benchmarks resolve with dlsym: X(name,
+ * return, parameters). */
+#define DWFL_FUNCTIONS(X)                                                   \
+    X(dwfl_begin, Dwfl *, (const Dwfl_Callbacks *))                         \
+    X(dwfl_end, void, (Dwfl *))                                             \
+    X(dwfl_report_begin, void, (Dwfl *))                                    \
+    X(dwfl_report_elf, Dwfl_Module *,                                       \
+      (Dwfl *, const char *, const char *, int, GElf_Addr, bool))           \
+    X(dwfl_report_end, int,                                                 \
+      (Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr,     \
+                       void *), void *))                                    \
+    X(dwfl_linux_proc_report, int, (Dwfl *, pid_t))                         \
+    X(dwfl_linux_proc_find_elf, int,                                        \
+      (Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **))  \
+    X(dwfl_build_id_find_elf, int,                                          \
+      (Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **))  \
+    X(dwfl_standard_find_debuginfo, int,                                    \
+      (Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,      \
+       const char *, GElf_Word, char **))                                   \
+    X(dwfl_attach_state, bool,                                              \
+      (Dwfl *, Elf *, pid_t, const Dwfl_Thread_Callbacks *, void *))        \
+    X(dwfl_getthread_frames, int,                                           \
+      (Dwfl *, pid_t, int (*)(Dwfl_Frame *, void *), void *))               \
+    X(dwfl_thread_state_registers, bool,                                    \
+      (Dwfl_Thread *, int, unsigned, const Dwarf_Word *))                   \
+    X(dwfl_frame_pc, bool, (Dwfl_Frame *, Dwarf_Addr *, bool *))            \
+    X(dwfl_errno, int, (void))                                              \
+    X(dwfl_errmsg, const char *, (int))
 
 #endif

@@ -182,24 +182,6 @@ static int object_fd(struct object_files *f, const char *path)
     return f->fds[f->n++];
 }
 
-/* The file of a mapping: its path, or for the vDSO the copy perf
- * record saves in its build-id cache, $HOME/.debug/[vdso]/BUILD-ID/vdso.
- * NULL for what has no file ([stack], //anon, a vDSO not saved). */
-static const char *object_path(const struct perf_map *m, char *buf,
-                               size_t size)
-{
-    if (m->path[0] == '/')
-        return m->path;
-    const char *home = getenv("HOME");
-    if (strcmp(m->path, "[vdso]") != 0 || !m->build_id || !home)
-        return NULL;
-    char hex[41] = "";
-    for (unsigned i = 0; i < m->build_id_size && i < 20; i++)
-        snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
-    snprintf(buf, size, "%s/.debug/[vdso]/%s/vdso", home, hex);
-    return access(buf, R_OK) == 0 ? buf : NULL;
-}
-
 static bool read_object(struct memory *m, uint64_t addr, unsigned size,
                         uint64_t *value)
 {
@@ -208,7 +190,7 @@ static bool read_object(struct memory *m, uint64_t addr, unsigned size,
         if (addr < map->start || addr + size > map->end)
             continue;
         char buf[512];
-        const char *path = object_path(map, buf, sizeof buf);
+        const char *path = perf_map_file(map, buf, sizeof buf);
         if (!path)
             continue;
         int fd = object_fd(m->files, path);
@@ -305,7 +287,7 @@ static bool proc_maps_load(struct run *r, struct proc_maps *p,
     for (size_t i = 0; i < n; i++) {
         const struct perf_map *m = maps[i];
         char buf[512];
-        const char *path = object_path(m, buf, sizeof buf);
+        const char *path = perf_map_file(m, buf, sizeof buf);
         if (!path)
             continue;
         struct remote_map map = {m->start, m->end, m->pgoff, path,
@@ -692,7 +674,7 @@ static void build_eh_elfs(struct run *r,
                            &nm, &generation);
         for (size_t i = 0; i < nm; i++) {
             char buf[512];
-            const char *object = object_path(maps[i], buf, sizeof buf);
+            const char *object = perf_map_file(maps[i], buf, sizeof buf);
             if (!object || object == buf)
                 continue;
             bool known = false;

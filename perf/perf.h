@@ -293,6 +293,13 @@ struct perf_map {
     uint64_t from, to;
 };
 
+/* The file that holds a mapping's bytes: its path, or for the vDSO the
+ * copy perf record saves in its build-id cache,
+ * $HOME/.debug/[vdso]/BUILD-ID/vdso, written into buf. NULL for what has
+ * no file ([stack], a vDSO not saved). */
+const char *perf_map_file(const struct perf_map *map, char *buf,
+                          size_t size);
+
 struct perf_procs;
 
 /* The processes' object tables, from every MMAP, MMAP2, FORK, COMM (exec)

@@ -3,8 +3,10 @@
  * once per file from its MMAP, MMAP2, FORK, COMM and EXIT records. */
 #include "perf/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MISC_COMM_EXEC (1u << 13)
 #define MISC_MMAP_BUILD_ID (1u << 14)
@@ -356,6 +358,21 @@ static const struct proc *lookup(const struct perf_procs *p, uint32_t pid)
             hi = mid;
     }
     return lo < p->nprocs && p->procs[lo].pid == pid ? &p->procs[lo] : NULL;
+}
+
+const char *perf_map_file(const struct perf_map *map, char *buf,
+                          size_t size)
+{
+    if (map->path[0] == '/')
+        return map->path;
+    const char *home = getenv("HOME");
+    if (strcmp(map->path, "[vdso]") != 0 || !map->build_id || !home)
+        return NULL;
+    char hex[41] = "";
+    for (unsigned i = 0; i < map->build_id_size && i < 20; i++)
+        snprintf(hex + 2 * i, 3, "%02x", map->build_id[i]);
+    snprintf(buf, size, "%s/.debug/[vdso]/%s/vdso", home, hex);
+    return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
 static int by_order(const void *a, const void *b)
