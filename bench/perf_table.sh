@@ -11,7 +11,9 @@
 # each perf.data:
 #   1. build/bench/perf_unwind: the unwinding alone, cfisem's eh_elfs
 #      (cold and warm) and interpreter, libunwind and libdw as perf
-#      drives them, on the same samples (a markdown table; the
+#      drives them, on the same samples, the passes timed in the
+#      thread's CPU time (--cpu-time: on a shared machine a long pass is
+#      preempted more than a short one) (a markdown table; the
 #      differences and the eh_elf build on stderr, printed after);
 #   2. end to end, best of ROUNDS (wall time, output to /dev/null):
 #      `cfisem perf` (eh_elfs cached; and --engine interp) against
@@ -53,11 +55,11 @@ done
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) processors"
 echo
-echo "Unwinding alone (build/bench/perf_unwind, best of $rounds warm passes):"
+echo "Unwinding alone (build/bench/perf_unwind, best of $rounds warm passes, CPU time):"
 echo
-"$unwind" --header --rounds "$rounds"
+"$unwind" --header --rounds "$rounds" --cpu-time
 for f in $files; do
-    "$unwind" "$work/$f.data" --rounds "$rounds" --label "$f" \
+    "$unwind" "$work/$f.data" --rounds "$rounds" --label "$f" --cpu-time \
         2>>"$work/notes"
 done
 echo

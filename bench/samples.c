@@ -49,17 +49,12 @@
 #include <unistd.h>
 
 #include "bench/stats.h"
+#include "bench/unwinders.h"
 #include "bench/workload/workload.h"
 #include "runtime/cfisem-unwind.h"
 
 enum { MAX_PCS = 512, SKIP = 4, COPY = 16 * 1024 };
 
-/* Exported by libunwind-x86_64 but not declared by its public headers. */
-extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
-                                              unw_word_t ip,
-                                              unw_dyn_info_t *di,
-                                              unw_proc_info_t *pi,
-                                              int need_unwind_info, void *arg);
 
 typedef long recurse_fn(int depth, workload_leaf_fn *leaf, void *arg);
 typedef int uw_trace_fn(void *context, void *arg);
@@ -406,13 +401,6 @@ static void lu_put_unwind_info(unw_addr_space_t space, unw_proc_info_t *info,
     info->unwind_info = NULL;
 }
 
-static int lu_get_dyn_info_list_addr(unw_addr_space_t space, unw_word_t *addr,
-                                     void *arg)
-{
-    (void)space, (void)addr, (void)arg;
-    return -UNW_ENOINFO;
-}
-
 /* The stack from the copy; the objects' tables read in place (they lie
  * in the ranges find_proc_info accepted). */
 static int lu_access_mem(unw_addr_space_t space, unw_word_t addr,
@@ -445,36 +433,15 @@ static int lu_access_reg(unw_addr_space_t space, unw_regnum_t reg,
     return 0;
 }
 
-static int lu_access_fpreg(unw_addr_space_t space, unw_regnum_t reg,
-                           unw_fpreg_t *value, int write, void *arg)
-{
-    (void)space, (void)reg, (void)value, (void)write, (void)arg;
-    return -UNW_EBADREG;
-}
-
-static int lu_resume(unw_addr_space_t space, unw_cursor_t *cursor, void *arg)
-{
-    (void)space, (void)cursor, (void)arg;
-    return -UNW_EINVAL;
-}
-
-static int lu_get_proc_name(unw_addr_space_t space, unw_word_t addr,
-                            char *buf, size_t len, unw_word_t *offset,
-                            void *arg)
-{
-    (void)space, (void)addr, (void)buf, (void)len, (void)offset, (void)arg;
-    return -UNW_ENOINFO;
-}
-
 static unw_accessors_t lu_accessors = {
     .find_proc_info = lu_find_proc_info,
     .put_unwind_info = lu_put_unwind_info,
-    .get_dyn_info_list_addr = lu_get_dyn_info_list_addr,
+    .get_dyn_info_list_addr = bench_lu_get_dyn_info_list_addr,
     .access_mem = lu_access_mem,
     .access_reg = lu_access_reg,
-    .access_fpreg = lu_access_fpreg,
-    .resume = lu_resume,
-    .get_proc_name = lu_get_proc_name,
+    .access_fpreg = bench_lu_access_fpreg,
+    .resume = bench_lu_resume,
+    .get_proc_name = bench_lu_get_proc_name,
 };
 
 static int offline_cfisem(struct sample *s, void **pcs, int max)
@@ -511,30 +478,7 @@ static int offline_libunwind(struct sample *s, void **pcs, int max)
 
 /* elfutils libdw's unwinder over the samples: one Dwfl for the process's
  * objects, one thread whose state is the sample being unwound. The
- * functions are resolved with dlsym: X(name, return, parameters). */
-#define DWFL_FUNCTIONS(X)                                                    \
-    X(dwfl_begin, Dwfl *, (const Dwfl_Callbacks *))                          \
-    X(dwfl_end, void, (Dwfl *))                                              \
-    X(dwfl_report_begin, void, (Dwfl *))                                     \
-    X(dwfl_report_end, int,                                                  \
-      (Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr,      \
-                       void *), void *))                                     \
-    X(dwfl_linux_proc_report, int, (Dwfl *, pid_t))                          \
-    X(dwfl_linux_proc_find_elf, int,                                         \
-      (Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **))   \
-    X(dwfl_standard_find_debuginfo, int,                                     \
-      (Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,       \
-       const char *, GElf_Word, char **))                                    \
-    X(dwfl_attach_state, bool,                                               \
-      (Dwfl *, Elf *, pid_t, const Dwfl_Thread_Callbacks *, void *))         \
-    X(dwfl_getthread_frames, int,                                            \
-      (Dwfl *, pid_t, int (*)(Dwfl_Frame *, void *), void *))                \
-    X(dwfl_thread_state_registers, bool,                                     \
-      (Dwfl_Thread *, int, unsigned, const Dwarf_Word *))                    \
-    X(dwfl_frame_pc, bool, (Dwfl_Frame *, Dwarf_Addr *, bool *))             \
-    X(dwfl_errno, int, (void))                                               \
-    X(dwfl_errmsg, const char *, (int))
-
+ * functions (DWFL_FUNCTIONS) are resolved with dlsym. */
 static struct {
 #define DWFL_POINTER(name, ret, params) ret(*name) params;
     DWFL_FUNCTIONS(DWFL_POINTER)
@@ -543,19 +487,6 @@ static struct {
     Dwfl_Callbacks callbacks;
     struct sample *current;   /* the sample dwfl_getthread_frames walks */
 } dw;
-
-/* RTLD_DEEPBIND: libdw's own dwarf_* calls stay libdw's; AddressSanitizer
- * refuses it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
-#endif
-#endif
-#ifndef DW_DLOPEN_FLAGS
-#define DW_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
-#endif
 
 static pid_t dw_next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
 {

@@ -113,15 +113,23 @@ struct memory {
     struct object_files *files;
 };
 
+/* A process's mappings at its latest sample: perf's, for reading its
+ * files, and remote/'s table of them, which the space switches to. */
+struct proc_maps {
+    uint64_t generation;         /* perf_procs_maps_at's; 0: none yet */
+    const struct perf_map **maps;
+    size_t nmaps;
+    struct remote_maps *remote;
+};
+
 struct run {
     const struct options *o;
     struct perf_file *file;
     struct perf_procs *procs;
     struct remote_space *space;
-    uint64_t loaded_generation;
-    bool loaded;
+    struct proc_maps *procs_maps; /* by process: generation >> 32 */
+    size_t nprocs_maps;
     const struct perf_map *maps[MAX_MAPS];
-    size_t nmaps;
     struct object_files files;
     struct remote_frame *frames;
     uint64_t samples, frames_total, kernel_frames;
@@ -174,24 +182,6 @@ static int object_fd(struct object_files *f, const char *path)
     return f->fds[f->n++];
 }
 
-/* The file of a mapping: its path, or for the vDSO the copy perf
- * record saves in its build-id cache, $HOME/.debug/[vdso]/BUILD-ID/vdso.
- * NULL for what has no file ([stack], //anon, a vDSO not saved). */
-static const char *object_path(const struct perf_map *m, char *buf,
-                               size_t size)
-{
-    if (m->path[0] == '/')
-        return m->path;
-    const char *home = getenv("HOME");
-    if (strcmp(m->path, "[vdso]") != 0 || !m->build_id || !home)
-        return NULL;
-    char hex[41] = "";
-    for (unsigned i = 0; i < m->build_id_size && i < 20; i++)
-        snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
-    snprintf(buf, size, "%s/.debug/[vdso]/%s/vdso", home, hex);
-    return access(buf, R_OK) == 0 ? buf : NULL;
-}
-
 static bool read_object(struct memory *m, uint64_t addr, unsigned size,
                         uint64_t *value)
 {
@@ -200,7 +190,7 @@ static bool read_object(struct memory *m, uint64_t addr, unsigned size,
         if (addr < map->start || addr + size > map->end)
             continue;
         char buf[512];
-        const char *path = object_path(map, buf, sizeof buf);
+        const char *path = perf_map_file(map, buf, sizeof buf);
         if (!path)
             continue;
         int fd = object_fd(m->files, path);
@@ -223,13 +213,9 @@ static enum remote_read_result read_sample(void *data, uint64_t addr,
     struct memory *m = data;
     const struct perf_sample *s = m->sample;
     *value = 0;
-    if (addr >= m->sp && addr - m->sp <= s->stack_dyn_size
-        && s->stack_dyn_size - (addr - m->sp) >= size) {
-        uint8_t bytes[8] = {0};
-        memcpy(bytes, s->stack + (addr - m->sp), size);
-        memcpy(value, bytes, 8);
+    if (perf_stack_read(s->stack, s->stack_dyn_size, m->sp, addr, size,
+                        value))
         return REMOTE_READ_OK;
-    }
     if (read_object(m, addr, size, value))
         return REMOTE_READ_OK;
     if (addr >= m->sp)
@@ -263,29 +249,75 @@ static bool sample_regs(const struct perf_sample *s, struct cfi_regs *regs)
 
 
 
-static void load_space(struct run *r, const struct perf_sample *s,
-                       uint64_t key)
+/* The slot of the process whose generation is `generation`, grown to
+ * hold it; NULL when out of memory. */
+static struct proc_maps *proc_maps_of(struct run *r, uint64_t generation)
 {
-    uint64_t generation = 0;
-    size_t n = 0;
-    perf_procs_maps_at(r->procs, s->pid, key, r->maps, MAX_MAPS, &n,
-                       &generation);
-    if (r->loaded && generation == r->loaded_generation && n == r->nmaps)
-        return;
-    r->nmaps = n;
-    r->loaded = true;
-    r->loaded_generation = generation;
-    remote_space_remove(r->space, 0, UINT64_MAX);
+    size_t at = (size_t)(generation >> 32);
+    if (at >= r->nprocs_maps) {
+        size_t n = at + 1 > 2 * r->nprocs_maps ? at + 1 : 2 * r->nprocs_maps;
+        struct proc_maps *grown = realloc(r->procs_maps, n * sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + r->nprocs_maps, 0,
+               (n - r->nprocs_maps) * sizeof *grown);
+        r->procs_maps = grown;
+        r->nprocs_maps = n;
+    }
+    return &r->procs_maps[at];
+}
+
+/* Loads a process's mappings at `generation` (their list in r->maps)
+ * into its slot. False when out of memory. */
+static bool proc_maps_load(struct run *r, struct proc_maps *p,
+                           uint64_t generation, size_t n)
+{
+    remote_maps_free(p->remote);
+    p->remote = NULL;
+    p->generation = generation;
+    const struct perf_map **maps = realloc(p->maps, (n ? n : 1)
+                                                     * sizeof *maps);
+    if (!maps)
+        return false;
+    p->maps = maps;
+    p->nmaps = n;
+    memcpy(maps, r->maps, n * sizeof *maps);
+    if (remote_maps_new(r->space, &p->remote) != CFI_OK)
+        return false;
     for (size_t i = 0; i < n; i++) {
-        const struct perf_map *m = r->maps[i];
+        const struct perf_map *m = maps[i];
         char buf[512];
-        const char *path = object_path(m, buf, sizeof buf);
+        const char *path = perf_map_file(m, buf, sizeof buf);
         if (!path)
             continue;
         struct remote_map map = {m->start, m->end, m->pgoff, path,
                                  m->build_id, m->build_id_size};
-        remote_space_add_map(r->space, &map);
+        remote_maps_add(p->remote, &map);
     }
+    return true;
+}
+
+/* The mappings of the sample's process at its time, which the space now
+ * uses: loaded once per process and set of mappings (samples of
+ * processes that take turns switch, not load). NULL when the process is
+ * unknown (the space's own table, empty, is used). */
+static const struct proc_maps *load_space(struct run *r,
+                                          const struct perf_sample *s,
+                                          uint64_t key)
+{
+    uint64_t generation = 0;
+    size_t n = 0;
+    struct proc_maps *p = NULL;
+    if (perf_procs_maps_at(r->procs, s->pid, key, r->maps, 0, &n,
+                           &generation)
+        && (p = proc_maps_of(r, generation)) && p->generation != generation) {
+        perf_procs_maps_at(r->procs, s->pid, key, r->maps, MAX_MAPS, &n,
+                           &generation);
+        if (!proc_maps_load(r, p, generation, n))
+            p = NULL;
+    }
+    remote_space_use(r->space, p ? p->remote : NULL);
+    return p;
 }
 
 /* ------------------------------------------------------------------ */
@@ -577,9 +609,9 @@ static void one_sample(struct run *r, const struct perf_sample *s,
     if (!sample_regs(s, &regs)) {
         r->stops[STOP_NO_USER_STATE]++;
     } else {
-        load_space(r, s, key);
-        m = (struct memory){s, regs.value[7], r->maps, r->nmaps,
-                            &r->files};
+        const struct proc_maps *p = load_space(r, s, key);
+        m = (struct memory){s, regs.value[7], p ? p->maps : r->maps,
+                            p ? p->nmaps : 0, &r->files};
         n = remote_unwind(r->space, &regs, true, read_sample, &m,
                           r->o->engine, r->frames, r->o->max_frames, &stop);
         r->stops[stop.reason]++;
@@ -614,19 +646,6 @@ static void print_folded(struct run *r)
 /* The file                                                             */
 /* ------------------------------------------------------------------ */
 
-struct order {
-    uint64_t key;
-    size_t index;
-};
-
-static int by_order(const void *a, const void *b)
-{
-    const struct order *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static double seconds_now(void)
 {
     struct timespec t;
@@ -636,8 +655,8 @@ static double seconds_now(void)
 
 /* --build: the eh_elfs of every file the samples' processes mapped,
  * built into the cache when missing or stale. */
-static void build_eh_elfs(struct run *r, const struct order *order,
-                          size_t n)
+static void build_eh_elfs(struct run *r,
+                          const struct perf_sample_ref *order, size_t n)
 {
     double start = seconds_now();
     size_t built = 0, failed = 0, seen = 0;
@@ -655,7 +674,7 @@ static void build_eh_elfs(struct run *r, const struct order *order,
                            &nm, &generation);
         for (size_t i = 0; i < nm; i++) {
             char buf[512];
-            const char *object = object_path(maps[i], buf, sizeof buf);
+            const char *object = perf_map_file(maps[i], buf, sizeof buf);
             if (!object || object == buf)
                 continue;
             bool known = false;
@@ -737,19 +756,15 @@ static void summary(const struct run *r, double secs)
 
 static int unwind_all(struct run *r)
 {
-    size_t n = 0, total = perf_record_count(r->file);
-    struct order *order = malloc((total + 1) * sizeof *order);
+    size_t n = 0;
+    struct perf_sample_ref *order = perf_samples_in_order(r->procs, r->file,
+                                                          &n);
     r->frames = malloc(r->o->max_frames * sizeof *r->frames);
     if (!order || !r->frames) {
         free(order);
         fprintf(stderr, "cfisem perf: out of memory\n");
         return CLI_INTERNAL;
     }
-    for (size_t i = 0; i < total; i++)
-        if (perf_record_at(r->file, i)->type == PERF_REC_SAMPLE)
-            order[n++] = (struct order){
-                perf_procs_key(r->procs, r->file, i), i};
-    qsort(order, n, sizeof *order, by_order);
     if (r->o->build)
         build_eh_elfs(r, order, n);
     double start = seconds_now();
@@ -883,6 +898,11 @@ static void run_free(struct run *r)
     free(r->fp_pcs);
     free(r->fp_ours);
     free(r->fp_theirs);
+    for (size_t i = 0; i < r->nprocs_maps; i++) {
+        remote_maps_free(r->procs_maps[i].remote);
+        free(r->procs_maps[i].maps);
+    }
+    free(r->procs_maps);
     chain_tally_free(r->script_tally);
     chain_tally_free(r->fp_tally);
     script_chains_free(r->script);

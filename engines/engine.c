@@ -255,8 +255,8 @@ static enum cfi_status compiled_unwind(void *self,
 {
     const struct compiled_engine *engine = self;
     engine_answer_all_comparable(answer);
-    for (unsigned reg = engine->nreported; reg < CFI_NREGS; reg++)
-        answer->reg_comparable[reg] = false;
+    memset(answer->reg_comparable + engine->nreported, false,
+           CFI_NREGS - engine->nreported);
     return cg_unwind(engine->eh, request, &answer->frame);
 }
 

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Record types (perf_event.h's enum perf_event_type, then perf's own
  * user records, numbered from 64, named as perf report -D names them). */
@@ -255,6 +256,29 @@ bool perf_sample_parse(const struct perf_file *file,
 bool perf_sample_reg(const struct perf_sample *sample, unsigned reg,
                      uint64_t *value);
 
+/* Reads `size` bytes (1 .. 8) at `addr` from a sample's stack copy,
+ * `len` bytes that held [sp, sp + len), into *value, zero-extended, as
+ * the little-endian host reads them (the unwinders read the samples of
+ * their own machine); false when they are not all in the copy. A word,
+ * the most common read, is one load. */
+static inline bool perf_stack_read(const uint8_t *stack, uint64_t len,
+                                   uint64_t sp, uint64_t addr,
+                                   unsigned size, uint64_t *value)
+{
+    if (addr < sp || addr - sp > len || len - (addr - sp) < size
+        || size > 8)
+        return false;
+    const uint8_t *at = stack + (addr - sp);
+    if (size == 8) {
+        memcpy(value, at, 8);
+        return true;
+    }
+    uint8_t bytes[8] = {0};
+    memcpy(bytes, at, size);
+    memcpy(value, bytes, 8);
+    return true;
+}
+
 /* ------------------------------------------------------------------ */
 /* Processes and their objects over time                               */
 /* ------------------------------------------------------------------ */
@@ -268,6 +292,13 @@ struct perf_map {
     uint8_t build_id_size;
     uint64_t from, to;
 };
+
+/* The file that holds a mapping's bytes: its path, or for the vDSO the
+ * copy perf record saves in its build-id cache,
+ * $HOME/.debug/[vdso]/BUILD-ID/vdso, written into buf. NULL for what has
+ * no file ([stack], a vDSO not saved). */
+const char *perf_map_file(const struct perf_map *map, char *buf,
+                          size_t size);
 
 struct perf_procs;
 
@@ -284,6 +315,18 @@ size_t perf_procs_count(const struct perf_procs *procs);
  * times). */
 uint64_t perf_procs_key(const struct perf_procs *procs,
                         const struct perf_file *file, size_t record_index);
+
+/* A SAMPLE record of a file and its order key. */
+struct perf_sample_ref {
+    uint64_t key;
+    size_t index;                /* perf_record_at's */
+};
+
+/* The file's SAMPLE records in time order (by key, then index), in a
+ * new array of *n (free it); NULL when out of memory. */
+struct perf_sample_ref *perf_samples_in_order(const struct perf_procs *procs,
+                                              const struct perf_file *file,
+                                              size_t *n);
 
 /* The mappings of process `pid` live at `key`, in the order they were
  * made (a later one replaces what it overlaps), into maps[0 .. *n) (at

@@ -3,8 +3,10 @@
  * once per file from its MMAP, MMAP2, FORK, COMM and EXIT records. */
 #include "perf/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MISC_COMM_EXEC (1u << 13)
 #define MISC_MMAP_BUILD_ID (1u << 14)
@@ -356,6 +358,46 @@ static const struct proc *lookup(const struct perf_procs *p, uint32_t pid)
             hi = mid;
     }
     return lo < p->nprocs && p->procs[lo].pid == pid ? &p->procs[lo] : NULL;
+}
+
+const char *perf_map_file(const struct perf_map *map, char *buf,
+                          size_t size)
+{
+    if (map->path[0] == '/')
+        return map->path;
+    const char *home = getenv("HOME");
+    if (strcmp(map->path, "[vdso]") != 0 || !map->build_id || !home)
+        return NULL;
+    char hex[41] = "";
+    for (unsigned i = 0; i < map->build_id_size && i < 20; i++)
+        snprintf(hex + 2 * i, 3, "%02x", map->build_id[i]);
+    snprintf(buf, size, "%s/.debug/[vdso]/%s/vdso", home, hex);
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const struct perf_sample_ref *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+struct perf_sample_ref *perf_samples_in_order(const struct perf_procs *procs,
+                                              const struct perf_file *file,
+                                              size_t *n)
+{
+    size_t total = perf_record_count(file);
+    struct perf_sample_ref *order = malloc((total + 1) * sizeof *order);
+    *n = 0;
+    if (!order)
+        return NULL;
+    for (size_t i = 0; i < total; i++)
+        if (perf_record_at(file, i)->type == PERF_REC_SAMPLE)
+            order[(*n)++] = (struct perf_sample_ref){
+                perf_procs_key(procs, file, i), i};
+    qsort(order, *n, sizeof *order, by_order);
+    return order;
 }
 
 bool perf_procs_maps_at(const struct perf_procs *p, uint32_t pid,

@@ -131,8 +131,9 @@ enum cfi_status remote_space_new(const struct cfi_arch *arch,
                                  struct remote_space **space);
 void remote_space_free(struct remote_space *space);
 
-/* Adds a mapping; it replaces what other mappings held in [start, end).
- * A mapping with end <= start is refused (CFI_E_MALFORMED); CFI_E_NOMEM. */
+/* Adds a mapping to the space's own table (see remote_maps below); it
+ * replaces what other mappings held in [start, end). A mapping with
+ * end <= start is refused (CFI_E_MALFORMED); CFI_E_NOMEM. */
 enum cfi_status remote_space_add_map(struct remote_space *space,
                                      const struct remote_map *map);
 /* As remote_space_add_map, but the object's bytes are read from the file
@@ -141,10 +142,11 @@ enum cfi_status remote_space_add_map(struct remote_space *space,
 enum cfi_status remote_space_add_map_from(struct remote_space *space,
                                           const struct remote_map *map,
                                           const char *file);
-/* Removes whatever is mapped in [start, end), as munmap does. */
+/* Removes whatever the space's own table maps in [start, end), as
+ * munmap does. */
 enum cfi_status remote_space_remove(struct remote_space *space,
                                     uint64_t start, uint64_t end);
-/* The number of mappings (after splits). */
+/* The number of mappings of the space's own table (after splits). */
 size_t remote_space_map_count(const struct remote_space *space);
 
 /* What a space knows about the object at an address. */
@@ -159,6 +161,29 @@ struct remote_place {
  * (this opens it, once), its load bias. False when nothing is mapped. */
 bool remote_space_place(struct remote_space *space, uint64_t addr,
                         struct remote_place *place);
+
+/* The mappings of one process, over a space's objects. A caller that
+ * unwinds samples of many processes in turn (perf's) keeps one table
+ * per process and switches to it (remote_space_use: constant time),
+ * where loading the mappings into the space again would cost per
+ * mapping; the objects, their files and engines stay the space's,
+ * shared by every table. A table is freed before its space. */
+struct remote_maps;
+
+/* A new empty table of `space`'s objects. CFI_E_NOMEM. */
+enum cfi_status remote_maps_new(struct remote_space *space,
+                                struct remote_maps **maps);
+/* Frees a table; when the space uses it, it uses its own again. */
+void remote_maps_free(struct remote_maps *maps);
+/* As remote_space_add_map and remote_space_remove, on the table. */
+enum cfi_status remote_maps_add(struct remote_maps *maps,
+                                const struct remote_map *map);
+enum cfi_status remote_maps_remove(struct remote_maps *maps, uint64_t start,
+                                   uint64_t end);
+/* The mappings remote_unwind, remote_space_place and remote_symbolize
+ * look in from now on: `maps` (of this space), or the space's own
+ * (remote_space_add_map's) when NULL. */
+void remote_space_use(struct remote_space *space, struct remote_maps *maps);
 
 /* ------------------------------------------------------------------ */
 /* Memory                                                               */
@@ -203,14 +228,16 @@ struct remote_frame {
 
 /* Sets a register file from values indexed by DWARF number: register i
  * is a value when bit i of `known` is set, else unknown (registers 0..63;
- * the others unknown). */
+ * the others unknown, their values not set). */
 void remote_regs_from_mask(struct cfi_regs *regs, const uint64_t *values,
                            uint64_t known);
 
 /* Unwinds the stack whose innermost frame has registers `regs` (absolute;
  * a register whose status is not CFI_REG_VALUE is not known): fills
  * frames[0 .. *nframes) (at most max_frames, the innermost first) and
- * *stop. `pc_is_exact`: the innermost PC is the instruction that was
+ * *stop. Only the architecture's registers (0 .. arch->nreported - 1,
+ * those a thread's state has) are read from `regs`; the others are
+ * unknown. `pc_is_exact`: the innermost PC is the instruction that was
  * executing (true for a stopped thread, a core's, a sample's), else a
  * return address. `engine` is the engine to ask (ENGINE_COUNT: the
  * space's option). Memory is read through `read` with `data`. Returns

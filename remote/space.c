@@ -39,6 +39,8 @@ enum cfi_status remote_space_new(const struct cfi_arch *arch,
     if (!s)
         return CFI_E_NOMEM;
     s->arch = arch;
+    s->own.space = s;
+    s->current = &s->own;
     s->options = options ? *options
                          : (struct remote_options){ENGINE_compiled, NULL,
                                                    true};
@@ -68,13 +70,39 @@ void remote_space_free(struct remote_space *space)
     for (size_t i = 0; i < space->nobjects; i++)
         object_free(space->objects[i]);
     free(space->objects);
-    free(space->maps);
+    free(space->own.maps);
     free(space);
 }
 
 size_t remote_space_map_count(const struct remote_space *space)
 {
-    return space->nmaps;
+    return space->own.nmaps;
+}
+
+enum cfi_status remote_maps_new(struct remote_space *space,
+                                struct remote_maps **maps)
+{
+    struct remote_maps *m = calloc(1, sizeof *m);
+    if (!m)
+        return CFI_E_NOMEM;
+    m->space = space;
+    *maps = m;
+    return CFI_OK;
+}
+
+void remote_maps_free(struct remote_maps *maps)
+{
+    if (!maps)
+        return;
+    if (maps->space->current == maps)
+        maps->space->current = &maps->space->own;
+    free(maps->maps);
+    free(maps);
+}
+
+void remote_space_use(struct remote_space *space, struct remote_maps *maps)
+{
+    space->current = maps ? maps : &space->own;
 }
 
 /* The object of (path, build-id), made when new: one per file, however
@@ -117,36 +145,50 @@ static struct remote_object *object_for(struct remote_space *space,
     return o;
 }
 
-static bool maps_reserve(struct remote_space *space, size_t more)
+static bool maps_reserve(struct remote_maps *t, size_t more)
 {
-    if (space->nmaps + more <= space->maps_cap)
+    if (t->nmaps + more <= t->cap)
         return true;
-    size_t cap = space->maps_cap ? 2 * space->maps_cap : 32;
-    while (cap < space->nmaps + more)
+    size_t cap = t->cap ? 2 * t->cap : 32;
+    while (cap < t->nmaps + more)
         cap *= 2;
-    void *grown = realloc(space->maps, cap * sizeof *space->maps);
+    void *grown = realloc(t->maps, cap * sizeof *t->maps);
     if (!grown)
         return false;
-    space->maps = grown;
-    space->maps_cap = cap;
+    t->maps = grown;
+    t->cap = cap;
     return true;
 }
 
-enum cfi_status remote_space_remove(struct remote_space *space,
-                                    uint64_t start, uint64_t end)
+/* Inserts m at its place by start; room was reserved. */
+static void maps_insert(struct remote_maps *t, struct remote_mapping m)
 {
+    size_t at = 0;
+    while (at < t->nmaps && t->maps[at].start < m.start)
+        at++;
+    memmove(&t->maps[at + 1], &t->maps[at],
+            (t->nmaps - at) * sizeof *t->maps);
+    m.bias_state = REMOTE_BIAS_UNTRIED;
+    t->maps[at] = m;
+    t->nmaps++;
+}
+
+enum cfi_status remote_maps_remove(struct remote_maps *t, uint64_t start,
+                                   uint64_t end)
+{
+    t->last = 0;
     if (end <= start)
         return CFI_OK;
     /* Mappings are disjoint: at most one holds [start, end) strictly
      * inside, and splits in two. */
-    if (!maps_reserve(space, 1))
+    if (!maps_reserve(t, 1))
         return CFI_E_NOMEM;
     size_t kept = 0;
-    struct remote_mapping high = {0, 0, 0, NULL};
-    for (size_t i = 0; i < space->nmaps; i++) {
-        struct remote_mapping m = space->maps[i];
+    struct remote_mapping high = {0};
+    for (size_t i = 0; i < t->nmaps; i++) {
+        struct remote_mapping m = t->maps[i];
         if (m.end <= start || m.start >= end) {
-            space->maps[kept++] = m;
+            t->maps[kept++] = m;
             continue;
         }
         if (m.end > end) {
@@ -156,66 +198,79 @@ enum cfi_status remote_space_remove(struct remote_space *space,
         }
         if (m.start < start) {
             m.end = start;
-            space->maps[kept++] = m;
+            m.bias_state = REMOTE_BIAS_UNTRIED;
+            t->maps[kept++] = m;
         }
     }
-    space->nmaps = kept;
-    if (!high.object)
-        return CFI_OK;
-    size_t at = 0;
-    while (at < space->nmaps && space->maps[at].start < high.start)
-        at++;
-    memmove(&space->maps[at + 1], &space->maps[at],
-            (space->nmaps - at) * sizeof *space->maps);
-    space->maps[at] = high;
-    space->nmaps++;
+    t->nmaps = kept;
+    if (high.object)
+        maps_insert(t, high);
     return CFI_OK;
+}
+
+enum cfi_status remote_space_remove(struct remote_space *space,
+                                    uint64_t start, uint64_t end)
+{
+    return remote_maps_remove(&space->own, start, end);
+}
+
+static enum cfi_status maps_add_from(struct remote_maps *t,
+                                     const struct remote_map *map,
+                                     const char *file)
+{
+    if (map->end <= map->start || !map->path
+        || map->build_id_len > REMOTE_BUILD_ID_MAX)
+        return CFI_E_MALFORMED;
+    enum cfi_status status = remote_maps_remove(t, map->start, map->end);
+    if (status != CFI_OK)
+        return status;
+    struct remote_object *object = object_for(t->space, map, file);
+    if (!object || !maps_reserve(t, 1))
+        return CFI_E_NOMEM;
+    maps_insert(t, (struct remote_mapping){map->start, map->end,
+                                           map->offset, object, 0,
+                                           REMOTE_BIAS_UNTRIED});
+    return CFI_OK;
+}
+
+enum cfi_status remote_maps_add(struct remote_maps *maps,
+                                const struct remote_map *map)
+{
+    return maps_add_from(maps, map, NULL);
 }
 
 enum cfi_status remote_space_add_map(struct remote_space *space,
                                      const struct remote_map *map)
 {
-    return remote_space_add_map_from(space, map, NULL);
+    return maps_add_from(&space->own, map, NULL);
 }
 
 enum cfi_status remote_space_add_map_from(struct remote_space *space,
                                           const struct remote_map *map,
                                           const char *file)
 {
-    if (map->end <= map->start || !map->path
-        || map->build_id_len > REMOTE_BUILD_ID_MAX)
-        return CFI_E_MALFORMED;
-    enum cfi_status status = remote_space_remove(space, map->start,
-                                                 map->end);
-    if (status != CFI_OK)
-        return status;
-    struct remote_object *object = object_for(space, map, file);
-    if (!object || !maps_reserve(space, 1))
-        return CFI_E_NOMEM;
-    size_t at = 0;
-    while (at < space->nmaps && space->maps[at].start < map->start)
-        at++;
-    memmove(&space->maps[at + 1], &space->maps[at],
-            (space->nmaps - at) * sizeof *space->maps);
-    space->maps[at] = (struct remote_mapping){map->start, map->end,
-                                              map->offset, object};
-    space->nmaps++;
-    return CFI_OK;
+    return maps_add_from(&space->own, map, file);
 }
 
-const struct remote_mapping *remote_find_mapping(
-    const struct remote_space *space, uint64_t addr)
+struct remote_mapping *remote_find_mapping(struct remote_space *space,
+                                           uint64_t addr)
 {
-    size_t low = 0, high = space->nmaps;
+    struct remote_maps *t = space->current;
+    if (t->last < t->nmaps && t->maps[t->last].start <= addr
+        && addr < t->maps[t->last].end)
+        return &t->maps[t->last];
+    size_t low = 0, high = t->nmaps;
     while (low < high) {
         size_t mid = low + (high - low) / 2;
-        if (space->maps[mid].end <= addr)
+        if (t->maps[mid].end <= addr)
             low = mid + 1;
         else
             high = mid;
     }
-    if (low < space->nmaps && space->maps[low].start <= addr)
-        return &space->maps[low];
+    if (low < t->nmaps && t->maps[low].start <= addr) {
+        t->last = low;
+        return &t->maps[low];
+    }
     return NULL;
 }
 
@@ -275,8 +330,11 @@ bool remote_object_open(struct remote_object *object)
  * which the PT_LOAD segment holding that offset maps at vaddr + (offset
  * - p_offset). A segment's p_offset is where its bytes lie in the
  * file's image (cfi/elf.c points them there). */
-bool remote_mapping_bias(const struct remote_mapping *mapping,
-                         uint64_t *bias)
+/* The bias of a mapping: its start holds the byte at its file offset,
+ * which the PT_LOAD segment holding that offset maps at vaddr + (offset
+ * - p_offset). A segment's p_offset is where its bytes lie in the
+ * file's image (cfi/elf.c points them there). */
+static bool find_bias(const struct remote_mapping *mapping, uint64_t *bias)
 {
     const struct cfi_file *file = mapping->object->file;
     if (!file)
@@ -297,11 +355,21 @@ bool remote_mapping_bias(const struct remote_mapping *mapping,
     return false;
 }
 
+bool remote_mapping_bias(struct remote_mapping *mapping, uint64_t *bias)
+{
+    if (mapping->bias_state == REMOTE_BIAS_UNTRIED && mapping->object->file)
+        mapping->bias_state = find_bias(mapping, &mapping->bias)
+                                  ? REMOTE_BIAS_KNOWN
+                                  : REMOTE_BIAS_NONE;
+    *bias = mapping->bias;
+    return mapping->bias_state == REMOTE_BIAS_KNOWN;
+}
+
 bool remote_space_place(struct remote_space *space, uint64_t addr,
                         struct remote_place *place)
 {
     *place = (struct remote_place){NULL, 0, false, 0};
-    const struct remote_mapping *mapping = remote_find_mapping(space, addr);
+    struct remote_mapping *mapping = remote_find_mapping(space, addr);
     if (!mapping)
         return false;
     place->path = mapping->object->path;
@@ -390,7 +458,7 @@ void remote_symbolize(struct remote_space *space,
 {
     *symbol = (struct remote_symbol){NULL, NULL, 0, 0};
     uint64_t lookup = cfi_lookup_pc(frame->pc, !frame->exact);
-    const struct remote_mapping *mapping = remote_find_mapping(space, lookup);
+    struct remote_mapping *mapping = remote_find_mapping(space, lookup);
     if (!mapping)
         return;
     struct remote_object *object = mapping->object;

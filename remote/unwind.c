@@ -7,10 +7,14 @@
 void remote_regs_from_mask(struct cfi_regs *regs, const uint64_t *values,
                            uint64_t known)
 {
-    cfi_regs_clear(regs);
-    for (unsigned reg = 0; reg < 64; reg++)
-        if (known & ((uint64_t)1 << reg))
-            cfi_regs_set(regs, reg, values[reg]);
+    _Static_assert(CFI_NREGS >= 64, "registers 0..63 exist");
+    memset(regs->status, CFI_REG_UNKNOWN, sizeof regs->status);
+    memset(regs->value, 0, 64 * sizeof *regs->value);
+    for (unsigned reg = 0; reg < 64 && known >> reg; reg++)
+        if (known >> reg & 1) {
+            regs->value[reg] = values[reg];
+            regs->status[reg] = CFI_REG_VALUE;
+        }
 }
 
 /* The caller's reader, behind cfi.h's: the engines see CFI_E_MEMORY,
@@ -75,12 +79,22 @@ static enum cfi_status lenient_read(void *env, uint64_t addr, unsigned size,
     return CFI_OK;
 }
 
+/* The mapping of the walk's last frame, its object and the engine
+ * opened for it: the next frame is most often in the same object. */
+struct walk_hit {
+    const struct remote_mapping *mapping; /* NULL: none yet */
+    struct remote_object *object;
+    struct engine_instance *engine;
+    uint64_t bias;
+};
+
 /* One walk's state besides the frames. */
 struct walk {
     struct remote_space *space;
     enum engine_id engine;
     struct walk_memory memory;
     struct remote_stop *stop;
+    struct walk_hit hit;
 };
 
 static void stop_at(struct walk *walk, enum remote_stop_reason reason,
@@ -135,41 +149,45 @@ static enum remote_stop_reason reason_of(const struct walk *walk,
     }
 }
 
-/* The object of the mapping that holds the frame's lookup PC, opened,
- * of the space's architecture, with the mapping's load bias. NULL after
- * stop_at. */
-static struct remote_object *object_of(struct walk *walk,
-                                       const struct remote_frame *frame,
-                                       uint64_t *bias)
+/* The object of the mapping that holds `lookup`, the frame's lookup PC,
+ * opened, of the space's architecture, with the mapping's load bias, and
+ * its engine, into walk->hit. False after stop_at. */
+static bool object_of(struct walk *walk, const struct remote_frame *frame,
+                      uint64_t lookup)
 {
-    uint64_t lookup = cfi_lookup_pc(frame->pc, !frame->exact);
-    const struct remote_mapping *mapping =
+    walk->hit.mapping = NULL;
+    struct remote_mapping *mapping =
         remote_find_mapping(walk->space, lookup);
     if (!mapping) {
         stop_at(walk, REMOTE_STOP_NO_OBJECT, frame->pc, NULL, NULL);
-        return NULL;
+        return false;
     }
     struct remote_object *object = mapping->object;
     if (!remote_object_open(object)) {
         stop_at(walk, REMOTE_STOP_NO_FILE, frame->pc, object->path,
                 &object->open_diag);
-        return NULL;
+        return false;
     }
     if (object->file->arch != walk->space->arch) {
         struct cfi_diag diag = {CFI_E_UNSUPPORTED,
                                 "the object is of another architecture",
                                 CFI_NO_OFFSET, -1};
         stop_at(walk, REMOTE_STOP_CFI_ERROR, frame->pc, object->path, &diag);
-        return NULL;
+        return false;
     }
-    if (!remote_mapping_bias(mapping, bias)) {
+    uint64_t bias;
+    if (!remote_mapping_bias(mapping, &bias)) {
         struct cfi_diag diag = {CFI_E_MALFORMED,
                                 "no loadable segment holds the mapping's "
                                 "file offset", CFI_NO_OFFSET, -1};
         stop_at(walk, REMOTE_STOP_NO_FILE, frame->pc, object->path, &diag);
-        return NULL;
+        return false;
     }
-    return object;
+    struct engine_instance *engine = engine_of(walk, object, frame->pc);
+    if (!engine)
+        return false;
+    walk->hit = (struct walk_hit){mapping, object, engine, bias};
+    return true;
 }
 
 /* Asks `engine` again, every failed read answered with `fill`. */
@@ -236,51 +254,51 @@ static bool without_unreadable(struct walk *walk,
     return true;
 }
 
-/* Unwinds `frame`, whose registers are *regs, into *regs (the caller's).
- * False after stop_at when the walk ends at this frame. */
+/* Unwinds `frame`, whose registers are *callee, into *answer (the
+ * caller's registers are answer->frame.caller). *callee is the walk's
+ * own: its PC register is set to the request's PC, as engine.h's engines
+ * read it (an outside library takes the PC from it). Nothing is copied
+ * or cleared here: an engine fills its answer (engine.h). False after
+ * stop_at when the walk ends at this frame. */
 static bool step(struct walk *walk, struct remote_frame *frame,
-                 struct cfi_regs *regs)
+                 struct cfi_regs *callee, struct engine_answer *answer)
 {
-    uint64_t bias;
-    struct remote_object *object = object_of(walk, frame, &bias);
-    if (!object)
+    uint64_t lookup = cfi_lookup_pc(frame->pc, !frame->exact);
+    const struct remote_mapping *last = walk->hit.mapping;
+    if ((!last || lookup < last->start || lookup >= last->end)
+        && !object_of(walk, frame, lookup))
         return false;
-    struct engine_instance *engine = engine_of(walk, object, frame->pc);
-    if (!engine)
-        return false;
+    struct remote_object *object = walk->hit.object;
+    struct engine_instance *engine = walk->hit.engine;
+    uint64_t bias = walk->hit.bias;
     frame->engine = engine->id;
-    /* The callee's PC register is the request's PC, as engine.h's
-     * engines read it (an outside library takes the PC from it). */
-    struct cfi_regs callee = *regs;
     if (walk->space->arch->pc < CFI_NREGS)
-        cfi_regs_set(&callee, walk->space->arch->pc, frame->pc - bias);
+        cfi_regs_set(callee, walk->space->arch->pc, frame->pc - bias);
     struct cfi_request request = {
-        frame->pc - bias, !frame->exact, &callee,
+        frame->pc - bias, !frame->exact, callee,
         {walk_read, &walk->memory}, 0};
     walk->memory.file = object->file;
-    struct engine_answer answer;
-    engine_answer_reset(&answer);
     walk->memory.failure = REMOTE_READ_OK;
-    engine->unwind(engine->self, &request, &answer);
-    if (!answer.comparable) {
+    engine->unwind(engine->self, &request, answer);
+    if (!answer->comparable) {
         struct cfi_diag diag = {CFI_E_UNSUPPORTED,
-                                answer.not_comparable_reason,
+                                answer->not_comparable_reason,
                                 CFI_NO_OFFSET, -1};
         stop_at(walk, REMOTE_STOP_NOT_COMPARABLE, frame->pc, object->path,
                 &diag);
         return false;
     }
-    if (answer.frame.status == CFI_E_MEMORY &&
-        without_unreadable(walk, engine, &request, frame, regs))
+    if (answer->frame.status == CFI_E_MEMORY &&
+        without_unreadable(walk, engine, &request, frame,
+                           &answer->frame.caller))
         return true;
-    if (answer.frame.status != CFI_OK) {
-        stop_at(walk, reason_of(walk, answer.frame.status), frame->pc,
-                object->path, &answer.frame.diag);
+    if (answer->frame.status != CFI_OK) {
+        stop_at(walk, reason_of(walk, answer->frame.status), frame->pc,
+                object->path, &answer->frame.diag);
         return false;
     }
-    frame->cfa = answer.frame.cfa;
-    frame->signal_frame = answer.frame.signal_frame;
-    *regs = answer.frame.caller;
+    frame->cfa = answer->frame.cfa;
+    frame->signal_frame = answer->frame.signal_frame;
     return true;
 }
 
@@ -314,13 +332,24 @@ size_t remote_unwind(struct remote_space *space, const struct cfi_regs *regs,
                      size_t max_frames, struct remote_stop *stop)
 {
     struct walk walk = {space, engine, {read, data, REMOTE_READ_OK, NULL},
-                        stop};
+                        stop, {NULL, NULL, NULL, 0}};
     const struct cfi_arch *arch = space->arch;
-    struct cfi_regs current = *regs;
+    /* A frame's registers are one answer's caller, and its caller's the
+     * other's: the two take turns, never copied. */
+    struct engine_answer answers[2];
+    struct cfi_regs *current = &answers[0].frame.caller;
+    unsigned turn = 0;
+    /* The caller's registers are the architecture's (remote.h): only
+     * they are copied, the others start unknown. */
+    unsigned nregs = arch->nreported < CFI_NREGS ? arch->nreported
+                                                 : CFI_NREGS;
+    memcpy(current->value, regs->value, nregs * sizeof *regs->value);
+    memcpy(current->status, regs->status, nregs);
+    memset(current->status + nregs, CFI_REG_UNKNOWN, CFI_NREGS - nregs);
     bool exact = pc_is_exact;
     size_t n = 0;
     uint64_t pc;
-    if (!reg_value(&current, arch->pc, &pc) || pc == 0) {
+    if (!reg_value(current, arch->pc, &pc) || pc == 0) {
         stop_at(&walk, REMOTE_STOP_OUTERMOST, 0, NULL, NULL);
         return 0;
     }
@@ -331,16 +360,18 @@ size_t remote_unwind(struct remote_space *space, const struct cfi_regs *regs,
         }
         struct remote_frame *frame = &frames[n++];
         uint64_t sp = 0;
-        reg_value(&current, arch->sp, &sp);
+        reg_value(current, arch->sp, &sp);
         *frame = (struct remote_frame){pc, sp, 0, exact, false,
                                        ENGINE_COUNT, 0};
-        if (!step(&walk, frame, &current))
+        turn ^= 1;
+        if (!step(&walk, frame, current, &answers[turn]))
             return n;
+        current = &answers[turn].frame.caller;
         /* DWARF 5 §6.4.4: an undefined return address column marks the
          * outermost frame; a PC of 0 ends a stack by convention (glibc's
          * thread starts clear it, and the x86-64 psABI clears rbp). */
-        if (!reg_value(&current, arch->pc, &pc) || pc == 0) {
-            if (current.status[arch->pc] == CFI_REG_UNKNOWN) {
+        if (!reg_value(current, arch->pc, &pc) || pc == 0) {
+            if (current->status[arch->pc] == CFI_REG_UNKNOWN) {
                 struct cfi_diag diag = {CFI_E_REG_UNKNOWN,
                                         "the caller's PC is unknown",
                                         CFI_NO_OFFSET, (int)arch->pc};

@@ -166,6 +166,54 @@ START_TEST(test_map_replaces_and_splits)
 }
 END_TEST
 
+static void add_to(struct remote_maps *maps, uint64_t start, uint64_t end,
+                   const char *path)
+{
+    struct remote_map map = {start, end, 0, path, NULL, 0};
+    ck_assert_int_eq(remote_maps_add(maps, &map), CFI_OK);
+}
+
+/* Tables of mappings, one per process: the space looks in the one it
+ * uses, its own again after NULL or after the used one is freed; the
+ * objects are the space's, one per file for every table. */
+START_TEST(test_tables_of_mappings_switch)
+{
+    struct remote_space *space = new_space();
+    add(space, 0x1000, 0x2000, 0, "/nonexistent/own");
+    struct remote_maps *one, *two;
+    ck_assert_int_eq(remote_maps_new(space, &one), CFI_OK);
+    ck_assert_int_eq(remote_maps_new(space, &two), CFI_OK);
+    add_to(one, 0x1000, 0x2000, "/nonexistent/shared");
+    add_to(two, 0x5000, 0x9000, "/nonexistent/shared");
+    add_to(two, 0x1000, 0x3000, "/nonexistent/two");
+    ck_assert_str_eq(path_at(space, 0x1800), "/nonexistent/own");
+    ck_assert_ptr_null(path_at(space, 0x6000));
+    remote_space_use(space, one);
+    const char *shared = path_at(space, 0x1800);
+    ck_assert_str_eq(shared, "/nonexistent/shared");
+    ck_assert_ptr_null(path_at(space, 0x2800));
+    remote_space_use(space, two);
+    ck_assert_str_eq(path_at(space, 0x2800), "/nonexistent/two");
+    ck_assert_ptr_eq(path_at(space, 0x6000), shared);
+    /* The lookup last found is not kept past a change of the table. */
+    ck_assert_int_eq(remote_maps_remove(two, 0x2000, 0x7000), CFI_OK);
+    ck_assert_ptr_null(path_at(space, 0x2800));
+    ck_assert_ptr_null(path_at(space, 0x6000));
+    ck_assert_ptr_eq(path_at(space, 0x8000), shared);
+    ck_assert_str_eq(path_at(space, 0x1800), "/nonexistent/two");
+    struct remote_map empty = {0x10, 0x10, 0, "/x", NULL, 0};
+    ck_assert_int_eq(remote_maps_add(two, &empty), CFI_E_MALFORMED);
+    remote_space_use(space, NULL);
+    ck_assert_str_eq(path_at(space, 0x1800), "/nonexistent/own");
+    remote_space_use(space, one);
+    remote_maps_free(one);
+    ck_assert_str_eq(path_at(space, 0x1800), "/nonexistent/own");
+    ck_assert_uint_eq(remote_space_map_count(space), 1);
+    remote_maps_free(two);
+    remote_space_free(space);
+}
+END_TEST
+
 /* A file that does not open is tried once, and the stack stops with
  * NO_FILE naming it. */
 static enum remote_read_result no_memory(void *data, uint64_t addr,
@@ -956,6 +1004,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_checked_fixture(tc, NULL, kill_target);
     tcase_add_test(tc, test_map_replaces_and_splits);
+    tcase_add_test(tc, test_tables_of_mappings_switch);
     tcase_add_test(tc, test_stop_reasons_without_objects);
     tcase_add_test(tc, test_stop_names_distinct);
     tcase_add_test(tc, test_stack_copy_exhausted_and_max_frames);
