@@ -580,7 +580,8 @@ CHECK_INPUTS := $(BUILD)/cfisem $(RT_LIBS) $(TEST_BINS) $(CASE_SOS) $(CASE_OBJS)
                 $(PERF_TARGET) $(PERF_FP_TARGET)
 SUITE_RUNS := $(patsubst $(BUILD)/tests/%,run-%,$(TEST_BINS))
 SCRIPT_RUNS := run-help_man_readme_completion_agree.py run-layering.py \
-               run-json_schemas.py run-findings_complete.py
+               run-json_schemas.py run-findings_complete.py \
+               run-shard_recipes.py
 .PHONY: $(SUITE_RUNS) $(SCRIPT_RUNS) check-suites
 define suite_run
 	@start=$$(date +%s); status=0; tmp=$$(mktemp -d) && chmod 755 $$tmp; \
@@ -600,6 +601,12 @@ run-layering.py: $(CHECK_INPUTS)
 run-findings_complete.py:
 	@echo "== tests/findings_complete.py"
 	@tests/findings_complete.py .
+# corpus/shard.sh's recipes (make -j, GNU parallel, a Slurm array, a
+# Kubernetes Indexed Job) on six cases, each merged report against one
+# run's, and the merge of a part of another build refused.
+run-shard_recipes.py: $(BUILD)/cfisem $(CASE_SOS)
+	@echo "== tests/shard_recipes.py"
+	@/usr/bin/python3 tests/shard_recipes.py $(BUILD)/cfisem .
 run-json_schemas.py: $(CHECK_INPUTS)
 	@echo "== tests/json_schemas.py"
 	@/usr/bin/python3 tests/json_schemas.py $(BUILD)/cfisem . \

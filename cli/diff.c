@@ -203,9 +203,10 @@ static const char usage[] =
         "on it counts every request of the file, with a line saying why.\n"
         "\n"
         "--json OUT writes {\"schema_version\": 1, \"seed\", \"states\", \"all_pcs\",\n"
-        "\"seconds\", \"requests\", \"producer\", \"keep\", \"pcs\", \"eh_elf\", \"faults\",\n"
-        "\"files_total\", \"files\": [{\"path\", \"status\", \"error\", \"fdes\", \"rows\",\n"
-        "\"requests\", \"index\", \"error_offset\", \"failed_fdes\", \"eh_frame_hdr\"}],\n"
+        "\"seconds\", \"requests\", \"producer\", \"build\", \"keep\", \"pcs\", \"eh_elf\",\n"
+        "\"faults\", \"files_total\", \"files\": [{\"path\", \"status\", \"error\", \"fdes\",\n"
+        "\"rows\", \"requests\", \"index\", \"error_offset\", \"failed_fdes\",\n"
+        "\"eh_frame_hdr\"}],\n"
         "\"reference\": {\"ok\": N, ...}, \"summary\": {\"interp\": {\"compared\",\n"
         "\"agree\", \"differ\", \"known_deviation\", \"not_comparable\", \"errors\"},\n"
         "...}, \"errors\": [{\"engine\", \"file\", \"message\", \"requests\"}],\n"
@@ -241,9 +242,10 @@ static const char usage[] =
         "Many files, many machines. Files of a manifest whose contents are those of\n"
         "an earlier file are hard links and copies (18 of one Debian 12 system's\n"
         "1,686 files). A result in --results is named by the file's SHA-256 and a key\n"
-        "of the settings and of the cfisem binary (its build ID); a run stopped\n"
-        "half-way goes on where it stopped, and only the files that changed run again\n"
-        "(stderr says how many were read). --shard K/N deals the files of the whole\n"
+        "of the settings and of the cfisem binary and its libraries (their build\n"
+        "IDs, which --json names in \"build\"); a run stopped half-way goes on where\n"
+        "it stopped, and only the files that changed run again (stderr says how\n"
+        "many were read). --shard K/N deals the files of the whole\n"
         "list out by size, largest first, each to the shard with the fewest bytes so\n"
         "far, so every machine given the same list and N takes its own share, and the\n"
         "shards take about as long. Each shard's --json keeps every file's place in\n"
@@ -253,6 +255,10 @@ static const char usage[] =
         "  cfisem diff --manifest manifest.txt --shard K/4 --results results --json part-K.json\n"
         "  # then, anywhere, with the four part-K.json files:\n"
         "  cfisem report merge part-*.json --json system.json\n"
+        "corpus/shard.sh runs shard K of N under make -j, GNU parallel, a Slurm\n"
+        "array job or a Kubernetes indexed Job, and merges them (docs/corpora.md).\n"
+        "Every machine must run the same cfisem build with the same libraries:\n"
+        "the merge refuses a part whose \"build\" differs, naming the object.\n"
         "\n"
         "The result line counts the files not loaded: result: 0 new mismatches; 1 of\n"
         "1 file could not be loaded (bad input). A file whose frame sections hold no\n"
@@ -640,6 +646,9 @@ int cli_diff(int argc, char **argv)
     diff_config_default(&o.config);
     o.config.jobs = default_jobs();
     o.config.producer = "cfisem " CFISEM_VERSION;
+    char build[4096];
+    diff_build_describe(build, sizeof build);
+    o.config.build = build;
     int result = parse_options(argc, argv, &o);
     if (result == CLI_OK)
         result = gather_files(&o);

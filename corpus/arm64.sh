@@ -61,32 +61,11 @@ write_if_changed() {
     fi
 }
 
-# The private apt configuration. It is read first (APT_CONFIG), and names
-# /dev/null for the main file and the parts folder, so that nothing of
-# /etc/apt applies. Every state, list and cache folder is under $apt; the
-# dpkg status is an empty file, so that nothing counts as installed. The
-# sandbox user is the one running: apt would otherwise drop root to _apt,
-# who may not write into OUTDIR/debs.
+# The private apt configuration (scripts/apt-private.subr), for arm64.
+. "$here/../scripts/apt-private.subr"
 write_apt_config() {
-    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-    : >>"$apt/status"
-    write_if_changed "$apt/apt.conf" <<EOF
-Dir::Etc::main "/dev/null";
-Dir::Etc::parts "/dev/null";
-Dir::Etc::preferences "/dev/null";
-Dir::Etc::preferencesparts "/dev/null";
-Dir::Etc::sourcelist "$apt/sources.list";
-Dir::Etc::sourceparts "/dev/null";
-Dir::State "$apt/";
-Dir::State::lists "$apt/lists/";
-Dir::State::status "$apt/status";
-Dir::Cache "$apt/cache/";
-APT::Architecture "arm64";
-APT::Architectures { "arm64"; };
-APT::Sandbox::User "$(id -un)";
-EOF
     opts="arch=arm64 signed-by=$keyring"
-    write_if_changed "$apt/sources.list" <<EOF
+    apt_private_config "$apt" arm64 <<EOF
 deb [$opts] $mirror $suite main
 deb [$opts] $mirror $suite-updates main
 deb [$opts] $security $suite-security main

@@ -81,30 +81,11 @@ usage() {
     exit 1
 }
 
-# The private apt configuration (as corpus/arm64.sh's, for amd64): read
-# first (APT_CONFIG), it names /dev/null for the main file and the parts
-# folder, so that nothing of /etc/apt applies; every state, list and
-# cache folder is under $apt, the dpkg status an empty file.
+# The private apt configuration (scripts/apt-private.subr), for amd64.
+. "$here/../scripts/apt-private.subr"
 write_apt_config() {
-    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-    : >>"$apt/status"
-    cat >"$apt/apt.conf" <<EOF
-Dir::Etc::main "/dev/null";
-Dir::Etc::parts "/dev/null";
-Dir::Etc::preferences "/dev/null";
-Dir::Etc::preferencesparts "/dev/null";
-Dir::Etc::sourcelist "$apt/sources.list";
-Dir::Etc::sourceparts "/dev/null";
-Dir::State "$apt/";
-Dir::State::lists "$apt/lists/";
-Dir::State::status "$apt/status";
-Dir::Cache "$apt/cache/";
-APT::Architecture "amd64";
-APT::Architectures { "amd64"; };
-APT::Sandbox::User "$(id -un)";
-EOF
-    echo "deb [arch=amd64 signed-by=$keyring] $mirror $suite main" \
-         >"$apt/sources.list"
+    echo "deb [arch=amd64 signed-by=$keyring] $mirror $suite main" |
+        apt_private_config "$apt" amd64
 }
 
 # The candidates of the Packages list: name=version, one a line.
@@ -271,7 +252,7 @@ cmd_parallel() {
     out=$1 jobs=${2:-$(nproc)}
     [ -f "$out/sample.txt" ] || die "no $out/sample.txt: run sample first"
     command -v parallel >/dev/null ||
-        die "no GNU parallel (scripts/install-deps corpus)"
+        die "no GNU parallel (scripts/install-deps)"
     packages "$out" |
         parallel --will-cite --jobs "$jobs" --joblog "$out/joblog" --resume \
                  "$here/debian.sh" job "$out" {}

@@ -46,21 +46,68 @@ static void note_build_id(const uint8_t *p, size_t size, struct build_id *id)
     }
 }
 
-/* The first object dl_iterate_phdr gives is the program itself. */
-static int program_notes(struct dl_phdr_info *info, size_t size, void *env)
+static void object_build_id(const struct dl_phdr_info *info,
+                            struct build_id *id)
 {
-    (void)size;
     for (unsigned i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_NOTE)
             note_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
-                          ph->p_memsz, env);
+                          ph->p_memsz, id);
     }
+}
+
+/* The first object dl_iterate_phdr gives is the program itself. */
+static int program_notes(struct dl_phdr_info *info, size_t size, void *env)
+{
+    (void)size;
+    object_build_id(info, env);
     return 1;
 }
 
+struct build_text {
+    char *out;
+    size_t size, used;
+};
+
+/* "NAME ID" of one loaded object (its file name, its build ID or "-"),
+ * but for the kernel's vDSO, which is no file of this machine's. */
+static int object_build(struct dl_phdr_info *info, size_t size, void *env)
+{
+    struct build_text *t = env;
+    char exe[PATH_MAX];
+    const char *name = info->dlpi_name;
+    (void)size;
+    if (t->used == 0) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        name = n > 0 ? exe : "program";
+    } else if (!name || !*name || !strncmp(name, "linux-vdso", 10)) {
+        return 0;
+    }
+    const char *slash = strrchr(name, '/');
+    struct build_id id = {""};
+    object_build_id(info, &id);
+    int n = snprintf(t->out + t->used, t->size - t->used, "%s%s %s",
+                     t->used ? "; " : "", slash ? slash + 1 : name,
+                     id.hex[0] ? id.hex : "-");
+    if (n > 0 && (size_t)n < t->size - t->used)
+        t->used += (size_t)n;
+    return 0;
+}
+
+void diff_build_describe(char *out, size_t size)
+{
+    struct build_text t = {out, size, 0};
+    if (size == 0)
+        return;
+    out[0] = 0;
+    dl_iterate_phdr(object_build, &t);
+}
+
 /* The key of a stored result: the settings that make it, and this
- * program (its build ID; without one, its size and time). */
+ * program (its build ID; without one, its size and time) and its
+ * libraries'. */
 static void settings_key(const struct diff_config *c, char key[17])
 {
     struct build_id id = {""};
@@ -81,6 +128,9 @@ static void settings_key(const struct diff_config *c, char key[17])
     cfi_sha256_add(&s, text, n > 0 ? (size_t)n : 0);
     cfi_sha256_add(&s, c->engines, sizeof c->engines);
     cfi_sha256_add(&s, c->faults, c->nfaults * sizeof c->faults[0]);
+    /* The libraries' build IDs too, when the run says them. */
+    if (c->build)
+        cfi_sha256_add(&s, c->build, strlen(c->build));
     /* The debug directories, in order, when debug files are looked for;
      * nothing when not, so that keys stored before stay valid. */
     const struct cfi_debug_search *search = c->debug_search;

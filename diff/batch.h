@@ -36,6 +36,12 @@ struct diff_batch_counts {
     size_t store_failures;    /* results that could not be written */
 };
 
+/* The program and every library it has loaded, "NAME ID" each (its
+ * file name, its GNU build ID in hex or "-"), "; " between them, the
+ * program first: what diff_config's build says. Cut short when it does
+ * not fit in `size`. */
+void diff_build_describe(char *out, size_t size);
+
 /* CFI_E_NOMEM when out of memory (bad files are results, as for
  * diff_run); CFI_E_IO when the results folder cannot be created. */
 enum cfi_status diff_run_batch(const struct diff_config *config,

@@ -103,6 +103,10 @@ struct diff_config {
      * said). Runs merge only when both are the same (diff/merge.h). */
     const char *pcs_name;
     const char *producer;
+    /* The program and the libraries it loaded, each by its build ID
+     * ("cfisem 1f2e...; libdw.so.1 9a8b...; ...", diff_build_describe;
+     * NULL: not said). Runs merge only when both are the same. */
+    const char *build;
     /* Where a stripped file's separate debug file is looked for
      * (cfi_file_open_debug); NULL: files are opened with cfi_file_open,
      * their own sections only. Part of a stored result's key. */

@@ -56,6 +56,83 @@ static const char *shard_differs(const struct diff_run *a,
     return differ;
 }
 
+/* The length of the entry of `list` ("NAME ID; NAME ID") at `entry`. */
+static size_t entry_length(const char *entry)
+{
+    const char *end = strstr(entry, "; ");
+    return end ? (size_t)(end - entry) : strlen(entry);
+}
+
+/* The entry of `list` with the NAME of `entry`, or NULL. */
+static const char *entry_named(const char *list, const char *entry)
+{
+    size_t name = strcspn(entry, " ");
+    for (const char *e = list; *e; e += entry_length(e)) {
+        if (e != list)
+            e += 2;
+        if (!strncmp(e, entry, name) && e[name] == ' ')
+            return e;
+    }
+    return NULL;
+}
+
+/* The first entry of `a` not in `b`, or NULL. */
+static const char *entry_not_in(const char *a, const char *b)
+{
+    for (const char *e = a; *e; e += entry_length(e)) {
+        if (e != a)
+            e += 2;
+        const char *other = entry_named(b, e);
+        if (!other || entry_length(other) != entry_length(e) ||
+            strncmp(other, e, entry_length(e)))
+            return e;
+    }
+    return NULL;
+}
+
+/* The ID of an entry whose NAME is `name` long ("(not loaded)" for no
+ * entry). */
+static int entry_id(const char *entry, size_t name, const char **id)
+{
+    size_t length = entry ? entry_length(entry) : 0;
+    *id = entry && name < length ? entry + name + 1 : "(not loaded)";
+    return entry && name < length ? (int)(length - name - 1)
+                                  : (int)strlen(*id);
+}
+
+/* Whether part b was made by another build of the program or of a
+ * library than part a; `why` says which, and both build IDs. */
+static bool builds_differ(const struct diff_run *a, const struct diff_run *b,
+                          char *why, size_t size)
+{
+    const char *x = a->config.build, *y = b->config.build;
+    if (same_text(x, y))
+        return false;
+    if (!x || !y) {
+        snprintf(why, size, "%s", x ? "it names no build (\"build\"), and "
+                 "the first part does" : "it names its build (\"build\"), "
+                 "and the first part does not");
+        return true;
+    }
+    /* Its first entry that is not the first part's, else the first
+     * part's first entry that is not its. */
+    const char *mine = entry_not_in(y, x), *theirs = NULL;
+    if (mine)
+        theirs = entry_named(x, mine);
+    else if ((theirs = entry_not_in(x, y)) != NULL)
+        mine = entry_named(y, theirs);
+    const char *named = mine ? mine : theirs ? theirs : "";
+    size_t name = strcspn(named, " ");
+    const char *my_id, *their_id;
+    int my_length = entry_id(mine, name, &my_id);
+    int their_length = entry_id(theirs, name, &their_id);
+    snprintf(why, size, "it was made by another build than the first "
+             "part: %.*s %.*s against %.*s (every part needs the same "
+             "cfisem build and libraries)", (int)name, named, my_length,
+             my_id, their_length, their_id);
+    return true;
+}
+
 static enum cfi_status refuse(size_t part, size_t *bad_part, char *why,
                               size_t size, const char *what)
 {
@@ -235,6 +312,7 @@ static struct diff_run *build(struct diff_run *const *parts, size_t nparts,
     m.ok = m.run && map_files(&m, nparts, places, total);
     if (m.ok) {
         m.run->config.producer = keep(&m, config.producer);
+        m.run->config.build = keep(&m, config.build);
         m.run->config.pcs_name = keep(&m, config.pcs_name);
         m.run->config.engine_config.eh_elf_path =
             keep(&m, config.engine_config.eh_elf_path);
@@ -283,8 +361,11 @@ enum cfi_status diff_run_merge(struct diff_run *const *parts, size_t nparts,
     *bad_part = SIZE_MAX;
     if (nparts == 0)
         return refuse(SIZE_MAX, bad_part, why, size, "no part to merge");
+    char note[512];
     for (size_t p = 1; p < nparts; p++) {
         const char *differ = shard_differs(parts[0], parts[p]);
+        if (!differ && builds_differ(parts[0], parts[p], note, sizeof note))
+            differ = note;
         if (differ)
             return refuse(p, bad_part, why, size, differ);
     }
@@ -311,8 +392,12 @@ enum cfi_status diff_run_concat(struct diff_run *const *parts, size_t nparts,
         return refuse(SIZE_MAX, bad_part, why, size, "out of memory");
     size_t total = 0;
     enum cfi_status status = CFI_OK;
+    char note[512];
     for (size_t p = 0; p < nparts && status == CFI_OK; p++) {
         const char *differ = p ? settings_differ(parts[0], parts[p]) : NULL;
+        if (!differ && p && builds_differ(parts[0], parts[p], note,
+                                          sizeof note))
+            differ = note;
         if (!differ && parts[p]->nfiles != parts[p]->files_total)
             differ = "it holds a shard of its list, not the whole list "
                      "(merge its shards first)";

@@ -26,7 +26,7 @@ enum cfi_status diff_run_read_json(const char *path, struct diff_run **run,
                                    char *why, size_t size);
 
 /* One run from parts run with the same settings (seed, states, PCs,
- * engines, faults, keep, producer) whose files are each a place of the
+ * engines, faults, keep, producer, build) whose files are each a place of the
  * same whole list, every place in exactly one part. Otherwise
  * CFI_E_MALFORMED, with *bad_part the part that does not fit and `why`
  * what is wrong. Parts stay the caller's. */

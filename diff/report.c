@@ -343,6 +343,8 @@ static void json_run_more(FILE *out, const struct diff_run *run)
     const struct diff_config *c = &run->config;
     fputs("\"producer\": ", out);
     engine_json_string(out, c->producer);
+    fputs(", \"build\": ", out);
+    engine_json_string(out, c->build);
     fprintf(out, ", \"keep\": %zu, \"pcs\": ", c->keep);
     engine_json_string(out, c->pcs_name);
     fputs(", \"eh_elf\": ", out);

@@ -460,7 +460,12 @@ static bool read_config(struct reading *r, const struct diff_json *root,
 static bool read_config_strings(struct reading *r, const struct diff_json *root)
 {
     struct diff_config *c = &r->run->config;
+    c->build = NULL;
+    /* "build" is newer than the schema version: a result without it
+     * says no build. */
     return kept_text(r, root, "producer", true, &c->producer) &&
+           (!diff_json_member(root, "build") ||
+            kept_text(r, root, "build", true, &c->build)) &&
            kept_text(r, root, "pcs", true, &c->pcs_name) &&
            kept_text(r, root, "eh_elf", true, &c->engine_config.eh_elf_path);
 }

@@ -133,17 +133,29 @@ static enum cfi_status il_open(const struct cfi_file *file,
 /* interp: the direct interpreter, which needs nothing prepared         */
 /* ------------------------------------------------------------------ */
 
+/* The row of the last request is kept (interp_unwind_memo): the diff
+ * harness asks each PC in several states one after the other, and the
+ * row depends on the PC alone; each new PC runs both programs again. */
 struct interp_engine {
     const struct cfi_file *file;
+    struct interp_memo *memo;
 };
 
 static enum cfi_status interp_engine_unwind(void *self,
                                             const struct cfi_request *request,
                                             struct engine_answer *answer)
 {
-    const struct interp_engine *engine = self;
+    struct interp_engine *engine = self;
     engine_answer_all_comparable(answer);
-    return interp_unwind(engine->file, request, &answer->frame);
+    return interp_unwind_memo(engine->file, request, &answer->frame,
+                              engine->memo);
+}
+
+static void interp_close(void *self)
+{
+    struct interp_engine *engine = self;
+    free(engine->memo);
+    free(engine);
 }
 
 static enum cfi_status interp_open(const struct cfi_file *file,
@@ -151,12 +163,18 @@ static enum cfi_status interp_open(const struct cfi_file *file,
                                    struct cfi_diag *diag)
 {
     struct interp_engine *self = malloc(sizeof *self);
-    if (!self)
+    struct interp_memo *memo = malloc(interp_memo_size());
+    if (!self || !memo) {
+        free(self);
+        free(memo);
         return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    }
+    interp_memo_clear(memo);
     self->file = file;
+    self->memo = memo;
     engine->self = self;
     engine->unwind = interp_engine_unwind;
-    engine->close = free;
+    engine->close = interp_close;
     return CFI_OK;
 }
 

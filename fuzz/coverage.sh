@@ -72,25 +72,11 @@ source_of() {
         die "$1 is not installed"
 }
 
-# The private apt configuration: nothing of /etc/apt applies, every state,
-# list and cache folder is under $apt, the dpkg status is empty.
+# The private apt configuration (scripts/apt-private.subr): the host's
+# architecture, deb-src lines only.
+. "$(dirname "$0")/../scripts/apt-private.subr"
 write_apt_config() {
-    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-    : >>"$apt/status"
-    cat >"$apt/apt.conf" <<EOF
-Dir::Etc::main "/dev/null";
-Dir::Etc::parts "/dev/null";
-Dir::Etc::preferences "/dev/null";
-Dir::Etc::preferencesparts "/dev/null";
-Dir::Etc::sourcelist "$apt/sources.list";
-Dir::Etc::sourceparts "/dev/null";
-Dir::State "$apt/";
-Dir::State::lists "$apt/lists/";
-Dir::State::status "$apt/status";
-Dir::Cache "$apt/cache/";
-APT::Sandbox::User "$(id -un)";
-EOF
-    cat >"$apt/sources.list" <<EOF
+    apt_private_config "$apt" <<EOF
 deb-src [signed-by=$keyring] $mirror $suite main
 deb-src [signed-by=$keyring] $mirror $suite-updates main
 deb-src [signed-by=$keyring] $security $suite-security main

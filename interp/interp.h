@@ -49,6 +49,22 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
                                   const struct cfi_request *request,
                                   struct cfi_frame *frame);
 
+/* interp_unwind with the row of the last request kept in *memo, so
+ * that the next request at the same lookup PC of the same FDE (another
+ * state of the callee's registers and memory) runs neither program
+ * again: the row depends on the FDE, its CIE and the lookup PC alone.
+ * The same answers, statuses and diagnostics as interp_unwind. A memo
+ * is interp_memo_size() bytes the caller allocates (this module
+ * allocates nothing), interp_memo_clear'd before its first use; it
+ * serves one file, whose FDEs must stay loaded while it is used. */
+struct interp_memo;
+size_t interp_memo_size(void);
+void interp_memo_clear(struct interp_memo *memo);
+enum cfi_status interp_unwind_memo(const struct cfi_file *file,
+                                   const struct cfi_request *request,
+                                   struct cfi_frame *frame,
+                                   struct interp_memo *memo);
+
 /* interp_unwind_fde in two halves, for an unwinder that meets the same
  * lookup PC again and again (libcfisem-unwind's row cache):
  * interp_decode_row runs the checks and both programs (cfi.h steps 1-3)

@@ -97,9 +97,61 @@ static enum cfi_status return_address(enum cfi_status status,
     return finish(frame, status);
 }
 
-enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
+/* The row of one FDE at one lookup PC, or the error finding it gave. */
+struct interp_memo {
+    const struct cfi_fde *fde;       /* NULL: nothing kept */
+    uint64_t lookup_pc;
+    enum cfi_status status;
+    struct cfi_diag diag;
+    struct interp_programs programs;
+    struct interp_row row;
+};
+
+size_t interp_memo_size(void)
+{
+    return sizeof(struct interp_memo);
+}
+
+void interp_memo_clear(struct interp_memo *memo)
+{
+    memo->fde = NULL;
+}
+
+/* Steps 3 to 7 with the row of *memo, found again unless it is that of
+ * the FDE at the lookup PC. */
+static enum cfi_status unwind_row(const struct cfi_fde *fde,
+                                  uint64_t lookup_pc,
                                   const struct cfi_request *request,
-                                  struct cfi_frame *frame)
+                                  struct cfi_frame *frame,
+                                  struct interp_memo *memo)
+{
+    /* 3. The row in effect at the lookup PC; both programs checked whole. */
+    if (memo->fde != fde || memo->lookup_pc != lookup_pc) {
+        programs_of(fde, &memo->programs);
+        memo->diag = frame->diag;
+        memo->status = interp_find_row(&memo->programs, lookup_pc,
+                                       &memo->row, &memo->diag);
+        memo->fde = fde;
+        memo->lookup_pc = lookup_pc;
+    }
+    if (memo->status != CFI_OK) {
+        frame->diag = memo->diag;
+        return finish(frame, memo->status);
+    }
+    /* 4, 5. CFA, then every register. */
+    enum cfi_status status = interp_eval_row(&memo->programs, &memo->row,
+                                             request->callee,
+                                             request->memory, frame);
+    return return_address(status, fde->cie->arch,
+                          (unsigned)fde->cie->ra_column, request->va_bits,
+                          frame);
+}
+
+/* interp_unwind_fde with the row of *memo. */
+static enum cfi_status unwind_fde(const struct cfi_fde *fde,
+                                  const struct cfi_request *request,
+                                  struct cfi_frame *frame,
+                                  struct interp_memo *memo)
 {
     frame->cfa = 0;
     frame->signal_frame = false;
@@ -111,19 +163,28 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
         return finish(frame, status);
     frame->signal_frame = fde->cie->signal_frame; /* 7. */
     frame->ra_b_key = fde->cie->ra_b_key;
-    /* 3. The row in effect at the lookup PC; both programs checked whole. */
-    struct interp_programs programs;
-    programs_of(fde, &programs);
-    struct interp_row row;
-    status = interp_find_row(&programs, lookup_pc, &row, &frame->diag);
-    if (status != CFI_OK)
-        return finish(frame, status);
-    /* 4, 5. CFA, then every register. */
-    status = interp_eval_row(&programs, &row, request->callee,
-                             request->memory, frame);
-    return return_address(status, fde->cie->arch,
-                          (unsigned)fde->cie->ra_column, request->va_bits,
-                          frame);
+    return unwind_row(fde, lookup_pc, request, frame, memo);
+}
+
+enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
+                                  const struct cfi_request *request,
+                                  struct cfi_frame *frame)
+{
+    struct interp_memo memo;
+    memo.fde = NULL;
+    return unwind_fde(fde, request, frame, &memo);
+}
+
+enum cfi_status interp_unwind_memo(const struct cfi_file *file,
+                                   const struct cfi_request *request,
+                                   struct cfi_frame *frame,
+                                   struct interp_memo *memo)
+{
+    uint64_t lookup_pc = cfi_lookup_pc(request->pc, request->caller_frame);
+    const struct cfi_fde *fde = cfi_file_lookup(file, lookup_pc);
+    if (!fde)
+        return interp_unwind(file, request, frame);
+    return unwind_fde(fde, request, frame, memo);
 }
 
 /* ------------------------------------------------------------------ */

@@ -544,6 +544,27 @@ START_TEST(merge_refused)
                      CFI_E_MALFORMED);
     ck_assert_uint_eq(bad, 1);
     ck_assert_ptr_nonnull(strstr(why, "seed"));
+    parts[1]->config.seed = parts[0]->config.seed;
+    /* Another build of a library, then of the program, then none. */
+    parts[0]->config.build = "cfisem 11aa; libelf.so.1 22bb; libz.so.1 33cc";
+    parts[1]->config.build = "cfisem 11aa; libelf.so.1 44dd; libz.so.1 33cc";
+    ck_assert_int_eq(diff_run_merge(parts, 2, &merged, &bad, why, sizeof why),
+                     CFI_E_MALFORMED);
+    ck_assert_uint_eq(bad, 1);
+    ck_assert_ptr_nonnull(strstr(why, "another build"));
+    ck_assert_ptr_nonnull(strstr(why, "libelf.so.1 44dd against 22bb"));
+    parts[1]->config.build = "cfisem 55ee; libelf.so.1 22bb; libz.so.1 33cc";
+    ck_assert_int_eq(diff_run_merge(parts, 2, &merged, &bad, why, sizeof why),
+                     CFI_E_MALFORMED);
+    ck_assert_ptr_nonnull(strstr(why, "cfisem 55ee against 11aa"));
+    parts[1]->config.build = "cfisem 11aa; libelf.so.1 22bb";
+    ck_assert_int_eq(diff_run_merge(parts, 2, &merged, &bad, why, sizeof why),
+                     CFI_E_MALFORMED);
+    ck_assert_ptr_nonnull(strstr(why, "libz.so.1 (not loaded) against 33cc"));
+    parts[1]->config.build = NULL;
+    ck_assert_int_eq(diff_run_merge(parts, 2, &merged, &bad, why, sizeof why),
+                     CFI_E_MALFORMED);
+    ck_assert_ptr_nonnull(strstr(why, "names no build"));
     for (size_t i = 0; i < 3; i++)
         diff_run_free(parts[i]);
     corpus_free(&c);

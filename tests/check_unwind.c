@@ -1919,6 +1919,61 @@ START_TEST(test_file_lookup)
 }
 END_TEST
 
+/* interp_unwind_memo answers as interp_unwind, request after request:
+ * each request in two states (every register 0x100 apart, so another
+ * CFA), the second served by the kept row, then the next request; the
+ * whole list twice, so that rows and errors are found again after
+ * others. */
+START_TEST(test_interp_memo_same_answers)
+{
+    uint8_t section[128];
+    size_t size = build_eh_frame(section);
+    struct cfi_file *file = NULL;
+    struct cfi_diag diag;
+    ck_assert_int_eq(cfi_file_from_section(section, size, CFI_EH_FRAME,
+                                           SECTION_ADDR, &file, &diag),
+                     CFI_OK);
+    struct interp_memo *memo = malloc(interp_memo_size());
+    ck_assert_ptr_nonnull(memo);
+    interp_memo_clear(memo);
+    const size_t n = sizeof file_requests / sizeof file_requests[0];
+    static struct cfi_frame plain, kept;
+    for (size_t i = 0; i < 4 * n; i++) {
+        size_t which = (i / 2) % n;
+        uint64_t shift = (i % 2) * 0x100;
+        struct cfi_regs callee;
+        cfi_regs_clear(&callee);
+        for (unsigned reg = 0; reg < CFI_NGPRS; reg++)
+            cfi_regs_set(&callee, reg, R(reg) + shift);
+        struct test_memory memory = {0, 0, false};
+        struct cfi_request request = {file_requests[which].pc,
+                                      file_requests[which].caller, &callee,
+                                      {test_read, &memory}, 0};
+        memset(&plain, 0x5a, sizeof plain);
+        memset(&kept, 0x5a, sizeof kept);
+        interp_unwind(file, &request, &plain);
+        interp_unwind_memo(file, &request, &kept, memo);
+        ck_assert_msg(kept.status == file_requests[which].status &&
+                          (kept.status != CFI_OK ||
+                           kept.cfa == file_requests[which].cfa + shift),
+                      "request %zu: status %s, cfa 0x%llx", i,
+                      cfi_status_name(kept.status),
+                      (unsigned long long)kept.cfa);
+        ck_assert_int_eq(kept.status, plain.status);
+        ck_assert_uint_eq(kept.cfa, plain.cfa);
+        ck_assert_int_eq(kept.signal_frame, plain.signal_frame);
+        ck_assert_int_eq(kept.ra_b_key, plain.ra_b_key);
+        ck_assert_int_eq(kept.diag.status, plain.diag.status);
+        ck_assert_uint_eq(kept.diag.offset, plain.diag.offset);
+        ck_assert_int_eq(kept.diag.reg, plain.diag.reg);
+        ck_assert_str_eq(kept.diag.message, plain.diag.message);
+        ck_assert(!memcmp(&kept.caller, &plain.caller, sizeof kept.caller));
+    }
+    free(memo);
+    cfi_file_close(file);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* The interpreter's own promises (interp.h)                            */
 /* ------------------------------------------------------------------ */
@@ -2048,6 +2103,7 @@ static Suite *unwind_suite(void)
     tcase_add_test(tc, test_ra_column_pc);
     tcase_add_test(tc, test_interp_no_offset);
     tcase_add_test(tc, test_interp_in_place);
+    tcase_add_test(tc, test_interp_memo_same_answers);
     tcase_add_test(tc, test_interp_row_too_large);
     suite_add_tcase(s, tc);
     return s;
