@@ -11,7 +11,8 @@
  *              register (cfi.h, steps 4 and 5)
  *   unwind.c   interp_unwind_fde: the steps of cfi.h in order; its two
  *              halves, interp_decode_row and interp_apply_row
- *   lookup.c   interp_unwind: FDE lookup in a loaded file
+ *   lookup.c   interp_unwind, interp_unwind_memo: FDE lookup in a
+ *              loaded file
  *
  * Words used throughout: a *program* is the instruction bytes of a CIE or
  * of an FDE; the *location* is the address the row being built applies
@@ -318,5 +319,12 @@ static inline int64_t interp_signed(uint64_t value)
 {
     return value <= INT64_MAX ? (int64_t)value : -(int64_t)(~value) - 1;
 }
+
+/* interp_unwind_fde, keeping the decoded row in *memo for a later
+ * request at the same FDE and lookup PC (interp_unwind_memo, lookup.c). */
+enum cfi_status interp_unwind_fde_memo(const struct cfi_fde *fde,
+                                       const struct cfi_request *request,
+                                       struct cfi_frame *frame,
+                                       struct interp_memo *memo);
 
 #endif

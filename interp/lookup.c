@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* lookup.c — interp_unwind: finding the FDE in a loaded file (cfi.h step
- * 2), then interp_unwind_fde. Kept apart so that users of
+/* lookup.c — interp_unwind and interp_unwind_memo: finding the FDE in a
+ * loaded file (cfi.h step 2), then interp_unwind_fde. Kept apart so that users of
  * interp_unwind_fde alone need no file loader. */
 #include "internal.h"
 
@@ -21,4 +21,16 @@ enum cfi_status interp_unwind(const struct cfi_file *file,
         return frame->status;
     }
     return interp_unwind_fde(fde, request, frame);
+}
+
+enum cfi_status interp_unwind_memo(const struct cfi_file *file,
+                                   const struct cfi_request *request,
+                                   struct cfi_frame *frame,
+                                   struct interp_memo *memo)
+{
+    uint64_t lookup_pc = cfi_lookup_pc(request->pc, request->caller_frame);
+    const struct cfi_fde *fde = cfi_file_lookup(file, lookup_pc);
+    if (!fde)
+        return interp_unwind(file, request, frame);
+    return interp_unwind_fde_memo(fde, request, frame, memo);
 }

@@ -147,11 +147,11 @@ static enum cfi_status unwind_row(const struct cfi_fde *fde,
                           frame);
 }
 
-/* interp_unwind_fde with the row of *memo. */
-static enum cfi_status unwind_fde(const struct cfi_fde *fde,
-                                  const struct cfi_request *request,
-                                  struct cfi_frame *frame,
-                                  struct interp_memo *memo)
+/* interp_unwind_fde with the row of *memo (internal.h). */
+enum cfi_status interp_unwind_fde_memo(const struct cfi_fde *fde,
+                                       const struct cfi_request *request,
+                                       struct cfi_frame *frame,
+                                       struct interp_memo *memo)
 {
     frame->cfa = 0;
     frame->signal_frame = false;
@@ -172,19 +172,7 @@ enum cfi_status interp_unwind_fde(const struct cfi_fde *fde,
 {
     struct interp_memo memo;
     memo.fde = NULL;
-    return unwind_fde(fde, request, frame, &memo);
-}
-
-enum cfi_status interp_unwind_memo(const struct cfi_file *file,
-                                   const struct cfi_request *request,
-                                   struct cfi_frame *frame,
-                                   struct interp_memo *memo)
-{
-    uint64_t lookup_pc = cfi_lookup_pc(request->pc, request->caller_frame);
-    const struct cfi_fde *fde = cfi_file_lookup(file, lookup_pc);
-    if (!fde)
-        return interp_unwind(file, request, frame);
-    return unwind_fde(fde, request, frame, memo);
+    return interp_unwind_fde_memo(fde, request, frame, &memo);
 }
 
 /* ------------------------------------------------------------------ */
