@@ -491,6 +491,32 @@ static bool frame_set_up(struct memory *m, uint64_t pc)
            && first != 0x68 && two != 0x25ff && two != 0x35ff;
 }
 
+/* The frame record is made by `mov %rsp,%rbp` (48 89 e5), which a
+ * compiler may schedule after other instructions than `push %rbp`, or
+ * after a shrink-wrapped path: from the function's start up to the PC,
+ * no such mov means rbp is still the caller's. Scanned for at most
+ * MOV_SCAN bytes; a function without a symbol is not judged here. */
+enum { MOV_SCAN = 256 };
+
+static bool mov_rbp_before(struct run *r, struct memory *m,
+                           const struct remote_frame *f)
+{
+    struct remote_symbol sym;
+    remote_symbolize(r->space, f, &sym);
+    if (!sym.name || sym.offset > f->pc)
+        return true;
+    uint64_t start = f->pc - sym.offset;
+    uint64_t end = sym.offset > MOV_SCAN ? start + MOV_SCAN : f->pc;
+    for (uint64_t a = start; a + 3 <= end; a++) {
+        uint64_t code;
+        if (!read_object(m, a, 3, &code))
+            return true;
+        if ((code & 0xffffffu) == 0xe58948u)
+            return true;
+    }
+    return false;
+}
+
 /* --compare-fp: cfisem's chain against the frame-pointer chain, on the
  * frames whose frame records OBJECT's code made: up to the first return
  * address outside OBJECT (read from the last record OBJECT made). */
@@ -505,7 +531,8 @@ static void compare_fp(struct run *r, struct memory *m,
                         label);
         return;
     }
-    if (!frame_set_up(m, pc)) {
+    if (!frame_set_up(m, pc)
+        || (n > 0 && !mov_rbp_before(r, m, &r->frames[0]))) {
         chain_tally_add(r->fp_tally, "skipped: no frame record at the PC",
                         label);
         return;
