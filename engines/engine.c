@@ -99,31 +99,47 @@ const char *engine_overlap_reason(const struct cfi_file *file,
 }
 
 /* ------------------------------------------------------------------ */
-/* il: the IL evaluator, with the file's IL translated once at open     */
+/* il: the IL evaluator, each FDE translated when it is first asked     */
 /* ------------------------------------------------------------------ */
+
+/* The IL of the FDE asked last is kept (sem_unwind_memo): one request
+ * translates one FDE, not the whole file, and the harness, which asks
+ * PCs FDE by FDE, translates each FDE once. */
+struct il_engine {
+    const struct cfi_file *file;
+    struct sem_memo *memo;
+};
 
 static enum cfi_status il_unwind(void *self, const struct cfi_request *request,
                                  struct engine_answer *answer)
 {
+    struct il_engine *engine = self;
     engine_answer_all_comparable(answer);
-    return sem_unwind(self, request, &answer->frame);
+    return sem_unwind_memo(engine->file, request, &answer->frame,
+                           engine->memo);
 }
 
 static void il_close(void *self)
 {
-    sem_file_il_free(self);
+    struct il_engine *engine = self;
+    sem_memo_free(engine->memo);
+    free(engine);
 }
 
 static enum cfi_status il_open(const struct cfi_file *file,
                                struct engine_instance *engine,
                                struct cfi_diag *diag)
 {
-    struct sem_file_il *il;
-    enum cfi_status status = sem_file_il_build(file, &il);
-    if (status != CFI_OK)
-        return cfi_fail(diag, status, CFI_NO_OFFSET,
-                        "cannot build the file's IL");
-    engine->self = il;
+    struct il_engine *self = malloc(sizeof *self);
+    struct sem_memo *memo = sem_memo_new();
+    if (!self || !memo) {
+        free(self);
+        sem_memo_free(memo);
+        return cfi_fail(diag, CFI_E_NOMEM, CFI_NO_OFFSET, "out of memory");
+    }
+    self->file = file;
+    self->memo = memo;
+    engine->self = self;
     engine->unwind = il_unwind;
     engine->close = il_close;
     return CFI_OK;

@@ -368,6 +368,56 @@ enum cfi_status sem_unwind(const struct sem_file_il *il,
     return unwind_in(&il->fdes[index], request, frame, NULL);
 }
 
+struct sem_memo {
+    const struct cfi_fde *fde; /* NULL: nothing kept */
+    struct sem_arena *arena;
+    struct sem_fde_il il;
+    enum cfi_status status;
+    struct cfi_diag diag;
+};
+
+struct sem_memo *sem_memo_new(void)
+{
+    return calloc(1, sizeof(struct sem_memo));
+}
+
+void sem_memo_free(struct sem_memo *memo)
+{
+    if (!memo)
+        return;
+    sem_arena_free(memo->arena);
+    free(memo);
+}
+
+/* Keeps the IL of `fde` in *memo, translated into a new arena; false
+ * when there is no memory for the arena. */
+static bool memo_translate(struct sem_memo *memo, const struct cfi_fde *fde)
+{
+    sem_arena_free(memo->arena);
+    memo->fde = NULL;
+    memo->arena = sem_arena_new();
+    if (!memo->arena)
+        return false;
+    memo->status = sem_translate_fde(fde, memo->arena, &memo->il, &memo->diag);
+    memo->fde = fde;
+    return true;
+}
+
+enum cfi_status sem_unwind_memo(const struct cfi_file *file,
+                                const struct cfi_request *request,
+                                struct cfi_frame *frame,
+                                struct sem_memo *memo)
+{
+    const struct cfi_fde *fde = cfi_file_lookup(file, lookup_pc(request));
+    if (!fde)
+        return frame_fail(frame, CFI_E_NO_FDE, "no FDE covers the address");
+    if (fde != memo->fde && !memo_translate(memo, fde))
+        return frame_fail(frame, CFI_E_NOMEM, "out of memory");
+    if (memo->status != CFI_OK)
+        return translation_failed(frame, memo->status, &memo->diag);
+    return unwind_in(&memo->il, request, frame, NULL);
+}
+
 enum cfi_status sem_unwind_fde_traced(const struct cfi_fde *fde,
                                       const struct cfi_request *request,
                                       struct sem_arena *arena,

@@ -390,6 +390,21 @@ enum cfi_status sem_unwind(const struct sem_file_il *il,
                            const struct cfi_request *request,
                            struct cfi_frame *frame);
 
+/* The IL of the FDE asked last, kept between requests: sem_unwind_memo
+ * translates an FDE when it is asked after another, so that one request
+ * costs one FDE's translation, not the file's, and requests grouped by
+ * FDE (the diff harness's) translate each FDE once. */
+struct sem_memo;
+struct sem_memo *sem_memo_new(void);
+void sem_memo_free(struct sem_memo *memo);
+
+/* sem_unwind's answer, with the IL of the FDE that covers the lookup PC
+ * kept in *memo rather than the file's IL built beforehand. */
+enum cfi_status sem_unwind_memo(const struct cfi_file *file,
+                                const struct cfi_request *request,
+                                struct cfi_frame *frame,
+                                struct sem_memo *memo);
+
 /* Unwinds one frame with one FDE, translating it on the way (tests,
  * fuzzing). A lookup PC outside the FDE is CFI_E_NO_FDE. */
 enum cfi_status sem_unwind_fde(const struct cfi_fde *fde,

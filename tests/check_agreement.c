@@ -4,7 +4,9 @@
  * libc.so.6, ld-linux-x86-64.so.2 and libstdc++.so.6 (each row's first and
  * last address), with several register states and memories each; and on
  * AArch64, every row of the cross libc.so.6 and of libraries built here
- * whose return addresses are signed (every opcode of aadwarf64).
+ * whose return addresses are signed (every opcode of aadwarf64). On
+ * x86-64 the IL evaluator also answers with only the last FDE's IL kept
+ * (sem_unwind_memo, the il engine's way), FDE after FDE: the same.
  *
  * When they differ one of them is wrong: the failure message gives the
  * file, the PC, the state and both answers, to be settled against DWARF 5
@@ -63,6 +65,7 @@ struct tally {
     size_t compared;
     size_t ok;        /* both unwound */
     size_t errors;    /* both gave the same error */
+    struct sem_memo *memo; /* the il engine's way: the last FDE's IL kept */
 };
 
 /* Compares the engines at one PC on STATES states; fails at the first
@@ -81,6 +84,13 @@ static void compare_at(const struct cfi_file *file,
                                       engine_memory_reader(memory), 0};
         interp_unwind(file, &request, a);
         sem_unwind(il, &request, b);
+        struct cfi_frame kept = {0};
+        sem_unwind_memo(file, &request, &kept, tally->memo);
+        ck_assert_msg(same_frame(&kept, b) &&
+                      (b->status == CFI_OK ||
+                       kept.diag.offset == b->diag.offset),
+                      "%s: pc 0x%" PRIx64 " state %u: sem_unwind_memo is not"
+                      " sem_unwind", file->path, pc, k);
         if (!same_frame(a, b)) {
             char ta[1024], tb[1024];
             describe(ta, sizeof ta, a);
@@ -107,6 +117,8 @@ static void compare_file(const char *path, struct tally *tally)
                   path, diag.message);
     struct sem_file_il *il;
     ck_assert_int_eq(sem_file_il_build(file, &il), CFI_OK);
+    tally->memo = sem_memo_new();
+    ck_assert_ptr_nonnull(tally->memo);
     for (size_t i = 0; i < file->nfdes; i++) {
         if (il->status[i] != CFI_OK) {
             compare_at(file, il, file->fdes[i].pc_begin, false, i, tally);
@@ -121,6 +133,7 @@ static void compare_file(const char *path, struct tally *tally)
     /* Gaps and outside: both must say "no FDE". */
     compare_at(file, il, 0, false, 1, tally);
     compare_at(file, il, UINT64_MAX, false, 2, tally);
+    sem_memo_free(tally->memo);
     sem_file_il_free(il);
     cfi_file_close(file);
 }

@@ -29,7 +29,9 @@ struct test_run {
     size_t err_len;
 };
 
-/* Runs $CFISEM with argv (NULL-terminated, without argv[0]). */
+/* Runs $CFISEM with argv (NULL-terminated, without argv[0]); with
+ * CFISEM_CHILD_LEAKS=0 in the environment, without LeakSanitizer's check
+ * at its exit (ASan and UBSan stay on: make check, below). */
 void test_run_cfisem(const char *const *args, struct test_run *run);
 void test_run_free(struct test_run *run);
 /* Number of '\n'-terminated lines in text. */
