@@ -302,6 +302,13 @@ static uint64_t some_pc(const uint8_t *bytes, size_t size, struct rb_rng *rng)
 
 static const char *const engines[] = {"interp", "il", "libdwarf", "libdw",
                                       "libunwind"};
+/* The unwinders asked in a child process of their own (LLVM's libunwind,
+ * libgcc's) and gdb: the second unwind run, now and then. */
+static const char *const child_engines[] = {"llvmunwind", "libgcc", "gdb"};
+/* diff with every engine (gdb, the slowest, too) on mutants up to this
+ * size; larger ones with diff's default engines. */
+#define ALL_ENGINES_MAX_SIZE (256u << 10)
+#define OWN_AND_LIBRARIES "il,interp,libdwarf,libdw,libunwind"
 static const char *const formats[] = {"text", "json", "readelf"};
 
 static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
@@ -360,8 +367,9 @@ static void add_unwind(struct campaign *c, struct mutant *m, const char *path,
     enqueue(c, j);
 }
 
+/* diff with --engines `list`, or diff's default engines (NULL). */
 static void add_diff(struct campaign *c, struct mutant *m, const char *path,
-                     bool all_engines, struct rb_rng *rng)
+                     const char *list, struct rb_rng *rng)
 {
     struct job *j = job_new(c, "diff", m);
     if (!j)
@@ -375,9 +383,9 @@ static void add_diff(struct campaign *c, struct mutant *m, const char *path,
     job_argf(j, "%" PRIu64, 1 + rb_below(rng, 100));
     job_arg(j, "--cache");
     job_arg(j, c->cache);
-    if (!all_engines) {
+    if (list) {
         job_arg(j, "--engines");
-        job_arg(j, "il,interp,libdwarf,libdw,libunwind");
+        job_arg(j, list);
     }
     job_debug_dir(j, m);
     job_json(c, j);
@@ -493,7 +501,8 @@ static void add_walk(struct campaign *c, struct mutant *m)
 }
 
 /* The runs of one mutant: il in a format, il --pc, unwind with two
- * engines, a short diff; now and then every engine, compile + validate. */
+ * engines, a short diff; now and then every engine (the small mutants:
+ * gdb, llvmunwind, libgcc and sframe too), compile + validate. */
 static void plan_mutant(struct campaign *c, struct mutant *m,
                         const uint8_t *bytes, size_t size, struct rb_rng *rng)
 {
@@ -506,8 +515,9 @@ static void plan_mutant(struct campaign *c, struct mutant *m,
     unsigned e1 = (unsigned)rb_below(rng, 5);
     unsigned e2 = (e1 + 1 + (unsigned)rb_below(rng, 4)) % 5;
     add_unwind(c, m, m->file, pc, engines[e1], rng);
-    add_unwind(c, m, m->file, pc, engines[e2], rng);
-    add_diff(c, m, m->file, false, rng);
+    add_unwind(c, m, m->file, pc, rb_one_in(rng, 6)
+                   ? child_engines[rb_below(rng, 3)] : engines[e2], rng);
+    add_diff(c, m, m->file, OWN_AND_LIBRARIES, rng);
     if (m->walk[0])
         add_walk(c, m);
     /* a mutant read with --debug-dir: compile + validate more often */
@@ -516,7 +526,8 @@ static void plan_mutant(struct campaign *c, struct mutant *m,
         share = 8;
     if (share && m->index % share == 0) {
         m->eh_elf_path = (enum eh_elf_path)(m->index / share % NPATHS);
-        add_diff(c, m, m->file, true, rng);
+        add_diff(c, m, m->file,
+                 size <= ALL_ENGINES_MAX_SIZE ? "all" : NULL, rng);
         add_compile(c, m);
     }
 }
@@ -679,7 +690,7 @@ static void plan_odd(struct campaign *c, const char *path, const char *good)
     add_il(c, NULL, path, NULL, "0x1000");
     for (unsigned e = 0; e < 5; e++)
         add_unwind(c, NULL, path, 0x1000, engines[e], &rng);
-    add_diff(c, NULL, path, false, &rng);
+    add_diff(c, NULL, path, OWN_AND_LIBRARIES, &rng);
     struct job *j = job_new(c, "compile", NULL);
     if (j) {
         char out[PATH_MAX_LEN + 16];
